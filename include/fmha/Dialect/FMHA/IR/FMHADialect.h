@@ -1,0 +1,30 @@
+//===- FMHADialect.h - The fmha dialect ----------------------------*- C++ -*-===//
+//
+// Part of fmha. Declares the fmha dialect, its attributes, types and ops.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMHA_DIALECT_FMHA_IR_FMHADIALECT_H
+#define FMHA_DIALECT_FMHA_IR_FMHADIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "fmha/Dialect/FMHA/IR/FMHADialect.h.inc"
+#include "fmha/Dialect/FMHA/IR/FMHAEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fmha/Dialect/FMHA/IR/FMHAAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "fmha/Dialect/FMHA/IR/FMHATypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "fmha/Dialect/FMHA/IR/FMHAOps.h.inc"
+
+#endif // FMHA_DIALECT_FMHA_IR_FMHADIALECT_H

@@ -1,0 +1,7 @@
+#ifndef FMHA_DIALECT_TILE_IR_TILETYPES_TD
+#define FMHA_DIALECT_TILE_IR_TILETYPES_TD
+
+include "fmha/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/EnumAttr.td"
+
+#endif // FMHA_DIALECT_TILE_IR_TILETYPES_TD

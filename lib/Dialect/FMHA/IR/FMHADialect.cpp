@@ -1,0 +1,39 @@
+//===- FMHADialect.cpp - The fmha dialect ---------------------------------===//
+//
+// Part of fmha. Registers the fmha dialect's attributes, types and ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmha/Dialect/FMHA/IR/FMHADialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+#include "fmha/Dialect/FMHA/IR/FMHADialect.cpp.inc"
+#include "fmha/Dialect/FMHA/IR/FMHAEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fmha/Dialect/FMHA/IR/FMHAAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "fmha/Dialect/FMHA/IR/FMHATypes.cpp.inc"
+
+void FMHADialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fmha/Dialect/FMHA/IR/FMHAAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "fmha/Dialect/FMHA/IR/FMHATypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "fmha/Dialect/FMHA/IR/FMHAOps.cpp.inc"
+      >();
+}
