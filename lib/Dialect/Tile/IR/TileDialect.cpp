@@ -37,3 +37,35 @@ void TileDialect::initialize() {
 #include "fmha/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
 }
+
+//===----------------------------------------------------------------------===//
+// TensorDescType
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                       RankedTensorType block, unsigned rank) {
+  if (!block.hasStaticShape())
+    return emitError() << "a descriptor's block must have a static shape, got "
+                       << block;
+  if (block.getRank() < 1 || block.getRank() > 5)
+    return emitError() << "TMA handles tensors of rank 1 to 5, block has rank "
+                       << block.getRank();
+  if (rank != 0 && (rank < block.getRank() || rank > 5))
+    return emitError() << "global rank " << rank
+                       << " must be between the block's rank ("
+                       << block.getRank() << ") and 5";
+  for (int64_t dim : block.getShape())
+    if (dim < 1 || dim > 256)
+      return emitError() << "TMA box dimensions must be in [1, 256], got "
+                         << dim;
+  if (!block.getElementType().isIntOrFloat())
+    return emitError() << "element type must be an integer or float, got "
+                       << block.getElementType();
+  return success();
+}
+
+int64_t TensorDescType::getBlockBytes() const {
+  return getBlock().getNumElements() *
+         getBlock().getElementType().getIntOrFloatBitWidth() / 8;
+}

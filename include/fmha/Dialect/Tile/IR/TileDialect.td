@@ -12,7 +12,7 @@ def Tile_Dialect : Dialect {
     One CTA's sequential tile program on tensors: how to compute.
   }];
   let useDefaultAttributePrinterParser = 0;
-  let useDefaultTypePrinterParser = 0;
+  let useDefaultTypePrinterParser = 1;
 }
 
 class Tile_Op<string mnemonic, list<Trait> traits = []>
