@@ -7,6 +7,9 @@
 #include "fmha/InitAllDialects.h"
 #include "fmha/InitAllPasses.h"
 
+#include "fmha/Conversion/Passes.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
+
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -68,7 +71,10 @@ void fmha::registerAllFMHADialects(DialectRegistry &registry) {
   registerNVVMDialectTranslation(registry);
 }
 
-void fmha::registerFMHAPasses() {}
+void fmha::registerFMHAPasses() {
+  ws::registerWSPasses();
+  fmha::registerFMHAConversionPasses();
+}
 
 void fmha::registerAllFMHAPasses() {
   registerFMHAPasses();

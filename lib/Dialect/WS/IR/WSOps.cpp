@@ -1,16 +1,304 @@
-//===- WSOps.cpp - Ops of the ws dialect ------------------------------===//
+//===- WSOps.cpp - Ops of the ws dialect ---------------------------------===//
 //
-// Part of fmha. Verifiers and helpers of the ws ops.
+// Part of fmha. Verifiers and type inference of the ws ops.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::ws;
 
 #define GET_OP_CLASSES
 #include "fmha/Dialect/WS/IR/WSOps.cpp.inc"
+
+/// The registers of one SM, shared by all threads of the CTA.
+static constexpr int64_t kRegistersPerSM = 65536;
+/// The most threads (and so warps) one CTA can have.
+static constexpr int64_t kMaxWarpsPerCTA = 32;
+
+//===----------------------------------------------------------------------===//
+// Roles
+//===----------------------------------------------------------------------===//
+
+int64_t WarpSpecializeOp::getTotalWarps() {
+  int64_t warps = 0;
+  for (RoleOp role : getRoles())
+    warps += role.getWarps();
+  return warps;
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  llvm::StringSet<> names;
+  int64_t registers = 0;
+  bool allBudgets = true;
+  unsigned numRoles = 0;
+  for (Operation &op : getBody().front()) {
+    auto role = dyn_cast<RoleOp>(op);
+    if (!role)
+      return op.emitOpError("cannot stand directly in ws.warp_specialize: its "
+                            "body holds only ws.role ops");
+    ++numRoles;
+    if (!names.insert(role.getRoleName()).second)
+      return role.emitOpError("role name '")
+             << role.getRoleName() << "' is used twice";
+    if (std::optional<uint32_t> regs = role.getRegs())
+      registers += int64_t(*regs) * role.getNumThreads();
+    else
+      allBudgets = false;
+  }
+  if (numRoles == 0)
+    return emitOpError("needs at least one ws.role");
+  int64_t warps = getTotalWarps();
+  if (warps > kMaxWarpsPerCTA)
+    return emitOpError("roles need ")
+           << warps << " warps; a CTA has at most " << kMaxWarpsPerCTA;
+  if (allBudgets && registers > kRegistersPerSM)
+    return emitOpError("register budgets need ")
+           << registers << " registers per CTA; an SM has " << kRegistersPerSM;
+
+  // Warp ranges, where assigned, must not overlap.
+  SmallVector<std::pair<int64_t, RoleOp>> ranges;
+  for (RoleOp role : getRoles())
+    if (std::optional<uint32_t> first = role.getFirstWarp())
+      ranges.push_back({*first, role});
+  llvm::sort(ranges, [](auto &a, auto &b) { return a.first < b.first; });
+  for (size_t i = 1; i < ranges.size(); ++i) {
+    RoleOp prev = ranges[i - 1].second;
+    if (ranges[i - 1].first + prev.getWarps() > ranges[i].first)
+      return ranges[i].second.emitOpError("warps of role '")
+             << ranges[i].second.getRoleName() << "' overlap those of role '"
+             << prev.getRoleName() << "'";
+  }
+  return success();
+}
+
+LogicalResult RoleOp::verify() {
+  if (std::optional<uint32_t> regs = getRegs())
+    if (*regs < 24 || *regs > 256 || *regs % 8 != 0)
+      return emitOpError("register budget must be a multiple of 8 in [24, "
+                         "256] (setmaxnreg), got ")
+             << *regs;
+  if (std::optional<uint32_t> first = getFirstWarp()) {
+    if (getWarps() % 4 == 0 && *first % 4 != 0)
+      return emitOpError("a role of whole warpgroups must start on a "
+                         "warpgroup boundary, but first_warp is ")
+             << *first;
+    if (int64_t(*first) + getWarps() > kMaxWarpsPerCTA)
+      return emitOpError("warps ")
+             << *first << ".." << *first + getWarps() - 1
+             << " exceed the " << kMaxWarpsPerCTA << " warps of a CTA";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Channels
+//===----------------------------------------------------------------------===//
+
+/// Channel ops run in a role: the role decides who arrives on the barriers.
+static LogicalResult verifyInRole(Operation *op) {
+  if (!op->getParentOfType<RoleOp>())
+    return op->emitOpError("must be inside a ws.role");
+  return success();
+}
+
+/// The token must come from `TakeOp` on the same channel.
+template <typename TakeOp>
+static LogicalResult verifyToken(Operation *op, Value channel, Value token,
+                                 StringRef takeName) {
+  auto take = token.getDefiningOp<TakeOp>();
+  if (!take)
+    return op->emitOpError("token must come from ") << takeName;
+  if (take.getChannel() != channel)
+    return op->emitOpError("token comes from ")
+           << takeName << " of another channel";
+  return success();
+}
+
+static LogicalResult inferSlotTypes(ValueRange operands,
+                                    SmallVectorImpl<Type> &types) {
+  if (operands.size() != 1)
+    return failure();
+  auto channel = dyn_cast<ChannelType>(operands[0].getType());
+  if (!channel)
+    return failure();
+  types.push_back(TokenType::get(channel.getContext()));
+  llvm::append_range(types, channel.getBuffers());
+  return success();
+}
+
+LogicalResult ProducerAcquireOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &types) {
+  return inferSlotTypes(operands, types);
+}
+
+LogicalResult ConsumerWaitOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &types) {
+  return inferSlotTypes(operands, types);
+}
+
+LogicalResult ThreadIdOp::verify() { return verifyInRole(*this); }
+LogicalResult ProducerAcquireOp::verify() { return verifyInRole(*this); }
+LogicalResult ConsumerWaitOp::verify() { return verifyInRole(*this); }
+
+LogicalResult ProducerCommitOp::verify() {
+  if (failed(verifyInRole(*this)) ||
+      failed(verifyToken<ProducerAcquireOp>(*this, getChannel(), getToken(),
+                                            "ws.producer_acquire")))
+    return failure();
+  std::optional<int64_t> bytes = getTxBytes();
+  if (getUnit() == AsyncUnit::TMA) {
+    if (!bytes || *bytes <= 0)
+      return emitOpError("a commit by tma needs a positive tx_bytes count");
+    int64_t slotBytes = getChannel().getType().getSlotBytes();
+    if (*bytes > slotBytes)
+      return emitOpError("commits ")
+             << *bytes << " bytes but a slot holds only " << slotBytes;
+  } else if (bytes) {
+    return emitOpError("tx_bytes is only meaningful for a commit by tma");
+  }
+  return success();
+}
+
+LogicalResult ConsumerReleaseOp::verify() {
+  if (failed(verifyInRole(*this)) ||
+      failed(verifyToken<ConsumerWaitOp>(*this, getChannel(), getToken(),
+                                         "ws.consumer_wait")))
+    return failure();
+  if (getUnit() == AsyncUnit::TMA)
+    return emitOpError("a slot cannot be released by tma; release it by "
+                       "threads, wgmma or tcgen05");
+  return success();
+}
+
+/// Checks a TMA copy of one block of `desc` at `coords` into `buffer`.
+static LogicalResult verifyTMACopy(Operation *op, tile::TensorDescType desc,
+                                   ValueRange coords, MemRefType buffer) {
+  if (coords.size() != desc.getGlobalRank())
+    return op->emitOpError("needs one coordinate per global dimension (")
+           << desc.getGlobalRank() << "), got " << coords.size();
+  RankedTensorType block = desc.getBlock();
+  if (buffer.getShape() != block.getShape() ||
+      buffer.getElementType() != block.getElementType())
+    return op->emitOpError("buffer ")
+           << buffer << " does not hold one block " << block;
+  if (!isSharedMemory(buffer))
+    return op->emitOpError("TMA copies into shared memory, but the buffer is ")
+           << buffer;
+  return success();
+}
+
+LogicalResult TMALoadOp::verify() {
+  if (failed(verifyInRole(*this)) ||
+      failed(verifyTMACopy(*this, getDesc().getType(), getCoords(),
+                           getBuffer().getType())))
+    return failure();
+  auto take = getToken().getDefiningOp<ProducerAcquireOp>();
+  if (!take)
+    return emitOpError("token must come from ws.producer_acquire");
+  if (!llvm::is_contained(take.getBuffers(), getBuffer()))
+    return emitOpError("buffer is not one of the buffers of the token's slot");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyNamedBarrier(Operation *op, uint32_t threads) {
+  if (threads < 32 || threads > 1024 || threads % 32 != 0)
+    return op->emitOpError("thread count must be a multiple of 32 in [32, "
+                           "1024], got ")
+           << threads;
+  return success();
+}
+
+LogicalResult BarrierSyncOp::verify() {
+  return verifyNamedBarrier(*this, getThreads());
+}
+LogicalResult BarrierArriveOp::verify() {
+  return verifyNamedBarrier(*this, getThreads());
+}
+
+//===----------------------------------------------------------------------===//
+// Explicit rings
+//===----------------------------------------------------------------------===//
+
+LogicalResult MBarrierAllocOp::verify() {
+  if (std::optional<int64_t> offset = getOffset())
+    if (*offset < 0 || *offset % 8 != 0)
+      return emitOpError("mbarriers are 8-byte aligned, but offset is ")
+             << *offset;
+  return success();
+}
+
+LogicalResult BufferAllocOp::verify() {
+  MemRefType type = getBuffer().getType();
+  if (!type.hasStaticShape() || !isSharedMemory(type) ||
+      !type.getLayout().isIdentity() || getMemRefBytes(type) == 0)
+    return emitOpError("allocates a statically shaped shared-memory buffer "
+                       "of integers or floats, got ")
+           << type;
+  if (std::optional<int64_t> offset = getOffset())
+    if (*offset < 0 || *offset % 16 != 0)
+      return emitOpError("buffers are 16-byte aligned, but offset is ")
+             << *offset;
+  return success();
+}
+
+LogicalResult SlotOp::verify() {
+  MemRefType ring = getRing().getType();
+  MemRefType buffer = getBuffer().getType();
+  if (ring.getRank() != buffer.getRank() + 1 ||
+      ring.getShape().drop_front() != buffer.getShape() ||
+      ring.getElementType() != buffer.getElementType() ||
+      ring.getMemorySpace() != buffer.getMemorySpace())
+    return emitOpError("the ring must be the slot type with a leading stage "
+                       "dimension, got ")
+           << ring << " and " << buffer;
+  return success();
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  if (getTxBytes() && !getLeader())
+    return emitOpError("tx_bytes must be set by one thread: add 'leader'");
+  if (std::optional<int64_t> bytes = getTxBytes())
+    if (*bytes <= 0)
+      return emitOpError("tx_bytes must be positive, got ") << *bytes;
+  return success();
+}
+
+LogicalResult TMALoadMBarrierOp::verify() {
+  return verifyTMACopy(*this, getDesc().getType(), getCoords(),
+                       getBuffer().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor memory
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyTMEMColumns(Operation *op, uint32_t columns) {
+  if (columns < 32 || columns > 512 || !llvm::isPowerOf2_32(columns))
+    return op->emitOpError("allocates a power of two of 32 to 512 tensor "
+                           "memory columns, got ")
+           << columns;
+  return success();
+}
+
+LogicalResult TMEMAllocOp::verify() {
+  return verifyTMEMColumns(*this, getColumns());
+}
+LogicalResult TMEMDeallocOp::verify() {
+  return verifyTMEMColumns(*this, getColumns());
+}

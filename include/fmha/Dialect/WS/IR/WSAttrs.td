@@ -4,4 +4,46 @@
 include "fmha/Dialect/WS/IR/WSDialect.td"
 include "mlir/IR/EnumAttr.td"
 
+def WS_AsyncUnit : I32EnumAttr<"AsyncUnit",
+    "the unit whose completion signals a channel slot", [
+      I32EnumAttrCase<"Threads", 0, "threads">,
+      I32EnumAttrCase<"TMA", 1, "tma">,
+      I32EnumAttrCase<"WGMMA", 2, "wgmma">,
+      I32EnumAttrCase<"TCGen05", 3, "tcgen05">
+    ]> {
+  let cppNamespace = "::mlir::ws";
+  let genSpecializedAttr = 0;
+}
+
+def WS_AsyncUnitAttr : EnumAttr<WS_Dialect, WS_AsyncUnit, "async_unit"> {
+  let summary = "which unit completes a commit or release";
+  let description = [{
+    Says who signals a channel slot and so how its barrier is arrived on:
+
+    - `threads`: ordinary loads and stores by the role's threads; every
+      thread of the role arrives.
+    - `tma`: a Tensor Memory Accelerator copy; one thread arrives and sets
+      the expected transaction byte count, the copy engine completes it.
+    - `wgmma`: asynchronous Hopper warpgroup MMAs reading the slot; the role
+      waits for them before arriving.
+    - `tcgen05`: Blackwell tensor-core MMAs; `tcgen05.commit` arrives.
+
+    In op syntax: `by tma`.
+  }];
+  let assemblyFormat = "$value";
+}
+
+def WS_TensorMemoryAttr : WS_Attr<"TensorMemory", "tmem"> {
+  let summary = "the memory space of Blackwell tensor memory (TMEM)";
+  let description = [{
+    Used as the memory space of a memref that lives in tensor memory: 128
+    lanes by 512 columns of 32-bit cells per SM, allocated with
+    `tcgen05.alloc`.
+
+    ```mlir
+    !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+    ```
+  }];
+}
+
 #endif // FMHA_DIALECT_WS_IR_WSATTRS_TD

@@ -13,7 +13,10 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "fmha/Dialect/Tile/IR/TileDialect.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h.inc"
 #include "fmha/Dialect/WS/IR/WSEnums.h.inc"

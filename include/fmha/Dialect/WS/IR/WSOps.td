@@ -4,6 +4,420 @@
 include "fmha/Dialect/WS/IR/WSDialect.td"
 include "fmha/Dialect/WS/IR/WSAttrs.td"
 include "fmha/Dialect/WS/IR/WSTypes.td"
+include "fmha/Dialect/Tile/IR/TileTypes.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def WS_SharedMemRef : MemRefOf<[AnyType]>;
+
+//===----------------------------------------------------------------------===//
+// Roles
+//===----------------------------------------------------------------------===//
+
+def WS_WarpSpecializeOp : WS_Op<"warp_specialize",
+    [SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "run one region per warp role, all starting together";
+  let description = [{
+    The body holds one `ws.role` per role of the kernel. Every role starts
+    when the op starts, runs on its own warps, and the op ends when all roles
+    have ended. Values defined above the op (descriptors, channels, scalars)
+    are visible in every role.
+
+    ```mlir
+    ws.warp_specialize {
+      ws.role "producer" warps 1 regs 40 {
+        ...
+      }
+      ws.role "consumer" warps 4 regs 232 {
+        ...
+      }
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The roles in program order.
+    auto getRoles() { return getBody().front().getOps<RoleOp>(); }
+    /// Warps of all roles together.
+    int64_t getTotalWarps();
+  }];
+}
+
+def WS_RoleOp : WS_Op<"role",
+    [SingleBlock, NoTerminator, HasParent<"WarpSpecializeOp">,
+     RecursiveMemoryEffects]> {
+  let summary = "the code one warp role runs";
+  let description = [{
+    A role has a name, a number of warps and, optionally, a register budget
+    per thread (`regs`, applied with `setmaxnreg` on SM90 and later; a
+    multiple of 8 in [24, 256]). `first_warp` is the first warp of the
+    role's range in the CTA, assigned by `ws-allocate-registers` when not
+    written by hand. Roles of 4 warps or a multiple of 4 start on a warpgroup
+    boundary, which warpgroup instructions (wgmma, tcgen05.ld) need.
+
+    ```mlir
+    ws.role "consumer" warps 4 regs 232 first_warp 4 {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$role_name, ConfinedAttr<I32Attr, [IntPositive]>:$warps,
+                       OptionalAttr<I32Attr>:$regs,
+                       OptionalAttr<I32Attr>:$first_warp);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $role_name `warps` $warps (`regs` $regs^)? (`first_warp` $first_warp^)?
+    attr-dict-with-keyword $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Threads of the role.
+    int64_t getNumThreads() { return int64_t(getWarps()) * 32; }
+  }];
+}
+
+def WS_ThreadIdOp : WS_Op<"thread_id", [Pure]> {
+  let summary = "the executing thread's index within its role";
+  let description = [{
+    0 for the role's first thread, up to the role's thread count minus one.
+
+    ```mlir
+    %tid = ws.thread_id : i32
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Channels
+//===----------------------------------------------------------------------===//
+
+def WS_ChannelOp : WS_Op<"channel"> {
+  let summary = "declare a multi-stage channel between roles";
+  let description = [{
+    Declares a ring of `stages` slots of buffers, empty at the start.
+    `ws-insert-mbarriers` gives it storage and barriers.
+
+    ```mlir
+    %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    ```
+  }];
+  let results = (outs WS_ChannelType:$channel);
+  let assemblyFormat = "attr-dict `:` qualified(type($channel))";
+}
+
+class WS_SlotTakeOp<string mnemonic>
+    : WS_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let arguments = (ins WS_ChannelType:$channel);
+  let results = (outs WS_TokenType:$token, Variadic<AnyMemRef>:$buffers);
+  let assemblyFormat = "$channel attr-dict `:` qualified(type($channel))";
+  let hasVerifier = 1;
+}
+
+def WS_ProducerAcquireOp : WS_SlotTakeOp<"producer_acquire"> {
+  let summary = "wait for the next empty slot of a channel and take it";
+  let description = [{
+    Blocks until the next slot in ring order is empty (released by every
+    consumer), then returns a token for the slot and its buffers, to be
+    filled and handed over with exactly one `ws.producer_commit`.
+
+    ```mlir
+    %tok, %a, %b = ws.producer_acquire %ch
+        : !ws.channel<[memref<128x64xbf16, 3>, memref<256x64xbf16, 3>], stages = 4>
+    ```
+  }];
+}
+
+def WS_ConsumerWaitOp : WS_SlotTakeOp<"consumer_wait"> {
+  let summary = "wait for the next full slot of a channel and take it";
+  let description = [{
+    Blocks until the next slot in ring order has been committed, then
+    returns a token for the slot and its buffers, to be read and given back
+    with exactly one `ws.consumer_release`.
+
+    ```mlir
+    %tok, %a = ws.consumer_wait %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    ```
+  }];
+}
+
+def WS_ProducerCommitOp : WS_Op<"producer_commit"> {
+  let summary = "hand a filled slot to the consumers";
+  let description = [{
+    Marks the slot of `token` full once `unit` has finished writing it.
+    With `by tma`, `tx_bytes` is the number of bytes the slot's TMA copies
+    deliver (the barrier's expected transaction count).
+
+    ```mlir
+    ws.producer_commit %ch, %tok by tma tx_bytes 16384 : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    ws.producer_commit %ch2, %tok2 by threads : !ws.channel<[memref<128xf32, 3>], stages = 1>
+    ```
+  }];
+  let arguments = (ins WS_ChannelType:$channel, WS_TokenType:$token,
+                       WS_AsyncUnitAttr:$unit, OptionalAttr<I64Attr>:$tx_bytes);
+  let assemblyFormat = [{
+    $channel `,` $token `by` $unit (`tx_bytes` $tx_bytes^)?
+    attr-dict `:` qualified(type($channel))
+  }];
+  let hasVerifier = 1;
+}
+
+def WS_ConsumerReleaseOp : WS_Op<"consumer_release"> {
+  let summary = "give a read slot back to the producer";
+  let description = [{
+    Marks the slot of `token` empty once `unit` has finished reading it.
+
+    ```mlir
+    ws.consumer_release %ch, %tok by threads : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    ```
+  }];
+  let arguments = (ins WS_ChannelType:$channel, WS_TokenType:$token,
+                       WS_AsyncUnitAttr:$unit);
+  let assemblyFormat = [{
+    $channel `,` $token `by` $unit attr-dict `:` qualified(type($channel))
+  }];
+  let hasVerifier = 1;
+}
+
+def WS_TMALoadOp : WS_Op<"tma_load"> {
+  let summary = "copy one block of a global tensor into a channel slot by TMA";
+  let description = [{
+    Starts an asynchronous TMA copy of the block at `coords` (one i32 per
+    global dimension, innermost last, in elements) into `buffer`, which must
+    be a shared-memory buffer of the slot held by `token`. The copy completes
+    the slot's barrier: commit the slot `by tma` with the bytes of all copies
+    into it. Elements outside the tensor read as zero.
+
+    ```mlir
+    ws.tma_load %desc[%i, %k], %buf, %tok
+        : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords,
+                       WS_SharedMemRef:$buffer, WS_TokenType:$token);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` `,` $buffer `,` $token attr-dict `:` qualified(type($desc)) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+class WS_NamedBarrierOp<string mnemonic> : WS_Op<mnemonic> {
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<15>]>:$id,
+                       I32Attr:$threads);
+  let assemblyFormat = "$id `threads` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
+def WS_BarrierSyncOp : WS_NamedBarrierOp<"barrier_sync"> {
+  let summary = "wait at a named barrier until `threads` threads arrived";
+  let description = [{
+    `bar.sync id, threads`: the executing warp arrives at named barrier `id`
+    (1 to 15; 0 is the CTA-wide barrier) and waits until `threads` threads
+    (a multiple of 32) have arrived. Orders roles directly, as in ping-pong
+    scheduling of two consumer warpgroups.
+
+    ```mlir
+    ws.barrier_sync 1 threads 256
+    ```
+  }];
+}
+
+def WS_BarrierArriveOp : WS_NamedBarrierOp<"barrier_arrive"> {
+  let summary = "arrive at a named barrier without waiting";
+  let description = [{
+    `bar.arrive id, threads`: counts the executing warp's threads towards
+    named barrier `id` and goes on.
+
+    ```mlir
+    ws.barrier_arrive 2 threads 256
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Explicit rings: produced by ws-insert-mbarriers
+//===----------------------------------------------------------------------===//
+
+def WS_MBarrierAllocOp : WS_Op<"mbarrier_alloc"> {
+  let summary = "an array of mbarriers in shared memory, initialised once";
+  let description = [{
+    Reserves `count` mbarriers (the type's count) in shared memory; each is
+    initialised at kernel start with `arrivals` expected arrivals per phase,
+    before any role runs. `offset` is the byte offset in the kernel's
+    dynamic shared memory, assigned by `ws-allocate-smem`.
+
+    ```mlir
+    %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+    %empty = ws.mbarrier_alloc arrivals 128 offset 32768 : !ws.mbarrier<2>
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$arrivals,
+                       OptionalAttr<I64Attr>:$offset);
+  let results = (outs WS_MBarrierType:$barriers);
+  let assemblyFormat = [{
+    `arrivals` $arrivals (`offset` $offset^)? attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def WS_BufferAllocOp : WS_Op<"buffer_alloc"> {
+  let summary = "the storage of a ring: one buffer per stage";
+  let description = [{
+    Reserves shared memory for all stages of one buffer of a ring; the
+    leading dimension is the stage. `offset` is assigned by
+    `ws-allocate-smem` (1024-byte aligned, as 128-byte swizzling needs).
+
+    ```mlir
+    %ring = ws.buffer_alloc offset 0 : memref<2x128x64xbf16, 3>
+    ```
+  }];
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let results = (outs WS_SharedMemRef:$buffer);
+  let assemblyFormat = "(`offset` $offset^)? attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def WS_SlotOp : WS_Op<"slot", [Pure]> {
+  let summary = "the buffer of one stage of a ring";
+  let description = [{
+    ```mlir
+    %buf = ws.slot %ring[%stage] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+    ```
+  }];
+  let arguments = (ins WS_SharedMemRef:$ring, I32:$stage);
+  let results = (outs WS_SharedMemRef:$buffer);
+  let assemblyFormat = "$ring `[` $stage `]` attr-dict `:` type($ring) `->` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def WS_MBarrierWaitOp : WS_Op<"mbarrier_wait"> {
+  let summary = "wait until the mbarrier completes the phase of parity `phase`";
+  let description = [{
+    Spins on `mbarrier.try_wait.parity` until barrier `index` of `barriers`
+    has completed the phase whose parity is `phase` (0 or 1).
+
+    ```mlir
+    ws.mbarrier_wait %full[%stage], %phase : !ws.mbarrier<2>
+    ```
+  }];
+  let arguments = (ins WS_MBarrierType:$barriers, I32:$index, I32:$phase);
+  let assemblyFormat = "$barriers `[` $index `]` `,` $phase attr-dict `:` qualified(type($barriers))";
+}
+
+def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive"> {
+  let summary = "arrive on an mbarrier";
+  let description = [{
+    Each executing thread arrives once on barrier `index`. With `leader`,
+    only the role's first thread arrives (the barrier then expects one
+    arrival from that role). With `tx_bytes`, the arrival also adds that many
+    bytes to the barrier's expected transaction count (the TMA copies into
+    the slot complete them).
+
+    ```mlir
+    ws.mbarrier_arrive %empty[%stage] : !ws.mbarrier<2>
+    ws.mbarrier_arrive %full[%stage] leader tx_bytes 16384 : !ws.mbarrier<2>
+    ```
+  }];
+  let arguments = (ins WS_MBarrierType:$barriers, I32:$index, UnitAttr:$leader,
+                       OptionalAttr<I64Attr>:$tx_bytes);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` (`leader` $leader^)? (`tx_bytes` $tx_bytes^)?
+    attr-dict `:` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def WS_TMALoadMBarrierOp : WS_Op<"tma_load_mbarrier"> {
+  let summary = "TMA copy into shared memory, completing on an mbarrier";
+  let description = [{
+    The explicit form of `ws.tma_load` after `ws-insert-mbarriers`: the
+    leader thread of the role issues the copy, which completes barrier
+    `index` of `barriers` with its bytes.
+
+    ```mlir
+    ws.tma_load_mbarrier %desc[%i, %k], %buf, %full[%stage]
+        : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords,
+                       WS_SharedMemRef:$buffer, WS_MBarrierType:$barriers,
+                       I32:$index);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` `,` $buffer `,` $barriers `[` $index `]` attr-dict
+    `:` qualified(type($desc)) `,` type($buffer) `,` qualified(type($barriers))
+  }];
+  let hasVerifier = 1;
+}
+
+def WS_FenceAsyncSharedOp : WS_Op<"fence_async_shared"> {
+  let summary = "order generic shared-memory writes before async-proxy reads";
+  let description = [{
+    `fence.proxy.async.shared::cta`: shared memory written by ordinary
+    stores must be fenced before TMA or the tensor cores read it.
+
+    ```mlir
+    ws.fence_async_shared
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor memory (SM100)
+//===----------------------------------------------------------------------===//
+
+def WS_TMEMAllocOp : WS_Op<"tmem_alloc"> {
+  let summary = "allocate tensor-memory columns for the CTA";
+  let description = [{
+    `tcgen05.alloc`: one warp allocates `columns` columns (a power of two,
+    32 to 512) of the 128-lane tensor memory and gets their base address.
+    Followed by `ws.tmem_relinquish` and, at the end, `ws.tmem_dealloc` by
+    the same warp.
+
+    ```mlir
+    %tmem = ws.tmem_alloc columns 256 : i32
+    ```
+  }];
+  let arguments = (ins I32Attr:$columns);
+  let results = (outs I32:$address);
+  let assemblyFormat = "`columns` $columns attr-dict `:` type($address)";
+  let hasVerifier = 1;
+}
+
+def WS_TMEMRelinquishOp : WS_Op<"tmem_relinquish"> {
+  let summary = "give up the right to allocate more tensor memory";
+  let description = [{
+    `tcgen05.relinquish_alloc_permit`, after the CTA's only allocation.
+
+    ```mlir
+    ws.tmem_relinquish
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def WS_TMEMDeallocOp : WS_Op<"tmem_dealloc"> {
+  let summary = "free tensor-memory columns";
+  let description = [{
+    `tcgen05.dealloc` of an allocation of `columns` columns at `address`.
+
+    ```mlir
+    ws.tmem_dealloc %tmem columns 256 : i32
+    ```
+  }];
+  let arguments = (ins I32:$address, I32Attr:$columns);
+  let assemblyFormat = "$address `columns` $columns attr-dict `:` type($address)";
+  let hasVerifier = 1;
+}
 
 #endif // FMHA_DIALECT_WS_IR_WSOPS_TD

@@ -1,0 +1,91 @@
+#ifndef FMHA_DIALECT_WS_TRANSFORMS_PASSES_TD
+#define FMHA_DIALECT_WS_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
+  let summary = "turn channels into buffer rings with full/empty mbarriers";
+  let description = [{
+    Rewrites every `ws.channel` into explicit rings:
+
+    - one `ws.buffer_alloc` per slot buffer, with a leading stage dimension;
+    - a "full" and an "empty" `ws.mbarrier_alloc` with one barrier per
+      stage. The full barrier expects one arrival per producer role that
+      commits by TMA or tcgen05 and one per thread of a role that commits by
+      threads or wgmma; the empty barrier likewise for the releasing roles.
+
+    In every role, the stage and phase of each channel side are carried as
+    `i32` loop values (`scf.for` iteration arguments, `scf.if` results):
+    `ws.producer_acquire` waits on the empty barrier with the inverted phase,
+    `ws.consumer_wait` on the full barrier, and both advance the stage,
+    flipping the phase when it wraps. Commits and releases become arrivals
+    (by the role's leader with the expected TMA bytes, or by every thread
+    after a `ws.fence_async_shared` when ordinary stores filled the slot),
+    and `ws.tma_load` becomes `ws.tma_load_mbarrier` on the slot's full
+    barrier.
+
+    Before:
+    ```mlir
+    %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    ...
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<...>
+      ws.tma_load %desc[%r, %c], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+      ws.producer_commit %ch, %tok by tma tx_bytes 16384 : !ws.channel<...>
+    ```
+    After:
+    ```mlir
+    %ring = ws.buffer_alloc : memref<2x128x64xbf16, 3>
+    %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+    %empty = ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
+    ...
+      ws.mbarrier_wait %empty[%stage], %not_phase : !ws.mbarrier<2>
+      %buf = ws.slot %ring[%stage] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+      ws.tma_load_mbarrier %desc[%r, %c], %buf, %full[%stage] : ...
+      ws.mbarrier_arrive %full[%stage] leader tx_bytes 16384 : !ws.mbarrier<2>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+}
+
+def WSAllocateSMEM : Pass<"ws-allocate-smem"> {
+  let summary = "give every shared-memory buffer and mbarrier a static offset";
+  let description = [{
+    Assigns the `offset` of every `ws.buffer_alloc` (1024-byte aligned, as
+    128-byte swizzling requires) and `ws.mbarrier_alloc` (8-byte aligned) in
+    each kernel that lacks one, after the offsets already given, and records
+    the kernel's dynamic shared memory in bytes as `ws.smem_bytes` on the
+    function. Fails, naming the sizes, when the kernel needs more than the
+    target allows per CTA (`max-bytes`, 232448 on sm_90a and sm_100a).
+
+    ```mlir
+    %ring = ws.buffer_alloc offset 0 : memref<2x128x64xbf16, 3>
+    %full = ws.mbarrier_alloc arrivals 1 offset 32768 : !ws.mbarrier<2>
+    ```
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", "232448",
+           "Dynamic shared memory available to one CTA, in bytes">
+  ];
+}
+
+def WSAllocateRegisters : Pass<"ws-allocate-registers"> {
+  let summary = "assign warp ranges and register budgets to roles";
+  let description = [{
+    Gives each `ws.role` without one a `first_warp`: roles of whole
+    warpgroups start on a warpgroup boundary, smaller roles are packed into
+    the warpgroup in hand. When any role has a register budget, the CTA is
+    rounded up to whole warpgroups (setmaxnreg acts on a warpgroup), and
+    roles sharing a warpgroup must share the budget. Records the CTA size
+    as `ws.num_threads` on the function and checks that the budgets fit the
+    65536 registers of an SM.
+
+    ```mlir
+    ws.role "producer" warps 1 regs 40 first_warp 0 { ... }
+    ws.role "consumer" warps 4 regs 232 first_warp 4 { ... }
+    ```
+  }];
+}
+
+#endif // FMHA_DIALECT_WS_TRANSFORMS_PASSES_TD

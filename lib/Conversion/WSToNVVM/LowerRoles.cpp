@@ -1,0 +1,167 @@
+//===- LowerRoles.cpp - ws.warp_specialize to per-warp branches ----------===//
+//
+// Part of fmha.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LowerRoles.h"
+
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::ws;
+
+static constexpr int64_t kRegistersPerSM = 65536;
+static constexpr int64_t kWarpsPerGroup = 4;
+
+/// The register count a kernel of `threads` threads starts with when ptxas
+/// caps it for one CTA per SM (nvvm.minctasm = 1).
+static int64_t entryRegisterCap(int64_t threads) {
+  return std::min<int64_t>(255, (kRegistersPerSM / threads) & ~int64_t(7));
+}
+
+/// Moves `op` into the then-block of a new `scf.if %cond`.
+static void guard(OpBuilder &b, Operation *op, Value cond) {
+  b.setInsertionPoint(op);
+  auto ifOp = scf::IfOp::create(b, op->getLoc(), cond, /*withElse=*/false);
+  op->moveBefore(ifOp.thenBlock()->getTerminator());
+}
+
+static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+
+/// `lo <= x < hi`.
+static Value inRange(OpBuilder &b, Location loc, Value x, int64_t lo,
+                     int64_t hi) {
+  Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x,
+                                   i32Const(b, loc, lo));
+  Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
+                                   i32Const(b, loc, hi));
+  return arith::AndIOp::create(b, loc, ge, lt);
+}
+
+static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
+                                         int64_t numThreads,
+                                         bool hasMBarriers) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  for (RoleOp role : op.getRoles())
+    if (!role.getFirstWarp())
+      return role.emitOpError("has no warp range: run ws-allocate-registers "
+                              "before convert-ws-to-nvvm");
+
+  Value tid = arith::IndexCastOp::create(
+      b, loc, b.getI32Type(),
+      gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  // Barriers are initialised by thread 0 where they are allocated; make the
+  // initialisation visible to every thread and to the async proxy first.
+  if (hasMBarriers) {
+    NVVM::FenceMbarrierInitOp::create(b, loc);
+    NVVM::BarrierOp::create(b, loc);
+  }
+  Value warp = arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 32));
+
+  // setmaxnreg, once per warpgroup, executed by all of its warps.
+  int64_t cap = entryRegisterCap(numThreads);
+  Value group =
+      arith::DivUIOp::create(b, loc, warp, i32Const(b, loc, kWarpsPerGroup));
+  llvm::SmallSet<int64_t, 8> groupsDone;
+  for (RoleOp role : op.getRoles()) {
+    std::optional<uint32_t> regs = role.getRegs();
+    if (!regs || *regs == cap)
+      continue;
+    int64_t first = *role.getFirstWarp();
+    for (int64_t g = first / kWarpsPerGroup;
+         g <= (first + role.getWarps() - 1) / kWarpsPerGroup; ++g) {
+      if (!groupsDone.insert(g).second)
+        continue;
+      Value inGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            group, i32Const(b, loc, g));
+      auto ifOp = scf::IfOp::create(b, loc, inGroup, /*withElse=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      NVVM::SetMaxRegisterOp::create(
+          b, loc, *regs,
+          int64_t(*regs) > cap ? NVVM::SetMaxRegisterAction::increase
+                               : NVVM::SetMaxRegisterAction::decrease);
+    }
+  }
+
+  // One branch per role.
+  for (RoleOp role : llvm::make_early_inc_range(op.getRoles())) {
+    int64_t first = *role.getFirstWarp();
+    Value inRole = inRange(b, role.getLoc(), warp, first, first + role.getWarps());
+    auto ifOp = scf::IfOp::create(b, role.getLoc(), inRole, /*withElse=*/false);
+    Block &body = role.getBody().front();
+    ifOp.thenBlock()->getOperations().splice(
+        ifOp.thenBlock()->getTerminator()->getIterator(), body.getOperations());
+
+    OpBuilder rb(ifOp.thenBlock(), ifOp.thenBlock()->begin());
+    Value firstThread = i32Const(rb, role.getLoc(), first * 32);
+    Value isLeader = arith::CmpIOp::create(rb, role.getLoc(),
+                                           arith::CmpIPredicate::eq, tid,
+                                           firstThread);
+    SmallVector<Operation *> leaderOps;
+    SmallVector<ThreadIdOp> threadIds;
+    ifOp.thenBlock()->walk([&](Operation *nested) {
+      if (auto arrive = dyn_cast<MBarrierArriveOp>(nested)) {
+        if (arrive.getLeader())
+          leaderOps.push_back(nested);
+      } else if (isa<TMALoadMBarrierOp>(nested)) {
+        leaderOps.push_back(nested);
+      } else if (auto threadId = dyn_cast<ThreadIdOp>(nested)) {
+        threadIds.push_back(threadId);
+      }
+    });
+    for (ThreadIdOp threadId : threadIds) {
+      rb.setInsertionPoint(threadId);
+      threadId.replaceAllUsesWith(
+          arith::SubIOp::create(rb, threadId.getLoc(), tid, firstThread)
+              .getResult());
+      threadId.erase();
+    }
+    for (Operation *leaderOp : leaderOps)
+      guard(rb, leaderOp, isLeader);
+  }
+  op.erase();
+  return success();
+}
+
+LogicalResult ws::lowerRoles(FunctionOpInterface func) {
+  SmallVector<WarpSpecializeOp> ops;
+  func->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
+  bool hasMBarriers = false;
+  func->walk([&](MBarrierAllocOp) { hasMBarriers = true; });
+  Builder b(func->getContext());
+  bool anyBudget = false;
+  for (WarpSpecializeOp op : ops)
+    for (RoleOp role : op.getRoles())
+      anyBudget |= role.getRegs().has_value();
+
+  if (!ops.empty()) {
+    auto numThreads = func->getAttrOfType<IntegerAttr>("ws.num_threads");
+    if (!numThreads)
+      return func->emitError("kernel has no ws.num_threads: run "
+                             "ws-allocate-registers before convert-ws-to-nvvm");
+    for (WarpSpecializeOp op : ops)
+      if (failed(lowerWarpSpecialize(op, numThreads.getInt(), hasMBarriers)))
+        return failure();
+    func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                  b.getDenseI32ArrayAttr({int32_t(numThreads.getInt()), 1, 1}));
+    // A register cap at entry makes ptxas honour setmaxnreg.
+    if (anyBudget)
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b.getI32IntegerAttr(1));
+  }
+
+  return success();
+}

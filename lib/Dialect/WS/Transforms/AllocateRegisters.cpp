@@ -1,0 +1,103 @@
+//===- AllocateRegisters.cpp - Warp ranges and register budgets ----------===//
+//
+// Part of fmha. Implements ws-allocate-registers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir {
+namespace ws {
+#define GEN_PASS_DEF_WSALLOCATEREGISTERS
+#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
+} // namespace ws
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::ws;
+
+static constexpr int64_t kWarpsPerGroup = 4;
+static constexpr int64_t kRegistersPerSM = 65536;
+
+/// Assigns the warp ranges of one warp_specialize op and checks budgets.
+static LogicalResult allocate(WarpSpecializeOp op) {
+  Builder b(op.getContext());
+  int64_t cursor = 0;
+  for (RoleOp role : op.getRoles())
+    if (std::optional<uint32_t> first = role.getFirstWarp())
+      cursor = std::max<int64_t>(cursor, *first + role.getWarps());
+  bool anyBudget = false;
+  for (RoleOp role : op.getRoles()) {
+    anyBudget |= role.getRegs().has_value();
+    if (role.getFirstWarp())
+      continue;
+    int64_t warps = role.getWarps();
+    bool wholeGroups = warps % kWarpsPerGroup == 0;
+    // Whole warpgroups start on a boundary; a small role must not straddle
+    // one.
+    if (wholeGroups || cursor % kWarpsPerGroup + warps > kWarpsPerGroup)
+      cursor = llvm::alignTo(cursor, kWarpsPerGroup);
+    role.setFirstWarpAttr(b.getI32IntegerAttr(cursor));
+    cursor += warps;
+  }
+  int64_t totalWarps = 0;
+  for (RoleOp role : op.getRoles())
+    totalWarps = std::max<int64_t>(totalWarps,
+                                   *role.getFirstWarp() + role.getWarps());
+
+  if (anyBudget) {
+    // setmaxnreg acts on whole warpgroups: roles that share one share a
+    // budget, and the CTA is whole warpgroups.
+    totalWarps = llvm::alignTo(totalWarps, kWarpsPerGroup);
+    DenseMap<int64_t, RoleOp> groupRole;
+    for (RoleOp role : op.getRoles()) {
+      if (!role.getRegs())
+        return role.emitOpError("has no register budget while other roles "
+                                "have one; give every role a budget");
+      int64_t first = *role.getFirstWarp();
+      for (int64_t g = first / kWarpsPerGroup;
+           g <= (first + role.getWarps() - 1) / kWarpsPerGroup; ++g) {
+        auto [it, inserted] = groupRole.insert({g, role});
+        if (!inserted && it->second.getRegs() != role.getRegs())
+          return role.emitOpError("shares warpgroup ")
+                 << g << " with role '" << it->second.getRoleName()
+                 << "' but has another register budget (" << *role.getRegs()
+                 << " vs " << *it->second.getRegs() << ")";
+      }
+    }
+    int64_t registers = 0;
+    for (int64_t g = 0; g < totalWarps / kWarpsPerGroup; ++g) {
+      auto it = groupRole.find(g);
+      if (it == groupRole.end())
+        return op.emitOpError("warpgroup ")
+               << g << " has no role; setmaxnreg needs every warpgroup";
+      registers += int64_t(*it->second.getRegs()) * kWarpsPerGroup * 32;
+    }
+    if (registers > kRegistersPerSM)
+      return op.emitOpError("register budgets need ")
+             << registers << " registers for " << totalWarps * 32
+             << " threads; an SM has " << kRegistersPerSM;
+  }
+  if (totalWarps > 32)
+    return op.emitOpError("roles need ")
+           << totalWarps << " warps; a CTA has at most 32";
+  if (auto func = op->getParentOfType<FunctionOpInterface>())
+    func->setAttr("ws.num_threads", b.getI64IntegerAttr(totalWarps * 32));
+  return success();
+}
+
+namespace {
+struct WSAllocateRegistersPass
+    : public ws::impl::WSAllocateRegistersBase<WSAllocateRegistersPass> {
+  void runOnOperation() override {
+    getOperation()->walk([&](WarpSpecializeOp op) {
+      if (failed(allocate(op)))
+        signalPassFailure();
+    });
+  }
+};
+} // namespace

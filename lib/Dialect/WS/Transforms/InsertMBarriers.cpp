@@ -1,0 +1,412 @@
+//===- InsertMBarriers.cpp - Channels to rings with mbarriers ------------===//
+//
+// Part of fmha. Implements ws-insert-mbarriers: every ws.channel becomes
+// buffer rings plus full/empty mbarrier arrays, and every role carries the
+// stage and phase of each channel side it uses as loop values.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir {
+namespace ws {
+#define GEN_PASS_DEF_WSINSERTMBARRIERS
+#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
+} // namespace ws
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::ws;
+
+namespace {
+
+/// The explicit form of one channel.
+struct Ring {
+  SmallVector<Value> buffers;
+  Value full, empty;
+  unsigned stages;
+};
+
+/// One side of one channel, as seen by a role.
+struct SideKey {
+  Value channel;
+  bool producer;
+  bool operator<(const SideKey &o) const {
+    if (channel != o.channel)
+      return channel.getAsOpaquePointer() < o.channel.getAsOpaquePointer();
+    return producer < o.producer;
+  }
+  bool operator==(const SideKey &o) const {
+    return channel == o.channel && producer == o.producer;
+  }
+};
+
+/// Where a side stands: the slot it takes next and that slot's phase parity.
+struct Position {
+  Value stage, phase;
+};
+
+using State = std::map<SideKey, Position>;
+
+/// The channel side an op takes slots from, if it is an acquire or a wait.
+static std::optional<SideKey> getTakenSide(Operation *op) {
+  if (auto acquire = dyn_cast<ProducerAcquireOp>(op))
+    return SideKey{acquire.getChannel(), true};
+  if (auto wait = dyn_cast<ConsumerWaitOp>(op))
+    return SideKey{wait.getChannel(), false};
+  return std::nullopt;
+}
+
+/// The channel sides whose slots are taken somewhere inside `op`.
+static SmallVector<SideKey> getSidesTakenInside(Operation *op) {
+  std::set<SideKey> sides;
+  op->walk([&](Operation *nested) {
+    if (nested != op)
+      if (std::optional<SideKey> side = getTakenSide(nested))
+        sides.insert(*side);
+  });
+  return SmallVector<SideKey>(sides.begin(), sides.end());
+}
+
+/// Rewrites the channels of one kernel.
+class ChannelLowering {
+public:
+  ChannelLowering(Operation *root) : root(root), rewriter(root->getContext()) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult createRing(ChannelOp channel);
+  LogicalResult threadRole(RoleOp role);
+  LogicalResult threadBlock(Block &block, State &state);
+  LogicalResult threadFor(scf::ForOp loop, ArrayRef<SideKey> sides,
+                          State &state);
+  LogicalResult threadIf(scf::IfOp ifOp, ArrayRef<SideKey> sides,
+                         State &state);
+  void takeSlot(Operation *op, SideKey side, State &state);
+  LogicalResult lowerSlotUsers();
+
+  Operation *root;
+  IRRewriter rewriter;
+  llvm::MapVector<Value, Ring> rings;
+  /// The ring and stage of each token's slot.
+  DenseMap<Value, std::pair<Ring *, Value>> tokenSlots;
+};
+
+} // namespace
+
+/// Arrivals one role makes per phase when it signals by `unit`.
+static int64_t arrivalsOf(RoleOp role, AsyncUnit unit) {
+  return unit == AsyncUnit::TMA || unit == AsyncUnit::TCGen05
+             ? 1
+             : role.getNumThreads();
+}
+
+/// Adds up the arrivals of the roles that signal one barrier of a channel,
+/// checking that each role signals it by a single unit.
+template <typename SignalOp>
+static FailureOr<int64_t> countArrivals(ChannelOp channel, StringRef what) {
+  llvm::MapVector<Operation *, AsyncUnit> units;
+  for (Operation *user : channel->getUsers()) {
+    auto signal = dyn_cast<SignalOp>(user);
+    if (!signal)
+      continue;
+    auto role = signal->template getParentOfType<RoleOp>();
+    auto [it, inserted] = units.insert({role, signal.getUnit()});
+    if (!inserted && it->second != signal.getUnit())
+      return signal.emitOpError("role '")
+             << role.getRoleName() << "' " << what
+             << " this channel by two different units";
+  }
+  if (units.empty())
+    return channel.emitOpError("has no ") << what << " in any role";
+  int64_t arrivals = 0;
+  for (auto [role, unit] : units)
+    arrivals += arrivalsOf(cast<RoleOp>(role), unit);
+  return arrivals;
+}
+
+LogicalResult ChannelLowering::createRing(ChannelOp channel) {
+  FailureOr<int64_t> fullArrivals =
+      countArrivals<ProducerCommitOp>(channel, "commits");
+  FailureOr<int64_t> emptyArrivals =
+      countArrivals<ConsumerReleaseOp>(channel, "releases");
+  if (failed(fullArrivals) || failed(emptyArrivals))
+    return failure();
+  ChannelType type = channel.getType();
+  if (type.isTensorMemory())
+    return channel.emitOpError(
+        "tensor-memory channels are placed by ws-allocate-tmem (sm100), not "
+        "by ws-insert-mbarriers");
+
+  rewriter.setInsertionPoint(channel);
+  Location loc = channel.getLoc();
+  Ring ring;
+  ring.stages = type.getStages();
+  for (MemRefType buffer : type.getBuffers()) {
+    SmallVector<int64_t> shape{int64_t(ring.stages)};
+    llvm::append_range(shape, buffer.getShape());
+    auto ringType = MemRefType::get(shape, buffer.getElementType(), nullptr,
+                                    buffer.getMemorySpace());
+    ring.buffers.push_back(
+        BufferAllocOp::create(rewriter, loc, ringType, IntegerAttr()));
+  }
+  auto barrierType = MBarrierType::get(rewriter.getContext(), ring.stages);
+  ring.full = MBarrierAllocOp::create(rewriter, loc, barrierType,
+                                      uint32_t(*fullArrivals), IntegerAttr());
+  ring.empty = MBarrierAllocOp::create(rewriter, loc, barrierType,
+                                       uint32_t(*emptyArrivals), IntegerAttr());
+  rings[channel] = ring;
+  return success();
+}
+
+/// Waits for the side's next slot, hands its buffers to the op's users, and
+/// advances `state` to the slot after it.
+void ChannelLowering::takeSlot(Operation *op, SideKey side, State &state) {
+  Ring &ring = rings[side.channel];
+  Position pos = state.at(side);
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v);
+  };
+  Value one = constant(1);
+
+  // A fresh barrier counts as having completed the phase before phase 0, so
+  // producers wait with the inverted parity and pass the first round.
+  if (side.producer) {
+    Value parity = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
+    MBarrierWaitOp::create(rewriter, loc, ring.empty, pos.stage, parity);
+  } else {
+    MBarrierWaitOp::create(rewriter, loc, ring.full, pos.stage, pos.phase);
+  }
+  for (auto [result, buffer] :
+       llvm::zip(op->getResults().drop_front(), ring.buffers)) {
+    Value slot = SlotOp::create(rewriter, loc, result.getType(), buffer,
+                                pos.stage);
+    result.replaceAllUsesWith(slot);
+  }
+  tokenSlots[op->getResult(0)] = {&ring, pos.stage};
+
+  Value next = arith::AddIOp::create(rewriter, loc, pos.stage, one);
+  Value wraps = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                      next, constant(ring.stages));
+  Value flipped = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
+  state[side] = {
+      arith::SelectOp::create(rewriter, loc, wraps, constant(0), next),
+      arith::SelectOp::create(rewriter, loc, wraps, flipped, pos.phase)};
+}
+
+LogicalResult ChannelLowering::threadFor(scf::ForOp loop,
+                                         ArrayRef<SideKey> sides,
+                                         State &state) {
+  SmallVector<Value> inits;
+  for (SideKey side : sides) {
+    inits.push_back(state.at(side).stage);
+    inits.push_back(state.at(side).phase);
+  }
+  unsigned oldCount = loop.getNumResults();
+  rewriter.setInsertionPoint(loop);
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+      [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+        return SmallVector<Value>(args.begin(), args.end());
+      });
+  if (failed(replaced))
+    return loop.emitOpError("could not carry channel stages through the loop");
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+
+  State inner = state;
+  auto args = newLoop.getRegionIterArgs().drop_front(oldCount);
+  for (auto [i, side] : llvm::enumerate(sides))
+    inner[side] = {args[2 * i], args[2 * i + 1]};
+  if (failed(threadBlock(*newLoop.getBody(), inner)))
+    return failure();
+  auto yield = cast<scf::YieldOp>(newLoop.getBody()->getTerminator());
+  for (auto [i, side] : llvm::enumerate(sides)) {
+    yield->setOperand(oldCount + 2 * i, inner.at(side).stage);
+    yield->setOperand(oldCount + 2 * i + 1, inner.at(side).phase);
+  }
+  auto results = newLoop.getResults().drop_front(oldCount);
+  for (auto [i, side] : llvm::enumerate(sides))
+    state[side] = {results[2 * i], results[2 * i + 1]};
+  return success();
+}
+
+LogicalResult ChannelLowering::threadIf(scf::IfOp ifOp,
+                                        ArrayRef<SideKey> sides,
+                                        State &state) {
+  SmallVector<Type> types(ifOp.getResultTypes());
+  unsigned oldCount = types.size();
+  types.append(2 * sides.size(), rewriter.getI32Type());
+  rewriter.setInsertionPoint(ifOp);
+  auto newIf = scf::IfOp::create(rewriter, ifOp.getLoc(), types,
+                                 ifOp.getCondition(), /*addThenBlock=*/false,
+                                 /*addElseBlock=*/false);
+  newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+  if (ifOp.getElseRegion().empty()) {
+    Block *block = rewriter.createBlock(&newIf.getElseRegion());
+    rewriter.setInsertionPointToEnd(block);
+    scf::YieldOp::create(rewriter, ifOp.getLoc());
+  } else {
+    newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+  }
+  for (Region *region : {&newIf.getThenRegion(), &newIf.getElseRegion()}) {
+    State inner = state;
+    if (failed(threadBlock(region->front(), inner)))
+      return failure();
+    Operation *yield = region->front().getTerminator();
+    SmallVector<Value> operands(yield->getOperands());
+    for (SideKey side : sides) {
+      operands.push_back(inner.at(side).stage);
+      operands.push_back(inner.at(side).phase);
+    }
+    yield->setOperands(operands);
+  }
+  rewriter.replaceOp(ifOp, newIf.getResults().take_front(oldCount));
+  auto results = newIf.getResults().drop_front(oldCount);
+  for (auto [i, side] : llvm::enumerate(sides))
+    state[side] = {results[2 * i], results[2 * i + 1]};
+  return success();
+}
+
+LogicalResult ChannelLowering::threadBlock(Block &block, State &state) {
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    if (std::optional<SideKey> side = getTakenSide(&op)) {
+      takeSlot(&op, *side, state);
+      continue;
+    }
+    if (op.getNumRegions() == 0)
+      continue;
+    SmallVector<SideKey> sides = getSidesTakenInside(&op);
+    if (sides.empty())
+      continue;
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      if (failed(threadFor(loop, sides, state)))
+        return failure();
+    } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      if (failed(threadIf(ifOp, sides, state)))
+        return failure();
+    } else {
+      return op.emitOpError("takes channel slots inside; only scf.for and "
+                            "scf.if can carry channel stages");
+    }
+  }
+  return success();
+}
+
+LogicalResult ChannelLowering::threadRole(RoleOp role) {
+  SmallVector<SideKey> sides = getSidesTakenInside(role);
+  if (sides.empty())
+    return success();
+  Block &body = role.getBody().front();
+  rewriter.setInsertionPointToStart(&body);
+  Value zero = arith::ConstantIntOp::create(rewriter, role.getLoc(),
+                                            rewriter.getI32Type(), 0);
+  State state;
+  for (SideKey side : sides)
+    state[side] = {zero, zero};
+  return threadBlock(body, state);
+}
+
+/// Replaces commits, releases and TMA loads, which name a token, by
+/// operations on the token's barrier and stage; then drops the tokens.
+LogicalResult ChannelLowering::lowerSlotUsers() {
+  SmallVector<Operation *> users;
+  root->walk([&](Operation *op) {
+    if (isa<ProducerCommitOp, ConsumerReleaseOp, TMALoadOp>(op))
+      users.push_back(op);
+  });
+  for (Operation *op : users) {
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    auto slotOf = [&](Value token) { return tokenSlots.lookup(token); };
+    if (auto load = dyn_cast<TMALoadOp>(op)) {
+      auto [ring, stage] = slotOf(load.getToken());
+      TMALoadMBarrierOp::create(rewriter, loc, load.getDesc(),
+                                load.getCoords(), load.getBuffer(), ring->full,
+                                stage);
+      rewriter.eraseOp(op);
+      continue;
+    }
+    bool commit = isa<ProducerCommitOp>(op);
+    AsyncUnit unit = commit ? cast<ProducerCommitOp>(op).getUnit()
+                            : cast<ConsumerReleaseOp>(op).getUnit();
+    Value token = op->getOperand(1);
+    auto [ring, stage] = slotOf(token);
+    Value barriers = commit ? ring->full : ring->empty;
+    switch (unit) {
+    case AsyncUnit::TMA:
+      MBarrierArriveOp::create(
+          rewriter, loc, barriers, stage, /*leader=*/true,
+          rewriter.getI64IntegerAttr(*cast<ProducerCommitOp>(op).getTxBytes()));
+      break;
+    case AsyncUnit::Threads:
+      // Ordinary stores into the slot may be read next by TMA or the tensor
+      // cores, which go through the async proxy.
+      if (commit)
+        FenceAsyncSharedOp::create(rewriter, loc);
+      MBarrierArriveOp::create(rewriter, loc, barriers, stage,
+                               /*leader=*/false, IntegerAttr());
+      break;
+    case AsyncUnit::WGMMA:
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+      MBarrierArriveOp::create(rewriter, loc, barriers, stage,
+                               /*leader=*/false, IntegerAttr());
+      break;
+    case AsyncUnit::TCGen05:
+      return op->emitOpError("signalling a slot by tcgen05 is lowered by the "
+                             "sm100 pipeline, not by ws-insert-mbarriers yet");
+    }
+    rewriter.eraseOp(op);
+  }
+  // The tokens are now unused: drop the acquires and waits, then channels.
+  SmallVector<Operation *> dead;
+  root->walk([&](Operation *op) {
+    if (isa<ProducerAcquireOp, ConsumerWaitOp>(op))
+      dead.push_back(op);
+  });
+  for (Operation *op : dead)
+    rewriter.eraseOp(op);
+  for (auto &entry : rings)
+    rewriter.eraseOp(entry.first.getDefiningOp());
+  return success();
+}
+
+LogicalResult ChannelLowering::run() {
+  SmallVector<ChannelOp> channels;
+  root->walk([&](ChannelOp op) { channels.push_back(op); });
+  if (channels.empty())
+    return success();
+  for (ChannelOp channel : channels) {
+    for (Operation *user : channel->getUsers())
+      if (!isa<ProducerAcquireOp, ConsumerWaitOp, ProducerCommitOp,
+               ConsumerReleaseOp>(user))
+        return user->emitOpError("uses a channel; only acquire, commit, wait "
+                                 "and release may");
+    if (failed(createRing(channel)))
+      return failure();
+  }
+  SmallVector<RoleOp> roles;
+  root->walk([&](RoleOp role) { roles.push_back(role); });
+  for (RoleOp role : roles)
+    if (failed(threadRole(role)))
+      return failure();
+  return lowerSlotUsers();
+}
+
+namespace {
+struct WSInsertMBarriersPass
+    : public ws::impl::WSInsertMBarriersBase<WSInsertMBarriersPass> {
+  void runOnOperation() override {
+    if (failed(ChannelLowering(getOperation()).run()))
+      signalPassFailure();
+  }
+};
+} // namespace
