@@ -85,6 +85,10 @@ LogicalResult ChannelType::verify(function_ref<InFlightDiagnostic()> emitError,
     if (!buffer.getElementType().isIntOrFloat())
       return emitError() << "channel buffers hold integers or floats, got "
                          << buffer;
+    // Far more than any shared or tensor memory; keeps byte counts exact.
+    if (buffer.getNumElements() > (int64_t(1) << 31))
+      return emitError() << "channel buffer " << buffer
+                         << " is larger than any on-chip memory";
     if (!isSharedMemory(buffer) && !ws::isTensorMemory(buffer))
       return emitError() << "channel buffers live in shared memory (memory "
                             "space 3) or tensor memory (#ws.tmem), got "

@@ -34,7 +34,7 @@ int64_t WarpSpecializeOp::getTotalWarps() {
   return warps;
 }
 
-LogicalResult WarpSpecializeOp::verify() {
+LogicalResult WarpSpecializeOp::verifyRegions() {
   llvm::StringSet<> names;
   int64_t registers = 0;
   bool allBudgets = true;

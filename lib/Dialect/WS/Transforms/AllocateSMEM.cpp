@@ -80,7 +80,7 @@ struct WSAllocateSMEMPass
     if (end > maxBytes)
       return func->emitError("kernel needs ")
              << end << " bytes of shared memory (" << bufferBytes
-             << " in buffers), but a CTA can have at most " << maxBytes;
+             << " in buffers), but a CTA can have at most " << int64_t(maxBytes);
     func->setAttr("ws.smem_bytes", b.getI64IntegerAttr(end));
     return success();
   }

@@ -111,11 +111,14 @@ static int64_t arrivalsOf(RoleOp role, AsyncUnit unit) {
 /// checking that each role signals it by a single unit.
 template <typename SignalOp>
 static FailureOr<int64_t> countArrivals(ChannelOp channel, StringRef what) {
+  // Program order, so that a conflict is reported at the later signal.
+  SmallVector<SignalOp> signals;
+  channel->getParentRegion()->walk([&](SignalOp signal) {
+    if (signal.getChannel() == channel.getResult())
+      signals.push_back(signal);
+  });
   llvm::MapVector<Operation *, AsyncUnit> units;
-  for (Operation *user : channel->getUsers()) {
-    auto signal = dyn_cast<SignalOp>(user);
-    if (!signal)
-      continue;
+  for (SignalOp signal : signals) {
     auto role = signal->template getParentOfType<RoleOp>();
     auto [it, inserted] = units.insert({role, signal.getUnit()});
     if (!inserted && it->second != signal.getUnit())

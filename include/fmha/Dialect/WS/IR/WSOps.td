@@ -38,7 +38,7 @@ def WS_WarpSpecializeOp : WS_Op<"warp_specialize",
   }];
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "attr-dict-with-keyword $body";
-  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// The roles in program order.
     auto getRoles() { return getBody().front().getOps<RoleOp>(); }

@@ -1,0 +1,848 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the ws dialect.
+
+//===----------------------------------------------------------------------===//
+// ws.warp_specialize
+//===----------------------------------------------------------------------===//
+
+func.func @ws_non_role_op() {
+  ws.warp_specialize {
+    // expected-error @+1 {{'arith.constant' op cannot stand directly in ws.warp_specialize: its body holds only ws.role ops}}
+    %c0 = arith.constant 0 : i32
+    ws.role "producer" warps 1 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @ws_no_roles() {
+  // expected-error @+1 {{'ws.warp_specialize' op needs at least one ws.role}}
+  ws.warp_specialize {
+  }
+  return
+}
+
+// -----
+
+func.func @ws_duplicate_role_name() {
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+    }
+    // expected-error @+1 {{'ws.role' op role name 'producer' is used twice}}
+    ws.role "producer" warps 4 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @ws_too_many_warps() {
+  // expected-error @+1 {{'ws.warp_specialize' op roles need 36 warps; a CTA has at most 32}}
+  ws.warp_specialize {
+    ws.role "producer" warps 4 {
+    }
+    ws.role "consumer" warps 32 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @ws_register_budget() {
+  // expected-error @+1 {{'ws.warp_specialize' op register budgets need 98304 registers per CTA; an SM has 65536}}
+  ws.warp_specialize {
+    ws.role "a" warps 4 regs 256 {
+    }
+    ws.role "b" warps 4 regs 256 {
+    }
+    ws.role "c" warps 4 regs 256 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @ws_overlapping_warps() {
+  ws.warp_specialize {
+    ws.role "consumer" warps 4 first_warp 4 {
+    }
+    // expected-error @+1 {{'ws.role' op warps of role 'producer' overlap those of role 'consumer'}}
+    ws.role "producer" warps 2 first_warp 6 {
+    }
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// ws.role
+//===----------------------------------------------------------------------===//
+
+func.func @role_regs_not_multiple_of_8() {
+  ws.warp_specialize {
+    // expected-error @+1 {{'ws.role' op register budget must be a multiple of 8 in [24, 256] (setmaxnreg), got 44}}
+    ws.role "producer" warps 1 regs 44 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @role_regs_too_few() {
+  ws.warp_specialize {
+    // expected-error @+1 {{'ws.role' op register budget must be a multiple of 8 in [24, 256] (setmaxnreg), got 16}}
+    ws.role "producer" warps 1 regs 16 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @role_regs_too_many() {
+  ws.warp_specialize {
+    // expected-error @+1 {{'ws.role' op register budget must be a multiple of 8 in [24, 256] (setmaxnreg), got 264}}
+    ws.role "producer" warps 1 regs 264 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @role_zero_warps() {
+  ws.warp_specialize {
+    // expected-error @+1 {{'ws.role' op attribute 'warps' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+    ws.role "producer" warps 0 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @role_warpgroup_boundary() {
+  ws.warp_specialize {
+    // expected-error @+1 {{'ws.role' op a role of whole warpgroups must start on a warpgroup boundary, but first_warp is 2}}
+    ws.role "consumer" warps 8 first_warp 2 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @role_past_last_warp() {
+  ws.warp_specialize {
+    // expected-error @+1 {{'ws.role' op warps 31..32 exceed the 32 warps of a CTA}}
+    ws.role "producer" warps 2 first_warp 31 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @role_outside_warp_specialize() {
+  // expected-error @+1 {{'ws.role' op expects parent op 'ws.warp_specialize'}}
+  ws.role "producer" warps 1 {
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// !ws.channel and !ws.mbarrier
+//===----------------------------------------------------------------------===//
+
+func.func @channel_zero_stages() {
+  // expected-error @+1 {{a channel needs 1 to 32 stages, got 0}}
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 0>
+  return
+}
+
+// -----
+
+func.func @channel_too_many_stages() {
+  // expected-error @+1 {{a channel needs 1 to 32 stages, got 33}}
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 33>
+  return
+}
+
+// -----
+
+// The parser rejects an empty buffer list before the type verifier ("a
+// channel slot needs at least one buffer") can see it.
+func.func @channel_no_buffers() {
+  // expected-error @+2 {{expected non-function type}}
+  // expected-error @+1 {{failed to parse WS_ChannelType parameter 'buffers'}}
+  %ch = ws.channel : !ws.channel<[], stages = 2>
+  return
+}
+
+// -----
+
+func.func @channel_dynamic_buffer() {
+  // expected-error @+1 {{channel buffers must be statically shaped with the identity layout, got 'memref<?x64xbf16, 3>'}}
+  %ch = ws.channel : !ws.channel<[memref<?x64xbf16, 3>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @channel_strided_buffer() {
+  // expected-error @+1 {{channel buffers must be statically shaped with the identity layout}}
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, strided<[128, 1]>, 3>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @channel_index_elements() {
+  // expected-error @+1 {{channel buffers hold integers or floats, got 'memref<128xindex, 3>'}}
+  %ch = ws.channel : !ws.channel<[memref<128xindex, 3>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @channel_global_memory() {
+  // expected-error @+1 {{channel buffers live in shared memory (memory space 3) or tensor memory (#ws.tmem), got 'memref<128x64xbf16, 1>'}}
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 1>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @channel_default_memory() {
+  // expected-error @+1 {{channel buffers live in shared memory (memory space 3) or tensor memory (#ws.tmem)}}
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @channel_mixed_memories() {
+  // expected-error @+1 {{all buffers of a channel live in the same memory}}
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x128xf32, #ws.tmem>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @mbarrier_zero_count() {
+  // expected-error @+1 {{an mbarrier array holds at least one barrier}}
+  %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<0>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Channel ops outside a role
+//===----------------------------------------------------------------------===//
+
+func.func @thread_id_outside_role() {
+  // expected-error @+1 {{'ws.thread_id' op must be inside a ws.role}}
+  %tid = ws.thread_id : i32
+  return
+}
+
+// -----
+
+func.func @acquire_outside_role() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  // expected-error @+1 {{'ws.producer_acquire' op must be inside a ws.role}}
+  %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @wait_outside_role() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  // expected-error @+1 {{'ws.consumer_wait' op must be inside a ws.role}}
+  %tok, %buf = ws.consumer_wait %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @commit_outside_role(%tok: !ws.token) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  // expected-error @+1 {{'ws.producer_commit' op must be inside a ws.role}}
+  ws.producer_commit %ch, %tok by threads : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @release_outside_role(%tok: !ws.token) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  // expected-error @+1 {{'ws.consumer_release' op must be inside a ws.role}}
+  ws.consumer_release %ch, %tok by threads : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @tma_load_outside_role(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
+                                 %buf: memref<128x64xbf16, 3>, %tok: !ws.token) {
+  // expected-error @+1 {{'ws.tma_load' op must be inside a ws.role}}
+  ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// ws.producer_commit
+//===----------------------------------------------------------------------===//
+
+func.func @commit_token_argument(%tok: !ws.token) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      // expected-error @+1 {{'ws.producer_commit' op token must come from ws.producer_acquire}}
+      ws.producer_commit %ch, %tok by threads : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @commit_token_from_wait() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.consumer_wait %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.producer_commit' op token must come from ws.producer_acquire}}
+      ws.producer_commit %ch, %tok by threads : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @commit_token_other_channel() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  %other = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %other : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.producer_commit' op token comes from ws.producer_acquire of another channel}}
+      ws.producer_commit %ch, %tok by threads : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @commit_tma_without_tx_bytes() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.producer_commit' op a commit by tma needs a positive tx_bytes count}}
+      ws.producer_commit %ch, %tok by tma : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @commit_tma_zero_tx_bytes() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.producer_commit' op a commit by tma needs a positive tx_bytes count}}
+      ws.producer_commit %ch, %tok by tma tx_bytes 0 : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @commit_tx_bytes_by_threads() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.producer_commit' op tx_bytes is only meaningful for a commit by tma}}
+      ws.producer_commit %ch, %tok by threads tx_bytes 16384 : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @commit_tx_bytes_exceed_slot() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %a, %b = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.producer_commit' op commits 32768 bytes but a slot holds only 24576}}
+      ws.producer_commit %ch, %tok by tma tx_bytes 32768 : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// ws.consumer_release
+//===----------------------------------------------------------------------===//
+
+func.func @release_token_argument(%tok: !ws.token) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "consumer" warps 4 {
+      // expected-error @+1 {{'ws.consumer_release' op token must come from ws.consumer_wait}}
+      ws.consumer_release %ch, %tok by threads : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @release_token_from_acquire() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "consumer" warps 4 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.consumer_release' op token must come from ws.consumer_wait}}
+      ws.consumer_release %ch, %tok by threads : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @release_token_other_channel() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  %other = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "consumer" warps 4 {
+      %tok, %buf = ws.consumer_wait %other : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.consumer_release' op token comes from ws.consumer_wait of another channel}}
+      ws.consumer_release %ch, %tok by wgmma : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @release_by_tma() {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "consumer" warps 4 {
+      %tok, %buf = ws.consumer_wait %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.consumer_release' op a slot cannot be released by tma; release it by threads, wgmma or tcgen05}}
+      ws.consumer_release %ch, %tok by tma : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    }
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// ws.tma_load
+//===----------------------------------------------------------------------===//
+
+func.func @tma_load_coordinate_count(%d: !tile.desc<tensor<128x64xbf16>, rank = 4>, %i: i32) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.tma_load' op needs one coordinate per global dimension (4), got 2}}
+      ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>, rank = 4>, memref<128x64xbf16, 3>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tma_load_shape_mismatch(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
+  %ch = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.tma_load' op buffer 'memref<64x64xbf16, 3>' does not hold one block 'tensor<128x64xbf16>'}}
+      ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<64x64xbf16, 3>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tma_load_element_type_mismatch(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.tma_load' op buffer 'memref<128x64xf16, 3>' does not hold one block 'tensor<128x64xbf16>'}}
+      ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xf16, 3>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tma_load_not_shared(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
+                               %buf: memref<128x64xbf16, 1>) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %slot = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.tma_load' op TMA copies into shared memory, but the buffer is 'memref<128x64xbf16, 1>'}}
+      ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 1>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tma_load_tmem_slot(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, #ws.tmem>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, #ws.tmem>], stages = 2>
+      // expected-error @+1 {{'ws.tma_load' op TMA copies into shared memory, but the buffer is 'memref<128x64xbf16, #ws.tmem>'}}
+      ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, #ws.tmem>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tma_load_token_from_wait(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.consumer_wait %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.tma_load' op token must come from ws.producer_acquire}}
+      ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tma_load_buffer_not_in_slot(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
+                                       %buf: memref<128x64xbf16, 3>) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %slot = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.tma_load' op buffer is not one of the buffers of the token's slot}}
+      ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tma_load_buffer_of_other_slot(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  %other = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      %tok2, %buf2 = ws.producer_acquire %other : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+      // expected-error @+1 {{'ws.tma_load' op buffer is not one of the buffers of the token's slot}}
+      ws.tma_load %d[%i, %i], %buf2, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+    }
+  }
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Named barriers
+//===----------------------------------------------------------------------===//
+
+func.func @barrier_sync_threads_not_multiple_of_32() {
+  // expected-error @+1 {{'ws.barrier_sync' op thread count must be a multiple of 32 in [32, 1024], got 48}}
+  ws.barrier_sync 1 threads 48
+  return
+}
+
+// -----
+
+func.func @barrier_sync_zero_threads() {
+  // expected-error @+1 {{'ws.barrier_sync' op thread count must be a multiple of 32 in [32, 1024], got 0}}
+  ws.barrier_sync 1 threads 0
+  return
+}
+
+// -----
+
+func.func @barrier_arrive_too_many_threads() {
+  // expected-error @+1 {{'ws.barrier_arrive' op thread count must be a multiple of 32 in [32, 1024], got 1056}}
+  ws.barrier_arrive 2 threads 1056
+  return
+}
+
+// -----
+
+func.func @barrier_sync_id_zero() {
+  // expected-error @+1 {{'ws.barrier_sync' op attribute 'id' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 1 whose maximum value is 15}}
+  ws.barrier_sync 0 threads 256
+  return
+}
+
+// -----
+
+func.func @barrier_arrive_id_16() {
+  // expected-error @+1 {{'ws.barrier_arrive' op attribute 'id' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 1 whose maximum value is 15}}
+  ws.barrier_arrive 16 threads 256
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Explicit rings
+//===----------------------------------------------------------------------===//
+
+func.func @mbarrier_alloc_zero_arrivals() {
+  // expected-error @+1 {{'ws.mbarrier_alloc' op attribute 'arrivals' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  %full = ws.mbarrier_alloc arrivals 0 : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @mbarrier_alloc_misaligned() {
+  // expected-error @+1 {{'ws.mbarrier_alloc' op mbarriers are 8-byte aligned, but offset is 12}}
+  %full = ws.mbarrier_alloc arrivals 1 offset 12 : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @mbarrier_alloc_negative_offset() {
+  // expected-error @+1 {{'ws.mbarrier_alloc' op mbarriers are 8-byte aligned, but offset is -8}}
+  %full = ws.mbarrier_alloc arrivals 1 offset -8 : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @buffer_alloc_not_shared() {
+  // expected-error @+1 {{'ws.buffer_alloc' op allocates a statically shaped shared-memory buffer of integers or floats, got 'memref<2x128x64xbf16, 1>'}}
+  %ring = ws.buffer_alloc : memref<2x128x64xbf16, 1>
+  return
+}
+
+// -----
+
+func.func @buffer_alloc_tmem() {
+  // expected-error @+1 {{'ws.buffer_alloc' op allocates a statically shaped shared-memory buffer of integers or floats, got 'memref<2x128x128xf32, #ws.tmem>'}}
+  %ring = ws.buffer_alloc : memref<2x128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @buffer_alloc_dynamic() {
+  // expected-error @+1 {{'ws.buffer_alloc' op allocates a statically shaped shared-memory buffer of integers or floats, got 'memref<?x128x64xbf16, 3>'}}
+  %ring = ws.buffer_alloc : memref<?x128x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @buffer_alloc_strided() {
+  // expected-error @+1 {{'ws.buffer_alloc' op allocates a statically shaped shared-memory buffer of integers or floats}}
+  %ring = ws.buffer_alloc : memref<2x64xbf16, strided<[128, 1]>, 3>
+  return
+}
+
+// -----
+
+func.func @buffer_alloc_index_elements() {
+  // expected-error @+1 {{'ws.buffer_alloc' op allocates a statically shaped shared-memory buffer of integers or floats, got 'memref<2x64xindex, 3>'}}
+  %ring = ws.buffer_alloc : memref<2x64xindex, 3>
+  return
+}
+
+// -----
+
+func.func @buffer_alloc_empty() {
+  // expected-error @+1 {{'ws.buffer_alloc' op allocates a statically shaped shared-memory buffer of integers or floats, got 'memref<2x0xf32, 3>'}}
+  %ring = ws.buffer_alloc : memref<2x0xf32, 3>
+  return
+}
+
+// -----
+
+func.func @buffer_alloc_misaligned() {
+  // expected-error @+1 {{'ws.buffer_alloc' op buffers are 16-byte aligned, but offset is 8}}
+  %ring = ws.buffer_alloc offset 8 : memref<2x128x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @buffer_alloc_negative_offset() {
+  // expected-error @+1 {{'ws.buffer_alloc' op buffers are 16-byte aligned, but offset is -16}}
+  %ring = ws.buffer_alloc offset -16 : memref<2x128x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @slot_rank_mismatch(%ring: memref<128x64xbf16, 3>, %s: i32) {
+  // expected-error @+1 {{'ws.slot' op the ring must be the slot type with a leading stage dimension, got 'memref<128x64xbf16, 3>' and 'memref<128x64xbf16, 3>'}}
+  %buf = ws.slot %ring[%s] : memref<128x64xbf16, 3> -> memref<128x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @slot_shape_mismatch(%ring: memref<2x128x64xbf16, 3>, %s: i32) {
+  // expected-error @+1 {{'ws.slot' op the ring must be the slot type with a leading stage dimension, got 'memref<2x128x64xbf16, 3>' and 'memref<64x64xbf16, 3>'}}
+  %buf = ws.slot %ring[%s] : memref<2x128x64xbf16, 3> -> memref<64x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @slot_element_type_mismatch(%ring: memref<2x128x64xbf16, 3>, %s: i32) {
+  // expected-error @+1 {{'ws.slot' op the ring must be the slot type with a leading stage dimension, got 'memref<2x128x64xbf16, 3>' and 'memref<128x64xf16, 3>'}}
+  %buf = ws.slot %ring[%s] : memref<2x128x64xbf16, 3> -> memref<128x64xf16, 3>
+  return
+}
+
+// -----
+
+func.func @slot_memory_space_mismatch(%ring: memref<2x128x64xbf16, 3>, %s: i32) {
+  // expected-error @+1 {{'ws.slot' op the ring must be the slot type with a leading stage dimension, got 'memref<2x128x64xbf16, 3>' and 'memref<128x64xbf16, #gpu.address_space<workgroup>>'}}
+  %buf = ws.slot %ring[%s] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
+func.func @mbarrier_arrive_tx_bytes_without_leader(%bars: !ws.mbarrier<2>, %s: i32) {
+  // expected-error @+1 {{'ws.mbarrier_arrive' op tx_bytes must be set by one thread: add 'leader'}}
+  ws.mbarrier_arrive %bars[%s] tx_bytes 16384 : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @mbarrier_arrive_zero_tx_bytes(%bars: !ws.mbarrier<2>, %s: i32) {
+  // expected-error @+1 {{'ws.mbarrier_arrive' op tx_bytes must be positive, got 0}}
+  ws.mbarrier_arrive %bars[%s] leader tx_bytes 0 : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @mbarrier_arrive_negative_tx_bytes(%bars: !ws.mbarrier<2>, %s: i32) {
+  // expected-error @+1 {{'ws.mbarrier_arrive' op tx_bytes must be positive, got -128}}
+  ws.mbarrier_arrive %bars[%s] leader tx_bytes -128 : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @tma_load_mbarrier_coordinate_count(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
+                                              %buf: memref<128x64xbf16, 3>, %bars: !ws.mbarrier<2>) {
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op needs one coordinate per global dimension (2), got 3}}
+  ws.tma_load_mbarrier %d[%i, %i, %i], %buf, %bars[%i] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @tma_load_mbarrier_shape_mismatch(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
+                                            %buf: memref<64x128xbf16, 3>, %bars: !ws.mbarrier<2>) {
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op buffer 'memref<64x128xbf16, 3>' does not hold one block 'tensor<128x64xbf16>'}}
+  ws.tma_load_mbarrier %d[%i, %i], %buf, %bars[%i] : !tile.desc<tensor<128x64xbf16>>, memref<64x128xbf16, 3>, !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @tma_load_mbarrier_not_shared(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
+                                        %buf: memref<128x64xbf16>, %bars: !ws.mbarrier<2>) {
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op TMA copies into shared memory, but the buffer is 'memref<128x64xbf16>'}}
+  ws.tma_load_mbarrier %d[%i, %i], %buf, %bars[%i] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16>, !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Tensor memory
+//===----------------------------------------------------------------------===//
+
+func.func @tmem_alloc_not_power_of_two() {
+  // expected-error @+1 {{'ws.tmem_alloc' op allocates a power of two of 32 to 512 tensor memory columns, got 96}}
+  %tmem = ws.tmem_alloc columns 96 : i32
+  return
+}
+
+// -----
+
+func.func @tmem_alloc_too_few_columns() {
+  // expected-error @+1 {{'ws.tmem_alloc' op allocates a power of two of 32 to 512 tensor memory columns, got 16}}
+  %tmem = ws.tmem_alloc columns 16 : i32
+  return
+}
+
+// -----
+
+func.func @tmem_alloc_too_many_columns() {
+  // expected-error @+1 {{'ws.tmem_alloc' op allocates a power of two of 32 to 512 tensor memory columns, got 1024}}
+  %tmem = ws.tmem_alloc columns 1024 : i32
+  return
+}
+
+// -----
+
+func.func @tmem_dealloc_not_power_of_two(%tmem: i32) {
+  // expected-error @+1 {{'ws.tmem_dealloc' op allocates a power of two of 32 to 512 tensor memory columns, got 200}}
+  ws.tmem_dealloc %tmem columns 200 : i32
+  return
+}
+
+// -----
+
+func.func @tmem_dealloc_too_many_columns(%tmem: i32) {
+  // expected-error @+1 {{'ws.tmem_dealloc' op allocates a power of two of 32 to 512 tensor memory columns, got 1024}}
+  ws.tmem_dealloc %tmem columns 1024 : i32
+  return
+}

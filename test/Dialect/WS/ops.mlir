@@ -1,0 +1,96 @@
+// RUN: fmha-opt %s | fmha-opt | FileCheck %s
+// RUN: fmha-opt %s -mlir-print-op-generic | fmha-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @roles_and_channels
+func.func @roles_and_channels(%desc: !tile.desc<tensor<128x64xbf16>, rank = 4>, %i: i32) {
+  // CHECK: %[[CH:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, #gpu.address_space<workgroup>>], stages = 4>
+  %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, #gpu.address_space<workgroup>>], stages = 4>
+  // CHECK: %[[OUT:.*]] = ws.channel : !ws.channel<[memref<128xf32, 3>], stages = 1>
+  %out = ws.channel : !ws.channel<[memref<128xf32, 3>], stages = 1>
+  // CHECK: ws.warp_specialize {
+  ws.warp_specialize {
+    // CHECK: ws.role "producer" warps 1 regs 40 {
+    ws.role "producer" warps 1 regs 40 {
+      // CHECK: %[[TOK:.*]], %[[BUFS:.*]]:2 = ws.producer_acquire %[[CH]] : !ws.channel
+      %tok, %a, %b = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, #gpu.address_space<workgroup>>], stages = 4>
+      // CHECK: ws.tma_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %[[BUFS]]#0, %[[TOK]] : !tile.desc<tensor<128x64xbf16>, rank = 4>, memref<128x64xbf16, 3>
+      ws.tma_load %desc[%i, %i, %i, %i], %a, %tok : !tile.desc<tensor<128x64xbf16>, rank = 4>, memref<128x64xbf16, 3>
+      // CHECK: ws.producer_commit %[[CH]], %[[TOK]] by tma tx_bytes 16384 : !ws.channel
+      ws.producer_commit %ch, %tok by tma tx_bytes 16384 : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, #gpu.address_space<workgroup>>], stages = 4>
+      // CHECK: %[[T2:.*]], %{{.*}} = ws.consumer_wait %[[OUT]]
+      %t2, %r = ws.consumer_wait %out : !ws.channel<[memref<128xf32, 3>], stages = 1>
+      // CHECK: ws.consumer_release %[[OUT]], %[[T2]] by threads
+      ws.consumer_release %out, %t2 by threads : !ws.channel<[memref<128xf32, 3>], stages = 1>
+    }
+    // CHECK: ws.role "consumer" warps 4 regs 232 first_warp 4 {
+    ws.role "consumer" warps 4 regs 232 first_warp 4 {
+      // CHECK: ws.thread_id : i32
+      %tid = ws.thread_id : i32
+      %tok, %a, %b = ws.consumer_wait %ch : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, #gpu.address_space<workgroup>>], stages = 4>
+      // CHECK: ws.consumer_release %[[CH]], %{{.*}} by wgmma
+      ws.consumer_release %ch, %tok by wgmma : !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, #gpu.address_space<workgroup>>], stages = 4>
+      %t2, %r = ws.producer_acquire %out : !ws.channel<[memref<128xf32, 3>], stages = 1>
+      // CHECK: ws.producer_commit %[[OUT]], %{{.*}} by threads :
+      ws.producer_commit %out, %t2 by threads : !ws.channel<[memref<128xf32, 3>], stages = 1>
+      // CHECK: ws.barrier_sync 1 threads 256
+      ws.barrier_sync 1 threads 256
+      // CHECK: ws.barrier_arrive 2 threads 128
+      ws.barrier_arrive 2 threads 128
+    }
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @tmem_channel
+func.func @tmem_channel() {
+  // CHECK: ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+  %ch = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+  ws.warp_specialize {
+    ws.role "mma" warps 1 {
+      %tok, %acc = ws.producer_acquire %ch : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+      // CHECK: by tcgen05
+      ws.producer_commit %ch, %tok by tcgen05 : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+    }
+    ws.role "epilogue" warps 4 {
+      %tok, %acc = ws.consumer_wait %ch : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+      ws.consumer_release %ch, %tok by threads : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+    }
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @explicit_rings
+func.func @explicit_rings(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
+  // CHECK: ws.buffer_alloc offset 0 : memref<2x128x64xbf16, 3>
+  %ring = ws.buffer_alloc offset 0 : memref<2x128x64xbf16, 3>
+  // CHECK: ws.buffer_alloc : memref<2x64xf32, 3>
+  %ring2 = ws.buffer_alloc : memref<2x64xf32, 3>
+  // CHECK: %[[FULL:.*]] = ws.mbarrier_alloc arrivals 1 offset 32768 : !ws.mbarrier<2>
+  %full = ws.mbarrier_alloc arrivals 1 offset 32768 : !ws.mbarrier<2>
+  // CHECK: ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
+  %empty = ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
+  // CHECK: ws.mbarrier_wait %[[FULL]][%{{.*}}], %{{.*}} : !ws.mbarrier<2>
+  ws.mbarrier_wait %full[%i], %i : !ws.mbarrier<2>
+  // CHECK: %[[BUF:.*]] = ws.slot %{{.*}}[%{{.*}}] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+  %buf = ws.slot %ring[%i] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+  // CHECK: ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %[[BUF]], %[[FULL]][%{{.*}}] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+  ws.tma_load_mbarrier %desc[%i, %i], %buf, %full[%i] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+  // CHECK: ws.mbarrier_arrive %[[FULL]][%{{.*}}] leader tx_bytes 16384 : !ws.mbarrier<2>
+  ws.mbarrier_arrive %full[%i] leader tx_bytes 16384 : !ws.mbarrier<2>
+  // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] : !ws.mbarrier<2>
+  ws.mbarrier_arrive %empty[%i] : !ws.mbarrier<2>
+  // CHECK: ws.fence_async_shared
+  ws.fence_async_shared
+  return
+}
+
+// CHECK-LABEL: func.func @tensor_memory
+func.func @tensor_memory() {
+  // CHECK: %[[T:.*]] = ws.tmem_alloc columns 256 : i32
+  %t = ws.tmem_alloc columns 256 : i32
+  // CHECK: ws.tmem_relinquish
+  ws.tmem_relinquish
+  // CHECK: ws.tmem_dealloc %[[T]] columns 256 : i32
+  ws.tmem_dealloc %t columns 256 : i32
+  return
+}

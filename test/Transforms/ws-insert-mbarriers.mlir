@@ -1,0 +1,180 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-insert-mbarriers | FileCheck %s
+
+!ch = !ws.channel<[memref<128x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 3>
+
+// A TMA producer and a thread consumer in loops: rings, barrier counts, and
+// stage/phase carried through the loops.
+// CHECK-LABEL: func.func @tma_ring
+// CHECK-DAG: %[[A:.*]] = ws.buffer_alloc : memref<3x128x64xbf16, 3>
+// CHECK-DAG: %[[B:.*]] = ws.buffer_alloc : memref<3x64x64xbf16, 3>
+// CHECK-DAG: %[[FULL:.*]] = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<3>
+// CHECK-DAG: %[[EMPTY:.*]] = ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<3>
+// CHECK: ws.role "producer"
+// CHECK: scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (i32, i32)
+// CHECK:   %[[NP:.*]] = arith.xori %[[P]], %c1
+// CHECK:   ws.mbarrier_wait %[[EMPTY]][%[[S]]], %[[NP]]
+// CHECK:   %[[SA:.*]] = ws.slot %[[A]][%[[S]]]
+// CHECK:   %[[SB:.*]] = ws.slot %[[B]][%[[S]]]
+// CHECK:   arith.cmpi eq, %{{.*}}, %c3
+// CHECK:   ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %[[SA]], %[[FULL]][%[[S]]]
+// CHECK:   ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %[[SB]], %[[FULL]][%[[S]]]
+// CHECK:   ws.mbarrier_arrive %[[FULL]][%[[S]]] leader tx_bytes 24576
+// CHECK:   scf.yield
+// CHECK: ws.role "consumer"
+// CHECK: scf.for {{.*}} iter_args(%[[CS:.*]] = %{{.*}}, %[[CP:.*]] = %{{.*}}) -> (i32, i32)
+// CHECK:   ws.mbarrier_wait %[[FULL]][%[[CS]]], %[[CP]]
+// CHECK:   memref.load
+// CHECK:   ws.mbarrier_arrive %[[EMPTY]][%[[CS]]] :
+// CHECK-NOT: ws.channel
+// CHECK-NOT: ws.producer_acquire
+func.func @tma_ring(%a: !tile.desc<tensor<128x64xbf16>>, %b: !tile.desc<tensor<64x64xbf16>>, %n: i32) {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa, %sb = ws.producer_acquire %ch : !ch
+        ws.tma_load %a[%c0, %k], %sa, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+        ws.tma_load %b[%k, %c0], %sb, %tok : !tile.desc<tensor<64x64xbf16>>, memref<64x64xbf16, 3>
+        ws.producer_commit %ch, %tok by tma tx_bytes 24576 : !ch
+      }
+    }
+    ws.role "consumer" warps 4 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %i0 = arith.constant 0 : index
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa, %sb = ws.consumer_wait %ch : !ch
+        %v = memref.load %sa[%i0, %i0] : memref<128x64xbf16, 3>
+        ws.consumer_release %ch, %tok by threads : !ch
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+!ch = !ws.channel<[memref<128xf32, 3>], stages = 1>
+
+// Commits by threads fence first; two consumer roles both release, so the
+// empty barrier expects both; a slot taken in an scf.if carries the stage out.
+// CHECK-LABEL: func.func @threads_and_if
+// CHECK-DAG: ws.mbarrier_alloc arrivals 32 : !ws.mbarrier<1>
+// CHECK-DAG: ws.mbarrier_alloc arrivals 256 : !ws.mbarrier<1>
+// CHECK: ws.role "producer"
+// CHECK: %{{.*}}:2 = scf.if %{{.*}} -> (i32, i32)
+// CHECK:   ws.mbarrier_wait
+// CHECK:   ws.fence_async_shared
+// CHECK-NEXT: ws.mbarrier_arrive
+// CHECK:   scf.yield %{{.*}}, %{{.*}} : i32, i32
+// CHECK: } else {
+// CHECK:   scf.yield %{{.*}}, %{{.*}} : i32, i32
+// CHECK: ws.role "c0"
+// CHECK: ws.role "c1"
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: ws.mbarrier_arrive
+func.func @threads_and_if(%cond: i1) {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      scf.if %cond {
+        %tok, %s = ws.producer_acquire %ch : !ch
+        ws.producer_commit %ch, %tok by threads : !ch
+      }
+    }
+    ws.role "c0" warps 4 {
+      %tok, %s = ws.consumer_wait %ch : !ch
+      ws.consumer_release %ch, %tok by threads : !ch
+    }
+    ws.role "c1" warps 4 {
+      %tok, %s = ws.consumer_wait %ch : !ch
+      ws.consumer_release %ch, %tok by wgmma : !ch
+    }
+  }
+  return
+}
+
+// -----
+
+!ch = !ws.channel<[memref<128xf32, 3>], stages = 2>
+
+func.func @no_consumer() {
+  // expected-error @+1 {{'ws.channel' op has no releases in any role}}
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %s = ws.producer_acquire %ch : !ch
+      ws.producer_commit %ch, %tok by threads : !ch
+    }
+  }
+  return
+}
+
+// -----
+
+!ch = !ws.channel<[memref<128xf32, 3>], stages = 2>
+
+func.func @two_units(%cond: i1) {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %tok, %s = ws.producer_acquire %ch : !ch
+      ws.producer_commit %ch, %tok by threads : !ch
+      %tok2, %s2 = ws.producer_acquire %ch : !ch
+      // expected-error @+1 {{role 'producer' commits this channel by two different units}}
+      ws.producer_commit %ch, %tok2 by wgmma : !ch
+    }
+    ws.role "consumer" warps 1 {
+      %tok, %s = ws.consumer_wait %ch : !ch
+      ws.consumer_release %ch, %tok by threads : !ch
+    }
+  }
+  return
+}
+
+// -----
+
+!ch = !ws.channel<[memref<128xf32, 3>], stages = 2>
+
+func.func @while_loop(%cond: i1) {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      // expected-error @+1 {{'scf.while' op takes channel slots inside; only scf.for and scf.if can carry channel stages}}
+      scf.while : () -> () {
+        scf.condition(%cond)
+      } do {
+        %tok, %s = ws.producer_acquire %ch : !ch
+        ws.producer_commit %ch, %tok by threads : !ch
+        scf.yield
+      }
+    }
+    ws.role "consumer" warps 1 {
+      %tok, %s = ws.consumer_wait %ch : !ch
+      ws.consumer_release %ch, %tok by threads : !ch
+    }
+  }
+  return
+}
+
+// -----
+
+!ch = !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+
+func.func @tmem_channel() {
+  // expected-error @+1 {{tensor-memory channels are placed by ws-allocate-tmem (sm100), not by ws-insert-mbarriers}}
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "mma" warps 1 {
+      %tok, %s = ws.producer_acquire %ch : !ch
+      ws.producer_commit %ch, %tok by tcgen05 : !ch
+    }
+    ws.role "epilogue" warps 4 {
+      %tok, %s = ws.consumer_wait %ch : !ch
+      ws.consumer_release %ch, %tok by threads : !ch
+    }
+  }
+  return
+}
