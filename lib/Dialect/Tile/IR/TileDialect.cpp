@@ -62,6 +62,11 @@ TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!block.getElementType().isIntOrFloat())
     return emitError() << "element type must be an integer or float, got "
                        << block.getElementType();
+  if (Attribute encoding = block.getEncoding();
+      encoding && !isa<NvmmaSharedAttr>(encoding))
+    return emitError() << "a descriptor's block lives in shared memory: its "
+                          "encoding must be a #tile.nvmma_shared, got "
+                       << encoding;
   return success();
 }
 

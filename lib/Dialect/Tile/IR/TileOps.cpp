@@ -12,5 +12,290 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Parses the `!tile.desc` type of a store; the stored value has its block
+/// type.
+static ParseResult parseDescAndBlockType(OpAsmParser &parser, Type &descType,
+                                         Type &valueType) {
+  TensorDescType desc;
+  if (parser.parseType(desc))
+    return failure();
+  descType = desc;
+  valueType = desc.getBlock();
+  return success();
+}
+
+/// Prints the `!tile.desc` type of a store; see parseDescAndBlockType.
+static void printDescAndBlockType(OpAsmPrinter &printer, Operation *,
+                                  Type descType, Type) {
+  printer << descType;
+}
+
+/// Checks that a TMA transfer through `desc` has one coordinate per global
+/// dimension.
+static LogicalResult verifyCoords(Operation *op, TensorDescType desc,
+                                  size_t numCoords) {
+  if (numCoords == desc.getGlobalRank())
+    return success();
+  return op->emitOpError()
+         << "needs one coordinate per dimension of the global tensor: "
+         << desc.getGlobalRank() << " for " << desc << ", got " << numCoords;
+}
+
+/// `shape` without dimension `axis`.
+static SmallVector<int64_t> dropAxis(ArrayRef<int64_t> shape, uint64_t axis) {
+  SmallVector<int64_t> result(shape);
+  result.erase(result.begin() + axis);
+  return result;
+}
+
+/// Checks the layouts of a 2-d tensor `full` and of `sliced`, `full` without
+/// dimension `axis` (the operands of reduce and broadcast): `full` is in a
+/// register layout or none, and `sliced` is laid out by the slice of it
+/// along `axis` or has no encoding.
+static LogicalResult verifySliceLayouts(Operation *op, RankedTensorType full,
+                                        RankedTensorType sliced, uint64_t axis,
+                                        StringRef fullName,
+                                        StringRef slicedName) {
+  Attribute fullEnc = full.getEncoding();
+  Attribute slicedEnc = sliced.getEncoding();
+  if (fullEnc && !isRegisterParentLayout(fullEnc))
+    return op->emitOpError()
+           << "the " << fullName
+           << " must be in a 2-d register layout (#tile.wgmma_acc or "
+              "#tile.tmem_32x32b) or have no encoding, got "
+           << fullEnc;
+  if (!slicedEnc)
+    return success();
+  if (!fullEnc)
+    return op->emitOpError()
+           << "the " << slicedName << " has encoding " << slicedEnc
+           << " but the " << fullName << " has none";
+  // A register parent layout verified `full` to be 2-d, so axis <= 1.
+  auto expected = SliceAttr::get(op->getContext(), axis, fullEnc);
+  if (slicedEnc != expected)
+    return op->emitOpError()
+           << "the " << slicedName << " must be laid out by " << expected
+           << " (or have no encoding), got " << slicedEnc;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+LoadOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                         Adaptor adaptor,
+                         SmallVectorImpl<Type> &inferredReturnTypes) {
+  auto desc = dyn_cast_or_null<TensorDescType>(adaptor.getDesc().getType());
+  if (!desc)
+    return emitOptionalError(location, "expected a !tile.desc operand, got ",
+                             adaptor.getDesc().getType());
+  inferredReturnTypes.push_back(desc.getBlock());
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyCoords(*this, getDesc().getType(), getCoords().size());
+}
+
+//===----------------------------------------------------------------------===//
+// StoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult StoreOp::verify() {
+  TensorDescType desc = getDesc().getType();
+  if (failed(verifyCoords(*this, desc, getCoords().size())))
+    return failure();
+  if (getValue().getType() != desc.getBlock())
+    return emitOpError() << "stores a value of type " << getValue().getType()
+                         << " but the block type of the descriptor is "
+                         << desc.getBlock();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+DotOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                        Adaptor adaptor,
+                        SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(adaptor.getAcc().getType());
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  RankedTensorType aType = getA().getType();
+  RankedTensorType bType = getB().getType();
+  RankedTensorType accType = getAcc().getType();
+  Type elementType = aType.getElementType();
+  if (elementType != bType.getElementType())
+    return emitOpError() << "operands must have the same element type, got "
+                         << elementType << " and " << bType.getElementType();
+  if (elementType.isBF16() && !accType.getElementType().isF32())
+    return emitOpError() << "bf16 operands need an f32 accumulator, got "
+                         << accType.getElementType();
+
+  // Shapes: op(a) is M x K, op(b) is K x N, acc is M x N.
+  ArrayRef<int64_t> a = aType.getShape(), b = bType.getShape(),
+                    acc = accType.getShape();
+  bool ta = getTransposeA(), tb = getTransposeB();
+  int64_t m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
+  int64_t kb = tb ? b[1] : b[0], n = tb ? b[0] : b[1];
+  if (ka != kb)
+    return emitOpError() << "a " << aType << (ta ? " (transposed)" : "")
+                         << " has K = " << ka << " but b " << bType
+                         << (tb ? " (transposed)" : "") << " has K = " << kb;
+  if (m != acc[0])
+    return emitOpError() << "a " << aType << (ta ? " (transposed)" : "")
+                         << " has M = " << m << " rows but the accumulator "
+                         << accType << " has " << acc[0];
+  if (n != acc[1])
+    return emitOpError() << "b " << bType << (tb ? " (transposed)" : "")
+                         << " has N = " << n << " columns but the accumulator "
+                         << accType << " has " << acc[1];
+
+  // Layouts: where each operand can live.
+  Attribute aEnc = aType.getEncoding(), bEnc = bType.getEncoding(),
+            accEnc = accType.getEncoding();
+  if (bEnc && !isa<NvmmaSharedAttr>(bEnc))
+    return emitOpError() << "b must be in shared memory (#tile.nvmma_shared) "
+                            "or have no encoding, got "
+                         << bEnc;
+  if (accEnc && !isa<WgmmaAccAttr, TmemAttr>(accEnc))
+    return emitOpError() << "the accumulator must be in wgmma registers "
+                            "(#tile.wgmma_acc) or tensor memory (#tile.tmem) "
+                            "or have no encoding, got "
+                         << accEnc;
+  if (aEnc && !isa<NvmmaSharedAttr, WgmmaAccAttr, TmemAttr>(aEnc))
+    return emitOpError() << "a must be in shared memory (#tile.nvmma_shared), "
+                            "wgmma registers (#tile.wgmma_acc) or tensor "
+                            "memory (#tile.tmem) or have no encoding, got "
+                         << aEnc;
+  if (auto aRegs = dyn_cast_or_null<WgmmaAccAttr>(aEnc)) {
+    auto accRegs = dyn_cast_or_null<WgmmaAccAttr>(accEnc);
+    if (!accRegs)
+      return emitOpError() << "a in registers (#tile.wgmma_acc) needs a "
+                              "#tile.wgmma_acc accumulator (only wgmma reads A "
+                              "from registers), got "
+                           << accType;
+    if (aRegs.getWarpgroups() != accRegs.getWarpgroups())
+      return emitOpError() << "a in registers is spread over "
+                           << aRegs.getWarpgroups()
+                           << " warpgroup(s) but the accumulator over "
+                           << accRegs.getWarpgroups();
+    if (ta)
+      return emitOpError() << "a in registers (#tile.wgmma_acc) must be "
+                              "K-major: transpose_a is not allowed";
+  }
+  if (isa_and_nonnull<TmemAttr>(aEnc) && !isa_and_nonnull<TmemAttr>(accEnc))
+    return emitOpError() << "a in tensor memory (#tile.tmem) needs a "
+                            "#tile.tmem accumulator (only tcgen05.mma reads A "
+                            "from tensor memory), got "
+                         << accType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType inType = getInput().getType();
+  RankedTensorType outType = getResult().getType();
+  uint64_t axis = getAxis();
+  if (axis >= static_cast<uint64_t>(inType.getRank()))
+    return emitOpError() << "axis " << axis << " is out of range for the "
+                         << inType.getRank() << "-d input " << inType;
+  auto expected = RankedTensorType::get(dropAxis(inType.getShape(), axis),
+                                        inType.getElementType());
+  if (outType.getShape() != expected.getShape())
+    return emitOpError() << "reducing " << inType << " along axis " << axis
+                         << " gives " << expected << ", but the result type is "
+                         << outType;
+  if (outType.getElementType() != inType.getElementType())
+    return emitOpError() << "result element type " << outType.getElementType()
+                         << " differs from the input's "
+                         << inType.getElementType();
+  return verifySliceLayouts(*this, inType, outType, axis, "input", "result");
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  RankedTensorType inType = getInput().getType();
+  RankedTensorType outType = getResult().getType();
+  uint64_t axis = getAxis();
+  if (axis >= static_cast<uint64_t>(outType.getRank()))
+    return emitOpError() << "axis " << axis << " is out of range for the "
+                         << outType.getRank() << "-d result " << outType;
+  auto expected = RankedTensorType::get(dropAxis(outType.getShape(), axis),
+                                        outType.getElementType());
+  if (inType.getShape() != expected.getShape())
+    return emitOpError() << "broadcasting to " << outType << " along axis "
+                         << axis << " takes an input of type " << expected
+                         << ", got " << inType;
+  if (outType.getElementType() != inType.getElementType())
+    return emitOpError() << "result element type " << outType.getElementType()
+                         << " differs from the input's "
+                         << inType.getElementType();
+  return verifySliceLayouts(*this, outType, inType, axis, "result", "input");
+}
+
+//===----------------------------------------------------------------------===//
+// IotaOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult IotaOp::verify() {
+  RankedTensorType type = getResult().getType();
+  if (getAxis() >= static_cast<uint64_t>(type.getRank()))
+    return emitOpError() << "axis " << getAxis() << " is out of range for the "
+                         << type.getRank() << "-d result " << type;
+  Attribute encoding = type.getEncoding();
+  if (encoding && !isRegisterLayout(encoding))
+    return emitOpError() << "the result must be in a register layout "
+                            "(#tile.wgmma_acc, #tile.tmem_32x32b or "
+                            "#tile.slice) or have no encoding, got "
+                         << encoding;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  RankedTensorType inType = getInput().getType();
+  RankedTensorType outType = getResult().getType();
+  if (inType.getShape() != outType.getShape())
+    return emitOpError() << "changes the shape: " << inType << " -> " << outType
+                         << " (only the encoding may change)";
+  if (inType.getElementType() != outType.getElementType())
+    return emitOpError() << "changes the element type: " << inType << " -> "
+                         << outType << " (only the encoding may change)";
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // convert_layout(convert_layout(x)) converts x directly.
+  if (auto producer = getInput().getDefiningOp<ConvertLayoutOp>()) {
+    if (producer.getInput().getType() == getType())
+      return producer.getInput();
+    getInputMutable().assign(producer.getInput());
+    return getResult();
+  }
+  return {};
+}
+
 #define GET_OP_CLASSES
 #include "fmha/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -1,4 +1,4 @@
-//===- TileDialect.h - The tile dialect ----------------------------*- C++ -*-===//
+//===- TileDialect.h - The tile dialect -------------------------*- C++ -*-===//
 //
 // Part of fmha. Declares the tile dialect, its attributes, types and ops.
 //
@@ -12,7 +12,10 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h.inc"
@@ -20,6 +23,24 @@
 
 #define GET_ATTRDEF_CLASSES
 #include "fmha/Dialect/Tile/IR/TileAttrs.h.inc"
+
+namespace mlir {
+namespace tile {
+
+/// Whether `encoding` is a 2-d register layout, one that `#tile.slice` can
+/// take as its parent: `#tile.wgmma_acc` or `#tile.tmem_32x32b`.
+bool isRegisterParentLayout(Attribute encoding);
+
+/// Whether `encoding` spreads a tensor over the registers of threads:
+/// `#tile.wgmma_acc`, `#tile.tmem_32x32b` or a `#tile.slice` of either.
+bool isRegisterLayout(Attribute encoding);
+
+/// The rows and columns one repetition of the 2-d register layout `encoding`
+/// covers (see isRegisterParentLayout); empty for other encodings.
+SmallVector<int64_t, 2> getRegisterLayoutTileShape(Attribute encoding);
+
+} // namespace tile
+} // namespace mlir
 
 #define GET_TYPEDEF_CLASSES
 #include "fmha/Dialect/Tile/IR/TileTypes.h.inc"

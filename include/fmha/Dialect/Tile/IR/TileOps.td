@@ -1,9 +1,270 @@
+//===- TileOps.td - Ops of the tile dialect ----------------*- tablegen -*-===//
+//
+// Part of fmha. What a tile program needs beyond upstream arith, math, scf
+// and tensor: grid queries, TMA block loads and stores, matrix
+// multiply-accumulate, reductions, broadcasts, iota and layout conversions.
+//
+//===----------------------------------------------------------------------===//
+
 #ifndef FMHA_DIALECT_TILE_IR_TILEOPS_TD
 #define FMHA_DIALECT_TILE_IR_TILEOPS_TD
 
 include "fmha/Dialect/Tile/IR/TileDialect.td"
 include "fmha/Dialect/Tile/IR/TileAttrs.td"
 include "fmha/Dialect/Tile/IR/TileTypes.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+/// A statically shaped ranked tensor of one of `allowedTypes`: the values of
+/// a tile program.
+class Tile_TensorOf<list<Type> allowedTypes, list<Pred> preds = [],
+                    string summary = "statically shaped tensor">
+    : RankedTensorOf<allowedTypes, !listconcat([HasStaticShapePred], preds),
+                     summary>;
+
+def Tile_Tensor : Tile_TensorOf<[AnyType]>;
+def Tile_FloatTensor : Tile_TensorOf<[AnyFloat]>;
+def Tile_MmaOperand
+    : Tile_TensorOf<[BF16, F16, F8E4M3FN, F8E5M2], [HasAnyRankOfPred<[2]>],
+                    "statically shaped 2-d tensor">;
+def Tile_MmaAccumulator
+    : Tile_TensorOf<[F32, F16], [HasAnyRankOfPred<[2]>],
+                    "statically shaped 2-d tensor">;
+
+//===----------------------------------------------------------------------===//
+// Grid queries
+//===----------------------------------------------------------------------===//
+
+class Tile_GridQueryOp<string mnemonic> : Tile_Op<mnemonic, [Pure]> {
+  let arguments = (ins Tile_GridDimAttr:$dim);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$dim attr-dict `:` type($result)";
+}
+
+def Tile_ProgramIdOp : Tile_GridQueryOp<"program_id"> {
+  let summary = "the index of this program (CTA) along a grid dimension";
+  let description = [{
+    The index of the program instance, one CTA, along grid dimension `dim`:
+    `blockIdx.x|y|z` (`%ctaid`). Programs of one launch differ only in their
+    program ids.
+
+    ```mlir
+    %m_block = tile.program_id x : i32
+    ```
+  }];
+}
+
+def Tile_NumProgramsOp : Tile_GridQueryOp<"num_programs"> {
+  let summary = "the number of programs (CTAs) along a grid dimension";
+  let description = [{
+    The size of the grid along dimension `dim`: `gridDim.x|y|z`
+    (`%nctaid`).
+
+    ```mlir
+    %num_heads = tile.num_programs y : i32
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// TMA block transfers
+//===----------------------------------------------------------------------===//
+
+def Tile_LoadOp : Tile_Op<"load", [InferTypeOpAdaptor]> {
+  let summary = "load one block of a global tensor through TMA";
+  let description = [{
+    Reads the block of the global tensor described by `desc` whose first
+    element is at `coords`: one `i32` per dimension of the global tensor
+    (`getGlobalRank()` of them), in elements, outermost first and innermost
+    last. The block covers the innermost dimensions; the outer ones take
+    one index each. Coordinates may be negative or reach past the end:
+    elements outside the global tensor read as zero (TMA's out-of-bounds
+    fill), so ragged edges need no masking on load.
+
+    The result is the descriptor's block type, encoding included: after
+    `tile-assign-layouts` that is a `#tile.nvmma_shared` encoding, for the
+    loaded block lives in shared memory.
+
+    ```mlir
+    %q = tile.load %desc[%batch, %head, %row, %c0]
+        : !tile.desc<tensor<128x64xbf16>, rank = 4>
+    // %q : tensor<128x64xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_TensorDescType, "the global tensor",
+                           [MemRead]>:$desc,
+                       Variadic<I32>:$coords);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` attr-dict `:` qualified(type($desc))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store"> {
+  let summary = "store one block of a global tensor through TMA";
+  let description = [{
+    Writes `value`, of the descriptor's block type, to the block of the
+    global tensor described by `desc` whose first element is at `coords`
+    (as in `tile.load`: one `i32` per global dimension, innermost last).
+    Elements that fall outside the global tensor are not written.
+
+    ```mlir
+    tile.store %desc[%batch, %head, %row, %c0], %o
+        : !tile.desc<tensor<128x64xbf16>, rank = 4>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_TensorDescType, "the global tensor",
+                           [MemWrite]>:$desc,
+                       Variadic<I32>:$coords,
+                       Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` `,` $value attr-dict `:`
+    custom<DescAndBlockType>(type($desc), type($value))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, InferTypeOpAdaptor]> {
+  let summary = "matrix multiply-accumulate";
+  let description = [{
+    Computes `acc + op(a) * op(b)` where op transposes its operand when
+    `transpose_a` (a is given K x M) or `transpose_b` (b is given N x K) is
+    set: M x K times K x N, accumulated into the M x N `acc`; the result has
+    the type of `acc`. Attention computes `Q K^T` with `transpose_b` on K
+    tiles loaded row-major.
+
+    Operands are bf16, f16, f8E4M3FN or f8E5M2, both of the same type; the
+    accumulator is f32 or f16 (f32 with bf16 operands). Products are
+    accumulated at least at the accumulator's precision, in an unspecified
+    order.
+
+    With layouts assigned, `b` is in shared memory (`#tile.nvmma_shared`);
+    `a` is in shared memory, in registers (`#tile.wgmma_acc`, Hopper, with
+    a `#tile.wgmma_acc` accumulator and no `transpose_a`) or in tensor
+    memory (`#tile.tmem`, Blackwell, with a `#tile.tmem` accumulator); the
+    accumulator is `#tile.wgmma_acc` (Hopper) or `#tile.tmem` (Blackwell).
+
+    ```mlir
+    %s = tile.dot %q, %k, %zero {transpose_b}
+        : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_MmaOperand:$a, Tile_MmaOperand:$b,
+                       Tile_MmaAccumulator:$acc,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs Tile_MmaAccumulator:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduce a tensor along one axis";
+  let description = [{
+    Combines the elements of `input` along dimension `axis` with `kind`
+    (`max` or `sum`); the result has the input's shape without `axis` and
+    its element type, a float. Row reductions (one value per row) use the
+    last axis.
+
+    If the input is in a register layout (`#tile.wgmma_acc` or
+    `#tile.tmem_32x32b`), the result is laid out by
+    `#tile.slice<dim = axis, parent = ...>` of it, or has no encoding yet.
+
+    ```mlir
+    %m = tile.reduce max %s axis 1 : tensor<128x128xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind, Tile_FloatTensor:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs Tile_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $input `axis` $axis attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeat a tensor along a new axis";
+  let description = [{
+    Inserts dimension `axis` into the shape of `input` and repeats the
+    values along it: `result[i0, .., i_axis, ..] = input[i0, .., ..]`
+    without `i_axis`. The inverse shape relation of `tile.reduce`; the
+    element type is kept.
+
+    If the result is in a register layout (`#tile.wgmma_acc` or
+    `#tile.tmem_32x32b`), the input is laid out by
+    `#tile.slice<dim = axis, parent = ...>` of it, or has no encoding yet.
+
+    ```mlir
+    %mb = tile.broadcast %m axis 1 : tensor<128xf32> -> tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $input `axis` $axis attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_IotaOp : Tile_Op<"iota", [Pure]> {
+  let summary = "a tensor whose elements are their index along one axis";
+  let description = [{
+    `result[i0, i1, ..] = i_axis`: each element is its own index along
+    dimension `axis`. Combined with program ids, `arith.cmpi` and
+    `arith.select` it builds masks, for example of the key columns past the
+    sequence end:
+
+    ```mlir
+    %col = tile.iota axis 1 : tensor<128x128xi32>
+    %kv_b = tensor.splat %kv : tensor<128x128xi32>
+    %key = arith.addi %col, %kv_b : tensor<128x128xi32>
+    %len_b = tensor.splat %seq_len : tensor<128x128xi32>
+    %valid = arith.cmpi slt, %key, %len_b : tensor<128x128xi32>
+    ```
+
+    With layouts assigned, the result is in a register layout.
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$axis);
+  let results = (outs Tile_TensorOf<[I32]>:$result);
+  let assemblyFormat = "`axis` $axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "change the layout encoding of a tensor";
+  let description = [{
+    The same values in another layout: `input` and `result` have the same
+    shape and element type and differ only in their encodings. Lowering
+    moves the data, between registers of other threads, to or from shared
+    memory (`#tile.nvmma_shared`) or tensor memory (`#tile.tmem`, through
+    `tcgen05.ld`/`tcgen05.st` for `#tile.tmem_32x32b`). A conversion to the
+    same type folds away.
+
+    ```mlir
+    %sr = tile.convert_layout %s
+        : tensor<128x128xf32, #tile.tmem<block = [128, 128], unpacked = true>>
+          -> tensor<128x128xf32, #tile.tmem_32x32b<warpgroups = 1>>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$input);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
 
 #endif // FMHA_DIALECT_TILE_IR_TILEOPS_TD

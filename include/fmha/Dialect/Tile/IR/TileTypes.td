@@ -1,3 +1,9 @@
+//===- TileTypes.td - Types of the tile dialect ------------*- tablegen -*-===//
+//
+// Part of fmha. The TMA tensor descriptor type.
+//
+//===----------------------------------------------------------------------===//
+
 #ifndef FMHA_DIALECT_TILE_IR_TILETYPES_TD
 #define FMHA_DIALECT_TILE_IR_TILETYPES_TD
 
@@ -19,6 +25,12 @@ def Tile_TensorDescType : Tile_Type<"TensorDesc", "desc"> {
     their coordinates. After `tile-assign-layouts`, the block's encoding says
     how the block is laid out in shared memory (for example its swizzle).
 
+    The block must be statically shaped, of rank 1 to 5, with every
+    dimension in [1, 256] (TMA's box limits) and integer or float elements;
+    its encoding, if any, is a `#tile.nvmma_shared`. `rank`, when given, is
+    between the block's rank and 5; `rank = 0` (the default, not printed)
+    means the block's rank.
+
     Example: blocks of 128 rows x 64 columns of a 4-d tensor
     `[batch, heads, seq, head_dim]`:
 
@@ -26,8 +38,11 @@ def Tile_TensorDescType : Tile_Type<"TensorDesc", "desc"> {
     !tile.desc<tensor<128x64xbf16>, rank = 4>
     ```
   }];
-  let parameters = (ins "RankedTensorType":$block,
-                        DefaultValuedParameter<"unsigned", "0">:$rank);
+  let parameters = (ins
+    TypeParameter<"RankedTensorType", "the block one load produces or one "
+                  "store consumes">:$block,
+    DefaultValuedParameter<"unsigned", "0", "rank of the global tensor (0: "
+                           "the block's rank)">:$rank);
   let assemblyFormat = "`<` $block (`,` `rank` `=` $rank^)? `>`";
   let genVerifyDecl = 1;
   let skipDefaultBuilders = 1;

@@ -1,0 +1,262 @@
+//===- TileAttrs.cpp - Layout encodings of the tile dialect ---------------===//
+//
+// Part of fmha. Parameter verifiers of the layout encodings, their checks
+// against the tensors they lay out, and layout helpers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmha/Dialect/Tile/IR/TileDialect.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+/// Prints `shape` and `elementType` as `tensor<128x64xbf16>`, without quotes.
+static std::string tensorString(ArrayRef<int64_t> shape, Type elementType) {
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  os << "tensor<";
+  for (int64_t dim : shape)
+    os << dim << "x";
+  os << elementType << ">";
+  return result;
+}
+
+/// Checks that a tensor laid out by `layout` is statically shaped and, unless
+/// `rank` is negative, has rank `rank`.
+static LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError,
+                                 StringRef layout, ArrayRef<int64_t> shape,
+                                 int64_t rank) {
+  if (ShapedType::isDynamicShape(shape))
+    return emitError() << "#tile." << layout
+                       << " lays out statically shaped tensors only";
+  if (rank < 0 || static_cast<int64_t>(shape.size()) == rank)
+    return success();
+  return emitError() << "#tile." << layout << " lays out " << rank
+                     << "-d tensors, got a tensor of rank " << shape.size();
+}
+
+//===----------------------------------------------------------------------===//
+// Layout helpers
+//===----------------------------------------------------------------------===//
+
+bool mlir::tile::isRegisterParentLayout(Attribute encoding) {
+  return isa_and_nonnull<WgmmaAccAttr, Tmem32x32bAttr>(encoding);
+}
+
+bool mlir::tile::isRegisterLayout(Attribute encoding) {
+  return isRegisterParentLayout(encoding) ||
+         isa_and_nonnull<SliceAttr>(encoding);
+}
+
+SmallVector<int64_t, 2>
+mlir::tile::getRegisterLayoutTileShape(Attribute encoding) {
+  return TypeSwitch<Attribute, SmallVector<int64_t, 2>>(encoding)
+      .Case<WgmmaAccAttr, Tmem32x32bAttr>(
+          [](auto layout) { return layout.getTileShape(); })
+      .Default([](Attribute) { return SmallVector<int64_t, 2>(); });
+}
+
+//===----------------------------------------------------------------------===//
+// WgmmaAccAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult WgmmaAccAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   unsigned instrN, unsigned warpgroups) {
+  if (instrN < 8 || instrN > 256 || instrN % 8 != 0)
+    return emitError() << "instr_n must be a multiple of 8 in [8, 256] "
+                          "(wgmma m64nNk16), got "
+                       << instrN;
+  if (warpgroups < 1 || warpgroups > 8)
+    return emitError() << "warpgroups must be in [1, 8] (a CTA has at most "
+                          "1024 threads), got "
+                       << warpgroups;
+  return success();
+}
+
+LogicalResult WgmmaAccAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyShape(emitError, "wgmma_acc", shape, 2)))
+    return failure();
+  SmallVector<int64_t, 2> tile = getTileShape();
+  if (shape[0] % tile[0] != 0)
+    return emitError() << "#tile.wgmma_acc with " << getWarpgroups()
+                       << " warpgroup(s) needs a multiple of " << tile[0]
+                       << " rows, got " << tensorString(shape, elementType);
+  if (shape[1] % tile[1] != 0)
+    return emitError() << "#tile.wgmma_acc with instr_n = " << getInstrN()
+                       << " needs a multiple of " << tile[1] << " columns, got "
+                       << tensorString(shape, elementType);
+  return success();
+}
+
+int64_t WgmmaAccAttr::getValuesPerThread(ArrayRef<int64_t> shape) const {
+  return shape[0] * shape[1] / (128 * static_cast<int64_t>(getWarpgroups()));
+}
+
+//===----------------------------------------------------------------------===//
+// Tmem32x32bAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+Tmem32x32bAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       unsigned warpgroups) {
+  if (warpgroups < 1 || warpgroups > 8)
+    return emitError() << "warpgroups must be in [1, 8] (a CTA has at most "
+                          "1024 threads), got "
+                       << warpgroups;
+  return success();
+}
+
+LogicalResult Tmem32x32bAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyShape(emitError, "tmem_32x32b", shape, 2)))
+    return failure();
+  if (shape[0] % 128 != 0)
+    return emitError() << "#tile.tmem_32x32b needs a multiple of 128 rows "
+                          "(one per thread of a warpgroup), got "
+                       << tensorString(shape, elementType);
+  if (shape[1] % getWarpgroups() != 0)
+    return emitError() << "#tile.tmem_32x32b splits the columns over "
+                       << getWarpgroups()
+                       << " warpgroups: the column count must divide evenly, "
+                          "got "
+                       << tensorString(shape, elementType);
+  return success();
+}
+
+int64_t Tmem32x32bAttr::getValuesPerThread(ArrayRef<int64_t> shape) const {
+  return shape[0] / 128 * (shape[1] / getWarpgroups());
+}
+
+//===----------------------------------------------------------------------===//
+// SliceAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult SliceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                unsigned dim, Attribute parent) {
+  if (!isRegisterParentLayout(parent))
+    return emitError() << "the parent of a #tile.slice must be a "
+                          "#tile.wgmma_acc or #tile.tmem_32x32b layout, got "
+                       << parent;
+  if (dim > 1)
+    return emitError() << "#tile.slice dim " << dim
+                       << " is out of range for a 2-d parent layout";
+  return success();
+}
+
+LogicalResult
+SliceAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                          function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyShape(emitError, "slice", shape, 1)))
+    return failure();
+  SmallVector<int64_t, 2> tile = getRegisterLayoutTileShape(getParent());
+  if (tile.size() != 2 || getDim() > 1)
+    return success(); // The parameter verifier reports these.
+  int64_t granule = tile[1 - getDim()];
+  if (shape[0] % granule != 0)
+    return emitError() << "#tile.slice<dim = " << getDim()
+                       << "> needs a multiple of " << granule
+                       << " elements (the parent's tile along dimension "
+                       << 1 - getDim() << "), got " << shape[0];
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// NvmmaSharedAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+NvmmaSharedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned swizzle, bool transposed,
+                        unsigned elementBits) {
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
+                       << swizzle;
+  if (elementBits != 8 && elementBits != 16 && elementBits != 32)
+    return emitError() << "element_bits must be 8, 16 or 32, got "
+                       << elementBits;
+  return success();
+}
+
+LogicalResult NvmmaSharedAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyShape(emitError, "nvmma_shared", shape, -1)))
+    return failure();
+  if (shape.size() < 2)
+    return emitError() << "#tile.nvmma_shared lays out tensors of rank 2 or "
+                          "more, got a tensor of rank "
+                       << shape.size();
+  if (!elementType.isIntOrFloat() ||
+      elementType.getIntOrFloatBitWidth() != getElementBits())
+    return emitError() << "#tile.nvmma_shared has element_bits = "
+                       << getElementBits() << " but the element type is "
+                       << elementType;
+  unsigned dim = getContiguousDim(shape.size());
+  int64_t bytes = shape[dim] * getElementBits() / 8;
+  int64_t granule = getSwizzle() ? getSwizzle() : 16;
+  if (bytes % granule != 0)
+    return emitError() << "the contiguous dimension " << dim << " of "
+                       << tensorString(shape, elementType) << " spans " << bytes
+                       << " bytes, not a multiple of " << granule
+                       << (getSwizzle() ? " (the swizzle width)"
+                                        : " (the TMA and MMA granule)");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TmemAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult TmemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned blockM, unsigned blockN,
+                               bool unpacked) {
+  if (blockM != 64 && blockM != 128)
+    return emitError() << "#tile.tmem block rows must be 64 or 128 (the M of "
+                          "a tcgen05.mma), got "
+                       << blockM;
+  if (blockN < 1 || blockN > 256)
+    return emitError() << "#tile.tmem block columns must be in [1, 256] (the "
+                          "N of a tcgen05.mma), got "
+                       << blockN;
+  return success();
+}
+
+LogicalResult
+TmemAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                         function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyShape(emitError, "tmem", shape, 2)))
+    return failure();
+  if (shape[0] % getBlockM() != 0 || shape[1] % getBlockN() != 0)
+    return emitError() << tensorString(shape, elementType)
+                       << " is not made of whole #tile.tmem blocks of "
+                       << getBlockM() << "x" << getBlockN();
+  unsigned bits =
+      elementType.isIntOrFloat() ? elementType.getIntOrFloatBitWidth() : 0;
+  if (bits != 8 && bits != 16 && bits != 32)
+    return emitError() << "#tile.tmem holds 8-, 16- or 32-bit elements, got "
+                       << elementType;
+  if (bits == 32 && !getUnpacked())
+    return emitError() << "32-bit elements take a whole TMEM column: "
+                          "#tile.tmem needs unpacked = true for "
+                       << elementType;
+  int64_t columns = getNumColumns(shape, bits);
+  if (columns > 512)
+    return emitError() << tensorString(shape, elementType) << " takes "
+                       << columns
+                       << " TMEM columns, more than the 512 of a CTA";
+  return success();
+}
+
+int64_t TmemAttr::getNumColumns(ArrayRef<int64_t> shape,
+                                unsigned elementBits) const {
+  int64_t blocks = (shape[0] / getBlockM()) * (shape[1] / getBlockN());
+  int64_t perBlock = getUnpacked()
+                         ? getBlockN()
+                         : llvm::divideCeil(getBlockN() * elementBits, 32);
+  return blocks * perBlock;
+}

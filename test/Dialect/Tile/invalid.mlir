@@ -1,0 +1,587 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the tile dialect: the !tile.desc type, the
+// layout encodings (their parameters, then the tensors they lay out), then
+// the ops.
+
+//===----------------------------------------------------------------------===//
+// !tile.desc
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{a descriptor's block must have a static shape, got 'tensor<?x64xbf16>'}}
+func.func private @desc_dynamic_block(!tile.desc<tensor<?x64xbf16>>)
+
+// -----
+
+// expected-error @+1 {{TMA handles tensors of rank 1 to 5, block has rank 6}}
+func.func private @desc_block_rank(!tile.desc<tensor<2x2x2x2x2x2xbf16>>)
+
+// -----
+
+// expected-error @+1 {{TMA handles tensors of rank 1 to 5, block has rank 0}}
+func.func private @desc_block_rank_0(!tile.desc<tensor<bf16>>)
+
+// -----
+
+// expected-error @+1 {{global rank 6 must be between the block's rank (2) and 5}}
+func.func private @desc_global_rank_too_big(!tile.desc<tensor<64x64xbf16>, rank = 6>)
+
+// -----
+
+// expected-error @+1 {{global rank 1 must be between the block's rank (2) and 5}}
+func.func private @desc_global_rank_too_small(!tile.desc<tensor<64x64xbf16>, rank = 1>)
+
+// -----
+
+// expected-error @+1 {{TMA box dimensions must be in [1, 256], got 512}}
+func.func private @desc_box_dim(!tile.desc<tensor<512x64xbf16>>)
+
+// -----
+
+// expected-error @+1 {{element type must be an integer or float, got 'index'}}
+func.func private @desc_element_type(!tile.desc<tensor<64xindex>>)
+
+// -----
+
+// expected-error @+1 {{a descriptor's block lives in shared memory: its encoding must be a #tile.nvmma_shared, got #tile.tmem<block = [128, 64], unpacked = true>}}
+func.func private @desc_encoding(!tile.desc<tensor<128x64xf32, #tile.tmem<block = [128, 64], unpacked = true>>>)
+
+//===----------------------------------------------------------------------===//
+// #tile.wgmma_acc
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{instr_n must be a multiple of 8 in [8, 256] (wgmma m64nNk16), got 12}}
+func.func private @wgmma_acc_instr_n(tensor<128x128xf32, #tile.wgmma_acc<instr_n = 12, warpgroups = 1>>)
+
+// -----
+
+// expected-error @+1 {{warpgroups must be in [1, 8] (a CTA has at most 1024 threads), got 0}}
+func.func private @wgmma_acc_warpgroups(tensor<128x128xf32, #tile.wgmma_acc<instr_n = 128, warpgroups = 0>>)
+
+// -----
+
+// expected-error @+1 {{#tile.wgmma_acc lays out statically shaped tensors only}}
+func.func private @wgmma_acc_dynamic(tensor<?x128xf32, #tile.wgmma_acc<instr_n = 128, warpgroups = 1>>)
+
+// -----
+
+// expected-error @+1 {{#tile.wgmma_acc lays out 2-d tensors, got a tensor of rank 1}}
+func.func private @wgmma_acc_rank(tensor<128xf32, #tile.wgmma_acc<instr_n = 128, warpgroups = 1>>)
+
+// -----
+
+// expected-error @+1 {{#tile.wgmma_acc with 2 warpgroup(s) needs a multiple of 128 rows, got tensor<64x128xf32>}}
+func.func private @wgmma_acc_rows(tensor<64x128xf32, #tile.wgmma_acc<instr_n = 128, warpgroups = 2>>)
+
+// -----
+
+// expected-error @+1 {{#tile.wgmma_acc with instr_n = 64 needs a multiple of 64 columns, got tensor<128x96xf32>}}
+func.func private @wgmma_acc_columns(tensor<128x96xf32, #tile.wgmma_acc<instr_n = 64, warpgroups = 1>>)
+
+//===----------------------------------------------------------------------===//
+// #tile.tmem_32x32b
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{warpgroups must be in [1, 8] (a CTA has at most 1024 threads), got 9}}
+func.func private @tmem_32x32b_warpgroups(tensor<128x128xf32, #tile.tmem_32x32b<warpgroups = 9>>)
+
+// -----
+
+// expected-error @+1 {{#tile.tmem_32x32b lays out 2-d tensors, got a tensor of rank 3}}
+func.func private @tmem_32x32b_rank(tensor<2x128x128xf32, #tile.tmem_32x32b<warpgroups = 1>>)
+
+// -----
+
+// expected-error @+1 {{#tile.tmem_32x32b needs a multiple of 128 rows (one per thread of a warpgroup), got tensor<64x128xf32>}}
+func.func private @tmem_32x32b_rows(tensor<64x128xf32, #tile.tmem_32x32b<warpgroups = 1>>)
+
+// -----
+
+// expected-error @+1 {{#tile.tmem_32x32b splits the columns over 2 warpgroups: the column count must divide evenly, got tensor<128x3xf32>}}
+func.func private @tmem_32x32b_columns(tensor<128x3xf32, #tile.tmem_32x32b<warpgroups = 2>>)
+
+//===----------------------------------------------------------------------===//
+// #tile.slice
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{the parent of a #tile.slice must be a #tile.wgmma_acc or #tile.tmem_32x32b layout, got #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>}}
+func.func private @slice_parent(tensor<128xf32, #tile.slice<dim = 1, parent = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>>)
+
+// -----
+
+// expected-error @+1 {{#tile.slice dim 2 is out of range for a 2-d parent layout}}
+func.func private @slice_dim(tensor<128xf32, #tile.slice<dim = 2, parent = #tile.tmem_32x32b<warpgroups = 1>>>)
+
+// -----
+
+// expected-error @+1 {{#tile.slice lays out 1-d tensors, got a tensor of rank 2}}
+func.func private @slice_rank(tensor<128x1xf32, #tile.slice<dim = 1, parent = #tile.tmem_32x32b<warpgroups = 1>>>)
+
+// -----
+
+// expected-error @+1 {{#tile.slice<dim = 1> needs a multiple of 128 elements (the parent's tile along dimension 0), got 96}}
+func.func private @slice_size(tensor<96xf32, #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 64, warpgroups = 2>>>)
+
+//===----------------------------------------------------------------------===//
+// #tile.nvmma_shared
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 48}}
+func.func private @nvmma_swizzle(tensor<128x64xbf16, #tile.nvmma_shared<swizzle = 48, transposed = false, element_bits = 16>>)
+
+// -----
+
+// expected-error @+1 {{element_bits must be 8, 16 or 32, got 4}}
+func.func private @nvmma_element_bits(tensor<128x64xbf16, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 4>>)
+
+// -----
+
+// expected-error @+1 {{#tile.nvmma_shared lays out statically shaped tensors only}}
+func.func private @nvmma_dynamic(tensor<128x?xbf16, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>)
+
+// -----
+
+// expected-error @+1 {{#tile.nvmma_shared lays out tensors of rank 2 or more, got a tensor of rank 1}}
+func.func private @nvmma_rank(tensor<64xbf16, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>)
+
+// -----
+
+// expected-error @+1 {{#tile.nvmma_shared has element_bits = 16 but the element type is 'f32'}}
+func.func private @nvmma_element_type(tensor<128x64xf32, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>)
+
+// -----
+
+// expected-error @+1 {{the contiguous dimension 1 of tensor<128x32xbf16> spans 64 bytes, not a multiple of 128 (the swizzle width)}}
+func.func private @nvmma_swizzle_width(tensor<128x32xbf16, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>)
+
+// -----
+
+// expected-error @+1 {{the contiguous dimension 0 of tensor<4x64xbf16> spans 8 bytes, not a multiple of 16 (the TMA and MMA granule)}}
+func.func private @nvmma_granule(tensor<4x64xbf16, #tile.nvmma_shared<swizzle = 0, transposed = true, element_bits = 16>>)
+
+//===----------------------------------------------------------------------===//
+// #tile.tmem
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{#tile.tmem block rows must be 64 or 128 (the M of a tcgen05.mma), got 32}}
+func.func private @tmem_block_rows(tensor<128x128xf32, #tile.tmem<block = [32, 128], unpacked = true>>)
+
+// -----
+
+// expected-error @+1 {{#tile.tmem block columns must be in [1, 256] (the N of a tcgen05.mma), got 512}}
+func.func private @tmem_block_columns(tensor<128x512xf32, #tile.tmem<block = [128, 512], unpacked = true>>)
+
+// -----
+
+// expected-error @+1 {{#tile.tmem lays out 2-d tensors, got a tensor of rank 1}}
+func.func private @tmem_rank(tensor<128xf32, #tile.tmem<block = [128, 128], unpacked = true>>)
+
+// -----
+
+// expected-error @+1 {{tensor<128x96xf32> is not made of whole #tile.tmem blocks of 128x64}}
+func.func private @tmem_blocks(tensor<128x96xf32, #tile.tmem<block = [128, 64], unpacked = true>>)
+
+// -----
+
+// expected-error @+1 {{#tile.tmem holds 8-, 16- or 32-bit elements, got 'f64'}}
+func.func private @tmem_element_type(tensor<128x64xf64, #tile.tmem<block = [128, 64], unpacked = true>>)
+
+// -----
+
+// expected-error @+1 {{32-bit elements take a whole TMEM column: #tile.tmem needs unpacked = true for 'f32'}}
+func.func private @tmem_packed_f32(tensor<128x64xf32, #tile.tmem<block = [128, 64], unpacked = false>>)
+
+// -----
+
+// expected-error @+1 {{tensor<256x512xf32> takes 1024 TMEM columns, more than the 512 of a CTA}}
+func.func private @tmem_columns(tensor<256x512xf32, #tile.tmem<block = [128, 256], unpacked = true>>)
+
+//===----------------------------------------------------------------------===//
+// tile.program_id, tile.num_programs
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @program_id_type() {
+  // expected-error @+1 {{'tile.program_id' op result #0 must be 32-bit signless integer, but got 'i64'}}
+  %0 = tile.program_id x : i64
+  return
+}
+
+// -----
+
+func.func @num_programs_dim() {
+  // expected-error @+1 {{custom op 'tile.num_programs' expected string or keyword containing one of the following enum values for attribute 'dim' [x, y, z]}}
+  %0 = tile.num_programs w : i32
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.load, tile.store
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @load_coords(%d: !tile.desc<tensor<128x64xbf16>, rank = 4>, %i: i32) {
+  // expected-error @+1 {{'tile.load' op needs one coordinate per dimension of the global tensor: 4 for '!tile.desc<tensor<128x64xbf16>, rank = 4>', got 2}}
+  %0 = tile.load %d[%i, %i] : !tile.desc<tensor<128x64xbf16>, rank = 4>
+  return
+}
+
+// -----
+
+func.func @load_coord_type(%d: !tile.desc<tensor<128x64xbf16>>, %i: i64) {
+  // expected-error @+1 {{'tile.load' op operand #1 must be variadic of 32-bit signless integer, but got 'i64'}}
+  %0 = "tile.load"(%d, %i, %i) : (!tile.desc<tensor<128x64xbf16>>, i64, i64) -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @load_result_type(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
+  // expected-error @+2 {{'tile.load' op failed to infer returned types}}
+  // expected-error @+1 {{'tile.load' op inferred type(s) 'tensor<128x64xbf16>' are incompatible with return type(s) of operation 'tensor<64x64xbf16>'}}
+  %0 = "tile.load"(%d, %i, %i) : (!tile.desc<tensor<128x64xbf16>>, i32, i32) -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @store_coords(%d: !tile.desc<tensor<128x64xbf16>>, %v: tensor<128x64xbf16>, %i: i32) {
+  // expected-error @+1 {{'tile.store' op needs one coordinate per dimension of the global tensor: 2 for '!tile.desc<tensor<128x64xbf16>>', got 3}}
+  tile.store %d[%i, %i, %i], %v : !tile.desc<tensor<128x64xbf16>>
+  return
+}
+
+// -----
+
+func.func @store_value_type(%d: !tile.desc<tensor<128x64xbf16>>, %v: tensor<128x64xf32>, %i: i32) {
+  // expected-error @+1 {{'tile.store' op stores a value of type 'tensor<128x64xf32>' but the block type of the descriptor is 'tensor<128x64xbf16>'}}
+  "tile.store"(%d, %i, %i, %v) : (!tile.desc<tensor<128x64xbf16>>, i32, i32, tensor<128x64xf32>) -> ()
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.dot
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @dot_operand_type(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op operand #0 must be statically shaped 2-d tensor of bfloat16 type or 16-bit float or f8E4M3FN type or f8E5M2 type values, but got 'tensor<64x32xf32>'}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf32>, tensor<32x16xf32>, tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_element_types(%a: tensor<64x32xf16>, %b: tensor<32x16xbf16>, %c: tensor<64x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op operands must have the same element type, got 'f16' and 'bf16'}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x16xbf16>, tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_bf16_f16_acc(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<64x16xf16>) {
+  // expected-error @+1 {{'tile.dot' op bf16 operands need an f32 accumulator, got 'f16'}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x16xbf16>, tensor<64x16xf16>
+  return
+}
+
+// -----
+
+func.func @dot_k(%a: tensor<64x32xf16>, %b: tensor<16x32xf16>, %c: tensor<64x32xf32>) {
+  // expected-error @+1 {{'tile.dot' op a 'tensor<64x32xf16>' has K = 32 but b 'tensor<16x32xf16>' has K = 16}}
+  %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<16x32xf16>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_m(%a: tensor<64x32xf16>, %b: tensor<16x32xf16>, %c: tensor<32x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op a 'tensor<64x32xf16>' has M = 64 rows but the accumulator 'tensor<32x16xf32>' has 32}}
+  %0 = tile.dot %a, %b, %c {transpose_b} : tensor<64x32xf16>, tensor<16x32xf16>, tensor<32x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_n(%a: tensor<32x64xf16>, %b: tensor<16x32xf16>, %c: tensor<64x32xf32>) {
+  // expected-error @+1 {{'tile.dot' op b 'tensor<16x32xf16>' (transposed) has N = 16 columns but the accumulator 'tensor<64x32xf32>' has 32}}
+  %0 = tile.dot %a, %b, %c {transpose_a, transpose_b} : tensor<32x64xf16>, tensor<16x32xf16>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @dot_result_type(%a: tensor<64x32xf16>, %b: tensor<32x16xf16>, %c: tensor<64x16xf32>) {
+  // expected-error @+2 {{'tile.dot' op failed to infer returned types}}
+  // expected-error @+1 {{'tile.dot' op inferred type(s) 'tensor<64x16xf32>' are incompatible with return type(s) of operation 'tensor<64x16xf16>'}}
+  %0 = "tile.dot"(%a, %b, %c) : (tensor<64x32xf16>, tensor<32x16xf16>, tensor<64x16xf32>) -> tensor<64x16xf16>
+  return
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+func.func @dot_b_layout(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16, #acc>, %c: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.dot' op b must be in shared memory (#tile.nvmma_shared) or have no encoding, got #tile.wgmma_acc<instr_n = 64, warpgroups = 1>}}
+  %0 = tile.dot %a, %b, %c : tensor<64x64xbf16>, tensor<64x64xbf16, #acc>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 32>
+func.func @dot_acc_layout(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32, #smem>) {
+  // expected-error @+1 {{'tile.dot' op the accumulator must be in wgmma registers (#tile.wgmma_acc) or tensor memory (#tile.tmem) or have no encoding, got #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 32>}}
+  %0 = tile.dot %a, %b, %c : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32, #smem>
+  return
+}
+
+// -----
+
+#reg = #tile.tmem_32x32b<warpgroups = 1>
+func.func @dot_a_layout(%a: tensor<128x64xbf16, #reg>, %b: tensor<64x64xbf16>, %c: tensor<128x64xf32>) {
+  // expected-error @+1 {{'tile.dot' op a must be in shared memory (#tile.nvmma_shared), wgmma registers (#tile.wgmma_acc) or tensor memory (#tile.tmem) or have no encoding, got #tile.tmem_32x32b<warpgroups = 1>}}
+  %0 = tile.dot %a, %b, %c : tensor<128x64xbf16, #reg>, tensor<64x64xbf16>, tensor<128x64xf32>
+  return
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#tm = #tile.tmem<block = [128, 64], unpacked = true>
+func.func @dot_a_registers_acc(%a: tensor<128x64xbf16, #acc>, %b: tensor<64x64xbf16>, %c: tensor<128x64xf32, #tm>) {
+  // expected-error @+1 {{'tile.dot' op a in registers (#tile.wgmma_acc) needs a #tile.wgmma_acc accumulator (only wgmma reads A from registers), got 'tensor<128x64xf32, #tile.tmem<block = [128, 64], unpacked = true>>'}}
+  %0 = tile.dot %a, %b, %c : tensor<128x64xbf16, #acc>, tensor<64x64xbf16>, tensor<128x64xf32, #tm>
+  return
+}
+
+// -----
+
+#acc1 = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#acc2 = #tile.wgmma_acc<instr_n = 64, warpgroups = 2>
+func.func @dot_a_registers_warpgroups(%a: tensor<128x64xbf16, #acc1>, %b: tensor<64x64xbf16>, %c: tensor<128x64xf32, #acc2>) {
+  // expected-error @+1 {{'tile.dot' op a in registers is spread over 1 warpgroup(s) but the accumulator over 2}}
+  %0 = tile.dot %a, %b, %c : tensor<128x64xbf16, #acc1>, tensor<64x64xbf16>, tensor<128x64xf32, #acc2>
+  return
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+func.func @dot_a_registers_transposed(%a: tensor<64x64xbf16, #acc>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tile.dot' op a in registers (#tile.wgmma_acc) must be K-major: transpose_a is not allowed}}
+  %0 = tile.dot %a, %b, %c {transpose_a} : tensor<64x64xbf16, #acc>, tensor<64x64xbf16>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#tmp = #tile.tmem<block = [128, 64], unpacked = false>
+func.func @dot_a_tmem_acc(%a: tensor<128x64xbf16, #tmp>, %b: tensor<64x64xbf16>, %c: tensor<128x64xf32, #acc>) {
+  // expected-error @+1 {{'tile.dot' op a in tensor memory (#tile.tmem) needs a #tile.tmem accumulator (only tcgen05.mma reads A from tensor memory), got 'tensor<128x64xf32, #tile.wgmma_acc<instr_n = 64, warpgroups = 1>>'}}
+  %0 = tile.dot %a, %b, %c : tensor<128x64xbf16, #tmp>, tensor<64x64xbf16>, tensor<128x64xf32, #acc>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.reduce
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_integer(%x: tensor<128x128xi32>) {
+  // expected-error @+1 {{'tile.reduce' op operand #0 must be statically shaped tensor of floating-point values, but got 'tensor<128x128xi32>'}}
+  %0 = "tile.reduce"(%x) {kind = 1 : i32, axis = 1 : i64} : (tensor<128x128xi32>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @reduce_negative_axis(%x: tensor<128x128xf32>) {
+  // expected-error @+1 {{'tile.reduce' op attribute 'axis' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
+  %0 = "tile.reduce"(%x) {kind = 1 : i32, axis = -1 : i64} : (tensor<128x128xf32>) -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%x: tensor<128x128xf32>) {
+  // expected-error @+1 {{'tile.reduce' op axis 2 is out of range for the 2-d input 'tensor<128x128xf32>'}}
+  %0 = tile.reduce max %x axis 2 : tensor<128x128xf32> -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%x: tensor<128x64xf32>) {
+  // expected-error @+1 {{'tile.reduce' op reducing 'tensor<128x64xf32>' along axis 1 gives 'tensor<128xf32>', but the result type is 'tensor<64xf32>'}}
+  %0 = tile.reduce sum %x axis 1 : tensor<128x64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_element_type(%x: tensor<128x64xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result element type 'f16' differs from the input's 'f32'}}
+  %0 = tile.reduce sum %x axis 1 : tensor<128x64xf32> -> tensor<128xf16>
+  return
+}
+
+// -----
+
+#tm = #tile.tmem<block = [128, 128], unpacked = true>
+func.func @reduce_input_layout(%x: tensor<128x128xf32, #tm>) {
+  // expected-error @+1 {{'tile.reduce' op the input must be in a 2-d register layout (#tile.wgmma_acc or #tile.tmem_32x32b) or have no encoding, got #tile.tmem<block = [128, 128], unpacked = true>}}
+  %0 = tile.reduce max %x axis 1 : tensor<128x128xf32, #tm> -> tensor<128xf32>
+  return
+}
+
+// -----
+
+#row = #tile.slice<dim = 1, parent = #tile.tmem_32x32b<warpgroups = 1>>
+func.func @reduce_result_layout_without_input_layout(%x: tensor<128x128xf32>) {
+  // expected-error @+1 {{'tile.reduce' op the result has encoding #tile.slice<dim = 1, parent = #tile.tmem_32x32b<warpgroups = 1>> but the input has none}}
+  %0 = tile.reduce max %x axis 1 : tensor<128x128xf32> -> tensor<128xf32, #row>
+  return
+}
+
+// -----
+
+#reg = #tile.tmem_32x32b<warpgroups = 1>
+#col = #tile.slice<dim = 0, parent = #reg>
+func.func @reduce_result_layout(%x: tensor<128x128xf32, #reg>) {
+  // expected-error @+1 {{'tile.reduce' op the result must be laid out by #tile.slice<dim = 1, parent = #tile.tmem_32x32b<warpgroups = 1>> (or have no encoding), got #tile.slice<dim = 0, parent = #tile.tmem_32x32b<warpgroups = 1>>}}
+  %0 = tile.reduce max %x axis 1 : tensor<128x128xf32, #reg> -> tensor<128xf32, #col>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.broadcast
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @broadcast_axis(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op axis 2 is out of range for the 2-d result 'tensor<128x64xf32>'}}
+  %0 = tile.broadcast %x axis 2 : tensor<128xf32> -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_shape(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op broadcasting to 'tensor<128x64xf32>' along axis 0 takes an input of type 'tensor<64xf32>', got 'tensor<128xf32>'}}
+  %0 = tile.broadcast %x axis 0 : tensor<128xf32> -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element_type(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op result element type 'f16' differs from the input's 'f32'}}
+  %0 = tile.broadcast %x axis 1 : tensor<128xf32> -> tensor<128x64xf16>
+  return
+}
+
+// -----
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 32>
+func.func @broadcast_result_layout(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.broadcast' op the result must be in a 2-d register layout (#tile.wgmma_acc or #tile.tmem_32x32b) or have no encoding, got #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 32>}}
+  %0 = tile.broadcast %x axis 1 : tensor<128xf32> -> tensor<128x64xf32, #smem>
+  return
+}
+
+// -----
+
+#row = #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>>
+func.func @broadcast_input_layout_without_result_layout(%x: tensor<128xf32, #row>) {
+  // expected-error @+1 {{'tile.broadcast' op the input has encoding #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>> but the result has none}}
+  %0 = tile.broadcast %x axis 1 : tensor<128xf32, #row> -> tensor<128x64xf32>
+  return
+}
+
+// -----
+
+#acc1 = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#acc2 = #tile.wgmma_acc<instr_n = 64, warpgroups = 2>
+#row = #tile.slice<dim = 1, parent = #acc1>
+func.func @broadcast_input_layout(%x: tensor<128xf32, #row>) {
+  // expected-error @+1 {{'tile.broadcast' op the input must be laid out by #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 64, warpgroups = 2>> (or have no encoding), got #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>>}}
+  %0 = tile.broadcast %x axis 1 : tensor<128xf32, #row> -> tensor<128x64xf32, #acc2>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.iota
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @iota_axis() {
+  // expected-error @+1 {{'tile.iota' op axis 1 is out of range for the 1-d result 'tensor<128xi32>'}}
+  %0 = tile.iota axis 1 : tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @iota_element_type() {
+  // expected-error @+1 {{'tile.iota' op result #0 must be statically shaped tensor of 32-bit signless integer values, but got 'tensor<128xi64>'}}
+  %0 = tile.iota axis 0 : tensor<128xi64>
+  return
+}
+
+// -----
+
+#tm = #tile.tmem<block = [128, 128], unpacked = true>
+func.func @iota_layout() {
+  // expected-error @+1 {{'tile.iota' op the result must be in a register layout (#tile.wgmma_acc, #tile.tmem_32x32b or #tile.slice) or have no encoding, got #tile.tmem<block = [128, 128], unpacked = true>}}
+  %0 = tile.iota axis 0 : tensor<128x128xi32, #tm>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.convert_layout
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#reg = #tile.tmem_32x32b<warpgroups = 1>
+func.func @convert_layout_shape(%x: tensor<128x64xf32>) {
+  // expected-error @+1 {{'tile.convert_layout' op changes the shape: 'tensor<128x64xf32>' -> 'tensor<128x128xf32, #tile.tmem_32x32b<warpgroups = 1>>' (only the encoding may change)}}
+  %0 = tile.convert_layout %x : tensor<128x64xf32> -> tensor<128x128xf32, #reg>
+  return
+}
+
+// -----
+
+#reg = #tile.tmem_32x32b<warpgroups = 1>
+func.func @convert_layout_element_type(%x: tensor<128x64xf32>) {
+  // expected-error @+1 {{'tile.convert_layout' op changes the element type: 'tensor<128x64xf32>' -> 'tensor<128x64xf16, #tile.tmem_32x32b<warpgroups = 1>>' (only the encoding may change)}}
+  %0 = tile.convert_layout %x : tensor<128x64xf32> -> tensor<128x64xf16, #reg>
+  return
+}
+
+// -----
+
+func.func @convert_layout_dynamic(%x: tensor<?x64xf32>) {
+  // expected-error @+1 {{'tile.convert_layout' op operand #0 must be statically shaped tensor of any type values, but got 'tensor<?x64xf32>'}}
+  %0 = tile.convert_layout %x : tensor<?x64xf32> -> tensor<?x64xf32>
+  return
+}
