@@ -4,4 +4,49 @@
 include "fmha/Dialect/FMHA/IR/FMHADialect.td"
 include "mlir/IR/EnumAttr.td"
 
+//===----------------------------------------------------------------------===//
+// Target
+//===----------------------------------------------------------------------===//
+
+def FMHA_Target : I32EnumAttr<"Target",
+    "the NVIDIA GPU architecture a kernel is compiled for", [
+      I32EnumAttrCase<"Sm90a", 0, "sm_90a">,
+      I32EnumAttrCase<"Sm100a", 1, "sm_100a">
+    ]> {
+  let cppNamespace = "::mlir::fmha";
+  let genSpecializedAttr = 0;
+  let description = [{
+    The GPU architecture, with its architecture-specific (`a`) features, that
+    an fmha kernel targets. It decides which MMA instructions the kernel uses
+    and hence which resource limits its configuration must respect:
+
+    * `sm_90a` (Hopper): `wgmma` with fp32 accumulators in registers; a
+      consumer warpgroup's accumulators must fit in its register budget.
+    * `sm_100a` (Blackwell): `tcgen05.mma` with fp32 accumulators in tensor
+      memory (TMEM, 512 columns per SM).
+
+    Both have 232448 bytes (227 KiB) of dynamic shared memory per CTA.
+
+    ```mlir
+    fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+        target sm_90a
+    ```
+  }];
+}
+
+def FMHA_TargetAttr : EnumAttr<FMHA_Dialect, FMHA_Target, "target"> {
+  let summary = "the NVIDIA GPU architecture a kernel is compiled for";
+  let description = [{
+    The `Target` enum as an attribute: the bare name (`sm_90a`, `sm_100a`)
+    in an op's custom form, `#fmha<target sm_90a>` in the generic form.
+
+    ```mlir
+    "fmha.gemm"() <{function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>)
+                        -> tensor<?x?xbf16>,
+                    sym_name = "gemm", target = #fmha<target sm_100a>}>
+        : () -> ()
+    ```
+  }];
+}
+
 #endif // FMHA_DIALECT_FMHA_IR_FMHAATTRS_TD

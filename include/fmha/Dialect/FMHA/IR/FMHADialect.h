@@ -9,11 +9,16 @@
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "fmha/Dialect/FMHA/IR/KernelResources.h"
+
+#include <optional>
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h.inc"
 #include "fmha/Dialect/FMHA/IR/FMHAEnums.h.inc"

@@ -10,8 +10,30 @@ def FMHA_Dialect : Dialect {
   let summary = "Kernel-level attention and GEMM ops: what to compute.";
   let description = [{
     Kernel-level attention and GEMM ops: what to compute.
+
+    The `fmha` dialect is the entry point for other ML compilers: each op is a
+    module-level symbol that declares one GPU kernel by its name, its
+    signature (builtin tensor types, `?` for sizes known only at run time) and
+    its configuration (tile sizes, pipeline stages, consumer warpgroups, the
+    target architecture). The verifiers reject signatures the kernels do not
+    support and configurations that do not fit the target (shared memory,
+    registers, tensor memory), naming the limit and the numbers. Omitted
+    configuration fields take defaults that always fit.
+
+    `fmha-expand-kernels` turns each op into a `tile` program, which the
+    `ws` dialect warp-specializes before the NVVM-to-PTX tail.
+
+    ```mlir
+    module {
+      fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                            tensor<?x8x?x128xbf16>) -> tensor<?x32x?x128xbf16>
+          causal target sm_90a
+      fmha.gemm @proj (tensor<?x4096xbf16>, tensor<4096x4096xbf16>)
+          -> tensor<?x4096xbf16> transpose_b target sm_90a
+    }
+    ```
   }];
-  let useDefaultAttributePrinterParser = 0;
+  let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 0;
 }
 

@@ -4,6 +4,377 @@
 include "fmha/Dialect/FMHA/IR/FMHADialect.td"
 include "fmha/Dialect/FMHA/IR/FMHAAttrs.td"
 include "fmha/Dialect/FMHA/IR/FMHATypes.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Configuration attribute constraints: the builtin attributes, described.
+//===----------------------------------------------------------------------===//
+
+/// An i64 array attribute that holds sizes; `desc` says which.
+class FMHA_SizesAttr<string desc>
+    : DenseArrayAttrBase<"DenseI64ArrayAttr", "int64_t", "i64"> {
+  let summary = "i64 dense array attribute: " # desc;
+}
+
+/// An i64 attribute that holds a count; `desc` says of what.
+class FMHA_CountAttr<string desc>
+    : TypedSignlessIntegerAttrBase<I64, "uint64_t",
+                                   "64-bit signless integer attribute: " # desc>;
+
+def FMHA_WindowAttr : FMHA_SizesAttr<
+    "[left, right] sliding-window key distances, both >= 0">;
+def FMHA_ScaleAttr : FloatAttrBase<F64,
+    "64-bit float attribute: softmax scale, > 0 and finite">;
+def FMHA_TileAttr : FMHA_SizesAttr<
+    "tile sizes [block_m, block_n] (attention) or [block_m, block_n, block_k] "
+    "(gemm)">;
+def FMHA_StagesAttr : FMHA_CountAttr<
+    "pipeline stages (shared-memory buffers of the streamed operands), 1 to 8">;
+def FMHA_ConsumersAttr : FMHA_CountAttr<
+    "consumer warpgroups per CTA, 1 or 2">;
+
+/// Base class of the kernel declarations: module-level symbols whose name is
+/// the kernel's and whose signature is a function type of builtin tensors.
+class FMHA_KernelOp<string mnemonic, list<Trait> traits = []>
+    : FMHA_Op<mnemonic, !listconcat(traits, [
+        Symbol, HasParent<"::mlir::ModuleOp">])> {
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
+  let summary = "declares a fused multi-head attention forward kernel";
+  let description = [{
+    Declares a kernel named `sym_name` that computes, for every batch `b`,
+    query head `h` and query row `i`,
+
+    ```
+    s[j]          = scale * dot(q[b, h, i, :], k[b, h / g, j, :])
+                    (-inf where the mask hides key j)
+    o[b, h, i, :] = sum_j softmax(s)[j] * v[b, h / g, j, :]
+    lse[b, h, i]  = log(sum_j exp(s[j]))   (natural log)
+    ```
+
+    where `g = heads_q / heads_kv` query heads share one K/V head (grouped
+    query attention; `heads_kv = 1` is multi-query attention). A row whose
+    keys are all masked gets `o = 0` and `lse = -inf`. Softmax and the
+    accumulation are computed in fp32.
+
+    **Signature** (`function_type`), builtin tensors where `?` is a size known
+    only at run time:
+
+    | tensor | shape                                         | element type    |
+    |--------|-----------------------------------------------|-----------------|
+    | `q`    | `[batch, heads_q, seq_q, head_dim]`           | `bf16` or `f16` |
+    | `k`    | `[batch, heads_kv, seq_k, head_dim]`          | same as `q`     |
+    | `v`    | same as `k`                                   | same as `q`     |
+    | `o`    | same as `q` (result 0)                        | same as `q`     |
+    | `lse`  | `[batch, heads_q, seq_q]` (optional result 1) | `f32`           |
+
+    `head_dim` must be static (in at least one tensor) and be 64, 128 or 256.
+    Sizes that several tensors share (for example `batch` of `q` and `k`)
+    must be equal wherever both are static. `heads_q` must be a multiple of
+    `heads_kv` when both are static. Static sizes are positive and at most
+    2^32 (what TMA addresses). `f8E4M3FN` parses but is not supported yet.
+    Tensors are dense and row-major; their rows (`head_dim` elements) are 128,
+    256 or 512 bytes, which TMA can always address; `lse` is written with
+    plain stores.
+
+    **Syntax.** The configuration keywords are optional but, when present,
+    come in this order:
+
+    ```
+    fmha.attention @name (q, k, v) -> o | (o, lse)
+        [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
+        [stages n] [consumers n] target (sm_90a | sm_100a) attr-dict
+    ```
+
+    **Masks.** Key positions are aligned to the bottom right: with
+    `d = seq_k - seq_q`, query `i` sees key `j` iff
+    `i + d - left <= j <= i + d + right`.
+
+    * neither `causal` nor `window`: every query sees every key.
+    * `causal`: `right = 0`, `left` unbounded.
+    * `window [left, right]`: both sizes `>= 0`; with `causal`, `right` must
+      be 0 (a causal sliding window).
+
+    **Configuration** (all optional; the defaults are chosen so that every
+    valid signature also has a valid default configuration):
+
+    | field         | meaning                              | default                     |
+    |---------------|--------------------------------------|-----------------------------|
+    | `scale`       | softmax scale, `> 0` and finite (a float literal: `0.125`, `1.0`) | `1/sqrt(head_dim)` |
+    | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
+    | `stages`      | K/V shared-memory buffers, 1 to 8    | the most, up to 2, that fit in shared memory |
+    | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
+    | `target`      | `sm_90a` or `sm_100a`                | none: required              |
+
+    Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
+    a multiple of 16 (the MMA K of the `P x V` product) from 16 to 256.
+
+    **Resources** one CTA needs, which must fit the target:
+
+    * shared memory: `consumers * block_m * head_dim * 2` (Q, reused to stage
+      O) `+ stages * 2 * block_n * head_dim * 2` (K and V) `+ 1024`
+      (barriers) `<= 232448` bytes;
+    * `sm_90a`, registers: a consumer thread holds the S and O accumulators,
+      `block_m * (head_dim + block_n) / 128` fp32 registers `<= 224` (of a
+      240-register budget);
+    * `sm_100a`, tensor memory: `consumers * (block_n + head_dim)` fp32
+      columns (S aliased with P, and O) `<= 512`.
+
+    Example: grouped-query causal attention with a 256-key sliding window,
+    returning the log-sum-exp, and the same kernel with the defaults:
+
+    ```mlir
+    fmha.attention @attn_fwd (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                              tensor<?x8x?x128xbf16>)
+        -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>)
+        causal window [256, 0] scale 0.0883883 tile [64, 128] stages 2
+        consumers 2 target sm_90a
+    fmha.attention @attn_default (tensor<?x32x?x128xbf16>,
+                                  tensor<?x8x?x128xbf16>,
+                                  tensor<?x8x?x128xbf16>)
+        -> tensor<?x32x?x128xbf16> causal target sm_100a
+    ```
+  }];
+
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    TypeAttrOf<FunctionType>:$function_type,
+    UnitAttr:$causal,
+    OptionalAttr<FMHA_WindowAttr>:$window,
+    OptionalAttr<FMHA_ScaleAttr>:$scale,
+    OptionalAttr<FMHA_TileAttr>:$tile,
+    OptionalAttr<FMHA_StagesAttr>:$stages,
+    OptionalAttr<FMHA_ConsumersAttr>:$consumers,
+    FMHA_TargetAttr:$target
+  );
+
+  let assemblyFormat = [{
+    $sym_name $function_type
+    (`causal` $causal^)?
+    (`window` $window^)?
+    (`scale` $scale^)?
+    (`tile` $tile^)?
+    (`stages` $stages^)?
+    (`consumers` $consumers^)?
+    `target` `` $target attr-dict
+  }];
+
+  let extraClassDeclaration = [{
+    //===------------------------------------------------------------------===//
+    // Signature. These return null / ShapedType::kDynamic on IR that does not
+    // verify, so they are safe to call from the verifier.
+    //===------------------------------------------------------------------===//
+
+    /// The type of the query `q` (input 0).
+    ::mlir::RankedTensorType getQueryType();
+    /// The type of the keys `k` (input 1).
+    ::mlir::RankedTensorType getKeyType();
+    /// The type of the values `v` (input 2).
+    ::mlir::RankedTensorType getValueType();
+    /// The type of the output `o` (result 0).
+    ::mlir::RankedTensorType getOutputType();
+    /// The type of the log-sum-exp `lse` (result 1), null without one.
+    ::mlir::RankedTensorType getLseType();
+    /// Whether the kernel also returns the log-sum-exp.
+    bool hasLse() { return getFunctionType().getNumResults() == 2; }
+    /// The element type of q, k, v and o.
+    ::mlir::Type getElementType();
+
+    /// Sizes of the problem: each is static if any tensor that carries it has
+    /// it static, else ShapedType::kDynamic.
+    int64_t getBatch();
+    int64_t getNumHeadsQ();
+    int64_t getNumHeadsKV();
+    int64_t getSeqLenQ();
+    int64_t getSeqLenK();
+    int64_t getHeadDim();
+
+    //===------------------------------------------------------------------===//
+    // Effective configuration: the attribute's value or its default.
+    //===------------------------------------------------------------------===//
+
+    /// Query rows of one consumer warpgroup's tile.
+    int64_t getBlockM();
+    /// Keys processed per main-loop step.
+    int64_t getBlockN();
+    /// Number of K/V shared-memory buffers.
+    int64_t getStagesOrDefault();
+    /// Consumer warpgroups per CTA.
+    int64_t getNumConsumerGroups();
+    /// The softmax scale; 1/sqrt(head_dim) by default.
+    double getScaleOrDefault();
+    /// How many keys to the left (before the diagonal) a query sees;
+    /// std::nullopt when unbounded.
+    std::optional<int64_t> getLeftWindow();
+    /// How many keys to the right (after the diagonal) a query sees: 0 when
+    /// causal; std::nullopt when unbounded.
+    std::optional<int64_t> getRightWindow();
+
+    //===------------------------------------------------------------------===//
+    // Resources of one CTA with the effective configuration.
+    //===------------------------------------------------------------------===//
+
+    /// Shared memory by part: "Q/O", "K/V", "barriers".
+    ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage() {
+      return getSharedMemoryUsage(getStagesOrDefault());
+    }
+    ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage(int64_t stages);
+    /// fp32 accumulator registers per consumer thread (sm_90a): S and O.
+    int64_t getAccumulatorRegisters();
+    /// fp32 tensor memory columns of a CTA (sm_100a): S/P and O per consumer.
+    int64_t getTmemColumns();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
+  let summary = "declares a matrix multiplication kernel";
+  let description = [{
+    Declares a kernel named `sym_name` that computes `c = a x b` with fp32
+    accumulation, rounding the result to `c`'s element type.
+
+    **Signature** (`function_type`), builtin tensors where `?` is a size known
+    only at run time:
+
+    | tensor | shape                                      | element type           |
+    |--------|--------------------------------------------|------------------------|
+    | `a`    | `[M, K]`                                   | `bf16` or `f16`        |
+    | `b`    | `[K, N]`, or `[N, K]` with `transpose_b`   | same as `a`            |
+    | `c`    | `[M, N]` (the result)                      | `bf16`, `f16` or `f32` |
+
+    `M`, `N` and `K` must be equal wherever two tensors carry them statically.
+    Static sizes are positive and at most 2^32 (what TMA addresses).
+    `f8E4M3FN` parses but is not supported yet. Tensors are dense and
+    row-major. TMA needs every row to be a multiple of 16 bytes, so where the
+    innermost size of a tensor is static it must be a multiple of 8 (16-bit
+    elements) or 4 (`f32`); where it is dynamic the runtime must check it.
+
+    **Syntax.** The configuration keywords are optional but, when present,
+    come in this order:
+
+    ```
+    fmha.gemm @name (a, b) -> c
+        [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
+        [consumers n] target (sm_90a | sm_100a) attr-dict
+    ```
+
+    **Configuration** (all optional; the defaults are chosen so that every
+    valid signature also has a valid default configuration):
+
+    | field            | meaning                              | default                     |
+    |------------------|--------------------------------------|-----------------------------|
+    | `transpose_b`    | `b` is given as `[N, K]`             | `b` is `[K, N]`             |
+    | `tile [m, n, k]` | `block_m` rows of `c` per consumer warpgroup, `block_n` columns, `block_k` elements of K per main-loop step | `[128, 128, 64]` |
+    | `stages`         | A/B shared-memory buffers, 1 to 8    | the most, up to 4, that fit in shared memory |
+    | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
+    | `target`         | `sm_90a` or `sm_100a`                | none: required              |
+
+    Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
+    a multiple of 8 from 8 to 256 (the MMA's N); `block_k` is a multiple of 16
+    (the MMA's K) and spans 32, 64 or 128 bytes (a TMA swizzle span), i.e. 16,
+    32 or 64 for 16-bit inputs.
+
+    **Resources** one CTA needs, which must fit the target:
+
+    * shared memory: `stages * (consumers * block_m * block_k + block_n *
+      block_k) * 2` (A and B) `+ consumers * block_m * block_n * bytes(c)`
+      (C staged for the TMA store) `+ 1024` (barriers) `<= 232448` bytes;
+    * `sm_90a`, registers: `block_m * block_n / 128` fp32 accumulator
+      registers per consumer thread `<= 224` (of a 240-register budget);
+    * `sm_100a`, tensor memory: `consumers * 2 * block_n` fp32 columns (a
+      double-buffered accumulator per consumer) `<= 512`.
+
+    Example: a bf16 GEMM with a `[N, K]` weight and a static N and K, and an
+    f16 GEMM with an f32 result on the defaults:
+
+    ```mlir
+    fmha.gemm @gemm (tensor<?x4096xbf16>, tensor<4096x4096xbf16>)
+        -> tensor<?x4096xbf16> transpose_b tile [128, 128, 64] stages 3
+        consumers 2 target sm_90a
+    fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
+        target sm_100a
+    ```
+  }];
+
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    TypeAttrOf<FunctionType>:$function_type,
+    UnitAttr:$transpose_b,
+    OptionalAttr<FMHA_TileAttr>:$tile,
+    OptionalAttr<FMHA_StagesAttr>:$stages,
+    OptionalAttr<FMHA_ConsumersAttr>:$consumers,
+    FMHA_TargetAttr:$target
+  );
+
+  let assemblyFormat = [{
+    $sym_name $function_type
+    (`transpose_b` $transpose_b^)?
+    (`tile` $tile^)?
+    (`stages` $stages^)?
+    (`consumers` $consumers^)?
+    `target` `` $target attr-dict
+  }];
+
+  let extraClassDeclaration = [{
+    //===------------------------------------------------------------------===//
+    // Signature. These return null / ShapedType::kDynamic on IR that does not
+    // verify, so they are safe to call from the verifier.
+    //===------------------------------------------------------------------===//
+
+    /// The type of `a` (input 0).
+    ::mlir::RankedTensorType getAType();
+    /// The type of `b` (input 1).
+    ::mlir::RankedTensorType getBType();
+    /// The type of `c` (the result).
+    ::mlir::RankedTensorType getCType();
+
+    /// Sizes of the problem: each is static if any tensor that carries it has
+    /// it static, else ShapedType::kDynamic.
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
+
+    //===------------------------------------------------------------------===//
+    // Effective configuration: the attribute's value or its default.
+    //===------------------------------------------------------------------===//
+
+    /// Rows of C in one consumer warpgroup's tile.
+    int64_t getBlockM();
+    /// Columns of C in a tile.
+    int64_t getBlockN();
+    /// K step of the main loop.
+    int64_t getBlockK();
+    /// Number of A/B shared-memory buffers.
+    int64_t getStagesOrDefault();
+    /// Consumer warpgroups per CTA.
+    int64_t getNumConsumerGroups();
+
+    //===------------------------------------------------------------------===//
+    // Resources of one CTA with the effective configuration.
+    //===------------------------------------------------------------------===//
+
+    /// Shared memory by part: "A", "B", "C staging", "barriers".
+    ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage() {
+      return getSharedMemoryUsage(getStagesOrDefault());
+    }
+    ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage(int64_t stages);
+    /// fp32 accumulator registers per consumer thread (sm_90a).
+    int64_t getAccumulatorRegisters();
+    /// fp32 tensor memory columns of a CTA (sm_100a).
+    int64_t getTmemColumns();
+  }];
+}
 
 #endif // FMHA_DIALECT_FMHA_IR_FMHAOPS_TD

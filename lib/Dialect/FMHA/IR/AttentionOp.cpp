@@ -1,0 +1,382 @@
+//===- AttentionOp.cpp - fmha.attention accessors and verifier ------------===//
+//
+// Part of fmha. The signature accessors, the effective configuration (with
+// its defaults), the resource accounting and the verifier of fmha.attention.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyUtils.h"
+
+#include "fmha/Dialect/FMHA/IR/FMHADialect.h"
+#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fmha;
+using namespace mlir::fmha::checks;
+
+namespace {
+/// Dimension names of the tensors of an attention signature.
+constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
+constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
+constexpr StringRef kLseDims[] = {"batch", "heads_q", "seq_q"};
+constexpr StringRef kTileNames[] = {"block_m", "block_n"};
+
+/// Supported head dimensions.
+constexpr int64_t kHeadDims[] = {64, 128, 256};
+
+/// Default K/V stages: the most, up to this many, that fit.
+constexpr int64_t kMaxDefaultStages = 2;
+/// Default consumer warpgroups per CTA.
+constexpr int64_t kDefaultConsumers = 2;
+/// Default block_m on sm_90a: S and O of a 64-row tile fit in registers for
+/// every head dim.
+constexpr int64_t kSm90DefaultBlockM = 64;
+/// Default block_m on sm_100a: one 128-row tcgen05.mma.
+constexpr int64_t kSm100DefaultBlockM = 128;
+/// Default block_n for head dims up to 128, and for head dim 256.
+constexpr int64_t kDefaultBlockN = 128;
+constexpr int64_t kDefaultBlockNLargeHeadDim = 64;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+RankedTensorType AttentionOp::getQueryType() {
+  return getInputTensor(getFunctionType(), 0, 4);
+}
+
+RankedTensorType AttentionOp::getKeyType() {
+  return getInputTensor(getFunctionType(), 1, 4);
+}
+
+RankedTensorType AttentionOp::getValueType() {
+  return getInputTensor(getFunctionType(), 2, 4);
+}
+
+RankedTensorType AttentionOp::getOutputType() {
+  return getResultTensor(getFunctionType(), 0, 4);
+}
+
+RankedTensorType AttentionOp::getLseType() {
+  return getResultTensor(getFunctionType(), 1, 3);
+}
+
+Type AttentionOp::getElementType() {
+  RankedTensorType q = getQueryType();
+  return q ? q.getElementType() : Type();
+}
+
+int64_t AttentionOp::getBatch() {
+  return mergeSizes(
+      {getDimOrDynamic(getQueryType(), 0), getDimOrDynamic(getKeyType(), 0),
+       getDimOrDynamic(getValueType(), 0), getDimOrDynamic(getOutputType(), 0),
+       getDimOrDynamic(getLseType(), 0)});
+}
+
+int64_t AttentionOp::getNumHeadsQ() {
+  return mergeSizes({getDimOrDynamic(getQueryType(), 1),
+                     getDimOrDynamic(getOutputType(), 1),
+                     getDimOrDynamic(getLseType(), 1)});
+}
+
+int64_t AttentionOp::getNumHeadsKV() {
+  return mergeSizes(
+      {getDimOrDynamic(getKeyType(), 1), getDimOrDynamic(getValueType(), 1)});
+}
+
+int64_t AttentionOp::getSeqLenQ() {
+  return mergeSizes({getDimOrDynamic(getQueryType(), 2),
+                     getDimOrDynamic(getOutputType(), 2),
+                     getDimOrDynamic(getLseType(), 2)});
+}
+
+int64_t AttentionOp::getSeqLenK() {
+  return mergeSizes(
+      {getDimOrDynamic(getKeyType(), 2), getDimOrDynamic(getValueType(), 2)});
+}
+
+int64_t AttentionOp::getHeadDim() {
+  return mergeSizes({getDimOrDynamic(getQueryType(), 3),
+                     getDimOrDynamic(getKeyType(), 3),
+                     getDimOrDynamic(getValueType(), 3),
+                     getDimOrDynamic(getOutputType(), 3)});
+}
+
+//===----------------------------------------------------------------------===//
+// Effective configuration
+//===----------------------------------------------------------------------===//
+
+int64_t AttentionOp::getBlockM() {
+  std::optional<ArrayRef<int64_t>> tile = getTile();
+  if (tile && tile->size() == std::size(kTileNames))
+    return (*tile)[0];
+  return getTarget() == Target::Sm100a ? kSm100DefaultBlockM
+                                       : kSm90DefaultBlockM;
+}
+
+int64_t AttentionOp::getBlockN() {
+  std::optional<ArrayRef<int64_t>> tile = getTile();
+  if (tile && tile->size() == std::size(kTileNames))
+    return (*tile)[1];
+  return getHeadDim() > 128 ? kDefaultBlockNLargeHeadDim : kDefaultBlockN;
+}
+
+int64_t AttentionOp::getNumConsumerGroups() {
+  if (IntegerAttr consumers = getConsumersAttr())
+    return consumers.getInt();
+  // Two 128-row tiles with head dim 256 need 2 x (block_n + 256) > 512 tensor
+  // memory columns for any block_n: use one consumer.
+  if (getTarget() == Target::Sm100a && getHeadDim() > 128)
+    return 1;
+  return kDefaultConsumers;
+}
+
+int64_t AttentionOp::getStagesOrDefault() {
+  if (IntegerAttr stages = getStagesAttr())
+    return stages.getInt();
+  return pickStages(kMaxDefaultStages, [&](int64_t stages) {
+    return getSharedMemoryUsage(stages).getTotalBytes();
+  });
+}
+
+double AttentionOp::getScaleOrDefault() {
+  if (FloatAttr scale = getScaleAttr())
+    return scale.getValueAsDouble();
+  int64_t headDim = getHeadDim();
+  if (ShapedType::isDynamic(headDim) || headDim <= 0)
+    return 1.0;
+  return 1.0 / std::sqrt(static_cast<double>(headDim));
+}
+
+std::optional<int64_t> AttentionOp::getLeftWindow() {
+  std::optional<ArrayRef<int64_t>> window = getWindow();
+  if (window && window->size() == 2)
+    return (*window)[0];
+  return std::nullopt;
+}
+
+std::optional<int64_t> AttentionOp::getRightWindow() {
+  if (getCausal())
+    return 0;
+  std::optional<ArrayRef<int64_t>> window = getWindow();
+  if (window && window->size() == 2)
+    return (*window)[1];
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Resources
+//===----------------------------------------------------------------------===//
+
+SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages) {
+  int64_t headDim = getHeadDim();
+  if (ShapedType::isDynamic(headDim))
+    headDim = 0;
+  int64_t elementBytes = getElementBytes(getElementType());
+  int64_t blockN = getBlockN();
+  SharedMemoryUsage usage;
+  // Q of every consumer tile; the epilogue reuses it to stage O.
+  usage.parts.push_back(
+      {"Q/O", getNumConsumerGroups() * getBlockM() * headDim * elementBytes});
+  // One K and one V block per stage.
+  usage.parts.push_back({"K/V", stages * 2 * blockN * headDim * elementBytes});
+  usage.parts.push_back({"barriers", limits::kBarrierBytes});
+  return usage;
+}
+
+int64_t AttentionOp::getAccumulatorRegisters() {
+  int64_t headDim = getHeadDim();
+  if (ShapedType::isDynamic(headDim))
+    headDim = 0;
+  // S (block_m x block_n) and O (block_m x head_dim), spread over a
+  // warpgroup's threads.
+  return getBlockM() * (headDim + getBlockN()) / limits::kWarpgroupThreads;
+}
+
+int64_t AttentionOp::getTmemColumns() {
+  int64_t headDim = getHeadDim();
+  if (ShapedType::isDynamic(headDim))
+    headDim = 0;
+  // Per consumer tile: S (P aliases it) and O.
+  return getNumConsumerGroups() * (getBlockN() + headDim);
+}
+
+//===----------------------------------------------------------------------===//
+// Verifier
+//===----------------------------------------------------------------------===//
+
+/// Checks the number of inputs and results and the rank of each tensor.
+static LogicalResult verifyStructure(AttentionOp op) {
+  FunctionType type = op.getFunctionType();
+  if (type.getNumInputs() != 3)
+    return op.emitOpError()
+           << "expects 3 inputs (q, k, v), got " << type.getNumInputs();
+  if (type.getNumResults() != 1 && type.getNumResults() != 2)
+    return op.emitOpError()
+           << "expects 1 or 2 results (o and optionally lse), got "
+           << type.getNumResults();
+  SmallVector<NamedTensor> tensors = {{"q", type.getInput(0), kQDims},
+                                      {"k", type.getInput(1), kKVDims},
+                                      {"v", type.getInput(2), kKVDims},
+                                      {"o", type.getResult(0), kQDims}};
+  if (type.getNumResults() == 2)
+    tensors.push_back({"lse", type.getResult(1), kLseDims});
+  for (const NamedTensor &tensor : tensors)
+    if (failed(verifyTensorRank(op, tensor)))
+      return failure();
+  for (const NamedTensor &tensor : tensors)
+    if (failed(verifyStaticSizes(op, tensor)))
+      return failure();
+  return success();
+}
+
+/// Checks the element types: q/k/v/o bf16 or f16 and all the same, lse f32.
+static LogicalResult verifyElementTypes(AttentionOp op) {
+  Type element = op.getQueryType().getElementType();
+  if (failed(verifyInputElementType(op, "q", element)) ||
+      failed(verifySameElementType(op, "k", op.getKeyType().getElementType(),
+                                   "q", element)) ||
+      failed(verifySameElementType(op, "v", op.getValueType().getElementType(),
+                                   "q", element)) ||
+      failed(verifySameElementType(op, "o", op.getOutputType().getElementType(),
+                                   "q", element)))
+    return failure();
+  if (RankedTensorType lse = op.getLseType())
+    if (!lse.getElementType().isF32())
+      return op.emitOpError() << "lse element type " << lse.getElementType()
+                              << " is not supported: expected f32";
+  return success();
+}
+
+/// Checks the head dim and that the sizes the tensors share agree.
+static LogicalResult verifySizes(AttentionOp op) {
+  ArrayRef<int64_t> q = op.getQueryType().getShape();
+  ArrayRef<int64_t> k = op.getKeyType().getShape();
+  ArrayRef<int64_t> v = op.getValueType().getShape();
+  ArrayRef<int64_t> o = op.getOutputType().getShape();
+
+  // k against q: batch and head dim (heads and sequence lengths differ).
+  if (failed(verifySameSize(op, "batch", "k", k[0], "q", q[0])) ||
+      failed(verifySameSize(op, "head_dim", "k", k[3], "q", q[3])))
+    return failure();
+  // v has k's shape, o has q's shape.
+  for (unsigned dim = 0; dim < 4; ++dim)
+    if (failed(verifySameSize(op, kKVDims[dim], "v", v[dim], "k", k[dim])))
+      return failure();
+  for (unsigned dim = 0; dim < 4; ++dim)
+    if (failed(verifySameSize(op, kQDims[dim], "o", o[dim], "q", q[dim])))
+      return failure();
+  // lse is [batch, heads_q, seq_q].
+  if (RankedTensorType lseType = op.getLseType()) {
+    ArrayRef<int64_t> lse = lseType.getShape();
+    for (unsigned dim = 0; dim < 3; ++dim)
+      if (failed(
+              verifySameSize(op, kLseDims[dim], "lse", lse[dim], "q", q[dim])))
+        return failure();
+  }
+
+  // The head dim picks the kernel's tile shapes: it must be known.
+  int64_t headDim = op.getHeadDim();
+  if (ShapedType::isDynamic(headDim))
+    return op.emitOpError() << "head dim must be static: expected 64, 128 or "
+                               "256, got ? in q, k, v and o";
+  if (!llvm::is_contained(kHeadDims, headDim))
+    return op.emitOpError() << "head dim " << headDim
+                            << " is not supported: expected 64, 128 or 256";
+
+  // Grouped-query attention: query heads are split evenly over KV heads.
+  int64_t headsQ = op.getNumHeadsQ();
+  int64_t headsKV = op.getNumHeadsKV();
+  if (!ShapedType::isDynamic(headsQ) && !ShapedType::isDynamic(headsKV) &&
+      headsQ % headsKV != 0)
+    return op.emitOpError()
+           << "GQA ratio: " << headsQ << " query heads are not a multiple of "
+           << headsKV << " KV heads";
+  return success();
+}
+
+/// Checks the mask and the softmax scale.
+static LogicalResult verifySoftmax(AttentionOp op) {
+  if (std::optional<ArrayRef<int64_t>> window = op.getWindow()) {
+    if (window->size() != 2)
+      return op.emitOpError()
+             << "window needs 2 sizes [left, right], got " << window->size();
+    for (int64_t size : *window)
+      if (size < 0)
+        return op.emitOpError()
+               << "window size must be non-negative, got " << size;
+    if (op.getCausal() && (*window)[1] != 0)
+      return op.emitOpError()
+             << "causal attention sees no keys to the right of the "
+                "diagonal: window right size must be 0 with causal, got "
+             << (*window)[1];
+  }
+  if (FloatAttr scaleAttr = op.getScaleAttr()) {
+    const APFloat &scale = scaleAttr.getValue();
+    SmallString<16> text;
+    scale.toString(text);
+    if (!scale.isFinite())
+      return op.emitOpError() << "softmax scale must be finite, got " << text;
+    if (scale.isNegative() || scale.isZero())
+      return op.emitOpError() << "softmax scale must be positive, got " << text;
+  }
+  return success();
+}
+
+/// Checks the tile, stages and consumers, then what they need of the target.
+static LogicalResult verifyConfig(AttentionOp op) {
+  if (std::optional<ArrayRef<int64_t>> tile = op.getTile())
+    if (failed(verifyTileRank(op, *tile, kTileNames)))
+      return failure();
+  if (failed(verifyBlockM(op, op.getBlockM())))
+    return failure();
+  int64_t blockN = op.getBlockN();
+  if (blockN < limits::kMmaK16Bit || blockN > limits::kMaxMmaN ||
+      blockN % limits::kMmaK16Bit != 0)
+    return op.emitOpError()
+           << "block_n " << blockN << " is not supported: expected a multiple "
+           << "of " << limits::kMmaK16Bit << " from " << limits::kMmaK16Bit
+           << " to " << limits::kMaxMmaN;
+  if (failed(verifyStages(op, op.getStagesAttr())) ||
+      failed(verifyConsumers(op, op.getConsumersAttr())))
+    return failure();
+
+  Target target = op.getTarget();
+  if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
+    return failure();
+
+  int64_t blockM = op.getBlockM();
+  int64_t headDim = op.getHeadDim();
+  if (target == Target::Sm90a) {
+    std::string tiles;
+    llvm::raw_string_ostream os(tiles);
+    os << blockM << "x" << blockN << " fp32 S tile + " << blockM << "x"
+       << headDim << " fp32 O tile";
+    if (failed(verifyAccumulatorRegisters(op, op.getAccumulatorRegisters(),
+                                          tiles)))
+      return failure();
+  }
+  if (target == Target::Sm100a) {
+    std::string parts;
+    llvm::raw_string_ostream os(parts);
+    os << op.getNumConsumerGroups() << " consumer tiles x (" << blockN
+       << " S/P + " << headDim << " O) fp32 columns";
+    if (failed(verifyTmemColumns(op, op.getTmemColumns(), parts)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyStructure(*this)) || failed(verifyElementTypes(*this)) ||
+      failed(verifySizes(*this)) || failed(verifySoftmax(*this)))
+    return failure();
+  return verifyConfig(*this);
+}

@@ -1,0 +1,284 @@
+//===- GemmOp.cpp - fmha.gemm accessors and verifier ----------------------===//
+//
+// Part of fmha. The signature accessors, the effective configuration (with
+// its defaults), the resource accounting and the verifier of fmha.gemm.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyUtils.h"
+
+#include "fmha/Dialect/FMHA/IR/FMHADialect.h"
+#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+using namespace mlir::fmha::checks;
+
+namespace {
+/// Dimension names of the tensors of a GEMM signature.
+constexpr StringRef kADims[] = {"M", "K"};
+constexpr StringRef kBDims[] = {"K", "N"};
+constexpr StringRef kBTransposedDims[] = {"N", "K"};
+constexpr StringRef kCDims[] = {"M", "N"};
+constexpr StringRef kTileNames[] = {"block_m", "block_n", "block_k"};
+
+/// Default tile: 128 x 128 per consumer, one 128-byte swizzle span of K.
+constexpr int64_t kDefaultBlockM = 128;
+constexpr int64_t kDefaultBlockN = 128;
+/// Default A/B stages: the most, up to this many, that fit.
+constexpr int64_t kMaxDefaultStages = 4;
+/// Default consumer warpgroups per CTA.
+constexpr int64_t kDefaultConsumers = 2;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+RankedTensorType GemmOp::getAType() {
+  return getInputTensor(getFunctionType(), 0, 2);
+}
+
+RankedTensorType GemmOp::getBType() {
+  return getInputTensor(getFunctionType(), 1, 2);
+}
+
+RankedTensorType GemmOp::getCType() {
+  return getResultTensor(getFunctionType(), 0, 2);
+}
+
+int64_t GemmOp::getM() {
+  return mergeSizes(
+      {getDimOrDynamic(getAType(), 0), getDimOrDynamic(getCType(), 0)});
+}
+
+int64_t GemmOp::getN() {
+  return mergeSizes({getDimOrDynamic(getBType(), getTransposeB() ? 0 : 1),
+                     getDimOrDynamic(getCType(), 1)});
+}
+
+int64_t GemmOp::getK() {
+  return mergeSizes({getDimOrDynamic(getAType(), 1),
+                     getDimOrDynamic(getBType(), getTransposeB() ? 1 : 0)});
+}
+
+//===----------------------------------------------------------------------===//
+// Effective configuration
+//===----------------------------------------------------------------------===//
+
+/// The element type of the MMA inputs, null when a is not a matrix.
+static Type getInputElementType(GemmOp op) {
+  RankedTensorType a = op.getAType();
+  return a ? a.getElementType() : Type();
+}
+
+int64_t GemmOp::getBlockM() {
+  std::optional<ArrayRef<int64_t>> tile = getTile();
+  if (tile && tile->size() == std::size(kTileNames))
+    return (*tile)[0];
+  return kDefaultBlockM;
+}
+
+int64_t GemmOp::getBlockN() {
+  std::optional<ArrayRef<int64_t>> tile = getTile();
+  if (tile && tile->size() == std::size(kTileNames))
+    return (*tile)[1];
+  return kDefaultBlockN;
+}
+
+int64_t GemmOp::getBlockK() {
+  std::optional<ArrayRef<int64_t>> tile = getTile();
+  if (tile && tile->size() == std::size(kTileNames))
+    return (*tile)[2];
+  // One 128-byte swizzle span: 64 elements of bf16 / f16.
+  return limits::kMaxSwizzleBytes / getElementBytes(getInputElementType(*this));
+}
+
+int64_t GemmOp::getNumConsumerGroups() {
+  if (IntegerAttr consumers = getConsumersAttr())
+    return consumers.getInt();
+  return kDefaultConsumers;
+}
+
+int64_t GemmOp::getStagesOrDefault() {
+  if (IntegerAttr stages = getStagesAttr())
+    return stages.getInt();
+  return pickStages(kMaxDefaultStages, [&](int64_t stages) {
+    return getSharedMemoryUsage(stages).getTotalBytes();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Resources
+//===----------------------------------------------------------------------===//
+
+SharedMemoryUsage GemmOp::getSharedMemoryUsage(int64_t stages) {
+  int64_t inBytes = getElementBytes(getInputElementType(*this));
+  RankedTensorType c = getCType();
+  int64_t outBytes = getElementBytes(c ? c.getElementType() : Type());
+  int64_t blockM = getBlockM(), blockN = getBlockN(), blockK = getBlockK();
+  int64_t consumers = getNumConsumerGroups();
+  SharedMemoryUsage usage;
+  // One A block per consumer tile and one shared B block, per stage.
+  usage.parts.push_back({"A", stages * consumers * blockM * blockK * inBytes});
+  usage.parts.push_back({"B", stages * blockN * blockK * inBytes});
+  // Each consumer stages its C tile for the TMA store.
+  usage.parts.push_back({"C staging", consumers * blockM * blockN * outBytes});
+  usage.parts.push_back({"barriers", limits::kBarrierBytes});
+  return usage;
+}
+
+int64_t GemmOp::getAccumulatorRegisters() {
+  return getBlockM() * getBlockN() / limits::kWarpgroupThreads;
+}
+
+int64_t GemmOp::getTmemColumns() {
+  // A double-buffered accumulator per consumer: the epilogue drains one while
+  // the MMAs fill the other.
+  return getNumConsumerGroups() * 2 * getBlockN();
+}
+
+//===----------------------------------------------------------------------===//
+// Verifier
+//===----------------------------------------------------------------------===//
+
+/// Checks the number of inputs and results and the rank of each tensor.
+static LogicalResult verifyStructure(GemmOp op) {
+  FunctionType type = op.getFunctionType();
+  if (type.getNumInputs() != 2)
+    return op.emitOpError()
+           << "expects 2 inputs (a, b), got " << type.getNumInputs();
+  if (type.getNumResults() != 1)
+    return op.emitOpError()
+           << "expects 1 result (c), got " << type.getNumResults();
+  NamedTensor tensors[] = {{"a", type.getInput(0), kADims},
+                           {"b", type.getInput(1),
+                            op.getTransposeB()
+                                ? ArrayRef<StringRef>(kBTransposedDims)
+                                : ArrayRef<StringRef>(kBDims)},
+                           {"c", type.getResult(0), kCDims}};
+  for (const NamedTensor &tensor : tensors)
+    if (failed(verifyTensorRank(op, tensor)))
+      return failure();
+  for (const NamedTensor &tensor : tensors)
+    if (failed(verifyStaticSizes(op, tensor)))
+      return failure();
+  return success();
+}
+
+/// Checks the element types: a and b bf16 or f16 and the same, c bf16, f16
+/// or f32.
+static LogicalResult verifyElementTypes(GemmOp op) {
+  Type element = op.getAType().getElementType();
+  if (failed(verifyInputElementType(op, "a", element)) ||
+      failed(verifySameElementType(op, "b", op.getBType().getElementType(), "a",
+                                   element)))
+    return failure();
+  Type result = op.getCType().getElementType();
+  if (result.isBF16() || result.isF16() || result.isF32())
+    return success();
+  if (isa<Float8E4M3FNType>(result))
+    return op.emitOpError()
+           << "c: fp8 (f8E4M3FN) is not supported yet: expected bf16, f16 or "
+              "f32";
+  return op.emitOpError() << "c element type " << result
+                          << " is not supported: expected bf16, f16 or f32";
+}
+
+/// Checks that M, N and K agree between the tensors and that TMA can address
+/// the rows of each tensor.
+static LogicalResult verifySizes(GemmOp op) {
+  ArrayRef<int64_t> a = op.getAType().getShape();
+  ArrayRef<int64_t> b = op.getBType().getShape();
+  ArrayRef<int64_t> c = op.getCType().getShape();
+  bool transposeB = op.getTransposeB();
+  int64_t bK = transposeB ? b[1] : b[0];
+  int64_t bN = transposeB ? b[0] : b[1];
+  if (!ShapedType::isDynamic(a[1]) && !ShapedType::isDynamic(bK) && a[1] != bK)
+    return op.emitOpError()
+           << "b K " << bK << " does not match a K " << a[1]
+           << (transposeB ? " (b is [N, K] with transpose_b)"
+                          : " (b is [K, N]; use transpose_b for [N, K])");
+  if (failed(verifySameSize(op, "M", "c", c[0], "a", a[0])) ||
+      failed(verifySameSize(op, "N", "c", c[1], "b", bN)))
+    return failure();
+
+  // Row strides of the row-major tensors, as the TMA descriptors see them.
+  Type inType = op.getAType().getElementType();
+  if (failed(verifyTmaRowStride(op, "A", "K", op.getK(), inType)) ||
+      failed(verifyTmaRowStride(op, "B", transposeB ? "K" : "N",
+                                transposeB ? op.getK() : op.getN(), inType)) ||
+      failed(verifyTmaRowStride(op, "C", "N", op.getN(),
+                                op.getCType().getElementType())))
+    return failure();
+  return success();
+}
+
+/// Checks the tile, stages and consumers, then what they need of the target.
+static LogicalResult verifyConfig(GemmOp op) {
+  if (std::optional<ArrayRef<int64_t>> tile = op.getTile())
+    if (failed(verifyTileRank(op, *tile, kTileNames)))
+      return failure();
+  if (failed(verifyBlockM(op, op.getBlockM())))
+    return failure();
+  int64_t blockN = op.getBlockN();
+  if (blockN < limits::kMmaNGranularity || blockN > limits::kMaxMmaN ||
+      blockN % limits::kMmaNGranularity != 0)
+    return op.emitOpError()
+           << "block_n " << blockN << " is not supported: expected a multiple "
+           << "of " << limits::kMmaNGranularity << " from "
+           << limits::kMmaNGranularity << " to " << limits::kMaxMmaN;
+  int64_t blockK = op.getBlockK();
+  if (blockK <= 0 || blockK % limits::kMmaK16Bit != 0)
+    return op.emitOpError()
+           << "block_k " << blockK
+           << " is not supported: expected a multiple of " << limits::kMmaK16Bit
+           << " (the MMA K step of 16-bit inputs)";
+  Type inType = op.getAType().getElementType();
+  int64_t inBytes = getElementBytes(inType);
+  int64_t spanBytes = blockK * inBytes;
+  if (spanBytes > limits::kMaxSwizzleBytes ||
+      !llvm::isPowerOf2_64(static_cast<uint64_t>(spanBytes)))
+    return op.emitOpError()
+           << "block_k " << blockK << " spans " << spanBytes << " bytes of "
+           << inType << ": expected " << limits::kMinSwizzleBytes << ", "
+           << 2 * limits::kMinSwizzleBytes << " or " << limits::kMaxSwizzleBytes
+           << " bytes (one TMA swizzle span), i.e. block_k "
+           << limits::kMinSwizzleBytes / inBytes << ", "
+           << 2 * limits::kMinSwizzleBytes / inBytes << " or "
+           << limits::kMaxSwizzleBytes / inBytes;
+  if (failed(verifyStages(op, op.getStagesAttr())) ||
+      failed(verifyConsumers(op, op.getConsumersAttr())))
+    return failure();
+
+  Target target = op.getTarget();
+  if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
+    return failure();
+
+  if (target == Target::Sm90a) {
+    std::string tiles;
+    llvm::raw_string_ostream os(tiles);
+    os << op.getBlockM() << "x" << blockN << " fp32 tile";
+    if (failed(verifyAccumulatorRegisters(op, op.getAccumulatorRegisters(),
+                                          tiles)))
+      return failure();
+  }
+  if (target == Target::Sm100a) {
+    std::string parts;
+    llvm::raw_string_ostream os(parts);
+    os << op.getNumConsumerGroups() << " consumer tiles x 2 x " << blockN
+       << " double-buffered fp32 accumulator columns";
+    if (failed(verifyTmemColumns(op, op.getTmemColumns(), parts)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  if (failed(verifyStructure(*this)) || failed(verifyElementTypes(*this)) ||
+      failed(verifySizes(*this)))
+    return failure();
+  return verifyConfig(*this);
+}

@@ -1,0 +1,237 @@
+//===- VerifyUtils.cpp - Checks the fmha kernel ops share -----------------===//
+//
+// Part of fmha. Signature and configuration checks shared by the verifiers
+// of fmha.attention and fmha.gemm.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyUtils.h"
+
+#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+using namespace mlir::fmha::checks;
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType getTensorOfRank(TypeRange types, unsigned index,
+                                        int64_t rank) {
+  if (index >= types.size())
+    return {};
+  auto tensor = dyn_cast<RankedTensorType>(types[index]);
+  if (!tensor || tensor.getRank() != rank)
+    return {};
+  return tensor;
+}
+
+RankedTensorType checks::getInputTensor(FunctionType type, unsigned index,
+                                        int64_t rank) {
+  return getTensorOfRank(type.getInputs(), index, rank);
+}
+
+RankedTensorType checks::getResultTensor(FunctionType type, unsigned index,
+                                         int64_t rank) {
+  return getTensorOfRank(type.getResults(), index, rank);
+}
+
+LogicalResult checks::verifyTensorRank(Operation *op,
+                                       const NamedTensor &tensor) {
+  auto ranked = dyn_cast<RankedTensorType>(tensor.type);
+  if (ranked && ranked.getRank() == static_cast<int64_t>(tensor.dims.size()))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << tensor.name << " must be a rank-"
+                            << tensor.dims.size() << " tensor [";
+  llvm::interleaveComma(tensor.dims, diag);
+  return diag << "], got " << tensor.type;
+}
+
+LogicalResult checks::verifyStaticSizes(Operation *op,
+                                        const NamedTensor &tensor) {
+  auto ranked = cast<RankedTensorType>(tensor.type);
+  for (auto [size, dim] : llvm::zip(ranked.getShape(), tensor.dims)) {
+    if (size == 0)
+      return op->emitOpError()
+             << tensor.name << " " << dim
+             << " is 0; sizes must be positive or dynamic (?)";
+    if (!ShapedType::isDynamic(size) && size > limits::kTmaMaxDimSize)
+      return op->emitOpError()
+             << tensor.name << " " << dim << " " << size
+             << " is too large: TMA addresses at most "
+             << limits::kTmaMaxDimSize << " elements per dimension";
+  }
+  return success();
+}
+
+LogicalResult checks::verifyInputElementType(Operation *op, StringRef name,
+                                             Type type) {
+  if (type.isBF16() || type.isF16())
+    return success();
+  if (isa<Float8E4M3FNType>(type))
+    return op->emitOpError()
+           << name << ": fp8 (f8E4M3FN) is not supported yet: expected bf16 "
+           << "or f16";
+  return op->emitOpError() << name << " element type " << type
+                           << " is not supported: expected bf16 or f16";
+}
+
+LogicalResult checks::verifySameElementType(Operation *op, StringRef name,
+                                            Type type, StringRef expectedName,
+                                            Type expected) {
+  if (type == expected)
+    return success();
+  return op->emitOpError() << name << " element type " << type
+                           << " does not match " << expectedName
+                           << " element type " << expected;
+}
+
+LogicalResult checks::verifySameSize(Operation *op, StringRef dim,
+                                     StringRef name, int64_t size,
+                                     StringRef expectedName, int64_t expected) {
+  if (ShapedType::isDynamic(size) || ShapedType::isDynamic(expected) ||
+      size == expected)
+    return success();
+  return op->emitOpError() << name << " " << dim << " " << size
+                           << " does not match " << expectedName << " " << dim
+                           << " " << expected;
+}
+
+int64_t checks::mergeSizes(std::initializer_list<int64_t> sizes) {
+  for (int64_t size : sizes)
+    if (!ShapedType::isDynamic(size))
+      return size;
+  return ShapedType::kDynamic;
+}
+
+int64_t checks::getDimOrDynamic(RankedTensorType type, unsigned dim) {
+  if (!type || dim >= type.getRank())
+    return ShapedType::kDynamic;
+  return type.getDimSize(dim);
+}
+
+LogicalResult checks::verifyTmaRowStride(Operation *op, StringRef tensorName,
+                                         StringRef dimName, int64_t rowElements,
+                                         Type elementType) {
+  if (ShapedType::isDynamic(rowElements))
+    return success();
+  int64_t elementBytes = getElementBytes(elementType);
+  int64_t rowBytes = rowElements * elementBytes;
+  if (rowBytes % limits::kTmaStrideAlignmentBytes == 0)
+    return success();
+  return op->emitOpError() << "rows of " << tensorName << " are " << rowBytes
+                           << " bytes; TMA needs a multiple of "
+                           << limits::kTmaStrideAlignmentBytes << " (pad "
+                           << dimName << " to a multiple of "
+                           << limits::kTmaStrideAlignmentBytes / elementBytes
+                           << ")";
+}
+
+int64_t checks::getElementBytes(Type type) {
+  if (!type || !type.isIntOrFloat() || type.getIntOrFloatBitWidth() < 8)
+    return 2;
+  return type.getIntOrFloatBitWidth() / 8;
+}
+
+std::string checks::formatSize(int64_t size) {
+  if (ShapedType::isDynamic(size))
+    return "?";
+  return std::to_string(size);
+}
+
+//===----------------------------------------------------------------------===//
+// Configuration
+//===----------------------------------------------------------------------===//
+
+LogicalResult checks::verifyTileRank(Operation *op, ArrayRef<int64_t> tile,
+                                     ArrayRef<StringRef> names) {
+  if (tile.size() == names.size())
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "tile needs " << names.size() << " sizes [";
+  llvm::interleaveComma(names, diag);
+  return diag << "], got " << tile.size();
+}
+
+LogicalResult checks::verifyBlockM(Operation *op, int64_t blockM) {
+  if (blockM == limits::kWgmmaM || blockM == limits::kMaxBlockM)
+    return success();
+  return op->emitOpError() << "block_m " << blockM
+                           << " is not supported: expected " << limits::kWgmmaM
+                           << " or " << limits::kMaxBlockM
+                           << " (a wgmma covers " << limits::kWgmmaM
+                           << " rows of a warpgroup's tile)";
+}
+
+LogicalResult checks::verifyStages(Operation *op, IntegerAttr stages) {
+  if (!stages)
+    return success();
+  int64_t value = stages.getInt();
+  if (value >= 1 && value <= limits::kMaxStages)
+    return success();
+  return op->emitOpError() << "stages " << value
+                           << " is out of range: expected 1 to "
+                           << limits::kMaxStages;
+}
+
+LogicalResult checks::verifyConsumers(Operation *op, IntegerAttr consumers) {
+  if (!consumers)
+    return success();
+  int64_t value = consumers.getInt();
+  if (value >= 1 && value <= limits::kMaxConsumerGroups)
+    return success();
+  return op->emitOpError() << "consumers " << value
+                           << " is not supported: expected 1 or "
+                           << limits::kMaxConsumerGroups
+                           << " consumer warpgroups";
+}
+
+LogicalResult checks::verifySharedMemory(Operation *op, Target target,
+                                         const SharedMemoryUsage &usage) {
+  int64_t total = usage.getTotalBytes();
+  if (total <= limits::kMaxSharedMemoryBytes)
+    return success();
+  std::string parts;
+  llvm::raw_string_ostream os(parts);
+  usage.printParts(os);
+  return op->emitOpError() << "needs " << total << " bytes of shared memory ("
+                           << parts << "), " << stringifyTarget(target)
+                           << " has " << limits::kMaxSharedMemoryBytes;
+}
+
+LogicalResult checks::verifyAccumulatorRegisters(Operation *op,
+                                                 int64_t registers,
+                                                 StringRef tiles) {
+  if (registers <= limits::kSm90MaxAccumulatorRegisters)
+    return success();
+  return op->emitOpError() << "consumer warpgroup needs " << registers
+                           << " accumulator registers per thread (" << tiles
+                           << "), at most "
+                           << limits::kSm90MaxAccumulatorRegisters
+                           << " fit in the "
+                           << limits::kSm90ConsumerRegisterBudget
+                           << "-register budget of "
+                           << stringifyTarget(Target::Sm90a);
+}
+
+LogicalResult checks::verifyTmemColumns(Operation *op, int64_t columns,
+                                        StringRef parts) {
+  if (columns <= limits::kSm100TmemColumns)
+    return success();
+  return op->emitOpError() << "needs " << columns << " tensor memory columns ("
+                           << parts << "), " << stringifyTarget(Target::Sm100a)
+                           << " has " << limits::kSm100TmemColumns;
+}
+
+int64_t checks::pickStages(int64_t maxStages,
+                           function_ref<int64_t(int64_t stages)> bytesFor) {
+  for (int64_t stages = maxStages; stages > 1; --stages)
+    if (bytesFor(stages) <= limits::kMaxSharedMemoryBytes)
+      return stages;
+  return 1;
+}

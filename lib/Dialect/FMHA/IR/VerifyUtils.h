@@ -1,0 +1,144 @@
+//===- VerifyUtils.h - Checks shared by the fmha ops ------------*- C++ -*-===//
+//
+// Part of fmha. Helpers for the verifiers and accessors of fmha.attention and
+// fmha.gemm: signature checks (ranks, element types, sizes) and configuration
+// checks (tile, stages, consumers, on-chip resources). Each helper emits one
+// diagnostic that names the limit it checks and the numbers involved.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_DIALECT_FMHA_IR_VERIFYUTILS_H
+#define LIB_DIALECT_FMHA_IR_VERIFYUTILS_H
+
+#include "fmha/Dialect/FMHA/IR/FMHADialect.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+namespace mlir {
+namespace fmha {
+namespace checks {
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+/// Returns input `index` of `type` as a ranked tensor of rank `rank`, or null
+/// when there is no such input or it is not such a tensor.
+RankedTensorType getInputTensor(FunctionType type, unsigned index,
+                                int64_t rank);
+/// Same for result `index`.
+RankedTensorType getResultTensor(FunctionType type, unsigned index,
+                                 int64_t rank);
+
+/// A tensor of a kernel signature and the name of each of its dimensions.
+struct NamedTensor {
+  /// How the verifier calls the tensor: "q", "a", ...
+  StringRef name;
+  /// The tensor's type as written in the signature (any type).
+  Type type;
+  /// The names of its dimensions, outermost first; their number is the rank
+  /// the tensor must have.
+  ArrayRef<StringRef> dims;
+};
+
+/// Checks that `tensor.type` is a ranked tensor of the expected rank:
+/// "q must be a rank-4 tensor [batch, heads_q, seq_q, head_dim], got ...".
+LogicalResult verifyTensorRank(Operation *op, const NamedTensor &tensor);
+
+/// Checks that every static dimension of `tensor` (already known to be
+/// ranked) is positive ("k heads_kv is 0; sizes must be positive or dynamic
+/// (?)") and at most what TMA can address (2^32).
+LogicalResult verifyStaticSizes(Operation *op, const NamedTensor &tensor);
+
+/// Checks that `type` is a supported MMA input element type (bf16, f16), and
+/// rejects fp8 with its own message.
+LogicalResult verifyInputElementType(Operation *op, StringRef name, Type type);
+
+/// Checks that `type` (the element type of tensor `name`) equals `expected`
+/// (the element type of tensor `expectedName`).
+LogicalResult verifySameElementType(Operation *op, StringRef name, Type type,
+                                    StringRef expectedName, Type expected);
+
+/// Checks that two sizes of the same quantity agree where both are static:
+/// "k batch 4 does not match q batch 2".
+LogicalResult verifySameSize(Operation *op, StringRef dim, StringRef name,
+                             int64_t size, StringRef expectedName,
+                             int64_t expected);
+
+/// The first static size among `sizes`, or ShapedType::kDynamic.
+int64_t mergeSizes(std::initializer_list<int64_t> sizes);
+
+/// Dimension `dim` of `type`, or ShapedType::kDynamic when `type` is null or
+/// has no such dimension.
+int64_t getDimOrDynamic(RankedTensorType type, unsigned dim);
+
+/// Checks that a row of `rowElements` elements of `elementType` (where the
+/// size is static) is a multiple of 16 bytes, as TMA needs for the row stride:
+/// "rows of A are 2002 bytes; TMA needs a multiple of 16 (pad K to a multiple
+/// of 8)".
+LogicalResult verifyTmaRowStride(Operation *op, StringRef tensorName,
+                                 StringRef dimName, int64_t rowElements,
+                                 Type elementType);
+
+/// Bytes of one element of `type` (2 for bf16/f16, 4 for f32); 2 for types
+/// without a bit width (or null) so that accessors stay safe on invalid IR.
+int64_t getElementBytes(Type type);
+
+/// Prints `size`, or `?` when it is dynamic.
+std::string formatSize(int64_t size);
+
+//===----------------------------------------------------------------------===//
+// Configuration
+//===----------------------------------------------------------------------===//
+
+/// Checks that `tile` has `names.size()` entries:
+/// "tile needs 2 sizes [block_m, block_n], got 3".
+LogicalResult verifyTileRank(Operation *op, ArrayRef<int64_t> tile,
+                             ArrayRef<StringRef> names);
+
+/// Checks that block_m is 64 or 128.
+LogicalResult verifyBlockM(Operation *op, int64_t blockM);
+
+/// Checks that `stages` (when given) is within [1, limits::kMaxStages].
+LogicalResult verifyStages(Operation *op, IntegerAttr stages);
+
+/// Checks that `consumers` (when given) is 1 or 2.
+LogicalResult verifyConsumers(Operation *op, IntegerAttr consumers);
+
+/// Checks that `usage` fits in the shared memory of `target`:
+/// "needs N bytes of shared memory (A .., B .., ...), sm_90a has 232448".
+LogicalResult verifySharedMemory(Operation *op, Target target,
+                                 const SharedMemoryUsage &usage);
+
+/// Checks that a consumer thread's `registers` fp32 accumulator registers fit
+/// in the sm_90a register budget; `tiles` describes the accumulator tiles,
+/// e.g. "128x256 fp32 tile".
+LogicalResult verifyAccumulatorRegisters(Operation *op, int64_t registers,
+                                         StringRef tiles);
+
+/// Checks that `columns` tensor memory columns fit on sm_100a; `parts`
+/// describes where they come from.
+LogicalResult verifyTmemColumns(Operation *op, int64_t columns,
+                                StringRef parts);
+
+/// The most stages, from `maxStages` down to 1, whose shared memory
+/// (`bytesFor(stages)`) fits; 1 when none does.
+int64_t pickStages(int64_t maxStages,
+                   function_ref<int64_t(int64_t stages)> bytesFor);
+
+/// Reads an optional I64 configuration attribute, or `defaultValue`.
+inline int64_t getIntOr(IntegerAttr attr, int64_t defaultValue) {
+  return attr ? attr.getInt() : defaultValue;
+}
+
+} // namespace checks
+} // namespace fmha
+} // namespace mlir
+
+#endif // LIB_DIALECT_FMHA_IR_VERIFYUTILS_H

@@ -1,0 +1,802 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of fmha.attention and fmha.gemm, then parser
+// errors and malformed IR that must be diagnosed without crashing.
+
+//===----------------------------------------------------------------------===//
+// fmha.attention
+//===----------------------------------------------------------------------===//
+
+// An empty signature.
+// expected-error @+1 {{expects 3 inputs (q, k, v), got 0}}
+fmha.attention @attn () -> () target sm_90a
+
+// -----
+
+// Two inputs.
+// expected-error @+1 {{expects 3 inputs (q, k, v), got 2}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// No result.
+// expected-error @+1 {{expects 1 or 2 results (o and optionally lse), got 0}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> ()
+    target sm_90a
+
+// -----
+
+// Three results.
+// expected-error @+1 {{expects 1 or 2 results (o and optionally lse), got 3}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>, tensor<?x32x?xf32>)
+    target sm_90a
+
+// -----
+
+// q of the wrong rank.
+// expected-error @+1 {{q must be a rank-4 tensor [batch, heads_q, seq_q, head_dim], got 'tensor<8x128xbf16>'}}
+fmha.attention @attn (tensor<8x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// k that is not a tensor.
+// expected-error @+1 {{k must be a rank-4 tensor [batch, heads_kv, seq_k, head_dim], got 'memref<?x8x?x128xbf16>'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, memref<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// An unranked v.
+// expected-error @+1 {{v must be a rank-4 tensor [batch, heads_kv, seq_k, head_dim], got 'tensor<*xbf16>'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<*xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// A scalar o.
+// expected-error @+1 {{o must be a rank-4 tensor [batch, heads_q, seq_q, head_dim], got 'bf16'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> bf16
+    target sm_90a
+
+// -----
+
+// lse of the wrong rank.
+// expected-error @+1 {{lse must be a rank-3 tensor [batch, heads_q, seq_q], got 'tensor<?x32x?x1xf32>'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> (tensor<?x32x?x128xbf16>, tensor<?x32x?x1xf32>)
+    target sm_90a
+
+// -----
+
+// A static size of 0.
+// expected-error @+1 {{k seq_k is 0; sizes must be positive or dynamic (?)}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x0x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// A size TMA cannot address.
+// expected-error @+1 {{q seq_q 8589934592 is too large: TMA addresses at most 4294967296 elements per dimension}}
+fmha.attention @attn (tensor<?x32x8589934592x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// An unsupported element type.
+// expected-error @+1 {{q element type 'f32' is not supported: expected bf16 or f16}}
+fmha.attention @attn (tensor<?x32x?x128xf32>, tensor<?x8x?x128xf32>,
+                      tensor<?x8x?x128xf32>)
+    -> tensor<?x32x?x128xf32>
+    target sm_90a
+
+// -----
+
+// fp8 parses but is not supported yet.
+// expected-error @+1 {{q: fp8 (f8E4M3FN) is not supported yet}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<?x32x?x128xf8E4M3FN>
+    target sm_90a
+
+// -----
+
+// A non-numeric element type.
+// expected-error @+1 {{q element type 'complex<f32>' is not supported: expected bf16 or f16}}
+fmha.attention @attn (tensor<?x32x?x128xcomplex<f32>>,
+                      tensor<?x8x?x128xcomplex<f32>>, tensor<?x8x?x128xcomplex<f32>>)
+    -> tensor<?x32x?x128xcomplex<f32>>
+    target sm_90a
+
+// -----
+
+// k and q element types differ.
+// expected-error @+1 {{k element type 'f16' does not match q element type 'bf16'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// v and q element types differ.
+// expected-error @+1 {{v element type 'f16' does not match q element type 'bf16'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// o and q element types differ.
+// expected-error @+1 {{o element type 'f32' does not match q element type 'bf16'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xf32>
+    target sm_90a
+
+// -----
+
+// lse is not f32.
+// expected-error @+1 {{lse element type 'bf16' is not supported: expected f32}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xbf16>)
+    target sm_90a
+
+// -----
+
+// Static batch sizes that differ.
+// expected-error @+1 {{k batch 4 does not match q batch 2}}
+fmha.attention @attn (tensor<2x32x?x128xbf16>, tensor<4x8x?x128xbf16>,
+                      tensor<4x8x?x128xbf16>)
+    -> tensor<2x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// k head dim differs from q head dim.
+// expected-error @+1 {{k head_dim 64 does not match q head_dim 128}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x64xbf16>,
+                      tensor<?x8x?x64xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// v shape differs from k shape.
+// expected-error @+1 {{v seq_k 512 does not match k seq_k 1024}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x1024x128xbf16>,
+                      tensor<?x8x512x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// o shape differs from q shape.
+// expected-error @+1 {{o heads_q 16 does not match q heads_q 32}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x16x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// lse shape is not [batch, heads_q, seq_q].
+// expected-error @+1 {{lse seq_q 256 does not match q seq_q 512}}
+fmha.attention @attn (tensor<?x32x512x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> (tensor<?x32x512x128xbf16>, tensor<?x32x256xf32>)
+    target sm_90a
+
+// -----
+
+// A head dim unknown in every tensor.
+// expected-error @+1 {{head dim must be static: expected 64, 128 or 256, got ? in q, k, v and o}}
+fmha.attention @attn (tensor<?x32x?x?xbf16>, tensor<?x8x?x?xbf16>,
+                      tensor<?x8x?x?xbf16>)
+    -> tensor<?x32x?x?xbf16>
+    target sm_90a
+
+// -----
+
+// An unsupported head dim.
+// expected-error @+1 {{head dim 96 is not supported: expected 64, 128 or 256}}
+fmha.attention @attn (tensor<?x32x?x96xbf16>, tensor<?x8x?x96xbf16>,
+                      tensor<?x8x?x96xbf16>)
+    -> tensor<?x32x?x96xbf16>
+    target sm_90a
+
+// -----
+
+// Query heads not a multiple of KV heads.
+// expected-error @+1 {{GQA ratio: 32 query heads are not a multiple of 6 KV heads}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x6x?x128xbf16>,
+                      tensor<?x6x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// A window with three sizes.
+// expected-error @+1 {{window needs 2 sizes [left, right], got 3}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    window [1, 2, 3] target sm_90a
+
+// -----
+
+// A negative window size.
+// expected-error @+1 {{window size must be non-negative, got -1}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    window [-1, 0] target sm_90a
+
+// -----
+
+// A causal window that looks right of the diagonal.
+// expected-error @+1 {{causal attention sees no keys to the right of the diagonal: window right size must be 0 with causal, got 16}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    causal window [128, 16] target sm_90a
+
+// -----
+
+// A zero scale.
+// expected-error @+1 {{softmax scale must be positive, got 0}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    scale 0.0 target sm_90a
+
+// -----
+
+// A negative scale.
+// expected-error @+1 {{softmax scale must be positive, got -0.125}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    scale -0.125 target sm_90a
+
+// -----
+
+// An infinite scale (written as its bit pattern).
+// expected-error @+1 {{softmax scale must be finite, got +Inf}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    scale 0x7FF0000000000000 target sm_90a
+
+// -----
+
+// A NaN scale.
+// expected-error @+1 {{softmax scale must be finite, got NaN}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    scale 0x7FF8000000000000 target sm_90a
+
+// -----
+
+// A tile with three sizes.
+// expected-error @+1 {{tile needs 2 sizes [block_m, block_n], got 3}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    tile [64, 128, 64] target sm_90a
+
+// -----
+
+// block_m is not 64 or 128.
+// expected-error @+1 {{block_m 96 is not supported: expected 64 or 128 (a wgmma covers 64 rows of a warpgroup's tile)}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    tile [96, 128] target sm_90a
+
+// -----
+
+// block_n not a multiple of 16.
+// expected-error @+1 {{block_n 72 is not supported: expected a multiple of 16 from 16 to 256}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    tile [64, 72] target sm_90a
+
+// -----
+
+// block_n larger than one MMA.
+// expected-error @+1 {{block_n 512 is not supported: expected a multiple of 16 from 16 to 256}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    tile [64, 512] target sm_90a
+
+// -----
+
+// No stage.
+// expected-error @+1 {{stages 0 is out of range: expected 1 to 8}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    stages 0 target sm_90a
+
+// -----
+
+// Too many stages.
+// expected-error @+1 {{stages 9 is out of range: expected 1 to 8}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    stages 9 target sm_90a
+
+// -----
+
+// Three consumer warpgroups.
+// expected-error @+1 {{consumers 3 is not supported: expected 1 or 2 consumer warpgroups}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    consumers 3 target sm_90a
+
+// -----
+
+// No consumer warpgroup.
+// expected-error @+1 {{consumers 0 is not supported: expected 1 or 2 consumer warpgroups}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    consumers 0 target sm_90a
+
+// -----
+
+// Shared memory: two 128-key K/V stages of head dim 256 do not fit.
+// expected-error @+1 {{needs 328704 bytes of shared memory (Q/O 65536, K/V 262144, barriers 1024), sm_90a has 232448}}
+fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
+                      tensor<?x8x?x256xbf16>)
+    -> tensor<?x32x?x256xbf16>
+    tile [64, 128] stages 2 target sm_90a
+
+// -----
+
+// Shared memory on sm_100a: too many stages.
+// expected-error @+1 {{needs 459776 bytes of shared memory (Q/O 65536, K/V 393216, barriers 1024), sm_100a has 232448}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    tile [128, 128] stages 6 target sm_100a
+
+// -----
+
+// Registers (sm_90a): S and O of a 128x128 tile with head dim 128.
+// expected-error @+1 {{consumer warpgroup needs 256 accumulator registers per thread (128x128 fp32 S tile + 128x128 fp32 O tile), at most 224 fit in the 240-register budget of sm_90a}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    tile [128, 128] target sm_90a
+
+// -----
+
+// Tensor memory (sm_100a): two consumer tiles of head dim 256.
+// expected-error @+1 {{needs 640 tensor memory columns (2 consumer tiles x (64 S/P + 256 O) fp32 columns), sm_100a has 512}}
+fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
+                      tensor<?x8x?x256xbf16>)
+    -> tensor<?x32x?x256xbf16>
+    tile [128, 64] consumers 2 target sm_100a
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// fmha.gemm
+//===----------------------------------------------------------------------===//
+
+// An empty signature.
+// expected-error @+1 {{expects 2 inputs (a, b), got 0}}
+fmha.gemm @gemm () -> () target sm_90a
+
+// -----
+
+// One input.
+// expected-error @+1 {{expects 2 inputs (a, b), got 1}}
+fmha.gemm @gemm (tensor<?x?xbf16>) -> tensor<?x?xbf16> target sm_90a
+
+// -----
+
+// Two results.
+// expected-error @+1 {{expects 1 result (c), got 2}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    target sm_90a
+
+// -----
+
+// a of the wrong rank.
+// expected-error @+1 {{a must be a rank-2 tensor [M, K], got 'tensor<?x?x?xbf16>'}}
+fmha.gemm @gemm (tensor<?x?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    target sm_90a
+
+// -----
+
+// b that is not a tensor.
+// expected-error @+1 {{b must be a rank-2 tensor [K, N], got 'f32'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, f32) -> tensor<?x?xbf16> target sm_90a
+
+// -----
+
+// b of the wrong rank, given as [N, K].
+// expected-error @+1 {{b must be a rank-2 tensor [N, K], got 'tensor<?xbf16>'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// An unranked c.
+// expected-error @+1 {{c must be a rank-2 tensor [M, N], got 'tensor<*xbf16>'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<*xbf16>
+    target sm_90a
+
+// -----
+
+// A static size of 0.
+// expected-error @+1 {{a M is 0; sizes must be positive or dynamic (?)}}
+fmha.gemm @gemm (tensor<0x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    target sm_90a
+
+// -----
+
+// An unsupported input element type.
+// expected-error @+1 {{a element type 'f32' is not supported: expected bf16 or f16}}
+fmha.gemm @gemm (tensor<?x?xf32>, tensor<?x?xf32>)
+    -> tensor<?x?xf32>
+    target sm_90a
+
+// -----
+
+// fp8 parses but is not supported yet.
+// expected-error @+1 {{a: fp8 (f8E4M3FN) is not supported yet}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>)
+    -> tensor<?x?xbf16>
+    target sm_90a
+
+// -----
+
+// a and b element types differ.
+// expected-error @+1 {{b element type 'f16' does not match a element type 'bf16'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xf16>)
+    -> tensor<?x?xbf16>
+    target sm_90a
+
+// -----
+
+// An unsupported result element type.
+// expected-error @+1 {{c element type 'i32' is not supported: expected bf16, f16 or f32}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xi32>
+    target sm_90a
+
+// -----
+
+// An fp8 result.
+// expected-error @+1 {{c: fp8 (f8E4M3FN) is not supported yet}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xf8E4M3FN>
+    target sm_90a
+
+// -----
+
+// K of a and b differ.
+// expected-error @+1 {{b K 1024 does not match a K 4096 (b is [K, N]; use transpose_b for [N, K])}}
+fmha.gemm @gemm (tensor<?x4096xbf16>, tensor<1024x4096xbf16>)
+    -> tensor<?x4096xbf16>
+    target sm_90a
+
+// -----
+
+// K of a and b differ, b given as [N, K].
+// expected-error @+1 {{b K 1024 does not match a K 4096 (b is [N, K] with transpose_b)}}
+fmha.gemm @gemm (tensor<?x4096xbf16>, tensor<4096x1024xbf16>)
+    -> tensor<?x4096xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// M of c differs from M of a.
+// expected-error @+1 {{c M 256 does not match a M 128}}
+fmha.gemm @gemm (tensor<128x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<256x?xbf16>
+    target sm_90a
+
+// -----
+
+// N of c differs from N of b.
+// expected-error @+1 {{c N 512 does not match b N 1024}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<1024x?xbf16>)
+    -> tensor<?x512xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// TMA: rows of A are not a multiple of 16 bytes.
+// expected-error @+1 {{rows of A are 2002 bytes; TMA needs a multiple of 16 (pad K to a multiple of 8)}}
+fmha.gemm @gemm (tensor<?x1001xbf16>, tensor<1001x?xbf16>)
+    -> tensor<?x?xbf16>
+    target sm_90a
+
+// -----
+
+// TMA: rows of B ([K, N]) are not a multiple of 16 bytes.
+// expected-error @+1 {{rows of B are 2002 bytes; TMA needs a multiple of 16 (pad N to a multiple of 8)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x1001xbf16>)
+    -> tensor<?x1001xbf16>
+    target sm_90a
+
+// -----
+
+// TMA: rows of an f32 C are not a multiple of 16 bytes.
+// expected-error @+1 {{rows of C are 4008 bytes; TMA needs a multiple of 16 (pad N to a multiple of 4)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<1002x?xbf16>)
+    -> tensor<?x1002xf32>
+    transpose_b target sm_90a
+
+// -----
+
+// A tile with two sizes.
+// expected-error @+1 {{tile needs 3 sizes [block_m, block_n, block_k], got 2}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 128] target sm_90a
+
+// -----
+
+// block_m is not 64 or 128.
+// expected-error @+1 {{block_m 256 is not supported: expected 64 or 128 (a wgmma covers 64 rows of a warpgroup's tile)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [256, 128, 64] target sm_90a
+
+// -----
+
+// block_n not a multiple of 8.
+// expected-error @+1 {{block_n 100 is not supported: expected a multiple of 8 from 8 to 256}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 100, 64] target sm_90a
+
+// -----
+
+// block_n larger than one MMA.
+// expected-error @+1 {{block_n 264 is not supported: expected a multiple of 8 from 8 to 256}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [64, 264, 64] target sm_90a
+
+// -----
+
+// block_k not a multiple of the MMA K.
+// expected-error @+1 {{block_k 24 is not supported: expected a multiple of 16 (the MMA K step of 16-bit inputs)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 128, 24] target sm_90a
+
+// -----
+
+// block_k wider than one swizzle span.
+// expected-error @+1 {{block_k 128 spans 256 bytes of 'bf16': expected 32, 64 or 128 bytes (one TMA swizzle span), i.e. block_k 16, 32 or 64}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 128, 128] target sm_90a
+
+// -----
+
+// block_k that is no swizzle span.
+// expected-error @+1 {{block_k 48 spans 96 bytes of 'bf16': expected 32, 64 or 128 bytes (one TMA swizzle span), i.e. block_k 16, 32 or 64}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 128, 48] target sm_90a
+
+// -----
+
+// Too many stages.
+// expected-error @+1 {{stages 9 is out of range: expected 1 to 8}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    stages 9 target sm_90a
+
+// -----
+
+// Negative stages.
+// expected-error @+1 {{stages -1 is out of range: expected 1 to 8}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    stages -1 target sm_90a
+
+// -----
+
+// Three consumer warpgroups.
+// expected-error @+1 {{consumers 3 is not supported: expected 1 or 2 consumer warpgroups}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    consumers 3 target sm_90a
+
+// -----
+
+// Shared memory: 4 stages of 2 x 128x256 tiles.
+// expected-error @+1 {{needs 394240 bytes of shared memory (A 131072, B 131072, C staging 131072, barriers 1024), sm_90a has 232448}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 256, 64] stages 4 target sm_90a
+
+// -----
+
+// Shared memory: the f32 C staging of the default tile leaves no room for 4 stages.
+// expected-error @+1 {{needs 328704 bytes of shared memory (A 131072, B 65536, C staging 131072, barriers 1024), sm_90a has 232448}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xf32>
+    stages 4 target sm_90a
+
+// -----
+
+// Registers (sm_90a): a 128x256 accumulator per consumer.
+// expected-error @+1 {{consumer warpgroup needs 256 accumulator registers per thread (128x256 fp32 tile), at most 224 fit in the 240-register budget of sm_90a}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 256, 64] stages 2 consumers 1 target sm_90a
+
+// -----
+
+// Tensor memory (sm_100a): two double-buffered 256-column accumulators.
+// expected-error @+1 {{needs 1024 tensor memory columns (2 consumer tiles x 2 x 256 double-buffered fp32 accumulator columns), sm_100a has 512}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 256, 64] target sm_100a
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Structure, parsing and malformed IR
+//===----------------------------------------------------------------------===//
+
+// Kernels are module-level symbols.
+func.func @not_in_a_module() {
+  // expected-error @+1 {{'fmha.gemm' op expects parent op 'builtin.module'}}
+  fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+      target sm_90a
+  return
+}
+
+// -----
+
+// An unknown target.
+// expected-error @+3 {{expected ::mlir::fmha::Target to be one of: sm_90a, sm_100a}}
+// expected-error @+2 {{failed to parse FMHA_TargetAttr parameter 'value'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    target sm_80 {sym_visibility = "private"}
+
+// -----
+
+// The target is required.
+// expected-error @+2 {{expected 'target'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    tile [128, 128, 64] {sym_visibility = "private"}
+
+// -----
+
+// Configuration keywords come in their documented order.
+// expected-error @+2 {{expected 'target'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    stages 2 transpose_b target sm_90a
+
+// -----
+
+// A keyword without its value.
+// expected-error @+3 {{expected '['}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>) -> tensor<?x32x?x128xbf16>
+    window target sm_90a
+
+// -----
+
+// The scale is a floating-point literal.
+// expected-error @+4 {{unexpected decimal integer literal for a floating point value}}
+// expected-note @+3 {{add a trailing dot to make the literal a float}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>) -> tensor<?x32x?x128xbf16>
+    scale 2 target sm_90a
+
+// -----
+
+// The signature is a function type.
+// expected-error @+1 {{'fmha.gemm' op attribute 'function_type' failed to satisfy constraint: type attribute of function type}}
+fmha.gemm @gemm tensor<?x?xbf16> target sm_90a
+
+// -----
+
+// A configuration value too large for an i64.
+// expected-error @+2 {{integer constant out of range for attribute}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    stages 99999999999999999999 target sm_90a
+
+// -----
+
+// Tile sizes that would overflow the resource arithmetic are rejected first.
+// expected-error @+1 {{block_m 9223372036854775807 is not supported}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    tile [9223372036854775807, 9223372036854775807, -9223372036854775808] target sm_90a
+
+// -----
+
+// Generic form: no attributes at all.
+// expected-error @+1 {{'fmha.gemm' op requires attribute 'function_type'}}
+"fmha.gemm"() : () -> ()
+
+// -----
+
+// Generic form: a signature that is not a function type.
+// expected-error @+1 {{'fmha.gemm' op attribute 'function_type' failed to satisfy constraint: type attribute of function type}}
+"fmha.gemm"() <{function_type = i32, sym_name = "gemm", target = #fmha<target sm_90a>}> : () -> ()
+
+// -----
+
+// Generic form: a target that is not an fmha target attribute.
+// expected-error @+1 {{invalid properties}}
+"fmha.gemm"() <{function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>, sym_name = "gemm", target = 3 : i32}> : () -> ()
+
+// -----
+
+// Generic form: a tile that is not an i64 array.
+// expected-error @+1 {{invalid properties}}
+"fmha.gemm"() <{function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>, sym_name = "gemm", target = #fmha<target sm_90a>, tile = [128, 128, 64]}> : () -> ()
+
+// -----
+
+// Generic form: stages of the wrong integer type.
+// expected-error @+1 {{'fmha.gemm' op attribute 'stages' failed to satisfy constraint: 64-bit signless integer attribute}}
+"fmha.gemm"() <{function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>, stages = 2 : i32, sym_name = "gemm", target = #fmha<target sm_90a>}> : () -> ()
+
+// -----
+
+// Generic form: an f32 scale.
+// expected-error @+1 {{'fmha.attention' op attribute 'scale' failed to satisfy constraint: 64-bit float attribute}}
+"fmha.attention"() <{function_type = (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>) -> tensor<?x32x?x128xbf16>, scale = 1.250000e-01 : f32, sym_name = "attn", target = #fmha<target sm_90a>}> : () -> ()
+
+// -----
+
+// Generic form: every input and result of the wrong kind.
+// expected-error @+1 {{q must be a rank-4 tensor [batch, heads_q, seq_q, head_dim], got 'none'}}
+"fmha.attention"() <{function_type = (none, index, vector<4xf32>) -> (i1, tensor<f32>), sym_name = "attn", target = #fmha<target sm_90a>}> : () -> ()
+
+// -----
+
+// Two kernels with the same name.
+// expected-note @+1 {{see existing symbol definition here}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    target sm_90a
+// expected-error @+1 {{redefinition of symbol named 'gemm'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    target sm_100a

@@ -1,0 +1,109 @@
+// RUN: fmha-opt %s | fmha-opt | FileCheck %s
+// RUN: fmha-opt %s -mlir-print-op-generic | fmha-opt | FileCheck %s
+// RUN: fmha-opt %s -emit-bytecode | fmha-opt | FileCheck %s
+// RUN: fmha-opt %s -mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
+
+// Round trips of fmha.attention and fmha.gemm through the custom, generic and
+// bytecode forms, covering every signature shape and configuration field.
+
+//===----------------------------------------------------------------------===//
+// fmha.attention
+//===----------------------------------------------------------------------===//
+
+// Every configuration field: GQA (32 query heads on 8 KV heads), causal
+// sliding window, explicit scale, tile, stages and consumers, with the LSE.
+// CHECK: fmha.attention @attn_full (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>) -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) causal window [256, 0] scale 8.838830e-02 tile [64, 128] stages 2 consumers 2 target sm_90a
+// GENERIC: "fmha.attention"() <{causal, consumers = 2 : i64, function_type = (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>) -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>), scale = 8.838830e-02 : f64, stages = 2 : i64, sym_name = "attn_full", target = #fmha<target sm_90a>, tile = array<i64: 64, 128>, window = array<i64: 256, 0>}> : () -> ()
+fmha.attention @attn_full (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                           tensor<?x8x?x128xbf16>)
+    -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>)
+    causal window [256, 0] scale 0.0883883 tile [64, 128] stages 2
+    consumers 2 target sm_90a
+
+// All defaults omitted, on Blackwell.
+// CHECK: fmha.attention @attn_defaults (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>) -> tensor<?x32x?x128xbf16> target sm_100a
+// GENERIC: "fmha.attention"() <{function_type = (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>) -> tensor<?x32x?x128xbf16>, sym_name = "attn_defaults", target = #fmha<target sm_100a>}> : () -> ()
+fmha.attention @attn_defaults (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                               tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16> target sm_100a
+
+// Multi-query attention (one KV head), static sizes, f16, head dim 64, a
+// two-sided sliding window without causal, one consumer with 128-row tiles.
+// CHECK: fmha.attention @attn_mqa (tensor<4x16x1024x64xf16>, tensor<4x1x1024x64xf16>, tensor<4x1x1024x64xf16>) -> tensor<4x16x1024x64xf16> window [128, 128] tile [128, 128] stages 3 consumers 1 target sm_90a
+fmha.attention @attn_mqa (tensor<4x16x1024x64xf16>, tensor<4x1x1024x64xf16>,
+                          tensor<4x1x1024x64xf16>) -> tensor<4x16x1024x64xf16>
+    window [128, 128] tile [128, 128] stages 3 consumers 1 target sm_90a
+
+// Multi-head attention (heads_q = heads_kv), cross-attention (seq_q != seq_k),
+// dynamic heads, head dim 256, causal only, with the LSE.
+// CHECK: fmha.attention @attn_hd256 (tensor<2x?x512x256xbf16>, tensor<2x?x2048x256xbf16>, tensor<2x?x2048x256xbf16>) -> (tensor<2x?x512x256xbf16>, tensor<2x?x512xf32>) causal target sm_90a
+fmha.attention @attn_hd256 (tensor<2x?x512x256xbf16>, tensor<2x?x2048x256xbf16>,
+                            tensor<2x?x2048x256xbf16>)
+    -> (tensor<2x?x512x256xbf16>, tensor<2x?x512xf32>) causal target sm_90a
+
+// Head dim 256 on Blackwell with the defaults (one consumer), and sizes that
+// are static in one tensor and dynamic in another.
+// CHECK: fmha.attention @attn_hd256_sm100 (tensor<?x8x?x256xf16>, tensor<8x8x?x256xf16>, tensor<?x8x?x256xf16>) -> tensor<?x8x?x256xf16> target sm_100a
+fmha.attention @attn_hd256_sm100 (tensor<?x8x?x256xf16>, tensor<8x8x?x256xf16>,
+                                  tensor<?x8x?x256xf16>)
+    -> tensor<?x8x?x256xf16> target sm_100a
+
+// Exactly at the limits on Blackwell: 512 tensor memory columns
+// (2 x (128 + 128)); a scale and tile without a mask.
+// CHECK: fmha.attention @attn_tmem_full (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>) -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) scale 1.250000e-01 tile [128, 128] consumers 2 target sm_100a
+fmha.attention @attn_tmem_full (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
+                                tensor<?x?x?x128xbf16>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>)
+    scale 0.125 tile [128, 128] consumers 2 target sm_100a
+
+// A window alone (left only) and a private symbol.
+// CHECK: fmha.attention @attn_private (tensor<?x32x?x64xbf16>, tensor<?x4x?x64xbf16>, tensor<?x4x?x64xbf16>) -> tensor<?x32x?x64xbf16> window [1024, 0] target sm_90a {sym_visibility = "private"}
+fmha.attention @attn_private (tensor<?x32x?x64xbf16>, tensor<?x4x?x64xbf16>,
+                              tensor<?x4x?x64xbf16>) -> tensor<?x32x?x64xbf16>
+    window [1024, 0] target sm_90a {sym_visibility = "private"}
+
+//===----------------------------------------------------------------------===//
+// fmha.gemm
+//===----------------------------------------------------------------------===//
+
+// Every configuration field, with B given as [N, K].
+// CHECK: fmha.gemm @gemm_full (tensor<?x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<?x4096xbf16> transpose_b tile [128, 128, 64] stages 3 consumers 2 target sm_90a
+// GENERIC: "fmha.gemm"() <{consumers = 2 : i64, function_type = (tensor<?x4096xbf16>, tensor<4096x4096xbf16>) -> tensor<?x4096xbf16>, stages = 3 : i64, sym_name = "gemm_full", target = #fmha<target sm_90a>, tile = array<i64: 128, 128, 64>, transpose_b}> : () -> ()
+fmha.gemm @gemm_full (tensor<?x4096xbf16>, tensor<4096x4096xbf16>)
+    -> tensor<?x4096xbf16> transpose_b tile [128, 128, 64] stages 3
+    consumers 2 target sm_90a
+
+// All defaults omitted, fully dynamic.
+// CHECK: fmha.gemm @gemm_defaults (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> target sm_90a
+fmha.gemm @gemm_defaults (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    target sm_90a
+
+// f16 inputs with an f32 result, B as [K, N], static sizes, on Blackwell.
+// CHECK: fmha.gemm @gemm_f32 (tensor<512x1024xf16>, tensor<1024x256xf16>) -> tensor<512x256xf32> target sm_100a
+fmha.gemm @gemm_f32 (tensor<512x1024xf16>, tensor<1024x256xf16>)
+    -> tensor<512x256xf32> target sm_100a
+
+// One consumer with a wide 64x256 tile and 4 stages; an odd M is fine (only
+// row lengths matter to TMA).
+// CHECK: fmha.gemm @gemm_wide (tensor<1001x?xbf16>, tensor<?x8192xbf16>) -> tensor<1001x8192xbf16> tile [64, 256, 64] stages 4 consumers 1 target sm_90a
+fmha.gemm @gemm_wide (tensor<1001x?xbf16>, tensor<?x8192xbf16>)
+    -> tensor<1001x8192xbf16> tile [64, 256, 64] stages 4 consumers 1
+    target sm_90a
+
+// Exactly 224 accumulator registers (128x224), a 32-byte K step, and f16
+// output from an [N, K] B.
+// CHECK: fmha.gemm @gemm_regs_full (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf16> transpose_b tile [128, 224, 16] stages 8 consumers 1 target sm_90a
+fmha.gemm @gemm_regs_full (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf16>
+    transpose_b tile [128, 224, 16] stages 8 consumers 1 target sm_90a
+
+// Blackwell with 512 tensor memory columns (2 x 2 x 128) and a 64-byte K
+// step.
+// CHECK: fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32> transpose_b tile [128, 128, 32] stages 4 consumers 2 target sm_100a
+fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
+    transpose_b tile [128, 128, 32] stages 4 consumers 2 target sm_100a
+
+// The register limit is sm_90a's: on Blackwell a 128x256 accumulator lives in
+// tensor memory (1 x 2 x 256 = 512 columns).
+// CHECK: fmha.gemm @gemm_sm100_wide (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> tile [128, 256, 64] consumers 1 target sm_100a
+fmha.gemm @gemm_sm100_wide (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> tile [128, 256, 64] consumers 1 target sm_100a
