@@ -30,8 +30,7 @@ protected:
     context.loadAllAvailableDialects();
   }
 
-  template <typename OpT>
-  OpT parseOne(StringRef source) {
+  template <typename OpT> OpT parseOne(StringRef source) {
     module = parseSourceString<ModuleOp>(source, &context);
     if (!module)
       return OpT();

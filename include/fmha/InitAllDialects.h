@@ -1,4 +1,5 @@
-//===- InitAllDialects.h - Register fmha's and the needed dialects -*- C++ -*-===//
+//===- InitAllDialects.h - Register fmha's and the needed dialects -*- C++
+//-*-===//
 //
 // Part of fmha. One place that lists every dialect fmha's tools load: fmha's
 // own three and the upstream dialects the NVVM-to-PTX tail needs. Embedders

@@ -1,4 +1,5 @@
-//===- InitAllPasses.h - Register fmha's and the needed passes ---*- C++ -*-===//
+//===- InitAllPasses.h - Register fmha's and the needed passes ---*- C++
+//-*-===//
 //
 // Part of fmha. Registers fmha's passes and pipelines plus the upstream passes
 // of the NVVM-to-PTX tail, so that fmha-opt (or an embedding tool) can name

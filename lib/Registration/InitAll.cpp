@@ -51,11 +51,11 @@ void fmha::registerFMHADialects(DialectRegistry &registry) {
 
 void fmha::registerAllFMHADialects(DialectRegistry &registry) {
   registerFMHADialects(registry);
-  registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, index::IndexDialect,
-                  LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
-                  NVVM::NVVMDialect, nvgpu::NVGPUDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
+  registry
+      .insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
+              gpu::GPUDialect, index::IndexDialect, LLVM::LLVMDialect,
+              math::MathDialect, memref::MemRefDialect, NVVM::NVVMDialect,
+              nvgpu::NVGPUDialect, scf::SCFDialect, tensor::TensorDialect>();
   // What convert-to-llvm and gpu-module-to-binary need to see.
   arith::registerConvertArithToLLVMInterface(registry);
   cf::registerConvertControlFlowToLLVMInterface(registry);

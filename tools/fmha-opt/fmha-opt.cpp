@@ -22,6 +22,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::fmha::registerAllFMHADialects(registry);
   mlir::fmha::registerAllFMHAPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "fmha optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "fmha optimizer driver\n", registry));
 }

@@ -1,4 +1,5 @@
-//===- Passes.h - fmha's conversion passes -------------------------*- C++ -*-===//
+//===- Passes.h - fmha's conversion passes -------------------------*- C++
+//-*-===//
 //
 // Part of fmha.
 //

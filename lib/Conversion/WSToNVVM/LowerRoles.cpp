@@ -99,7 +99,8 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
   // One branch per role.
   for (RoleOp role : llvm::make_early_inc_range(op.getRoles())) {
     int64_t first = *role.getFirstWarp();
-    Value inRole = inRange(b, role.getLoc(), warp, first, first + role.getWarps());
+    Value inRole =
+        inRange(b, role.getLoc(), warp, first, first + role.getWarps());
     auto ifOp = scf::IfOp::create(b, role.getLoc(), inRole, /*withElse=*/false);
     Block &body = role.getBody().front();
     ifOp.thenBlock()->getOperations().splice(
@@ -107,9 +108,8 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
 
     OpBuilder rb(ifOp.thenBlock(), ifOp.thenBlock()->begin());
     Value firstThread = i32Const(rb, role.getLoc(), first * 32);
-    Value isLeader = arith::CmpIOp::create(rb, role.getLoc(),
-                                           arith::CmpIPredicate::eq, tid,
-                                           firstThread);
+    Value isLeader = arith::CmpIOp::create(
+        rb, role.getLoc(), arith::CmpIPredicate::eq, tid, firstThread);
     SmallVector<Operation *> leaderOps;
     SmallVector<ThreadIdOp> threadIds;
     ifOp.thenBlock()->walk([&](Operation *nested) {

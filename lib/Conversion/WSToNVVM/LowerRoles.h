@@ -1,4 +1,5 @@
-//===- LowerRoles.h - ws.warp_specialize to per-warp branches ----*- C++ -*-===//
+//===- LowerRoles.h - ws.warp_specialize to per-warp branches ----*- C++
+//-*-===//
 //
 // Part of fmha. The structural half of convert-ws-to-nvvm.
 //

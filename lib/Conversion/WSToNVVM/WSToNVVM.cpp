@@ -53,8 +53,8 @@ static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
 /// Pointer to byte `offset` of the kernel's dynamic shared memory.
 static Value sharedMemoryAt(OpBuilder &b, Location loc, int64_t offset) {
   MLIRContext *ctx = b.getContext();
-  Value base = LLVM::AddressOfOp::create(b, loc, sharedPtrType(ctx),
-                                         kSharedMemoryName);
+  Value base =
+      LLVM::AddressOfOp::create(b, loc, sharedPtrType(ctx), kSharedMemoryName);
   return LLVM::GEPOp::create(b, loc, sharedPtrType(ctx), b.getI8Type(), base,
                              ArrayRef<LLVM::GEPArg>{int32_t(offset)});
 }
@@ -95,9 +95,9 @@ struct SlotLowering : ConvertOpToLLVMPattern<SlotOp> {
     Value bytes = LLVM::MulOp::create(
         rewriter, loc, adaptor.getStage(),
         i32Const(rewriter, loc, getMemRefBytes(op.getType())));
-    Value ptr = LLVM::GEPOp::create(rewriter, loc, ring.getType(),
-                                    rewriter.getI8Type(), ring,
-                                    ValueRange{bytes});
+    Value ptr =
+        LLVM::GEPOp::create(rewriter, loc, ring.getType(), rewriter.getI8Type(),
+                            ring, ValueRange{bytes});
     Value desc = MemRefDescriptor::fromStaticShape(
         rewriter, loc, *getTypeConverter(), op.getType(), ptr);
     rewriter.replaceOp(op, desc);
@@ -117,13 +117,15 @@ struct MBarrierAllocLowering : ConvertOpToLLVMPattern<MBarrierAllocOp> {
     Location loc = op.getLoc();
     Value base = sharedMemoryAt(rewriter, loc, *op.getOffset());
     Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value isThread0 = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                           tid, i32Const(rewriter, loc, 0));
+    Value isThread0 =
+        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, tid,
+                             i32Const(rewriter, loc, 0));
     Value arrivals = i32Const(rewriter, loc, op.getArrivals());
     for (unsigned i = 0; i < op.getType().getCount(); ++i)
       NVVM::MBarrierInitOp::create(
-          rewriter, loc, barrierAt(rewriter, loc, base, i32Const(rewriter, loc, i)),
-          arrivals, isThread0);
+          rewriter, loc,
+          barrierAt(rewriter, loc, base, i32Const(rewriter, loc, i)), arrivals,
+          isThread0);
     rewriter.replaceOp(op, base);
     return success();
   }
@@ -333,8 +335,8 @@ struct ConvertWSToNVVMPass
     LLVMConversionTarget target(*ctx);
     configureGpuToNVVMConversionLegality(target);
     target.addLegalDialect<NVVM::NVVMDialect>();
-    target.addIllegalDialect<ws::WSDialect, tile::TileDialect,
-                             scf::SCFDialect>();
+    target
+        .addIllegalDialect<ws::WSDialect, tile::TileDialect, scf::SCFDialect>();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return failure();
     markTensorMapParams(module, converter, kernels);

@@ -94,8 +94,7 @@ LogicalResult ChannelType::verify(function_ref<InFlightDiagnostic()> emitError,
                             "space 3) or tensor memory (#ws.tmem), got "
                          << buffer;
     if (ws::isTensorMemory(buffer) != tmem)
-      return emitError()
-             << "all buffers of a channel live in the same memory";
+      return emitError() << "all buffers of a channel live in the same memory";
   }
   return success();
 }

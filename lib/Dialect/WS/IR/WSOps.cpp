@@ -92,8 +92,8 @@ LogicalResult RoleOp::verify() {
              << *first;
     if (int64_t(*first) + getWarps() > kMaxWarpsPerCTA)
       return emitOpError("warps ")
-             << *first << ".." << *first + getWarps() - 1
-             << " exceed the " << kMaxWarpsPerCTA << " warps of a CTA";
+             << *first << ".." << *first + getWarps() - 1 << " exceed the "
+             << kMaxWarpsPerCTA << " warps of a CTA";
   }
   return success();
 }
@@ -135,16 +135,14 @@ static LogicalResult inferSlotTypes(ValueRange operands,
 }
 
 LogicalResult ProducerAcquireOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &types) {
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &types) {
   return inferSlotTypes(operands, types);
 }
 
 LogicalResult ConsumerWaitOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &types) {
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &types) {
   return inferSlotTypes(operands, types);
 }
 

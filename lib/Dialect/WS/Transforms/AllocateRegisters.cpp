@@ -46,8 +46,8 @@ static LogicalResult allocate(WarpSpecializeOp op) {
   }
   int64_t totalWarps = 0;
   for (RoleOp role : op.getRoles())
-    totalWarps = std::max<int64_t>(totalWarps,
-                                   *role.getFirstWarp() + role.getWarps());
+    totalWarps =
+        std::max<int64_t>(totalWarps, *role.getFirstWarp() + role.getWarps());
 
   if (anyBudget) {
     // setmaxnreg acts on whole warpgroups: roles that share one share a

@@ -57,8 +57,8 @@ struct WSAllocateSMEMPass
         end = std::max(end, *offset + getMemRefBytes(buffer.getType()));
     for (MBarrierAllocOp barrier : barriers)
       if (std::optional<int64_t> offset = barrier.getOffset())
-        end = std::max(end, *offset + kMBarrierBytes *
-                                          barrier.getType().getCount());
+        end = std::max(end,
+                       *offset + kMBarrierBytes * barrier.getType().getCount());
 
     Builder b(func->getContext());
     int64_t bufferBytes = 0;
@@ -80,7 +80,8 @@ struct WSAllocateSMEMPass
     if (end > maxBytes)
       return func->emitError("kernel needs ")
              << end << " bytes of shared memory (" << bufferBytes
-             << " in buffers), but a CTA can have at most " << int64_t(maxBytes);
+             << " in buffers), but a CTA can have at most "
+             << int64_t(maxBytes);
     func->setAttr("ws.smem_bytes", b.getI64IntegerAttr(end));
     return success();
   }

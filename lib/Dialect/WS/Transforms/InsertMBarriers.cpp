@@ -86,8 +86,7 @@ private:
   LogicalResult threadBlock(Block &block, State &state);
   LogicalResult threadFor(scf::ForOp loop, ArrayRef<SideKey> sides,
                           State &state);
-  LogicalResult threadIf(scf::IfOp ifOp, ArrayRef<SideKey> sides,
-                         State &state);
+  LogicalResult threadIf(scf::IfOp ifOp, ArrayRef<SideKey> sides, State &state);
   void takeSlot(Operation *op, SideKey side, State &state);
   LogicalResult lowerSlotUsers();
 
@@ -191,8 +190,8 @@ void ChannelLowering::takeSlot(Operation *op, SideKey side, State &state) {
   }
   for (auto [result, buffer] :
        llvm::zip(op->getResults().drop_front(), ring.buffers)) {
-    Value slot = SlotOp::create(rewriter, loc, result.getType(), buffer,
-                                pos.stage);
+    Value slot =
+        SlotOp::create(rewriter, loc, result.getType(), buffer, pos.stage);
     result.replaceAllUsesWith(slot);
   }
   tokenSlots[op->getResult(0)] = {&ring, pos.stage};
@@ -242,8 +241,7 @@ LogicalResult ChannelLowering::threadFor(scf::ForOp loop,
   return success();
 }
 
-LogicalResult ChannelLowering::threadIf(scf::IfOp ifOp,
-                                        ArrayRef<SideKey> sides,
+LogicalResult ChannelLowering::threadIf(scf::IfOp ifOp, ArrayRef<SideKey> sides,
                                         State &state) {
   SmallVector<Type> types(ifOp.getResultTypes());
   unsigned oldCount = types.size();
@@ -332,9 +330,8 @@ LogicalResult ChannelLowering::lowerSlotUsers() {
     auto slotOf = [&](Value token) { return tokenSlots.lookup(token); };
     if (auto load = dyn_cast<TMALoadOp>(op)) {
       auto [ring, stage] = slotOf(load.getToken());
-      TMALoadMBarrierOp::create(rewriter, loc, load.getDesc(),
-                                load.getCoords(), load.getBuffer(), ring->full,
-                                stage);
+      TMALoadMBarrierOp::create(rewriter, loc, load.getDesc(), load.getCoords(),
+                                load.getBuffer(), ring->full, stage);
       rewriter.eraseOp(op);
       continue;
     }

@@ -1,4 +1,5 @@
-//===- FMHADialect.h - The fmha dialect ----------------------------*- C++ -*-===//
+//===- FMHADialect.h - The fmha dialect ----------------------------*- C++
+//-*-===//
 //
 // Part of fmha. Declares the fmha dialect, its attributes, types and ops.
 //

@@ -1,4 +1,5 @@
-//===- WSUtils.h - Helpers shared by the ws dialect and its passes -*- C++ -*-===//
+//===- WSUtils.h - Helpers shared by the ws dialect and its passes -*- C++
+//-*-===//
 //
 // Part of fmha.
 //

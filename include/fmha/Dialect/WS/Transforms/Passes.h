@@ -1,4 +1,5 @@
-//===- Passes.h - Passes of the ws dialect ------------------------*- C++ -*-===//
+//===- Passes.h - Passes of the ws dialect ------------------------*- C++
+//-*-===//
 //
 // Part of fmha.
 //
