@@ -7,6 +7,7 @@
 #include "LowerRoles.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -18,9 +19,6 @@
 
 using namespace mlir;
 using namespace mlir::ws;
-
-static constexpr int64_t kRegistersPerSM = 65536;
-static constexpr int64_t kWarpsPerGroup = 4;
 
 /// The register count a kernel of `threads` threads starts with when ptxas
 /// caps it for one CTA per SM (nvvm.minctasm = 1).
@@ -68,7 +66,8 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
     NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::BarrierOp::create(b, loc);
   }
-  Value warp = arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 32));
+  Value warp =
+      arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp));
 
   // setmaxnreg, once per warpgroup, executed by all of its warps.
   int64_t cap = entryRegisterCap(numThreads);
@@ -79,9 +78,8 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
     std::optional<uint32_t> regs = role.getRegs();
     if (!regs || *regs == cap)
       continue;
-    int64_t first = *role.getFirstWarp();
-    for (int64_t g = first / kWarpsPerGroup;
-         g <= (first + role.getWarps() - 1) / kWarpsPerGroup; ++g) {
+    auto [firstGroup, lastGroup] = role.getWarpgroupRange();
+    for (int64_t g = firstGroup; g <= lastGroup; ++g) {
       if (!groupsDone.insert(g).second)
         continue;
       Value inGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -107,7 +105,7 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
         ifOp.thenBlock()->getTerminator()->getIterator(), body.getOperations());
 
     OpBuilder rb(ifOp.thenBlock(), ifOp.thenBlock()->begin());
-    Value firstThread = i32Const(rb, role.getLoc(), first * 32);
+    Value firstThread = i32Const(rb, role.getLoc(), first * kThreadsPerWarp);
     Value isLeader = arith::CmpIOp::create(
         rb, role.getLoc(), arith::CmpIPredicate::eq, tid, firstThread);
     SmallVector<Operation *> leaderOps;

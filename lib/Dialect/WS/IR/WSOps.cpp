@@ -18,11 +18,6 @@ using namespace mlir::ws;
 #define GET_OP_CLASSES
 #include "fmha/Dialect/WS/IR/WSOps.cpp.inc"
 
-/// The registers of one SM, shared by all threads of the CTA.
-static constexpr int64_t kRegistersPerSM = 65536;
-/// The most threads (and so warps) one CTA can have.
-static constexpr int64_t kMaxWarpsPerCTA = 32;
-
 //===----------------------------------------------------------------------===//
 // Roles
 //===----------------------------------------------------------------------===//

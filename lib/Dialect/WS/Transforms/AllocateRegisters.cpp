@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -19,9 +20,6 @@ namespace ws {
 
 using namespace mlir;
 using namespace mlir::ws;
-
-static constexpr int64_t kWarpsPerGroup = 4;
-static constexpr int64_t kRegistersPerSM = 65536;
 
 /// Assigns the warp ranges of one warp_specialize op and checks budgets.
 static LogicalResult allocate(WarpSpecializeOp op) {
@@ -58,9 +56,8 @@ static LogicalResult allocate(WarpSpecializeOp op) {
       if (!role.getRegs())
         return role.emitOpError("has no register budget while other roles "
                                 "have one; give every role a budget");
-      int64_t first = *role.getFirstWarp();
-      for (int64_t g = first / kWarpsPerGroup;
-           g <= (first + role.getWarps() - 1) / kWarpsPerGroup; ++g) {
+      auto [firstGroup, lastGroup] = role.getWarpgroupRange();
+      for (int64_t g = firstGroup; g <= lastGroup; ++g) {
         auto [it, inserted] = groupRole.insert({g, role});
         if (!inserted && it->second.getRegs() != role.getRegs())
           return role.emitOpError("shares warpgroup ")
@@ -75,18 +72,20 @@ static LogicalResult allocate(WarpSpecializeOp op) {
       if (it == groupRole.end())
         return op.emitOpError("warpgroup ")
                << g << " has no role; setmaxnreg needs every warpgroup";
-      registers += int64_t(*it->second.getRegs()) * kWarpsPerGroup * 32;
+      registers +=
+          int64_t(*it->second.getRegs()) * kWarpsPerGroup * kThreadsPerWarp;
     }
     if (registers > kRegistersPerSM)
       return op.emitOpError("register budgets need ")
-             << registers << " registers for " << totalWarps * 32
+             << registers << " registers for " << totalWarps * kThreadsPerWarp
              << " threads; an SM has " << kRegistersPerSM;
   }
-  if (totalWarps > 32)
+  if (totalWarps > kMaxWarpsPerCTA)
     return op.emitOpError("roles need ")
-           << totalWarps << " warps; a CTA has at most 32";
+           << totalWarps << " warps; a CTA has at most " << kMaxWarpsPerCTA;
   if (auto func = op->getParentOfType<FunctionOpInterface>())
-    func->setAttr("ws.num_threads", b.getI64IntegerAttr(totalWarps * 32));
+    func->setAttr("ws.num_threads",
+                  b.getI64IntegerAttr(totalWarps * kThreadsPerWarp));
   return success();
 }
 

@@ -17,6 +17,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h.inc"
 #include "fmha/Dialect/WS/IR/WSEnums.h.inc"

@@ -76,7 +76,14 @@ def WS_RoleOp : WS_Op<"role",
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// Threads of the role.
-    int64_t getNumThreads() { return int64_t(getWarps()) * 32; }
+    int64_t getNumThreads() { return int64_t(getWarps()) * kThreadsPerWarp; }
+    /// The first and last warpgroup the role's warps touch (it must have a
+    /// first_warp).
+    std::pair<int64_t, int64_t> getWarpgroupRange() {
+      int64_t first = *getFirstWarp();
+      return {first / kWarpsPerGroup,
+              (first + getWarps() - 1) / kWarpsPerGroup};
+    }
   }];
 }
 

@@ -16,6 +16,15 @@ namespace ws {
 /// The NVPTX address space of shared memory.
 constexpr unsigned kSharedAddressSpace = 3;
 
+/// Threads of a warp.
+constexpr int64_t kThreadsPerWarp = 32;
+/// Warps of a warpgroup: the unit of wgmma, tcgen05.ld and setmaxnreg.
+constexpr int64_t kWarpsPerGroup = 4;
+/// The most warps one CTA can have (1024 threads).
+constexpr int64_t kMaxWarpsPerCTA = 32;
+/// Registers of one SM, shared by the threads of the CTA.
+constexpr int64_t kRegistersPerSM = 65536;
+
 /// True when `type` lives in shared memory: memory space 3 or
 /// `#gpu.address_space<workgroup>`.
 bool isSharedMemory(MemRefType type);
