@@ -518,7 +518,7 @@ func.func @tma_load_not_shared(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
   ws.warp_specialize {
     ws.role "producer" warps 1 {
       %tok, %slot = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
-      // expected-error @+1 {{'ws.tma_load' op TMA copies into shared memory, but the buffer is 'memref<128x64xbf16, 1>'}}
+      // expected-error @+1 {{'ws.tma_load' op TMA copies between global and shared memory, but the buffer is 'memref<128x64xbf16, 1>'}}
       ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 1>
     }
   }
@@ -532,7 +532,7 @@ func.func @tma_load_tmem_slot(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
   ws.warp_specialize {
     ws.role "producer" warps 1 {
       %tok, %buf = ws.producer_acquire %ch : !ws.channel<[memref<128x64xbf16, #ws.tmem>], stages = 2>
-      // expected-error @+1 {{'ws.tma_load' op TMA copies into shared memory, but the buffer is 'memref<128x64xbf16, #ws.tmem>'}}
+      // expected-error @+1 {{'ws.tma_load' op TMA copies between global and shared memory, but the buffer is 'memref<128x64xbf16, #ws.tmem>'}}
       ws.tma_load %d[%i, %i], %buf, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, #ws.tmem>
     }
   }
@@ -798,7 +798,7 @@ func.func @tma_load_mbarrier_shape_mismatch(%d: !tile.desc<tensor<128x64xbf16>>,
 
 func.func @tma_load_mbarrier_not_shared(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
                                         %buf: memref<128x64xbf16>, %bars: !ws.mbarrier<2>) {
-  // expected-error @+1 {{'ws.tma_load_mbarrier' op TMA copies into shared memory, but the buffer is 'memref<128x64xbf16>'}}
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op TMA copies between global and shared memory, but the buffer is 'memref<128x64xbf16>'}}
   ws.tma_load_mbarrier %d[%i, %i], %buf, %bars[%i] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16>, !ws.mbarrier<2>
   return
 }
@@ -844,5 +844,45 @@ func.func @tmem_dealloc_not_power_of_two(%tmem: i32) {
 func.func @tmem_dealloc_too_many_columns(%tmem: i32) {
   // expected-error @+1 {{'ws.tmem_dealloc' op allocates a power of two of 32 to 512 tensor memory columns, got 1024}}
   ws.tmem_dealloc %tmem columns 1024 : i32
+  return
+}
+
+// -----
+
+func.func @as_tensor_shape(%buf: memref<128x64xbf16, 3>) {
+  // expected-error @+1 {{'ws.as_tensor' op tensor 'tensor<64x64xbf16>' does not match buffer 'memref<128x64xbf16, 3>'}}
+  %t = ws.as_tensor %buf : memref<128x64xbf16, 3> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @as_tensor_global(%buf: memref<128x64xbf16>) {
+  // expected-error @+1 {{'ws.as_tensor' op reads shared memory, but the buffer is 'memref<128x64xbf16>'}}
+  %t = ws.as_tensor %buf : memref<128x64xbf16> -> tensor<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @store_shared_type(%t: tensor<128x64xf32>, %buf: memref<128x64xbf16, 3>) {
+  // expected-error @+1 {{'ws.store_shared' op tensor 'tensor<128x64xf32>' does not match buffer 'memref<128x64xbf16, 3>'}}
+  ws.store_shared %t, %buf : tensor<128x64xf32>, memref<128x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @store_shared_global(%t: tensor<128x64xbf16>, %buf: memref<128x64xbf16>) {
+  // expected-error @+1 {{'ws.store_shared' op writes shared memory, but the buffer is 'memref<128x64xbf16>'}}
+  ws.store_shared %t, %buf : tensor<128x64xbf16>, memref<128x64xbf16>
+  return
+}
+
+// -----
+
+func.func @tma_store_coords(%d: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64xbf16, 3>, %i: i32) {
+  // expected-error @+1 {{'ws.tma_store' op needs one coordinate per global dimension (2), got 1}}
+  ws.tma_store %d[%i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
   return
 }

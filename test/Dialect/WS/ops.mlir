@@ -94,3 +94,16 @@ func.func @tensor_memory() {
   ws.tmem_dealloc %t columns 256 : i32
   return
 }
+
+// CHECK-LABEL: func.func @epilogue
+func.func @epilogue(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64xbf16, 3>, %t: tensor<128x64xbf16>, %i: i32) {
+  // CHECK: ws.as_tensor %{{.*}} : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
+  %v = ws.as_tensor %buf : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
+  // CHECK: ws.store_shared %{{.*}}, %{{.*}} : tensor<128x64xbf16>, memref<128x64xbf16, 3>
+  ws.store_shared %t, %buf : tensor<128x64xbf16>, memref<128x64xbf16, 3>
+  // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+  ws.tma_store %desc[%i, %i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+  // CHECK: ws.tma_store_wait
+  ws.tma_store_wait
+  return
+}

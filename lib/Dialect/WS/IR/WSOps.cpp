@@ -187,7 +187,8 @@ static LogicalResult verifyTMACopy(Operation *op, tile::TensorDescType desc,
     return op->emitOpError("buffer ")
            << buffer << " does not hold one block " << block;
   if (!isSharedMemory(buffer))
-    return op->emitOpError("TMA copies into shared memory, but the buffer is ")
+    return op->emitOpError("TMA copies between global and shared memory, but "
+                           "the buffer is ")
            << buffer;
   return success();
 }
@@ -203,6 +204,35 @@ LogicalResult TMALoadOp::verify() {
   if (!llvm::is_contained(take.getBuffers(), getBuffer()))
     return emitOpError("buffer is not one of the buffers of the token's slot");
   return success();
+}
+
+LogicalResult AsTensorOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  RankedTensorType tensor = getResult().getType();
+  if (buffer.getShape() != tensor.getShape() ||
+      buffer.getElementType() != tensor.getElementType())
+    return emitOpError("tensor ")
+           << tensor << " does not match buffer " << buffer;
+  if (!isSharedMemory(buffer))
+    return emitOpError("reads shared memory, but the buffer is ") << buffer;
+  return success();
+}
+
+LogicalResult StoreSharedOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  RankedTensorType tensor = getValue().getType();
+  if (buffer.getShape() != tensor.getShape() ||
+      buffer.getElementType() != tensor.getElementType())
+    return emitOpError("tensor ")
+           << tensor << " does not match buffer " << buffer;
+  if (!isSharedMemory(buffer))
+    return emitOpError("writes shared memory, but the buffer is ") << buffer;
+  return success();
+}
+
+LogicalResult TMAStoreOp::verify() {
+  return verifyTMACopy(*this, getDesc().getType(), getCoords(),
+                       getBuffer().getType());
 }
 
 //===----------------------------------------------------------------------===//

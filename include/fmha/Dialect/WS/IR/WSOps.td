@@ -214,6 +214,71 @@ def WS_TMALoadOp : WS_Op<"tma_load"> {
   let hasVerifier = 1;
 }
 
+def WS_AsTensorOp : WS_Op<"as_tensor", [Pure]> {
+  let summary = "read a shared-memory buffer as a tensor, without copying";
+  let description = [{
+    The tensor is the buffer's contents, valid while the slot is held (until
+    its release). Matrix operands of `tile.dot` read it in place: the
+    tensor's `#tile.nvmma_shared` encoding says how the buffer is swizzled.
+
+    ```mlir
+    %a = ws.as_tensor %buf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>
+    ```
+  }];
+  let arguments = (ins WS_SharedMemRef:$buffer);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def WS_StoreSharedOp : WS_Op<"store_shared"> {
+  let summary = "write a register tensor into a shared-memory buffer";
+  let description = [{
+    Each thread writes the elements it holds (as the tensor's register
+    layout says) into the row-major buffer. Other threads see them after a
+    barrier; TMA and the tensor cores after a `ws.fence_async_shared` too.
+
+    ```mlir
+    ws.store_shared %c, %buf : tensor<128x128xbf16, #acc>, memref<128x128xbf16, 3>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, WS_SharedMemRef:$buffer);
+  let assemblyFormat = "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def WS_TMAStoreOp : WS_Op<"tma_store"> {
+  let summary = "copy a shared-memory buffer to a block of a global tensor by TMA";
+  let description = [{
+    The role's leader starts an asynchronous bulk tensor copy of `buffer`
+    to the block at `coords` (innermost last) and commits it as a bulk
+    group. Elements outside the tensor are not written. The buffer may be
+    reused, and the kernel may exit, only after `ws.tma_store_wait`.
+
+    ```mlir
+    ws.tma_store %desc[%m, %n], %buf : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords,
+                       WS_SharedMemRef:$buffer);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` `,` $buffer attr-dict `:` qualified(type($desc)) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def WS_TMAStoreWaitOp : WS_Op<"tma_store_wait"> {
+  let summary = "wait until the role's TMA stores have read their buffers";
+  let description = [{
+    `cp.async.bulk.wait_group.read 0`, by the role's leader.
+
+    ```mlir
+    ws.tma_store_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Named barriers
 //===----------------------------------------------------------------------===//
