@@ -8,6 +8,7 @@
 #include "fmha/InitAllPasses.h"
 
 #include "fmha/Conversion/Passes.h"
+#include "fmha/Dialect/FMHA/Transforms/Passes.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
@@ -72,6 +73,7 @@ void fmha::registerAllFMHADialects(DialectRegistry &registry) {
 }
 
 void fmha::registerFMHAPasses() {
+  fmha::registerFMHATransformsPasses();
   ws::registerWSPasses();
   fmha::registerFMHAConversionPasses();
 }

@@ -1,0 +1,94 @@
+//===- ExpandKernels.cpp - fmha kernel ops to tile programs --------------===//
+//
+// Part of fmha. Implements fmha-expand-kernels; one file per op kind holds
+// its expansion.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Expand.h"
+
+#include "fmha/Dialect/FMHA/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir {
+namespace fmha {
+#define GEN_PASS_DEF_FMHAEXPANDKERNELS
+#include "fmha/Dialect/FMHA/Transforms/Passes.h.inc"
+} // namespace fmha
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+/// PTX features every kernel needs: 8.6 for TMA into shared::cta.
+static constexpr StringLiteral kPtxFeatures = "+ptx86";
+
+KernelShell fmha::createKernelShell(OpBuilder &b, Operation *op,
+                                    StringRef name, Target target,
+                                    TypeRange argTypes) {
+  MLIRContext *ctx = b.getContext();
+  Location loc = op->getLoc();
+  b.setInsertionPoint(op);
+  auto nvvmTarget = NVVM::NVVMTargetAttr::get(
+      ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", stringifyTarget(target),
+      kPtxFeatures);
+  auto module = gpu::GPUModuleOp::create(
+      b, loc, (name + "_module").str(), b.getArrayAttr({nvvmTarget}));
+  b.setInsertionPointToStart(module.getBody());
+  auto func = gpu::GPUFuncOp::create(b, loc, name,
+                                     b.getFunctionType(argTypes, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  b.setInsertionPointToStart(&func.getBody().front());
+  return {module, func};
+}
+
+llvm::json::Value fmha::sizeJSON(int64_t size, StringRef symbol) {
+  if (ShapedType::isDynamic(size))
+    return symbol.str();
+  return size;
+}
+
+std::string fmha::dtypeName(Type type) {
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF16())
+    return "f16";
+  if (type.isF32())
+    return "f32";
+  if (isa<Float8E4M3FNType>(type))
+    return "f8e4m3";
+  return "unknown";
+}
+
+namespace {
+struct FMHAExpandKernelsPass
+    : public fmha::impl::FMHAExpandKernelsBase<FMHAExpandKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> kernels;
+    module.walk([&](Operation *op) {
+      if (isa<GemmOp, AttentionOp>(op))
+        kernels.push_back(op);
+    });
+    if (kernels.empty())
+      return;
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(module.getContext()));
+    OpBuilder b(module.getContext());
+    for (Operation *op : kernels) {
+      LogicalResult result =
+          TypeSwitch<Operation *, LogicalResult>(op)
+              .Case([&](GemmOp gemm) { return expandGemm(gemm, b); })
+              .Case([&](AttentionOp attention) {
+                return attention.emitOpError(
+                    "attention kernels are not expanded yet (issue: SM90 "
+                    "attention forward)");
+              });
+      if (failed(result))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace
