@@ -9,6 +9,7 @@
 
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/FMHA/Transforms/Passes.h"
+#include "fmha/Dialect/Tile/Transforms/Passes.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
@@ -74,6 +75,7 @@ void fmha::registerAllFMHADialects(DialectRegistry &registry) {
 
 void fmha::registerFMHAPasses() {
   fmha::registerFMHATransformsPasses();
+  tile::registerTileTransformsPasses();
   ws::registerWSPasses();
   fmha::registerFMHAConversionPasses();
 }

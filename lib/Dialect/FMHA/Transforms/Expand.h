@@ -1,4 +1,5 @@
-//===- Expand.h - Expansion of fmha kernel ops ---------------------*- C++ -*-===//
+//===- Expand.h - Expansion of fmha kernel ops ---------------------*- C++
+//-*-===//
 //
 // Part of fmha. Shared by the expansions of fmha-expand-kernels.
 //

@@ -27,17 +27,15 @@ static std::string gemmManifest(GemmOp op) {
               k = sizeJSON(op.getK(), "K");
   json::Object manifest{
       {"name", op.getSymName()},
-      {"tensors",
-       json::Object{
-           {"a", json::Object{{"shape", json::Array{m, k}},
-                              {"dtype", in},
-                              {"role", "input"}}},
-           {"b", json::Object{{"shape", json::Array{n, k}},
-                              {"dtype", in},
-                              {"role", "input"}}},
-           {"c", json::Object{{"shape", json::Array{m, n}},
-                              {"dtype", out},
-                              {"role", "output"}}}}},
+      {"tensors", json::Object{{"a", json::Object{{"shape", json::Array{m, k}},
+                                                  {"dtype", in},
+                                                  {"role", "input"}}},
+                               {"b", json::Object{{"shape", json::Array{n, k}},
+                                                  {"dtype", in},
+                                                  {"role", "input"}}},
+                               {"c", json::Object{{"shape", json::Array{m, n}},
+                                                  {"dtype", out},
+                                                  {"role", "output"}}}}},
       {"params",
        json::Array{
            json::Object{{"kind", "tensor_map"},
@@ -86,8 +84,7 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
       RankedTensorType::get({blockN, blockK}, inType));
   auto cDesc = tile::TensorDescType::get(
       RankedTensorType::get({blockM, blockN}, outType));
-  KernelShell shell = createKernelShell(b, op, op.getSymName(),
-                                        op.getTarget(),
+  KernelShell shell = createKernelShell(b, op, op.getSymName(), op.getTarget(),
                                         {aDesc, bDesc, cDesc, i32, i32, i32});
   gpu::GPUFuncOp func = shell.func;
   func->setAttr("fmha.manifest", b.getStringAttr(gemmManifest(op)));
@@ -105,10 +102,10 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   SmallVector<Value> rows;
   Value m0 = arith::MulIOp::create(b, loc, pidM, constant(blockM * consumers));
   for (int64_t i = 0; i < consumers; ++i)
-    rows.push_back(i == 0 ? m0
-                          : arith::AddIOp::create(b, loc, m0,
-                                                  constant(i * blockM))
-                                .getResult());
+    rows.push_back(i == 0
+                       ? m0
+                       : arith::AddIOp::create(b, loc, m0, constant(i * blockM))
+                             .getResult());
   Value n0 = arith::MulIOp::create(b, loc, pidN, constant(blockN));
   Value kTiles = arith::CeilDivSIOp::create(b, loc, k, constant(blockK));
 
@@ -116,8 +113,8 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   Value zero = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
   SmallVector<Value> inits(consumers, zero);
-  auto loop = scf::ForOp::create(b, loc, constant(0), kTiles, constant(1),
-                                 inits);
+  auto loop =
+      scf::ForOp::create(b, loc, constant(0), kTiles, constant(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());

@@ -25,20 +25,19 @@ using namespace mlir::fmha;
 /// PTX features every kernel needs: 8.6 for TMA into shared::cta.
 static constexpr StringLiteral kPtxFeatures = "+ptx86";
 
-KernelShell fmha::createKernelShell(OpBuilder &b, Operation *op,
-                                    StringRef name, Target target,
-                                    TypeRange argTypes) {
+KernelShell fmha::createKernelShell(OpBuilder &b, Operation *op, StringRef name,
+                                    Target target, TypeRange argTypes) {
   MLIRContext *ctx = b.getContext();
   Location loc = op->getLoc();
   b.setInsertionPoint(op);
-  auto nvvmTarget = NVVM::NVVMTargetAttr::get(
-      ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", stringifyTarget(target),
-      kPtxFeatures);
-  auto module = gpu::GPUModuleOp::create(
-      b, loc, (name + "_module").str(), b.getArrayAttr({nvvmTarget}));
+  auto nvvmTarget =
+      NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                stringifyTarget(target), kPtxFeatures);
+  auto module = gpu::GPUModuleOp::create(b, loc, (name + "_module").str(),
+                                         b.getArrayAttr({nvvmTarget}));
   b.setInsertionPointToStart(module.getBody());
-  auto func = gpu::GPUFuncOp::create(b, loc, name,
-                                     b.getFunctionType(argTypes, {}));
+  auto func =
+      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   b.setInsertionPointToStart(&func.getBody().front());
   return {module, func};

@@ -25,13 +25,17 @@ static ParseResult parseDescAndBlockType(OpAsmParser &parser, Type &descType,
     return failure();
   descType = desc;
   valueType = desc.getBlock();
+  if (succeeded(parser.parseOptionalComma()))
+    return parser.parseType(valueType);
   return success();
 }
 
 /// Prints the `!tile.desc` type of a store; see parseDescAndBlockType.
 static void printDescAndBlockType(OpAsmPrinter &printer, Operation *,
-                                  Type descType, Type) {
+                                  Type descType, Type valueType) {
   printer << descType;
+  if (valueType != cast<TensorDescType>(descType).getBlock())
+    printer << ", " << valueType;
 }
 
 /// Checks that a TMA transfer through `desc` has one coordinate per global
@@ -111,8 +115,12 @@ LogicalResult StoreOp::verify() {
   TensorDescType desc = getDesc().getType();
   if (failed(verifyCoords(*this, desc, getCoords().size())))
     return failure();
-  if (getValue().getType() != desc.getBlock())
-    return emitOpError() << "stores a value of type " << getValue().getType()
+  // The value may be in registers, with its own layout: only the shape and
+  // the element type must match the block.
+  RankedTensorType value = getValue().getType();
+  if (value.getShape() != desc.getBlock().getShape() ||
+      value.getElementType() != desc.getBlock().getElementType())
+    return emitOpError() << "stores a value of type " << value
                          << " but the block type of the descriptor is "
                          << desc.getBlock();
   return success();

@@ -108,10 +108,12 @@ def Tile_LoadOp : Tile_Op<"load", [InferTypeOpAdaptor]> {
 def Tile_StoreOp : Tile_Op<"store"> {
   let summary = "store one block of a global tensor through TMA";
   let description = [{
-    Writes `value`, of the descriptor's block type, to the block of the
-    global tensor described by `desc` whose first element is at `coords`
-    (as in `tile.load`: one `i32` per global dimension, innermost last).
-    Elements that fall outside the global tensor are not written.
+    Writes `value`, of the descriptor's block shape and element type, to the
+    block of the global tensor described by `desc` whose first element is at
+    `coords` (as in `tile.load`: one `i32` per global dimension, innermost
+    last). Elements that fall outside the global tensor are not written.
+    The value's type is written after the descriptor's when its layout
+    differs from the block's (a register layout, for example).
 
     ```mlir
     tile.store %desc[%batch, %head, %row, %c0], %o

@@ -1,0 +1,235 @@
+//===- AssignLayouts.cpp - Target layouts for tile programs --------------===//
+//
+// Part of fmha. Implements tile-assign-layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmha/Dialect/Tile/IR/TileDialect.h"
+#include "fmha/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir {
+namespace tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "fmha/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace tile
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Encodings chosen for values, grown by propagation.
+class LayoutMap {
+public:
+  /// Records `encoding` for `value`; fails on a conflicting earlier choice.
+  LogicalResult set(Value value, Attribute encoding, Operation *where) {
+    auto [it, inserted] = encodings.insert({value, encoding});
+    if (inserted) {
+      worklist.push_back(value);
+      return success();
+    }
+    if (it->second != encoding)
+      return where->emitOpError("needs layout ")
+             << encoding << " for a tensor that already has " << it->second;
+    return success();
+  }
+
+  /// Spreads each recorded encoding to the values that must share it.
+  LogicalResult propagate() {
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      Attribute encoding = encodings.lookup(value);
+      SmallVector<std::pair<Value, Operation *>> related;
+      collectRelated(value, related);
+      for (auto [other, where] : related)
+        if (failed(set(other, encoding, where)))
+          return failure();
+    }
+    return success();
+  }
+
+  /// Rewrites the types of all recorded values.
+  void apply();
+
+private:
+  static void
+  collectRelated(Value value,
+                 SmallVectorImpl<std::pair<Value, Operation *>> &out);
+
+  DenseMap<Value, Attribute> encodings;
+  SmallVector<Value> worklist;
+};
+
+} // namespace
+
+/// Ops whose tensor operands and results share one layout.
+static bool isElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() || isa<arith::ConstantOp>(op);
+}
+
+static bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+void LayoutMap::collectRelated(
+    Value value, SmallVectorImpl<std::pair<Value, Operation *>> &out) {
+  auto addAll = [&](Operation *op) {
+    for (Value v : op->getOperands())
+      if (isTensor(v))
+        out.push_back({v, op});
+    for (Value v : op->getResults())
+      if (isTensor(v))
+        out.push_back({v, op});
+  };
+  // Loop-carried values: the init, the iteration argument, the yielded value
+  // and the result of one position.
+  auto addLoopPosition = [&](scf::ForOp loop, unsigned i) {
+    out.push_back({loop.getInitArgs()[i], loop});
+    out.push_back({loop.getRegionIterArgs()[i], loop});
+    out.push_back({loop.getYieldedValues()[i], loop});
+    out.push_back({loop.getResult(i), loop});
+  };
+
+  if (Operation *def = value.getDefiningOp()) {
+    if (isElementwise(def))
+      addAll(def);
+    else if (auto dot = dyn_cast<DotOp>(def))
+      out.push_back({dot.getAcc(), dot});
+    else if (auto loop = dyn_cast<scf::ForOp>(def))
+      addLoopPosition(loop, cast<OpResult>(value).getResultNumber());
+  } else if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+      if (arg.getArgNumber() >= loop.getNumInductionVars())
+        addLoopPosition(loop, arg.getArgNumber() - loop.getNumInductionVars());
+  }
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (isElementwise(user)) {
+      addAll(user);
+    } else if (auto dot = dyn_cast<DotOp>(user)) {
+      if (use.get() == dot.getAcc())
+        out.push_back({dot.getResult(), dot});
+    } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+      if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
+        addLoopPosition(loop, use.getOperandNumber());
+    } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
+      if (use.getOperandNumber() >= loop.getNumControlOperands())
+        addLoopPosition(loop,
+                        use.getOperandNumber() - loop.getNumControlOperands());
+    }
+  }
+}
+
+static RankedTensorType withEncoding(Type type, Attribute encoding) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               encoding);
+}
+
+void LayoutMap::apply() {
+  for (auto [value, encoding] : encodings) {
+    RankedTensorType type = withEncoding(value.getType(), encoding);
+    value.setType(type);
+    if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+      if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+        constant.setValueAttr(dense.reshape(type));
+  }
+}
+
+/// The NVMMA shared layout for a row-major operand whose rows hold
+/// `rowBytes` bytes: the widest swizzle the rows fill.
+static FailureOr<NvmmaSharedAttr> sharedLayoutFor(RankedTensorType type,
+                                                  Operation *where) {
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t rowBytes = type.getShape().back() * bits / 8;
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (rowBytes % swizzle == 0)
+      return NvmmaSharedAttr::get(type.getContext(), swizzle,
+                                  /*transposed=*/false, bits);
+  return where->emitOpError("operand rows of ")
+         << rowBytes << " bytes fill no swizzle span (32, 64 or 128 bytes)";
+}
+
+/// Places a dot operand in shared memory: its load and that load's
+/// descriptor get the NVMMA layout.
+static LogicalResult assignOperand(Value operand, LayoutMap &layouts,
+                                   DenseMap<Value, Attribute> &descLayouts,
+                                   DotOp dot) {
+  auto load = operand.getDefiningOp<LoadOp>();
+  if (!load)
+    return dot.emitOpError(
+        "operands must come straight from tile.load on sm90 (shared memory)");
+  FailureOr<NvmmaSharedAttr> layout =
+      sharedLayoutFor(cast<RankedTensorType>(operand.getType()), dot);
+  if (failed(layout))
+    return failure();
+  auto [it, inserted] = descLayouts.insert({load.getDesc(), *layout});
+  if (!inserted && it->second != *layout)
+    return load.emitOpError("descriptor is read with two different layouts");
+  return layouts.set(operand, *layout, dot);
+}
+
+/// Retypes descriptors to blocks with the chosen shared layout; function
+/// arguments update the function's signature too.
+static LogicalResult retypeDescriptors(DenseMap<Value, Attribute> &descLayouts,
+                                       Operation *root) {
+  for (auto [desc, layout] : descLayouts) {
+    auto type = cast<TensorDescType>(desc.getType());
+    desc.setType(TensorDescType::get(withEncoding(type.getBlock(), layout),
+                                     type.getRank()));
+    for (Operation *user : desc.getUsers())
+      if (auto load = dyn_cast<LoadOp>(user))
+        load.getResult().setType(withEncoding(load.getType(), layout));
+  }
+  root->walk([](FunctionOpInterface func) {
+    if (func.isExternal())
+      return;
+    SmallVector<Type> inputs(func.getArgumentTypes().size());
+    for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+      inputs[i] = arg.getType();
+    func.setType(
+        FunctionType::get(func.getContext(), inputs, func.getResultTypes()));
+  });
+  return success();
+}
+
+namespace {
+struct TileAssignLayoutsPass
+    : public tile::impl::TileAssignLayoutsBase<TileAssignLayoutsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (target != "sm90") {
+      getOperation()->emitError("tile-assign-layouts: unknown target '")
+          << target << "' (known: sm90)";
+      return signalPassFailure();
+    }
+    LayoutMap layouts;
+    DenseMap<Value, Attribute> descLayouts;
+    WalkResult walk = getOperation()->walk([&](DotOp dot) {
+      auto acc = cast<RankedTensorType>(dot.getAcc().getType());
+      int64_t m = acc.getShape()[0], n = acc.getShape()[1];
+      if (m % 64 != 0 || n % 8 != 0 || n > 256) {
+        dot.emitOpError("an sm90 accumulator tile is a multiple of 64 rows "
+                        "and 8 to 256 columns in steps of 8, got ")
+            << m << "x" << n;
+        return WalkResult::interrupt();
+      }
+      auto accLayout = WgmmaAccAttr::get(dot.getContext(), n, 1);
+      if (failed(layouts.set(dot.getAcc(), accLayout, dot)) ||
+          failed(assignOperand(dot.getA(), layouts, descLayouts, dot)) ||
+          failed(assignOperand(dot.getB(), layouts, descLayouts, dot)))
+        return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted() || failed(layouts.propagate()))
+      return signalPassFailure();
+    layouts.apply();
+    if (failed(retypeDescriptors(descLayouts, getOperation())))
+      return signalPassFailure();
+  }
+};
+} // namespace
