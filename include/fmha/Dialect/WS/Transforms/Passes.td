@@ -3,6 +3,50 @@
 
 include "mlir/Pass/PassBase.td"
 
+def WSPartitionRoles : Pass<"ws-partition-roles"> {
+  let summary = "split a tile program into producer and consumer warp roles";
+  let description = [{
+    Turns each kernel's tile program (after `tile-assign-layouts`) into a
+    `ws.warp_specialize` op:
+
+    - a **producer** role (one warp) issues the TMA loads of the main loop:
+      all loads of one iteration fill one slot of a channel of `stages`
+      slots (`fmha.stages` on the kernel overrides the option), committed
+      with their byte count;
+    - one **consumer** role (a warpgroup) per accumulator chain of the loop
+      (a loop-carried `tile.dot` accumulator with the stores that use it)
+      waits for each slot, reads the operands it needs in place
+      (`ws.as_tensor`), runs its dots, and releases the slot once its wgmmas
+      are done. Consumers share the slots: each one waits for every slot.
+    - the epilogue of each consumer stores its result through a
+      shared-memory staging buffer: `ws.store_shared`, a proxy fence, a
+      named barrier of the consumer's warpgroup, then `ws.tma_store` by its
+      leader.
+
+    Every value that crosses roles is either recomputed in each role (index
+    arithmetic, program ids) or passed through the channel (loaded tiles).
+
+    ```mlir
+    ws.warp_specialize {
+      ws.role "producer" warps 1 regs 40 { ... ws.producer_acquire ... ws.tma_load ... }
+      ws.role "consumer0" warps 4 regs 232 { ... ws.consumer_wait ... tile.dot ... }
+      ws.role "consumer1" warps 4 regs 232 { ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"stages", "stages", "unsigned", "2",
+           "Slots of the load channel, unless the kernel says (fmha.stages)">,
+    Option<"producerRegs", "producer-regs", "unsigned", "40",
+           "Register budget of the producer warpgroup">,
+    Option<"consumerRegs", "consumer-regs", "unsigned", "232",
+           "Register budget of each consumer warpgroup">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::ws::WSDialect"];
+}
+
 def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
   let summary = "turn channels into buffer rings with full/empty mbarriers";
   let description = [{
