@@ -8,6 +8,7 @@ import unittest
 
 from fmha.runtime.errors import ManifestError, TensorMapError
 from fmha.runtime.kernel import Kernel, check_layout
+from fmha.runtime.manifest import parse_manifest
 
 from .fakes import FakeDriver, gemm_json, gemm_manifest, view
 
@@ -103,6 +104,16 @@ class LaunchTest(unittest.TestCase):
                          b=view((256, 128), device=1),
                          c=view((1000, 256), device=1)))
         self.assertEqual(drv.calls[0], ("use_primary_context", 1))
+
+    def test_any_identifier_names_a_tensor(self):
+        d = gemm_json()
+        d["tensors"] = {"self": {"shape": ["M"], "dtype": "f32",
+                                 "role": "input"}}
+        d["params"] = [{"kind": "pointer", "tensor": "self"}]
+        d["grid"] = [1, 1, 1]
+        drv = FakeDriver()
+        Kernel(parse_manifest(d), b"CUBIN", drv)(self=view((64,), "f32"))
+        self.assertEqual(drv.names()[-1], "launch")
 
     def test_load(self):
         with tempfile.TemporaryDirectory() as tmp:

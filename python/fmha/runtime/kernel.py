@@ -114,7 +114,7 @@ class Kernel:
                             for t in m.tensors.values())
         return f"<fmha Kernel {m.name} ({m.target}) {tensors}>"
 
-    def __call__(self, **tensors: Any) -> None:
+    def __call__(self, /, **tensors: Any) -> None:
         """Launches on the tensors, by name, on the current stream."""
         self.launch(tensors)
 

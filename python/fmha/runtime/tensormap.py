@@ -14,6 +14,7 @@ box size of 1. Error messages number dimensions as the manifest does
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -251,14 +252,10 @@ class TensorMap:
     driver's encoder writes them, a launch passes them by value."""
 
     def __init__(self) -> None:
-        import ctypes
-
         self._raw = (ctypes.c_uint8 * (2 * TENSOR_MAP_BYTES))()
         base = ctypes.addressof(self._raw)
         self.address: int = base + (-base) % TENSOR_MAP_BYTES
 
     def to_bytes(self) -> bytes:
         """A copy of the map's 128 bytes."""
-        import ctypes
-
         return ctypes.string_at(self.address, TENSOR_MAP_BYTES)
