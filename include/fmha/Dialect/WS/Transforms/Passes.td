@@ -132,4 +132,76 @@ def WSAllocateRegisters : Pass<"ws-allocate-registers"> {
   }];
 }
 
+def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
+  let summary = "prove the channel and barrier protocol of warp-specialized kernels";
+  let description = [{
+    Checks, without changing anything, that the roles of every
+    `ws.warp_specialize` follow the channel and named-barrier protocol, and
+    reports each violation as an error at the offending op, naming the
+    channel (as the printer numbers it: `%0`, `%arg1`) and the roles.
+    Assumptions: all threads of a role take the same path, and every
+    producer role and every consumer role of a channel takes every slot
+    (the arrival counts of ws-insert-mbarriers).
+
+    1. **Tokens.** The token of each `ws.producer_acquire` is committed,
+       and that of each `ws.consumer_wait` released, exactly once on every
+       path through `scf.if`: never, twice, or on only one branch are
+       errors. A token used in an `scf.for` it was not taken in would be
+       signalled once per iteration, and a token used by anything but its
+       commit or release and `ws.tma_load` (an `scf.yield` carrying it out
+       of its region, an `scf.for` init) escapes: both are errors. Channel
+       ops may only be enclosed in `scf.for` and `scf.if` within a role.
+    2. **Trip counts.** For each channel, every role that takes its slots
+       must do so in the same structure: the same sequence of takes and
+       `scf.for` loops, the same number of takes per iteration, and loops
+       with the same bounds. Bounds match when they are the same value
+       defined above the `ws.warp_specialize`, equal constants, induction
+       variables of matching enclosing loops, or the same side-effect-free
+       `arith` or grid-level `gpu` (`gpu.block_id`, `gpu.grid_dim`, ...)
+       computation of such values; loops with constant bounds match when
+       their trip counts are equal. Takes under an `scf.if` need a matching
+       `scf.if` on a matching condition in every role, unless both of its
+       branches take alike (it is then transparent); otherwise the pass
+       cannot prove that the roles take the same number of slots.
+    3. **Arrivals.** A channel has a producer and a consumer role, and no
+       role is both. A role commits (releases) a channel by a single async
+       unit, which fixes its barrier's arrival count. A commit `by tma`
+       expects in `tx_bytes` exactly the bytes of the `ws.tma_load`s into
+       its slot on every path (a load in an `scf.for` of constant trip
+       count counts once per iteration; of unknown trip count, it cannot be
+       checked and is an error); a slot filled by `ws.tma_load` must be
+       committed by tma.
+    4. **Deadlock.** When 1 to 3 and 5 hold, the roles are simulated
+       together on their channel and barrier ops: an acquire of a slot
+       waits until every consumer role released the slot `stages` takes
+       earlier, a wait until every producer role committed the slot, and a
+       `ws.barrier_sync` until the phase it arrived in completes. Every
+       `scf.for` runs min(trip count, 2 * S + 2) iterations, with S the
+       largest `stages` of the kernel's channels, and 2 * S + 2 when its
+       trip count is not a constant: long enough for rings to fill and
+       wrap twice, and the same in every role, since matching loops have
+       matching bounds. The simulation runs once with every `scf.if`
+       condition true and once with every condition false. A state in
+       which no unfinished role can go on is a deadlock: the error names
+       each blocked role, the op it waits at, and the roles it waits for.
+       Deadlocks after more iterations or under other combinations of
+       conditions are not found; kernels whose barrier ops sit in other
+       region ops, or that would unroll to over 2^20 events per role, are
+       not simulated.
+    5. **Named barriers.** All `ws.barrier_sync` and `ws.barrier_arrive`
+       ops of one id agree on `threads`, and the threads of the roles using
+       the id add up to it.
+
+    Examples of errors:
+    ```
+    channel %0: token of ws.producer_acquire in role 'producer' is committed on only one branch of scf.if
+    channel %0: role 'producer' takes 2 slots per iteration of the loop at 12:7, role 'consumer' takes 1
+    channel %0: trip counts differ: role 'producer' runs the loop at 12:7 from 0 to %arg2 step 1, role 'consumer' runs the loop at 20:7 from 0 to %arg3 step 1
+    channel %0: role 'producer' commits 16384 bytes but its TMA loads deliver 32768
+    deadlock: role 'a' waits at ws.consumer_wait of channel %0 (14:20) for role 'b' to commit slot #1; role 'b' waits at ws.consumer_wait of channel %1 (24:20) for role 'a' to commit slot #1 (simulating up to 4 iterations per loop)
+    named barrier 1 expects 256 threads but roles 'consumer0' (128) use it
+    ```
+  }];
+}
+
 #endif // FMHA_DIALECT_WS_TRANSFORMS_PASSES_TD
