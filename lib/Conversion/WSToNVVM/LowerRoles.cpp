@@ -114,7 +114,7 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
       if (auto arrive = dyn_cast<MBarrierArriveOp>(nested)) {
         if (arrive.getLeader())
           leaderOps.push_back(nested);
-      } else if (isa<TMALoadMBarrierOp>(nested)) {
+      } else if (isa<TMALoadMBarrierOp, TMAStoreOp, TMAStoreWaitOp>(nested)) {
         leaderOps.push_back(nested);
       } else if (auto threadId = dyn_cast<ThreadIdOp>(nested)) {
         threadIds.push_back(threadId);

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerRoles.h"
+#include "TileToNVVM.h"
 
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -310,6 +311,19 @@ struct ConvertWSToNVVMPass
           Attribute(), /*alignment=*/1024, kSharedAddressSpace);
     }
 
+    // Structured control flow first, types untouched, so that the LLVM
+    // conversion below sees every block of every kernel.
+    {
+      RewritePatternSet scfPatterns(ctx);
+      populateSCFToControlFlowConversionPatterns(scfPatterns);
+      ConversionTarget scfTarget(*ctx);
+      scfTarget.addIllegalDialect<scf::SCFDialect>();
+      scfTarget.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+      if (failed(applyPartialConversion(module, scfTarget,
+                                        std::move(scfPatterns))))
+        return failure();
+    }
+
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);
     configureGpuToNVVMTypeConverter(converter);
@@ -318,13 +332,14 @@ struct ConvertWSToNVVMPass
     });
     converter.addConversion(
         [ctx](MBarrierType) -> Type { return sharedPtrType(ctx); });
+    populateTileTypeConversions(converter);
 
     RewritePatternSet patterns(ctx);
     patterns.add<BufferAllocLowering, SlotLowering, MBarrierAllocLowering,
                  MBarrierWaitLowering, MBarrierArriveLowering, TMALoadLowering,
                  FenceAsyncSharedLowering, BarrierSyncLowering,
                  BarrierArriveLowering>(converter);
-    populateSCFToControlFlowConversionPatterns(patterns);
+    populateTileToNVVMPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

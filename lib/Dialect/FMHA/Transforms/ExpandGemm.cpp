@@ -107,7 +107,9 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
                        : arith::AddIOp::create(b, loc, m0, constant(i * blockM))
                              .getResult());
   Value n0 = arith::MulIOp::create(b, loc, pidN, constant(blockN));
-  Value kTiles = arith::CeilDivSIOp::create(b, loc, k, constant(blockK));
+  Value kTiles = arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, k, constant(blockK - 1)),
+      constant(blockK));
 
   auto accType = RankedTensorType::get({blockM, blockN}, f32);
   Value zero = arith::ConstantOp::create(

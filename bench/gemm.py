@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""GEMM benchmark: fmha vs cuBLAS (torch.matmul) vs a Triton TMA matmul.
+
+All three compute C = A @ B^T (A [M, K], B [N, K], bf16 in, fp32 accumulate,
+bf16 out) on the same inputs in one run. Times are the median of
+triton.testing.do_bench (which flushes L2 between runs); TFLOP/s = 2MNK / t.
+Each kernel's output is checked against cuBLAS before it is timed.
+
+usage: gemm.py MANIFEST [--triton] [MxNxK ...]
+"""
+
+import argparse
+import sys
+
+DEFAULT_SIZES = ["2048x2048x2048", "4096x4096x4096", "8192x8192x8192",
+                 "8192x8192x1024", "4096x14336x4096"]
+
+
+def tflops(m, n, k, ms):
+    return 2.0 * m * n * k / (ms * 1e-3) / 1e12
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("manifest")
+    parser.add_argument("sizes", nargs="*", default=DEFAULT_SIZES)
+    parser.add_argument("--triton", action="store_true",
+                        help="also time the Triton TMA matmul (bench/triton_matmul.py)")
+    args = parser.parse_args()
+
+    import torch
+    import triton.testing
+    from fmha.runtime import Kernel
+
+    kernel = Kernel.load(args.manifest)
+    triton_matmul = None
+    if args.triton:
+        from triton_matmul import best_triton_matmul as triton_matmul
+
+    print(f"device: {torch.cuda.get_device_name()}")
+    rows = []
+    for size in args.sizes:
+        m, n, k = (int(x) for x in size.split("x"))
+        print(f"timing {size} ...", flush=True)
+        a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
+        b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        ref = torch.matmul(a, b.t())
+        kernel(a=a, b=b, c=c)
+        torch.cuda.synchronize()
+        err = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
+        if not err < 1e-2:
+            print(f"{size}: fmha result differs from cuBLAS (rel err {err:.2e})")
+            return 1
+        t_cublas = triton.testing.do_bench(lambda: torch.matmul(a, b.t()),
+                                           warmup=100, rep=500,
+                                           return_mode="median")
+        t_fmha = triton.testing.do_bench(lambda: kernel(a=a, b=b, c=c),
+                                         warmup=100, rep=500,
+                                         return_mode="median")
+        row = [size, tflops(m, n, k, t_cublas), tflops(m, n, k, t_fmha)]
+        if triton_matmul:
+            t_triton, config = triton_matmul(a, b, ref)
+            row += [tflops(m, n, k, t_triton), config]
+        rows.append(row)
+
+    header = "| M x N x K | cuBLAS TFLOP/s | fmha TFLOP/s | fmha / cuBLAS |"
+    if triton_matmul:
+        header += " Triton TFLOP/s | fmha / Triton | Triton config |"
+    print()
+    print(header)
+    print("|" + "|".join(["---"] * (header.count("|") - 1)) + "|")
+    for row in rows:
+        size, cublas, fmha = row[:3]
+        line = f"| {size} | {cublas:.0f} | {fmha:.0f} | {fmha / cublas:.2f} |"
+        if triton_matmul:
+            line += f" {row[3]:.0f} | {fmha / row[3]:.2f} | {row[4]} |"
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
