@@ -11,6 +11,7 @@
 #include "fmha/Dialect/FMHA/Transforms/Passes.h"
 #include "fmha/Dialect/Tile/Transforms/Passes.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
+#include "fmha/Pipelines/Pipelines.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
@@ -78,6 +79,7 @@ void fmha::registerFMHAPasses() {
   tile::registerTileTransformsPasses();
   ws::registerWSPasses();
   fmha::registerFMHAConversionPasses();
+  fmha::registerFMHAPipelines();
 }
 
 void fmha::registerAllFMHAPasses() {

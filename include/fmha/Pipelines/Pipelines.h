@@ -1,0 +1,48 @@
+//===- Pipelines.h - fmha's named pass pipelines ------------------*- C++
+//-*-===//
+//
+// Part of fmha.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMHA_PIPELINES_PIPELINES_H
+#define FMHA_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace fmha {
+
+/// What a pipeline ends with.
+enum class BinaryFormat { None, Isa, Bin };
+
+/// Options of the whole-chain pipelines.
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<BinaryFormat> binary{
+      *this, "binary", llvm::cl::desc("What to end with"),
+      llvm::cl::init(BinaryFormat::Isa),
+      llvm::cl::values(
+          clEnumValN(BinaryFormat::None, "none",
+                     "LLVM/NVVM dialect, from which fmha-translate "
+                     "--fmha-manifest writes the manifest"),
+          clEnumValN(BinaryFormat::Isa, "isa", "PTX in a gpu.binary"),
+          clEnumValN(BinaryFormat::Bin, "bin", "a cubin in a gpu.binary"))};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit whose ptxas makes cubins (binary=bin)"),
+      llvm::cl::init("/usr/local/cuda")};
+};
+
+/// fmha ops to sm_90a kernels: expansion, layouts, roles, protocol check,
+/// rings, shared memory, registers, NVVM, and PTX or a cubin.
+LogicalResult buildSM90Pipeline(OpPassManager &pm,
+                                const PipelineOptions &options);
+
+/// Registers `--fmha-sm90-pipeline`.
+void registerFMHAPipelines();
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_PIPELINES_PIPELINES_H
