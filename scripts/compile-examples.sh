@@ -18,8 +18,43 @@ ws_pipeline=(--ws-insert-mbarriers --ws-allocate-smem --ws-allocate-registers
              --reconcile-unrealized-casts)
 
 rows=()
+# Compiles $1 (LLVM/NVVM-level IR of one target) to PTX and a cubin named
+# $3.$2.* in $4, and records a row of the summary table.
+finish() {
+  local llvm=$1 target=$2 name=$3 dir=$4
+  local smem
+  smem=$(grep -o 'ws.smem_bytes = [0-9]*' "$llvm" | head -1 | grep -o '[0-9]*$' || echo 0)
+  "$bin/fmha-opt" "$llvm" --gpu-module-to-binary=format=isa |
+    "$bin/fmha-translate" --fmha-extract-object -o "$dir/$name.$target.ptx"
+  if [ -n "$ptxas" ]; then
+    info=$("$ptxas" -arch="$target" -v "$dir/$name.$target.ptx" \
+             -o "$dir/$name.$target.cubin" 2>&1)
+    regs=$(sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' <<<"$info" | head -1)
+    static=$(sed -n 's/.*registers.* \([0-9]*\) bytes smem.*/\1/p' <<<"$info" | head -1)
+    rows+=("$name|$target|$dir/$name.$target.ptx|$dir/$name.$target.cubin|${regs:-?}|${static:-0}|$smem")
+  else
+    rows+=("$name|$target|$dir/$name.$target.ptx|(no ptxas)|?|?|$smem")
+  fi
+}
+
 for example in "$root"/examples/*.mlir; do
   name=$(basename "$example" .mlir)
+  if grep -q 'fmha\.\(gemm\|attention\)' "$example"; then
+    # Kernel ops: the whole pipeline, plus the launch manifest.
+    target=sm_90a
+    dir="$out/$target"
+    mkdir -p "$dir"
+    echo "fmha: compiling $name for $target (--fmha-sm90-pipeline)"
+    "$bin/fmha-opt" "$example" --fmha-sm90-pipeline=binary=none \
+      -o "$dir/$name.llvm.mlir"
+    entry=$(grep -o 'llvm.func @[A-Za-z0-9_]*' "$dir/$name.llvm.mlir" | head -1 | cut -d@ -f2)
+    "$bin/fmha-translate" --fmha-manifest "$dir/$name.llvm.mlir" \
+      -o "$dir/$entry.json"
+    finish "$dir/$name.llvm.mlir" "$target" "$entry" "$dir"
+    rows[-1]="${rows[-1]}|$dir/$entry.json"
+    continue
+  fi
+  # ws-level examples: the ws lowering chain, for both targets.
   for target in sm_90a sm_100a; do
     dir="$out/$target"
     mkdir -p "$dir"
@@ -27,27 +62,16 @@ for example in "$root"/examples/*.mlir; do
     "$bin/fmha-opt" "$example" \
       --nvvm-attach-target="chip=$target features=+ptx86" "${ws_pipeline[@]}" \
       -o "$dir/$name.llvm.mlir"
-    smem=$(grep -o 'ws.smem_bytes = [0-9]*' "$dir/$name.llvm.mlir" | head -1 |
-           grep -o '[0-9]*$' || echo 0)
-    "$bin/fmha-opt" "$dir/$name.llvm.mlir" --gpu-module-to-binary=format=isa |
-      "$bin/fmha-translate" --fmha-extract-object -o "$dir/$name.ptx"
-    if [ -n "$ptxas" ]; then
-      info=$("$ptxas" -arch="$target" -v "$dir/$name.ptx" \
-               -o "$dir/$name.cubin" 2>&1)
-      regs=$(sed -n 's/.*Used \([0-9]*\) registers.*/\1/p' <<<"$info" | head -1)
-      static=$(sed -n 's/.*registers.* \([0-9]*\) bytes smem.*/\1/p' <<<"$info" | head -1)
-      rows+=("$name|$target|$dir/$name.ptx|$dir/$name.cubin|${regs:-?}|${static:-0}|$smem")
-    else
-      rows+=("$name|$target|$dir/$name.ptx|(no ptxas)|?|?|$smem")
-    fi
+    finish "$dir/$name.llvm.mlir" "$target" "$name" "$dir"
   done
 done
 
 echo
 printf '%-12s %-8s %-5s %-12s %-13s %s\n' kernel target regs "static smem" "dynamic smem" "PTX / cubin"
 for row in "${rows[@]}"; do
-  IFS='|' read -r name target ptx cubin regs static dyn <<<"$row"
+  IFS='|' read -r name target ptx cubin regs static dyn manifest <<<"$row"
   printf '%-12s %-8s %-5s %-12s %-13s %s\n' "$name" "$target" "$regs" \
     "$static B" "$dyn B" "${ptx#"$root"/}"
   printf '%-55s %s\n' "" "${cubin#"$root"/}"
+  [ -z "$manifest" ] || printf '%-55s %s\n' "" "${manifest#"$root"/}"
 done

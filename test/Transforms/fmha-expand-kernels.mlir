@@ -1,0 +1,104 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --fmha-expand-kernels | FileCheck %s
+
+// Two consumers, dynamic M and N: one gpu.module per kernel with its NVVM
+// target; the CTA covers 2 x 128 rows of C, loads both A tiles and the shared
+// B tile per K step, runs one dot chain per consumer, converts to bf16 and
+// stores both tiles.
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK: gpu.module @gemm_bf16_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">]
+// CHECK: gpu.func @gemm_bf16(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %[[K:.*]]: i32) kernel
+// CHECK-SAME: fmha.manifest = "{{.*}}\22grid\22:[{\22ceildiv\22:[\22M\22,256]},{\22ceildiv\22:[\22N\22,128]},1]
+// CHECK-SAME: \22name\22:\22gemm_bf16\22
+// CHECK-SAME: \22box\22:[128,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22a\22
+// CHECK-SAME: \22box\22:[128,128],\22kind\22:\22tensor_map\22,\22swizzle\22:0,\22tensor\22:\22c\22
+// CHECK-SAME: \22a\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[\22M\22,\22K\22]}
+// CHECK-SAME: fmha.stages = 3 : i64
+// CHECK-DAG: %[[PX:.*]] = tile.program_id x : i32
+// CHECK-DAG: %[[PY:.*]] = tile.program_id y : i32
+// CHECK: %[[M0:.*]] = arith.muli %[[PX]], %c256_i32 : i32
+// CHECK: %[[M1:.*]] = arith.addi %[[M0]], %c128_i32 : i32
+// CHECK: %[[N0:.*]] = arith.muli %[[PY]], %{{.*}} : i32
+// CHECK: %[[KP:.*]] = arith.addi %[[K]], %c63_i32 : i32
+// CHECK: %[[KT:.*]] = arith.divui %[[KP]], %c64_i32 : i32
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
+// CHECK: %[[R:.*]]:2 = scf.for %[[IV:.*]] = %{{.*}} to %[[KT]] step %{{.*}} iter_args(%[[ACC0:.*]] = %[[ZERO]], %[[ACC1:.*]] = %[[ZERO]]) -> (tensor<128x128xf32>, tensor<128x128xf32>) : i32 {
+// CHECK:   %[[KO:.*]] = arith.muli %[[IV]], %{{.*}} : i32
+// CHECK:   %[[X0:.*]] = tile.load %[[A]][%[[M0]], %[[KO]]] : !tile.desc<tensor<128x64xbf16>>
+// CHECK:   %[[X1:.*]] = tile.load %[[A]][%[[M1]], %[[KO]]] : !tile.desc<tensor<128x64xbf16>>
+// CHECK:   %[[Y:.*]] = tile.load %[[B]][%[[N0]], %[[KO]]] : !tile.desc<tensor<128x64xbf16>>
+// CHECK:   %[[D0:.*]] = tile.dot %[[X0]], %[[Y]], %[[ACC0]] {transpose_b} : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+// CHECK:   %[[D1:.*]] = tile.dot %[[X1]], %[[Y]], %[[ACC1]] {transpose_b} : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+// CHECK:   scf.yield %[[D0]], %[[D1]] : tensor<128x128xf32>, tensor<128x128xf32>
+// CHECK: }
+// CHECK: %[[T0:.*]] = arith.truncf %[[R]]#0 : tensor<128x128xf32> to tensor<128x128xbf16>
+// CHECK: tile.store %[[C]][%[[M0]], %[[N0]]], %[[T0]] : !tile.desc<tensor<128x128xbf16>>
+// CHECK: %[[T1:.*]] = arith.truncf %[[R]]#1 : tensor<128x128xf32> to tensor<128x128xbf16>
+// CHECK: tile.store %[[C]][%[[M1]], %[[N0]]], %[[T1]] : !tile.desc<tensor<128x128xbf16>>
+// CHECK: gpu.return
+// CHECK-NOT: fmha.gemm
+fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 64] stages 3 consumers 2 target sm_90a
+
+// -----
+
+// One consumer with an f32 result: the accumulator is stored as is (no
+// truncf); a 64x256 tile with a 32-element K step and 4 stages.
+// CHECK-LABEL: gpu.module @gemm_f32_module
+// CHECK: gpu.func @gemm_f32(%[[A:.*]]: !tile.desc<tensor<64x32xf16>>, %[[B:.*]]: !tile.desc<tensor<256x32xf16>>, %[[C:.*]]: !tile.desc<tensor<64x256xf32>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22M\22,64]},{\22ceildiv\22:[\22N\22,256]},1]
+// CHECK-SAME: \22c\22:{\22dtype\22:\22f32\22,\22role\22:\22output\22
+// CHECK-SAME: fmha.stages = 4 : i64
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x256xf32>) : i32 {
+// CHECK:   %[[X:.*]] = tile.load %[[A]]
+// CHECK:   %[[Y:.*]] = tile.load %[[B]]
+// CHECK:   %[[D:.*]] = tile.dot %[[X]], %[[Y]], %[[ACC]] {transpose_b} : tensor<64x32xf16>, tensor<256x32xf16>, tensor<64x256xf32>
+// CHECK:   scf.yield %[[D]] : tensor<64x256xf32>
+// CHECK-NOT: arith.truncf
+// CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[R]] : !tile.desc<tensor<64x256xf32>>
+// CHECK-NOT: tile.dot
+// CHECK: gpu.return
+fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
+    transpose_b tile [64, 256, 32] stages 4 consumers 1 target sm_90a
+
+// -----
+
+// Static sizes: the manifest's shapes, scalar values and grid hold numbers;
+// the kernel still takes M, N and K as parameters.
+// CHECK-LABEL: gpu.module @gemm_static_module
+// CHECK: gpu.func @gemm_static(%{{.*}}: !tile.desc<tensor<128x64xbf16>>, %{{.*}}: !tile.desc<tensor<128x64xbf16>>, %{{.*}}: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[512,128]},{\22ceildiv\22:[256,128]},1]
+// CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:512
+// CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:256
+// CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:1024
+// CHECK-SAME: \22a\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[512,1024]}
+// CHECK-SAME: \22b\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[256,1024]}
+// CHECK-SAME: \22c\22:{\22dtype\22:\22bf16\22,\22role\22:\22output\22,\22shape\22:[512,256]}
+// CHECK-SAME: fmha.stages = 2 : i64
+// CHECK: scf.for {{.*}} -> (tensor<128x128xf32>) : i32
+// CHECK: arith.truncf
+// CHECK: tile.store
+fmha.gemm @gemm_static (tensor<512x1024xbf16>, tensor<256x1024xbf16>)
+    -> tensor<512x256xbf16>
+    transpose_b tile [128, 128, 64] stages 2 consumers 1 target sm_90a
+
+// -----
+
+// B as [K, N] is not expanded.
+// expected-error @+1 {{'fmha.gemm' op B given as [K, N] is not expanded yet; pass B as [N, K] with transpose_b}}
+fmha.gemm @gemm_kn (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    target sm_90a
+
+// -----
+
+// Blackwell GEMMs are not expanded.
+// expected-error @+1 {{'fmha.gemm' op GEMM kernels are expanded for sm_90a only so far}}
+fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
+    transpose_b tile [128, 128, 32] stages 4 consumers 2 target sm_100a
+
+// -----
+
+// Attention is not expanded yet.
+// expected-error @+1 {{'fmha.attention' op attention kernels are not expanded yet (issue: SM90 attention forward)}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16> target sm_90a
