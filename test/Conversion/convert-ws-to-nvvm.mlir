@@ -78,3 +78,63 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// The compute ops of a GEMM consumer: a 128x128 accumulator over 128x64 bf16
+// operands read in place from swizzled shared memory is 2 (M) x 4 (K) wgmmas
+// of m64n128k16 between a fence and a commit; the epilogue converts to bf16,
+// writes pairs of elements to the staging buffer, fences the async proxy,
+// syncs the warpgroup and has its leader TMA-store the tile (coordinates
+// reversed) and wait until the buffer has been read.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+// CHECK-LABEL: gpu.module @compute
+// CHECK: llvm.func @k(%[[C:.*]]: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}, %[[ROW:.*]]: i32)
+// CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+// CHECK: nvvm.setmaxregister  decrease 40
+// CHECK: nvvm.setmaxregister  decrease 232
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
+// CHECK: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: %[[N:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[C]], %{{.*}}, box[%[[N]], %[[ROW]]]
+// CHECK: nvvm.cp.async.bulk.commit.group
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NOT: ws.
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @compute {
+    gpu.func @k(%c: !tile.desc<tensor<128x128xbf16>>, %row: i32) kernel
+        attributes {ws.num_threads = 256 : i64, ws.smem_bytes = 65536 : i64} {
+      %a = ws.buffer_alloc offset 0 : memref<128x64xbf16, 3>
+      %b = ws.buffer_alloc offset 16384 : memref<128x64xbf16, 3>
+      %s = ws.buffer_alloc offset 32768 : memref<128x128xbf16, 3>
+      ws.warp_specialize {
+        ws.role "producer" warps 1 regs 40 first_warp 0 {
+        }
+        ws.role "consumer" warps 4 regs 232 first_warp 4 {
+          %x = ws.as_tensor %a : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
+          %y = ws.as_tensor %b : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
+          %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+          %d = tile.dot %x, %y, %zero {transpose_b}
+              : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+          %t = arith.truncf %d : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+          ws.store_shared %t, %s : tensor<128x128xbf16, #acc>, memref<128x128xbf16, 3>
+          ws.fence_async_shared
+          ws.barrier_sync 1 threads 128
+          %n = tile.program_id y : i32
+          ws.tma_store %c[%row, %n], %s : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
+          ws.tma_store_wait
+        }
+      }
+      gpu.return
+    }
+  }
+}

@@ -271,8 +271,11 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
-                                       rewriter.getI64IntegerAttr(0));
+    // Unless ws-insert-mbarriers placed the waits (ws.async_wgmma), the
+    // result is complete when the op is.
+    if (!op->hasAttr("ws.async_wgmma"))
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
+                                         rewriter.getI64IntegerAttr(0));
     rewriter.replaceOp(op, acc);
     return success();
   }

@@ -89,6 +89,8 @@ private:
   LogicalResult threadIf(scf::IfOp ifOp, ArrayRef<SideKey> sides, State &state);
   void takeSlot(Operation *op, SideKey side, State &state);
   LogicalResult lowerSlotUsers();
+  void deferRelease(Operation *op, scf::ForOp loop, Value barriers,
+                    Value stage);
 
   Operation *root;
   IRRewriter rewriter;
@@ -316,6 +318,63 @@ LogicalResult ChannelLowering::threadRole(RoleOp role) {
   return threadBlock(body, state);
 }
 
+/// A release by wgmma in a loop: wait only for the wgmmas of earlier
+/// iterations (`wgmma.wait_group 1`) and release the previous iteration's
+/// slot, carrying its stage (-1 before the first) as a loop value; after the
+/// loop, wait for all wgmmas and release the last slot. The loop's dots then
+/// need no wait of their own (`ws.async_wgmma`), so one iteration's wgmmas
+/// overlap the next iteration's wait for data.
+void ChannelLowering::deferRelease(Operation *op, scf::ForOp loop,
+                                   Value barriers, Value stage) {
+  Location loc = op->getLoc();
+  Type i32 = rewriter.getI32Type();
+  rewriter.setInsertionPoint(loop);
+  Value none = arith::ConstantIntOp::create(rewriter, loc, i32, -1);
+  DenseMap<Value, unsigned> oldArgs;
+  for (BlockArgument arg : loop.getBody()->getArguments())
+    oldArgs[arg] = arg.getArgNumber();
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, none, /*replaceInitOperandUsesInLoop=*/false,
+      [](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+        return SmallVector<Value>(args.begin(), args.end());
+      });
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  Value previous = newLoop.getRegionIterArgs().back();
+  // The old body's arguments are gone: stages recorded as iteration
+  // arguments now live in the new loop.
+  auto remap = [&](Value value) -> Value {
+    auto it = oldArgs.find(value);
+    return it == oldArgs.end() ? value
+                               : newLoop.getBody()->getArgument(it->second);
+  };
+  stage = remap(stage);
+  for (auto &entry : tokenSlots)
+    entry.second.second = remap(entry.second.second);
+
+  auto releaseIfAny = [&](Value slot) {
+    Value any = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::sge, slot,
+        arith::ConstantIntOp::create(rewriter, loc, i32, 0));
+    auto ifOp = scf::IfOp::create(rewriter, loc, any, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    MBarrierArriveOp::create(rewriter, loc, barriers, slot, /*leader=*/false,
+                             IntegerAttr());
+  };
+  rewriter.setInsertionPoint(op);
+  NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 1);
+  releaseIfAny(previous);
+  Operation *yield = newLoop.getBody()->getTerminator();
+  yield->setOperand(yield->getNumOperands() - 1, stage);
+
+  rewriter.setInsertionPointAfter(newLoop);
+  NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+  releaseIfAny(newLoop.getResults().back());
+  newLoop.getBody()->walk([&](tile::DotOp dot) {
+    dot->setAttr("ws.async_wgmma", rewriter.getUnitAttr());
+  });
+}
+
 /// Replaces commits, releases and TMA loads, which name a token, by
 /// operations on the token's barrier and stage; then drops the tokens.
 LogicalResult ChannelLowering::lowerSlotUsers() {
@@ -356,6 +415,11 @@ LogicalResult ChannelLowering::lowerSlotUsers() {
                                /*leader=*/false, IntegerAttr());
       break;
     case AsyncUnit::WGMMA:
+      if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+          loop && !commit) {
+        deferRelease(op, loop, barriers, stage);
+        break;
+      }
       NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
       MBarrierArriveOp::create(rewriter, loc, barriers, stage,
                                /*leader=*/false, IntegerAttr());

@@ -1,0 +1,176 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts | FileCheck %s
+// RUN: not fmha-opt %s -split-input-file --tile-assign-layouts=target=sm80 2>&1 | FileCheck %s --check-prefix=TARGET
+
+// An unknown target is refused before anything is looked at (once per split
+// of this file).
+// TARGET: error: tile-assign-layouts: unknown target 'sm80' (known: sm90)
+
+// A GEMM main loop: the 64-column bf16 operands (128-byte rows) get the
+// 128-byte swizzle, on the loads and on the kernel's descriptor parameters;
+// the accumulator layout flows from the dot through the zero constant, the
+// loop's iteration argument, yield and result, the truncf and into the store.
+// The output descriptor is not a dot operand and keeps its plain block.
+// CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+// CHECK-DAG: #[[ACC:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+// CHECK-LABEL: gpu.module @gemm
+// CHECK: gpu.func @gemm(%[[A:.*]]: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32) kernel
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #[[ACC]]>
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC_I:.*]] = %[[ZERO]]) -> (tensor<128x128xf32, #[[ACC]]>) : i32 {
+// CHECK:   %[[X:.*]] = tile.load %[[A]][%{{.*}}, %{{.*}}] : !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>
+// CHECK:   %[[Y:.*]] = tile.load %[[B]][%{{.*}}, %{{.*}}] : !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>
+// CHECK:   %[[D:.*]] = tile.dot %[[X]], %[[Y]], %[[ACC_I]] {transpose_b} : tensor<128x64xbf16, #[[SMEM]]>, tensor<128x64xbf16, #[[SMEM]]>, tensor<128x128xf32, #[[ACC]]>
+// CHECK:   scf.yield %[[D]] : tensor<128x128xf32, #[[ACC]]>
+// CHECK: }
+// CHECK: %[[T:.*]] = arith.truncf %[[R]] : tensor<128x128xf32, #[[ACC]]> to tensor<128x128xbf16, #[[ACC]]>
+// CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[T]] : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #[[ACC]]>
+// CHECK: gpu.return
+gpu.module @gemm {
+  gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16>>,
+                 %b: !tile.desc<tensor<128x64xbf16>>,
+                 %c: !tile.desc<tensor<128x128xbf16>>, %k: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %m = tile.program_id x : i32
+    %n = tile.program_id y : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %zero)
+        -> (tensor<128x128xf32>) : i32 {
+      %kk = arith.muli %i, %c64 : i32
+      %x = tile.load %a[%m, %kk] : !tile.desc<tensor<128x64xbf16>>
+      %y = tile.load %b[%n, %kk] : !tile.desc<tensor<128x64xbf16>>
+      %d = tile.dot %x, %y, %acc {transpose_b}
+          : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %t = arith.truncf %r : tensor<128x128xf32> to tensor<128x128xbf16>
+    tile.store %c[%m, %n], %t : !tile.desc<tensor<128x128xbf16>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Narrower rows: 32 bf16 columns (64 bytes) take the 64-byte swizzle, 16 f16
+// columns (32 bytes) the 32-byte one; a 64-column accumulator gets
+// instr_n = 64, and elementwise ops on it (a splat of a scalar, mulf) share
+// its layout.
+// CHECK-DAG: #[[S64:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 16>
+// CHECK-DAG: #[[S32:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 16>
+// CHECK-DAG: #[[ACC64:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-LABEL: func.func @narrow
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: !tile.desc<tensor<64x32xbf16, #[[S64]]>>
+// CHECK-SAME: %[[B:[a-z0-9_]+]]: !tile.desc<tensor<64x32xbf16, #[[S64]]>>
+// CHECK-SAME: %[[E:[a-z0-9_]+]]: !tile.desc<tensor<64x16xf16, #[[S32]]>>
+// CHECK-SAME: %[[F:[a-z0-9_]+]]: !tile.desc<tensor<64x16xf16, #[[S32]]>>
+// CHECK-SAME: %[[O:[a-z0-9_]+]]: !tile.desc<tensor<64x64xf32>>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[ACC64]]>
+// CHECK: %[[X:.*]] = tile.load %[[A]]{{.*}} : !tile.desc<tensor<64x32xbf16, #[[S64]]>>
+// CHECK: %[[Y:.*]] = tile.load %[[B]]{{.*}} : !tile.desc<tensor<64x32xbf16, #[[S64]]>>
+// CHECK: %[[D:.*]] = tile.dot %[[X]], %[[Y]], %[[ZERO]] {transpose_b} : tensor<64x32xbf16, #[[S64]]>, tensor<64x32xbf16, #[[S64]]>, tensor<64x64xf32, #[[ACC64]]>
+// CHECK: %[[U:.*]] = tile.load %[[E]]{{.*}} : !tile.desc<tensor<64x16xf16, #[[S32]]>>
+// CHECK: %[[V:.*]] = tile.load %[[F]]{{.*}} : !tile.desc<tensor<64x16xf16, #[[S32]]>>
+// CHECK: %[[S:.*]] = tensor.splat %{{.*}} : tensor<64x64xf32, #[[ACC64]]>
+// CHECK: %[[P:.*]] = arith.mulf %[[D]], %[[S]] : tensor<64x64xf32, #[[ACC64]]>
+// CHECK: %[[D2:.*]] = tile.dot %[[U]], %[[V]], %[[P]] {transpose_b} : tensor<64x16xf16, #[[S32]]>, tensor<64x16xf16, #[[S32]]>, tensor<64x64xf32, #[[ACC64]]>
+// CHECK: tile.store %[[O]][%{{.*}}, %{{.*}}], %[[D2]] : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #[[ACC64]]>
+func.func @narrow(%a: !tile.desc<tensor<64x32xbf16>>,
+                  %b: !tile.desc<tensor<64x32xbf16>>,
+                  %e: !tile.desc<tensor<64x16xf16>>,
+                  %f: !tile.desc<tensor<64x16xf16>>,
+                  %o: !tile.desc<tensor<64x64xf32>>,
+                  %i: i32, %scale: f32) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x32xbf16>>
+  %y = tile.load %b[%i, %i] : !tile.desc<tensor<64x32xbf16>>
+  %d = tile.dot %x, %y, %zero {transpose_b}
+      : tensor<64x32xbf16>, tensor<64x32xbf16>, tensor<64x64xf32>
+  %u = tile.load %e[%i, %i] : !tile.desc<tensor<64x16xf16>>
+  %v = tile.load %f[%i, %i] : !tile.desc<tensor<64x16xf16>>
+  %s = tensor.splat %scale : tensor<64x64xf32>
+  %p = arith.mulf %d, %s : tensor<64x64xf32>
+  %d2 = tile.dot %u, %v, %p {transpose_b}
+      : tensor<64x16xf16>, tensor<64x16xf16>, tensor<64x64xf32>
+  tile.store %o[%i, %i], %d2 : !tile.desc<tensor<64x64xf32>>
+  return
+}
+
+// -----
+
+// The accumulator needs a multiple of 64 rows.
+func.func @acc_rows(%x: tensor<32x64xbf16>, %y: tensor<64x64xbf16>) -> tensor<32x64xf32> {
+  %zero = arith.constant dense<0.0> : tensor<32x64xf32>
+  // expected-error @+1 {{'tile.dot' op an sm90 accumulator tile is a multiple of 64 rows and 8 to 256 columns in steps of 8, got 32x64}}
+  %d = tile.dot %x, %y, %zero {transpose_b} : tensor<32x64xbf16>, tensor<64x64xbf16>, tensor<32x64xf32>
+  return %d : tensor<32x64xf32>
+}
+
+// -----
+
+// At most 256 accumulator columns (one wgmma's N).
+func.func @acc_wide(%x: tensor<64x64xbf16>, %y: tensor<264x64xbf16>) -> tensor<64x264xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64x264xf32>
+  // expected-error @+1 {{'tile.dot' op an sm90 accumulator tile is a multiple of 64 rows and 8 to 256 columns in steps of 8, got 64x264}}
+  %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<264x64xbf16>, tensor<64x264xf32>
+  return %d : tensor<64x264xf32>
+}
+
+// -----
+
+// Accumulator columns come in steps of 8.
+func.func @acc_step(%x: tensor<64x64xbf16>, %y: tensor<100x64xbf16>) -> tensor<64x100xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64x100xf32>
+  // expected-error @+1 {{'tile.dot' op an sm90 accumulator tile is a multiple of 64 rows and 8 to 256 columns in steps of 8, got 64x100}}
+  %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<100x64xbf16>, tensor<64x100xf32>
+  return %d : tensor<64x100xf32>
+}
+
+// -----
+
+// Operands are read from shared memory, so they must be loaded by TMA.
+func.func @not_loaded(%a: !tile.desc<tensor<64x64xbf16>>, %y: tensor<64x64xbf16>, %i: i32) -> tensor<64x64xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+  // expected-error @+1 {{'tile.dot' op operands must come straight from tile.load on sm90 (shared memory)}}
+  %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
+
+// -----
+
+// Rows of 4 bf16 (8 bytes) fill no swizzle span.
+func.func @rows_8_bytes(%a: !tile.desc<tensor<64x4xbf16>>, %b: !tile.desc<tensor<64x4xbf16>>, %i: i32) -> tensor<64x64xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x4xbf16>>
+  %y = tile.load %b[%i, %i] : !tile.desc<tensor<64x4xbf16>>
+  // expected-error @+1 {{'tile.dot' op operand rows of 8 bytes fill no swizzle span (32, 64 or 128 bytes)}}
+  %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x4xbf16>, tensor<64x4xbf16>, tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
+
+// -----
+
+// Rows of 24 bf16 (48 bytes) are wider than 32 bytes but fill no span
+// evenly either.
+func.func @rows_48_bytes(%a: !tile.desc<tensor<64x24xbf16>>, %b: !tile.desc<tensor<64x24xbf16>>, %i: i32) -> tensor<64x64xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x24xbf16>>
+  %y = tile.load %b[%i, %i] : !tile.desc<tensor<64x24xbf16>>
+  // expected-error @+1 {{'tile.dot' op operand rows of 48 bytes fill no swizzle span (32, 64 or 128 bytes)}}
+  %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x24xbf16>, tensor<64x24xbf16>, tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
+
+// -----
+
+// A loaded operand that also feeds an accumulator would need both the shared
+// and the register layout.
+func.func @conflict(%a: !tile.desc<tensor<64x64xbf16>>, %i: i32) -> tensor<64x64xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+  %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  // expected-error @+1 {{'arith.extf' op needs layout #tile.wgmma_acc<instr_n = 64, warpgroups = 1> for a tensor that already has #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>}}
+  %e = arith.extf %x : tensor<64x64xbf16> to tensor<64x64xf32>
+  %d2 = tile.dot %x, %x, %e {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  return %d2 : tensor<64x64xf32>
+}

@@ -1,0 +1,260 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=stages=4 | FileCheck %s --check-prefix=STAGES
+
+// A two-consumer GEMM as fmha-expand-kernels and tile-assign-layouts leave it
+// (the manifest dropped): one channel slot holds the three tiles of a K step
+// (two A tiles, the shared B tile); fmha.stages sets the depth and wins over
+// the option. Each consumer reads its A tile (#0 or #1) and B (#2) in place,
+// keeps one accumulator chain and stores it through its own staging buffer,
+// synchronizing its own warpgroup on its own named barrier.
+// CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+// CHECK-DAG: #[[ACC:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+// CHECK-LABEL: gpu.func @gemm(
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %[[B:[a-z0-9_]+]]: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %[[C:[a-z0-9_]+]]: !tile.desc<tensor<128x128xbf16>>
+// CHECK: %[[CH:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 3>
+// CHECK: %[[S0:.*]] = ws.buffer_alloc : memref<128x128xbf16, 3>
+// CHECK: %[[S1:.*]] = ws.buffer_alloc : memref<128x128xbf16, 3>
+// CHECK: ws.warp_specialize {
+
+// The producer: no dots, no stores; acquire, three TMA loads, one commit of
+// 3 x 128 x 64 x 2 bytes.
+// CHECK: ws.role "producer" warps 1 regs 40 {
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+// CHECK:     %[[PTOK:.*]], %[[PBUF:.*]]:3 = ws.producer_acquire %[[CH]]
+// CHECK:     ws.tma_load %[[A]][%{{.*}}, %{{.*}}], %[[PBUF]]#0, %[[PTOK]] : !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, memref<128x64xbf16, 3>
+// CHECK:     ws.tma_load %[[A]][%{{.*}}, %{{.*}}], %[[PBUF]]#1, %[[PTOK]] : !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, memref<128x64xbf16, 3>
+// CHECK:     ws.tma_load %[[B]][%{{.*}}, %{{.*}}], %[[PBUF]]#2, %[[PTOK]] : !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, memref<128x64xbf16, 3>
+// CHECK:     ws.producer_commit %[[CH]], %[[PTOK]] by tma tx_bytes 49152
+// CHECK-NOT: tile.dot
+// CHECK-NOT: tile.store
+// CHECK-NOT: ws.tma_store
+
+// Consumer 0: A tile #0, B #2, the first chain, barrier 1.
+// CHECK: ws.role "consumer0" warps 4 regs 232 {
+// CHECK:   %[[R0:.*]] = scf.for {{.*}} iter_args(%[[ACC0:.*]] = %{{.*}}) -> (tensor<128x128xf32, #[[ACC]]>) : i32 {
+// CHECK:     %[[TOK0:.*]], %[[BUF0:.*]]:3 = ws.consumer_wait %[[CH]]
+// CHECK:     %[[X0:.*]] = ws.as_tensor %[[BUF0]]#0 : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #[[SMEM]]>
+// CHECK:     %[[Y0:.*]] = ws.as_tensor %[[BUF0]]#2 : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #[[SMEM]]>
+// CHECK:     %[[D0:.*]] = tile.dot %[[X0]], %[[Y0]], %[[ACC0]] {transpose_b}
+// CHECK-NOT: tile.dot
+// CHECK:     ws.consumer_release %[[CH]], %[[TOK0]] by wgmma
+// CHECK:     scf.yield %[[D0]] : tensor<128x128xf32, #[[ACC]]>
+// CHECK:   }
+// CHECK:   %[[T0:.*]] = arith.truncf %[[R0]] : tensor<128x128xf32, #[[ACC]]> to tensor<128x128xbf16, #[[ACC]]>
+// CHECK:   ws.store_shared %[[T0]], %[[S0]] : tensor<128x128xbf16, #[[ACC]]>, memref<128x128xbf16, 3>
+// CHECK:   ws.fence_async_shared
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   ws.tma_store %[[C]][%{{.*}}, %{{.*}}], %[[S0]] : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
+// CHECK:   ws.tma_store_wait
+// CHECK-NOT: ws.tma_store
+
+// Consumer 1: A tile #1 (rows m0 + 128), B #2, the second chain, barrier 2.
+// CHECK: ws.role "consumer1" warps 4 regs 232 {
+// CHECK:   %[[M1:.*]] = arith.addi
+// CHECK:   %[[R1:.*]] = scf.for {{.*}} iter_args(%[[ACC1:.*]] = %{{.*}}) -> (tensor<128x128xf32, #[[ACC]]>) : i32 {
+// CHECK:     %[[TOK1:.*]], %[[BUF1:.*]]:3 = ws.consumer_wait %[[CH]]
+// CHECK:     %[[X1:.*]] = ws.as_tensor %[[BUF1]]#1 : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #[[SMEM]]>
+// CHECK:     %[[Y1:.*]] = ws.as_tensor %[[BUF1]]#2 : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #[[SMEM]]>
+// CHECK:     %[[D1:.*]] = tile.dot %[[X1]], %[[Y1]], %[[ACC1]] {transpose_b}
+// CHECK-NOT: tile.dot
+// CHECK:     ws.consumer_release %[[CH]], %[[TOK1]] by wgmma
+// CHECK:     scf.yield %[[D1]] : tensor<128x128xf32, #[[ACC]]>
+// CHECK:   }
+// CHECK:   %[[T1:.*]] = arith.truncf %[[R1]]
+// CHECK:   ws.store_shared %[[T1]], %[[S1]] : tensor<128x128xbf16, #[[ACC]]>, memref<128x128xbf16, 3>
+// CHECK:   ws.fence_async_shared
+// CHECK:   ws.barrier_sync 2 threads 128
+// CHECK:   ws.tma_store %[[C]][%[[M1]], %{{.*}}], %[[S1]] : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
+// CHECK:   ws.tma_store_wait
+// CHECK-NOT: ws.role
+// CHECK-NOT: tile.load
+// CHECK-NOT: tile.store
+// CHECK: gpu.return
+
+// STAGES-LABEL: gpu.func @gemm(
+// STAGES: ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 3>
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                   %b: !tile.desc<tensor<128x64xbf16, #smem>>,
+                   %c: !tile.desc<tensor<128x128xbf16>>,
+                   %m: i32, %n: i32, %k: i32) kernel attributes {fmha.stages = 3 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c63 = arith.constant 63 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %c256 = arith.constant 256 : i32
+      %pid_m = tile.program_id x : i32
+      %pid_n = tile.program_id y : i32
+      %m0 = arith.muli %pid_m, %c256 : i32
+      %m1 = arith.addi %m0, %c128 : i32
+      %n0 = arith.muli %pid_n, %c128 : i32
+      %kp = arith.addi %k, %c63 : i32
+      %ktiles = arith.divui %kp, %c64 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      %r:2 = scf.for %kt = %c0 to %ktiles step %c1
+          iter_args(%acc0 = %zero, %acc1 = %zero)
+          -> (tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>) : i32 {
+        %ko = arith.muli %kt, %c64 : i32
+        %x0 = tile.load %a[%m0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %x1 = tile.load %a[%m1, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %y = tile.load %b[%n0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %d0 = tile.dot %x0, %y, %acc0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        %d1 = tile.dot %x1, %y, %acc1 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        scf.yield %d0, %d1 : tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>
+      }
+      %t0 = arith.truncf %r#0 : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+      tile.store %c[%m0, %n0], %t0 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
+      %t1 = arith.truncf %r#1 : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+      tile.store %c[%m1, %n0], %t1 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// One consumer, f16 operands of different shapes, an f32 result stored as
+// is, and no fmha.stages: the channel takes the `stages` option (2 by
+// default). 64 x 32 x 2 + 128 x 32 x 2 bytes per slot.
+// CHECK-LABEL: gpu.func @gemm_f32(
+// CHECK: %[[CH:.*]] = ws.channel : !ws.channel<[memref<64x32xf16, 3>, memref<128x32xf16, 3>], stages = 2>
+// CHECK: %[[S:.*]] = ws.buffer_alloc : memref<64x128xf32, 3>
+// CHECK-NOT: ws.buffer_alloc
+// CHECK: ws.role "producer" warps 1 regs 40 {
+// CHECK:   ws.producer_acquire %[[CH]]
+// CHECK:   ws.tma_load
+// CHECK:   ws.tma_load
+// CHECK:   ws.producer_commit %[[CH]], %{{.*}} by tma tx_bytes 12288
+// CHECK: ws.role "consumer0" warps 4 regs 232 {
+// CHECK:   %[[R:.*]] = scf.for
+// CHECK:     ws.consumer_wait %[[CH]]
+// CHECK:     ws.as_tensor %{{.*}}#0 : memref<64x32xf16, 3> -> tensor<64x32xf16, #{{.*}}>
+// CHECK:     ws.as_tensor %{{.*}}#1 : memref<128x32xf16, 3> -> tensor<128x32xf16, #{{.*}}>
+// CHECK:     tile.dot
+// CHECK:     ws.consumer_release %[[CH]], %{{.*}} by wgmma
+// CHECK-NOT: arith.truncf
+// CHECK:   ws.store_shared %[[R]], %[[S]] : tensor<64x128xf32, #{{.*}}>, memref<64x128xf32, 3>
+// CHECK:   ws.fence_async_shared
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %[[S]] : !tile.desc<tensor<64x128xf32>>, memref<64x128xf32, 3>
+// CHECK:   ws.tma_store_wait
+// CHECK-NOT: ws.role "consumer1"
+
+// STAGES-LABEL: gpu.func @gemm_f32(
+// STAGES: ws.channel : !ws.channel<[memref<64x32xf16, 3>, memref<128x32xf16, 3>], stages = 4>
+
+#smem = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_f32_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm_f32(%a: !tile.desc<tensor<64x32xf16, #smem>>,
+                       %b: !tile.desc<tensor<128x32xf16, #smem>>,
+                       %c: !tile.desc<tensor<64x128xf32>>,
+                       %m: i32, %n: i32, %k: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c31 = arith.constant 31 : i32
+      %c32 = arith.constant 32 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid_m = tile.program_id x : i32
+      %pid_n = tile.program_id y : i32
+      %m0 = arith.muli %pid_m, %c64 : i32
+      %n0 = arith.muli %pid_n, %c128 : i32
+      %kp = arith.addi %k, %c31 : i32
+      %ktiles = arith.divui %kp, %c32 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+      %r = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%acc0 = %zero)
+          -> (tensor<64x128xf32, #acc>) : i32 {
+        %ko = arith.muli %kt, %c32 : i32
+        %x = tile.load %a[%m0, %ko] : !tile.desc<tensor<64x32xf16, #smem>>
+        %y = tile.load %b[%n0, %ko] : !tile.desc<tensor<128x32xf16, #smem>>
+        %d = tile.dot %x, %y, %acc0 {transpose_b} : tensor<64x32xf16, #smem>, tensor<128x32xf16, #smem>, tensor<64x128xf32, #acc>
+        scf.yield %d : tensor<64x128xf32, #acc>
+      }
+      tile.store %c[%m0, %n0], %r : !tile.desc<tensor<64x128xf32>>, tensor<64x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Loads in two loops: one producer loop cannot feed both.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+    %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+    %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    scf.yield %d : tensor<64x64xf32, #acc>
+  }
+  %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %r) -> (tensor<64x64xf32, #acc>) : i32 {
+    // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads all sit directly in one scf.for}}
+    %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+    %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    scf.yield %d : tensor<64x64xf32, #acc>
+  }
+  return
+}
+
+// -----
+
+// A load outside any loop.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+func.func @no_loop(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %i: i32) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads all sit directly in one scf.for}}
+  %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16, #smem>>
+  %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+// The loop's dot does not accumulate into a loop-carried value.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+func.func @no_chain(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  // expected-error @+1 {{'scf.for' op carries no tile.dot accumulator: nothing for consumer roles to do}}
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%last = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+    %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+    %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    scf.yield %d : tensor<64x64xf32, #acc>
+  }
+  return
+}
+
+// -----
+
+// A stored value that no consumer computes.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+func.func @foreign_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                         %c: !tile.desc<tensor<64x64xf32>>,
+                         %other: tensor<64x64xf32, #acc>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+    %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+    %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    scf.yield %d : tensor<64x64xf32, #acc>
+  }
+  tile.store %c[%c0, %c0], %r : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+  // expected-error @+1 {{'tile.store' op stores a value that does not come from an accumulator of the main loop}}
+  tile.store %c[%c0, %c0], %other : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+  return
+}
