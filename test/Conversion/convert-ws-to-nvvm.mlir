@@ -13,10 +13,10 @@
 // CHECK: nvvm.fence.mbarrier.init
 // CHECK-NEXT: nvvm.barrier
 // CHECK: nvvm.setmaxregister  decrease 40
-// CHECK: nvvm.setmaxregister  decrease 232
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[DESC]], %{{.*}}, box[%[[COL]], %[[ROW]]] {isCTAOnly = true}
 // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
+// CHECK: nvvm.setmaxregister  decrease 232
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: nvvm.mbarrier.arrive %{{.*}} : !llvm.ptr<3>
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}

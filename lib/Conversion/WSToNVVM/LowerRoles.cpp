@@ -47,6 +47,44 @@ static Value inRange(OpBuilder &b, Location loc, Value x, int64_t lo,
   return arith::AndIOp::create(b, loc, ge, lt);
 }
 
+/// Moves `role`'s body into a branch taken by its warps, resolving
+/// ws.thread_id and guarding leader operations by its first thread.
+static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid) {
+  int64_t first = *role.getFirstWarp();
+  Value inRole =
+      inRange(b, role.getLoc(), warp, first, first + role.getWarps());
+  auto ifOp = scf::IfOp::create(b, role.getLoc(), inRole, /*withElse=*/false);
+  Block &body = role.getBody().front();
+  ifOp.thenBlock()->getOperations().splice(
+      ifOp.thenBlock()->getTerminator()->getIterator(), body.getOperations());
+
+  OpBuilder rb(ifOp.thenBlock(), ifOp.thenBlock()->begin());
+  Value firstThread = i32Const(rb, role.getLoc(), first * kThreadsPerWarp);
+  Value isLeader = arith::CmpIOp::create(
+      rb, role.getLoc(), arith::CmpIPredicate::eq, tid, firstThread);
+  SmallVector<Operation *> leaderOps;
+  SmallVector<ThreadIdOp> threadIds;
+  ifOp.thenBlock()->walk([&](Operation *nested) {
+    if (auto arrive = dyn_cast<MBarrierArriveOp>(nested)) {
+      if (arrive.getLeader())
+        leaderOps.push_back(nested);
+    } else if (isa<TMALoadMBarrierOp, TMAStoreOp, TMAStoreWaitOp>(nested)) {
+      leaderOps.push_back(nested);
+    } else if (auto threadId = dyn_cast<ThreadIdOp>(nested)) {
+      threadIds.push_back(threadId);
+    }
+  });
+  for (ThreadIdOp threadId : threadIds) {
+    rb.setInsertionPoint(threadId);
+    threadId.replaceAllUsesWith(
+        arith::SubIOp::create(rb, threadId.getLoc(), tid, firstThread)
+            .getResult());
+    threadId.erase();
+  }
+  for (Operation *leaderOp : leaderOps)
+    guard(rb, leaderOp, isLeader);
+}
+
 static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
                                          int64_t numThreads,
                                          bool hasMBarriers) {
@@ -69,66 +107,46 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
   Value warp =
       arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp));
 
-  // setmaxnreg, once per warpgroup, executed by all of its warps.
+  // Roles that share warpgroups form a cluster. Each cluster's warps first
+  // move to its register budget (setmaxnreg acts on whole warpgroups, and
+  // roles sharing one share a budget), then each role's warps run the role.
+  // Keeping the roles inside their cluster's branch keeps every instruction
+  // under the setmaxnreg that governs it, which ptxas needs to honour it.
   int64_t cap = entryRegisterCap(numThreads);
   Value group =
       arith::DivUIOp::create(b, loc, warp, i32Const(b, loc, kWarpsPerGroup));
-  llvm::SmallSet<int64_t, 8> groupsDone;
-  for (RoleOp role : op.getRoles()) {
-    std::optional<uint32_t> regs = role.getRegs();
-    if (!regs || *regs == cap)
-      continue;
+  SmallVector<RoleOp> roles(op.getRoles());
+  llvm::sort(roles, [](RoleOp x, RoleOp y) {
+    return *x.getFirstWarp() < *y.getFirstWarp();
+  });
+  struct Cluster {
+    int64_t firstGroup, lastGroup;
+    SmallVector<RoleOp> roles;
+  };
+  SmallVector<Cluster> clusters;
+  for (RoleOp role : roles) {
     auto [firstGroup, lastGroup] = role.getWarpgroupRange();
-    for (int64_t g = firstGroup; g <= lastGroup; ++g) {
-      if (!groupsDone.insert(g).second)
-        continue;
-      Value inGroup = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            group, i32Const(b, loc, g));
-      auto ifOp = scf::IfOp::create(b, loc, inGroup, /*withElse=*/false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    if (!clusters.empty() && firstGroup <= clusters.back().lastGroup) {
+      clusters.back().lastGroup =
+          std::max(clusters.back().lastGroup, lastGroup);
+      clusters.back().roles.push_back(role);
+      continue;
+    }
+    clusters.push_back({firstGroup, lastGroup, {role}});
+  }
+  for (Cluster &cluster : clusters) {
+    Value inCluster =
+        inRange(b, loc, group, cluster.firstGroup, cluster.lastGroup + 1);
+    auto ifOp = scf::IfOp::create(b, loc, inCluster, /*withElse=*/false);
+    OpBuilder cb(ifOp.thenBlock()->getTerminator());
+    std::optional<uint32_t> regs = cluster.roles.front().getRegs();
+    if (regs && *regs != cap)
       NVVM::SetMaxRegisterOp::create(
-          b, loc, *regs,
+          cb, loc, *regs,
           int64_t(*regs) > cap ? NVVM::SetMaxRegisterAction::increase
                                : NVVM::SetMaxRegisterAction::decrease);
-    }
-  }
-
-  // One branch per role.
-  for (RoleOp role : llvm::make_early_inc_range(op.getRoles())) {
-    int64_t first = *role.getFirstWarp();
-    Value inRole =
-        inRange(b, role.getLoc(), warp, first, first + role.getWarps());
-    auto ifOp = scf::IfOp::create(b, role.getLoc(), inRole, /*withElse=*/false);
-    Block &body = role.getBody().front();
-    ifOp.thenBlock()->getOperations().splice(
-        ifOp.thenBlock()->getTerminator()->getIterator(), body.getOperations());
-
-    OpBuilder rb(ifOp.thenBlock(), ifOp.thenBlock()->begin());
-    Value firstThread = i32Const(rb, role.getLoc(), first * kThreadsPerWarp);
-    Value isLeader = arith::CmpIOp::create(
-        rb, role.getLoc(), arith::CmpIPredicate::eq, tid, firstThread);
-    SmallVector<Operation *> leaderOps;
-    SmallVector<ThreadIdOp> threadIds;
-    ifOp.thenBlock()->walk([&](Operation *nested) {
-      if (auto arrive = dyn_cast<MBarrierArriveOp>(nested)) {
-        if (arrive.getLeader())
-          leaderOps.push_back(nested);
-      } else if (isa<TMALoadMBarrierOp, TMAStoreOp, TMAStoreWaitOp>(nested)) {
-        leaderOps.push_back(nested);
-      } else if (auto threadId = dyn_cast<ThreadIdOp>(nested)) {
-        threadIds.push_back(threadId);
-      }
-    });
-    for (ThreadIdOp threadId : threadIds) {
-      rb.setInsertionPoint(threadId);
-      threadId.replaceAllUsesWith(
-          arith::SubIOp::create(rb, threadId.getLoc(), tid, firstThread)
-              .getResult());
-      threadId.erase();
-    }
-    for (Operation *leaderOp : leaderOps)
-      guard(rb, leaderOp, isLeader);
+    for (RoleOp role : cluster.roles)
+      lowerRole(cb, role, warp, tid);
   }
   op.erase();
   return success();

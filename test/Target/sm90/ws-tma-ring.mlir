@@ -21,13 +21,14 @@
 // CHECK: @%p{{[0-9]+}} mbarrier.init.shared.b64 [%r{{[0-9]+}}], 128;
 // CHECK: fence.mbarrier_init.release.cluster;
 // CHECK-NEXT: bar.sync 0;
-// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 40;
-// CHECK-DAG: setmaxnreg.dec.sync.aligned.u32 232;
-// Producer: wait for an empty slot, TMA into it, arrive with its bytes.
+// Producer: its warpgroup drops to 40 registers, then waits for an empty
+// slot, TMAs into it, and arrives with its bytes.
+// CHECK: setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK: mbarrier.try_wait.parity
 // CHECK: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.arrive.expect_tx
-// Consumer: wait for a full slot, read it, release it.
+// Consumer: at 232 registers, waits for a full slot, reads it, releases it.
+// CHECK: setmaxnreg.dec.sync.aligned.u32 232;
 // CHECK: mbarrier.try_wait.parity
 // CHECK: ld.shared.{{.*}}b16
 // CHECK: mbarrier.arrive

@@ -1,0 +1,197 @@
+// GEMM kernels compiled from fmha.gemm by the whole sm_90a pipeline, down to
+// PTX that ptxas accepts, and their launch manifests. Each kernel is its own
+// input (one gpu.binary and one manifest per module).
+//
+// RUN: rm -rf %t && split-file %s %t
+//
+// bf16, C = A @ B^T with two consumer warpgroups.
+// RUN: fmha-opt %t/bf16.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/bf16.ptx
+// RUN: FileCheck %s < %t/bf16.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t/bf16.ptx -o %t/bf16.cubin %}
+// RUN: fmha-opt %t/bf16.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST
+//
+// f16 operands with an f32 result, one consumer, static sizes.
+// RUN: fmha-opt %t/f16.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/f16.ptx
+// RUN: FileCheck %s --check-prefix=F16 < %t/f16.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t/f16.ptx -o %t/f16.cubin %}
+// RUN: fmha-opt %t/f16.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-F16
+
+// One producer warpgroup (of which one warp issues TMA) and two consumer
+// warpgroups: 384 threads; the producer gives registers up, the consumers
+// take them (40 x 128 + 2 x 232 x 128 <= 64K).
+// CHECK: .target sm_90a
+// CHECK: .extern .shared .align 1024 .b8 __fmha_smem[];
+// CHECK-LABEL: .entry gemm_bf16(
+// CHECK: .maxntid 384, 1, 1
+// CHECK: fence.mbarrier_init.release.cluster;
+// Producer: drop to 40 registers, wait for a free slot, three TMA loads into
+// it, arrive with bytes.
+// CHECK: setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK: mbarrier.try_wait.parity
+// CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// CHECK: mbarrier.arrive.expect_tx
+// Consumer 0: wait for a full slot, 2 (M) x 4 (K) wgmmas, round to bf16,
+// stage, sync its warpgroup, TMA-store.
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: mbarrier.try_wait.parity
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: bar.sync {{.*}}1, 128;
+// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.commit_group;
+// CHECK: cp.async.bulk.wait_group.read {{.*}}0;
+// Consumer 1: the same on its own barrier.
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: mbarrier.try_wait.parity
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: bar.sync {{.*}}2, 128;
+// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.wait_group.read {{.*}}0;
+
+// The manifest: 384 threads, shared memory for 3 stages of 3 x 16 KiB tiles,
+// two 32 KiB staging buffers and 6 mbarriers (3 x 49152 + 2 x 32768 + 48),
+// the three tensor maps with their boxes and swizzles, M, N, K, and a grid
+// of 256 x 128 tiles.
+// MANIFEST:      "block": [
+// MANIFEST-NEXT:   384,
+// MANIFEST-NEXT:   1,
+// MANIFEST-NEXT:   1
+// MANIFEST-NEXT: ],
+// MANIFEST:      "dynamic_smem": 213040,
+// MANIFEST-NEXT: "entry": "gemm_bf16",
+// MANIFEST-NEXT: "format": "fmha-manifest/1",
+// MANIFEST-NEXT: "grid": [
+// MANIFEST-NEXT:   {
+// MANIFEST-NEXT:     "ceildiv": [
+// MANIFEST-NEXT:       "M",
+// MANIFEST-NEXT:       256
+// MANIFEST-NEXT:     ]
+// MANIFEST-NEXT:   },
+// MANIFEST-NEXT:   {
+// MANIFEST-NEXT:     "ceildiv": [
+// MANIFEST-NEXT:       "N",
+// MANIFEST-NEXT:       128
+// MANIFEST-NEXT:     ]
+// MANIFEST-NEXT:   },
+// MANIFEST-NEXT:   1
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "name": "gemm_bf16",
+// MANIFEST-NEXT: "params": [
+// MANIFEST-NEXT:   {
+// MANIFEST-NEXT:     "box": [
+// MANIFEST-NEXT:       128,
+// MANIFEST-NEXT:       64
+// MANIFEST-NEXT:     ],
+// MANIFEST-NEXT:     "kind": "tensor_map",
+// MANIFEST-NEXT:     "swizzle": 128,
+// MANIFEST-NEXT:     "tensor": "a"
+// MANIFEST-NEXT:   },
+// MANIFEST-NEXT:   {
+// MANIFEST-NEXT:     "box": [
+// MANIFEST-NEXT:       128,
+// MANIFEST-NEXT:       64
+// MANIFEST-NEXT:     ],
+// MANIFEST-NEXT:     "kind": "tensor_map",
+// MANIFEST-NEXT:     "swizzle": 128,
+// MANIFEST-NEXT:     "tensor": "b"
+// MANIFEST-NEXT:   },
+// MANIFEST-NEXT:   {
+// MANIFEST-NEXT:     "box": [
+// MANIFEST-NEXT:       128,
+// MANIFEST-NEXT:       128
+// MANIFEST-NEXT:     ],
+// MANIFEST-NEXT:     "kind": "tensor_map",
+// MANIFEST-NEXT:     "swizzle": 0,
+// MANIFEST-NEXT:     "tensor": "c"
+// MANIFEST-NEXT:   },
+// MANIFEST-NEXT:   {
+// MANIFEST-NEXT:     "dtype": "i32",
+// MANIFEST-NEXT:     "kind": "scalar",
+// MANIFEST-NEXT:     "value": "M"
+// MANIFEST-NEXT:   },
+// MANIFEST:          "value": "N"
+// MANIFEST:          "value": "K"
+// MANIFEST:      "target": "sm_90a",
+// MANIFEST-NEXT: "tensors": {
+// MANIFEST-NEXT:   "a": {
+// MANIFEST-NEXT:     "dtype": "bf16",
+// MANIFEST-NEXT:     "role": "input",
+// MANIFEST-NEXT:     "shape": [
+// MANIFEST-NEXT:       "M",
+// MANIFEST-NEXT:       "K"
+// MANIFEST-NEXT:     ]
+// MANIFEST:        "c": {
+// MANIFEST-NEXT:     "dtype": "bf16",
+// MANIFEST-NEXT:     "role": "output",
+
+// One consumer: 256 threads, both warpgroups lower their budget (256 is the
+// default per-thread share at 256 threads); the f32 result needs no
+// conversion before staging.
+// F16: .target sm_90a
+// F16-LABEL: .entry gemm_f32(
+// F16: .maxntid 256, 1, 1
+// F16: setmaxnreg.dec.sync.aligned.u32 40;
+// F16: mbarrier.try_wait.parity
+// F16-COUNT-2: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// F16: setmaxnreg.dec.sync.aligned.u32 232;
+// F16: mbarrier.try_wait.parity
+// F16: wgmma.fence.sync.aligned;
+// F16-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// F16: wgmma.commit_group.sync.aligned;
+// F16-NOT: cvt.rn
+// F16: st.shared.v2.b32
+// F16: fence.proxy.async.shared::cta;
+// F16: bar.sync {{.*}}1, 128;
+// F16: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// F16: cp.async.bulk.wait_group.read {{.*}}0;
+
+// 2 stages of 2 x 16 KiB tiles, a 64 KiB f32 staging buffer, 4 mbarriers;
+// static sizes appear as numbers.
+// MANIFEST-F16:      "block": [
+// MANIFEST-F16-NEXT:   256,
+// MANIFEST-F16-NEXT:   1,
+// MANIFEST-F16-NEXT:   1
+// MANIFEST-F16-NEXT: ],
+// MANIFEST-F16:      "dynamic_smem": 131104,
+// MANIFEST-F16-NEXT: "entry": "gemm_f32",
+// MANIFEST-F16-NEXT: "format": "fmha-manifest/1",
+// MANIFEST-F16-NEXT: "grid": [
+// MANIFEST-F16-NEXT:   {
+// MANIFEST-F16-NEXT:     "ceildiv": [
+// MANIFEST-F16-NEXT:       512,
+// MANIFEST-F16-NEXT:       128
+// MANIFEST-F16:          "ceildiv": [
+// MANIFEST-F16-NEXT:       256,
+// MANIFEST-F16-NEXT:       128
+// MANIFEST-F16:        "tensor": "c"
+// MANIFEST-F16:        "value": 512
+// MANIFEST-F16:        "value": 256
+// MANIFEST-F16:        "value": 1024
+// MANIFEST-F16:      "a": {
+// MANIFEST-F16-NEXT:   "dtype": "f16",
+// MANIFEST-F16:      "c": {
+// MANIFEST-F16-NEXT:   "dtype": "f32",
+// MANIFEST-F16-NEXT:   "role": "output",
+// MANIFEST-F16-NEXT:   "shape": [
+// MANIFEST-F16-NEXT:     512,
+// MANIFEST-F16-NEXT:     256
+// MANIFEST-F16-NEXT:   ]
+
+//--- bf16.mlir
+fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 64] stages 3 consumers 2 target sm_90a
+
+//--- f16.mlir
+fmha.gemm @gemm_f32 (tensor<512x1024xf16>, tensor<256x1024xf16>)
+    -> tensor<512x256xf32>
+    transpose_b tile [128, 128, 64] stages 2 consumers 1 target sm_90a
