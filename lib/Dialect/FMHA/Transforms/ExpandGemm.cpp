@@ -23,6 +23,10 @@ static std::string gemmManifest(GemmOp op) {
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
   int64_t rowsPerCTA = blockM * op.getNumConsumerGroups();
+  // A and B rows of block_k elements fill exactly one swizzle span (the
+  // verifier allows 32, 64 or 128 bytes); tile-assign-layouts picks the same.
+  int64_t swizzle =
+      blockK * op.getAType().getElementType().getIntOrFloatBitWidth() / 8;
   json::Value m = sizeJSON(op.getM(), "M"), n = sizeJSON(op.getN(), "N"),
               k = sizeJSON(op.getK(), "K");
   json::Object manifest{
@@ -41,11 +45,11 @@ static std::string gemmManifest(GemmOp op) {
            json::Object{{"kind", "tensor_map"},
                         {"tensor", "a"},
                         {"box", json::Array{blockM, blockK}},
-                        {"swizzle", 128}},
+                        {"swizzle", swizzle}},
            json::Object{{"kind", "tensor_map"},
                         {"tensor", "b"},
                         {"box", json::Array{blockN, blockK}},
-                        {"swizzle", 128}},
+                        {"swizzle", swizzle}},
            json::Object{{"kind", "tensor_map"},
                         {"tensor", "c"},
                         {"box", json::Array{blockM, blockN}},
