@@ -45,9 +45,9 @@ fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 // truncf); a 64x256 tile with a 32-element K step and 4 stages.
 // CHECK-LABEL: gpu.module @gemm_f32_module
 // CHECK: gpu.func @gemm_f32(%[[A:.*]]: !tile.desc<tensor<64x32xf16>>, %[[B:.*]]: !tile.desc<tensor<256x32xf16>>, %[[C:.*]]: !tile.desc<tensor<64x256xf32>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22M\22,64]},{\22ceildiv\22:[\22N\22,256]},1]
 // Rows of 32 f16 (64 bytes) are read with a 64-byte swizzle.
 // CHECK-SAME: \22box\22:[64,32],\22kind\22:\22tensor_map\22,\22swizzle\22:64,\22tensor\22:\22a\22
-// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22M\22,64]},{\22ceildiv\22:[\22N\22,256]},1]
 // CHECK-SAME: \22c\22:{\22dtype\22:\22f32\22,\22role\22:\22output\22
 // CHECK-SAME: fmha.stages = 4 : i64
 // CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x256xf32>) : i32 {
