@@ -106,6 +106,30 @@ struct ProgramIdLowering : ConvertOpToLLVMPattern<tile::ProgramIdOp> {
   }
 };
 
+/// tile.num_programs -> the grid size (nctaid.x/y/z).
+struct NumProgramsLowering : ConvertOpToLLVMPattern<tile::NumProgramsOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::NumProgramsOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Value count;
+    switch (op.getDim()) {
+    case tile::GridDim::x:
+      count = NVVM::GridDimXOp::create(rewriter, op.getLoc(), i32);
+      break;
+    case tile::GridDim::y:
+      count = NVVM::GridDimYOp::create(rewriter, op.getLoc(), i32);
+      break;
+    case tile::GridDim::z:
+      count = NVVM::GridDimZOp::create(rewriter, op.getLoc(), i32);
+      break;
+    }
+    rewriter.replaceOp(op, count);
+    return success();
+  }
+};
+
 /// ws.as_tensor -> the buffer's shared-memory address.
 struct AsTensorLowering : ConvertOpToLLVMPattern<AsTensorOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -387,7 +411,7 @@ struct TMAStoreWaitLowering : ConvertOpToLLVMPattern<TMAStoreWaitOp> {
 
 void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
-  patterns.add<ProgramIdLowering, AsTensorLowering, SplatConstantLowering,
+  patterns.add<ProgramIdLowering, NumProgramsLowering, AsTensorLowering, SplatConstantLowering,
                DotLowering, StoreSharedLowering, TMAStoreLowering,
                TMAStoreWaitLowering>(converter);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());

@@ -14,6 +14,9 @@
 using namespace mlir;
 using namespace mlir::fmha;
 
+/// Output tile rows a group of persistent CTAs walks together.
+static constexpr int64_t kGroupM = 8;
+
 /// The launch contract of a GEMM kernel, without what only the later passes
 /// know (block size, shared memory, target binary).
 static std::string gemmManifest(GemmOp op) {
@@ -22,7 +25,6 @@ static std::string gemmManifest(GemmOp op) {
   std::string out = dtypeName(op.getCType().getElementType());
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
-  int64_t rowsPerCTA = blockM * op.getNumConsumerGroups();
   // A and B rows of block_k elements fill exactly one swizzle span (the
   // verifier allows 32, 64 or 128 bytes); tile-assign-layouts picks the same.
   int64_t swizzle =
@@ -57,9 +59,8 @@ static std::string gemmManifest(GemmOp op) {
            json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", m}},
            json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", n}},
            json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", k}}}},
-      {"grid",
-       json::Array{json::Object{{"ceildiv", json::Array{m, rowsPerCTA}}},
-                   json::Object{{"ceildiv", json::Array{n, blockN}}}, 1}}};
+      // Persistent: one CTA per SM; CTAs past the last tile do nothing.
+      {"grid", json::Array{"num_sms", 1, 1}}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << json::Value(std::move(manifest));
@@ -99,10 +100,36 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, v);
   };
-  Value pidM = tile::ProgramIdOp::create(
+  // Persistent: CTA p takes output tiles p, p + #CTAs, ... in grouped order
+  // (kGroupM tile rows at a time, so neighbouring CTAs share A and B tiles
+  // in L2), and its roles carry on with the next tile's loads while the
+  // consumers store the last one.
+  Value m = func.getArgument(3), n = func.getArgument(4);
+  auto ceilDiv = [&](Value x, int64_t d) -> Value {
+    return arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)),
+        constant(d));
+  };
+  Value tilesM = ceilDiv(m, blockM * consumers);
+  Value tilesN = ceilDiv(n, blockN);
+  Value tiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
+  Value pid = tile::ProgramIdOp::create(
       b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
-  Value pidN = tile::ProgramIdOp::create(
-      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::y));
+  Value numPrograms = tile::NumProgramsOp::create(
+      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  auto tileLoop = scf::ForOp::create(b, loc, pid, tiles, numPrograms);
+  b.setInsertionPointToStart(tileLoop.getBody());
+  Value t = tileLoop.getInductionVar();
+  Value perGroup = arith::MulIOp::create(b, loc, tilesN, constant(kGroupM));
+  Value firstM = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, t, perGroup), constant(kGroupM));
+  Value groupRows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tilesM, firstM),
+      constant(kGroupM));
+  Value inGroup = arith::RemUIOp::create(b, loc, t, perGroup);
+  Value pidM = arith::AddIOp::create(
+      b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
+  Value pidN = arith::DivUIOp::create(b, loc, inGroup, groupRows);
   SmallVector<Value> rows;
   Value m0 = arith::MulIOp::create(b, loc, pidM, constant(blockM * consumers));
   for (int64_t i = 0; i < consumers; ++i)
@@ -143,6 +170,7 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
           b, loc, RankedTensorType::get({blockM, blockN}, outType), acc);
     tile::StoreOp::create(b, loc, c, {row, n0}, result);
   }
+  b.setInsertionPointAfter(tileLoop);
   gpu::ReturnOp::create(b, loc);
   op.erase();
   return success();

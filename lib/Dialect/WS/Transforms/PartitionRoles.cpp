@@ -152,13 +152,17 @@ static void buildConsumer(OpBuilder &b, Value channel, scf::ForOp loop,
       store.erase();
       continue;
     }
+    // The previous tile's TMA store must have read the staging buffer
+    // before it is written again; the role waits for its last store at its
+    // end, so the store of one tile overlaps the next tile's main loop.
     Location loc = store.getLoc();
     b.setInsertionPoint(store);
+    TMAStoreWaitOp::create(b, loc);
+    BarrierSyncOp::create(b, loc, barrierId, threads);
     StoreSharedOp::create(b, loc, store.getValue(), buffer);
     FenceAsyncSharedOp::create(b, loc);
     BarrierSyncOp::create(b, loc, barrierId, threads);
     TMAStoreOp::create(b, loc, store.getDesc(), store.getCoords(), buffer);
-    TMAStoreWaitOp::create(b, loc);
     store.erase();
   }
 }
@@ -251,6 +255,10 @@ struct WSPartitionRolesPass
           addRole(("consumer" + Twine(i)).str(), kWarpsPerGroup, consumerRegs);
       buildConsumer(b, channel, loop, loads, stores, staging, chain,
                     /*barrierId=*/1 + i, kWarpsPerGroup * kThreadsPerWarp);
+      if (!program->stores.empty()) {
+        b.setInsertionPointToEnd(&role.getBody().front());
+        TMAStoreWaitOp::create(b, loc);
+      }
       cleanUp(role);
     }
     for (Operation *op : llvm::reverse(original))

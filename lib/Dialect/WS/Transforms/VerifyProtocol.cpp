@@ -79,13 +79,15 @@ static std::optional<int64_t> getConstantTripCount(scf::ForOp loop) {
 
 /// Ops whose results are the same in every thread of the CTA when their
 /// operands are: arith without memory effects and the grid-level ids of the
-/// gpu dialect.
+/// gpu and tile dialects.
 static bool isUniformOp(Operation *op) {
   if (op->getNumRegions() != 0)
     return false;
   StringRef name = op->getName().getStringRef();
   if (name.starts_with("arith."))
     return isMemoryEffectFree(op);
+  if (isa<tile::ProgramIdOp, tile::NumProgramsOp>(op))
+    return true;
   return llvm::StringSwitch<bool>(name)
       .Case("gpu.block_id", true)
       .Case("gpu.grid_dim", true)

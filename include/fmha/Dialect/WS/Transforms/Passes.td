@@ -19,9 +19,12 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       (`ws.as_tensor`), runs its dots, and releases the slot once its wgmmas
       are done. Consumers share the slots: each one waits for every slot.
     - the epilogue of each consumer stores its result through a
-      shared-memory staging buffer: `ws.store_shared`, a proxy fence, a
-      named barrier of the consumer's warpgroup, then `ws.tma_store` by its
-      leader.
+      shared-memory staging buffer: once the previous TMA store has read the
+      buffer (`ws.tma_store_wait` by the leader, then a named barrier of the
+      consumer's warpgroup), `ws.store_shared`, a proxy fence, the barrier
+      again, then `ws.tma_store` by the leader. The role waits for its last
+      store at its end, so a store overlaps the next tile's main loop in
+      persistent kernels.
 
     Every value that crosses roles is either recomputed in each role (index
     arithmetic, program ids) or passed through the channel (loaded tiles).
