@@ -7,19 +7,28 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK: gpu.module @gemm_bf16_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">]
 // CHECK: gpu.func @gemm_bf16(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %[[K:.*]]: i32) kernel
-// CHECK-SAME: fmha.manifest = "{{.*}}\22grid\22:[{\22ceildiv\22:[\22M\22,256]},{\22ceildiv\22:[\22N\22,128]},1]
+// CHECK-SAME: fmha.manifest = "{{.*}}\22grid\22:[\22num_sms\22,1,1]
 // CHECK-SAME: \22name\22:\22gemm_bf16\22
 // CHECK-SAME: \22box\22:[128,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22a\22
 // CHECK-SAME: \22box\22:[128,128],\22kind\22:\22tensor_map\22,\22swizzle\22:0,\22tensor\22:\22c\22
 // CHECK-SAME: \22a\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[\22M\22,\22K\22]}
 // CHECK-SAME: fmha.stages = 3 : i64
-// CHECK-DAG: %[[PX:.*]] = tile.program_id x : i32
-// CHECK-DAG: %[[PY:.*]] = tile.program_id y : i32
-// CHECK: %[[M0:.*]] = arith.muli %[[PX]], %c256_i32 : i32
-// CHECK: %[[M1:.*]] = arith.addi %[[M0]], %c128_i32 : i32
+// Persistent over the output tiles, in groups of 8 tile rows:
+// CHECK: %[[TM:.*]] = arith.divui %{{.*}}, %c256_i32 : i32
+// CHECK: %[[TN:.*]] = arith.divui %{{.*}}, %c128_i32 : i32
+// CHECK: %[[TILES:.*]] = arith.muli %[[TM]], %[[TN]] : i32
+// CHECK: %[[PID:.*]] = tile.program_id x : i32
+// CHECK: %[[NPROG:.*]] = tile.num_programs x : i32
+// CHECK: scf.for %[[T:.*]] = %[[PID]] to %[[TILES]] step %[[NPROG]] : i32 {
+// CHECK: %[[GROUP:.*]] = arith.muli %[[TN]], %c8_i32 : i32
+// CHECK: %[[IN:.*]] = arith.remui %[[T]], %[[GROUP]] : i32
+// CHECK: %[[PX:.*]] = arith.addi
+// CHECK: %[[PY:.*]] = arith.divui %[[IN]], %{{.*}} : i32
+// CHECK: %[[M0:.*]] = arith.muli %[[PX]], %{{.*}} : i32
+// CHECK: %[[M1:.*]] = arith.addi %[[M0]], %{{.*}} : i32
 // CHECK: %[[N0:.*]] = arith.muli %[[PY]], %{{.*}} : i32
-// CHECK: %[[KP:.*]] = arith.addi %[[K]], %c63_i32 : i32
-// CHECK: %[[KT:.*]] = arith.divui %[[KP]], %c64_i32 : i32
+// CHECK: %[[KP:.*]] = arith.addi %[[K]], %{{.*}} : i32
+// CHECK: %[[KT:.*]] = arith.divui %[[KP]], %{{.*}} : i32
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32>
 // CHECK: %[[R:.*]]:2 = scf.for %[[IV:.*]] = %{{.*}} to %[[KT]] step %{{.*}} iter_args(%[[ACC0:.*]] = %[[ZERO]], %[[ACC1:.*]] = %[[ZERO]]) -> (tensor<128x128xf32>, tensor<128x128xf32>) : i32 {
 // CHECK:   %[[KO:.*]] = arith.muli %[[IV]], %{{.*}} : i32
@@ -34,6 +43,7 @@
 // CHECK: tile.store %[[C]][%[[M0]], %[[N0]]], %[[T0]] : !tile.desc<tensor<128x128xbf16>>
 // CHECK: %[[T1:.*]] = arith.truncf %[[R]]#1 : tensor<128x128xf32> to tensor<128x128xbf16>
 // CHECK: tile.store %[[C]][%[[M1]], %[[N0]]], %[[T1]] : !tile.desc<tensor<128x128xbf16>>
+// CHECK: }
 // CHECK: gpu.return
 // CHECK-NOT: fmha.gemm
 fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
@@ -45,7 +55,7 @@ fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 // truncf); a 64x256 tile with a 32-element K step and 4 stages.
 // CHECK-LABEL: gpu.module @gemm_f32_module
 // CHECK: gpu.func @gemm_f32(%[[A:.*]]: !tile.desc<tensor<64x32xf16>>, %[[B:.*]]: !tile.desc<tensor<256x32xf16>>, %[[C:.*]]: !tile.desc<tensor<64x256xf32>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22M\22,64]},{\22ceildiv\22:[\22N\22,256]},1]
+// CHECK-SAME: \22grid\22:[\22num_sms\22,1,1]
 // Rows of 32 f16 (64 bytes) are read with a 64-byte swizzle.
 // CHECK-SAME: \22box\22:[64,32],\22kind\22:\22tensor_map\22,\22swizzle\22:64,\22tensor\22:\22a\22
 // CHECK-SAME: \22c\22:{\22dtype\22:\22f32\22,\22role\22:\22output\22
@@ -64,11 +74,11 @@ fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
 
 // -----
 
-// Static sizes: the manifest's shapes, scalar values and grid hold numbers;
+// Static sizes: the manifest's shapes and scalar values hold numbers;
 // the kernel still takes M, N and K as parameters.
 // CHECK-LABEL: gpu.module @gemm_static_module
 // CHECK: gpu.func @gemm_static(%{{.*}}: !tile.desc<tensor<128x64xbf16>>, %{{.*}}: !tile.desc<tensor<128x64xbf16>>, %{{.*}}: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[512,128]},{\22ceildiv\22:[256,128]},1]
+// CHECK-SAME: \22grid\22:[\22num_sms\22,1,1]
 // CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:512
 // CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:256
 // CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:1024

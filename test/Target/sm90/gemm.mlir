@@ -41,7 +41,7 @@
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK: cvt.rn.bf16x2.f32
+// CHECK: cvt.rn.bf16{{(x2)?}}.f32
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync {{.*}}1, 128;
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
