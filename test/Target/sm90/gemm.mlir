@@ -71,18 +71,8 @@
 // MANIFEST-NEXT: "entry": "gemm_bf16",
 // MANIFEST-NEXT: "format": "fmha-manifest/1",
 // MANIFEST-NEXT: "grid": [
-// MANIFEST-NEXT:   {
-// MANIFEST-NEXT:     "ceildiv": [
-// MANIFEST-NEXT:       "M",
-// MANIFEST-NEXT:       256
-// MANIFEST-NEXT:     ]
-// MANIFEST-NEXT:   },
-// MANIFEST-NEXT:   {
-// MANIFEST-NEXT:     "ceildiv": [
-// MANIFEST-NEXT:       "N",
-// MANIFEST-NEXT:       128
-// MANIFEST-NEXT:     ]
-// MANIFEST-NEXT:   },
+// MANIFEST-NEXT:   "num_sms",
+// MANIFEST-NEXT:   1,
 // MANIFEST-NEXT:   1
 // MANIFEST-NEXT: ],
 // MANIFEST-NEXT: "name": "gemm_bf16",
@@ -166,13 +156,7 @@
 // MANIFEST-F16-NEXT: "entry": "gemm_f32",
 // MANIFEST-F16-NEXT: "format": "fmha-manifest/1",
 // MANIFEST-F16-NEXT: "grid": [
-// MANIFEST-F16-NEXT:   {
-// MANIFEST-F16-NEXT:     "ceildiv": [
-// MANIFEST-F16-NEXT:       512,
-// MANIFEST-F16-NEXT:       128
-// MANIFEST-F16:          "ceildiv": [
-// MANIFEST-F16-NEXT:       256,
-// MANIFEST-F16-NEXT:       128
+// MANIFEST-F16-NEXT:   "num_sms",
 // MANIFEST-F16:        "tensor": "c"
 // MANIFEST-F16:        "value": 512
 // MANIFEST-F16:        "value": 256
