@@ -35,9 +35,15 @@ def main():
     import triton.testing
     from fmha.runtime import Kernel
 
+    import json
     kernel = Kernel.load(args.manifest)
+    tensors = json.load(open(args.manifest))["tensors"]
+    # B is [N, K] (C = A @ B^T) or [K, N] (C = A @ B), as the manifest says.
+    b_is_kn = tensors["b"]["shape"][0] == tensors["a"]["shape"][1]
     triton_matmul = None
-    if args.triton:
+    if args.triton and b_is_kn:
+        print("the Triton baseline takes B as [N, K]; timing cuBLAS only")
+    elif args.triton:
         from triton_matmul import best_triton_matmul as triton_matmul
 
     print(f"device: {torch.cuda.get_device_name()}")
@@ -46,16 +52,18 @@ def main():
         m, n, k = (int(x) for x in size.split("x"))
         print(f"timing {size} ...", flush=True)
         a = torch.randn(m, k, device="cuda").to(torch.bfloat16)
-        b = torch.randn(n, k, device="cuda").to(torch.bfloat16)
+        b = torch.randn(*((k, n) if b_is_kn else (n, k)),
+                        device="cuda").to(torch.bfloat16)
+        bt = b if b_is_kn else b.t()
         c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        ref = torch.matmul(a, b.t())
+        ref = torch.matmul(a, bt)
         kernel(a=a, b=b, c=c)
         torch.cuda.synchronize()
         err = ((c.float() - ref.float()).norm() / ref.float().norm()).item()
         if not err < 1e-2:
             print(f"{size}: fmha result differs from cuBLAS (rel err {err:.2e})")
             return 1
-        t_cublas = triton.testing.do_bench(lambda: torch.matmul(a, b.t()),
+        t_cublas = triton.testing.do_bench(lambda: torch.matmul(a, bt),
                                            warmup=100, rep=500,
                                            return_mode="median")
         # The kernel alone (checks and tensor maps prepared once), and the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Checks a compiled fmha GEMM kernel (C = A @ B^T) on the GPU, in the dtypes
-its manifest names.
+"""Checks a compiled fmha GEMM kernel (C = A @ B^T, or A @ B when the manifest
+gives B as [K, N]) on the GPU, in the dtypes its manifest names.
 
 Fresh random inputs for every size, odd sizes included, the output poisoned
 with NaN before each run and every element checked against a float32
@@ -46,19 +46,21 @@ def main():
     dtypes = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
     in_dtype = dtypes[tensors["a"]["dtype"]]
     out_dtype = dtypes[tensors["c"]["dtype"]]
+    # B is [N, K] (C = A @ B^T) or [K, N] (C = A @ B), as the manifest says.
+    b_is_kn = tensors["b"]["shape"][0] == tensors["a"]["shape"][1]
     sizes = sys.argv[2:] or DEFAULT_SIZES
     failures = 0
     torch.manual_seed(0)
     for size in sizes:
         m, n, k = (int(x) for x in size.split("x"))
         a = padded(m, k, in_dtype, "cuda")
-        b = padded(n, k, in_dtype, "cuda")
+        b = padded(k, n, in_dtype, "cuda") if b_is_kn else padded(n, k, in_dtype, "cuda")
         a.copy_(torch.randn(m, k))
-        b.copy_(torch.randn(n, k))
+        b.copy_(torch.randn(*b.shape))
         c = padded(m, n, out_dtype, "cuda", fill=float("nan"))
         kernel(a=a, b=b, c=c)
         torch.cuda.synchronize()
-        ref = a.float() @ b.float().t()
+        ref = a.float() @ (b.float() if b_is_kn else b.float().t())
         err = ((c.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
         nans = torch.isnan(c).sum().item()
         # fp32 accumulation either way; the tolerance is the output's rounding.

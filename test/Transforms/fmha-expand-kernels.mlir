@@ -95,8 +95,15 @@ fmha.gemm @gemm_static (tensor<512x1024xbf16>, tensor<256x1024xbf16>)
 
 // -----
 
-// B as [K, N] is not expanded.
-// expected-error @+1 {{'fmha.gemm' op B given as [K, N] is not expanded yet; pass B as [N, K] with transpose_b}}
+// B given as [K, N] (no transpose_b): B is loaded as [block_k, block_n]
+// blocks at (k, n0), the dot has no transpose_b, and the tensor map's box is
+// one 128-byte swizzle span wide (the kernel issues one copy per span).
+// CHECK-LABEL: gpu.module @gemm_kn_module
+// CHECK: gpu.func @gemm_kn(%{{.*}}: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<64x128xbf16>>,
+// CHECK-SAME: \22box\22:[64,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22b\22
+// CHECK-SAME: \22b\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[\22K\22,\22N\22]}
+// CHECK: %[[Y:.*]] = tile.load %[[B]][%{{.*}}, %{{.*}}] : !tile.desc<tensor<64x128xbf16>>
+// CHECK: tile.dot %{{.*}}, %[[Y]], %{{.*}} : tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32>
 fmha.gemm @gemm_kn (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
     target sm_90a
 

@@ -211,22 +211,25 @@ struct ElementwiseLowering : ConversionPattern {
   }
 };
 
-/// The 64-bit wgmma matrix descriptor of a K-major operand in swizzled
-/// shared memory: start address, stride between 8-row groups, swizzle mode.
+/// The 64-bit wgmma matrix descriptor of an operand in swizzled shared
+/// memory: start address, leading and stride byte offsets, swizzle mode.
+/// K-major operands (rows along K) step 8 rows of one swizzle span along
+/// M/N. MN-major operands step `leadingBytes` between column blocks one
+/// swizzle span wide along M/N, and 8 rows of one span along K.
 static Value wgmmaDescriptor(OpBuilder &b, Location loc, Value base,
-                             int64_t byteOffset, tile::NvmmaSharedAttr layout) {
+                             int64_t byteOffset, tile::NvmmaSharedAttr layout,
+                             int64_t leadingBytes) {
   int64_t swizzle = layout.getSwizzle();
   // Layout type field (bits 62-63): 1 = 128B, 2 = 64B, 3 = 32B swizzle.
   int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
-  // Stride dimension byte offset: 8 rows of one swizzle span.
   int64_t strideBytes = 8 * swizzle;
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
   addr = LLVM::AddOp::create(b, loc, addr, i64Const(b, loc, byteOffset));
   Value start = LLVM::AndOp::create(
       b, loc, LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4)),
       i64Const(b, loc, 0x3FFF));
-  int64_t fixed =
-      (int64_t(1) << 16) | ((strideBytes >> 4) << 32) | (mode << 62);
+  int64_t fixed = (((leadingBytes >> 4) & 0x3FFF) << 16) |
+                  ((strideBytes >> 4) << 32) | (mode << 62);
   return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, fixed));
 }
 
@@ -245,9 +248,8 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
     if (!aLayout || !bLayout || !f)
       return rewriter.notifyMatchFailure(op, "needs shared operands and a "
                                              "wgmma accumulator");
-    if (op.getTransposeA() || !op.getTransposeB())
-      return op.emitOpError("lowers only A [M, K] and B [N, K] (transpose_b) "
-                            "so far");
+    if (op.getTransposeA())
+      return op.emitOpError("lowers A given as [M, K] only so far");
     Type element = aType.getElementType();
     NVVM::WGMMATypes wgmmaType;
     if (element.isBF16())
@@ -263,7 +265,17 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
     Location loc = op.getLoc();
     int64_t k = aType.getShape()[1];
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    int64_t aRowBytes = k * elementBytes, bRowBytes = k * elementBytes;
+    int64_t aRowBytes = k * elementBytes;
+    // B as [N, K] (transpose_b) is K-major like A. As [K, N] it is MN-major:
+    // column blocks one swizzle span wide, each K rows deep, one after the
+    // other (as TMA wrote them, one box per block).
+    bool bKMajor = op.getTransposeB();
+    int64_t bSpanElems = bLayout.getSwizzle() / elementBytes;
+    int64_t bBlockBytes = k * bLayout.getSwizzle();
+    if (!bKMajor && (bSpanElems == 0 || f->instrN % bSpanElems != 0))
+      return op.emitOpError("an MN-major B needs wgmma N (")
+             << f->instrN << ") to be a multiple of its swizzle span ("
+             << bSpanElems << " elements)";
     auto shape = NVVM::MMAShapeAttr::get(ctx, kWgmmaM, f->instrN, kWgmmaK);
     auto type = NVVM::WGMMATypesAttr::get(ctx, wgmmaType);
     auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
@@ -277,19 +289,25 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
     for (int64_t kk = 0; kk < k / kWgmmaK; ++kk) {
       int64_t kBytes = kk * kWgmmaK * elementBytes;
       for (int64_t mr = 0; mr < f->rowReps; ++mr) {
-        Value descA =
-            wgmmaDescriptor(rewriter, loc, adaptor.getA(),
-                            mr * kWgmmaM * aRowBytes + kBytes, aLayout);
+        Value descA = wgmmaDescriptor(rewriter, loc, adaptor.getA(),
+                                      mr * kWgmmaM * aRowBytes + kBytes,
+                                      aLayout, /*leadingBytes=*/16);
         for (int64_t nr = 0; nr < f->colReps; ++nr) {
           Value descB =
-              wgmmaDescriptor(rewriter, loc, adaptor.getB(),
-                              nr * f->instrN * bRowBytes + kBytes, bLayout);
+              bKMajor ? wgmmaDescriptor(rewriter, loc, adaptor.getB(),
+                                        nr * f->instrN * aRowBytes + kBytes,
+                                        bLayout, /*leadingBytes=*/16)
+                      : wgmmaDescriptor(rewriter, loc, adaptor.getB(),
+                                        nr * (f->instrN / bSpanElems) *
+                                                bBlockBytes +
+                                            kk * kWgmmaK * bLayout.getSwizzle(),
+                                        bLayout, /*leadingBytes=*/bBlockBytes);
           int64_t i = mr * f->colReps + nr;
           Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
           Value result = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, fragment.getType(), fragment, descA, descB, shape,
-              type, type, f32Type, scaleOut, scaleIn, scaleIn, row, col,
-              NVVM::MMAIntOverflowAttr());
+              type, type, f32Type, scaleOut, scaleIn, scaleIn, row,
+              bKMajor ? col : row, NVVM::MMAIntOverflowAttr());
           acc = LLVM::InsertValueOp::create(rewriter, loc, acc, result, i);
         }
       }
@@ -411,8 +429,8 @@ struct TMAStoreWaitLowering : ConvertOpToLLVMPattern<TMAStoreWaitOp> {
 
 void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
-  patterns.add<ProgramIdLowering, NumProgramsLowering, AsTensorLowering, SplatConstantLowering,
-               DotLowering, StoreSharedLowering, TMAStoreLowering,
-               TMAStoreWaitLowering>(converter);
+  patterns.add<ProgramIdLowering, NumProgramsLowering, AsTensorLowering,
+               SplatConstantLowering, DotLowering, StoreSharedLowering,
+               TMAStoreLowering, TMAStoreWaitLowering>(converter);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());
 }

@@ -182,12 +182,38 @@ struct TMALoadLowering : ConvertOpToLLVMPattern<TMALoadMBarrierOp> {
     Value bar =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
     SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        rewriter, loc, dst, adaptor.getDesc(), coords, bar, ValueRange(),
-        Value(), Value(),
-        NVVM::TMALoadModeAttr::get(rewriter.getContext(),
-                                   NVVM::TMALoadMode::TILE),
-        rewriter.getBoolAttr(true), NVVM::CTAGroupKindAttr(), Value());
+
+    // A swizzled block whose rows are wider than the swizzle span moves as
+    // several boxes one span wide, stored one after the other (the layout
+    // #tile.nvmma_shared describes); the tensor map's box is one of them.
+    RankedTensorType block = op.getDesc().getType().getBlock();
+    int64_t elementBytes = block.getElementTypeBitWidth() / 8;
+    int64_t rowBytes = block.getShape().back() * elementBytes;
+    int64_t span = rowBytes;
+    if (auto layout =
+            dyn_cast_or_null<tile::NvmmaSharedAttr>(block.getEncoding()))
+      if (layout.getSwizzle() > 0 && rowBytes > int64_t(layout.getSwizzle()))
+        span = layout.getSwizzle();
+    int64_t pieceBytes =
+        block.getNumElements() / block.getShape().back() * span;
+    for (int64_t piece = 0; piece < rowBytes / span; ++piece) {
+      SmallVector<Value> pieceCoords(coords);
+      Value pieceDst = dst;
+      if (piece > 0) {
+        pieceCoords[0] = LLVM::AddOp::create(
+            rewriter, loc, coords[0],
+            i32Const(rewriter, loc, piece * span / elementBytes));
+        pieceDst = LLVM::GEPOp::create(
+            rewriter, loc, dst.getType(), rewriter.getI8Type(), dst,
+            ArrayRef<LLVM::GEPArg>{int32_t(piece * pieceBytes)});
+      }
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, loc, pieceDst, adaptor.getDesc(), pieceCoords, bar,
+          ValueRange(), Value(), Value(),
+          NVVM::TMALoadModeAttr::get(rewriter.getContext(),
+                                     NVVM::TMALoadMode::TILE),
+          rewriter.getBoolAttr(true), NVVM::CTAGroupKindAttr(), Value());
+    }
     rewriter.eraseOp(op);
     return success();
   }

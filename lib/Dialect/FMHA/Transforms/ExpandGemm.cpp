@@ -17,6 +17,15 @@ using namespace mlir::fmha;
 /// Output tile rows a group of persistent CTAs walks together.
 static constexpr int64_t kGroupM = 8;
 
+/// The widest swizzle span (128, 64 or 32 bytes) that rows of `rowBytes`
+/// fill, as tile-assign-layouts chooses it.
+static int64_t widestSwizzle(int64_t rowBytes) {
+  for (int64_t span : {128, 64, 32})
+    if (rowBytes % span == 0)
+      return span;
+  return 0;
+}
+
 /// The launch contract of a GEMM kernel, without what only the later passes
 /// know (block size, shared memory, target binary).
 static std::string gemmManifest(GemmOp op) {
@@ -31,12 +40,22 @@ static std::string gemmManifest(GemmOp op) {
       blockK * op.getAType().getElementType().getIntOrFloatBitWidth() / 8;
   json::Value m = sizeJSON(op.getM(), "M"), n = sizeJSON(op.getN(), "N"),
               k = sizeJSON(op.getK(), "K");
+  // B as [N, K] is read like A; as [K, N] its rows are N-contiguous and TMA
+  // moves them in boxes one swizzle span wide (the kernel issues several).
+  bool kMajorB = op.getTransposeB();
+  int64_t elementBytes =
+      op.getAType().getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t bSwizzle =
+      kMajorB ? swizzle : widestSwizzle(op.getBlockN() * elementBytes);
+  json::Array bShape = kMajorB ? json::Array{n, k} : json::Array{k, n};
+  json::Array bBox = kMajorB ? json::Array{blockN, blockK}
+                             : json::Array{blockK, bSwizzle / elementBytes};
   json::Object manifest{
       {"name", op.getSymName()},
       {"tensors", json::Object{{"a", json::Object{{"shape", json::Array{m, k}},
                                                   {"dtype", in},
                                                   {"role", "input"}}},
-                               {"b", json::Object{{"shape", json::Array{n, k}},
+                               {"b", json::Object{{"shape", std::move(bShape)},
                                                   {"dtype", in},
                                                   {"role", "input"}}},
                                {"c", json::Object{{"shape", json::Array{m, n}},
@@ -50,8 +69,8 @@ static std::string gemmManifest(GemmOp op) {
                         {"swizzle", swizzle}},
            json::Object{{"kind", "tensor_map"},
                         {"tensor", "b"},
-                        {"box", json::Array{blockN, blockK}},
-                        {"swizzle", swizzle}},
+                        {"box", std::move(bBox)},
+                        {"swizzle", bSwizzle}},
            json::Object{{"kind", "tensor_map"},
                         {"tensor", "c"},
                         {"box", json::Array{blockM, blockN}},
@@ -68,9 +87,6 @@ static std::string gemmManifest(GemmOp op) {
 }
 
 LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
-  if (!op.getTransposeB())
-    return op.emitOpError("B given as [K, N] is not expanded yet; pass B as "
-                          "[N, K] with transpose_b");
   if (op.getTarget() != Target::Sm90a)
     return op.emitOpError("GEMM kernels are expanded for sm_90a only so far");
 
@@ -85,8 +101,11 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
 
   auto aDesc = tile::TensorDescType::get(
       RankedTensorType::get({blockM, blockK}, inType));
+  bool kMajorB = op.getTransposeB();
   auto bDesc = tile::TensorDescType::get(
-      RankedTensorType::get({blockN, blockK}, inType));
+      RankedTensorType::get(kMajorB ? ArrayRef<int64_t>{blockN, blockK}
+                                    : ArrayRef<int64_t>{blockK, blockN},
+                            inType));
   auto cDesc = tile::TensorDescType::get(
       RankedTensorType::get({blockM, blockN}, outType));
   KernelShell shell = createKernelShell(b, op, op.getSymName(), op.getTarget(),
@@ -107,8 +126,7 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   Value m = func.getArgument(3), n = func.getArgument(4);
   auto ceilDiv = [&](Value x, int64_t d) -> Value {
     return arith::DivUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)),
-        constant(d));
+        b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
   };
   Value tilesM = ceilDiv(m, blockM * consumers);
   Value tilesN = ceilDiv(n, blockN);
@@ -124,8 +142,7 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   Value firstM = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, t, perGroup), constant(kGroupM));
   Value groupRows = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, tilesM, firstM),
-      constant(kGroupM));
+      b, loc, arith::SubIOp::create(b, loc, tilesM, firstM), constant(kGroupM));
   Value inGroup = arith::RemUIOp::create(b, loc, t, perGroup);
   Value pidM = arith::AddIOp::create(
       b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
@@ -156,11 +173,15 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
     SmallVector<Value> aTiles;
     for (Value row : rows)
       aTiles.push_back(tile::LoadOp::create(b, loc, a, {row, kOffset}));
-    Value bTile = tile::LoadOp::create(b, loc, bArg, {n0, kOffset});
+    Value bTile =
+        tile::LoadOp::create(b, loc, bArg,
+                             kMajorB ? SmallVector<Value>{n0, kOffset}
+                                     : SmallVector<Value>{kOffset, n0});
     SmallVector<Value> results;
     for (auto [aTile, acc] : llvm::zip(aTiles, loop.getRegionIterArgs()))
-      results.push_back(tile::DotOp::create(b, loc, aTile, bTile, acc,
-                                            UnitAttr(), b.getUnitAttr()));
+      results.push_back(
+          tile::DotOp::create(b, loc, aTile, bTile, acc, UnitAttr(),
+                              kMajorB ? b.getUnitAttr() : UnitAttr()));
     scf::YieldOp::create(b, loc, results);
   }
   for (auto [acc, row] : llvm::zip(loop.getResults(), rows)) {
