@@ -11,9 +11,12 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     enclosing module as a GPU container. The `gpu.module` carries the
     `#nvvm.target` of the op's target.
 
-    GEMM (`C = A @ B^T`, B given as [N, K]): the CTA computes
-    `consumers` tiles of block_m x block_n stacked along M, one accumulator
-    chain per tile, looping over K in block_k steps:
+    GEMM (`C = A @ B^T` with B given as [N, K] and `transpose_b`, or
+    `C = A @ B` with B given as [K, N]): the kernel is persistent; each CTA
+    walks output tiles in grouped order (8 tile rows at a time, for L2
+    reuse), and for each computes `consumers` tiles of block_m x block_n
+    stacked along M, one accumulator chain per tile, looping over K in
+    block_k steps:
 
     ```mlir
     %acc:2 = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%a0 = %zero, %a1 = %zero) -> (...) : i32 {
@@ -28,7 +31,7 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     then converts each accumulator to C's element type and stores it.
 
     Kernel parameters are tensor descriptors for A, B and C and the sizes
-    M, N, K as i32. The kernel records its launch contract (tensors, their
+    M, N, K as i32; the manifest launches one CTA per SM. The kernel records its launch contract (tensors, their
     symbolic shapes, parameters, grid) as the JSON string attribute
     `fmha.manifest`, which `fmha-translate --fmha-manifest` completes, and
     the pipeline depth as `fmha.stages`.
