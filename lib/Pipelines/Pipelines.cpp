@@ -18,6 +18,7 @@ LogicalResult fmha::buildSM90Pipeline(OpPassManager &pm,
                          "ws-partition-roles,"
                          "ws-verify-protocol,"
                          "ws-insert-mbarriers,"
+                         "ws-verify-phases,"
                          "ws-allocate-smem,"
                          "ws-allocate-registers,"
                          "convert-ws-to-nvvm,"

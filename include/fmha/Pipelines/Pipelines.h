@@ -35,7 +35,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 };
 
 /// fmha ops to sm_90a kernels: expansion, layouts, roles, protocol check,
-/// rings, shared memory, registers, NVVM, and PTX or a cubin.
+/// rings, phase check, shared memory, registers, NVVM, and PTX or a cubin.
 LogicalResult buildSM90Pipeline(OpPassManager &pm,
                                 const PipelineOptions &options);
 
