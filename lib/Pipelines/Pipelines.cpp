@@ -13,16 +13,20 @@ using namespace mlir;
 
 LogicalResult fmha::buildSM90Pipeline(OpPassManager &pm,
                                       const PipelineOptions &options) {
-  std::string pipeline = "fmha-expand-kernels,"
-                         "tile-assign-layouts{target=sm90},"
-                         "ws-partition-roles,"
-                         "ws-verify-protocol,"
-                         "ws-insert-mbarriers,"
-                         "ws-allocate-smem,"
-                         "ws-allocate-registers,"
-                         "convert-ws-to-nvvm,"
-                         "convert-nvvm-to-llvm,"
-                         "reconcile-unrealized-casts";
+  std::string pipeline =
+      llvm::formatv("fmha-expand-kernels,"
+                    "tile-assign-layouts{{target=sm90},"
+                    "ws-partition-roles,"
+                    "ws-verify-protocol,"
+                    "ws-insert-mbarriers,"
+                    "ws-verify-phases,"
+                    "ws-allocate-smem,"
+                    "ws-allocate-registers,"
+                    "convert-ws-to-nvvm{{wait-timeout={0}},"
+                    "convert-nvvm-to-llvm,"
+                    "reconcile-unrealized-casts",
+                    unsigned(options.waitTimeout))
+          .str();
   if (options.binary != BinaryFormat::None)
     pipeline +=
         llvm::formatv(",gpu-module-to-binary{{format={0} toolkit={1}}",

@@ -1,4 +1,6 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm=wait-timeout=1000 \
+// RUN: | FileCheck %s --check-prefix=HANG
 
 // Roles become branches on the warp index after per-warpgroup setmaxnreg;
 // barriers are initialised by thread 0; the TMA descriptor is a by-value
@@ -132,6 +134,87 @@ module attributes {gpu.container_module} {
           %n = tile.program_id y : i32
           ws.tma_store %c[%row, %n], %s : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
           ws.tma_store_wait
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Hang detection. Off by default: a wait is one try_wait.parity loop. With
+// wait-timeout=1000 (microseconds), it is a loop of single try_waits that,
+// once %globaltimer says 1 ms has passed since the first failed try, prints
+// the wait's report with vprintf and traps. The report names the role, the
+// wait's location, and the ring (from ws-insert-mbarriers' attributes, or
+// else the location of the barrier array); the stage, the parity, the thread
+// and the CTA are printed from their runtime values.
+// CHECK-LABEL: gpu.module @hang
+// CHECK-NOT: vprintf
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: vprintf
+// CHECK: llvm.return
+// HANG-LABEL: gpu.module @hang
+// HANG-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+// HANG-DAG: llvm.mlir.global internal constant @__fmha_hang_report_0("fmha: hang in role 'producer': ws.mbarrier_wait at convert-ws-to-nvvm.mlir:[[#]]:[[#]] on the empty barrier of channel 0, stage %u, phase parity %u, not completed after 1000 us; thread %u, CTA (%u, %u, %u)\0A\00")
+// HANG-DAG: llvm.mlir.global internal constant @__fmha_hang_report_1("fmha: hang in role 'con%%sumer': ws.mbarrier_wait at convert-ws-to-nvvm.mlir:[[#]]:[[#]] on the mbarrier array allocated at convert-ws-to-nvvm.mlir:[[#]]:[[#]], stage %u, phase parity %u, not completed after 1000 us; thread %u, CTA (%u, %u, %u)\0A\00")
+// HANG: llvm.func @k()
+// The reports' arguments: one stack slot per wait, in the entry block.
+// HANG-COUNT-2: llvm.alloca %{{.*}} x !llvm.struct<(i32, i32, i32, i32, i32, i32)> {alignment = 4 : i64} : (i64) -> !llvm.ptr
+// A first try, then the slow path: the start time, more tries, the bound.
+// HANG: %[[OK0:.*]] = nvvm.mbarrier.try_wait %[[BAR:.*]], %[[PARITY:.*]] : !llvm.ptr<3>, i32 -> i1
+// HANG-NEXT: llvm.cond_br %[[OK0]], ^[[DONE:.*]], ^[[SLOW:[^ ]*]]
+// HANG-NEXT: ^[[SLOW]]:
+// HANG-NEXT: %[[START:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
+// HANG-NEXT: llvm.br ^[[RETRY:[^ ]*]]
+// HANG-NEXT: ^[[RETRY]]:
+// HANG-NEXT: %[[OK:.*]] = nvvm.mbarrier.try_wait %[[BAR]], %[[PARITY]] : !llvm.ptr<3>, i32 -> i1
+// HANG-NEXT: llvm.cond_br %[[OK]], ^[[DONE]], ^[[TIMER:[^ ]*]]
+// HANG-NEXT: ^[[TIMER]]:
+// HANG-NEXT: %[[NOW:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
+// HANG-NEXT: %[[ELAPSED:.*]] = llvm.sub %[[NOW]], %[[START]] : i64
+// HANG-NEXT: %[[LIMIT:.*]] = llvm.mlir.constant(1000000 : i64) : i64
+// HANG-NEXT: %[[OVER:.*]] = llvm.icmp "ugt" %[[ELAPSED]], %[[LIMIT]] : i64
+// HANG-NEXT: llvm.cond_br %[[OVER]], ^[[FAIL:[^ ]*]], ^[[RETRY]]
+// The report: stage, parity, thread, CTA, then vprintf and trap.
+// HANG-NEXT: ^[[FAIL]]:
+// HANG-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// HANG-NEXT: %[[X:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// HANG-NEXT: %[[Y:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
+// HANG-NEXT: %[[Z:.*]] = nvvm.read.ptx.sreg.ctaid.z : i32
+// HANG-NEXT: %[[F0:.*]] = llvm.getelementptr %[[ARGS:.*]][0, 0]
+// HANG-NEXT: llvm.store %{{.*}}, %[[F0]] : i32, !llvm.ptr
+// HANG-NEXT: %[[F1:.*]] = llvm.getelementptr %[[ARGS]][0, 1]
+// HANG-NEXT: llvm.store %[[PARITY]], %[[F1]] : i32, !llvm.ptr
+// HANG-NEXT: %[[F2:.*]] = llvm.getelementptr %[[ARGS]][0, 2]
+// HANG-NEXT: llvm.store %[[TID]], %[[F2]] : i32, !llvm.ptr
+// HANG: llvm.store %[[Z]], %{{.*}} : i32, !llvm.ptr
+// HANG-NEXT: %[[FORMAT:.*]] = llvm.mlir.addressof @__fmha_hang_report_0 : !llvm.ptr
+// HANG-NEXT: llvm.call @vprintf(%[[FORMAT]], %[[ARGS]]) : (!llvm.ptr, !llvm.ptr) -> i32
+// HANG-NEXT: llvm.intr.trap
+// HANG-NEXT: llvm.unreachable
+// HANG-NEXT: ^[[DONE]]:
+// HANG: llvm.mlir.addressof @__fmha_hang_report_1 : !llvm.ptr
+// HANG: llvm.intr.trap
+// HANG-NOT: ws.
+// HANG: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @hang {
+    gpu.func @k() kernel attributes {ws.num_threads = 256 : i64, ws.smem_bytes = 32 : i64} {
+      %full = ws.mbarrier_alloc arrivals 1 offset 0 : !ws.mbarrier<2>
+      %empty = ws.mbarrier_alloc arrivals 128 offset 16 : !ws.mbarrier<2>
+      ws.warp_specialize {
+        ws.role "producer" warps 1 first_warp 0 {
+          %c0 = arith.constant 0 : i32
+          %c1 = arith.constant 1 : i32
+          ws.mbarrier_wait %empty[%c0], %c1 {ws.channel = 0 : i32, ws.ring = "empty"} : !ws.mbarrier<2>
+          ws.mbarrier_arrive %full[%c0] leader : !ws.mbarrier<2>
+        }
+        ws.role "con%sumer" warps 4 first_warp 4 {
+          %c0 = arith.constant 0 : i32
+          ws.mbarrier_wait %full[%c0], %c0 : !ws.mbarrier<2>
+          ws.mbarrier_arrive %empty[%c0] : !ws.mbarrier<2>
         }
       }
       gpu.return

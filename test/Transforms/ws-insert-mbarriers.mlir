@@ -12,7 +12,7 @@
 // CHECK: ws.role "producer"
 // CHECK: scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (i32, i32)
 // CHECK:   %[[NP:.*]] = arith.xori %[[P]], %c1
-// CHECK:   ws.mbarrier_wait %[[EMPTY]][%[[S]]], %[[NP]]
+// CHECK:   ws.mbarrier_wait %[[EMPTY]][%[[S]]], %[[NP]] {ws.channel = 0 : i32, ws.ring = "empty"}
 // CHECK:   %[[SA:.*]] = ws.slot %[[A]][%[[S]]]
 // CHECK:   %[[SB:.*]] = ws.slot %[[B]][%[[S]]]
 // CHECK:   arith.cmpi eq, %{{.*}}, %c3
@@ -22,7 +22,7 @@
 // CHECK:   scf.yield
 // CHECK: ws.role "consumer"
 // CHECK: scf.for {{.*}} iter_args(%[[CS:.*]] = %{{.*}}, %[[CP:.*]] = %{{.*}}) -> (i32, i32)
-// CHECK:   ws.mbarrier_wait %[[FULL]][%[[CS]]], %[[CP]]
+// CHECK:   ws.mbarrier_wait %[[FULL]][%[[CS]]], %[[CP]] {ws.channel = 0 : i32, ws.ring = "full"}
 // CHECK:   memref.load
 // CHECK:   ws.mbarrier_arrive %[[EMPTY]][%[[CS]]] :
 // CHECK-NOT: ws.channel

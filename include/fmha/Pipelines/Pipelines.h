@@ -32,10 +32,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "toolkit",
       llvm::cl::desc("CUDA toolkit whose ptxas makes cubins (binary=bin)"),
       llvm::cl::init("/usr/local/cuda")};
+  Option<unsigned> waitTimeout{
+      *this, "wait-timeout",
+      llvm::cl::desc("Debug: a mbarrier wait that has not completed after "
+                     "this many microseconds prints what it waits for and "
+                     "traps (convert-ws-to-nvvm{wait-timeout}; 0: off)"),
+      llvm::cl::init(0)};
 };
 
 /// fmha ops to sm_90a kernels: expansion, layouts, roles, protocol check,
-/// rings, shared memory, registers, NVVM, and PTX or a cubin.
+/// rings, phase check, shared memory, registers, NVVM, and PTX or a cubin.
 LogicalResult buildSM90Pipeline(OpPassManager &pm,
                                 const PipelineOptions &options);
 

@@ -25,6 +25,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/Support/Path.h"
 
 namespace mlir {
 namespace fmha {
@@ -42,6 +43,18 @@ static constexpr StringLiteral kSharedMemoryName = "__fmha_smem";
 static constexpr int64_t kTensorMapBytes = 128;
 /// Suspend-time hint of mbarrier.try_wait, in nanoseconds.
 static constexpr int64_t kTryWaitTicks = 10000000;
+
+/// What ws-insert-mbarriers records on the waits it creates: the side of the
+/// ring ("full" or "empty") and the channel's index in its kernel.
+static constexpr StringLiteral kRingAttrName = "ws.ring";
+static constexpr StringLiteral kChannelAttrName = "ws.channel";
+/// With wait-timeout, each ws.mbarrier_wait names the format string of its
+/// hang report (a global of the gpu.module) by this attribute.
+static constexpr StringLiteral kHangReportAttrName = "ws.hang_report";
+/// CUDA's device-side printf: vprintf(format, packed arguments).
+static constexpr StringLiteral kVPrintfName = "vprintf";
+/// Runtime values of a hang report: stage, parity, thread, CTA x, y, z.
+static constexpr unsigned kHangReportValues = 6;
 
 static Type sharedPtrType(MLIRContext *ctx) {
   return LLVM::LLVMPointerType::get(ctx, kSharedAddressSpace);
@@ -132,19 +145,126 @@ struct MBarrierAllocLowering : ConvertOpToLLVMPattern<MBarrierAllocOp> {
   }
 };
 
-/// ws.mbarrier_wait -> a try_wait.parity loop.
+/// ws.mbarrier_wait -> a try_wait.parity loop. With a timeout (in
+/// microseconds), a bounded loop of single tries instead: once the wait has
+/// not completed for that long by %globaltimer, the thread prints the wait's
+/// hang report with vprintf and traps.
 struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  MBarrierWaitLowering(const LLVMTypeConverter &converter,
+                       unsigned timeoutMicroseconds)
+      : ConvertOpToLLVMPattern(converter),
+        timeoutMicroseconds(timeoutMicroseconds) {}
+
   LogicalResult
   matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value addr =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
-        op, addr, adaptor.getPhase(), i32Const(rewriter, loc, kTryWaitTicks));
+    auto report = op->getAttrOfType<FlatSymbolRefAttr>(kHangReportAttrName);
+    if (timeoutMicroseconds == 0 || !report) {
+      rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+          op, addr, adaptor.getPhase(), i32Const(rewriter, loc, kTryWaitTicks));
+      return success();
+    }
+    auto vprintf =
+        SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+            op, StringAttr::get(op.getContext(), kVPrintfName));
+    Region *body = getFunctionBody(op);
+    if (!vprintf || !body)
+      return rewriter.notifyMatchFailure(op, "no vprintf or no function body");
+
+    MLIRContext *ctx = rewriter.getContext();
+    Type i1 = rewriter.getI1Type(), i32 = rewriter.getI32Type(),
+         i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto argsType = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(kHangReportValues, i32));
+
+    // The report's arguments live in a stack slot of the kernel's entry
+    // block (an alloca anywhere else would be a dynamic one).
+    Value args;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&body->front());
+      Value one = LLVM::ConstantOp::create(rewriter, loc, i64, 1);
+      args = LLVM::AllocaOp::create(rewriter, loc, ptr, argsType, one,
+                                    /*alignment=*/4);
+    }
+
+    //   try_wait ? ^done : ^slow
+    // ^slow:  start = %globaltimer; br ^retry
+    // ^retry: try_wait ? ^done : ^check
+    // ^check: %globaltimer - start > timeout ? ^report : ^retry
+    // ^report: vprintf(report, {stage, parity, tid, ctaid}); trap
+    auto tryWait = [&]() -> Value {
+      return NVVM::MBarrierTryWaitOp::create(rewriter, loc, i1, addr,
+                                             adaptor.getPhase(), Value());
+    };
+    Block *opBlock = rewriter.getInsertionBlock();
+    Block *done = rewriter.splitBlock(opBlock, rewriter.getInsertionPoint());
+    Region *region = opBlock->getParent();
+    auto before = Region::iterator(done);
+    Block *slow = rewriter.createBlock(region, before);
+    Block *retry = rewriter.createBlock(region, before);
+    Block *check = rewriter.createBlock(region, before);
+    Block *fail = rewriter.createBlock(region, before);
+
+    rewriter.setInsertionPointToEnd(opBlock);
+    LLVM::CondBrOp::create(rewriter, loc, tryWait(), done, slow);
+
+    rewriter.setInsertionPointToEnd(slow);
+    Value start = NVVM::GlobalTimerOp::create(rewriter, loc, i64);
+    LLVM::BrOp::create(rewriter, loc, retry);
+
+    rewriter.setInsertionPointToEnd(retry);
+    LLVM::CondBrOp::create(rewriter, loc, tryWait(), done, check);
+
+    rewriter.setInsertionPointToEnd(check);
+    Value now = NVVM::GlobalTimerOp::create(rewriter, loc, i64);
+    Value elapsed = LLVM::SubOp::create(rewriter, loc, now, start);
+    Value limit = LLVM::ConstantOp::create(
+        rewriter, loc, i64, int64_t(timeoutMicroseconds) * 1000);
+    Value expired = LLVM::ICmpOp::create(rewriter, loc,
+                                         LLVM::ICmpPredicate::ugt, elapsed,
+                                         limit);
+    LLVM::CondBrOp::create(rewriter, loc, expired, fail, retry);
+
+    rewriter.setInsertionPointToEnd(fail);
+    Value values[kHangReportValues] = {
+        adaptor.getIndex(),
+        adaptor.getPhase(),
+        NVVM::ThreadIdXOp::create(rewriter, loc, i32),
+        NVVM::BlockIdXOp::create(rewriter, loc, i32),
+        NVVM::BlockIdYOp::create(rewriter, loc, i32),
+        NVVM::BlockIdZOp::create(rewriter, loc, i32)};
+    for (auto [i, value] : llvm::enumerate(values)) {
+      Value field = LLVM::GEPOp::create(
+          rewriter, loc, ptr, argsType, args,
+          ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+      LLVM::StoreOp::create(rewriter, loc, value, field);
+    }
+    Value format =
+        LLVM::AddressOfOp::create(rewriter, loc, ptr, report.getValue());
+    LLVM::CallOp::create(rewriter, loc, vprintf, ValueRange{format, args});
+    LLVM::Trap::create(rewriter, loc);
+    LLVM::UnreachableOp::create(rewriter, loc);
+
+    rewriter.eraseOp(op);
     return success();
   }
+
+private:
+  /// The body of the function `op` is in.
+  static Region *getFunctionBody(Operation *op) {
+    for (Region *region = op->getParentRegion(); region;
+         region = region->getParentRegion())
+      if (isa_and_nonnull<FunctionOpInterface>(region->getParentOp()))
+        return region->empty() ? nullptr : region;
+    return nullptr;
+  }
+
+  unsigned timeoutMicroseconds;
 };
 
 /// ws.mbarrier_arrive -> mbarrier.arrive, or arrive.expect_tx with bytes.
@@ -299,8 +419,97 @@ static void markTensorMapParams(gpu::GPUModuleOp module,
   }
 }
 
+/// "file:line:col" of the first file location in `loc`, the file without
+/// its directory.
+static std::string describeLoc(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
+            Twine(file.getLine()) + ":" + Twine(file.getColumn()))
+        .str();
+  return "an unknown location";
+}
+
+/// `text` with every '%' doubled, so that printf prints it as it is.
+static std::string escapeFormat(StringRef text) {
+  std::string escaped;
+  for (char c : text) {
+    escaped.push_back(c);
+    if (c == '%')
+      escaped.push_back('%');
+  }
+  return escaped;
+}
+
+/// The printf format of the report a wait prints when it times out. What is
+/// known at compile time (the role, the wait's location, the ring) is part
+/// of the format; the stage, the parity, the thread and the CTA are printed
+/// from their runtime values.
+static std::string getHangReportFormat(MBarrierWaitOp wait,
+                                       unsigned timeoutMicroseconds) {
+  std::string role = "(none)";
+  if (auto roleOp = wait->getParentOfType<RoleOp>())
+    role = roleOp.getRoleName().str();
+  std::string barrier;
+  if (auto ring = wait->getAttrOfType<StringAttr>(kRingAttrName)) {
+    barrier = ("the " + ring.getValue() + " barrier").str();
+    if (auto channel = wait->getAttrOfType<IntegerAttr>(kChannelAttrName))
+      barrier += " of channel " + std::to_string(channel.getInt());
+  } else if (Operation *alloc = wait.getBarriers().getDefiningOp()) {
+    barrier = "the mbarrier array allocated at " + describeLoc(alloc->getLoc());
+  } else {
+    barrier = "the mbarrier array of block argument #" +
+              std::to_string(
+                  cast<BlockArgument>(wait.getBarriers()).getArgNumber());
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "fmha: hang in role '" << escapeFormat(role) << "': ws.mbarrier_wait at "
+     << escapeFormat(describeLoc(wait.getLoc())) << " on "
+     << escapeFormat(barrier)
+     << ", stage %u, phase parity %u, not completed after "
+     << timeoutMicroseconds
+     << " us; thread %u, CTA (%u, %u, %u)\n";
+  return text;
+}
+
+/// For wait-timeout: declares vprintf in `module`, and gives every
+/// ws.mbarrier_wait the format string of its hang report as a global.
+static void createHangReports(gpu::GPUModuleOp module,
+                              unsigned timeoutMicroseconds) {
+  SmallVector<MBarrierWaitOp> waits;
+  module.walk([&](MBarrierWaitOp wait) { waits.push_back(wait); });
+  if (waits.empty())
+    return;
+  MLIRContext *ctx = module.getContext();
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Location loc = module.getLoc();
+  if (!module.lookupSymbol(kVPrintfName)) {
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    LLVM::LLVMFuncOp::create(
+        b, loc, kVPrintfName,
+        LLVM::LLVMFunctionType::get(b.getI32Type(), {ptr, ptr}));
+  }
+  unsigned next = 0;
+  for (MBarrierWaitOp wait : waits) {
+    std::string name;
+    do
+      name = "__fmha_hang_report_" + std::to_string(next++);
+    while (module.lookupSymbol(name));
+    std::string format = getHangReportFormat(wait, timeoutMicroseconds);
+    format.push_back('\0');
+    auto global = LLVM::GlobalOp::create(
+        b, wait.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), format.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal, name,
+        b.getStringAttr(format), /*alignment=*/1);
+    wait->setAttr(kHangReportAttrName,
+                  FlatSymbolRefAttr::get(global.getSymNameAttr()));
+  }
+}
+
 struct ConvertWSToNVVMPass
     : public fmha::impl::ConvertWSToNVVMBase<ConvertWSToNVVMPass> {
+  using ConvertWSToNVVMBase::ConvertWSToNVVMBase;
+
   void runOnOperation() override {
     SmallVector<gpu::GPUModuleOp> modules;
     getOperation()->walk([&](gpu::GPUModuleOp m) { modules.push_back(m); });
@@ -311,6 +520,9 @@ struct ConvertWSToNVVMPass
 
   LogicalResult convert(gpu::GPUModuleOp module) {
     MLIRContext *ctx = module.getContext();
+    // Before the roles are lowered: the reports name the waits' roles.
+    if (waitTimeout != 0)
+      createHangReports(module, waitTimeout);
     bool usesSharedMemory = false;
     SmallVector<TensorMapParams> kernels;
     WalkResult walk = module.walk([&](FunctionOpInterface func) {
@@ -362,9 +574,10 @@ struct ConvertWSToNVVMPass
 
     RewritePatternSet patterns(ctx);
     patterns.add<BufferAllocLowering, SlotLowering, MBarrierAllocLowering,
-                 MBarrierWaitLowering, MBarrierArriveLowering, TMALoadLowering,
+                 MBarrierArriveLowering, TMALoadLowering,
                  FenceAsyncSharedLowering, BarrierSyncLowering,
                  BarrierArriveLowering>(converter);
+    patterns.add<MBarrierWaitLowering>(converter, waitTimeout);
     populateTileToNVVMPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);

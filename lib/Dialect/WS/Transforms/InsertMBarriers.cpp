@@ -10,6 +10,7 @@
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -23,6 +24,12 @@ namespace ws {
 using namespace mlir;
 using namespace mlir::ws;
 
+/// Discardable attributes on the ws.mbarrier_wait ops this pass creates: the
+/// side of the ring ("full" or "empty") and the channel's index in its
+/// kernel. ws-verify-phases and convert-ws-to-nvvm read them by these names.
+static constexpr StringLiteral kRingAttrName = "ws.ring";
+static constexpr StringLiteral kChannelAttrName = "ws.channel";
+
 namespace {
 
 /// The explicit form of one channel.
@@ -30,6 +37,8 @@ struct Ring {
   SmallVector<Value> buffers;
   Value full, empty;
   unsigned stages;
+  /// The channel's index among the channels of its kernel, in program order.
+  unsigned index;
 };
 
 /// One side of one channel, as seen by a role.
@@ -81,7 +90,7 @@ public:
   LogicalResult run();
 
 private:
-  LogicalResult createRing(ChannelOp channel);
+  LogicalResult createRing(ChannelOp channel, unsigned index);
   LogicalResult threadRole(RoleOp role);
   LogicalResult threadBlock(Block &block, State &state);
   LogicalResult threadFor(scf::ForOp loop, ArrayRef<SideKey> sides,
@@ -135,7 +144,7 @@ static FailureOr<int64_t> countArrivals(ChannelOp channel, StringRef what) {
   return arrivals;
 }
 
-LogicalResult ChannelLowering::createRing(ChannelOp channel) {
+LogicalResult ChannelLowering::createRing(ChannelOp channel, unsigned index) {
   FailureOr<int64_t> fullArrivals =
       countArrivals<ProducerCommitOp>(channel, "commits");
   FailureOr<int64_t> emptyArrivals =
@@ -152,6 +161,7 @@ LogicalResult ChannelLowering::createRing(ChannelOp channel) {
   Location loc = channel.getLoc();
   Ring ring;
   ring.stages = type.getStages();
+  ring.index = index;
   for (MemRefType buffer : type.getBuffers()) {
     SmallVector<int64_t> shape{int64_t(ring.stages)};
     llvm::append_range(shape, buffer.getShape());
@@ -184,12 +194,19 @@ void ChannelLowering::takeSlot(Operation *op, SideKey side, State &state) {
 
   // A fresh barrier counts as having completed the phase before phase 0, so
   // producers wait with the inverted parity and pass the first round.
+  MBarrierWaitOp wait;
   if (side.producer) {
     Value parity = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
-    MBarrierWaitOp::create(rewriter, loc, ring.empty, pos.stage, parity);
+    wait = MBarrierWaitOp::create(rewriter, loc, ring.empty, pos.stage, parity);
   } else {
-    MBarrierWaitOp::create(rewriter, loc, ring.full, pos.stage, pos.phase);
+    wait = MBarrierWaitOp::create(rewriter, loc, ring.full, pos.stage,
+                                  pos.phase);
   }
+  // Which ring and channel the wait is on, for ws-verify-phases and for the
+  // hang reports of convert-ws-to-nvvm{wait-timeout=N}.
+  wait->setAttr(kRingAttrName,
+                rewriter.getStringAttr(side.producer ? "empty" : "full"));
+  wait->setAttr(kChannelAttrName, rewriter.getI32IntegerAttr(ring.index));
   for (auto [result, buffer] :
        llvm::zip(op->getResults().drop_front(), ring.buffers)) {
     Value slot =
@@ -448,13 +465,17 @@ LogicalResult ChannelLowering::run() {
   root->walk([&](ChannelOp op) { channels.push_back(op); });
   if (channels.empty())
     return success();
+  // Channels are numbered in program order within their kernel.
+  DenseMap<Operation *, unsigned> channelsPerKernel;
   for (ChannelOp channel : channels) {
+    Operation *kernel = channel->getParentOfType<FunctionOpInterface>();
+    unsigned index = channelsPerKernel[kernel]++;
     for (Operation *user : channel->getUsers())
       if (!isa<ProducerAcquireOp, ConsumerWaitOp, ProducerCommitOp,
                ConsumerReleaseOp>(user))
         return user->emitOpError("uses a channel; only acquire, commit, wait "
                                  "and release may");
-    if (failed(createRing(channel)))
+    if (failed(createRing(channel, index)))
       return failure();
   }
   SmallVector<RoleOp> roles;

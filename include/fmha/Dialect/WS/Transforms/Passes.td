@@ -69,7 +69,11 @@ def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
     (by the role's leader with the expected TMA bytes, or by every thread
     after a `ws.fence_async_shared` when ordinary stores filled the slot),
     and `ws.tma_load` becomes `ws.tma_load_mbarrier` on the slot's full
-    barrier.
+    barrier. Every `ws.mbarrier_wait` it creates says which ring and channel
+    it waits on, in the discardable attributes `ws.ring` (`"full"` or
+    `"empty"`) and `ws.channel` (the channel's index among the channels of
+    its kernel, in program order): `ws-verify-phases` and the hang reports
+    of `convert-ws-to-nvvm{wait-timeout=N}` read them.
 
     Before:
     ```mlir
@@ -85,7 +89,7 @@ def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
     %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
     %empty = ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
     ...
-      ws.mbarrier_wait %empty[%stage], %not_phase : !ws.mbarrier<2>
+      ws.mbarrier_wait %empty[%stage], %not_phase {ws.channel = 0 : i32, ws.ring = "empty"} : !ws.mbarrier<2>
       %buf = ws.slot %ring[%stage] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
       ws.tma_load_mbarrier %desc[%r, %c], %buf, %full[%stage] : ...
       ws.mbarrier_arrive %full[%stage] leader tx_bytes 16384 : !ws.mbarrier<2>
@@ -203,6 +207,84 @@ def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
     channel %0: role 'producer' commits 16384 bytes but its TMA loads deliver 32768
     deadlock: role 'a' waits at ws.consumer_wait of channel %0 (14:20) for role 'b' to commit slot #1; role 'b' waits at ws.consumer_wait of channel %1 (24:20) for role 'a' to commit slot #1 (simulating up to 4 iterations per loop)
     named barrier 1 expects 256 threads but roles 'consumer0' (128) use it
+    ```
+  }];
+}
+
+def WSVerifyPhases : Pass<"ws-verify-phases"> {
+  let summary = "model-check the stage and phase arithmetic of mbarrier rings";
+  let description = [{
+    Checks, without changing anything, the explicit rings of every
+    `ws.warp_specialize` (the output of `ws-insert-mbarriers`, or rings
+    written by hand with `ws.mbarrier_alloc`, `ws.mbarrier_wait`,
+    `ws.mbarrier_arrive` and `ws.tma_load_mbarrier`) by a bounded model
+    check: it interprets each role for concrete trip counts and simulates
+    the mbarriers for all roles together.
+
+    **Interpreting a role.** The role's ops run in order: integer `arith`
+    ops on known values (constants, values computed from constants above
+    the roles, induction variables, loop-carried stages and phases),
+    `scf.for` and `scf.if`, and the mbarrier ops, which record a wait
+    (barrier, stage, parity), an arrival (the role's threads, or 1 with
+    `leader`; `tx_bytes` expected) or a TMA completion (the buffer's bytes).
+    Every other op yields unknown values. A loop whose trip count cannot be
+    computed (its bounds depend on kernel arguments, block ids, ...) runs
+    the trial's trip count T; an `scf.if` holding mbarrier ops on an unknown
+    condition (say, on `ws.thread_id`) takes its then branch, and in a
+    second run its else branch. A stage or parity that depends on an
+    unknown value is an error, `cannot interpret 'memref.load' at 12:9,
+    which the stage of this 'ws.mbarrier_wait' in role 'consumer' depends
+    on`; so is an mbarrier op inside any other region op.
+
+    **Simulating the barriers.** Each barrier starts with its
+    `ws.mbarrier_alloc` arrival count pending in phase 0. An arrival
+    subtracts its count (and adds its expected bytes); a TMA copy
+    delivers its bytes; the phase completes when no arrival and no byte is
+    pending. A wait with parity p passes when the barrier's current phase
+    parity differs from p, as `mbarrier.try_wait.parity` does. Roles run in
+    turn, each as far as it can. Errors, each naming the ring and the role:
+
+    - **deadlock**: no unfinished role can go on; the error, at the first
+      blocked wait, lists every blocked role with its barrier, parity and
+      the barrier's completed phases and arrivals;
+    - **a wait passes on the wrong phase**: the n-th wait of a role on a
+      full barrier must pass with exactly n phases completed, on an empty
+      barrier with n - 1 (producers pass their first round at once); a
+      wait that passes earlier reads a slot before it is filled (or refills
+      it before it is read), one that passes later skipped a phase;
+    - **arrival overflow**: an arrival larger than what is left of the
+      current phase (the arrival count is too small);
+    - **an unfinished phase** when all roles have finished (the arrival
+      count is too large, or the bytes do not match), reported at the
+      `ws.mbarrier_alloc`;
+    - a stage outside the barrier array, a parity other than 0 or 1.
+
+    Which side of a ring a barrier array is comes from the `ws.ring`
+    attribute (`"full"` or `"empty"`) that `ws-insert-mbarriers` puts on
+    its waits, with the channel's index as `ws.channel`. Without it, an
+    array that TMA copies or `tx_bytes` arrivals complete is full, and an
+    array waited on only by roles that fill full arrays is empty; waits on
+    other arrays are checked for deadlocks, overflows and unfinished
+    phases only.
+
+    **The bound.** With S the largest number of barriers of an array
+    (stages, at most 32 counted), the trials run T = 1, 2, ..., 2 * S + 3:
+    enough for every ring to fill, wrap and flip its phase twice, so that
+    off-by-one errors at the wrap or the flip show. Loops with computable
+    trip counts run them in full (loops without mbarrier ops up to 4096
+    iterations; beyond, their results are unknown). Errors that need more
+    iterations of a loop of unknown trip count, another schedule of the
+    roles, or mixed outcomes of unknown conditions are not found. A role
+    that would run over 2^20 ops in one trial, and barrier arrays shared
+    with another `ws.warp_specialize`, are not checked (a warning says so).
+    Assumptions: all threads of a role take the same path, and every role
+    that waits on a barrier waits once per phase.
+
+    Examples of errors:
+    ```
+    deadlock: role 'producer' waits here forever on empty[0] of channel 0 for parity 0 (0 phases completed, 0 of 128 arrivals in the current one); role 'consumer' waits at 31:11 forever on full[0] of channel 0 for parity 0 (0 phases completed, 0 of 1 arrivals in the current one) (simulating loops of unknown trip count with 1 iteration)
+    role 'consumer' passes this wait on full[1] of channel 0 too early: its 1st wait on this full barrier needs 1 completed phase, but 0 have completed (it waits for parity 1) (simulating loops of unknown trip count with 2 iterations)
+    role 'consumer' arrives 128 times on empty[0] of channel 0, more than the 64 arrivals left in its current phase (it counts 64 per phase): the barrier would complete a phase early
     ```
   }];
 }

@@ -1,0 +1,1074 @@
+//===- VerifyPhases.cpp - Bounded model check of mbarrier phases ----------===//
+//
+// Part of fmha. Implements ws-verify-phases: checks the stage and phase
+// arithmetic of explicit mbarrier rings (the output of ws-insert-mbarriers,
+// or rings written by hand) by interpreting every role of a
+// ws.warp_specialize for concrete trip counts and simulating the mbarriers
+// the roles wait on and arrive at.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/APInt.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <map>
+#include <vector>
+
+namespace mlir {
+namespace ws {
+#define GEN_PASS_DEF_WSVERIFYPHASES
+#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
+} // namespace ws
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::ws;
+
+/// Discardable attributes of ws.mbarrier_wait set by ws-insert-mbarriers:
+/// the side of the ring ("full" or "empty") and the channel's index.
+static constexpr StringLiteral kRingAttrName = "ws.ring";
+static constexpr StringLiteral kChannelAttrName = "ws.channel";
+
+/// Operations one role may interpret in one simulated run.
+static constexpr size_t kMaxSteps = size_t(1) << 20;
+/// Loops without mbarrier operations run at most this many iterations;
+/// beyond, their results are unknown.
+static constexpr uint64_t kMaxPlainTrips = 4096;
+/// Depth of the computations above the roles that are interpreted.
+static constexpr unsigned kMaxOutsideDepth = 32;
+/// Stages counted for the trial trip counts (a channel has at most 32).
+static constexpr int64_t kMaxStages = 32;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// "line:col" of the first file location in `loc`, or the location printed.
+static std::string describeLoc(Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    return (Twine(file.getLine()) + ":" + Twine(file.getColumn())).str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+/// "1st", "2nd", "3rd", "4th", ...
+static std::string ordinal(int64_t n) {
+  const char *suffix = "th";
+  if (n % 100 < 11 || n % 100 > 13) {
+    if (n % 10 == 1)
+      suffix = "st";
+    else if (n % 10 == 2)
+      suffix = "nd";
+    else if (n % 10 == 3)
+      suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
+}
+
+static std::string plural(int64_t n, StringRef word) {
+  return (Twine(n) + " " + word + (n == 1 ? "" : "s")).str();
+}
+
+/// Bits of an integer or index value; none for other types.
+static std::optional<unsigned> getWidth(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return integer.getWidth();
+  if (isa<IndexType>(type))
+    return 64;
+  return std::nullopt;
+}
+
+static bool isBarrierOp(Operation *op) {
+  return isa<MBarrierWaitOp, MBarrierArriveOp, TMALoadMBarrierOp>(op);
+}
+
+/// The mbarrier array operand of a barrier op.
+static Value getBarriers(Operation *op) {
+  if (auto wait = dyn_cast<MBarrierWaitOp>(op))
+    return wait.getBarriers();
+  if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
+    return arrive.getBarriers();
+  return cast<TMALoadMBarrierOp>(op).getBarriers();
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Values of the interpreter
+//===----------------------------------------------------------------------===//
+
+/// An interpreted value: an integer, or unknown because `cause` (an op
+/// result or a block argument) could not be interpreted.
+struct Val {
+  std::optional<APInt> known;
+  Value cause;
+
+  static Val of(APInt value) {
+    Val v;
+    v.known = std::move(value);
+    return v;
+  }
+  static Val unknown(Value cause) {
+    Val v;
+    v.cause = cause;
+    return v;
+  }
+};
+
+/// Evaluates a side-effect-free arith op on integers; its result is
+/// unknown when an operand is, or when the op is not one it knows.
+static Val evaluateArith(Operation *op, function_ref<Val(Value)> get) {
+  if (op->getNumResults() != 1)
+    return Val::unknown(op->getNumResults() ? op->getResult(0) : Value());
+  Value result = op->getResult(0);
+  Val self = Val::unknown(result);
+  std::optional<unsigned> width = getWidth(result.getType());
+  if (!width)
+    return self;
+
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    if (auto attr = dyn_cast<IntegerAttr>(constant.getValue()))
+      return Val::of(attr.getValue().sextOrTrunc(*width));
+    return self;
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    Val cond = get(select.getCondition());
+    if (cond.known)
+      return get(cond.known->isZero() ? select.getFalseValue()
+                                      : select.getTrueValue());
+    Val a = get(select.getTrueValue()), b = get(select.getFalseValue());
+    if (a.known && b.known && *a.known == *b.known)
+      return a;
+    return cond;
+  }
+
+  SmallVector<APInt> x;
+  for (Value operand : op->getOperands()) {
+    Val v = get(operand);
+    if (!v.known)
+      return v;
+    x.push_back(*v.known);
+  }
+  // Ops whose operands and result have the same width.
+  auto sameWidth = [&](unsigned n) {
+    if (x.size() != n)
+      return false;
+    for (const APInt &v : x)
+      if (v.getBitWidth() != *width)
+        return false;
+    return true;
+  };
+  auto binary = [&](function_ref<std::optional<APInt>(const APInt &,
+                                                      const APInt &)>
+                        fn) -> Val {
+    if (!sameWidth(2))
+      return self;
+    std::optional<APInt> r = fn(x[0], x[1]);
+    return r ? Val::of(*r) : self;
+  };
+  // Division and remainder are undefined for a zero divisor and for the
+  // smallest signed value divided by -1.
+  auto divisible = [](const APInt &a, const APInt &b, bool isSigned) {
+    return !b.isZero() && !(isSigned && a.isMinSignedValue() && b.isAllOnes());
+  };
+  auto resize = [&](bool isSigned) -> Val {
+    if (x.size() != 1)
+      return self;
+    return Val::of(isSigned ? x[0].sextOrTrunc(*width)
+                            : x[0].zextOrTrunc(*width));
+  };
+
+  return TypeSwitch<Operation *, Val>(op)
+      .Case([&](arith::AddIOp) {
+        return binary([](const APInt &a, const APInt &b) { return a + b; });
+      })
+      .Case([&](arith::SubIOp) {
+        return binary([](const APInt &a, const APInt &b) { return a - b; });
+      })
+      .Case([&](arith::MulIOp) {
+        return binary([](const APInt &a, const APInt &b) { return a * b; });
+      })
+      .Case([&](arith::AndIOp) {
+        return binary([](const APInt &a, const APInt &b) { return a & b; });
+      })
+      .Case([&](arith::OrIOp) {
+        return binary([](const APInt &a, const APInt &b) { return a | b; });
+      })
+      .Case([&](arith::XOrIOp) {
+        return binary([](const APInt &a, const APInt &b) { return a ^ b; });
+      })
+      .Case([&](arith::MaxSIOp) {
+        return binary(
+            [](const APInt &a, const APInt &b) { return llvm::APIntOps::smax(a, b); });
+      })
+      .Case([&](arith::MinSIOp) {
+        return binary(
+            [](const APInt &a, const APInt &b) { return llvm::APIntOps::smin(a, b); });
+      })
+      .Case([&](arith::MaxUIOp) {
+        return binary(
+            [](const APInt &a, const APInt &b) { return llvm::APIntOps::umax(a, b); });
+      })
+      .Case([&](arith::MinUIOp) {
+        return binary(
+            [](const APInt &a, const APInt &b) { return llvm::APIntOps::umin(a, b); });
+      })
+      .Case([&](arith::DivSIOp) {
+        return binary([&](const APInt &a,
+                          const APInt &b) -> std::optional<APInt> {
+          if (!divisible(a, b, true))
+            return std::nullopt;
+          return a.sdiv(b);
+        });
+      })
+      .Case([&](arith::DivUIOp) {
+        return binary([&](const APInt &a,
+                          const APInt &b) -> std::optional<APInt> {
+          if (!divisible(a, b, false))
+            return std::nullopt;
+          return a.udiv(b);
+        });
+      })
+      .Case([&](arith::RemSIOp) {
+        return binary([&](const APInt &a,
+                          const APInt &b) -> std::optional<APInt> {
+          if (!divisible(a, b, true))
+            return std::nullopt;
+          return a.srem(b);
+        });
+      })
+      .Case([&](arith::RemUIOp) {
+        return binary([&](const APInt &a,
+                          const APInt &b) -> std::optional<APInt> {
+          if (!divisible(a, b, false))
+            return std::nullopt;
+          return a.urem(b);
+        });
+      })
+      .Case([&](arith::CeilDivSIOp) {
+        return binary([&](const APInt &a,
+                          const APInt &b) -> std::optional<APInt> {
+          if (!divisible(a, b, true))
+            return std::nullopt;
+          return llvm::APIntOps::RoundingSDiv(a, b, APInt::Rounding::UP);
+        });
+      })
+      .Case([&](arith::CeilDivUIOp) {
+        return binary([&](const APInt &a,
+                          const APInt &b) -> std::optional<APInt> {
+          if (!divisible(a, b, false))
+            return std::nullopt;
+          return llvm::APIntOps::RoundingUDiv(a, b, APInt::Rounding::UP);
+        });
+      })
+      .Case([&](arith::FloorDivSIOp) {
+        return binary([&](const APInt &a,
+                          const APInt &b) -> std::optional<APInt> {
+          if (!divisible(a, b, true))
+            return std::nullopt;
+          return llvm::APIntOps::RoundingSDiv(a, b, APInt::Rounding::DOWN);
+        });
+      })
+      .Case([&](arith::ShLIOp) {
+        return binary([](const APInt &a,
+                         const APInt &b) -> std::optional<APInt> {
+          if (b.uge(a.getBitWidth()))
+            return std::nullopt;
+          return a.shl(b.getZExtValue());
+        });
+      })
+      .Case([&](arith::ShRSIOp) {
+        return binary([](const APInt &a,
+                         const APInt &b) -> std::optional<APInt> {
+          if (b.uge(a.getBitWidth()))
+            return std::nullopt;
+          return a.ashr(b.getZExtValue());
+        });
+      })
+      .Case([&](arith::ShRUIOp) {
+        return binary([](const APInt &a,
+                         const APInt &b) -> std::optional<APInt> {
+          if (b.uge(a.getBitWidth()))
+            return std::nullopt;
+          return a.lshr(b.getZExtValue());
+        });
+      })
+      .Case([&](arith::CmpIOp cmp) {
+        if (x.size() != 2 || x[0].getBitWidth() != x[1].getBitWidth() ||
+            *width != 1)
+          return self;
+        const APInt &a = x[0], &b = x[1];
+        bool r = false;
+        switch (cmp.getPredicate()) {
+        case arith::CmpIPredicate::eq:
+          r = a.eq(b);
+          break;
+        case arith::CmpIPredicate::ne:
+          r = a.ne(b);
+          break;
+        case arith::CmpIPredicate::slt:
+          r = a.slt(b);
+          break;
+        case arith::CmpIPredicate::sle:
+          r = a.sle(b);
+          break;
+        case arith::CmpIPredicate::sgt:
+          r = a.sgt(b);
+          break;
+        case arith::CmpIPredicate::sge:
+          r = a.sge(b);
+          break;
+        case arith::CmpIPredicate::ult:
+          r = a.ult(b);
+          break;
+        case arith::CmpIPredicate::ule:
+          r = a.ule(b);
+          break;
+        case arith::CmpIPredicate::ugt:
+          r = a.ugt(b);
+          break;
+        case arith::CmpIPredicate::uge:
+          r = a.uge(b);
+          break;
+        }
+        return Val::of(APInt(1, r));
+      })
+      .Case([&](arith::ExtSIOp) { return resize(true); })
+      .Case([&](arith::ExtUIOp) { return resize(false); })
+      .Case([&](arith::TruncIOp) { return resize(false); })
+      .Case([&](arith::IndexCastOp) { return resize(true); })
+      .Case([&](arith::IndexCastUIOp) { return resize(false); })
+      .Default([&](Operation *) { return self; });
+}
+
+//===----------------------------------------------------------------------===//
+// The rings of one ws.warp_specialize
+//===----------------------------------------------------------------------===//
+
+/// How the waits on a barrier array are meant to pass: the consumers of a
+/// full barrier wait for the phase the producer completes next; the
+/// producers of an empty barrier pass their first wait at once.
+enum class RingSide { Unknown, Full, Empty };
+
+struct BarrierArray {
+  MBarrierAllocOp alloc;
+  int64_t count = 0;
+  int64_t arrivals = 0;
+  RingSide side = RingSide::Unknown;
+  std::optional<int64_t> channel;
+};
+
+/// One wait, arrival or TMA completion of a role, with concrete operands.
+struct Event {
+  enum Kind { Wait, Arrive, CompleteTx } kind;
+  Operation *op;
+  BarrierArray *array;
+  int64_t index;
+  /// Wait: the parity. Arrive: the arrivals. CompleteTx: unused.
+  int64_t amount;
+  /// Arrive: bytes added to the expected transactions. CompleteTx: bytes
+  /// delivered.
+  int64_t bytes;
+};
+
+/// A protocol or interpretation error, reported at `op`.
+struct Error {
+  Operation *op = nullptr;
+  std::string message;
+  /// The run was too long to simulate: a warning, not an error.
+  bool tooLong = false;
+};
+
+/// What the roles of one ws.warp_specialize share.
+struct Kernel {
+  WarpSpecializeOp op;
+  llvm::MapVector<Value, BarrierArray> arrays;
+  /// Ops that hold mbarrier operations in their regions.
+  DenseSet<Operation *> holdsBarrierOps;
+  /// Values computed above the roles, interpreted once.
+  DenseMap<Value, Val> outside;
+
+  std::string describeArray(const BarrierArray &array) const {
+    MBarrierAllocOp alloc = array.alloc;
+    return "the mbarrier array at " + describeLoc(alloc.getLoc());
+  }
+
+  /// "full[1] of channel 0", "empty[0] (the mbarrier array at 12:5)", or
+  /// "barrier 1 of the mbarrier array at 12:5".
+  std::string describe(const BarrierArray &array, int64_t index) const {
+    if (array.side == RingSide::Unknown)
+      return "barrier " + std::to_string(index) + " of " +
+             describeArray(array);
+    std::string text = (array.side == RingSide::Full ? "full[" : "empty[") +
+                       std::to_string(index) + "]";
+    if (array.channel)
+      return text + " of channel " + std::to_string(*array.channel);
+    return text + " (" + describeArray(array) + ")";
+  }
+};
+
+/// Evaluates a value defined above the roles: constants and arith on them.
+static Val evaluateOutside(Kernel &kernel, Value value, unsigned depth) {
+  auto it = kernel.outside.find(value);
+  if (it != kernel.outside.end())
+    return it->second;
+  Val result = Val::unknown(value);
+  Operation *def = value.getDefiningOp();
+  if (def && depth < kMaxOutsideDepth && def->getNumRegions() == 0 &&
+      isa<arith::ArithDialect>(def->getDialect()))
+    result = evaluateArith(def, [&](Value operand) {
+      return evaluateOutside(kernel, operand, depth + 1);
+    });
+  kernel.outside[value] = result;
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Interpreting one role
+//===----------------------------------------------------------------------===//
+
+/// Runs one role for one trial: loops whose trip count cannot be computed
+/// run `trips` times, scf.if ops on an unknown condition that hold barrier
+/// ops take the `defaultBranch` (true: then).
+class RoleRun {
+public:
+  RoleRun(Kernel &kernel, RoleOp role, int64_t trips, bool defaultBranch)
+      : kernel(kernel), role(role), trips(trips),
+        defaultBranch(defaultBranch) {}
+
+  /// Interprets the role, recording its barrier events.
+  LogicalResult run() { return runBlock(role.getBody().front(), nullptr); }
+
+  std::vector<Event> events;
+  /// A loop ran the trial's trip count.
+  bool substituted = false;
+  /// An scf.if took the default branch.
+  bool usedDefault = false;
+  Error error;
+
+private:
+  LogicalResult runBlock(Block &block, SmallVectorImpl<Val> *yielded);
+  LogicalResult runOp(Operation &op);
+  LogicalResult runFor(scf::ForOp loop);
+  LogicalResult runIf(scf::IfOp ifOp);
+  LogicalResult runBarrierOp(Operation *op);
+
+  Val get(Value value) {
+    auto it = env.find(value);
+    if (it != env.end())
+      return it->second;
+    if (role.getBody().isAncestor(value.getParentRegion()))
+      return Val::unknown(value);
+    return evaluateOutside(kernel, value, 0);
+  }
+  void setUnknownResults(Operation *op, Value cause = Value()) {
+    for (Value result : op->getResults())
+      env[result] = Val::unknown(cause ? cause : result);
+  }
+  LogicalResult fail(Operation *op, const Twine &message) {
+    error.op = op;
+    error.message = message.str();
+    return failure();
+  }
+  /// An error for a value of `op` that depends on something the
+  /// interpreter cannot evaluate.
+  LogicalResult cannotInterpret(Operation *op, Value cause, StringRef what);
+  FailureOr<BarrierArray *> getArray(Operation *op);
+  FailureOr<int64_t> getInt(Operation *op, Value value, StringRef what);
+
+  Kernel &kernel;
+  RoleOp role;
+  int64_t trips;
+  bool defaultBranch;
+  DenseMap<Value, Val> env;
+  size_t steps = 0;
+};
+
+} // namespace
+
+LogicalResult RoleRun::cannotInterpret(Operation *op, Value cause,
+                                       StringRef what) {
+  std::string source;
+  if (!cause) {
+    source = "a value";
+  } else if (auto arg = dyn_cast<BlockArgument>(cause)) {
+    Operation *parent = arg.getOwner()->getParentOp();
+    if (isa_and_nonnull<FunctionOpInterface>(parent))
+      source = "kernel argument #" + std::to_string(arg.getArgNumber()) +
+               " (only trip counts of scf.for may depend on kernel "
+               "arguments)";
+    else
+      source = "block argument #" + std::to_string(arg.getArgNumber()) +
+               " of '" +
+               (parent ? parent->getName().getStringRef().str() : "?") + "'";
+  } else {
+    Operation *def = cause.getDefiningOp();
+    source = "'" + def->getName().getStringRef().str() + "' at " +
+             describeLoc(def->getLoc());
+  }
+  return fail(op, "cannot interpret " + source + ", which the " + what +
+                      " of this '" + op->getName().getStringRef() +
+                      "' in role '" + role.getRoleName() + "' depends on");
+}
+
+FailureOr<BarrierArray *> RoleRun::getArray(Operation *op) {
+  auto it = kernel.arrays.find(getBarriers(op));
+  if (it == kernel.arrays.end())
+    return fail(op, "cannot interpret the mbarrier array of this '" +
+                        op->getName().getStringRef() + "' in role '" +
+                        role.getRoleName() +
+                        "': it is not a ws.mbarrier_alloc above the "
+                        "ws.warp_specialize");
+  return &it->second;
+}
+
+FailureOr<int64_t> RoleRun::getInt(Operation *op, Value value,
+                                   StringRef what) {
+  Val v = get(value);
+  if (!v.known)
+    return cannotInterpret(op, v.cause, what);
+  if (v.known->getSignificantBits() > 63)
+    return fail(op, Twine("the ") + what + " of this '" +
+                        op->getName().getStringRef() + "' is out of range");
+  return v.known->getSExtValue();
+}
+
+LogicalResult RoleRun::runBlock(Block &block, SmallVectorImpl<Val> *yielded) {
+  for (Operation &op : block) {
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      if (yielded)
+        for (Value operand : op.getOperands())
+          yielded->push_back(get(operand));
+      continue;
+    }
+    if (failed(runOp(op)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult RoleRun::runOp(Operation &op) {
+  if (++steps > kMaxSteps) {
+    error.op = role;
+    error.message = "role '" + role.getRoleName().str() + "' runs more than " +
+                    std::to_string(kMaxSteps) + " operations";
+    error.tooLong = true;
+    return failure();
+  }
+  if (isBarrierOp(&op))
+    return runBarrierOp(&op);
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return runFor(loop);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return runIf(ifOp);
+  if (isa<WarpSpecializeOp>(op))
+    return success(); // checked on its own
+  if (op.getNumRegions() != 0) {
+    if (kernel.holdsBarrierOps.contains(&op))
+      return fail(&op, "cannot interpret '" + op.getName().getStringRef() +
+                           "' in role '" + role.getRoleName() +
+                           "', which holds mbarrier operations: only scf.for "
+                           "and scf.if may");
+    setUnknownResults(&op);
+    return success();
+  }
+  if (op.getNumResults() == 1 && isa<arith::ArithDialect>(op.getDialect())) {
+    env[op.getResult(0)] =
+        evaluateArith(&op, [&](Value value) { return get(value); });
+    return success();
+  }
+  setUnknownResults(&op);
+  return success();
+}
+
+LogicalResult RoleRun::runFor(scf::ForOp loop) {
+  bool holds = kernel.holdsBarrierOps.contains(loop);
+  bool integerResults = llvm::any_of(loop.getResultTypes(), [](Type type) {
+    return getWidth(type).has_value();
+  });
+  if (!holds && !integerResults) {
+    setUnknownResults(loop);
+    return success();
+  }
+  Val lb = get(loop.getLowerBound()), ub = get(loop.getUpperBound()),
+      step = get(loop.getStep());
+  uint64_t count;
+  if (lb.known && ub.known && step.known) {
+    const APInt &l = *lb.known, &u = *ub.known, &s = *step.known;
+    bool isUnsigned = loop.getUnsignedCmp();
+    if (l.getBitWidth() != u.getBitWidth() ||
+        l.getBitWidth() != s.getBitWidth() || s.isZero() ||
+        (!isUnsigned && s.isNegative())) {
+      if (holds)
+        return fail(loop, "cannot interpret this scf.for in role '" +
+                              role.getRoleName() +
+                              "': its step is not positive");
+      setUnknownResults(loop);
+      return success();
+    }
+    bool empty = isUnsigned ? u.ule(l) : u.sle(l);
+    if (empty) {
+      count = 0;
+    } else {
+      APInt span = u - l;
+      APInt n = span.udiv(s);
+      if (!span.urem(s).isZero())
+        n += 1;
+      count = n.getLimitedValue();
+    }
+    if (!holds && count > kMaxPlainTrips) {
+      setUnknownResults(loop);
+      return success();
+    }
+  } else {
+    count = uint64_t(trips);
+    substituted = true;
+  }
+
+  SmallVector<Val> iters;
+  for (Value init : loop.getInitArgs())
+    iters.push_back(get(init));
+  Value iv = loop.getInductionVar();
+  for (uint64_t i = 0; i < count; ++i) {
+    if (lb.known && step.known &&
+        lb.known->getBitWidth() == step.known->getBitWidth())
+      env[iv] = Val::of(*lb.known +
+                        *step.known * APInt(lb.known->getBitWidth(), i));
+    else
+      env[iv] = Val::unknown(lb.known ? step.cause : lb.cause);
+    for (auto [arg, value] : llvm::zip(loop.getRegionIterArgs(), iters))
+      env[arg] = value;
+    SmallVector<Val> yielded;
+    if (failed(runBlock(*loop.getBody(), &yielded)))
+      return failure();
+    if (yielded.size() != iters.size())
+      return fail(loop, "cannot interpret this scf.for: its yield does not "
+                        "match its iteration arguments");
+    iters = std::move(yielded);
+  }
+  for (auto [result, value] : llvm::zip(loop.getResults(), iters))
+    env[result] = value;
+  return success();
+}
+
+LogicalResult RoleRun::runIf(scf::IfOp ifOp) {
+  Val cond = get(ifOp.getCondition());
+  bool branch;
+  if (cond.known) {
+    branch = !cond.known->isZero();
+  } else if (!kernel.holdsBarrierOps.contains(ifOp)) {
+    setUnknownResults(ifOp, cond.cause);
+    return success();
+  } else {
+    branch = defaultBranch;
+    usedDefault = true;
+  }
+  Region &region = branch ? ifOp.getThenRegion() : ifOp.getElseRegion();
+  if (region.empty()) {
+    setUnknownResults(ifOp);
+    return success();
+  }
+  SmallVector<Val> yielded;
+  if (failed(runBlock(region.front(), &yielded)))
+    return failure();
+  if (yielded.size() != ifOp.getNumResults())
+    return fail(ifOp, "cannot interpret this scf.if: its yield does not "
+                      "match its results");
+  for (auto [result, value] : llvm::zip(ifOp.getResults(), yielded))
+    env[result] = value;
+  return success();
+}
+
+LogicalResult RoleRun::runBarrierOp(Operation *op) {
+  FailureOr<BarrierArray *> array = getArray(op);
+  if (failed(array))
+    return failure();
+  Value indexValue;
+  if (auto wait = dyn_cast<MBarrierWaitOp>(op))
+    indexValue = wait.getIndex();
+  else if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
+    indexValue = arrive.getIndex();
+  else
+    indexValue = cast<TMALoadMBarrierOp>(op).getIndex();
+  FailureOr<int64_t> index = getInt(op, indexValue, "stage");
+  if (failed(index))
+    return failure();
+  if (*index < 0 || *index >= (*array)->count)
+    return fail(op, "role '" + role.getRoleName() + "' uses barrier " +
+                        Twine(*index) + " of " +
+                        kernel.describeArray(**array) + ", which holds " +
+                        plural((*array)->count, "barrier") +
+                        ": the stage is out of range (simulating loops of "
+                        "unknown trip count with " +
+                        Twine(trips) + " iterations)");
+  Event event{Event::Wait, op, *array, *index, 0, 0};
+  if (auto wait = dyn_cast<MBarrierWaitOp>(op)) {
+    FailureOr<int64_t> parity = getInt(op, wait.getPhase(), "phase parity");
+    if (failed(parity))
+      return failure();
+    if (*parity != 0 && *parity != 1)
+      return fail(op, "role '" + role.getRoleName() + "' waits on " +
+                          kernel.describe(**array, *index) + " for parity " +
+                          Twine(*parity) + ", which is neither 0 nor 1");
+    event.amount = *parity;
+  } else if (auto arrive = dyn_cast<MBarrierArriveOp>(op)) {
+    event.kind = Event::Arrive;
+    event.amount = arrive.getLeader() ? 1 : role.getNumThreads();
+    event.bytes = arrive.getTxBytes().value_or(0);
+  } else {
+    auto load = cast<TMALoadMBarrierOp>(op);
+    event.kind = Event::CompleteTx;
+    event.bytes = getMemRefBytes(load.getBuffer().getType());
+  }
+  events.push_back(event);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Simulating the roles together
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One mbarrier: completed phases, arrivals still expected in the current
+/// phase, and expected transaction bytes not yet delivered.
+struct BarrierState {
+  int64_t completed = 0;
+  int64_t pending = 0;
+  int64_t tx = 0;
+};
+
+struct RoleTrace {
+  RoleOp role;
+  std::vector<Event> events;
+  size_t next = 0;
+  /// Waits passed so far, per barrier.
+  std::map<std::pair<BarrierArray *, int64_t>, int64_t> waits;
+};
+
+} // namespace
+
+/// What is amiss with the transaction bytes of a phase, if anything.
+static std::string describeTx(int64_t tx) {
+  if (tx > 0)
+    return ", " + std::to_string(tx) + " expected transaction bytes not "
+           "delivered";
+  if (tx < 0)
+    return ", " + std::to_string(-tx) + " transaction bytes delivered "
+           "beyond those expected";
+  return "";
+}
+
+/// Simulates the roles until all have finished or none can go on. Roles run
+/// in turn, each as far as it can; a wait passes when the barrier's current
+/// phase parity differs from the wait's (the phase of that parity has
+/// completed), as mbarrier.try_wait.parity does.
+static std::optional<Error> simulate(Kernel &kernel,
+                                     MutableArrayRef<RoleTrace> traces,
+                                     StringRef trial) {
+  std::map<std::pair<BarrierArray *, int64_t>, BarrierState> states;
+  auto stateOf = [&](const Event &event) -> BarrierState & {
+    auto [it, inserted] =
+        states.try_emplace({event.array, event.index}, BarrierState());
+    if (inserted)
+      it->second.pending = event.array->arrivals;
+    return it->second;
+  };
+  auto maybeComplete = [](BarrierState &state, const BarrierArray &array) {
+    if (state.pending == 0 && state.tx == 0) {
+      ++state.completed;
+      state.pending = array.arrivals;
+    }
+  };
+
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (RoleTrace &trace : traces) {
+      StringRef roleName = trace.role.getRoleName();
+      while (trace.next < trace.events.size()) {
+        const Event &event = trace.events[trace.next];
+        BarrierState &state = stateOf(event);
+        std::string barrier = kernel.describe(*event.array, event.index);
+        if (event.kind == Event::Wait) {
+          if ((state.completed & 1) == event.amount)
+            break; // blocked
+          int64_t nth = ++trace.waits[{event.array, event.index}];
+          if (event.array->side != RingSide::Unknown) {
+            bool full = event.array->side == RingSide::Full;
+            int64_t needed = full ? nth : nth - 1;
+            if (state.completed != needed)
+              return Error{
+                  event.op,
+                  ("role '" + roleName + "' passes this wait on " + barrier +
+                   (state.completed < needed ? " too early" : " too late") +
+                   ": its " + ordinal(nth) + " wait on this " +
+                   (full ? "full" : "empty") + " barrier needs " +
+                   plural(needed, "completed phase") + ", but " +
+                   Twine(state.completed) +
+                   (state.completed == 1 ? " has" : " have") +
+                   " completed (it waits for parity " + Twine(event.amount) +
+                   ")" + trial)
+                      .str()};
+          }
+        } else if (event.kind == Event::Arrive) {
+          if (event.amount > state.pending)
+            return Error{event.op,
+                         ("role '" + roleName + "' arrives " +
+                          plural(event.amount, "time") + " on " + barrier +
+                          ", more than the " + Twine(state.pending) +
+                          " arrivals left in its current phase (it counts " +
+                          Twine(event.array->arrivals) +
+                          " per phase): the barrier would complete a phase "
+                          "early" +
+                          trial)
+                             .str()};
+          state.pending -= event.amount;
+          state.tx += event.bytes;
+          maybeComplete(state, *event.array);
+        } else {
+          state.tx -= event.bytes;
+          maybeComplete(state, *event.array);
+        }
+        ++trace.next;
+        progress = true;
+      }
+    }
+  }
+
+  // Deadlock: every unfinished role is blocked at a wait.
+  SmallVector<RoleTrace *> blocked;
+  for (RoleTrace &trace : traces)
+    if (trace.next < trace.events.size())
+      blocked.push_back(&trace);
+  if (!blocked.empty()) {
+    std::string message = "deadlock: ";
+    for (auto [i, trace] : llvm::enumerate(blocked)) {
+      const Event &event = trace->events[trace->next];
+      BarrierState &state = stateOf(event);
+      if (i != 0)
+        message += "; ";
+      message += "role '" + trace->role.getRoleName().str() + "' waits " +
+                 (i == 0 ? std::string("here")
+                         : "at " + describeLoc(event.op->getLoc())) +
+                 " forever on " + kernel.describe(*event.array, event.index) +
+                 " for parity " + std::to_string(event.amount) + " (" +
+                 plural(state.completed, "phase") + " completed, " +
+                 std::to_string(event.array->arrivals - state.pending) +
+                 " of " + std::to_string(event.array->arrivals) +
+                 " arrivals in the current one" + describeTx(state.tx);
+      // The parity the wait should have: the one that passes once the
+      // phases it needs have completed.
+      if (event.array->side != RingSide::Unknown) {
+        bool full = event.array->side == RingSide::Full;
+        int64_t nth = trace->waits[{event.array, event.index}] + 1;
+        int64_t needed = full ? nth : nth - 1;
+        int64_t parity = (needed + 1) & 1;
+        if (parity != event.amount)
+          message += "; as its " + ordinal(nth) + " wait on this " +
+                     (full ? "full" : "empty") +
+                     " barrier it should wait for parity " +
+                     std::to_string(parity);
+      }
+      message += ")";
+    }
+    return Error{blocked.front()->events[blocked.front()->next].op,
+                 message + trial.str()};
+  }
+
+  // Every role finished: each barrier must be between phases.
+  for (auto &[key, state] : states) {
+    auto [array, index] = key;
+    if (state.pending == array->arrivals && state.tx == 0)
+      continue;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << kernel.describe(*array, index) << " is left with "
+       << array->arrivals - state.pending << " of its " << array->arrivals
+       << " arrivals per phase";
+    os << describeTx(state.tx);
+    os << " when every role has finished: the arrivals on it do not add up "
+          "to whole phases"
+       << trial;
+    return Error{array->alloc, text};
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+/// Collects the barrier arrays of `op`'s roles and how their waits pass.
+static void collectArrays(Kernel &kernel) {
+  SmallVector<Operation *> barrierOps;
+  for (RoleOp role : kernel.op.getRoles())
+    role.getBody().walk([&](Operation *op) {
+      if (isBarrierOp(op) && op->getParentOfType<WarpSpecializeOp>() ==
+                                 kernel.op.getOperation())
+        barrierOps.push_back(op);
+    });
+  for (Operation *op : barrierOps) {
+    for (Operation *parent = op->getParentOp();
+         parent && parent != kernel.op.getOperation();
+         parent = parent->getParentOp())
+      kernel.holdsBarrierOps.insert(parent);
+    Value barriers = getBarriers(op);
+    auto alloc = barriers.getDefiningOp<MBarrierAllocOp>();
+    if (!alloc || kernel.op->isAncestor(alloc))
+      continue;
+    BarrierArray &array = kernel.arrays[barriers];
+    array.alloc = alloc;
+    array.count = alloc.getType().getCount();
+    array.arrivals = alloc.getArrivals();
+  }
+
+  // Sides: from the waits' ws.ring attributes (an array whose waits
+  // disagree has none); otherwise an array that TMA copies or expect_tx
+  // arrivals complete is full, and an array waited on only by roles that
+  // fill full arrays is empty.
+  DenseMap<Value, SmallVector<StringRef>> tags;
+  DenseMap<Value, SmallVector<RoleOp>> waiters;
+  DenseSet<Value> filled;
+  DenseSet<Operation *> fillers;
+  for (Operation *op : barrierOps) {
+    Value barriers = getBarriers(op);
+    if (!kernel.arrays.count(barriers))
+      continue;
+    BarrierArray &array = kernel.arrays[barriers];
+    if (auto wait = dyn_cast<MBarrierWaitOp>(op)) {
+      waiters[barriers].push_back(op->getParentOfType<RoleOp>());
+      if (auto ring = op->getAttrOfType<StringAttr>(kRingAttrName))
+        tags[barriers].push_back(ring.getValue());
+      else
+        tags[barriers].push_back("");
+      if (auto channel = op->getAttrOfType<IntegerAttr>(kChannelAttrName))
+        array.channel = channel.getInt();
+    } else if (isa<TMALoadMBarrierOp>(op) ||
+               cast<MBarrierArriveOp>(op).getTxBytes()) {
+      filled.insert(barriers);
+      fillers.insert(op->getParentOfType<RoleOp>());
+    }
+  }
+  for (auto &[barriers, array] : kernel.arrays) {
+    ArrayRef<StringRef> arrayTags = tags.lookup(barriers);
+    if (!arrayTags.empty() && llvm::all_equal(arrayTags) &&
+        !arrayTags.front().empty()) {
+      if (arrayTags.front() == "full")
+        array.side = RingSide::Full;
+      else if (arrayTags.front() == "empty")
+        array.side = RingSide::Empty;
+    } else if (arrayTags.empty() || llvm::all_of(arrayTags, [](StringRef t) {
+                 return t.empty();
+               })) {
+      if (filled.contains(barriers)) {
+        array.side = RingSide::Full;
+      } else {
+        ArrayRef<RoleOp> roles = waiters.lookup(barriers);
+        if (!roles.empty() && llvm::all_of(roles, [&](RoleOp role) {
+              return fillers.contains(role);
+            }))
+          array.side = RingSide::Empty;
+      }
+    }
+  }
+}
+
+/// Checks one ws.warp_specialize; emits the first error found.
+static LogicalResult verifyKernel(WarpSpecializeOp op) {
+  Kernel kernel;
+  kernel.op = op;
+  collectArrays(kernel);
+  // Every barrier op of a role makes its role hold barrier ops.
+  if (kernel.holdsBarrierOps.empty())
+    return success();
+
+  // A barrier array used by another ws.warp_specialize carries phases from
+  // one to the other, which a check of one alone cannot follow.
+  for (auto &entry : kernel.arrays)
+    for (Operation *user : entry.first.getUsers())
+      if (isBarrierOp(user) &&
+          user->getParentOfType<WarpSpecializeOp>() != op) {
+        op.emitWarning("ws-verify-phases: not checked: ")
+            << kernel.describeArray(entry.second)
+            << " is also used outside this ws.warp_specialize";
+        return success();
+      }
+
+  int64_t stages = 1;
+  for (auto &entry : kernel.arrays)
+    stages = std::max(stages, std::min(entry.second.count, kMaxStages));
+  int64_t maxTrips = 2 * stages + 3;
+
+  SmallVector<RoleOp> roles(op.getRoles());
+  for (int64_t trips = 1; trips <= maxTrips; ++trips) {
+    bool anySubstituted = false;
+    for (bool defaultBranch : {true, false}) {
+      SmallVector<RoleTrace> traces;
+      bool anyDefault = false;
+      for (RoleOp role : roles) {
+        RoleRun run(kernel, role, trips, defaultBranch);
+        if (failed(run.run())) {
+          if (run.error.tooLong) {
+            InFlightDiagnostic diag = op.emitWarning(
+                "ws-verify-phases: not checked: " + run.error.message);
+            if (run.substituted)
+              diag << " with loops of unknown trip count running "
+                   << plural(trips, "iteration");
+            return success();
+          }
+          run.error.op->emitError(run.error.message);
+          return failure();
+        }
+        anySubstituted |= run.substituted;
+        anyDefault |= run.usedDefault;
+        traces.push_back({role, std::move(run.events), 0, {}});
+      }
+      std::string trial;
+      if (anySubstituted)
+        trial += " (simulating loops of unknown trip count with " +
+                 plural(trips, "iteration");
+      if (anyDefault)
+        trial += std::string(anySubstituted ? ", " : " (") +
+                 "scf.if ops of unknown condition taking their " +
+                 (defaultBranch ? "then" : "else") + " branch";
+      if (!trial.empty())
+        trial += ")";
+      if (std::optional<Error> error = simulate(kernel, traces, trial)) {
+        error->op->emitError(error->message);
+        return failure();
+      }
+      if (!anyDefault)
+        break;
+    }
+    if (!anySubstituted)
+      break;
+  }
+  return success();
+}
+
+namespace {
+struct WSVerifyPhasesPass
+    : public ws::impl::WSVerifyPhasesBase<WSVerifyPhasesPass> {
+  void runOnOperation() override {
+    SmallVector<WarpSpecializeOp> ops;
+    getOperation()->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
+    bool ok = true;
+    for (WarpSpecializeOp op : ops)
+      ok &= succeeded(verifyKernel(op));
+    if (!ok)
+      signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace
