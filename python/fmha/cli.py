@@ -232,6 +232,15 @@ def _version(root) -> int:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `fmha cache list | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
     root = _cache.cache_dir(getattr(args, "cache_dir", None))
     if args.command == "compile":

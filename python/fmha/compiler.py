@@ -130,7 +130,10 @@ def _env_verbose() -> bool:
 
 
 def stderr_progress(message: str) -> None:
-    print(f"fmha: {message}", file=sys.stderr, flush=True)
+    try:
+        print(f"fmha: {message}", file=sys.stderr, flush=True)
+    except (BrokenPipeError, ValueError):  # stderr closed: keep compiling
+        pass
 
 
 # -- compiling ------------------------------------------------------------
