@@ -36,6 +36,28 @@ def _project() -> dict:
         return dict(re.findall(r'^(\w[\w-]*)\s*=\s*"([^"]*)"', table, re.M))
 
 
+def _scripts() -> dict[str, str]:
+    """The ``[project.scripts]`` table: command -> ``module:function``."""
+    p = _project()
+    if isinstance(p.get("scripts"), dict):
+        return dict(p["scripts"])
+    with open(os.path.join(ROOT, "pyproject.toml"), encoding="utf-8") as f:
+        text = f.read()
+    if "[project.scripts]" not in text:
+        return {}
+    table = text.split("[project.scripts]", 1)[1].split("\n[", 1)[0]
+    return dict(re.findall(r'^([\w.-]+)\s*=\s*"([^"]*)"', table, re.M))
+
+
+def _entry_points() -> str:
+    scripts = _scripts()
+    if not scripts:
+        return ""
+    lines = ["[console_scripts]"]
+    lines += [f"{name} = {target}" for name, target in scripts.items()]
+    return "\n".join(lines) + "\n"
+
+
 def _metadata() -> str:
     p = _project()
     lines = ["Metadata-Version: 2.1", f"Name: {p['name']}",
@@ -75,6 +97,8 @@ def _write_wheel(wheel_directory: str, contents: dict[str, bytes]) -> str:
     info = _dist_info()
     contents = dict(contents)
     contents[f"{info}/METADATA"] = _metadata().encode()
+    if _entry_points():
+        contents[f"{info}/entry_points.txt"] = _entry_points().encode()
     contents[f"{info}/WHEEL"] = (
         "Wheel-Version: 1.0\nGenerator: fmha_build\n"
         "Root-Is-Purelib: true\nTag: py3-none-any\n").encode()
@@ -86,7 +110,10 @@ def _write_wheel(wheel_directory: str, contents: dict[str, bytes]) -> str:
                          zipfile.ZIP_DEFLATED) as z:
         for path, data in contents.items():
             entry = zipfile.ZipInfo(path, date)
-            entry.external_attr = 0o644 << 16
+            # Tools bundled in fmha/bin (fmha.tools looks there) stay
+            # executable.
+            executable = path.startswith(f"{PACKAGE}/bin/")
+            entry.external_attr = (0o755 if executable else 0o644) << 16
             entry.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(entry, data)
     return name

@@ -1,7 +1,24 @@
 """fmha: warp-specialized attention and GEMM kernels for Hopper and Blackwell.
 
-``fmha.runtime`` launches compiled kernels (cubin + JSON manifest) on PyTorch
-tensors through the CUDA driver API; it imports without PyTorch or a GPU.
+- ``fmha.compile(spec) -> CompiledKernel``: compiles a kernel spec
+  (``GemmSpec``, ``AttentionSpec``) with the fmha compiler, caching the
+  artifacts on disk (fmha.cache); a cache hit needs no compiler.
+- ``fmha.gemm(a, b)``, ``fmha.attention(q, k, v, ...)``: the kernels on
+  PyTorch tensors, as PyTorch custom ops (``torch.ops.fmha.*``) that work
+  under ``torch.compile``.
+- ``fmha.runtime`` launches compiled kernels (cubin + JSON manifest)
+  through the CUDA driver API.
+
+Importing the package needs neither PyTorch nor a GPU nor the compiler.
 """
 
 __version__ = "0.1.0"
+
+from .compiler import CompiledKernel, CompileError, compile
+from .ops import attention, gemm
+from .specs import AttentionSpec, GemmSpec
+
+__all__ = [
+    "AttentionSpec", "CompileError", "CompiledKernel", "GemmSpec",
+    "__version__", "attention", "compile", "gemm",
+]

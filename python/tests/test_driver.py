@@ -17,6 +17,15 @@ ERRORS = {0: ("CUDA_SUCCESS", "no error"),
           201: ("CUDA_ERROR_INVALID_CONTEXT", "invalid device context")}
 
 
+def _address(p):
+    """Where a ``void **`` argument points: a pointer's target, or an
+    array passed as it is (the driver passes the params array unconverted;
+    ctypes turns it into a pointer at the C boundary)."""
+    if isinstance(p, ctypes.Array):
+        return ctypes.addressof(p)
+    return ctypes.addressof(p.contents)
+
+
 class FakeLib:
     """Python stand-ins for libcuda's functions. Outputs are written
     through ``byref`` arguments (``._obj``); every call is recorded."""
@@ -176,8 +185,7 @@ class DriverTest(unittest.TestCase):
         name, args = self.lib.calls[-1]
         self.assertEqual(name, "cuLaunchKernel")
         self.assertEqual(args[:9], (0xF, 4, 2, 1, 384, 1, 1, 1024, 0x5))
-        self.assertEqual(ctypes.addressof(args[9].contents),
-                         ctypes.addressof(params))
+        self.assertEqual(_address(args[9]), ctypes.addressof(params))
         self.assertIsNone(args[10])
         self.driver.launch(0xF, (4, 2, 1), (384, 1, 1), 0, 0, params)
         self.assertIsNone(self.lib.calls[-1][1][8])  # the default stream
@@ -199,8 +207,7 @@ class DriverTest(unittest.TestCase):
         dim = attr.value.clusterDim
         self.assertEqual((dim.x, dim.y, dim.z), (2, 1, 1))
         self.assertEqual(func, 0xF)
-        self.assertEqual(ctypes.addressof(kparams.contents),
-                         ctypes.addressof(params))
+        self.assertEqual(_address(kparams), ctypes.addressof(params))
 
     def test_encode_tensor_map(self):
         args = tensor_map_args("q", view((2, 8, 1024, 128)), "bf16",

@@ -28,14 +28,20 @@ class WheelTest(unittest.TestCase):
             self.assertEqual(name, "fmha-0.1.0-py3-none-any.whl")
             with zipfile.ZipFile(os.path.join(tmp, name)) as z:
                 names = set(z.namelist())
-                for module in ("__init__", "runtime/__init__",
+                for module in ("__init__", "__main__", "cache", "cli",
+                               "compiler", "ops", "specs", "tools",
+                               "torch_ops", "runtime/__init__",
                                "runtime/driver", "runtime/kernel",
-                               "runtime/manifest", "runtime/tensormap"):
+                               "runtime/lru", "runtime/manifest",
+                               "runtime/tensormap"):
                     self.assertIn(f"fmha/{module}.py", names)
                 self.assertFalse([n for n in names if "__pycache__" in n])
                 metadata = z.read("fmha-0.1.0.dist-info/METADATA").decode()
                 self.assertIn("Name: fmha\nVersion: 0.1.0\n", metadata)
                 self.assertNotIn("Requires-Dist", metadata)
+                self.assertEqual(
+                    z.read("fmha-0.1.0.dist-info/entry_points.txt").decode(),
+                    "[console_scripts]\nfmha = fmha.cli:main\n")
                 record = z.read("fmha-0.1.0.dist-info/RECORD").decode()
                 for line in record.splitlines():
                     path, digest, size = line.split(",")

@@ -12,7 +12,7 @@ from .manifest import (Manifest, bind_symbols, evaluate, launch_grid,
 from .params import PackedParams, pack_params
 from .tensormap import (TensorMap, TensorMapArgs, check_box,
                         check_tensor_map_args, encode_tensor_map,
-                        tensor_map_args)
+                        tensor_map_args, tensor_map_key)
 from .tensors import TensorView, as_view
 
 __all__ = [
@@ -21,5 +21,5 @@ __all__ = [
     "TensorView", "as_view", "bind_symbols", "check_box", "check_layout",
     "check_tensor_map_args", "encode_tensor_map", "evaluate", "launch_grid",
     "load_manifest", "pack_params", "parse_expr", "parse_manifest",
-    "tensor_map_args",
+    "tensor_map_args", "tensor_map_key",
 ]

@@ -147,6 +147,8 @@ class Driver:
         self._cluster_set: set[int] = set()
         self._primary: dict[int, int] = {}
         self._sms: dict[int, int] = {}
+        self._capabilities: dict[int, tuple[int, int]] = {}
+        self._context_devices: dict[int, int] = {}
         self.call("cuInit", 0)
 
     # -- calls -------------------------------------------------------------
@@ -197,10 +199,14 @@ class Driver:
 
     def compute_capability(self, ordinal: int) -> tuple[int, int]:
         """The (major, minor) compute capability of device ``ordinal``."""
-        return (self.device_attribute(
+        cap = self._capabilities.get(ordinal)
+        if cap is None:
+            cap = self._capabilities[ordinal] = (
+                self.device_attribute(
                     ordinal, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
                 self.device_attribute(
                     ordinal, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+        return cap
 
     def multiprocessor_count(self, ordinal: int) -> int:
         """The number of multiprocessors (SMs) of device ``ordinal``."""
@@ -214,19 +220,32 @@ class Driver:
         self.call("cuCtxGetCurrent", ctypes.byref(ctx))
         return ctx.value
 
+    def current_context(self) -> Optional[int]:
+        """The calling thread's current context (a ``CUcontext`` handle),
+        or None: one driver call, for the launch cache's check."""
+        return self._current_context()
+
     def current_device(self) -> Optional[int]:
         """The ordinal of the device of the calling thread's current
         context, or None when no context is current."""
-        if self._current_context() is None:
+        ctx = self._current_context()
+        if ctx is None:
             return None
+        ordinal = self._context_devices.get(ctx)
+        if ordinal is not None:
+            return ordinal
         dev = CUdevice()
         self.call("cuCtxGetDevice", ctypes.byref(dev))
         count = c_int()
         self.call("cuDeviceGetCount", ctypes.byref(count))
-        for ordinal in range(count.value):
-            if self._device(ordinal) == dev.value:
-                return ordinal
-        return dev.value
+        ordinal = dev.value
+        for i in range(count.value):
+            if self._device(i) == dev.value:
+                ordinal = i
+                break
+        with self._lock:
+            self._context_devices[ctx] = ordinal
+        return ordinal
 
     def use_primary_context(self, ordinal: int) -> None:
         """Makes device ``ordinal``'s primary context (the one PyTorch and
@@ -325,7 +344,9 @@ class Driver:
         with a cluster dimension attribute when ``cluster`` is not
         ``[1, 1, 1]``. ``params`` is the ``void *`` array of
         fmha.runtime.params."""
-        kernel_params = ctypes.cast(params, POINTER(c_void_p))
+        # An array of c_void_p passes as the void ** as it is.
+        kernel_params = params if isinstance(params, ctypes.Array) \
+            else ctypes.cast(params, POINTER(c_void_p))
         attrs = cluster_attributes(cluster)
         if attrs is None:
             self.call("cuLaunchKernel", func, *grid, *block, smem,

@@ -9,6 +9,15 @@ against the manifest (every tensor present, dtypes, ranks, consistent sizes,
 one CUDA device that is the current one, the device's compute capability,
 the layout rules, the tensor-map rules) and raises ValueError (or its
 subclass TensorMapError) with a message that names the tensor and the rule.
+
+Repeated launches are cheap: :meth:`Kernel.launch` keeps the prepared
+launch (checks done, tensor maps encoded, parameters packed) of the last
+``LAUNCH_CACHE_SIZE`` tensor sets, keyed by every tensor's data pointer,
+shape, strides, dtype and device. A call on the same tensors only checks
+that the same CUDA context is current, reads the stream and launches. A
+launch on new tensors still reuses the encoded tensor maps of those it
+shares with earlier ones (an LRU of ``TENSOR_MAP_CACHE_SIZE`` maps, keyed by
+everything a map depends on: fmha.runtime.tensormap.tensor_map_key).
 """
 
 from __future__ import annotations
@@ -22,10 +31,16 @@ from typing import Any, Mapping, Optional, Union
 from .driver import DEFAULT_DYNAMIC_SMEM_LIMIT, MAX_PORTABLE_CLUSTER_SIZE
 from .errors import ManifestError
 from .manifest import Manifest, bind_symbols, launch_grid, load_manifest
+from .lru import LRUCache
 from .params import PackedParams, pack_params
-from .tensors import TensorView, as_view, current_torch_stream, is_torch_tensor
+from .tensormap import TensorMapArgs, tensor_map_key
+from .tensors import (TensorView, as_view, current_torch_stream,
+                      is_torch_tensor, torch_tensor_class)
 
 ALIGNMENT = 16
+# Prepared launches and encoded tensor maps kept per kernel.
+LAUNCH_CACHE_SIZE = 64
+TENSOR_MAP_CACHE_SIZE = 64
 
 
 @dataclass
@@ -41,6 +56,38 @@ class Launch:
     params: PackedParams
     symbols: dict[str, int]
     device: int
+
+
+@dataclass
+class _CachedLaunch:
+    """A prepared launch, the context it was prepared in, and whether its
+    tensors are PyTorch's (their current stream is the default one)."""
+
+    launch: Launch
+    context: Any
+    torch: bool
+
+
+def launch_key(names: tuple, tensors: Mapping[str, Any]) -> Optional[tuple]:
+    """The launch cache's key for ``tensors`` (the kernel's tensor
+    ``names``, in manifest order): per tensor its data pointer, shape,
+    strides, dtype and device (a TensorView is its own key). None when the
+    set cannot be cached (a name missing or extra, not a tensor)."""
+    if len(tensors) != len(names):
+        return None
+    tensor_cls = torch_tensor_class()
+    parts = []
+    for name in names:
+        t = tensors.get(name)
+        if tensor_cls is not None and isinstance(t, tensor_cls):
+            # get_device(): the CUDA index, -1 on the CPU (no device object).
+            parts.append((t.data_ptr(), t.shape, t.stride(), t.dtype,
+                          t.get_device()))
+        elif type(t) is TensorView:
+            parts.append(t)
+        else:
+            return None
+    return tuple(parts)
 
 
 def check_layout(name: str, view: TensorView) -> None:
@@ -82,6 +129,10 @@ class Kernel:
         self._driver = driver
         digest = hashlib.sha256(cubin).hexdigest()[:16]
         self._cubin_key = f"{os.path.abspath(manifest.cubin_path)}#{digest}"
+        self._names = tuple(manifest.tensors)
+        self._launches = LRUCache(LAUNCH_CACHE_SIZE)
+        self._tensor_maps = LRUCache(TENSOR_MAP_CACHE_SIZE)
+        self._context_query: Any = None
 
     @classmethod
     def load(cls, manifest_path: Union[str, os.PathLike],
@@ -123,14 +174,65 @@ class Kernel:
         ``stream``: None for PyTorch's current stream on the tensors' device
         (the default stream without PyTorch), a ``torch.cuda.Stream`` or
         anything with ``cuda_stream``, or a raw ``CUstream`` handle (int)."""
+        key = launch_key(self._names, tensors)
+        if key is not None:
+            cached = self._launches.get(key)
+            if cached is not None and cached.context == self._context():
+                launch = cached.launch
+                if stream is None:
+                    handle = current_torch_stream(launch.device) \
+                        if cached.torch else 0
+                else:
+                    handle = self._stream(stream, launch.device, tensors)
+                self.driver.launch(launch.function, launch.grid,
+                                   launch.block, launch.dynamic_smem, handle,
+                                   launch.params.array, launch.cluster)
+                return
         launch = self.prepare(tensors, stream)
+        if key is not None:
+            self._launches.put(key, _CachedLaunch(
+                launch, self._context(),
+                any(is_torch_tensor(t) for t in tensors.values())))
         self.driver.launch(launch.function, launch.grid, launch.block,
                            launch.dynamic_smem, launch.stream,
                            launch.params.array, launch.cluster)
 
+    def cache_info(self) -> dict:
+        """Sizes and hit counts of the launch and tensor-map caches."""
+        return {name: {"size": len(c), "maxsize": c.maxsize,
+                       "hits": c.hits, "misses": c.misses}
+                for name, c in (("launches", self._launches),
+                                ("tensor_maps", self._tensor_maps))}
+
+    def clear_cache(self) -> None:
+        """Forgets the prepared launches and encoded tensor maps."""
+        self._launches.clear()
+        self._tensor_maps.clear()
+
+    def _context(self) -> Any:
+        """What a cached launch must find current again: the CUDA context
+        (the current device with a driver that has no context query)."""
+        query = self._context_query
+        if query is None:
+            driver = self.driver
+            query = self._context_query = getattr(
+                driver, "current_context", driver.current_device)
+        return query()
+
+    def _encode(self, args: TensorMapArgs) -> Any:
+        """Encodes a tensor map, or reuses the one of the same key."""
+        key = tensor_map_key(args)
+        tmap = self._tensor_maps.get(key)
+        if tmap is None:
+            tmap = self.driver.encode_tensor_map(args)
+            self._tensor_maps.put(key, tmap)
+        return tmap
+
     def prepare(self, tensors: Mapping[str, Any],
                 stream: Any = None) -> Launch:
-        """Does everything :meth:`launch` does except the launch itself."""
+        """Does everything :meth:`launch` does except the launch itself,
+        every check included (the caches are not consulted, except for
+        reusing encoded tensor maps)."""
         m = self.manifest
         self._check_names(tensors)
         views = {name: as_view(tensors[name], name) for name in m.tensors}
@@ -151,8 +253,7 @@ class Kernel:
             return driver.multiprocessor_count(device)
 
         grid = launch_grid(m, symbols, num_sms)
-        params = pack_params(m, views, symbols, driver.encode_tensor_map,
-                             num_sms)
+        params = pack_params(m, views, symbols, self._encode, num_sms)
         handle = self._stream(stream, device, tensors)
         function = driver.get_function(self._cubin_key, self.cubin, m.entry)
         if m.dynamic_smem > DEFAULT_DYNAMIC_SMEM_LIMIT:

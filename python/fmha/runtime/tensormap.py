@@ -234,6 +234,17 @@ def tensor_map_args(tensor: str, view: "TensorView", dtype: TensorDType | str,
     return args
 
 
+def tensor_map_key(args: TensorMapArgs) -> tuple:
+    """Everything the encoded map depends on, as a hashable key: the
+    address, sizes, strides, data type, box, element strides, interleave,
+    swizzle, L2 promotion and out-of-bounds fill (not the tensor's name).
+    Two argument sets with one key encode the same 128 bytes."""
+    return (args.global_address, args.global_dim, args.global_strides,
+            args.data_type, args.itemsize, args.rank, args.box_dim,
+            args.element_strides, args.interleave, args.swizzle,
+            args.l2_promotion, args.oob_fill)
+
+
 def encode_tensor_map(args: TensorMapArgs, driver: Any = None) -> Any:
     """Checks ``args`` and encodes them with the driver's
     ``cuTensorMapEncodeTiled``; returns the driver's TensorMap (128 bytes,

@@ -96,7 +96,29 @@ def as_view(obj: Any, name: str = "?") -> TensorView:
 def current_torch_stream(device: int) -> int:
     """The handle (``CUstream``) of PyTorch's current stream on ``device``,
     or 0 (the default stream) when PyTorch is not imported."""
+    raw = _RAW_STREAM[0]
+    if raw is not None:
+        return int(raw(device))
     torch = _torch()
     if torch is None:
         return 0
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:  # what Triton and Inductor use: no Stream object
+        _RAW_STREAM[0] = raw
+        return int(raw(device))
     return int(torch.cuda.current_stream(device).cuda_stream)
+
+
+_RAW_STREAM: list = [None]
+_TENSOR_CLASS: list = [None]
+
+
+def torch_tensor_class() -> Any:
+    """``torch.Tensor`` when PyTorch is imported, else None."""
+    cls = _TENSOR_CLASS[0]
+    if cls is None:
+        torch = _torch()
+        if torch is None:
+            return None
+        cls = _TENSOR_CLASS[0] = torch.Tensor
+    return cls

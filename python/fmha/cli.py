@@ -1,0 +1,261 @@
+"""The ``fmha`` command (also ``python -m fmha``).
+
+    fmha compile gemm --dtype bf16 [--out-dtype f32] [--m 4096 ...] [-o DIR]
+    fmha compile attention --dtype bf16 --head-dim 128 [--causal ...]
+    fmha cache list | fmha cache clear | fmha cache dir
+    fmha version
+
+Progress goes to stderr, results to stdout. Exit status 1 on a compile
+error (the compiler's message on stderr), 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+from typing import Optional, Sequence
+
+from . import __version__
+from . import cache as _cache
+from . import tools as _tools
+from .compiler import CompileError, compile, copy_artifacts, stderr_progress
+from .ops import gemm_spec
+from .specs import AttentionSpec, GemmSpec
+
+
+def _ints(text: str) -> tuple:
+    try:
+        return tuple(int(x) for x in text.replace("x", ",").split(",") if x)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, got {text!r}") from None
+
+
+def _size(text: str) -> Optional[int]:
+    if text in ("?", "dynamic"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer or '?', got {text!r}") from None
+
+
+def _human(nbytes: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if nbytes < 1024 or unit == "GiB":
+            return f"{nbytes:.0f} {unit}" if unit == "B" else \
+                f"{nbytes:.1f} {unit}"
+        nbytes /= 1024
+    return f"{nbytes} B"  # pragma: no cover
+
+
+def _parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--cache-dir", metavar="DIR",
+                        help="the kernel cache (default: $FMHA_CACHE_DIR, "
+                        "$XDG_CACHE_HOME/fmha or ~/.cache/fmha)")
+    p = argparse.ArgumentParser(
+        prog="fmha", description="Compiles fmha kernels into the kernel "
+        "cache and manages it.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    c = sub.add_parser("compile", help="compile a kernel (or find it in the "
+                       "cache)")
+    kinds = c.add_subparsers(dest="kind", required=True)
+    kernel_opts = argparse.ArgumentParser(add_help=False, parents=[common])
+    kernel_opts.add_argument("-o", "--output", metavar="DIR",
+                             help="also copy the artifacts to DIR")
+    kernel_opts.add_argument("--force", action="store_true",
+                             help="compile even when cached")
+    kernel_opts.add_argument("-v", "--verbose", action="store_true",
+                             help="list the pipeline's passes")
+    kernel_opts.add_argument("--target", default="sm_90a",
+                             choices=["sm_90a", "sm_100a"])
+
+    g = kinds.add_parser(
+        "gemm", parents=[kernel_opts],
+        help="C = A @ B^T, B given as [N, K]",
+        description="C[M, N] = A[M, K] @ B[N, K]^T with fp32 accumulation. "
+        "Sizes left out are dynamic. Without --stages, the stages "
+        "fmha.gemm uses: 3, or 2 for an f32 output.")
+    g.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    g.add_argument("--out-dtype", choices=["bf16", "f16", "f32"],
+                   help="default: --dtype")
+    g.add_argument("--tile", type=_ints, default=(128, 128, 64),
+                   metavar="M,N,K", help="default: 128,128,64")
+    g.add_argument("--stages", type=int)
+    g.add_argument("--consumers", type=int, default=2)
+    for size in ("m", "n", "k"):
+        g.add_argument(f"--{size}", type=_size, metavar=size.upper(),
+                       help=f"static {size.upper()} (default: dynamic)")
+
+    a = kinds.add_parser(
+        "attention", parents=[kernel_opts],
+        help="fused attention forward (not expanded by the compiler yet)")
+    a.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    a.add_argument("--head-dim", type=int, default=128)
+    for size in ("batch", "heads-q", "heads-kv", "seq-q", "seq-k"):
+        a.add_argument(f"--{size}", type=_size,
+                       help="static size (default: dynamic)")
+    a.add_argument("--lse", action="store_true",
+                   help="also return the log-sum-exp")
+    a.add_argument("--causal", action="store_true")
+    a.add_argument("--window", type=_ints, metavar="LEFT,RIGHT")
+    a.add_argument("--scale", type=float)
+    a.add_argument("--tile", type=_ints, metavar="M,N")
+    a.add_argument("--stages", type=int)
+    a.add_argument("--consumers", type=int)
+
+    k = sub.add_parser("cache", help="list or clear the kernel cache")
+    actions = k.add_subparsers(dest="action", required=True)
+    actions.add_parser("list", parents=[common], help="list the entries")
+    actions.add_parser("clear", parents=[common], help="remove every entry")
+    actions.add_parser("dir", parents=[common],
+                       help="print the cache directory")
+
+    sub.add_parser("version", parents=[common],
+                   help="package and compiler versions, cache directory")
+    return p
+
+
+def _spec(args: argparse.Namespace):
+    if args.kind == "gemm":
+        out = args.out_dtype or args.dtype
+        stages = args.stages if args.stages is not None else \
+            gemm_spec(args.dtype, out, args.target).stages
+        return GemmSpec(dtype=args.dtype, out_dtype=out, tile=args.tile,
+                        stages=stages, consumers=args.consumers,
+                        target=args.target, m=args.m, n=args.n, k=args.k)
+    return AttentionSpec(
+        dtype=args.dtype, head_dim=args.head_dim, batch=args.batch,
+        heads_q=args.heads_q, heads_kv=args.heads_kv, seq_q=args.seq_q,
+        seq_k=args.seq_k, return_lse=args.lse, causal=args.causal,
+        window=args.window, scale=args.scale, tile=args.tile,
+        stages=args.stages, consumers=args.consumers, target=args.target)
+
+
+def _compile(args: argparse.Namespace) -> int:
+    try:
+        spec = _spec(args)
+    except (TypeError, ValueError) as e:
+        print(f"fmha compile: {e}", file=sys.stderr)
+        return 2
+    try:
+        kernel = compile(spec, cache_dir=args.cache_dir, force=args.force,
+                         progress=stderr_progress, verbose=args.verbose)
+    except CompileError as e:
+        print(f"fmha compile: {e}", file=sys.stderr)
+        return 1
+    info = kernel.info
+    with open(kernel.manifest_path, encoding="utf-8") as f:
+        manifest = json.load(f)
+    how = "found in the cache" if kernel.cache_hit else \
+        f"compiled in {sum(info.get('seconds', {}).values()):.1f} s"
+    print(f"{spec.name} ({spec.target}): {how}")
+    print(f"  cache entry:  {kernel.directory}")
+    print(f"  manifest:     {kernel.manifest_path}")
+    print(f"  cubin:        {kernel.cubin_path}")
+    if kernel.ptx_path is not None:
+        print(f"  ptx:          {kernel.ptx_path}")
+    print(f"  block {manifest.get('block')}, cluster "
+          f"{manifest.get('cluster')}, dynamic smem "
+          f"{manifest.get('dynamic_smem')} B, grid "
+          f"{json.dumps(manifest.get('grid'))}")
+    if info.get("ptxas_info"):
+        print(f"  ptxas:        {info['ptxas_info']}")
+    if args.output:
+        copied = copy_artifacts(kernel, args.output)
+        print(f"  copied to {args.output}: "
+              f"{', '.join(p.name for p in copied)}")
+    return 0
+
+
+def _cache_list(root) -> int:
+    entries = list(_cache.iter_entries(root))
+    total = sum(e.size() for e in entries)
+    print(f"cache: {root} ({len(entries)} entries, {_human(total)})")
+    if not entries:
+        return 0
+    rows = [("kernel", "target", "created", "size", "compiler", "entry")]
+    for e in entries:
+        created = datetime.datetime.fromtimestamp(
+            e.info.get("created", 0)).strftime("%Y-%m-%d %H:%M")
+        compiler = (e.info.get("compiler") or "?").splitlines()
+        rows.append((e.info.get("name", "?"), e.info.get("target", "?"),
+                     created, _human(e.size()),
+                     _short_version(compiler), e.path.name))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return 0
+
+
+def _short_version(lines: list) -> str:
+    """The line of ``fmha-opt --version`` that names fmha (or the first),
+    with the start of the fmha-opt binary's hash when the lines have it."""
+    text = lines[0].strip() if lines else "?"
+    for line in lines:
+        if "fmha" in line.lower() and "sha256:" not in line:
+            text = line.strip()
+            break
+    for line in lines:
+        if line.startswith("fmha-opt sha256:"):
+            text += f" ({line.split(':', 1)[1][:8]})"
+    return text
+
+
+def _version(root) -> int:
+    print(f"fmha {__version__} ({os.path.dirname(os.path.abspath(__file__))})")
+    tools = _tools.find_tools()
+    if tools.compiler:
+        try:
+            version = _tools.tool_version(tools.opt.path)  # type: ignore
+            print(f"compiler: {_short_version(version.splitlines())}")
+        except Exception as e:  # noqa: BLE001 - report, do not fail
+            print(f"compiler: cannot run {tools.opt.path} --version: {e}")
+        print(f"  fmha-opt:       {tools.opt.path} ({tools.opt.origin})")
+        print(f"  fmha-translate: {tools.translate.path} "
+              f"({tools.translate.origin})")
+    else:
+        print(f"compiler: not found ({tools.missing()}); kernels come from "
+              f"the cache only")
+    if tools.ptxas:
+        print(f"  ptxas:          {tools.ptxas.path} ({tools.ptxas.origin})")
+    else:
+        print(f"  ptxas:          not found ({tools.ptxas.problem})")
+    print(f"cache: {root}")
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # `fmha cache list | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _main(argv: Optional[Sequence[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    root = _cache.cache_dir(getattr(args, "cache_dir", None))
+    if args.command == "compile":
+        return _compile(args)
+    if args.command == "cache":
+        if args.action == "list":
+            return _cache_list(root)
+        if args.action == "dir":
+            print(root)
+            return 0
+        removed, freed = _cache.clear(root)
+        print(f"removed {removed} entries ({_human(freed)}) from {root}")
+        return 0
+    return _version(root)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

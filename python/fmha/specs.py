@@ -1,0 +1,298 @@
+"""Kernel specifications: what to compile, as small frozen dataclasses.
+
+A spec names one kernel: its kind, element types, static sizes (None for a
+size known only at run time, ``?`` in MLIR), configuration and target.
+``spec.to_mlir()`` renders the ``fmha.gemm`` / ``fmha.attention`` op that
+the compiler takes (include/fmha/Dialect/FMHA/IR/FMHAOps.td has the
+syntax); ``spec.to_dict()`` is the canonical form the cache key hashes.
+
+Only what the op's syntax can express is checked here (types, counts,
+ranges); the compiler's verifier checks the rest (tile rules, shared memory
+and register budgets) and fmha.compile reports its message as CompileError.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any, Optional, Union
+
+TARGETS = ("sm_90a", "sm_100a")
+INPUT_DTYPES = ("bf16", "f16")
+GEMM_OUT_DTYPES = ("bf16", "f16", "f32")
+ATTENTION_HEAD_DIMS = (64, 128, 256)
+
+
+def _check_choice(what: str, value: Any, choices: tuple) -> None:
+    if value not in choices:
+        raise ValueError(f"{what} must be one of "
+                         f"{', '.join(repr(c) for c in choices)}, got "
+                         f"{value!r}")
+
+
+def _check_int(what: str, value: Any, low: int = 1,
+               high: Optional[int] = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{what} must be {bound}, got {value}")
+
+
+def _check_size(what: str, value: Any) -> None:
+    """A static size (positive, at most 2^32) or None (dynamic)."""
+    if value is not None:
+        _check_int(what, value, 1, 2**32)
+
+
+def _int_tuple(spec: Any, name: str, length: int) -> None:
+    """Normalizes the sequence field ``name`` to a tuple of ``length``
+    ints (a frozen dataclass must hold hashable values)."""
+    value = getattr(spec, name)
+    if value is None:
+        return
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of {length} ints, got "
+                        f"{value!r}") from None
+    if len(items) != length:
+        raise ValueError(f"{name} must have {length} entries, got "
+                         f"{list(items)}")
+    for i, item in enumerate(items):
+        _check_int(f"{name}[{i}]", item, 0 if name == "window" else 1)
+    object.__setattr__(spec, name, items)
+
+
+def _dim(size: Optional[int]) -> str:
+    return "?" if size is None else str(size)
+
+
+def tensor_type(shape: tuple, dtype: str) -> str:
+    """``tensor<?x128xbf16>`` for shape ``(None, 128)``."""
+    return "tensor<" + "x".join(_dim(s) for s in shape) + f"x{dtype}>"
+
+
+def float_literal(value: float) -> str:
+    """An MLIR float literal: always with a decimal point (``1.0``,
+    ``0.125``, ``1.0e-05``), which MLIR's grammar needs."""
+    text = repr(float(value))
+    mantissa, sep, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + sep + exponent
+
+
+class _Spec:
+    """Shared behaviour of the spec classes."""
+
+    kind = ""
+
+    def to_dict(self) -> dict:
+        """The spec as JSON-able data: ``{"kind": ..., field: value}``
+        (tuples as lists)."""
+        data: dict = {"kind": self.kind}
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            data[f.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    @property
+    def name(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def to_mlir(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class GemmSpec(_Spec):
+    """``C = A @ B^T``: A is ``[M, K]``, B is given as ``[N, K]`` (the op's
+    ``transpose_b``; a B given as ``[K, N]`` is not supported yet), C is
+    ``[M, N]``, accumulated in fp32.
+
+    ``m``, ``n``, ``k``: static sizes, or None for sizes known only at run
+    time. ``tile``: ``(block_m, block_n, block_k)``; ``stages``: A/B
+    shared-memory buffers (1 to 8); ``consumers``: consumer warpgroups per
+    CTA (1 or 2). The defaults fit 16-bit outputs; an ``f32`` C needs
+    ``stages=2`` with the default tile (see fmha.ops.gemm_spec).
+    """
+
+    dtype: str = "bf16"
+    out_dtype: str = "bf16"
+    tile: tuple = (128, 128, 64)
+    stages: int = 3
+    consumers: int = 2
+    target: str = "sm_90a"
+    m: Optional[int] = None
+    n: Optional[int] = None
+    k: Optional[int] = None
+
+    kind = "gemm"
+
+    def __post_init__(self) -> None:
+        _check_choice("dtype", self.dtype, INPUT_DTYPES)
+        _check_choice("out_dtype", self.out_dtype, GEMM_OUT_DTYPES)
+        _int_tuple(self, "tile", 3)
+        _check_int("stages", self.stages, 1, 8)
+        _check_int("consumers", self.consumers, 1, 2)
+        _check_choice("target", self.target, TARGETS)
+        for size in ("m", "n", "k"):
+            _check_size(size, getattr(self, size))
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol (and the cubin's entry point), e.g.
+        ``gemm_bf16_bf16_128x128x64_s3_c2``; static sizes add ``_m4096``
+        and so on."""
+        bm, bn, bk = self.tile
+        name = (f"gemm_{self.dtype}_{self.out_dtype}_{bm}x{bn}x{bk}"
+                f"_s{self.stages}_c{self.consumers}")
+        for size in ("m", "n", "k"):
+            if getattr(self, size) is not None:
+                name += f"_{size}{getattr(self, size)}"
+        return name
+
+    def signature(self) -> str:
+        a = tensor_type((self.m, self.k), self.dtype)
+        b = tensor_type((self.n, self.k), self.dtype)
+        c = tensor_type((self.m, self.n), self.out_dtype)
+        return f"({a}, {b}) -> {c}"
+
+    def to_mlir(self) -> str:
+        """The ``fmha.gemm`` op, one declaration in a module."""
+        bm, bn, bk = self.tile
+        return (f"fmha.gemm @{self.name} {self.signature()}\n"
+                f"    transpose_b tile [{bm}, {bn}, {bk}] "
+                f"stages {self.stages} consumers {self.consumers} "
+                f"target {self.target}\n")
+
+
+@dataclass(frozen=True)
+class AttentionSpec(_Spec):
+    """Fused multi-head attention forward, the ``fmha.attention`` op.
+
+    ``q`` is ``[batch, heads_q, seq_q, head_dim]``, ``k`` and ``v`` are
+    ``[batch, heads_kv, seq_k, head_dim]``, ``o`` is like ``q`` and the
+    optional ``lse`` (``return_lse=True``) is ``[batch, heads_q, seq_q]``
+    in f32. Sizes left None are dynamic; ``head_dim`` must be static (64,
+    128 or 256). ``causal``, ``window=(left, right)``, ``scale`` (default
+    ``1/sqrt(head_dim)``), ``tile=(block_m, block_n)``, ``stages`` and
+    ``consumers`` are the op's optional configuration (None: the
+    compiler's default).
+    """
+
+    dtype: str = "bf16"
+    head_dim: int = 128
+    batch: Optional[int] = None
+    heads_q: Optional[int] = None
+    heads_kv: Optional[int] = None
+    seq_q: Optional[int] = None
+    seq_k: Optional[int] = None
+    return_lse: bool = False
+    causal: bool = False
+    window: Optional[tuple] = None
+    scale: Optional[float] = None
+    tile: Optional[tuple] = None
+    stages: Optional[int] = None
+    consumers: Optional[int] = None
+    target: str = "sm_90a"
+
+    kind = "attention"
+
+    def __post_init__(self) -> None:
+        _check_choice("dtype", self.dtype, INPUT_DTYPES)
+        _check_choice("head_dim", self.head_dim, ATTENTION_HEAD_DIMS)
+        for size in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
+            _check_size(size, getattr(self, size))
+        for flag in ("return_lse", "causal"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(f"{flag} must be a bool, got "
+                                f"{getattr(self, flag)!r}")
+        _int_tuple(self, "window", 2)
+        if self.scale is not None:
+            if isinstance(self.scale, bool) or not isinstance(
+                    self.scale, (int, float)):
+                raise TypeError(f"scale must be a float, got {self.scale!r}")
+            if not (math.isfinite(self.scale) and self.scale > 0):
+                raise ValueError(f"scale must be > 0 and finite, got "
+                                 f"{self.scale}")
+            object.__setattr__(self, "scale", float(self.scale))
+        _int_tuple(self, "tile", 2)
+        if self.stages is not None:
+            _check_int("stages", self.stages, 1, 8)
+        if self.consumers is not None:
+            _check_int("consumers", self.consumers, 1, 2)
+        _check_choice("target", self.target, TARGETS)
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol, e.g. ``attention_bf16_d128_causal``."""
+        name = f"attention_{self.dtype}_d{self.head_dim}"
+        for size, tag in (("batch", "b"), ("heads_q", "hq"),
+                          ("heads_kv", "hkv"), ("seq_q", "sq"),
+                          ("seq_k", "sk")):
+            if getattr(self, size) is not None:
+                name += f"_{tag}{getattr(self, size)}"
+        if self.causal:
+            name += "_causal"
+        if self.window is not None:
+            name += f"_w{self.window[0]}_{self.window[1]}"
+        if self.return_lse:
+            name += "_lse"
+        if self.tile is not None:
+            name += f"_{self.tile[0]}x{self.tile[1]}"
+        if self.stages is not None:
+            name += f"_s{self.stages}"
+        if self.consumers is not None:
+            name += f"_c{self.consumers}"
+        return name
+
+    def signature(self) -> str:
+        q = tensor_type((self.batch, self.heads_q, self.seq_q,
+                         self.head_dim), self.dtype)
+        kv = tensor_type((self.batch, self.heads_kv, self.seq_k,
+                          self.head_dim), self.dtype)
+        result = q
+        if self.return_lse:
+            lse = tensor_type((self.batch, self.heads_q, self.seq_q), "f32")
+            result = f"({q}, {lse})"
+        return f"({q}, {kv}, {kv}) -> {result}"
+
+    def to_mlir(self) -> str:
+        """The ``fmha.attention`` op, one declaration in a module."""
+        config = []
+        if self.causal:
+            config.append("causal")
+        if self.window is not None:
+            config.append(f"window [{self.window[0]}, {self.window[1]}]")
+        if self.scale is not None:
+            config.append(f"scale {float_literal(self.scale)}")
+        if self.tile is not None:
+            config.append(f"tile [{self.tile[0]}, {self.tile[1]}]")
+        if self.stages is not None:
+            config.append(f"stages {self.stages}")
+        if self.consumers is not None:
+            config.append(f"consumers {self.consumers}")
+        config.append(f"target {self.target}")
+        return (f"fmha.attention @{self.name} {self.signature()}\n"
+                f"    {' '.join(config)}\n")
+
+
+Spec = Union[GemmSpec, AttentionSpec]
+SPEC_KINDS = {"gemm": GemmSpec, "attention": AttentionSpec}
+
+
+def spec_from_dict(data: dict) -> Spec:
+    """The spec of ``spec.to_dict()`` (the cache's entry.json holds it)."""
+    data = dict(data)
+    kind = data.pop("kind", None)
+    if kind not in SPEC_KINDS:
+        raise ValueError(f"unknown kernel kind {kind!r} (known: "
+                         f"{', '.join(SPEC_KINDS)})")
+    cls = SPEC_KINDS[kind]
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"{kind} spec: unknown field(s) {', '.join(unknown)}")
+    return cls(**data)

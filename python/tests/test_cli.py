@@ -1,0 +1,126 @@
+"""The ``fmha`` command (``python -m fmha``), run as a subprocess with a
+temporary cache. The compile tests skip themselves without the tools."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from fmha import tools
+from fmha.specs import GemmSpec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOLS = tools.find_tools()
+NEEDS_TOOLS = unittest.skipUnless(TOOLS.compiler and TOOLS.ptxas,
+                                  "needs fmha-opt, fmha-translate and ptxas")
+
+
+class CliTest(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = Path(self._tmp.name)
+        self.cache = self.tmp / "cache"
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def fmha(self, *args, env=None):
+        full_env = dict(os.environ, PYTHONPATH=ROOT,
+                        FMHA_CACHE_DIR=str(self.cache), **(env or {}))
+        return subprocess.run([sys.executable, "-m", "fmha", *args],
+                              capture_output=True, text=True, env=full_env,
+                              timeout=300, check=False)
+
+    def test_version(self):
+        r = self.fmha("version")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("fmha 0.1.0", r.stdout)
+        self.assertIn(f"cache: {self.cache}", r.stdout)
+        self.assertIn("compiler:", r.stdout)
+        r = self.fmha("version", env={"FMHA_OPT": "/nonexistent"})
+        self.assertIn("compiler: not found", r.stdout)
+        self.assertIn("FMHA_OPT=/nonexistent", r.stdout)
+
+    def test_empty_cache(self):
+        r = self.fmha("cache", "list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(0 entries, 0 B)", r.stdout)
+        r = self.fmha("cache", "clear")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("removed 0 entries", r.stdout)
+        r = self.fmha("cache", "dir", "--cache-dir", str(self.tmp / "x"))
+        self.assertEqual(r.stdout.strip(), str(self.tmp / "x"))
+
+    def test_usage_errors(self):
+        r = self.fmha("compile", "gemm", "--tile", "1,2")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("tile must have 3 entries", r.stderr)
+        r = self.fmha("compile", "gemm", "--dtype", "f32")
+        self.assertEqual(r.returncode, 2)
+        r = self.fmha("frobnicate")
+        self.assertEqual(r.returncode, 2)
+
+    def test_miss_without_compiler(self):
+        r = self.fmha("compile", "gemm", env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not in the cache", r.stderr)
+
+    @NEEDS_TOOLS
+    def test_compile_list_clear(self):
+        out = self.tmp / "out"
+        r = self.fmha("compile", "gemm", "--dtype", "bf16", "-o", str(out))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        name = GemmSpec().name
+        self.assertIn(f"{name} (sm_90a): compiled in", r.stdout)
+        self.assertIn("block [384, 1, 1]", r.stdout)
+        self.assertIn("dynamic smem", r.stdout)
+        self.assertIn("registers", r.stdout)
+        self.assertIn(f"[1/4] {name} (sm_90a): fmha-opt", r.stderr)
+        self.assertIn(f"[4/4] {name} (sm_90a): ptxas", r.stderr)
+        self.assertNotIn("pass  1", r.stderr)
+        manifest = json.loads((out / f"{name}.json").read_text())
+        self.assertTrue((out / manifest["cubin"]).is_file())
+        # The same spec again: a cache hit, nothing compiled.
+        r = self.fmha("compile", "gemm")
+        self.assertIn("found in the cache", r.stdout)
+        self.assertNotIn("[1/4]", r.stderr)
+        # Also with no compiler at all (a GPU machine with a copied cache).
+        r = self.fmha("compile", "gemm", env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("found in the cache", r.stdout)
+        # The stages fmha.gemm uses for an f32 output.
+        r = self.fmha("compile", "gemm", "--out-dtype", "f32", "--m", "?",
+                      "--n", "256")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("gemm_bf16_f32_128x128x64_s2_c2_n256 (sm_90a)",
+                      r.stdout)
+        r = self.fmha("cache", "list")
+        self.assertIn("(2 entries", r.stdout)
+        self.assertIn(name, r.stdout)
+        self.assertIn("fmha version", r.stdout)
+        r = self.fmha("cache", "clear")
+        self.assertIn("removed 2 entries", r.stdout)
+        self.assertIn("(0 entries", self.fmha("cache", "list").stdout)
+
+    @NEEDS_TOOLS
+    def test_verbose_lists_the_passes(self):
+        r = self.fmha("compile", "gemm", "--dtype", "f16", "-v")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("pass  1: fmha-expand-kernels", r.stderr)
+        self.assertIn("convert-ws-to-nvvm", r.stderr)
+
+    @NEEDS_TOOLS
+    def test_compile_error(self):
+        r = self.fmha("compile", "attention", "--causal", "--lse")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("attention kernels are not expanded yet", r.stderr)
+        r = self.fmha("compile", "gemm", "--out-dtype", "f32", "--stages", "3")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("bytes of shared memory", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

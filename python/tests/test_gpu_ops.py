@@ -1,0 +1,328 @@
+"""fmha.gemm and fmha.attention on a Hopper GPU, against PyTorch.
+
+Skipped without PyTorch, without a CUDA device of compute capability 9.0,
+or when a kernel is neither in the cache nor compilable here. On a machine
+without the compiler, point FMHA_CACHE_DIR at a cache warmed elsewhere:
+
+    fmha compile gemm --dtype bf16 && fmha compile gemm --dtype f16 && \\
+    fmha compile gemm --dtype bf16 --out-dtype f32 && \\
+    fmha compile gemm --dtype f16 --out-dtype f32
+"""
+
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+import fmha
+from fmha import ops, torch_ops
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOPPER = (torch is not None and torch.cuda.is_available()
+          and torch.cuda.get_device_capability() == (9, 0))
+NEEDS_HOPPER = unittest.skipUnless(
+    HOPPER, "needs PyTorch and a CUDA device of compute capability 9.0")
+
+# Odd sizes on purpose: K or N not a multiple of 8 takes the padded paths.
+SIZES = [(1, 1, 1), (1, 8, 8), (3, 5, 7), (17, 33, 65), (129, 257, 63),
+         (255, 129, 1000), (300, 200, 64), (1000, 1000, 1000),
+         (4097, 129, 4100), (64, 4100, 130), (2, 3000, 17)]
+
+
+def kernel_or_skip(test, dtype, out_dtype):
+    spec = ops.gemm_spec(dtype, out_dtype)
+    try:
+        return fmha.compile(spec)
+    except fmha.CompileError as e:
+        if e.step == "tools":
+            test.skipTest(f"{spec.name} is not in the cache and there is "
+                          f"no compiler (FMHA_CACHE_DIR)")
+        raise
+
+
+class Poisoned:
+    """Makes fmha.gemm's outputs start as NaN, with a sentinel in the row
+    padding, to catch unwritten elements and stray writes past N.
+
+    The kernel's TMA store writes whole 16-byte pieces of a row: the
+    elements from N up to the next 16-byte boundary, which fmha.gemm's
+    padding covers, come back as zeros (see test_tma_store_granularity).
+    Anything else there is a stray write."""
+
+    SENTINEL = 7.0
+
+    def __enter__(self):
+        self.original = torch_ops.gemm_output
+        self.outputs = []
+
+        def poisoned(torch_, m, n, dtype, device):
+            c = self.original(torch_, m, n, dtype, device)
+            stride = c.stride(0)
+            if m and stride > n:
+                torch.as_strided(c, (m, stride), (stride, 1)) \
+                    .fill_(self.SENTINEL)
+            c.fill_(float("nan"))
+            self.outputs.append(c)
+            return c
+
+        torch_ops.gemm_output = poisoned
+        return self
+
+    def __exit__(self, *exc):
+        torch_ops.gemm_output = self.original
+
+    def padding_intact(self, c):
+        m, n = c.shape
+        stride = c.stride(0)
+        if m == 0 or stride == n:
+            return True
+        full = torch.as_strided(c, (m, stride), (stride, 1))
+        pad = full[:, n:]
+        return bool(((pad == self.SENTINEL) | (pad == 0)).all())
+
+
+def rel_err(c, ref):
+    return ((c.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+@NEEDS_HOPPER
+class GemmTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.zeros(1, device="cuda")  # PyTorch's context first
+        torch.manual_seed(0)
+
+    def check(self, a, b, out_dtype=None, tol=1e-2):
+        with Poisoned() as p:
+            c = fmha.gemm(a, b, out_dtype)
+        torch.cuda.synchronize()
+        ref = a.reshape(-1, a.shape[-1]).float() @ b.float().t()
+        ref = ref.reshape(*a.shape[:-1], b.shape[0])
+        self.assertEqual(c.shape, ref.shape)
+        self.assertEqual(c.dtype, out_dtype or a.dtype)
+        self.assertEqual(int(torch.isnan(c).sum()), 0, "unwritten elements")
+        if ref.numel():
+            self.assertLess(rel_err(c, ref), tol)
+        rows = c.reshape(-1, c.shape[-1]) if c.dim() > 2 else c
+        self.assertTrue(p.padding_intact(rows), "stray write in the padding")
+        self.assertEqual(rows.stride(0) * c.element_size() % 16, 0)
+        self.assertGreaterEqual(rows.untyped_storage().nbytes(),
+                                rows.shape[0] * rows.stride(0)
+                                * c.element_size())
+        return c
+
+    def test_random_odd_sizes(self):
+        for dtype, out_dtype, tol in (
+                (torch.bfloat16, None, 1e-2), (torch.float16, None, 5e-3),
+                (torch.bfloat16, torch.float32, 1e-4),
+                (torch.float16, torch.float32, 1e-4)):
+            kernel_or_skip(self, ops.fmha_dtype(dtype),
+                           ops.fmha_dtype(out_dtype or dtype))
+            gen = torch.Generator().manual_seed(1)
+            sizes = SIZES + [tuple(int(x) * 2 + 1 for x in
+                                   torch.randint(0, 700, (3,), generator=gen))
+                             for _ in range(4)]
+            for m, n, k in sizes:
+                with self.subTest(dtype=dtype, out=out_dtype, m=m, n=n, k=k):
+                    a = torch.randn(m, k, device="cuda").to(dtype)
+                    b = torch.randn(n, k, device="cuda").to(dtype)
+                    self.check(a, b, out_dtype, tol)
+
+    def test_tma_store_granularity(self):
+        """What the kernel writes past N in a row: zeros up to the next
+        16-byte boundary (the TMA store's granule), nothing beyond. So a C
+        that is a column slice of a wider tensor gets the neighbouring
+        columns up to that boundary zeroed: fmha.gemm's outputs own their
+        padding; callers of the runtime must leave it free."""
+        compiled = kernel_or_skip(self, "bf16", "bf16")
+        a = torch.randn(300, 64, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(133, 64, device="cuda", dtype=torch.bfloat16)
+        base = torch.full((300, 160), 7.0, device="cuda",
+                          dtype=torch.bfloat16)
+        c = base[:, :133]
+        compiled(a=a, b=b, c=c)
+        torch.cuda.synchronize()
+        self.assertLess(rel_err(c, a.float() @ b.float().t()), 1e-2)
+        granule = base[:, 133:136]      # up to 136 * 2 bytes = 17 x 16
+        beyond = base[:, 136:]
+        print(f"\n  past N: {granule[0].tolist()} then "
+              f"{beyond[0, :4].tolist()}...", file=sys.stderr)
+        self.assertTrue(bool(((granule == 0) | (granule == 7)).all()))
+        self.assertTrue(bool((beyond == 7).all()), "wrote past the granule")
+
+    def test_layouts(self):
+        kernel_or_skip(self, "bf16", "bf16")
+        x = torch.randn(2, 3, 96, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(80, 96, device="cuda", dtype=torch.bfloat16)
+        self.check(x, w)                           # leading dimensions
+        at = torch.randn(96, 50, device="cuda", dtype=torch.bfloat16)
+        self.check(at.t(), w)                      # a not row-major
+        wide = torch.randn(80, 200, device="cuda", dtype=torch.bfloat16)
+        self.check(x, wide[:, 8:104])              # b a strided slice
+        self.check(x[..., 1:], wide[:, 8:103])     # misaligned start
+
+    def test_empty(self):
+        kernel_or_skip(self, "bf16", "bf16")
+        for m, n, k in ((0, 8, 8), (8, 0, 8), (8, 8, 0)):
+            a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+            b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+            c = fmha.gemm(a, b)
+            self.assertEqual(tuple(c.shape), (m, n))
+            self.assertTrue(bool((c == 0).all()))
+
+    def test_stream(self):
+        kernel_or_skip(self, "bf16", "bf16")
+        a = torch.randn(1000, 512, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(700, 512, device="cuda", dtype=torch.bfloat16)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            c = fmha.gemm(a, b)
+        s.synchronize()
+        self.assertLess(rel_err(c, a.float() @ b.float().t()), 1e-2)
+
+    def test_errors(self):
+        a = torch.randn(8, 16, device="cuda", dtype=torch.bfloat16)
+        with self.assertRaisesRegex(NotImplementedError, r"\[K, N\]"):
+            fmha.gemm(a, a, b_transposed=False)
+        with self.assertRaisesRegex(TypeError, "must match"):
+            fmha.gemm(a, a.half())
+        with self.assertRaisesRegex(ValueError, "CUDA tensors"):
+            fmha.gemm(a.cpu(), a.cpu())
+
+    def test_autograd(self):
+        kernel_or_skip(self, "bf16", "bf16")
+        a = torch.randn(64, 32, device="cuda", dtype=torch.bfloat16,
+                        requires_grad=True)
+        b = torch.randn(48, 32, device="cuda", dtype=torch.bfloat16,
+                        requires_grad=True)
+        fmha.gemm(a, b).float().sum().backward()
+        a2 = a.detach().clone().requires_grad_()
+        b2 = b.detach().clone().requires_grad_()
+        (a2 @ b2.t()).float().sum().backward()
+        self.assertLess(rel_err(a.grad, a2.grad.float()), 1e-2)
+        self.assertLess(rel_err(b.grad, b2.grad.float()), 1e-2)
+
+    def test_opcheck(self):
+        kernel_or_skip(self, "bf16", "bf16")
+        kernel_or_skip(self, "bf16", "f32")
+        for m, n, k, out in ((64, 48, 32, None), (33, 17, 24, torch.float32)):
+            a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+            b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+            torch.library.opcheck(torch.ops.fmha.gemm.default, (a, b, out))
+
+    def test_repeated_launch_uses_the_cache(self):
+        compiled = kernel_or_skip(self, "bf16", "bf16")
+        k = compiled.kernel
+        a = torch.randn(512, 256, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(384, 256, device="cuda", dtype=torch.bfloat16)
+        c = torch.empty(512, 384, device="cuda", dtype=torch.bfloat16)
+        k.clear_cache()
+        for _ in range(10):
+            compiled(a=a, b=b, c=c)
+        torch.cuda.synchronize()
+        self.assertEqual(k.cache_info()["launches"]["hits"], 9)
+        self.assertLess(rel_err(c, a.float() @ b.float().t()), 1e-2)
+        # Host time per call on the same tensors (printed, loosely bound).
+        n = 2000
+        t = time.perf_counter()
+        for _ in range(n):
+            k(a=a, b=b, c=c)
+        cached = (time.perf_counter() - t) / n * 1e6
+        t = time.perf_counter()
+        for _ in range(200):
+            k.prepare({"a": a, "b": b, "c": c})
+        full = (time.perf_counter() - t) / 200 * 1e6
+        torch.cuda.synchronize()
+        print(f"\n  Kernel launch host time: {cached:.1f} us cached, "
+              f"{full:.1f} us for the full checks", file=sys.stderr)
+        self.assertLess(cached, full)
+
+
+@NEEDS_HOPPER
+class TorchCompileTest(unittest.TestCase):
+    def test_fullgraph(self):
+        kernel_or_skip(self, "bf16", "bf16")
+
+        class Tiny(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w1 = torch.nn.Parameter(torch.randn(
+                    200, 96, device="cuda", dtype=torch.bfloat16) * 0.1)
+                self.w2 = torch.nn.Parameter(torch.randn(
+                    64, 200, device="cuda", dtype=torch.bfloat16) * 0.1)
+
+            def forward(self, x):
+                h = torch.relu(fmha.gemm(x, self.w1))
+                return fmha.gemm(h, self.w2) * 2
+
+        model = Tiny()
+        compiled = torch.compile(model, fullgraph=True, dynamic=True)
+        with torch.no_grad():
+            for m in (100, 37, 256):
+                x = torch.randn(m, 96, device="cuda", dtype=torch.bfloat16)
+                got = compiled(x)
+                want = model(x)
+                torch.cuda.synchronize()
+                self.assertEqual(got.shape, (m, 64))
+                self.assertLess(rel_err(got, want.float()), 2e-2)
+
+    def test_first_use_inside_compile(self):
+        """A fresh process whose first fmha.gemm call is traced (fmha
+        imported before torch, as import sorting does)."""
+        kernel_or_skip(self, "bf16", "bf16")
+        code = (
+            "import fmha, torch\n"
+            "f = torch.compile(lambda x, w: fmha.gemm(x, w).float() * 2,\n"
+            "                  fullgraph=True)\n"
+            "x = torch.randn(50, 64, device='cuda', dtype=torch.bfloat16)\n"
+            "w = torch.randn(30, 64, device='cuda', dtype=torch.bfloat16)\n"
+            "got = f(x, w)\n"
+            "want = (x.float() @ w.float().t()) * 2\n"
+            "err = ((got - want).norm() / want.norm()).item()\n"
+            "assert got.shape == (50, 30) and err < 1e-2, err\n"
+            "print('ok')\n")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                           text=True, timeout=600,
+                           env=dict(os.environ, PYTHONPATH=ROOT))
+        self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+        self.assertIn("ok", r.stdout)
+
+
+@NEEDS_HOPPER
+class AttentionTest(unittest.TestCase):
+    def test_not_supported_yet(self):
+        q = torch.randn(1, 4, 64, 128, device="cuda", dtype=torch.bfloat16)
+        kv = torch.randn(1, 2, 64, 128, device="cuda", dtype=torch.bfloat16)
+        with self.assertRaises(fmha.CompileError):
+            fmha.attention(q, kv, kv, causal=True)
+
+    def test_traces_under_compile(self):
+        q = torch.randn(1, 4, 64, 128, device="cuda", dtype=torch.bfloat16)
+        kv = torch.randn(1, 2, 64, 128, device="cuda", dtype=torch.bfloat16)
+
+        def f(q, k, v):
+            o, lse = fmha.attention(q, k, v, causal=True, return_lse=True)
+            return o.float().sum() + lse.sum()
+
+        gm_holder = []
+
+        def backend(gm, inputs):
+            gm_holder.append(gm)
+            return gm.forward
+
+        compiled = torch.compile(f, fullgraph=True, backend=backend)
+        with self.assertRaises(fmha.CompileError):
+            compiled(q, kv, kv)
+        self.assertEqual(len(gm_holder), 1)
+        self.assertIn("fmha.attention", str(gm_holder[0].graph))
+
+
+if __name__ == "__main__":
+    unittest.main()

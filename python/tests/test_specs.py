@@ -1,0 +1,142 @@
+"""Kernel specs: validation, names and the exact MLIR they render."""
+
+import unittest
+
+from fmha.specs import (AttentionSpec, GemmSpec, float_literal,
+                        spec_from_dict, tensor_type)
+
+
+class GemmSpecTest(unittest.TestCase):
+    def test_default_rendering(self):
+        self.assertEqual(
+            GemmSpec().to_mlir(),
+            "fmha.gemm @gemm_bf16_bf16_128x128x64_s3_c2 (tensor<?x?xbf16>, "
+            "tensor<?x?xbf16>) -> tensor<?x?xbf16>\n"
+            "    transpose_b tile [128, 128, 64] stages 3 consumers 2 "
+            "target sm_90a\n")
+
+    def test_static_sizes_and_types(self):
+        spec = GemmSpec(dtype="f16", out_dtype="f32", tile=[128, 64, 32],
+                        stages=2, consumers=1, m=None, n=4096, k=1024)
+        self.assertEqual(spec.tile, (128, 64, 32))  # normalized to a tuple
+        self.assertEqual(spec.name, "gemm_f16_f32_128x64x32_s2_c1_n4096_k1024")
+        self.assertEqual(
+            spec.to_mlir(),
+            "fmha.gemm @gemm_f16_f32_128x64x32_s2_c1_n4096_k1024 "
+            "(tensor<?x1024xf16>, tensor<4096x1024xf16>) -> "
+            "tensor<?x4096xf32>\n"
+            "    transpose_b tile [128, 64, 32] stages 2 consumers 1 "
+            "target sm_90a\n")
+
+    def test_equal_and_hashable(self):
+        a = GemmSpec(tile=[128, 128, 64])
+        b = GemmSpec(tile=(128, 128, 64))
+        self.assertEqual(a, b)
+        self.assertEqual(hash(a), hash(b))
+        self.assertNotEqual(a, GemmSpec(stages=4))
+        with self.assertRaises(Exception):
+            a.stages = 4  # frozen
+
+    def test_validation(self):
+        for kwargs, error, text in (
+                ({"dtype": "f32"}, ValueError, "dtype must be one of"),
+                ({"dtype": "bfloat16"}, ValueError, "'bf16', 'f16'"),
+                ({"out_dtype": "f8"}, ValueError, "out_dtype"),
+                ({"tile": (128, 128)}, ValueError, "tile must have 3"),
+                ({"tile": 128}, TypeError, "tile must be a sequence"),
+                ({"tile": (128, 0, 64)}, ValueError, r"tile\[1\] must be"),
+                ({"stages": 0}, ValueError, r"stages must be in \[1, 8\]"),
+                ({"stages": 9}, ValueError, "stages"),
+                ({"stages": 2.0}, TypeError, "stages must be an int"),
+                ({"consumers": 3}, ValueError, "consumers"),
+                ({"target": "sm_80"}, ValueError, "target"),
+                ({"m": 0}, ValueError, "m must be"),
+                ({"k": 2**32 + 1}, ValueError, "k must be"),
+                ({"n": True}, TypeError, "n must be an int")):
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaisesRegex(error, text):
+                    GemmSpec(**kwargs)
+
+    def test_dict_round_trip(self):
+        spec = GemmSpec(out_dtype="f32", stages=2, m=128)
+        data = spec.to_dict()
+        self.assertEqual(data["kind"], "gemm")
+        self.assertEqual(data["tile"], [128, 128, 64])
+        self.assertEqual(spec_from_dict(data), spec)
+        with self.assertRaisesRegex(ValueError, "unknown field"):
+            spec_from_dict({**data, "bogus": 1})
+        with self.assertRaisesRegex(ValueError, "unknown kernel kind"):
+            spec_from_dict({"kind": "conv"})
+
+
+class AttentionSpecTest(unittest.TestCase):
+    def test_default_rendering(self):
+        self.assertEqual(
+            AttentionSpec().to_mlir(),
+            "fmha.attention @attention_bf16_d128 (tensor<?x?x?x128xbf16>, "
+            "tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>) -> "
+            "tensor<?x?x?x128xbf16>\n"
+            "    target sm_90a\n")
+
+    def test_full_rendering(self):
+        spec = AttentionSpec(dtype="f16", head_dim=64, heads_q=32,
+                             heads_kv=8, return_lse=True, causal=True,
+                             window=[256, 0], scale=0.125, tile=(64, 128),
+                             stages=2, consumers=2, target="sm_100a")
+        self.assertEqual(
+            spec.to_mlir(),
+            "fmha.attention @attention_f16_d64_hq32_hkv8_causal_w256_0_lse_"
+            "64x128_s2_c2 (tensor<?x32x?x64xf16>, tensor<?x8x?x64xf16>, "
+            "tensor<?x8x?x64xf16>) -> (tensor<?x32x?x64xf16>, "
+            "tensor<?x32x?xf32>)\n"
+            "    causal window [256, 0] scale 0.125 tile [64, 128] stages 2 "
+            "consumers 2 target sm_100a\n")
+
+    def test_static_sizes(self):
+        spec = AttentionSpec(batch=2, heads_q=4, heads_kv=4, seq_q=1000,
+                             seq_k=2000)
+        self.assertIn("(tensor<2x4x1000x128xbf16>, tensor<2x4x2000x128xbf16>"
+                      ", tensor<2x4x2000x128xbf16>) -> "
+                      "tensor<2x4x1000x128xbf16>", spec.to_mlir())
+
+    def test_scale_literals(self):
+        self.assertIn("scale 1.0 ", AttentionSpec(scale=1).to_mlir())
+        self.assertIn("scale 1.0e-05 ", AttentionSpec(scale=1e-5).to_mlir())
+        self.assertEqual(AttentionSpec(scale=1).scale, 1.0)
+        self.assertIsInstance(AttentionSpec(scale=1).scale, float)
+
+    def test_validation(self):
+        for kwargs, error, text in (
+                ({"head_dim": 96}, ValueError, "head_dim"),
+                ({"scale": 0.0}, ValueError, "scale must be > 0"),
+                ({"scale": float("inf")}, ValueError, "finite"),
+                ({"scale": "1"}, TypeError, "scale must be a float"),
+                ({"window": (1, 2, 3)}, ValueError, "window must have 2"),
+                ({"window": (-1, 0)}, ValueError, r"window\[0\]"),
+                ({"tile": (64,)}, ValueError, "tile must have 2"),
+                ({"causal": 1}, TypeError, "causal must be a bool"),
+                ({"stages": 0}, ValueError, "stages"),
+                ({"seq_q": -1}, ValueError, "seq_q")):
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaisesRegex(error, text):
+                    AttentionSpec(**kwargs)
+
+    def test_dict_round_trip(self):
+        spec = AttentionSpec(causal=True, window=(128, 0), scale=0.1)
+        self.assertEqual(spec_from_dict(spec.to_dict()), spec)
+
+
+class HelpersTest(unittest.TestCase):
+    def test_float_literal(self):
+        for value, text in ((1.0, "1.0"), (0.125, "0.125"), (2, "2.0"),
+                            (1e-5, "1.0e-05"), (1.5e20, "1.5e+20"),
+                            (0.08838834764831845, "0.08838834764831845")):
+            self.assertEqual(float_literal(value), text)
+            self.assertEqual(float(float_literal(value)), float(value))
+
+    def test_tensor_type(self):
+        self.assertEqual(tensor_type((None, 8), "f32"), "tensor<?x8xf32>")
+
+
+if __name__ == "__main__":
+    unittest.main()
