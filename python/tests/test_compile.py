@@ -146,9 +146,10 @@ class CompileTest(unittest.TestCase):
                          progress=lambda m: None)
         e = cm.exception
         self.assertEqual(e.step, "fmha-opt")
-        self.assertIn("kernel.mlir:1:1: error: 'fmha.attention' op attention "
-                      "kernels are not expanded yet", str(e))
-        self.assertIn("not expanded", e.stderr)
+        # Attention expands to a tile program, but its P @ V dot (P in
+        # registers) is not lowered yet.
+        self.assertIn("kernel.mlir:1:1: error: 'tile.dot' op", str(e))
+        self.assertIn("is not supported yet", e.stderr)
         # The generic-form note and the temporary folder are left out.
         self.assertNotIn("see current operation", str(e))
         self.assertNotIn(".tmp-", str(e))
@@ -166,7 +167,7 @@ class CompileTest(unittest.TestCase):
     def test_pass_list(self):
         passes = compiler.pass_list(TOOLS.opt.path, "fmha-sm90-pipeline")
         self.assertEqual(passes[0], "fmha-expand-kernels")
-        self.assertIn("convert-ws-to-nvvm", passes)
+        self.assertTrue(any(p.startswith("convert-ws-to-nvvm") for p in passes))
 
     def test_rendered_specs_parse(self):
         """The compiler's parser and verifier accept what specs render."""

@@ -131,7 +131,7 @@ func.func @acc_step(%x: tensor<64x64xbf16>, %y: tensor<100x64xbf16>) -> tensor<6
 func.func @not_loaded(%a: !tile.desc<tensor<64x64xbf16>>, %y: tensor<64x64xbf16>, %i: i32) -> tensor<64x64xf32> {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16>>
-  // expected-error @+1 {{'tile.dot' op operands must come straight from tile.load on sm90 (shared memory)}}
+  // expected-error @+1 {{'tile.dot' op operands must come straight from tile.load on sm90 (shared memory); an operand computed in registers (P of attention's P @ V) is not supported yet}}
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }

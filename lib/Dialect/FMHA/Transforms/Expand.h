@@ -34,8 +34,9 @@ llvm::json::Value sizeJSON(int64_t size, StringRef symbol);
 /// The manifest name of an element type (`bf16`, `f16`, `f32`).
 std::string dtypeName(Type type);
 
-/// Replaces `op` by its kernel: the tile program of one CTA.
+/// Replace `op` by its kernel: the tile program of one CTA.
 LogicalResult expandGemm(GemmOp op, OpBuilder &b);
+LogicalResult expandAttention(AttentionOp op, OpBuilder &b);
 
 } // namespace fmha
 } // namespace mlir

@@ -81,9 +81,7 @@ struct FMHAExpandKernelsPass
           TypeSwitch<Operation *, LogicalResult>(op)
               .Case([&](GemmOp gemm) { return expandGemm(gemm, b); })
               .Case([&](AttentionOp attention) {
-                return attention.emitOpError(
-                    "attention kernels are not expanded yet (issue: SM90 "
-                    "attention forward)");
+                return expandAttention(attention, b);
               });
       if (failed(result))
         return signalPassFailure();

@@ -161,7 +161,9 @@ static LogicalResult assignOperand(Value operand, LayoutMap &layouts,
   auto load = operand.getDefiningOp<LoadOp>();
   if (!load)
     return dot.emitOpError(
-        "operands must come straight from tile.load on sm90 (shared memory)");
+        "operands must come straight from tile.load on sm90 (shared memory); "
+        "an operand computed in registers (P of attention's P @ V) is not "
+        "supported yet");
   FailureOr<NvmmaSharedAttr> layout =
       sharedLayoutFor(cast<RankedTensorType>(operand.getType()), dot);
   if (failed(layout))

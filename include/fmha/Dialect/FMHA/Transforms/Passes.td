@@ -31,7 +31,19 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     then converts each accumulator to C's element type and stores it.
 
     Kernel parameters are tensor descriptors for A, B and C and the sizes
-    M, N, K as i32; the manifest launches one CTA per SM. The kernel records its launch contract (tensors, their
+    M, N, K as i32; the manifest launches one CTA per SM.
+
+    Attention forward (`fmha.attention`, sm_90a): the grid is (query tiles,
+    heads, batch); each CTA takes `consumers` Q tiles of block_m rows and,
+    for each, runs an online softmax over the K/V tiles of block_n keys that
+    its masks leave visible: S = Q K^T scaled by scale * log2(e), the
+    sequence-length, causal (diagonal aligned bottom-right) and window
+    masks, the running row max m and row sum l, P = exp2(S - m) kept
+    unnormalised, O = O * exp2(m_old - m_new) + P V, and at the end O / l
+    and, on request, LSE = (m + log2 l) * ln 2 (rows with no visible key get
+    O = 0 and LSE = -inf). The KV head of query head h is h / (heads_q /
+    heads_kv), so GQA and MQA read K and V without copies. Parameters: Q, K,
+    V, O (and LSE) descriptors, then heads_q, heads_kv, seq_q, seq_k as i32. The kernel records its launch contract (tensors, their
     symbolic shapes, parameters, grid) as the JSON string attribute
     `fmha.manifest`, which `fmha-translate --fmha-manifest` completes, and
     the pipeline depth as `fmha.stages`.
@@ -39,7 +51,9 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",
+                           "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
                            "::mlir::tile::TileDialect"];
 }
 

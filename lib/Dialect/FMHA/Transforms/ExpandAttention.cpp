@@ -1,0 +1,341 @@
+//===- ExpandAttention.cpp - fmha.attention to a tile program -------------===//
+//
+// Part of fmha. The tile program of one CTA of attention forward: for each of
+// its `consumers` Q tiles, an online softmax over the K/V tiles that the
+// masks leave visible (FlashAttention's algorithm, in base 2).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Expand.h"
+
+#include "fmha/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fmha;
+
+namespace {
+
+/// Builds the tile program; holds what every part of it needs.
+class AttentionBuilder {
+public:
+  AttentionBuilder(AttentionOp op, OpBuilder &b)
+      : op(op), b(b), loc(op.getLoc()), i32(b.getI32Type()),
+        f32(b.getF32Type()), blockM(op.getBlockM()), blockN(op.getBlockN()),
+        headDim(op.getHeadDim()) {}
+
+  LogicalResult build();
+
+private:
+  Value constI32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  }
+  Value constF32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  /// `value` (a scalar) in every element of a tensor of `type`.
+  Value splat(Value value, RankedTensorType type) {
+    return tensor::SplatOp::create(b, loc, type, value);
+  }
+  RankedTensorType tensorType(ArrayRef<int64_t> shape, Type element) {
+    return RankedTensorType::get(shape, element);
+  }
+  std::string manifest();
+  /// The mask of one S tile: true where key `n0 + col` is visible to query
+  /// `m0 + row`.
+  Value visible(Value m0, Value n0);
+  void buildQueryTile(Value q, Value k, Value v, Value o, Value lse,
+                      Value batch, Value head, Value kvHead, Value m0);
+
+  AttentionOp op;
+  OpBuilder &b;
+  Location loc;
+  Type i32, f32;
+  int64_t blockM, blockN, headDim;
+  /// Kernel parameters.
+  Value seqQ, seqK;
+};
+
+} // namespace
+
+std::string AttentionBuilder::manifest() {
+  namespace json = llvm::json;
+  std::string dtype = dtypeName(op.getElementType());
+  json::Value batch = sizeJSON(op.getBatch(), "B"),
+              headsQ = sizeJSON(op.getNumHeadsQ(), "H"),
+              headsKV = sizeJSON(op.getNumHeadsKV(), "HKV"),
+              sq = sizeJSON(op.getSeqLenQ(), "SQ"),
+              sk = sizeJSON(op.getSeqLenK(), "SK");
+  int64_t d = headDim;
+  int64_t span = std::min<int64_t>(128, d * 2) / 2;
+  json::Object tensors{
+      {"q", json::Object{{"shape", json::Array{batch, headsQ, sq, d}},
+                         {"dtype", dtype},
+                         {"role", "input"}}},
+      {"k", json::Object{{"shape", json::Array{batch, headsKV, sk, d}},
+                         {"dtype", dtype},
+                         {"role", "input"}}},
+      {"v", json::Object{{"shape", json::Array{batch, headsKV, sk, d}},
+                         {"dtype", dtype},
+                         {"role", "input"}}},
+      {"o", json::Object{{"shape", json::Array{batch, headsQ, sq, d}},
+                         {"dtype", dtype},
+                         {"role", "output"}}}};
+  auto map = [&](StringRef tensor, int64_t rows, int64_t swizzle) {
+    return json::Object{{"kind", "tensor_map"},
+                        {"tensor", tensor},
+                        {"box", json::Array{rows, swizzle ? span : d}},
+                        {"swizzle", swizzle}};
+  };
+  json::Array params{map("q", blockM, 128), map("k", blockN, 128),
+                     map("v", blockN, 128), map("o", blockM, 0)};
+  if (op.hasLse()) {
+    tensors["lse"] = json::Object{{"shape", json::Array{batch, headsQ, sq}},
+                                  {"dtype", "f32"},
+                                  {"role", "output"}};
+    params.push_back(json::Object{{"kind", "tensor_map"},
+                                  {"tensor", "lse"},
+                                  {"box", json::Array{blockM}},
+                                  {"swizzle", 0}});
+  }
+  for (json::Value size : {headsQ, headsKV, sq, sk})
+    params.push_back(json::Object{
+        {"kind", "scalar"}, {"dtype", "i32"}, {"value", std::move(size)}});
+  json::Object result{
+      {"name", op.getSymName()},
+      {"tensors", std::move(tensors)},
+      {"params", std::move(params)},
+      {"grid",
+       json::Array{
+           json::Object{{"ceildiv",
+                         json::Array{sq, blockM * op.getNumConsumerGroups()}}},
+           headsQ, batch}}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(std::move(result));
+  return text;
+}
+
+Value AttentionBuilder::visible(Value m0, Value n0) {
+  auto idxType = tensorType({blockM, blockN}, i32);
+  Value rows = arith::AddIOp::create(
+      b, loc, splat(m0, idxType),
+      tile::IotaOp::create(b, loc, idxType, b.getI64IntegerAttr(0)));
+  Value cols = arith::AddIOp::create(
+      b, loc, splat(n0, idxType),
+      tile::IotaOp::create(b, loc, idxType, b.getI64IntegerAttr(1)));
+  // The sequence-length tail.
+  Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols,
+                                     splat(seqK, idxType));
+  // Query i sits at key position i + (seqK - seqQ): the diagonal is aligned
+  // bottom-right when the lengths differ, as FlashAttention defines it.
+  Value diag = arith::AddIOp::create(
+      b, loc, rows, splat(arith::SubIOp::create(b, loc, seqK, seqQ), idxType));
+  if (std::optional<int64_t> right = op.getRightWindow()) {
+    Value last =
+        arith::AddIOp::create(b, loc, diag, splat(constI32(*right), idxType));
+    mask = arith::AndIOp::create(
+        b, loc, mask,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, cols, last));
+  }
+  if (std::optional<int64_t> left = op.getLeftWindow()) {
+    Value first =
+        arith::SubIOp::create(b, loc, diag, splat(constI32(*left), idxType));
+    mask = arith::AndIOp::create(
+        b, loc, mask,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, cols, first));
+  }
+  return mask;
+}
+
+void AttentionBuilder::buildQueryTile(Value q, Value k, Value v, Value o,
+                                      Value lse, Value batch, Value head,
+                                      Value kvHead, Value m0) {
+  auto sType = tensorType({blockM, blockN}, f32);
+  auto oType = tensorType({blockM, headDim}, f32);
+  auto rowType = tensorType({blockM}, f32);
+  Value zero = constI32(0);
+  Value qTile = tile::LoadOp::create(b, loc, q, {batch, head, m0, zero});
+
+  // The K/V range the masks leave visible, in whole tiles: causal and
+  // right-windowed queries see keys up to their diagonal (+ right), left
+  // windows start left keys before it.
+  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
+  Value end = seqK;
+  if (std::optional<int64_t> right = op.getRightWindow()) {
+    Value last =
+        arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, m0, shift),
+                              constI32(blockM + *right));
+    end = arith::MinSIOp::create(b, loc, end, last);
+  }
+  Value begin = zero;
+  if (std::optional<int64_t> left = op.getLeftWindow()) {
+    Value first = arith::SubIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, m0, shift), constI32(*left));
+    first = arith::MaxSIOp::create(b, loc, first, zero);
+    begin = arith::MulIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, first, constI32(blockN)),
+        constI32(blockN));
+  }
+  Value span = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, begin), zero);
+  Value tiles = arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, constI32(blockN - 1)),
+      constI32(blockN));
+
+  double negInf = -std::numeric_limits<double>::infinity();
+  // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).
+  double scaleLog2 = op.getScaleOrDefault() * M_LOG2E;
+  Value accInit = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(oType, b.getF32FloatAttr(0.0)));
+  Value maxInit = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(negInf)));
+  Value sumInit = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(0.0)));
+  auto loop = scf::ForOp::create(b, loc, zero, tiles, constI32(1),
+                                 ValueRange{accInit, maxInit, sumInit});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value acc = loop.getRegionIterArgs()[0];
+    Value rowMax = loop.getRegionIterArgs()[1];
+    Value rowSum = loop.getRegionIterArgs()[2];
+    Value n0 = arith::AddIOp::create(
+        b, loc, begin,
+        arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                              constI32(blockN)));
+    Value kTile = tile::LoadOp::create(b, loc, k, {batch, kvHead, n0, zero});
+    Value vTile = tile::LoadOp::create(b, loc, v, {batch, kvHead, n0, zero});
+    Value sZero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(sType, b.getF32FloatAttr(0.0)));
+    Value s = tile::DotOp::create(b, loc, qTile, kTile, sZero, UnitAttr(),
+                                  b.getUnitAttr());
+    s = arith::MulFOp::create(b, loc, s, splat(constF32(scaleLog2), sType));
+    s = arith::SelectOp::create(b, loc, visible(m0, n0), s,
+                                splat(constF32(negInf), sType));
+    Value tileMax = tile::ReduceOp::create(
+        b, loc, rowType,
+        tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::max), s,
+        b.getI64IntegerAttr(1));
+    Value newMax = arith::MaximumFOp::create(b, loc, rowMax, tileMax);
+    // Rows with nothing visible yet keep a finite reference, so that
+    // exp2(-inf - max) is 0 instead of NaN.
+    Value isEmpty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
+                              splat(constF32(negInf), rowType));
+    Value ref = arith::SelectOp::create(b, loc, isEmpty,
+                                        splat(constF32(0.0), rowType), newMax);
+    Value p = math::Exp2Op::create(
+        b, loc,
+        arith::SubFOp::create(b, loc, s,
+                              tile::BroadcastOp::create(
+                                  b, loc, sType, ref, b.getI64IntegerAttr(1))));
+    // P stays unnormalised; the running sum and O are rescaled by
+    // exp2(old max - new max) and divided by the sum once, at the end.
+    Value alpha = math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, rowMax, ref));
+    Value tileSum = tile::ReduceOp::create(
+        b, loc, rowType,
+        tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::sum), p,
+        b.getI64IntegerAttr(1));
+    Value newSum = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), tileSum);
+    Value scaled = arith::MulFOp::create(
+        b, loc, acc,
+        tile::BroadcastOp::create(b, loc, oType, alpha,
+                                  b.getI64IntegerAttr(1)));
+    Value pLow = arith::TruncFOp::create(
+        b, loc, tensorType({blockM, blockN}, op.getElementType()), p);
+    Value newAcc = tile::DotOp::create(b, loc, pLow, vTile, scaled, UnitAttr(),
+                                       UnitAttr());
+    scf::YieldOp::create(b, loc, ValueRange{newAcc, newMax, newSum});
+  }
+  Value acc = loop.getResult(0), rowMax = loop.getResult(1),
+        rowSum = loop.getResult(2);
+  // Rows with no visible key: o = 0 and lse = -inf.
+  Value hasKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                        rowSum, splat(constF32(0.0), rowType));
+  Value safeSum = arith::SelectOp::create(b, loc, hasKeys, rowSum,
+                                          splat(constF32(1.0), rowType));
+  Value out =
+      arith::DivFOp::create(b, loc, acc,
+                            tile::BroadcastOp::create(b, loc, oType, safeSum,
+                                                      b.getI64IntegerAttr(1)));
+  out = arith::TruncFOp::create(
+      b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
+  tile::StoreOp::create(b, loc, o, {batch, head, m0, constI32(0)}, out);
+  if (lse) {
+    // lse = ln(sum) + max * ln(2) in natural-log units; max is in base 2.
+    Value lseRow = arith::MulFOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, rowMax,
+                              math::Log2Op::create(b, loc, safeSum)),
+        splat(constF32(M_LN2), rowType));
+    lseRow = arith::SelectOp::create(b, loc, hasKeys, lseRow,
+                                     splat(constF32(negInf), rowType));
+    tile::StoreOp::create(b, loc, lse, {batch, head, m0}, lseRow);
+  }
+}
+
+LogicalResult AttentionBuilder::build() {
+  if (op.getTarget() != Target::Sm90a)
+    return op.emitOpError("attention kernels are expanded for sm_90a only so "
+                          "far");
+  MLIRContext *ctx = op.getContext();
+  Type element = op.getElementType();
+  auto desc = [&](int64_t rows, Type type, unsigned rank) {
+    return tile::TensorDescType::get(
+        tensorType(rank == 4 ? ArrayRef<int64_t>{rows, headDim}
+                             : ArrayRef<int64_t>{rows},
+                   type),
+        rank);
+  };
+  SmallVector<Type> args{desc(blockM, element, 4), desc(blockN, element, 4),
+                         desc(blockN, element, 4), desc(blockM, element, 4)};
+  if (op.hasLse())
+    args.push_back(desc(blockM, f32, 3));
+  args.append(4, i32); // heads_q, heads_kv, seq_q, seq_k
+  KernelShell shell =
+      createKernelShell(b, op, op.getSymName(), op.getTarget(), args);
+  gpu::GPUFuncOp func = shell.func;
+  func->setAttr("fmha.manifest", b.getStringAttr(manifest()));
+  func->setAttr("fmha.stages", b.getI64IntegerAttr(op.getStagesOrDefault()));
+  unsigned next = 0;
+  Value q = func.getArgument(next++), k = func.getArgument(next++),
+        v = func.getArgument(next++), o = func.getArgument(next++);
+  Value lse = op.hasLse() ? func.getArgument(next++) : Value();
+  Value headsQ = func.getArgument(next++), headsKV = func.getArgument(next++);
+  seqQ = func.getArgument(next++);
+  seqK = func.getArgument(next++);
+
+  auto grid = [&](tile::GridDim dim) {
+    return tile::ProgramIdOp::create(b, loc, tile::GridDimAttr::get(ctx, dim));
+  };
+  Value block = grid(tile::GridDim::x), head = grid(tile::GridDim::y),
+        batch = grid(tile::GridDim::z);
+  // GQA / MQA: query heads share KV heads in groups of heads_q / heads_kv.
+  Value kvHead = arith::DivUIOp::create(
+      b, loc, head, arith::DivUIOp::create(b, loc, headsQ, headsKV));
+  Value first = arith::MulIOp::create(
+      b, loc, block, constI32(blockM * op.getNumConsumerGroups()));
+  for (int64_t i = 0; i < op.getNumConsumerGroups(); ++i)
+    buildQueryTile(
+        q, k, v, o, lse, batch, head, kvHead,
+        i == 0 ? first
+               : arith::AddIOp::create(b, loc, first, constI32(i * blockM))
+                     .getResult());
+  gpu::ReturnOp::create(b, loc);
+  op.erase();
+  return success();
+}
+
+LogicalResult fmha::expandAttention(AttentionOp op, OpBuilder &b) {
+  return AttentionBuilder(op, b).build();
+}
