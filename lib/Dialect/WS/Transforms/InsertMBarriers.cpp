@@ -338,9 +338,10 @@ LogicalResult ChannelLowering::threadRole(RoleOp role) {
 /// A release by wgmma in a loop: wait only for the wgmmas of earlier
 /// iterations (`wgmma.wait_group 1`) and release the previous iteration's
 /// slot, carrying its stage (-1 before the first) as a loop value; after the
-/// loop, wait for all wgmmas and release the last slot. The loop's dots then
-/// need no wait of their own (`ws.async_wgmma`), so one iteration's wgmmas
-/// overlap the next iteration's wait for data.
+/// loop, wait for all wgmmas and release the last slot. Dots whose result
+/// only goes round the loop then need no wait of their own
+/// (`ws.async_wgmma`), so one iteration's wgmmas overlap the next
+/// iteration's wait for data.
 void ChannelLowering::deferRelease(Operation *op, scf::ForOp loop,
                                    Value barriers, Value stage) {
   Location loc = op->getLoc();
@@ -387,8 +388,14 @@ void ChannelLowering::deferRelease(Operation *op, scf::ForOp loop,
   rewriter.setInsertionPointAfter(newLoop);
   NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
   releaseIfAny(newLoop.getResults().back());
+  // Only dots whose result just goes round the loop (to the next
+  // iteration's dot, or out of the loop after the final wait) may stay in
+  // flight; a result read in the iteration (attention's S) is waited for.
+  Operation *loopYield = newLoop.getBody()->getTerminator();
   newLoop.getBody()->walk([&](tile::DotOp dot) {
-    dot->setAttr("ws.async_wgmma", rewriter.getUnitAttr());
+    if (llvm::all_of(dot->getUsers(),
+                     [&](Operation *user) { return user == loopYield; }))
+      dot->setAttr("ws.async_wgmma", rewriter.getUnitAttr());
   });
 }
 
