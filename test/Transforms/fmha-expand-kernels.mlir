@@ -116,10 +116,11 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 
 // -----
 
-// Attention: per consumer, one Q tile against the K/V tiles its masks leave
-// visible, with an online softmax in base 2. GQA finds the KV head as
-// head / (heads_q / heads_kv); causal ends the K/V range at the diagonal
-// (bottom-right aligned); LSE is stored per row.
+// Attention: the two consumers' Q tiles share one stream of K/V tiles (the
+// range their masks leave visible), each with its own online softmax in
+// base 2. GQA finds the KV head as head / (heads_q / heads_kv); causal ends
+// the K/V range at the diagonal (bottom-right aligned); LSE is stored per
+// row.
 // CHECK-LABEL: gpu.module @attn_module
 // CHECK: gpu.func @attn(%[[Q:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[V:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[O:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[LSE:.*]]: !tile.desc<tensor<64xf32>, rank = 3>, %[[HQ:.*]]: i32, %[[HKV:.*]]: i32, %[[SQ:.*]]: i32, %[[SK:.*]]: i32) kernel
 // CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22SQ\22,128]},32,\22B\22]
@@ -128,9 +129,10 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // CHECK: %[[GROUP:.*]] = arith.divui %[[HQ]], %[[HKV]] : i32
 // CHECK: %[[KVH:.*]] = arith.divui %[[HEAD]], %[[GROUP]] : i32
 // CHECK: tile.load %[[Q]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
+// CHECK: tile.load %[[Q]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
 // CHECK: arith.subi %[[SK]], %[[SQ]] : i32
 // CHECK: arith.minsi %[[SK]], %{{.*}} : i32
-// CHECK: scf.for {{.*}} -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHECK: scf.for {{.*}} -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>)
 // CHECK:   tile.load %[[K]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
 // CHECK:   tile.load %[[V]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
 // CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
@@ -141,6 +143,8 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // CHECK:   math.exp2
 // CHECK:   tile.reduce sum
 // CHECK:   arith.truncf %{{.*}} : tensor<64x128xf32> to tensor<64x128xbf16>
+// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
+// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b}
 // CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
 // CHECK: arith.divf
 // CHECK: tile.store %[[O]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]

@@ -1,8 +1,8 @@
 //===- ExpandAttention.cpp - fmha.attention to a tile program -------------===//
 //
-// Part of fmha. The tile program of one CTA of attention forward: for each of
-// its `consumers` Q tiles, an online softmax over the K/V tiles that the
-// masks leave visible (FlashAttention's algorithm, in base 2).
+// Part of fmha. The tile program of one CTA of attention forward: its
+// `consumers` Q tiles share one stream of K/V tiles, and each runs an online
+// softmax over them (FlashAttention's algorithm, in base 2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,8 +51,9 @@ private:
   /// The mask of one S tile: true where key `n0 + col` is visible to query
   /// `m0 + row`.
   Value visible(Value m0, Value n0);
-  void buildQueryTile(Value q, Value k, Value v, Value o, Value lse,
-                      Value batch, Value head, Value kvHead, Value m0);
+  void buildQueryTiles(Value q, Value k, Value v, Value o, Value lse,
+                       Value batch, Value head, Value kvHead,
+                       ArrayRef<Value> rows);
 
   AttentionOp op;
   OpBuilder &b;
@@ -155,30 +156,39 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
   return mask;
 }
 
-void AttentionBuilder::buildQueryTile(Value q, Value k, Value v, Value o,
-                                      Value lse, Value batch, Value head,
-                                      Value kvHead, Value m0) {
+/// The online-softmax state of one Q tile.
+struct SoftmaxState {
+  Value acc, rowMax, rowSum;
+};
+
+void AttentionBuilder::buildQueryTiles(Value q, Value k, Value v, Value o,
+                                       Value lse, Value batch, Value head,
+                                       Value kvHead, ArrayRef<Value> rows) {
   auto sType = tensorType({blockM, blockN}, f32);
   auto oType = tensorType({blockM, headDim}, f32);
   auto rowType = tensorType({blockM}, f32);
   Value zero = constI32(0);
-  Value qTile = tile::LoadOp::create(b, loc, q, {batch, head, m0, zero});
+  SmallVector<Value> qTiles;
+  for (Value m0 : rows)
+    qTiles.push_back(tile::LoadOp::create(b, loc, q, {batch, head, m0, zero}));
 
-  // The K/V range the masks leave visible, in whole tiles: causal and
-  // right-windowed queries see keys up to their diagonal (+ right), left
-  // windows start left keys before it.
+  // The K/V range the masks leave visible to any of the CTA's rows, in
+  // whole tiles: causal and right-windowed queries see keys up to their
+  // diagonal (+ right), left windows start `left` keys before it. All Q
+  // tiles share one stream of K/V tiles; each masks what it must not see.
   Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
   Value end = seqK;
   if (std::optional<int64_t> right = op.getRightWindow()) {
-    Value last =
-        arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, m0, shift),
-                              constI32(blockM + *right));
+    Value last = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rows.back(), shift),
+        constI32(blockM + *right));
     end = arith::MinSIOp::create(b, loc, end, last);
   }
   Value begin = zero;
   if (std::optional<int64_t> left = op.getLeftWindow()) {
     Value first = arith::SubIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, m0, shift), constI32(*left));
+        b, loc, arith::AddIOp::create(b, loc, rows.front(), shift),
+        constI32(*left));
     first = arith::MaxSIOp::create(b, loc, first, zero);
     begin = arith::MulIOp::create(
         b, loc, arith::DivSIOp::create(b, loc, first, constI32(blockN)),
@@ -193,86 +203,96 @@ void AttentionBuilder::buildQueryTile(Value q, Value k, Value v, Value o,
   double negInf = -std::numeric_limits<double>::infinity();
   // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).
   double scaleLog2 = op.getScaleOrDefault() * M_LOG2E;
-  Value accInit = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(oType, b.getF32FloatAttr(0.0)));
-  Value maxInit = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(negInf)));
-  Value sumInit = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(0.0)));
-  auto loop = scf::ForOp::create(b, loc, zero, tiles, constI32(1),
-                                 ValueRange{accInit, maxInit, sumInit});
+  SmallVector<Value> inits;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    inits.push_back(arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(oType, b.getF32FloatAttr(0.0))));
+    inits.push_back(arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(negInf))));
+    inits.push_back(arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(0.0))));
+  }
+  auto loop = scf::ForOp::create(b, loc, zero, tiles, constI32(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value acc = loop.getRegionIterArgs()[0];
-    Value rowMax = loop.getRegionIterArgs()[1];
-    Value rowSum = loop.getRegionIterArgs()[2];
     Value n0 = arith::AddIOp::create(
         b, loc, begin,
         arith::MulIOp::create(b, loc, loop.getInductionVar(),
                               constI32(blockN)));
     Value kTile = tile::LoadOp::create(b, loc, k, {batch, kvHead, n0, zero});
     Value vTile = tile::LoadOp::create(b, loc, v, {batch, kvHead, n0, zero});
-    Value sZero = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(sType, b.getF32FloatAttr(0.0)));
-    Value s = tile::DotOp::create(b, loc, qTile, kTile, sZero, UnitAttr(),
-                                  b.getUnitAttr());
-    s = arith::MulFOp::create(b, loc, s, splat(constF32(scaleLog2), sType));
-    s = arith::SelectOp::create(b, loc, visible(m0, n0), s,
-                                splat(constF32(negInf), sType));
-    Value tileMax = tile::ReduceOp::create(
-        b, loc, rowType,
-        tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::max), s,
-        b.getI64IntegerAttr(1));
-    Value newMax = arith::MaximumFOp::create(b, loc, rowMax, tileMax);
-    // Rows with nothing visible yet keep a finite reference, so that
-    // exp2(-inf - max) is 0 instead of NaN.
-    Value isEmpty =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
-                              splat(constF32(negInf), rowType));
-    Value ref = arith::SelectOp::create(b, loc, isEmpty,
-                                        splat(constF32(0.0), rowType), newMax);
-    Value p = math::Exp2Op::create(
-        b, loc,
-        arith::SubFOp::create(b, loc, s,
-                              tile::BroadcastOp::create(
-                                  b, loc, sType, ref, b.getI64IntegerAttr(1))));
-    // P stays unnormalised; the running sum and O are rescaled by
-    // exp2(old max - new max) and divided by the sum once, at the end.
-    Value alpha = math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, rowMax, ref));
-    Value tileSum = tile::ReduceOp::create(
-        b, loc, rowType,
-        tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::sum), p,
-        b.getI64IntegerAttr(1));
-    Value newSum = arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), tileSum);
-    Value scaled = arith::MulFOp::create(
-        b, loc, acc,
-        tile::BroadcastOp::create(b, loc, oType, alpha,
-                                  b.getI64IntegerAttr(1)));
-    Value pLow = arith::TruncFOp::create(
-        b, loc, tensorType({blockM, blockN}, op.getElementType()), p);
-    Value newAcc = tile::DotOp::create(b, loc, pLow, vTile, scaled, UnitAttr(),
-                                       UnitAttr());
-    scf::YieldOp::create(b, loc, ValueRange{newAcc, newMax, newSum});
+    SmallVector<Value> yields;
+    for (auto [i, m0] : llvm::enumerate(rows)) {
+      auto state = loop.getRegionIterArgs().slice(3 * i, 3);
+      Value acc = state[0], rowMax = state[1], rowSum = state[2];
+      Value sZero = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(sType, b.getF32FloatAttr(0.0)));
+      Value s = tile::DotOp::create(b, loc, qTiles[i], kTile, sZero, UnitAttr(),
+                                    b.getUnitAttr());
+      s = arith::MulFOp::create(b, loc, s, splat(constF32(scaleLog2), sType));
+      s = arith::SelectOp::create(b, loc, visible(m0, n0), s,
+                                  splat(constF32(negInf), sType));
+      Value tileMax = tile::ReduceOp::create(
+          b, loc, rowType,
+          tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::max), s,
+          b.getI64IntegerAttr(1));
+      Value newMax = arith::MaximumFOp::create(b, loc, rowMax, tileMax);
+      // Rows with nothing visible yet keep a finite reference, so that
+      // exp2(-inf - max) is 0 instead of NaN.
+      Value isEmpty =
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
+                                splat(constF32(negInf), rowType));
+      Value ref = arith::SelectOp::create(
+          b, loc, isEmpty, splat(constF32(0.0), rowType), newMax);
+      Value p = math::Exp2Op::create(
+          b, loc,
+          arith::SubFOp::create(
+              b, loc, s,
+              tile::BroadcastOp::create(b, loc, sType, ref,
+                                        b.getI64IntegerAttr(1))));
+      // P stays unnormalised; the running sum and O are rescaled by
+      // exp2(old max - new max) and divided by the sum once, at the end.
+      Value alpha = math::Exp2Op::create(
+          b, loc, arith::SubFOp::create(b, loc, rowMax, ref));
+      Value tileSum = tile::ReduceOp::create(
+          b, loc, rowType,
+          tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::sum), p,
+          b.getI64IntegerAttr(1));
+      Value newSum = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), tileSum);
+      Value scaled = arith::MulFOp::create(
+          b, loc, acc,
+          tile::BroadcastOp::create(b, loc, oType, alpha,
+                                    b.getI64IntegerAttr(1)));
+      Value pLow = arith::TruncFOp::create(
+          b, loc, tensorType({blockM, blockN}, op.getElementType()), p);
+      Value newAcc = tile::DotOp::create(b, loc, pLow, vTile, scaled,
+                                         UnitAttr(), UnitAttr());
+      yields.append({newAcc, newMax, newSum});
+    }
+    scf::YieldOp::create(b, loc, yields);
   }
-  Value acc = loop.getResult(0), rowMax = loop.getResult(1),
-        rowSum = loop.getResult(2);
-  // Rows with no visible key: o = 0 and lse = -inf.
-  Value hasKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                        rowSum, splat(constF32(0.0), rowType));
-  Value safeSum = arith::SelectOp::create(b, loc, hasKeys, rowSum,
-                                          splat(constF32(1.0), rowType));
-  Value out =
-      arith::DivFOp::create(b, loc, acc,
-                            tile::BroadcastOp::create(b, loc, oType, safeSum,
-                                                      b.getI64IntegerAttr(1)));
-  out = arith::TruncFOp::create(
-      b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
-  tile::StoreOp::create(b, loc, o, {batch, head, m0, constI32(0)}, out);
-  if (lse) {
-    // lse = ln(sum) + max * ln(2) in natural-log units; max is in base 2.
+
+  for (auto [i, m0] : llvm::enumerate(rows)) {
+    Value acc = loop.getResult(3 * i), rowMax = loop.getResult(3 * i + 1),
+          rowSum = loop.getResult(3 * i + 2);
+    // Rows with no visible key: o = 0 and lse = -inf.
+    Value hasKeys =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, rowSum,
+                              splat(constF32(0.0), rowType));
+    Value safeSum = arith::SelectOp::create(b, loc, hasKeys, rowSum,
+                                            splat(constF32(1.0), rowType));
+    Value out = arith::DivFOp::create(
+        b, loc, acc,
+        tile::BroadcastOp::create(b, loc, oType, safeSum,
+                                  b.getI64IntegerAttr(1)));
+    out = arith::TruncFOp::create(
+        b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
+    tile::StoreOp::create(b, loc, o, {batch, head, m0, zero}, out);
+    if (!lse)
+      continue;
+    // lse = (max + log2(sum)) * ln(2): max is in base 2.
     Value lseRow = arith::MulFOp::create(
         b, loc,
         arith::AddFOp::create(b, loc, rowMax,
@@ -325,12 +345,10 @@ LogicalResult AttentionBuilder::build() {
       b, loc, head, arith::DivUIOp::create(b, loc, headsQ, headsKV));
   Value first = arith::MulIOp::create(
       b, loc, block, constI32(blockM * op.getNumConsumerGroups()));
-  for (int64_t i = 0; i < op.getNumConsumerGroups(); ++i)
-    buildQueryTile(
-        q, k, v, o, lse, batch, head, kvHead,
-        i == 0 ? first
-               : arith::AddIOp::create(b, loc, first, constI32(i * blockM))
-                     .getResult());
+  SmallVector<Value> rows{first};
+  for (int64_t i = 1; i < op.getNumConsumerGroups(); ++i)
+    rows.push_back(arith::AddIOp::create(b, loc, first, constI32(i * blockM)));
+  buildQueryTiles(q, k, v, o, lse, batch, head, kvHead, rows);
   gpu::ReturnOp::create(b, loc);
   op.erase();
   return success();
