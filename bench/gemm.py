@@ -27,6 +27,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("manifest")
     parser.add_argument("sizes", nargs="*", default=DEFAULT_SIZES)
+    parser.add_argument("--plot", metavar="PNG",
+                        help="also draw TFLOP/s by size into this PNG file")
     parser.add_argument("--triton", action="store_true",
                         help="also time the Triton TMA matmul (bench/triton_matmul.py)")
     args = parser.parse_args()
@@ -98,7 +100,32 @@ def main():
         if triton_matmul:
             line += f" {row[4]:.0f} | {fmha / row[4]:.2f} | {row[5]} |"
         print(line)
+    if args.plot:
+        plot(rows, args.plot, torch.cuda.get_device_name(),
+             with_triton=triton_matmul is not None)
     return 0
+
+
+def plot(rows, path, device, with_triton):
+    """A grouped bar chart of TFLOP/s per size: cuBLAS, fmha (and Triton)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = [("cuBLAS", 1), ("fmha", 2)] + ([("Triton", 4)] if with_triton else [])
+    width = 0.8 / len(series)
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for i, (label, column) in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(rows))]
+        ax.bar(xs, [row[column] for row in rows], width, label=label)
+    ax.set_xticks(range(len(rows)), [row[0] for row in rows], rotation=15)
+    ax.set_ylabel("TFLOP/s (bf16, fp32 accumulate)")
+    ax.set_title(f"GEMM on {device}")
+    ax.legend()
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"plot written to {path}")
 
 
 if __name__ == "__main__":
