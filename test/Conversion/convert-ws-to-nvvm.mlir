@@ -221,3 +221,388 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// tile.iota in the wgmma accumulator layout (128x32, instr_n = 16: 2 x 2
+// fragments of 8 values per thread) and in its row vector layout. Thread t
+// of the warpgroup (%tid.x % 128, warp w, lane l) starts at row
+// 16w + l/4 and column 2(l%4); value v of fragment (mr, nr) adds row
+// 64mr + 8((v/2)%2) and column 16nr + 8(v/4) + v%2. A row vector holds
+// rows +0, +8, +64, +72.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+// CHECK-LABEL: gpu.module @iota
+// The role dispatch reads %tid.x first, then the first iota.
+// CHECK: nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT: %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: %[[T:.*]] = llvm.urem %[[TID]], %[[C128]] : i32
+// CHECK-NEXT: %[[C32:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-NEXT: %[[WARP:.*]] = llvm.udiv %[[T]], %[[C32]] : i32
+// CHECK-NEXT: %[[C32B:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-NEXT: %[[LANE:.*]] = llvm.urem %[[T]], %[[C32B]] : i32
+// CHECK-NEXT: %[[C4:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[QUAD:.*]] = llvm.udiv %[[LANE]], %[[C4]] : i32
+// CHECK-NEXT: %[[C16:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT: %[[W16:.*]] = llvm.mul %[[WARP]], %[[C16]] : i32
+// CHECK-NEXT: %[[ROW:.*]] = llvm.add %[[W16]], %[[QUAD]] : i32
+// CHECK: %[[R0:.*]] = llvm.insertvalue %[[ROW]], %{{.*}}[0, 0] : !llvm.struct<(struct<(i32, i32, i32, i32, i32, i32, i32, i32)>, struct<(i32, i32, i32, i32, i32, i32, i32, i32)>, struct<(i32, i32, i32, i32, i32, i32, i32, i32)>, struct<(i32, i32, i32, i32, i32, i32, i32, i32)>)>
+// CHECK-NEXT: %[[R1:.*]] = llvm.insertvalue %[[ROW]], %[[R0]][0, 1]
+// CHECK-NEXT: %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[ROW8:.*]] = llvm.add %[[ROW]], %[[C8]] : i32
+// CHECK-NEXT: llvm.insertvalue %[[ROW8]], %[[R1]][0, 2]
+// CHECK: %[[C72:.*]] = llvm.mlir.constant(72 : i32) : i32
+// CHECK-NEXT: %[[ROW72:.*]] = llvm.add %[[ROW]], %[[C72]] : i32
+// CHECK-NEXT: llvm.insertvalue %[[ROW72]], %{{.*}}[2, 2]
+// Columns (the second iota's own thread origin).
+// CHECK: nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT: llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: %[[T2:.*]] = llvm.urem
+// CHECK: %[[LANE2:.*]] = llvm.urem %[[T2]], %{{.*}} : i32
+// CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[C4B:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[L4:.*]] = llvm.urem %[[LANE2]], %[[C4B]] : i32
+// CHECK-NEXT: %[[COL:.*]] = llvm.mul %[[L4]], %[[TWO]] : i32
+// CHECK: llvm.insertvalue %[[COL]], %{{.*}}[0, 0]
+// CHECK: %[[C9:.*]] = llvm.mlir.constant(9 : i32) : i32
+// CHECK-NEXT: %[[COL9:.*]] = llvm.add %[[COL]], %[[C9]] : i32
+// CHECK-NEXT: llvm.insertvalue %[[COL9]], %{{.*}}[0, 5]
+// CHECK: %[[C25:.*]] = llvm.mlir.constant(25 : i32) : i32
+// CHECK-NEXT: %[[COL25:.*]] = llvm.add %[[COL]], %[[C25]] : i32
+// CHECK-NEXT: llvm.insertvalue %[[COL25]], %{{.*}}[1, 5]
+// The row vector: a struct of 4 rows.
+// CHECK: nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[VROW:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NEXT: %[[V0:.*]] = llvm.insertvalue %[[VROW]], %{{.*}}[0] : !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NEXT: llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[VROW8:.*]] = llvm.add %[[VROW]], %{{.*}} : i32
+// CHECK-NEXT: %[[V1:.*]] = llvm.insertvalue %[[VROW8]], %[[V0]][1]
+// CHECK-NEXT: llvm.mlir.constant(64 : i32) : i32
+// CHECK-NEXT: %[[VROW64:.*]] = llvm.add %[[VROW]], %{{.*}} : i32
+// CHECK-NEXT: %[[V2:.*]] = llvm.insertvalue %[[VROW64]], %[[V1]][2]
+// CHECK-NEXT: llvm.mlir.constant(72 : i32) : i32
+// CHECK-NEXT: %[[VROW72:.*]] = llvm.add %[[VROW]], %{{.*}} : i32
+// CHECK-NEXT: llvm.insertvalue %[[VROW72]], %[[V2]][3]
+// A causal mask compares them register by register.
+// CHECK: llvm.icmp "sgt" %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @iota {
+    gpu.func @k() kernel attributes {ws.num_threads = 256 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 4 {
+          %rows = tile.iota axis 0 : tensor<128x32xi32, #acc>
+          %cols = tile.iota axis 1 : tensor<128x32xi32, #acc>
+          %r = tile.iota axis 0 : tensor<128xi32, #row>
+          %future = arith.cmpi sgt, %cols, %rows : tensor<128x32xi32, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Online-softmax row operations on a 128x16 accumulator (instr_n = 16: two
+// m64 fragments of 8 values per thread). A row vector (#tile.slice<dim = 1>)
+// is a struct of the thread's 4 rows (+0, +8, +64, +72). A row reduction
+// combines a row's values of every fragment (values 0, 1, 4, 5 for row +0;
+// 2, 3, 6, 7 for row +8) in a tree, then across the quad with
+// shfl.sync.bfly 1 and 2; a broadcast gives each value its row's; row
+// vectors take elementwise ops (maximumf, subf, mulf; f32 exp2 as
+// ex2.approx, not a call to libdevice's __nv_exp2f) and splats; select takes an i1 tensor or a scalar
+// condition. Changing instr_n renumbers values only: a row vector is
+// unchanged, value 4 of a 16-column fragment becomes value 0 of the next
+// 8-column one.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#acc8 = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+#row8 = #tile.slice<dim = 1, parent = #acc8>
+// CHECK-LABEL: gpu.module @rows
+// CHECK-NOT: __nv_exp2f
+// CHECK: llvm.func @k(%[[SCALE:.*]]: f32, %[[FLAG:.*]]: i1)
+// CHECK: %[[S:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[1, 7] : !llvm.struct<(struct<(f32, f32, f32, f32, f32, f32, f32, f32)>, struct<(f32, f32, f32, f32, f32, f32, f32, f32)>)>
+// CHECK-NEXT: %[[ALL:.*]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT: %[[CLAMP:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %[[A:.*]] = llvm.extractvalue %[[S]][0, 0]
+// CHECK-NEXT: %[[B:.*]] = llvm.extractvalue %[[S]][0, 1]
+// CHECK-NEXT: %[[C:.*]] = llvm.extractvalue %[[S]][0, 4]
+// CHECK-NEXT: %[[D:.*]] = llvm.extractvalue %[[S]][0, 5]
+// CHECK-NEXT: %[[AB:.*]] = llvm.intr.maximum(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK-NEXT: %[[CD:.*]] = llvm.intr.maximum(%[[C]], %[[D]]) : (f32, f32) -> f32
+// CHECK-NEXT: %[[T:.*]] = llvm.intr.maximum(%[[AB]], %[[CD]]) : (f32, f32) -> f32
+// CHECK-NEXT: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[X1:.*]] = nvvm.shfl.sync bfly %[[ALL]], %[[T]], %[[ONE]], %[[CLAMP]] : f32 -> f32
+// CHECK-NEXT: %[[M1:.*]] = llvm.intr.maximum(%[[T]], %[[X1]]) : (f32, f32) -> f32
+// CHECK-NEXT: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[X2:.*]] = nvvm.shfl.sync bfly %[[ALL]], %[[M1]], %[[TWO]], %[[CLAMP]] : f32 -> f32
+// CHECK-NEXT: %[[M2:.*]] = llvm.intr.maximum(%[[M1]], %[[X2]]) : (f32, f32) -> f32
+// CHECK-NEXT: llvm.insertvalue %[[M2]], %{{.*}}[0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: llvm.extractvalue %[[S]][0, 2]
+// CHECK-NEXT: llvm.extractvalue %[[S]][0, 3]
+// CHECK-NEXT: llvm.extractvalue %[[S]][0, 6]
+// CHECK-NEXT: llvm.extractvalue %[[S]][0, 7]
+// CHECK-COUNT-3: llvm.intr.maximum
+// CHECK: nvvm.shfl.sync bfly
+// CHECK: nvvm.shfl.sync bfly
+// CHECK: llvm.insertvalue %{{.*}}, %{{.*}}[1] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: llvm.extractvalue %[[S]][1, 0]
+// CHECK: %[[M:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
+// The splat scale, then maximumf and subf on the row vectors.
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: llvm.insertvalue %[[SCALE]], %{{.*}}[0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[SCALE_R:.*]] = llvm.insertvalue %[[SCALE]], %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[M0:.*]] = llvm.extractvalue %[[M]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %[[S0:.*]] = llvm.extractvalue %[[SCALE_R]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: llvm.intr.maximum(%[[M0]], %[[S0]]) : (f32, f32) -> f32
+// CHECK: %[[MNEW:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: llvm.fsub %{{.*}}, %{{.*}} : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%{{.*}}) : (f32) -> f32
+// CHECK: %[[ALPHA:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
+// The broadcast of the new maximum: row +0 to values 0, 1, 4, 5; row +8 to
+// values 2, 3, 6, 7; rows +64 and +72 to the second fragment.
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(struct<(f32, f32, f32, f32, f32, f32, f32, f32)>, struct<(f32, f32, f32, f32, f32, f32, f32, f32)>)>
+// CHECK-NEXT: %[[R0:.*]] = llvm.extractvalue %[[MNEW]][0]
+// CHECK-NEXT: %[[R8:.*]] = llvm.extractvalue %[[MNEW]][1]
+// CHECK-NEXT: llvm.insertvalue %[[R0]], %{{.*}}[0, 0]
+// CHECK-NEXT: llvm.insertvalue %[[R0]], %{{.*}}[0, 1]
+// CHECK-NEXT: llvm.insertvalue %[[R8]], %{{.*}}[0, 2]
+// CHECK-NEXT: llvm.insertvalue %[[R8]], %{{.*}}[0, 3]
+// CHECK-NEXT: llvm.insertvalue %[[R0]], %{{.*}}[0, 4]
+// CHECK-NEXT: llvm.insertvalue %[[R0]], %{{.*}}[0, 5]
+// CHECK-NEXT: llvm.insertvalue %[[R8]], %{{.*}}[0, 6]
+// CHECK-NEXT: llvm.insertvalue %[[R8]], %{{.*}}[0, 7]
+// CHECK-NEXT: %[[R64:.*]] = llvm.extractvalue %[[MNEW]][2]
+// CHECK-NEXT: %[[R72:.*]] = llvm.extractvalue %[[MNEW]][3]
+// CHECK-NEXT: llvm.insertvalue %[[R64]], %{{.*}}[1, 0]
+// CHECK-NEXT: llvm.insertvalue %[[R64]], %{{.*}}[1, 1]
+// CHECK-NEXT: llvm.insertvalue %[[R72]], %{{.*}}[1, 2]
+// CHECK-COUNT-16: llvm.fsub
+// The row sum: fadd, the same shuffles.
+// CHECK: llvm.fadd
+// CHECK: nvvm.shfl.sync bfly %[[ALL2:.*]], %{{.*}}, %{{.*}}, %{{.*}} : f32 -> f32
+// CHECK-NEXT: llvm.fadd
+// CHECK: nvvm.shfl.sync bfly %[[ALL2]]
+// CHECK-NEXT: llvm.fadd
+// CHECK: %[[L:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
+// A splat constant in the row layout, then l * alpha + 1.
+// CHECK-NEXT: %[[C1F:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: llvm.insertvalue %[[C1F]], %{{.*}}[0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[L0:.*]] = llvm.extractvalue %[[L]][0]
+// CHECK-NEXT: %[[A0:.*]] = llvm.extractvalue %[[ALPHA]][0]
+// CHECK-NEXT: llvm.fmul %[[L0]], %[[A0]] : f32
+// CHECK: llvm.fadd
+// CHECK: %[[LB:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
+// The i1 splat and the selects.
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(struct<(i1, i1, i1, i1, i1, i1, i1, i1)>, struct<(i1, i1, i1, i1, i1, i1, i1, i1)>)>
+// CHECK-NEXT: llvm.insertvalue %[[FLAG]], %{{.*}}[0, 0]
+// CHECK: %[[FLAGS:.*]] = llvm.insertvalue %[[FLAG]], %{{.*}}[1, 7]
+// CHECK: %[[F0:.*]] = llvm.extractvalue %[[FLAGS]][0, 0]
+// CHECK-NEXT: %[[S00:.*]] = llvm.extractvalue %[[S]][0, 0]
+// CHECK-NEXT: %[[P00:.*]] = llvm.extractvalue %{{.*}}[0, 0]
+// CHECK-NEXT: llvm.select %[[F0]], %[[S00]], %[[P00]] : i1, f32
+// CHECK: llvm.select %[[FLAG]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK: %[[SEL2:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[1, 7] : !llvm.struct<(struct<(f32, f32, f32, f32, f32, f32, f32, f32)>, struct<(f32, f32, f32, f32, f32, f32, f32, f32)>)>
+// instr_n 16 -> 8.
+// CHECK-NEXT: llvm.mlir.undef : !llvm.struct<(struct<(f32, f32, f32, f32)>, struct<(f32, f32, f32, f32)>, struct<(f32, f32, f32, f32)>, struct<(f32, f32, f32, f32)>)>
+// CHECK: %[[V4:.*]] = llvm.extractvalue %[[SEL2]][0, 4]
+// CHECK-NEXT: llvm.insertvalue %[[V4]], %{{.*}}[1, 0]
+// CHECK: %[[V10:.*]] = llvm.extractvalue %[[SEL2]][1, 0]
+// CHECK-NEXT: llvm.insertvalue %[[V10]], %{{.*}}[2, 0]
+// CHECK: %[[V17:.*]] = llvm.extractvalue %[[SEL2]][1, 7]
+// CHECK-NEXT: llvm.insertvalue %[[V17]], %{{.*}}[3, 3]
+// The row vector keeps its registers.
+// CHECK-NEXT: llvm.mlir.undef
+// CHECK-NEXT: llvm.extractvalue %[[LB]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @rows {
+    gpu.func @k(%scale: f32, %flag: i1) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %cols = tile.iota axis 1 : tensor<128x16xi32, #acc>
+          %s = arith.sitofp %cols : tensor<128x16xi32, #acc> to tensor<128x16xf32, #acc>
+          %m = tile.reduce max %s axis 1 : tensor<128x16xf32, #acc> -> tensor<128xf32, #row>
+          %scale_r = tensor.splat %scale : tensor<128xf32, #row>
+          %m_new = arith.maximumf %m, %scale_r : tensor<128xf32, #row>
+          %d = arith.subf %m, %m_new : tensor<128xf32, #row>
+          %alpha = math.exp2 %d : tensor<128xf32, #row>
+          %mb = tile.broadcast %m_new axis 1 : tensor<128xf32, #row> -> tensor<128x16xf32, #acc>
+          %p = arith.subf %s, %mb : tensor<128x16xf32, #acc>
+          %l = tile.reduce sum %p axis 1 : tensor<128x16xf32, #acc> -> tensor<128xf32, #row>
+          %one = arith.constant dense<1.0> : tensor<128xf32, #row>
+          %la = arith.mulf %l, %alpha : tensor<128xf32, #row>
+          %lb = arith.addf %la, %one : tensor<128xf32, #row>
+          %flag_b = tensor.splat %flag : tensor<128x16xi1, #acc>
+          %sel = arith.select %flag_b, %s, %p : tensor<128x16xi1, #acc>, tensor<128x16xf32, #acc>
+          %sel2 = arith.select %flag, %sel, %s : tensor<128x16xf32, #acc>
+          %lb8 = tile.convert_layout %lb : tensor<128xf32, #row> -> tensor<128xf32, #row8>
+          %s8 = tile.convert_layout %sel2 : tensor<128x16xf32, #acc> -> tensor<128x16xf32, #acc8>
+          %b8 = tile.broadcast %lb8 axis 1 : tensor<128xf32, #row8> -> tensor<128x16xf32, #acc8>
+          %o8 = arith.mulf %s8, %b8 : tensor<128x16xf32, #acc8>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// tile.dot with A in registers (O += P V): nvvm.wgmma.mma_async reads A from
+// shared memory only, so each m64nNk16 is inline PTX with A as four 32-bit
+// registers: for k-step kk, the thread's 8 values of columns 16kk..16kk+15
+// in P's accumulator layout (with instr_n = 32, values 0..7 then 8..15 of
+// the fragment), in pairs, the lower column in the low half. The A and
+// accumulator registers are pinned (empty asm) before wgmma.fence. B as
+// [K, N] is transposed (imm-trans-b 1), as [N, K] not; an f16 A with
+// instr_n = 8 takes a k-step's second 8 columns from its next fragment.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#acc32 = #tile.wgmma_acc<instr_n = 32, warpgroups = 1>
+#acc8 = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>
+#smem = #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 16>
+// CHECK-LABEL: gpu.module @register_a
+// CHECK: %[[P:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[0, 15] : !llvm.struct<(struct<(bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16, bf16)>)>
+// CHECK: %[[E0:.*]] = llvm.extractvalue %[[P]][0, 0]
+// CHECK-NEXT: %[[H0:.*]] = llvm.insertelement %[[E0]], %{{.*}}[%{{.*}} : i32] : vector<2xbf16>
+// CHECK-NEXT: llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT: %[[E1:.*]] = llvm.extractvalue %[[P]][0, 1]
+// CHECK-NEXT: %[[H1:.*]] = llvm.insertelement %[[E1]], %[[H0]][%{{.*}} : i32] : vector<2xbf16>
+// CHECK-NEXT: %[[A0:.*]] = llvm.bitcast %[[H1]] : vector<2xbf16> to i32
+// CHECK: llvm.extractvalue %[[P]][0, 2]
+// CHECK: llvm.extractvalue %[[P]][0, 3]
+// CHECK: %[[A1:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: llvm.extractvalue %[[P]][0, 4]
+// CHECK: llvm.extractvalue %[[P]][0, 5]
+// CHECK: %[[A2:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: llvm.extractvalue %[[P]][0, 6]
+// CHECK: llvm.extractvalue %[[P]][0, 7]
+// CHECK: %[[A3:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: llvm.extractvalue %[[P]][0, 8]
+// CHECK: llvm.extractvalue %[[P]][0, 9]
+// CHECK: %[[A4:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: llvm.extractvalue %[[P]][0, 15]
+// CHECK: %[[A7:.*]] = llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK-NEXT: %[[PIN:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "", "=r,=r,=r,=r,=r,=r,=r,=r,0,1,2,3,4,5,6,7" %[[A0]], %[[A1]], %[[A2]], %[[A3]], %[[A4]], %{{.*}}, %{{.*}}, %[[A7]] : (i32, i32, i32, i32, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32, i32, i32, i32, i32)>
+// CHECK-NEXT: %[[K0R0:.*]] = llvm.extractvalue %[[PIN]][0]
+// CHECK-NEXT: %[[K0R1:.*]] = llvm.extractvalue %[[PIN]][1]
+// CHECK-NEXT: %[[K0R2:.*]] = llvm.extractvalue %[[PIN]][2]
+// CHECK-NEXT: %[[K0R3:.*]] = llvm.extractvalue %[[PIN]][3]
+// CHECK-NEXT: %[[K1R0:.*]] = llvm.extractvalue %[[PIN]][4]
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7"
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[DESC0:.*]] = llvm.or %{{.*}}, %{{.*}} : i64
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {$0, $1, $2, $3, $4, $5, $6, $7}, {$16, $17, $18, $19}, $20, p, 1, 1, 1;\0A}\0A", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,r,r,r,r,l" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[K0R0]], %[[K0R1]], %[[K0R2]], %[[K0R3]], %[[DESC0]] : (f32, f32, f32, f32, f32, f32, f32, f32, i32, i32, i32, i32, i64) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+// The second k-step: B 16 rows (of 32 bytes) further.
+// CHECK: llvm.mlir.constant(512 : i64) : i64
+// CHECK: %[[DESC1:.*]] = llvm.or %{{.*}}, %{{.*}} : i64
+// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {{.*}} %[[K1R0]], %{{.*}}, %{{.*}}, %{{.*}}, %[[DESC1]] :
+// CHECK-NEXT: llvm.insertvalue
+// CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// f16, instr_n = 8: registers 2 and 3 come from the second fragment.
+// CHECK: %[[Q:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[1, 3] : !llvm.struct<(struct<(f16, f16, f16, f16)>, struct<(f16, f16, f16, f16)>)>
+// CHECK: llvm.extractvalue %[[Q]][0, 0]
+// CHECK: llvm.extractvalue %[[Q]][0, 1]
+// CHECK: llvm.extractvalue %[[Q]][0, 2]
+// CHECK: llvm.extractvalue %[[Q]][0, 3]
+// CHECK: llvm.extractvalue %[[Q]][1, 0]
+// CHECK: llvm.extractvalue %[[Q]][1, 1]
+// CHECK: llvm.extractvalue %[[Q]][1, 2]
+// CHECK: llvm.extractvalue %[[Q]][1, 3]
+// CHECK: llvm.bitcast %{{.*}} : vector<2xf16> to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,=r,=r,=r,0,1,2,3"
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {$0, $1, $2, $3, $4, $5, $6, $7}, {$16, $17, $18, $19}, $20, p, 1, 1, 0;
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @register_a {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64, ws.smem_bytes = 2048 : i64} {
+      %v = ws.buffer_alloc offset 0 : memref<32x16xbf16, 3>
+      %w = ws.buffer_alloc offset 1024 : memref<16x16xf16, 3>
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %zero = arith.constant dense<0.0> : tensor<64x16xf32, #acc>
+          %cols = tile.iota axis 1 : tensor<64x32xi32, #acc32>
+          %pf = arith.sitofp %cols : tensor<64x32xi32, #acc32> to tensor<64x32xf32, #acc32>
+          %p = arith.truncf %pf : tensor<64x32xf32, #acc32> to tensor<64x32xbf16, #acc32>
+          %vt = ws.as_tensor %v : memref<32x16xbf16, 3> -> tensor<32x16xbf16, #smem>
+          %o = tile.dot %p, %vt, %zero : tensor<64x32xbf16, #acc32>, tensor<32x16xbf16, #smem>, tensor<64x16xf32, #acc>
+          %cols8 = tile.iota axis 1 : tensor<64x16xi32, #acc8>
+          %q = arith.sitofp %cols8 : tensor<64x16xi32, #acc8> to tensor<64x16xf16, #acc8>
+          %wt = ws.as_tensor %w : memref<16x16xf16, 3> -> tensor<16x16xf16, #smem>
+          %o2 = tile.dot %q, %wt, %o {transpose_b} : tensor<64x16xf16, #acc8>, tensor<16x16xf16, #smem>, tensor<64x16xf32, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @reduce_columns {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %s = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
+          // expected-error @+2 {{'tile.reduce' op lowers row reductions (axis 1) of a #tile.wgmma_acc tensor only}}
+          // expected-error @+1 {{failed to legalize operation 'tile.reduce'}}
+          %m = tile.reduce max %s axis 0 : tensor<64x16xf32, #acc> -> tensor<16xf32>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @reduce_unlaid {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %s = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
+          // expected-error @+2 {{'tile.reduce' op needs its result laid out by #tile.slice<dim = 1> of the input's layout, got 'tensor<64xf32>'}}
+          // expected-error @+1 {{failed to legalize operation 'tile.reduce'}}
+          %m = tile.reduce sum %s axis 1 : tensor<64x16xf32, #acc> -> tensor<64xf32>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+module attributes {gpu.container_module} {
+  gpu.module @reduce_bf16 {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %s = arith.constant dense<1.0> : tensor<64x16xbf16, #acc>
+          // expected-error @+2 {{'tile.reduce' op lowers f32 reductions only, got 'bf16'}}
+          // expected-error @+1 {{failed to legalize operation 'tile.reduce'}}
+          %m = tile.reduce max %s axis 1 : tensor<64x16xbf16, #acc> -> tensor<64xbf16, #row>
+        }
+      }
+      gpu.return
+    }
+  }
+}

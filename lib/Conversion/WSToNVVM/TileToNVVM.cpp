@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -24,21 +25,40 @@ static constexpr int64_t kWgmmaM = 64;
 /// K of one 16-bit wgmma instruction.
 static constexpr int64_t kWgmmaK = 16;
 
-/// The register fragments of a `#tile.wgmma_acc` tensor in one warpgroup:
-/// `count` m64 x instr_n fragments of `values` values each, fragment index
-/// `mr * (N / instr_n) + nr`.
-struct Fragments {
-  int64_t rowReps, colReps, instrN, values;
-  int64_t count() const { return rowReps * colReps; }
-};
-
-static std::optional<Fragments> getFragments(RankedTensorType type) {
+std::optional<Fragments> ws::getFragments(RankedTensorType type) {
   auto acc = dyn_cast_or_null<tile::WgmmaAccAttr>(type.getEncoding());
   if (!acc || acc.getWarpgroups() != 1 || type.getRank() != 2)
     return std::nullopt;
   int64_t instrN = acc.getInstrN();
   return Fragments{type.getShape()[0] / kWgmmaM, type.getShape()[1] / instrN,
                    instrN, instrN / 2};
+}
+
+std::optional<int64_t> ws::getSliceRowValues(RankedTensorType type) {
+  auto slice = dyn_cast_or_null<tile::SliceAttr>(type.getEncoding());
+  if (!slice || slice.getDim() != 1 || type.getRank() != 1)
+    return std::nullopt;
+  auto acc = dyn_cast<tile::WgmmaAccAttr>(slice.getParent());
+  if (!acc || acc.getWarpgroups() != 1)
+    return std::nullopt;
+  return 2 * (type.getShape()[0] / kWgmmaM);
+}
+
+std::optional<SmallVector<SmallVector<int64_t, 2>>>
+ws::getRegisterPositions(RankedTensorType type) {
+  SmallVector<SmallVector<int64_t, 2>> positions;
+  if (std::optional<Fragments> f = getFragments(type)) {
+    for (int64_t i = 0; i < f->count(); ++i)
+      for (int64_t v = 0; v < f->values; ++v)
+        positions.push_back({i, v});
+    return positions;
+  }
+  if (std::optional<int64_t> values = getSliceRowValues(type)) {
+    for (int64_t v = 0; v < *values; ++v)
+      positions.push_back({v});
+    return positions;
+  }
+  return std::nullopt;
 }
 
 static Type fragmentStructType(MLIRContext *ctx, Type element,
@@ -61,6 +81,13 @@ void ws::populateTileTypeConversions(LLVMTypeConverter &converter) {
             return std::nullopt;
           return fragmentStructType(ctx, element, *f);
         }
+        if (std::optional<int64_t> values = getSliceRowValues(type)) {
+          Type element = converter.convertType(type.getElementType());
+          if (!element)
+            return std::nullopt;
+          return LLVM::LLVMStructType::getLiteral(
+              ctx, SmallVector<Type>(*values, element));
+        }
         return std::nullopt;
       });
 }
@@ -70,14 +97,6 @@ static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
 }
 static Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
-}
-
-/// Calls `fn(fragment, value)` for every register of a fragment struct.
-static void forEachValue(const Fragments &f,
-                         function_ref<void(int64_t, int64_t)> fn) {
-  for (int64_t i = 0; i < f.count(); ++i)
-    for (int64_t v = 0; v < f.values; ++v)
-      fn(i, v);
 }
 
 namespace {
@@ -153,8 +172,8 @@ struct SplatConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(op.getType());
     auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
-    std::optional<Fragments> f = type ? getFragments(type) : std::nullopt;
-    if (!f || !dense)
+    auto positions = type ? getRegisterPositions(type) : std::nullopt;
+    if (!positions || !dense)
       return rewriter.notifyMatchFailure(op, "not a register splat");
     Location loc = op.getLoc();
     Type structType = getTypeConverter()->convertType(type);
@@ -162,16 +181,17 @@ struct SplatConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
         rewriter, loc, getTypeConverter()->convertType(type.getElementType()),
         dense.getSplatValue<Attribute>());
     Value result = LLVM::UndefOp::create(rewriter, loc, structType);
-    forEachValue(*f, [&](int64_t i, int64_t v) {
-      result = LLVM::InsertValueOp::create(rewriter, loc, result, scalar,
-                                           ArrayRef<int64_t>{i, v});
-    });
+    for (ArrayRef<int64_t> position : *positions)
+      result =
+          LLVM::InsertValueOp::create(rewriter, loc, result, scalar, position);
     rewriter.replaceOp(op, result);
     return success();
   }
 };
 
 /// An elementwise op on register tensors -> the scalar op on each register.
+/// Tensor operands must have the result's shape and layout; scalar operands
+/// (the condition of an arith.select) apply to every register.
 struct ElementwiseLowering : ConversionPattern {
   ElementwiseLowering(const LLVMTypeConverter &converter, MLIRContext *ctx)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/2, ctx) {}
@@ -182,10 +202,12 @@ struct ElementwiseLowering : ConversionPattern {
         op->getNumRegions() != 0)
       return failure();
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    std::optional<Fragments> f = type ? getFragments(type) : std::nullopt;
-    if (!f)
+    auto positions = type ? getRegisterPositions(type) : std::nullopt;
+    if (!positions)
       return failure();
     for (Value operand : op->getOperands()) {
+      if (operand.getType().isIntOrIndexOrFloat())
+        continue;
       auto operandType = dyn_cast<RankedTensorType>(operand.getType());
       if (!operandType || operandType.getShape() != type.getShape() ||
           operandType.getEncoding() != type.getEncoding())
@@ -194,18 +216,32 @@ struct ElementwiseLowering : ConversionPattern {
     Location loc = op->getLoc();
     Value result = LLVM::UndefOp::create(rewriter, loc,
                                          getTypeConverter()->convertType(type));
-    forEachValue(*f, [&](int64_t i, int64_t v) {
+    for (ArrayRef<int64_t> position : *positions) {
       SmallVector<Value> scalars;
-      for (Value operand : operands)
-        scalars.push_back(LLVM::ExtractValueOp::create(
-            rewriter, loc, operand, ArrayRef<int64_t>{i, v}));
-      OperationState state(loc, op->getName(), scalars, {type.getElementType()},
-                           op->getAttrs());
-      Operation *scalarOp = rewriter.create(state);
-      result = LLVM::InsertValueOp::create(rewriter, loc, result,
-                                           scalarOp->getResult(0),
-                                           ArrayRef<int64_t>{i, v});
-    });
+      for (auto [operand, converted] : llvm::zip(op->getOperands(), operands))
+        scalars.push_back(isa<RankedTensorType>(operand.getType())
+                              ? LLVM::ExtractValueOp::create(
+                                    rewriter, loc, converted, position)
+                              : converted);
+      Value scalar;
+      if (isa<math::Exp2Op>(op) && type.getElementType().isF32()) {
+        // ex2.approx.f32 (what libdevice's exp2f is) rather than the scalar
+        // math.exp2, which becomes a call to __nv_exp2f: kernels must not
+        // depend on libdevice being found and linked. (llvm.intr.exp2 is
+        // illegal in the GPU-to-NVVM conversion for that reason.)
+        scalar =
+            LLVM::CallIntrinsicOp::create(
+                rewriter, loc, rewriter.getF32Type(),
+                rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"), scalars)
+                .getResult(0);
+      } else {
+        OperationState state(loc, op->getName(), scalars,
+                             {type.getElementType()}, op->getAttrs());
+        scalar = rewriter.create(state)->getResult(0);
+      }
+      result =
+          LLVM::InsertValueOp::create(rewriter, loc, result, scalar, position);
+    }
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -233,8 +269,123 @@ static Value wgmmaDescriptor(OpBuilder &b, Location loc, Value base,
   return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, fixed));
 }
 
-/// tile.dot with operands in shared memory -> wgmma.mma_async m64nNk16 over
-/// the K steps and fragments, then wait for them.
+/// The A operand of the k-step `kk` (columns 16kk..16kk+15) for the m64 row
+/// repetition `mr` of a 16-bit tensor in registers laid out by
+/// `#tile.wgmma_acc` (fragments `a`): four 32-bit registers of two elements
+/// each, the lower column in the low half.
+///
+/// PTX ISA 9.7.15.5.1.1.1, "Matrix Fragments for wgmma.mma_async.m64nNk16",
+/// Figure 148 ("WGMMA .m64nNk16 register fragment layout for matrix A"):
+/// lane l of warp w holds a0, a1 = row 16w + l/4, columns 2(l%4) + {0, 1};
+/// a2, a3 = row + 8; a4..a7 = the same 8 columns further. That is the
+/// accumulator "D" layout (Figure 149) restricted to 16 columns (CUTLASS
+/// states it as `ALayout_64x16 = CLayout_64x16` in cute's
+/// mma_traits_sm90_gmma.hpp), so register 2j + h takes values
+/// 4 * (c / 8) + 2h + {0, 1} of the fragment holding column c = 16kk + 8j.
+static SmallVector<Value, 4> registerAOperand(OpBuilder &b, Location loc,
+                                              Value a, const Fragments &fa,
+                                              int64_t mr, int64_t kk,
+                                              Type element) {
+  auto pair = VectorType::get({2}, element);
+  SmallVector<Value, 4> regs;
+  for (int64_t j = 0; j < 2; ++j) {
+    int64_t col = kk * kWgmmaK + 8 * j;
+    int64_t fragment = mr * fa.colReps + col / fa.instrN;
+    int64_t base = 4 * ((col % fa.instrN) / 8);
+    for (int64_t h = 0; h < 2; ++h) {
+      Value vec = LLVM::UndefOp::create(b, loc, pair);
+      for (int64_t e = 0; e < 2; ++e)
+        vec = LLVM::InsertElementOp::create(
+            b, loc, vec,
+            LLVM::ExtractValueOp::create(
+                b, loc, a, ArrayRef<int64_t>{fragment, base + 2 * h + e}),
+            i32Const(b, loc, e));
+      regs.push_back(LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec));
+    }
+  }
+  return regs;
+}
+
+/// `values` passed through an empty inline asm that reads and writes them
+/// (each with `constraint`, "r" or "f"), like CUTLASS's
+/// warpgroup_fence_operand: the asm has side effects, so the code computing
+/// the values stays before it and before a wgmma.fence that follows it.
+static SmallVector<Value> pinRegisters(OpBuilder &b, Location loc,
+                                       ArrayRef<Value> values,
+                                       StringRef constraint) {
+  int64_t count = values.size();
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i)
+    constraints += ("=" + constraint + ",").str();
+  for (int64_t i = 0; i < count; ++i)
+    constraints += std::to_string(i) + (i + 1 < count ? "," : "");
+  SmallVector<Type> types;
+  for (Value value : values)
+    types.push_back(value.getType());
+  Type resultType =
+      count == 1 ? types.front()
+                 : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  Value pinned =
+      LLVM::InlineAsmOp::create(
+          b, loc, resultType, values, "", constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          /*operand_attrs=*/ArrayAttr())
+          .getRes();
+  if (count == 1)
+    return {pinned};
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < count; ++i)
+    result.push_back(LLVM::ExtractValueOp::create(b, loc, pinned, i));
+  return result;
+}
+
+/// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.<ab>.<ab>` with A from
+/// registers, as inline PTX (nvvm.wgmma.mma_async takes A descriptors only):
+/// `d, a, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b` (PTX ISA
+/// 9.7.15.5.2, wgmma.mma_async). The accumulator registers are read and
+/// written ("=f" outputs tied to the inputs, what "+f" means in CUDA);
+/// scale-d is true (D += A * B).
+static Value wgmmaRegisterA(OpBuilder &b, Location loc, Value fragment,
+                            ArrayRef<Value> a, Value descB, int64_t n,
+                            StringRef abType, bool transposeB) {
+  int64_t d = n / 2;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+     << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << abType << "."
+     << abType << " {";
+  for (int64_t i = 0; i < d; ++i)
+    os << (i ? ", $" : "$") << i;
+  os << "}, {$" << 2 * d << ", $" << 2 * d + 1 << ", $" << 2 * d + 2 << ", $"
+     << 2 * d + 3 << "}, $" << 2 * d + 4 << ", p, 1, 1, "
+     << (transposeB ? 1 : 0) << ";\n}\n";
+  std::string constraints;
+  for (int64_t i = 0; i < d; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < d; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l";
+
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < d; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, fragment, i));
+  llvm::append_range(operands, a);
+  operands.push_back(descB);
+  return LLVM::InlineAsmOp::create(
+             b, loc, fragment.getType(), operands, text, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/ArrayAttr())
+      .getRes();
+}
+
+/// tile.dot with A in shared memory or in registers (`#tile.wgmma_acc`, 16
+/// bits) and B in shared memory -> wgmma.mma_async m64nNk16 over the K steps
+/// and fragments, then wait for them.
 struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -243,11 +394,13 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
     auto aType = cast<RankedTensorType>(op.getA().getType());
     auto bType = cast<RankedTensorType>(op.getB().getType());
     auto aLayout = dyn_cast_or_null<tile::NvmmaSharedAttr>(aType.getEncoding());
+    std::optional<Fragments> aRegs = getFragments(aType);
     auto bLayout = dyn_cast_or_null<tile::NvmmaSharedAttr>(bType.getEncoding());
     std::optional<Fragments> f = getFragments(op.getAcc().getType());
-    if (!aLayout || !bLayout || !f)
-      return rewriter.notifyMatchFailure(op, "needs shared operands and a "
-                                             "wgmma accumulator");
+    if ((!aLayout && !aRegs) || !bLayout || !f)
+      return rewriter.notifyMatchFailure(op, "needs A in shared memory or "
+                                             "registers, B in shared memory "
+                                             "and a wgmma accumulator");
     if (op.getTransposeA())
       return op.emitOpError("lowers A given as [M, K] only so far");
     Type element = aType.getElementType();
@@ -284,14 +437,44 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
     auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
     auto col = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
 
-    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     Value acc = adaptor.getAcc();
+    // With A in registers, its registers and the accumulator's are computed
+    // (and pinned) before the wgmma.fence: registers a wgmma reads must not
+    // be written between the fence and the wgmma, or ptxas inserts fences
+    // of its own (C7519).
+    SmallVector<Value> aRegisters;
+    if (aRegs) {
+      for (int64_t kk = 0; kk < k / kWgmmaK; ++kk)
+        for (int64_t mr = 0; mr < f->rowReps; ++mr)
+          llvm::append_range(aRegisters,
+                             registerAOperand(rewriter, loc, adaptor.getA(),
+                                              *aRegs, mr, kk, element));
+      aRegisters = pinRegisters(rewriter, loc, aRegisters, "r");
+      for (int64_t i = 0; i < f->count(); ++i) {
+        Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
+        SmallVector<Value> values;
+        for (int64_t v = 0; v < f->values; ++v)
+          values.push_back(
+              LLVM::ExtractValueOp::create(rewriter, loc, fragment, v));
+        values = pinRegisters(rewriter, loc, values, "f");
+        for (int64_t v = 0; v < f->values; ++v)
+          acc = LLVM::InsertValueOp::create(rewriter, loc, acc, values[v],
+                                            ArrayRef<int64_t>{i, v});
+      }
+    }
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t kk = 0; kk < k / kWgmmaK; ++kk) {
       int64_t kBytes = kk * kWgmmaK * elementBytes;
       for (int64_t mr = 0; mr < f->rowReps; ++mr) {
-        Value descA = wgmmaDescriptor(rewriter, loc, adaptor.getA(),
-                                      mr * kWgmmaM * aRowBytes + kBytes,
-                                      aLayout, /*leadingBytes=*/16);
+        Value descA;
+        ArrayRef<Value> aOperand;
+        if (aLayout)
+          descA = wgmmaDescriptor(rewriter, loc, adaptor.getA(),
+                                  mr * kWgmmaM * aRowBytes + kBytes, aLayout,
+                                  /*leadingBytes=*/16);
+        else
+          aOperand =
+              ArrayRef<Value>(aRegisters).slice(4 * (kk * f->rowReps + mr), 4);
         for (int64_t nr = 0; nr < f->colReps; ++nr) {
           Value descB =
               bKMajor ? wgmmaDescriptor(rewriter, loc, adaptor.getB(),
@@ -304,18 +487,25 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
                                         bLayout, /*leadingBytes=*/bBlockBytes);
           int64_t i = mr * f->colReps + nr;
           Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
-          Value result = NVVM::WgmmaMmaAsyncOp::create(
-              rewriter, loc, fragment.getType(), fragment, descA, descB, shape,
-              type, type, f32Type, scaleOut, scaleIn, scaleIn, row,
-              bKMajor ? col : row, NVVM::MMAIntOverflowAttr());
+          Value result =
+              aLayout ? NVVM::WgmmaMmaAsyncOp::create(
+                            rewriter, loc, fragment.getType(), fragment, descA,
+                            descB, shape, type, type, f32Type, scaleOut,
+                            scaleIn, scaleIn, row, bKMajor ? col : row,
+                            NVVM::MMAIntOverflowAttr())
+                      : wgmmaRegisterA(rewriter, loc, fragment, aOperand, descB,
+                                       f->instrN,
+                                       NVVM::stringifyWGMMATypes(wgmmaType),
+                                       /*transposeB=*/!bKMajor);
           acc = LLVM::InsertValueOp::create(rewriter, loc, acc, result, i);
         }
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     // Unless ws-insert-mbarriers placed the waits (ws.async_wgmma), the
-    // result is complete when the op is.
-    if (!op->hasAttr("ws.async_wgmma"))
+    // result is complete when the op is. A read from registers always waits:
+    // nothing would keep the A registers alive until a later wait.
+    if (!op->hasAttr("ws.async_wgmma") || aRegs)
       NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
                                          rewriter.getI64IntegerAttr(0));
     rewriter.replaceOp(op, acc);
@@ -433,4 +623,5 @@ void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
                SplatConstantLowering, DotLowering, StoreSharedLowering,
                TMAStoreLowering, TMAStoreWaitLowering>(converter);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());
+  populateRegisterOpPatterns(converter, patterns);
 }
