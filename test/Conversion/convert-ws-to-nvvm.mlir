@@ -606,3 +606,41 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// K-major operands whose rows are wider than the swizzle span (here 128 bf16
+// = 256 bytes with 128-byte swizzling) sit in shared memory as two column
+// blocks of 64 rows x 128 bytes: the K steps of the second half start one
+// block (64 x 128 = 8192 bytes) further, at the same offset within it.
+#wide = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc64 = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-LABEL: gpu.module @wide_k
+// CHECK: nvvm.wgmma.fence.aligned
+// K steps 0..3 of A: offsets 0, 32, 64, 96 within the first block...
+// CHECK-DAG: llvm.mlir.constant(96 : i64) : i64
+// ...and 4..7 in the second: 8192, 8224, 8256, 8288.
+// CHECK-DAG: llvm.mlir.constant(8192 : i64) : i64
+// CHECK-DAG: llvm.mlir.constant(8288 : i64) : i64
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>
+module attributes {gpu.container_module} {
+  gpu.module @wide_k {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64, ws.smem_bytes = 32768 : i64} {
+      %a = ws.buffer_alloc offset 0 : memref<64x128xbf16, 3>
+      %b = ws.buffer_alloc offset 16384 : memref<64x128xbf16, 3>
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %x = ws.as_tensor %a : memref<64x128xbf16, 3> -> tensor<64x128xbf16, #wide>
+          %y = ws.as_tensor %b : memref<64x128xbf16, 3> -> tensor<64x128xbf16, #wide>
+          %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc64>
+          %d = tile.dot %x, %y, %zero {transpose_b}
+              : tensor<64x128xbf16, #wide>, tensor<64x128xbf16, #wide>, tensor<64x64xf32, #acc64>
+          %t = arith.truncf %d : tensor<64x64xf32, #acc64> to tensor<64x64xbf16, #acc64>
+          %s = ws.buffer_alloc offset 0 : memref<64x64xbf16, 3>
+          ws.store_shared %t, %s : tensor<64x64xbf16, #acc64>, memref<64x64xbf16, 3>
+        }
+      }
+      gpu.return
+    }
+  }
+}

@@ -383,6 +383,16 @@ static Value wgmmaRegisterA(OpBuilder &b, Location loc, Value fragment,
       .getRes();
 }
 
+/// Byte offset of (row, byte kBytes along K) in a K-major operand of `rows`
+/// rows in NVMMA-swizzled shared memory: rows wider than the swizzle span
+/// are stored as column blocks one span wide (one TMA box each), one after
+/// the other, so K steps past a span move to the next block.
+static int64_t kMajorOffset(int64_t row, int64_t kBytes, int64_t rows,
+                            tile::NvmmaSharedAttr layout) {
+  int64_t span = layout.getSwizzle();
+  return kBytes / span * rows * span + row * span + kBytes % span;
+}
+
 /// tile.dot with A in shared memory or in registers (`#tile.wgmma_acc`, 16
 /// bits) and B in shared memory -> wgmma.mma_async m64nNk16 over the K steps
 /// and fragments, then wait for them.
@@ -418,7 +428,6 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
     Location loc = op.getLoc();
     int64_t k = aType.getShape()[1];
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    int64_t aRowBytes = k * elementBytes;
     // B as [N, K] (transpose_b) is K-major like A. As [K, N] it is MN-major:
     // column blocks one swizzle span wide, each K rows deep, one after the
     // other (as TMA wrote them, one box per block).
@@ -469,22 +478,25 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
         Value descA;
         ArrayRef<Value> aOperand;
         if (aLayout)
-          descA = wgmmaDescriptor(rewriter, loc, adaptor.getA(),
-                                  mr * kWgmmaM * aRowBytes + kBytes, aLayout,
-                                  /*leadingBytes=*/16);
+          descA = wgmmaDescriptor(
+              rewriter, loc, adaptor.getA(),
+              kMajorOffset(mr * kWgmmaM, kBytes, aType.getShape()[0], aLayout),
+              aLayout, /*leadingBytes=*/16);
         else
           aOperand =
               ArrayRef<Value>(aRegisters).slice(4 * (kk * f->rowReps + mr), 4);
         for (int64_t nr = 0; nr < f->colReps; ++nr) {
           Value descB =
-              bKMajor ? wgmmaDescriptor(rewriter, loc, adaptor.getB(),
-                                        nr * f->instrN * aRowBytes + kBytes,
-                                        bLayout, /*leadingBytes=*/16)
-                      : wgmmaDescriptor(rewriter, loc, adaptor.getB(),
-                                        nr * (f->instrN / bSpanElems) *
-                                                bBlockBytes +
-                                            kk * kWgmmaK * bLayout.getSwizzle(),
-                                        bLayout, /*leadingBytes=*/bBlockBytes);
+              bKMajor
+                  ? wgmmaDescriptor(rewriter, loc, adaptor.getB(),
+                                    kMajorOffset(nr * f->instrN, kBytes,
+                                                 bType.getShape()[0], bLayout),
+                                    bLayout, /*leadingBytes=*/16)
+                  : wgmmaDescriptor(rewriter, loc, adaptor.getB(),
+                                    nr * (f->instrN / bSpanElems) *
+                                            bBlockBytes +
+                                        kk * kWgmmaK * bLayout.getSwizzle(),
+                                    bLayout, /*leadingBytes=*/bBlockBytes);
           int64_t i = mr * f->colReps + nr;
           Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
           Value result =
