@@ -16,7 +16,8 @@ namespace fmha {
 /// Registers fmha's own passes and named pipelines.
 void registerFMHAPasses();
 
-/// Registers fmha's passes and the upstream passes its pipelines use.
+/// Registers fmha's passes and the upstream passes its pipelines use
+/// (buildSM90Pipeline needs them). Calling it again does no harm.
 void registerAllFMHAPasses();
 
 } // namespace fmha

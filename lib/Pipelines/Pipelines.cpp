@@ -37,12 +37,18 @@ LogicalResult fmha::buildSM90Pipeline(OpPassManager &pm,
 }
 
 void fmha::registerFMHAPipelines() {
-  PassPipelineRegistration<PipelineOptions>(
-      "fmha-sm90-pipeline",
-      "Compile fmha ops to warp-specialized sm_90a kernels (PTX by default)",
-      [](OpPassManager &pm, const PipelineOptions &options) {
-        // The pipeline text is fixed and the options are checked when they
-        // are parsed, so building cannot fail.
-        (void)buildSM90Pipeline(pm, options);
-      });
+  // Once only: unlike a pass, a pipeline registered twice is a fatal error,
+  // and embedders (the C API among them) may register fmha's passes again.
+  static const bool registered = [] {
+    PassPipelineRegistration<PipelineOptions>(
+        "fmha-sm90-pipeline",
+        "Compile fmha ops to warp-specialized sm_90a kernels (PTX by default)",
+        [](OpPassManager &pm, const PipelineOptions &options) {
+          // The pipeline text is fixed and the options are checked when they
+          // are parsed, so building cannot fail.
+          (void)buildSM90Pipeline(pm, options);
+        });
+    return true;
+  }();
+  (void)registered;
 }

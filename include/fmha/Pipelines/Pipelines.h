@@ -42,10 +42,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 
 /// fmha ops to sm_90a kernels: expansion, layouts, roles, protocol check,
 /// rings, phase check, shared memory, registers, NVVM, and PTX or a cubin.
+/// The pipeline names its passes, so they must be registered first
+/// (fmha::registerAllFMHAPasses(), InitAllPasses.h); it fails otherwise.
 LogicalResult buildSM90Pipeline(OpPassManager &pm,
                                 const PipelineOptions &options);
 
-/// Registers `--fmha-sm90-pipeline`.
+/// Registers `--fmha-sm90-pipeline`; later calls do nothing.
 void registerFMHAPipelines();
 
 } // namespace fmha
