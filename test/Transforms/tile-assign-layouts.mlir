@@ -174,3 +174,34 @@ func.func @conflict(%a: !tile.desc<tensor<64x64xbf16>>, %i: i32) -> tensor<64x64
   %d2 = tile.dot %x, %x, %e {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
   return %d2 : tensor<64x64xf32>
 }
+
+// -----
+
+// The softmax of attention: row reductions of S take its row-slice layout,
+// broadcasts take it back, and P (computed in registers) keeps S's register
+// layout as the A operand of P @ V; V, given as [K, N], is read in place.
+// CHECK-DAG: #[[ACC:.*]] = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-DAG: #[[ROW:.*]] = #tile.slice<dim = 1, parent = #[[ACC]]>
+// CHECK-LABEL: gpu.func @softmax
+// CHECK: %[[S:.*]] = tile.dot {{.*}}, tensor<64x64xf32, #[[ACC]]>
+// CHECK: tile.reduce max %[[S]] axis 1 : tensor<64x64xf32, #[[ACC]]> -> tensor<64xf32, #[[ROW]]>
+// CHECK: tile.broadcast %{{.*}} axis 1 : tensor<64xf32, #[[ROW]]> -> tensor<64x64xf32, #[[ACC]]>
+// CHECK: %[[P:.*]] = arith.truncf %{{.*}} : tensor<64x64xf32, #[[ACC]]> to tensor<64x64xbf16, #[[ACC]]>
+// CHECK: tile.dot %[[P]], %{{.*}}, %{{.*}} : tensor<64x64xbf16, #[[ACC]]>, tensor<64x64xbf16, #{{.*}}>, tensor<64x64xf32, #[[ACC]]>
+gpu.module @m {
+  gpu.func @softmax(%q: !tile.desc<tensor<64x64xbf16>>, %k: !tile.desc<tensor<64x64xbf16>>,
+                    %v: !tile.desc<tensor<64x64xbf16>>, %i: i32) kernel {
+    %x = tile.load %q[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+    %y = tile.load %k[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+    %z = tile.load %v[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %s = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    %m = tile.reduce max %s axis 1 : tensor<64x64xf32> -> tensor<64xf32>
+    %mb = tile.broadcast %m axis 1 : tensor<64xf32> -> tensor<64x64xf32>
+    %d = arith.subf %s, %mb : tensor<64x64xf32>
+    %e = math.exp2 %d : tensor<64x64xf32>
+    %p = arith.truncf %e : tensor<64x64xf32> to tensor<64x64xbf16>
+    %o = tile.dot %p, %z, %zero : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    gpu.return
+  }
+}

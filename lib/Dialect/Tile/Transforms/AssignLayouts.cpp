@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
@@ -53,6 +54,13 @@ public:
     return success();
   }
 
+  /// The encoding recorded for `value`, or null.
+  Attribute lookup(Value value) const { return encodings.lookup(value); }
+
+  /// Gives reductions and broadcasts the row-slice layouts of their full
+  /// tensors and spreads them, until nothing changes.
+  LogicalResult propagateSlices(Operation *root);
+
   /// Rewrites the types of all recorded values.
   void apply();
 
@@ -69,7 +77,8 @@ private:
 
 /// Ops whose tensor operands and results share one layout.
 static bool isElementwise(Operation *op) {
-  return op->hasTrait<OpTrait::Elementwise>() || isa<arith::ConstantOp>(op);
+  return op->hasTrait<OpTrait::Elementwise>() ||
+         isa<arith::ConstantOp, tensor::SplatOp, IotaOp>(op);
 }
 
 static bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
@@ -123,6 +132,65 @@ void LayoutMap::collectRelated(
   }
 }
 
+LogicalResult LayoutMap::propagateSlices(Operation *root) {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    auto setIfNew = [&](Value value, Attribute encoding,
+                        Operation *where) -> LogicalResult {
+      if (lookup(value) || !encoding)
+        return success();
+      changed = true;
+      return set(value, encoding, where);
+    };
+    WalkResult walk = root->walk([&](Operation *op) {
+      LogicalResult result = success();
+      if (auto reduce = dyn_cast<ReduceOp>(op)) {
+        unsigned axis = reduce.getAxis();
+        if (Attribute full = lookup(reduce.getInput()))
+          result = setIfNew(reduce.getResult(), SliceAttr::get(axis, full), op);
+        else if (auto slice =
+                     dyn_cast_or_null<SliceAttr>(lookup(reduce.getResult())))
+          result = setIfNew(reduce.getInput(), slice.getParent(), op);
+      } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
+        unsigned axis = broadcast.getAxis();
+        if (Attribute full = lookup(broadcast.getResult()))
+          result =
+              setIfNew(broadcast.getInput(), SliceAttr::get(axis, full), op);
+        else if (auto slice =
+                     dyn_cast_or_null<SliceAttr>(lookup(broadcast.getInput())))
+          result = setIfNew(broadcast.getResult(), slice.getParent(), op);
+      }
+      return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (walk.wasInterrupted() || failed(propagate()))
+      return failure();
+  }
+  return success();
+}
+
+/// A broadcast whose row vector has the slice layout of another tensor (the
+/// row max of S, broadcast into O's layout) gets a tile.convert_layout: the
+/// rows a thread holds are the same in every wgmma layout of one warpgroup,
+/// so the conversion moves no data.
+static void insertSliceConversions(Operation *root) {
+  root->walk([](BroadcastOp broadcast) {
+    auto input = cast<RankedTensorType>(broadcast.getInput().getType());
+    auto full = cast<RankedTensorType>(broadcast.getResult().getType());
+    if (!full.getEncoding())
+      return;
+    auto wanted = SliceAttr::get(broadcast.getAxis(), full.getEncoding());
+    if (input.getEncoding() == wanted)
+      return;
+    OpBuilder b(broadcast);
+    Value converted = ConvertLayoutOp::create(
+        b, broadcast.getLoc(),
+        RankedTensorType::get(input.getShape(), input.getElementType(), wanted),
+        broadcast.getInput());
+    broadcast.getInputMutable().assign(converted);
+  });
+}
+
 static RankedTensorType withEncoding(Type type, Attribute encoding) {
   auto tensor = cast<RankedTensorType>(type);
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
@@ -159,6 +227,10 @@ static LogicalResult assignOperand(Value operand, LayoutMap &layouts,
                                    DenseMap<Value, Attribute> &descLayouts,
                                    DotOp dot) {
   auto load = operand.getDefiningOp<LoadOp>();
+  // A computed in registers (attention's P) takes the register layout it is
+  // computed in; propagation gives it one.
+  if (!load && operand == dot.getA() && !dot.getTransposeA())
+    return success();
   if (!load)
     return dot.emitOpError(
         "operands must come straight from tile.load on sm90 (shared memory); "
@@ -227,9 +299,22 @@ struct TileAssignLayoutsPass
         return WalkResult::interrupt();
       return WalkResult::advance();
     });
-    if (walk.wasInterrupted() || failed(layouts.propagate()))
+    if (walk.wasInterrupted() || failed(layouts.propagate()) ||
+        failed(layouts.propagateSlices(getOperation())))
+      return signalPassFailure();
+    // A register A operand must have ended up in a wgmma register layout.
+    WalkResult registers = getOperation()->walk([&](DotOp dot) {
+      if (dot.getA().getDefiningOp<LoadOp>() ||
+          isa_and_nonnull<WgmmaAccAttr>(layouts.lookup(dot.getA())))
+        return WalkResult::advance();
+      dot.emitOpError("operand A is neither loaded into shared memory nor "
+                      "computed in a wgmma register layout");
+      return WalkResult::interrupt();
+    });
+    if (registers.wasInterrupted())
       return signalPassFailure();
     layouts.apply();
+    insertSliceConversions(getOperation());
     if (failed(retypeDescriptors(descLayouts, getOperation())))
       return signalPassFailure();
   }
