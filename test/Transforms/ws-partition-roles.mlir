@@ -198,7 +198,7 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
     scf.yield %d : tensor<64x64xf32, #acc>
   }
   %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %r) -> (tensor<64x64xf32, #acc>) : i32 {
-    // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads all sit directly in one scf.for}}
+    // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before it in the same block}}
     %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
     %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
     scf.yield %d : tensor<64x64xf32, #acc>
@@ -213,7 +213,7 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 func.func @no_loop(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %i: i32) {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
-  // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads all sit directly in one scf.for}}
+  // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before it in the same block}}
   %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16, #smem>>
   %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
   return

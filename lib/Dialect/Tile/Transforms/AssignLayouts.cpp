@@ -133,8 +133,10 @@ void LayoutMap::collectRelated(
 }
 
 LogicalResult LayoutMap::propagateSlices(Operation *root) {
-  bool changed = true;
-  while (changed) {
+  bool changed = true, fallback = false;
+  while (changed || !fallback) {
+    if (!changed)
+      fallback = true;
     changed = false;
     auto setIfNew = [&](Value value, Attribute encoding,
                         Operation *where) -> LogicalResult {
@@ -154,12 +156,16 @@ LogicalResult LayoutMap::propagateSlices(Operation *root) {
           result = setIfNew(reduce.getInput(), slice.getParent(), op);
       } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
         unsigned axis = broadcast.getAxis();
-        if (Attribute full = lookup(broadcast.getResult()))
+        Attribute full = lookup(broadcast.getResult());
+        if (auto slice =
+                dyn_cast_or_null<SliceAttr>(lookup(broadcast.getInput())))
+          result = setIfNew(broadcast.getResult(), slice.getParent(), op);
+        // A row vector takes the slice of what it is broadcast into only
+        // when nothing else decides (a reduction usually does); different
+        // slices meet through a tile.convert_layout.
+        else if (full && fallback)
           result =
               setIfNew(broadcast.getInput(), SliceAttr::get(axis, full), op);
-        else if (auto slice =
-                     dyn_cast_or_null<SliceAttr>(lookup(broadcast.getInput())))
-          result = setIfNew(broadcast.getResult(), slice.getParent(), op);
       }
       return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
     });

@@ -10,6 +10,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace ws {
@@ -29,7 +30,12 @@ namespace {
 /// What the partitioning found in one tile program.
 struct TileProgram {
   scf::ForOp loop;
+  /// Loads of the main loop's body: one slot of the stream channel each
+  /// iteration.
   SmallVector<tile::LoadOp> loads;
+  /// Loads before the main loop, in its block (attention's Q): one slot of
+  /// a prologue channel.
+  SmallVector<tile::LoadOp> prologue;
   /// Loop-carried positions that are dot accumulators, one per consumer.
   SmallVector<unsigned> chains;
   SmallVector<tile::StoreOp> stores;
@@ -37,50 +43,107 @@ struct TileProgram {
 
 } // namespace
 
-/// The loop-carried position a value comes from: a loop iteration argument,
-/// or a loop result seen through elementwise ops.
-static std::optional<unsigned> chainOf(Value value, scf::ForOp loop) {
-  while (true) {
-    if (auto arg = dyn_cast<BlockArgument>(value)) {
-      if (arg.getOwner() == loop.getBody() && arg.getArgNumber() >= 1)
-        return arg.getArgNumber() - 1;
-      return std::nullopt;
+/// The loop-carried positions of `loop` that `value` depends on: loop
+/// results reached through its defining ops (within the loop's parent).
+static llvm::SmallSetVector<unsigned, 4> positionsOf(Value value,
+                                                     scf::ForOp loop) {
+  llvm::SmallSetVector<unsigned, 4> positions;
+  SmallVector<Value> worklist{value};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      continue;
+    if (def == loop.getOperation()) {
+      positions.insert(cast<OpResult>(v).getResultNumber());
+      continue;
     }
-    Operation *def = value.getDefiningOp();
-    if (def == loop.getOperation())
-      return cast<OpResult>(value).getResultNumber();
-    if (!def || !def->hasTrait<OpTrait::Elementwise>() ||
-        def->getNumOperands() != 1)
-      return std::nullopt;
-    value = def->getOperand(0);
+    if (def->getParentRegion() != loop->getParentRegion())
+      continue;
+    llvm::append_range(worklist, def->getOperands());
   }
+  return positions;
+}
+
+/// The loop-carried positions the yielded value at `position` reads: the
+/// iteration arguments in its backward slice within the loop body.
+static llvm::SmallSetVector<unsigned, 4> bodyPositionsOf(unsigned position,
+                                                         scf::ForOp loop) {
+  llvm::SmallSetVector<unsigned, 4> positions;
+  Block *body = loop.getBody();
+  SmallVector<Value> worklist{loop.getYieldedValues()[position]};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body && arg.getArgNumber() >= 1)
+        positions.insert(arg.getArgNumber() - 1);
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || !loop->isAncestor(def))
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+    // Values used inside nested regions count too.
+    def->walk([&](Operation *nested) {
+      if (nested != def)
+        llvm::append_range(worklist, nested->getOperands());
+    });
+  }
+  return positions;
 }
 
 static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   TileProgram program;
-  func->walk([&](tile::LoadOp load) { program.loads.push_back(load); });
+  SmallVector<tile::LoadOp> all;
+  func->walk([&](tile::LoadOp load) { all.push_back(load); });
   func->walk([&](tile::StoreOp store) { program.stores.push_back(store); });
-  if (program.loads.empty())
+  if (all.empty())
     return program;
-  program.loop = dyn_cast<scf::ForOp>(program.loads.front()->getParentOp());
-  for (tile::LoadOp load : program.loads)
-    if (!program.loop || load->getParentOp() != program.loop)
-      return load.emitOpError(
-          "ws-partition-roles handles tile programs whose loads all sit "
-          "directly in one scf.for");
-  for (BlockArgument arg : program.loop.getRegionIterArgs())
-    if (llvm::any_of(arg.getUsers(), [&](Operation *user) {
-          auto dot = dyn_cast<tile::DotOp>(user);
-          return dot && dot.getAcc() == arg;
-        }))
-      program.chains.push_back(arg.getArgNumber() - 1);
+  for (tile::LoadOp load : all)
+    if (auto loop = dyn_cast<scf::ForOp>(load->getParentOp())) {
+      program.loop = loop;
+      break;
+    }
+  for (tile::LoadOp load : all) {
+    if (program.loop && load->getParentOp() == program.loop) {
+      program.loads.push_back(load);
+      continue;
+    }
+    if (program.loop && load->getBlock() == program.loop->getBlock() &&
+        load->isBeforeInBlock(program.loop)) {
+      program.prologue.push_back(load);
+      continue;
+    }
+    return load.emitOpError(
+        "ws-partition-roles handles tile programs whose loads sit directly "
+        "in one scf.for or before it in the same block");
+  }
+  // A chain is a loop-carried accumulator: a position whose yielded value is
+  // a dot accumulating onto (a function of) the position's own value.
+  for (unsigned i = 0; i < program.loop.getNumRegionIterArgs(); ++i) {
+    auto dot = program.loop.getYieldedValues()[i].getDefiningOp<tile::DotOp>();
+    if (dot && dot->getParentOp() == program.loop &&
+        bodyPositionsOf(i, program.loop).contains(i))
+      program.chains.push_back(i);
+  }
   if (program.chains.empty())
     return program.loop.emitOpError(
         "carries no tile.dot accumulator: nothing for consumer roles to do");
-  for (tile::StoreOp store : program.stores)
-    if (!chainOf(store.getValue(), program.loop))
+  for (tile::StoreOp store : program.stores) {
+    llvm::SmallSetVector<unsigned, 4> positions =
+        positionsOf(store.getValue(), program.loop);
+    if (llvm::none_of(program.chains, [&](unsigned chain) {
+          return positions.contains(chain);
+        }))
       return store.emitOpError("stores a value that does not come from an "
                                "accumulator of the main loop");
+  }
   return program;
 }
 
@@ -91,25 +154,21 @@ static void cleanUp(RoleOp role) {
   (void)applyPatternsGreedily(role, std::move(patterns));
 }
 
-/// Replaces the dots of other chains by their accumulators, so they die.
-static void dropDots(scf::ForOp loop, std::optional<unsigned> keep) {
-  SmallVector<tile::DotOp> dots(loop.getBody()->getOps<tile::DotOp>());
-  for (tile::DotOp dot : dots) {
-    if (keep && chainOf(dot.getAcc(), loop) == keep)
-      continue;
-    dot.getResult().replaceAllUsesWith(dot.getAcc());
-    dot.erase();
-  }
+/// Keeps only the loop-carried positions in `keep`: the others yield their
+/// own iteration argument, so their computations die and canonicalization
+/// drops them.
+static void keepPositions(scf::ForOp loop,
+                          const llvm::SmallSetVector<unsigned, 8> &keep) {
+  Operation *yield = loop.getBody()->getTerminator();
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+    if (!keep.contains(i))
+      yield->setOperand(i, loop.getRegionIterArgs()[i]);
 }
 
-/// The producer: acquire a slot, TMA every load of the iteration into it,
-/// commit it with the bytes delivered.
-static void buildProducer(OpBuilder &b, Value channel, scf::ForOp loop,
-                          MutableArrayRef<tile::LoadOp> loads,
-                          MutableArrayRef<tile::StoreOp> stores) {
-  for (tile::StoreOp store : stores)
-    store.erase();
-  dropDots(loop, std::nullopt);
+/// Replaces `loads` by TMA copies into one slot of `channel`, acquired
+/// before the first and committed after the last with their bytes.
+static void produce(OpBuilder &b, Value channel,
+                    MutableArrayRef<tile::LoadOp> loads) {
   b.setInsertionPoint(loads.front());
   auto acquire = ProducerAcquireOp::create(b, loads.front().getLoc(), channel);
   int64_t bytes = 0;
@@ -125,14 +184,10 @@ static void buildProducer(OpBuilder &b, Value channel, scf::ForOp loop,
                            b.getI64IntegerAttr(bytes));
 }
 
-/// A consumer of chain `chain`: wait for each slot, read the operands in
-/// place, run its dots, release the slot; store its result through the
-/// staging buffer.
-static void buildConsumer(OpBuilder &b, Value channel, scf::ForOp loop,
-                          MutableArrayRef<tile::LoadOp> loads,
-                          MutableArrayRef<tile::StoreOp> stores,
-                          ArrayRef<Value> staging, unsigned chain,
-                          unsigned barrierId, int64_t threads) {
+/// Replaces `loads` by in-place reads of one slot of `channel`, waited for
+/// before the first; returns the wait's token.
+static Value consume(OpBuilder &b, Value channel,
+                     MutableArrayRef<tile::LoadOp> loads) {
   b.setInsertionPoint(loads.front());
   auto wait = ConsumerWaitOp::create(b, loads.front().getLoc(), channel);
   for (auto [load, buffer] : llvm::zip(loads, wait.getBuffers())) {
@@ -142,13 +197,66 @@ static void buildConsumer(OpBuilder &b, Value channel, scf::ForOp loop,
   }
   for (tile::LoadOp load : loads)
     load.erase();
-  dropDots(loop, chain);
+  return wait.getToken();
+}
+
+/// The producer: the prologue loads into one slot of their channel, then
+/// every iteration's loads into a slot of the stream channel. It computes
+/// nothing else.
+static void buildProducer(OpBuilder &b, Value stream, Value prologueChannel,
+                          scf::ForOp loop, MutableArrayRef<tile::LoadOp> loads,
+                          MutableArrayRef<tile::LoadOp> prologue,
+                          MutableArrayRef<tile::StoreOp> stores) {
+  for (tile::StoreOp store : stores)
+    store.erase();
+  keepPositions(loop, {});
+  if (!prologue.empty())
+    produce(b, prologueChannel, prologue);
+  produce(b, stream, loads);
+}
+
+/// A consumer of chain `chain`: wait for its prologue operands, then for
+/// each slot of the stream, read the operands in place, run its part of the
+/// iteration, release the slot; store its results through the staging
+/// buffers.
+static void buildConsumer(OpBuilder &b, Value stream, Value prologueChannel,
+                          scf::ForOp loop, MutableArrayRef<tile::LoadOp> loads,
+                          MutableArrayRef<tile::LoadOp> prologue,
+                          MutableArrayRef<tile::StoreOp> stores,
+                          ArrayRef<Value> staging, unsigned chain,
+                          unsigned barrierId, int64_t threads) {
+  // The positions this chain needs: its accumulator, what its stores read,
+  // and what those read in the loop.
+  llvm::SmallSetVector<unsigned, 8> keep;
+  keep.insert(chain);
+  SmallVector<tile::StoreOp> mine;
+  for (tile::StoreOp store : stores) {
+    llvm::SmallSetVector<unsigned, 4> positions =
+        positionsOf(store.getValue(), loop);
+    if (!positions.contains(chain))
+      continue;
+    mine.push_back(store);
+    keep.insert(positions.begin(), positions.end());
+  }
+  for (size_t i = 0; i < keep.size(); ++i) {
+    llvm::SmallSetVector<unsigned, 4> reads = bodyPositionsOf(keep[i], loop);
+    keep.insert(reads.begin(), reads.end());
+  }
+  keepPositions(loop, keep);
+
+  if (!prologue.empty()) {
+    Value token = consume(b, prologueChannel, prologue);
+    // Read by the loop's wgmmas, which are complete when it ends.
+    b.setInsertionPointAfter(loop);
+    ConsumerReleaseOp::create(b, loop.getLoc(), prologueChannel, token,
+                              AsyncUnit::Threads);
+  }
+  Value token = consume(b, stream, loads);
   b.setInsertionPoint(loop.getBody()->getTerminator());
-  ConsumerReleaseOp::create(b, loop.getLoc(), channel, wait.getToken(),
-                            AsyncUnit::WGMMA);
+  ConsumerReleaseOp::create(b, loop.getLoc(), stream, token, AsyncUnit::WGMMA);
 
   for (auto [store, buffer] : llvm::zip(stores, staging)) {
-    if (chainOf(store.getValue(), loop) != chain) {
+    if (!llvm::is_contained(mine, store)) {
       store.erase();
       continue;
     }
@@ -198,16 +306,23 @@ struct WSPartitionRolesPass
     b.setInsertionPointToStart(&body);
     Location loc = func.getLoc();
     Attribute shared = b.getI64IntegerAttr(kSharedAddressSpace);
-    SmallVector<MemRefType> buffers;
-    for (tile::LoadOp load : program->loads)
-      buffers.push_back(MemRefType::get(load.getType().getShape(),
-                                        load.getType().getElementType(),
-                                        MemRefLayoutAttrInterface(), shared));
+    auto buffersOf = [&](ArrayRef<tile::LoadOp> loads) {
+      SmallVector<MemRefType> buffers;
+      for (tile::LoadOp load : loads)
+        buffers.push_back(MemRefType::get(load.getType().getShape(),
+                                          load.getType().getElementType(),
+                                          MemRefLayoutAttrInterface(), shared));
+      return buffers;
+    };
     unsigned numStages = stages;
     if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
       numStages = attr.getInt();
-    Value channel =
-        ChannelOp::create(b, loc, ChannelType::get(ctx, buffers, numStages));
+    Value channel = ChannelOp::create(
+        b, loc, ChannelType::get(ctx, buffersOf(program->loads), numStages));
+    Value prologueChannel;
+    if (!program->prologue.empty())
+      prologueChannel = ChannelOp::create(
+          b, loc, ChannelType::get(ctx, buffersOf(program->prologue), 1));
     SmallVector<Value> staging;
     for (tile::StoreOp store : program->stores) {
       RankedTensorType value = store.getValue().getType();
@@ -235,26 +350,29 @@ struct WSPartitionRolesPass
         return cast<decltype(op)>(map.lookup(op.getOperation()));
       };
       auto loop = lookup(program->loop);
-      SmallVector<tile::LoadOp> loads;
+      SmallVector<tile::LoadOp> loads, prologue;
       for (tile::LoadOp load : program->loads)
         loads.push_back(lookup(load));
+      for (tile::LoadOp load : program->prologue)
+        prologue.push_back(lookup(load));
       SmallVector<tile::StoreOp> stores;
       for (tile::StoreOp store : program->stores)
         stores.push_back(lookup(store));
-      return std::make_tuple(role, loop, loads, stores);
+      return std::make_tuple(role, loop, loads, prologue, stores);
     };
 
     {
-      auto [role, loop, loads, stores] =
+      auto [role, loop, loads, prologue, stores] =
           addRole("producer", kProducerWarps, producerRegs);
-      buildProducer(b, channel, loop, loads, stores);
+      buildProducer(b, channel, prologueChannel, loop, loads, prologue, stores);
       cleanUp(role);
     }
     for (auto [i, chain] : llvm::enumerate(program->chains)) {
-      auto [role, loop, loads, stores] =
+      auto [role, loop, loads, prologue, stores] =
           addRole(("consumer" + Twine(i)).str(), kWarpsPerGroup, consumerRegs);
-      buildConsumer(b, channel, loop, loads, stores, staging, chain,
-                    /*barrierId=*/1 + i, kWarpsPerGroup * kThreadsPerWarp);
+      buildConsumer(b, channel, prologueChannel, loop, loads, prologue, stores,
+                    staging, chain, /*barrierId=*/1 + i,
+                    kWarpsPerGroup * kThreadsPerWarp);
       if (!program->stores.empty()) {
         b.setInsertionPointToEnd(&role.getBody().front());
         TMAStoreWaitOp::create(b, loc);

@@ -34,7 +34,7 @@ using namespace mlir::ws;
 /// Events one role may simulate before the kernel is deemed too large.
 static constexpr size_t kMaxSimulatedEvents = size_t(1) << 20;
 /// Depth of the expressions compared when matching loop bounds.
-static constexpr unsigned kMaxExprDepth = 8;
+static constexpr unsigned kMaxExprDepth = 32;
 
 //===----------------------------------------------------------------------===//
 // Helpers
