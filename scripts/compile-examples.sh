@@ -67,11 +67,11 @@ for example in "$root"/examples/*.mlir; do
 done
 
 echo
-printf '%-12s %-8s %-5s %-12s %-13s %s\n' kernel target regs "static smem" "dynamic smem" "PTX / cubin"
+printf '%-14s %-8s %-5s %-12s %-13s %s\n' kernel target regs "static smem" "dynamic smem" "PTX / cubin"
 for row in "${rows[@]}"; do
   IFS='|' read -r name target ptx cubin regs static dyn manifest <<<"$row"
-  printf '%-12s %-8s %-5s %-12s %-13s %s\n' "$name" "$target" "$regs" \
+  printf '%-14s %-8s %-5s %-12s %-13s %s\n' "$name" "$target" "$regs" \
     "$static B" "$dyn B" "${ptx#"$root"/}"
-  printf '%-55s %s\n' "" "${cubin#"$root"/}"
-  [ -z "$manifest" ] || printf '%-55s %s\n' "" "${manifest#"$root"/}"
+  printf '%-57s %s\n' "" "${cubin#"$root"/}"
+  [ -z "$manifest" ] || printf '%-57s %s\n' "" "${manifest#"$root"/}"
 done
