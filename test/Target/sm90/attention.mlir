@@ -18,7 +18,7 @@
 // Consumer 0: S = Q K^T by wgmma from shared memory, the row max across the
 // quad, exp2, then P V with P from registers.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // CHECK: shfl.sync.bfly
 // CHECK: ex2.approx
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r
