@@ -24,10 +24,14 @@ static std::string tensorString(ArrayRef<int64_t> shape, Type elementType) {
 }
 
 /// Checks that a tensor laid out by `layout` is statically shaped and, unless
-/// `rank` is negative, has rank `rank`.
+/// `rank` is negative, has rank `rank`. Fails without a message on a null
+/// element type: the parser verifies a tensor's encoding before it checks
+/// that the element type parsed, and has already reported why it did not.
 static LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError,
                                  StringRef layout, ArrayRef<int64_t> shape,
-                                 int64_t rank) {
+                                 Type elementType, int64_t rank) {
+  if (!elementType)
+    return failure();
   if (ShapedType::isDynamicShape(shape))
     return emitError() << "#tile." << layout
                        << " lays out statically shaped tensors only";
@@ -78,7 +82,7 @@ LogicalResult WgmmaAccAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult WgmmaAccAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
-  if (failed(verifyShape(emitError, "wgmma_acc", shape, 2)))
+  if (failed(verifyShape(emitError, "wgmma_acc", shape, elementType, 2)))
     return failure();
   SmallVector<int64_t, 2> tile = getTileShape();
   if (shape[0] % tile[0] != 0)
@@ -113,7 +117,7 @@ Tmem32x32bAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult Tmem32x32bAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
-  if (failed(verifyShape(emitError, "tmem_32x32b", shape, 2)))
+  if (failed(verifyShape(emitError, "tmem_32x32b", shape, elementType, 2)))
     return failure();
   if (shape[0] % 128 != 0)
     return emitError() << "#tile.tmem_32x32b needs a multiple of 128 rows "
@@ -151,7 +155,7 @@ LogicalResult SliceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 SliceAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                           function_ref<InFlightDiagnostic()> emitError) const {
-  if (failed(verifyShape(emitError, "slice", shape, 1)))
+  if (failed(verifyShape(emitError, "slice", shape, elementType, 1)))
     return failure();
   SmallVector<int64_t, 2> tile = getRegisterLayoutTileShape(getParent());
   if (tile.size() != 2 || getDim() > 1)
@@ -185,7 +189,7 @@ NvmmaSharedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult NvmmaSharedAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
-  if (failed(verifyShape(emitError, "nvmma_shared", shape, -1)))
+  if (failed(verifyShape(emitError, "nvmma_shared", shape, elementType, -1)))
     return failure();
   if (shape.size() < 2)
     return emitError() << "#tile.nvmma_shared lays out tensors of rank 2 or "
@@ -229,7 +233,7 @@ LogicalResult TmemAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 TmemAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                          function_ref<InFlightDiagnostic()> emitError) const {
-  if (failed(verifyShape(emitError, "tmem", shape, 2)))
+  if (failed(verifyShape(emitError, "tmem", shape, elementType, 2)))
     return failure();
   if (shape[0] % getBlockM() != 0 || shape[1] % getBlockN() != 0)
     return emitError() << tensorString(shape, elementType)

@@ -961,7 +961,7 @@ static void collectArrays(Kernel &kernel) {
     }
   }
   for (auto &[barriers, array] : kernel.arrays) {
-    ArrayRef<StringRef> arrayTags = tags.lookup(barriers);
+    SmallVector<StringRef> arrayTags = tags.lookup(barriers);
     if (!arrayTags.empty() && llvm::all_equal(arrayTags) &&
         !arrayTags.front().empty()) {
       if (arrayTags.front() == "full")
@@ -974,7 +974,7 @@ static void collectArrays(Kernel &kernel) {
       if (filled.contains(barriers)) {
         array.side = RingSide::Full;
       } else {
-        ArrayRef<RoleOp> roles = waiters.lookup(barriers);
+        SmallVector<RoleOp> roles = waiters.lookup(barriers);
         if (!roles.empty() && llvm::all_of(roles, [&](RoleOp role) {
               return fillers.contains(role);
             }))

@@ -170,7 +170,7 @@ struct Event {
   unsigned index = 0;
   /// Iterations simulated (Loop).
   int64_t trips = 0;
-  std::vector<Event> body, elseBody;
+  std::vector<Event> body = {}, elseBody = {};
 };
 
 /// The users of one channel within one ws.warp_specialize.
