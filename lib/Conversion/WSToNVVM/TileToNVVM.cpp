@@ -514,13 +514,50 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
       }
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    // Unless ws-insert-mbarriers placed the waits (ws.async_wgmma), the
-    // result is complete when the op is. A read from registers always waits:
-    // nothing would keep the A registers alive until a later wait.
-    if (!op->hasAttr("ws.async_wgmma") || aRegs)
+    // Unless the program waits for it (`async`, tile.dot_wait) or
+    // ws-insert-mbarriers placed the waits (ws.async_wgmma), the result is
+    // complete when the op is. Without an explicit wait a read from
+    // registers always waits: nothing else orders the A registers' reuse.
+    if (!op.getAsync() && (!op->hasAttr("ws.async_wgmma") || aRegs))
       NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
                                          rewriter.getI64IntegerAttr(0));
     rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+/// tile.dot_wait -> wgmma.wait_group `pending`; the values pass through an
+/// empty asm after it, so nothing reads their registers before the wait.
+struct DotWaitLowering : ConvertOpToLLVMPattern<tile::DotWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::DotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::WgmmaWaitGroupSyncOp::create(
+        rewriter, loc, rewriter.getI64IntegerAttr(op.getPending()));
+    SmallVector<Value> results;
+    for (auto [value, original] :
+         llvm::zip(adaptor.getValues(), op.getValues())) {
+      std::optional<Fragments> f =
+          getFragments(cast<RankedTensorType>(original.getType()));
+      if (!f)
+        return rewriter.notifyMatchFailure(op, "needs wgmma accumulators");
+      Value acc = value;
+      for (int64_t i = 0; i < f->count(); ++i) {
+        Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
+        SmallVector<Value> values;
+        for (int64_t v = 0; v < f->values; ++v)
+          values.push_back(
+              LLVM::ExtractValueOp::create(rewriter, loc, fragment, v));
+        values = pinRegisters(rewriter, loc, values, "f");
+        for (int64_t v = 0; v < f->values; ++v)
+          acc = LLVM::InsertValueOp::create(rewriter, loc, acc, values[v],
+                                            ArrayRef<int64_t>{i, v});
+      }
+      results.push_back(acc);
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -632,7 +669,8 @@ struct TMAStoreWaitLowering : ConvertOpToLLVMPattern<TMAStoreWaitOp> {
 void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
   patterns.add<ProgramIdLowering, NumProgramsLowering, AsTensorLowering,
-               SplatConstantLowering, DotLowering, StoreSharedLowering,
+               SplatConstantLowering, DotLowering, DotWaitLowering,
+               StoreSharedLowering,
                TMAStoreLowering, TMAStoreWaitLowering>(converter);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());
   populateRegisterOpPatterns(converter, patterns);

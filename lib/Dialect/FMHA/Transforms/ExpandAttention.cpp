@@ -51,6 +51,17 @@ private:
   /// The mask of one S tile: true where key `n0 + col` is visible to query
   /// `m0 + row`.
   Value visible(Value m0, Value n0);
+  /// Whether the S tile of queries `m0`.. and keys `n0`.. has any element
+  /// `visible` hides (an i1 scalar).
+  Value needsMask(Value m0, Value n0);
+  /// One online-softmax step over a raw S tile: P (in the element type),
+  /// the new row max (base 2, scaled) and sum, and the factor alpha that
+  /// rescales what was accumulated before.
+  struct SoftmaxStep {
+    Value p, rowMax, rowSum, alpha;
+  };
+  SoftmaxStep softmaxStep(Value s, Value m0, Value n0, Value rowMax,
+                          Value rowSum);
   void buildQueryTiles(Value q, Value k, Value v, Value o, Value lse,
                        Value batch, Value head, Value kvHead,
                        ArrayRef<Value> rows);
@@ -156,10 +167,94 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
   return mask;
 }
 
-/// The online-softmax state of one Q tile.
-struct SoftmaxState {
-  Value acc, rowMax, rowSum;
-};
+Value AttentionBuilder::needsMask(Value m0, Value n0) {
+  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
+  Value lastKey = arith::AddIOp::create(b, loc, n0, constI32(blockN - 1));
+  // The tile reaches past the last key.
+  Value needs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                      lastKey, seqK);
+  // Its last key lies right of the first row's diagonal (+ right window).
+  if (std::optional<int64_t> right = op.getRightWindow()) {
+    Value limit = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, m0, shift), constI32(*right));
+    needs = arith::OrIOp::create(
+        b, loc, needs,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, lastKey,
+                              limit));
+  }
+  // Its first key lies left of the last row's window start.
+  if (std::optional<int64_t> left = op.getLeftWindow()) {
+    Value start = arith::SubIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, m0, constI32(blockM - 1 - *left)),
+        arith::SubIOp::create(b, loc, seqQ, seqK));
+    needs = arith::OrIOp::create(
+        b, loc, needs,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, n0, start));
+  }
+  return needs;
+}
+
+AttentionBuilder::SoftmaxStep
+AttentionBuilder::softmaxStep(Value s, Value m0, Value n0, Value rowMax,
+                              Value rowSum) {
+  auto sType = cast<RankedTensorType>(s.getType());
+  auto rowType = cast<RankedTensorType>(rowMax.getType());
+  double negInf = -std::numeric_limits<double>::infinity();
+  // Masks cost several instructions per element: only tiles that cross the
+  // sequence end, the diagonal or a window edge pay them.
+  auto masked = scf::IfOp::create(b, loc, sType, needsMask(m0, n0),
+                                  /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(masked.thenBlock());
+    Value select = arith::SelectOp::create(b, loc, visible(m0, n0), s,
+                                           splat(constF32(negInf), sType));
+    scf::YieldOp::create(b, loc, select);
+    b.setInsertionPointToStart(masked.elseBlock());
+    scf::YieldOp::create(b, loc, s);
+  }
+  s = masked.getResult(0);
+  // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).
+  // For c > 0 the row max of x * c is c times the row max of x, so the
+  // scaling joins the subtraction in one fma per element.
+  double c = op.getScaleOrDefault() * M_LOG2E;
+  Value cSplat = splat(constF32(c), sType);
+  if (c <= 0)
+    s = arith::MulFOp::create(b, loc, s, cSplat);
+  Value tileMax = tile::ReduceOp::create(
+      b, loc, rowType,
+      tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::max), s,
+      b.getI64IntegerAttr(1));
+  if (c > 0)
+    tileMax = arith::MulFOp::create(b, loc, tileMax,
+                                    splat(constF32(c), rowType));
+  Value newMax = arith::MaximumFOp::create(b, loc, rowMax, tileMax);
+  // Rows with nothing visible yet keep a finite reference, so that
+  // exp2(-inf - max) is 0 instead of NaN.
+  Value isEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                        newMax, splat(constF32(negInf), rowType));
+  Value ref = arith::SelectOp::create(b, loc, isEmpty,
+                                      splat(constF32(0.0), rowType), newMax);
+  Value negRef = tile::BroadcastOp::create(
+      b, loc, sType, arith::NegFOp::create(b, loc, ref), b.getI64IntegerAttr(1));
+  Value p = c > 0 ? math::FmaOp::create(b, loc, s, cSplat, negRef).getResult()
+                  : arith::AddFOp::create(b, loc, s, negRef).getResult();
+  p = math::Exp2Op::create(b, loc, p);
+  // P stays unnormalised; the running sum and O are rescaled by
+  // exp2(old max - new max) and divided by the sum once, at the end.
+  Value alpha =
+      math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, rowMax, ref));
+  Value tileSum = tile::ReduceOp::create(
+      b, loc, rowType,
+      tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::sum), p,
+      b.getI64IntegerAttr(1));
+  Value newSum = arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), tileSum);
+  Value pLow = arith::TruncFOp::create(
+      b, loc, tensorType(sType.getShape(), op.getElementType()), p);
+  return {pLow, newMax, newSum, alpha};
+}
 
 void AttentionBuilder::buildQueryTiles(Value q, Value k, Value v, Value o,
                                        Value lse, Value batch, Value head,
@@ -196,87 +291,87 @@ void AttentionBuilder::buildQueryTiles(Value q, Value k, Value v, Value o,
   }
   Value span = arith::MaxSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, end, begin), zero);
-  Value tiles = arith::DivSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, span, constI32(blockN - 1)),
-      constI32(blockN));
-
+  // At least one tile, fully masked when no key is visible: the first
+  // tile's S and the last tile's P V sit outside the loop.
+  Value tiles = arith::MaxSIOp::create(
+      b, loc,
+      arith::DivSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, span, constI32(blockN - 1)),
+          constI32(blockN)),
+      constI32(1));
+  auto keyStart = [&](Value index) {
+    return arith::AddIOp::create(
+        b, loc, begin, arith::MulIOp::create(b, loc, index, constI32(blockN)));
+  };
+  auto zeros = [&](RankedTensorType type) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(0.0)));
+  };
   double negInf = -std::numeric_limits<double>::infinity();
-  // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).
-  double scaleLog2 = op.getScaleOrDefault() * M_LOG2E;
+
+  // The loop is software-pipelined (FlashAttention-3's intra-warpgroup
+  // overlap): iteration j issues S_j = Q K_j^T and O += P_{j-1} V_{j-1}
+  // back to back, waits for S_j only, computes its softmax while P V runs,
+  // then rescales O. The first tile's S and softmax come before the loop,
+  // the last tile's P V after it.
+  Value k0 = tile::LoadOp::create(b, loc, k, {batch, kvHead, begin, zero});
   SmallVector<Value> inits;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    inits.push_back(arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(oType, b.getF32FloatAttr(0.0))));
-    inits.push_back(arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(negInf))));
-    inits.push_back(arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(0.0))));
+  for (auto [i, m0] : llvm::enumerate(rows)) {
+    Value s = tile::DotOp::create(b, loc, qTiles[i], k0, zeros(sType),
+                                  UnitAttr(), b.getUnitAttr(), UnitAttr());
+    SoftmaxStep step = softmaxStep(
+        s, m0, begin,
+        arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(negInf))),
+        zeros(rowType));
+    inits.append({zeros(oType), step.rowMax, step.rowSum, step.p});
   }
-  auto loop = scf::ForOp::create(b, loc, zero, tiles, constI32(1), inits);
+  auto loop = scf::ForOp::create(b, loc, constI32(1), tiles, constI32(1), inits);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    Value n0 = arith::AddIOp::create(
-        b, loc, begin,
-        arith::MulIOp::create(b, loc, loop.getInductionVar(),
-                              constI32(blockN)));
+    Value n0 = keyStart(loop.getInductionVar());
+    Value previous = arith::SubIOp::create(b, loc, n0, constI32(blockN));
     Value kTile = tile::LoadOp::create(b, loc, k, {batch, kvHead, n0, zero});
-    Value vTile = tile::LoadOp::create(b, loc, v, {batch, kvHead, n0, zero});
+    SmallVector<Value> scores, accs;
+    for (Value qTile : qTiles)
+      scores.push_back(tile::DotOp::create(b, loc, qTile, kTile, zeros(sType),
+                                           UnitAttr(), b.getUnitAttr(),
+                                           b.getUnitAttr()));
+    Value vTile =
+        tile::LoadOp::create(b, loc, v, {batch, kvHead, previous, zero});
+    for (size_t i = 0; i < rows.size(); ++i) {
+      auto state = loop.getRegionIterArgs().slice(4 * i, 4);
+      accs.push_back(tile::DotOp::create(b, loc, state[3], vTile, state[0],
+                                         UnitAttr(), UnitAttr(),
+                                         b.getUnitAttr()));
+    }
     SmallVector<Value> yields;
     for (auto [i, m0] : llvm::enumerate(rows)) {
-      auto state = loop.getRegionIterArgs().slice(3 * i, 3);
-      Value acc = state[0], rowMax = state[1], rowSum = state[2];
-      Value sZero = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(sType, b.getF32FloatAttr(0.0)));
-      Value s = tile::DotOp::create(b, loc, qTiles[i], kTile, sZero, UnitAttr(),
-                                    b.getUnitAttr());
-      s = arith::MulFOp::create(b, loc, s, splat(constF32(scaleLog2), sType));
-      s = arith::SelectOp::create(b, loc, visible(m0, n0), s,
-                                  splat(constF32(negInf), sType));
-      Value tileMax = tile::ReduceOp::create(
-          b, loc, rowType,
-          tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::max), s,
-          b.getI64IntegerAttr(1));
-      Value newMax = arith::MaximumFOp::create(b, loc, rowMax, tileMax);
-      // Rows with nothing visible yet keep a finite reference, so that
-      // exp2(-inf - max) is 0 instead of NaN.
-      Value isEmpty =
-          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
-                                splat(constF32(negInf), rowType));
-      Value ref = arith::SelectOp::create(
-          b, loc, isEmpty, splat(constF32(0.0), rowType), newMax);
-      Value p = math::Exp2Op::create(
-          b, loc,
-          arith::SubFOp::create(
-              b, loc, s,
-              tile::BroadcastOp::create(b, loc, sType, ref,
-                                        b.getI64IntegerAttr(1))));
-      // P stays unnormalised; the running sum and O are rescaled by
-      // exp2(old max - new max) and divided by the sum once, at the end.
-      Value alpha = math::Exp2Op::create(
-          b, loc, arith::SubFOp::create(b, loc, rowMax, ref));
-      Value tileSum = tile::ReduceOp::create(
-          b, loc, rowType,
-          tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::sum), p,
-          b.getI64IntegerAttr(1));
-      Value newSum = arith::AddFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), tileSum);
-      Value scaled = arith::MulFOp::create(
+      auto state = loop.getRegionIterArgs().slice(4 * i, 4);
+      // Each consumer issued its S then its P V: S is the older one.
+      Value s = tile::DotWaitOp::create(b, loc, ValueRange{scores[i]}, 1)
+                    .getResult(0);
+      SoftmaxStep step = softmaxStep(s, m0, n0, state[1], state[2]);
+      Value acc = tile::DotWaitOp::create(b, loc, ValueRange{accs[i]}, 0)
+                      .getResult(0);
+      acc = arith::MulFOp::create(
           b, loc, acc,
-          tile::BroadcastOp::create(b, loc, oType, alpha,
+          tile::BroadcastOp::create(b, loc, oType, step.alpha,
                                     b.getI64IntegerAttr(1)));
-      Value pLow = arith::TruncFOp::create(
-          b, loc, tensorType({blockM, blockN}, op.getElementType()), p);
-      Value newAcc = tile::DotOp::create(b, loc, pLow, vTile, scaled,
-                                         UnitAttr(), UnitAttr());
-      yields.append({newAcc, newMax, newSum});
+      yields.append({acc, step.rowMax, step.rowSum, step.p});
     }
     scf::YieldOp::create(b, loc, yields);
   }
 
+  Value last = keyStart(arith::SubIOp::create(b, loc, tiles, constI32(1)));
+  Value vLast = tile::LoadOp::create(b, loc, v, {batch, kvHead, last, zero});
   for (auto [i, m0] : llvm::enumerate(rows)) {
-    Value acc = loop.getResult(3 * i), rowMax = loop.getResult(3 * i + 1),
-          rowSum = loop.getResult(3 * i + 2);
+    Value acc = tile::DotOp::create(b, loc, loop.getResult(4 * i + 3), vLast,
+                                    loop.getResult(4 * i), UnitAttr(),
+                                    UnitAttr(), UnitAttr());
+    Value rowMax = loop.getResult(4 * i + 1),
+          rowSum = loop.getResult(4 * i + 2);
     // Rows with no visible key: o = 0 and lse = -inf.
     Value hasKeys =
         arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, rowSum,

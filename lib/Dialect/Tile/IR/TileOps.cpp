@@ -207,6 +207,40 @@ LogicalResult DotOp::verify() {
                             "#tile.tmem accumulator (only tcgen05.mma reads A "
                             "from tensor memory), got "
                          << accType;
+  // An asynchronous result is incomplete until a wait returns it.
+  if (getAsync())
+    for (OpOperand &use : getResult().getUses()) {
+      auto dot = dyn_cast<DotOp>(use.getOwner());
+      if (isa<DotWaitOp>(use.getOwner()) ||
+          (dot && dot.getAsync() && use.get() == dot.getAcc() &&
+           use.getOperandNumber() == 2))
+        continue;
+      return emitOpError() << "async result may only be used by tile.dot_wait "
+                              "or as the accumulator of an async tile.dot, "
+                              "not by "
+                           << use.getOwner()->getName();
+    }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DotWaitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotWaitOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location,
+    DotWaitOp::Adaptor adaptor, SmallVectorImpl<Type> &inferredReturnTypes) {
+  llvm::append_range(inferredReturnTypes, adaptor.getValues().getTypes());
+  return success();
+}
+
+LogicalResult DotWaitOp::verify() {
+  for (auto [i, value] : llvm::enumerate(getValues())) {
+    auto dot = value.getDefiningOp<DotOp>();
+    if (!dot || !dot.getAsync())
+      return emitOpError() << "operand " << i
+                           << " is not the result of an async tile.dot";
+  }
   return success();
 }
 

@@ -102,13 +102,26 @@ void LayoutMap::collectRelated(
     out.push_back({loop.getResult(i), loop});
   };
 
+  // Values an scf.if yields: its result and both branches' values.
+  auto addIfPosition = [&](scf::IfOp ifOp, unsigned i) {
+    out.push_back({ifOp.getResult(i), ifOp});
+    out.push_back({ifOp.thenYield().getOperand(i), ifOp});
+    if (!ifOp.getElseRegion().empty())
+      out.push_back({ifOp.elseYield().getOperand(i), ifOp});
+  };
+
   if (Operation *def = value.getDefiningOp()) {
     if (isElementwise(def))
       addAll(def);
     else if (auto dot = dyn_cast<DotOp>(def))
       out.push_back({dot.getAcc(), dot});
+    else if (auto wait = dyn_cast<DotWaitOp>(def))
+      out.push_back(
+          {wait.getValues()[cast<OpResult>(value).getResultNumber()], wait});
     else if (auto loop = dyn_cast<scf::ForOp>(def))
       addLoopPosition(loop, cast<OpResult>(value).getResultNumber());
+    else if (auto ifOp = dyn_cast<scf::IfOp>(def))
+      addIfPosition(ifOp, cast<OpResult>(value).getResultNumber());
   } else if (auto arg = dyn_cast<BlockArgument>(value)) {
     if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
       if (arg.getArgNumber() >= loop.getNumInductionVars())
@@ -121,9 +134,13 @@ void LayoutMap::collectRelated(
     } else if (auto dot = dyn_cast<DotOp>(user)) {
       if (use.get() == dot.getAcc())
         out.push_back({dot.getResult(), dot});
+    } else if (auto wait = dyn_cast<DotWaitOp>(user)) {
+      out.push_back({wait.getResult(use.getOperandNumber()), wait});
     } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
       if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
         addLoopPosition(loop, use.getOperandNumber());
+      else if (auto ifOp = dyn_cast<scf::IfOp>(yield->getParentOp()))
+        addIfPosition(ifOp, use.getOperandNumber());
     } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
       if (use.getOperandNumber() >= loop.getNumControlOperands())
         addLoopPosition(loop,

@@ -10,7 +10,10 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <map>
 
 namespace mlir {
 namespace ws {
@@ -27,15 +30,23 @@ static constexpr int64_t kProducerWarps = 1;
 
 namespace {
 
+/// Where a load sits relative to the main loop.
+enum class Placement { Before, Loop, After };
+
+/// One channel: loads of one or more descriptors placed alike, one slot per
+/// placement (each group fills one slot, in program order).
+struct ChannelLoads {
+  SmallVector<SmallVector<tile::LoadOp>> groups;
+  bool inLoop = false;
+};
+
 /// What the partitioning found in one tile program.
 struct TileProgram {
   scf::ForOp loop;
-  /// Loads of the main loop's body: one slot of the stream channel each
-  /// iteration.
-  SmallVector<tile::LoadOp> loads;
-  /// Loads before the main loop, in its block (attention's Q): one slot of
-  /// a prologue channel.
-  SmallVector<tile::LoadOp> prologue;
+  /// The channels, in program order of their first load. Loads of one
+  /// descriptor share a channel; descriptors loaded in the same places
+  /// (GEMM's A and B in the loop) share one too.
+  SmallVector<ChannelLoads> channels;
   /// Loop-carried positions that are dot accumulators, one per consumer.
   SmallVector<unsigned> chains;
   SmallVector<tile::StoreOp> stores;
@@ -98,6 +109,81 @@ static llvm::SmallSetVector<unsigned, 4> bodyPositionsOf(unsigned position,
   return positions;
 }
 
+/// The dot that computes `value`, seen through the waits and the
+/// elementwise ops (a rescale) applied to its result, or null.
+static tile::DotOp producingDot(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto dot = dyn_cast<tile::DotOp>(def))
+      return dot;
+    if (auto wait = dyn_cast<tile::DotWaitOp>(def)) {
+      value = wait.getValues()[cast<OpResult>(value).getResultNumber()];
+      continue;
+    }
+    if (!def->hasTrait<OpTrait::Elementwise>())
+      return {};
+    auto same = llvm::find_if(def->getOperands(), [&](Value operand) {
+      return operand.getType() == value.getType();
+    });
+    if (same == def->operand_end())
+      return {};
+    value = *same;
+  }
+  return {};
+}
+
+/// Groups `loads` (in program order, classified by `placements`) into
+/// channels.
+static FailureOr<SmallVector<ChannelLoads>>
+groupChannels(ArrayRef<tile::LoadOp> loads, ArrayRef<Placement> placements) {
+  // Per descriptor, its loads in each placement.
+  llvm::MapVector<Value, std::map<Placement, SmallVector<tile::LoadOp>>>
+      byDesc;
+  for (auto [load, placement] : llvm::zip(loads, placements)) {
+    tile::LoadOp op = load;
+    byDesc[op.getDesc()][placement].push_back(op);
+  }
+  // Descriptors with the same load counts in the same placements merge.
+  using Signature = std::map<Placement, size_t>;
+  SmallVector<std::pair<Signature, std::map<Placement,
+                                            SmallVector<tile::LoadOp>>>>
+      merged;
+  for (auto &[desc, groups] : byDesc) {
+    Signature signature;
+    for (auto &[placement, group] : groups)
+      signature[placement] = group.size();
+    auto it = llvm::find_if(merged, [&](auto &entry) {
+      return entry.first == signature;
+    });
+    if (it == merged.end()) {
+      merged.push_back({signature, groups});
+      continue;
+    }
+    for (auto &[placement, group] : groups)
+      llvm::append_range(it->second[placement], group);
+  }
+  SmallVector<ChannelLoads> channels;
+  for (auto &[signature, groups] : merged) {
+    ChannelLoads channel;
+    for (auto &[placement, group] : groups) {
+      llvm::sort(group, [](tile::LoadOp a, tile::LoadOp b) {
+        return a->isBeforeInBlock(b);
+      });
+      // Every slot of a channel holds the same buffers.
+      if (!channel.groups.empty()) {
+        for (auto [a, b] : llvm::zip(channel.groups.front(), group))
+          if (a.getType() != b.getType())
+            return b.emitOpError("fills the slot of a channel whose other "
+                                 "slots hold ")
+                   << a.getType() << " at this position";
+      }
+      channel.inLoop |= placement == Placement::Loop;
+      channel.groups.push_back(group);
+    }
+    channels.push_back(std::move(channel));
+  }
+  return channels;
+}
+
 static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   TileProgram program;
   SmallVector<tile::LoadOp> all;
@@ -110,24 +196,31 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
       program.loop = loop;
       break;
     }
+  SmallVector<Placement> placements;
   for (tile::LoadOp load : all) {
     if (program.loop && load->getParentOp() == program.loop) {
-      program.loads.push_back(load);
+      placements.push_back(Placement::Loop);
       continue;
     }
-    if (program.loop && load->getBlock() == program.loop->getBlock() &&
-        load->isBeforeInBlock(program.loop)) {
-      program.prologue.push_back(load);
+    if (program.loop && load->getBlock() == program.loop->getBlock()) {
+      placements.push_back(load->isBeforeInBlock(program.loop)
+                               ? Placement::Before
+                               : Placement::After);
       continue;
     }
     return load.emitOpError(
         "ws-partition-roles handles tile programs whose loads sit directly "
-        "in one scf.for or before it in the same block");
+        "in one scf.for or before or after it in the same block");
   }
+  FailureOr<SmallVector<ChannelLoads>> channels =
+      groupChannels(all, placements);
+  if (failed(channels))
+    return failure();
+  program.channels = std::move(*channels);
   // A chain is a loop-carried accumulator: a position whose yielded value is
   // a dot accumulating onto (a function of) the position's own value.
   for (unsigned i = 0; i < program.loop.getNumRegionIterArgs(); ++i) {
-    auto dot = program.loop.getYieldedValues()[i].getDefiningOp<tile::DotOp>();
+    tile::DotOp dot = producingDot(program.loop.getYieldedValues()[i]);
     if (dot && dot->getParentOp() == program.loop &&
         bodyPositionsOf(i, program.loop).contains(i))
       program.chains.push_back(i);
@@ -200,28 +293,79 @@ static Value consume(OpBuilder &b, Value channel,
   return wait.getToken();
 }
 
-/// The producer: the prologue loads into one slot of their channel, then
-/// every iteration's loads into a slot of the stream channel. It computes
-/// nothing else.
-static void buildProducer(OpBuilder &b, Value stream, Value prologueChannel,
-                          scf::ForOp loop, MutableArrayRef<tile::LoadOp> loads,
-                          MutableArrayRef<tile::LoadOp> prologue,
+/// The channels' loads of one role's copy of the program: per channel, its
+/// slot groups.
+using RoleLoads = SmallVector<SmallVector<SmallVector<tile::LoadOp>>>;
+
+/// The producer: every group of loads into one slot of its channel. It
+/// computes nothing else.
+static void buildProducer(OpBuilder &b, ArrayRef<Value> channels,
+                          scf::ForOp loop, RoleLoads &loads,
                           MutableArrayRef<tile::StoreOp> stores) {
   for (tile::StoreOp store : stores)
     store.erase();
   keepPositions(loop, {});
-  if (!prologue.empty())
-    produce(b, prologueChannel, prologue);
-  produce(b, stream, loads);
+  for (auto [channel, groups] : llvm::zip(channels, loads))
+    for (SmallVector<tile::LoadOp> &group : groups)
+      produce(b, channel, group);
 }
 
-/// A consumer of chain `chain`: wait for its prologue operands, then for
-/// each slot of the stream, read the operands in place, run its part of the
-/// iteration, release the slot; store its results through the staging
-/// buffers.
-static void buildConsumer(OpBuilder &b, Value stream, Value prologueChannel,
-                          scf::ForOp loop, MutableArrayRef<tile::LoadOp> loads,
-                          MutableArrayRef<tile::LoadOp> prologue,
+/// The op of `block` that contains `op` (or `op` itself).
+static Operation *ancestorIn(Block *block, Operation *op) {
+  while (op && op->getBlock() != block)
+    op = op->getParentOp();
+  return op;
+}
+
+/// Where the data a slot's reader `user` took from shared memory is no
+/// longer needed, as an op of `block`: an asynchronous dot is done at the
+/// tile.dot_wait that returns its result, anything else when it is.
+static Operation *completionIn(Block *block, Operation *user) {
+  if (auto dot = dyn_cast<tile::DotOp>(user); dot && dot.getAsync())
+    for (Operation *wait : dot->getUsers())
+      if (isa<tile::DotWaitOp>(wait))
+        return ancestorIn(block, wait);
+  return ancestorIn(block, user);
+}
+
+/// Releases each slot `role` waits for where its readers are done: right
+/// after the last of them (by threads, which know the data was read), or,
+/// for a slot read by synchronous dots in the loop body (a GEMM), at the end
+/// of the body by wgmma, which ws-insert-mbarriers defers by one iteration.
+static void placeReleases(OpBuilder &b, RoleOp role) {
+  SmallVector<ConsumerWaitOp> waits;
+  role.walk([&](ConsumerWaitOp wait) { waits.push_back(wait); });
+  for (ConsumerWaitOp wait : waits) {
+    Block *block = wait->getBlock();
+    Operation *last = wait;
+    bool asyncReader = false, inLoop = isa<scf::ForOp>(wait->getParentOp());
+    for (Value buffer : wait.getBuffers())
+      for (Operation *tensor : buffer.getUsers())
+        for (Operation *user : tensor->getUsers()) {
+          if (auto dot = dyn_cast<tile::DotOp>(user))
+            asyncReader |= dot.getAsync();
+          Operation *done = completionIn(block, user);
+          if (done && last->isBeforeInBlock(done))
+            last = done;
+        }
+    if (inLoop && !asyncReader) {
+      b.setInsertionPoint(block->getTerminator());
+      ConsumerReleaseOp::create(b, wait.getLoc(), wait.getChannel(),
+                                wait.getToken(), AsyncUnit::WGMMA);
+      continue;
+    }
+    b.setInsertionPointAfter(last);
+    ConsumerReleaseOp::create(b, wait.getLoc(), wait.getChannel(),
+                              wait.getToken(), AsyncUnit::Threads);
+  }
+}
+
+/// A consumer of chain `chain`: its part of the program, with each load
+/// group replaced by a wait for a slot of its channel read in place (the
+/// releases come once dead code is gone, placeReleases); its results
+/// stored through the staging buffers.
+static void buildConsumer(OpBuilder &b, ArrayRef<Value> channels,
+                          scf::ForOp loop, RoleLoads &loads,
                           MutableArrayRef<tile::StoreOp> stores,
                           ArrayRef<Value> staging, unsigned chain,
                           unsigned barrierId, int64_t threads) {
@@ -244,16 +388,9 @@ static void buildConsumer(OpBuilder &b, Value stream, Value prologueChannel,
   }
   keepPositions(loop, keep);
 
-  if (!prologue.empty()) {
-    Value token = consume(b, prologueChannel, prologue);
-    // Read by the loop's wgmmas, which are complete when it ends.
-    b.setInsertionPointAfter(loop);
-    ConsumerReleaseOp::create(b, loop.getLoc(), prologueChannel, token,
-                              AsyncUnit::Threads);
-  }
-  Value token = consume(b, stream, loads);
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  ConsumerReleaseOp::create(b, loop.getLoc(), stream, token, AsyncUnit::WGMMA);
+  for (auto [channel, groups] : llvm::zip(channels, loads))
+    for (SmallVector<tile::LoadOp> &group : groups)
+      consume(b, channel, group);
 
   for (auto [store, buffer] : llvm::zip(stores, staging)) {
     if (!llvm::is_contained(mine, store)) {
@@ -275,6 +412,76 @@ static void buildConsumer(OpBuilder &b, Value stream, Value prologueChannel,
   }
 }
 
+/// The main loop of a consumer role: its top-level scf.for that computes.
+static scf::ForOp mainLoopOf(RoleOp role) {
+  for (Operation &op : role.getBody().front())
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      if (loop->walk([](tile::DotOp) { return WalkResult::interrupt(); })
+              .wasInterrupted())
+        return loop;
+  return {};
+}
+
+/// Ping-pong scheduling of consumer roles whose loop issues asynchronous
+/// dots (attention): consumer i issues its dots of an iteration only after
+/// consumer i-1 issued its own (named barrier `firstId + i`, waited by i,
+/// arrived at by i-1), so one consumer's softmax runs while the tensor
+/// cores work for the other. The last consumer opens the first turn before
+/// the loop and consumer 0 takes the last arrival after it, so each barrier
+/// sees as many arrivals as waits.
+static void schedulePingPong(OpBuilder &b, ArrayRef<RoleOp> consumers,
+                             unsigned firstId) {
+  int64_t count = consumers.size();
+  if (count < 2)
+    return;
+  SmallVector<scf::ForOp> loops;
+  for (RoleOp role : consumers) {
+    scf::ForOp loop = mainLoopOf(role);
+    if (!loop)
+      return;
+    // The dots issued before the first wait of the iteration.
+    SmallVector<tile::DotOp> issued;
+    for (Operation &op : *loop.getBody()) {
+      if (isa<tile::DotWaitOp>(op))
+        break;
+      if (auto dot = dyn_cast<tile::DotOp>(op)) {
+        if (!dot.getAsync())
+          return;
+        issued.push_back(dot);
+      }
+    }
+    if (issued.empty())
+      return;
+    loops.push_back(loop);
+  }
+  int64_t threads = 2 * kWarpsPerGroup * kThreadsPerWarp;
+  for (auto [i, loop] : llvm::enumerate(loops)) {
+    Location loc = loop.getLoc();
+    unsigned mine = firstId + i, next = firstId + (i + 1) % count;
+    tile::DotOp first, last;
+    for (Operation &op : *loop.getBody()) {
+      if (isa<tile::DotWaitOp>(op))
+        break;
+      if (auto dot = dyn_cast<tile::DotOp>(op)) {
+        first = first ? first : dot;
+        last = dot;
+      }
+    }
+    b.setInsertionPoint(first);
+    BarrierSyncOp::create(b, loc, mine, threads);
+    b.setInsertionPointAfter(last);
+    BarrierArriveOp::create(b, loc, next, threads);
+    if (static_cast<int64_t>(i) == count - 1) {
+      b.setInsertionPoint(loop);
+      BarrierArriveOp::create(b, loc, firstId, threads);
+    }
+    if (i == 0) {
+      b.setInsertionPointAfter(loop);
+      BarrierSyncOp::create(b, loc, firstId, threads);
+    }
+  }
+}
+
 namespace {
 struct WSPartitionRolesPass
     : public ws::impl::WSPartitionRolesBase<WSPartitionRolesPass> {
@@ -293,7 +500,7 @@ struct WSPartitionRolesPass
     FailureOr<TileProgram> program = analyze(func);
     if (failed(program))
       return failure();
-    if (program->loads.empty())
+    if (program->channels.empty())
       return success();
     MLIRContext *ctx = func.getContext();
     Block &body = func.getFunctionBody().front();
@@ -317,12 +524,14 @@ struct WSPartitionRolesPass
     unsigned numStages = stages;
     if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
       numStages = attr.getInt();
-    Value channel = ChannelOp::create(
-        b, loc, ChannelType::get(ctx, buffersOf(program->loads), numStages));
-    Value prologueChannel;
-    if (!program->prologue.empty())
-      prologueChannel = ChannelOp::create(
-          b, loc, ChannelType::get(ctx, buffersOf(program->prologue), 1));
+    // Channels filled in the loop stream through a ring; the others are
+    // filled once.
+    SmallVector<Value> channels;
+    for (ChannelLoads &channel : program->channels)
+      channels.push_back(ChannelOp::create(
+          b, loc,
+          ChannelType::get(ctx, buffersOf(channel.groups.front()),
+                           channel.inLoop ? numStages : 1)));
     SmallVector<Value> staging;
     for (tile::StoreOp store : program->stores) {
       RankedTensorType value = store.getValue().getType();
@@ -350,35 +559,42 @@ struct WSPartitionRolesPass
         return cast<decltype(op)>(map.lookup(op.getOperation()));
       };
       auto loop = lookup(program->loop);
-      SmallVector<tile::LoadOp> loads, prologue;
-      for (tile::LoadOp load : program->loads)
-        loads.push_back(lookup(load));
-      for (tile::LoadOp load : program->prologue)
-        prologue.push_back(lookup(load));
+      RoleLoads loads;
+      for (ChannelLoads &channel : program->channels) {
+        auto &groups = loads.emplace_back();
+        for (ArrayRef<tile::LoadOp> group : channel.groups) {
+          auto &copies = groups.emplace_back();
+          for (tile::LoadOp load : group)
+            copies.push_back(lookup(load));
+        }
+      }
       SmallVector<tile::StoreOp> stores;
       for (tile::StoreOp store : program->stores)
         stores.push_back(lookup(store));
-      return std::make_tuple(role, loop, loads, prologue, stores);
+      return std::make_tuple(role, loop, loads, stores);
     };
 
     {
-      auto [role, loop, loads, prologue, stores] =
+      auto [role, loop, loads, stores] =
           addRole("producer", kProducerWarps, producerRegs);
-      buildProducer(b, channel, prologueChannel, loop, loads, prologue, stores);
+      buildProducer(b, channels, loop, loads, stores);
       cleanUp(role);
     }
+    SmallVector<RoleOp> consumers;
     for (auto [i, chain] : llvm::enumerate(program->chains)) {
-      auto [role, loop, loads, prologue, stores] =
+      auto [role, loop, loads, stores] =
           addRole(("consumer" + Twine(i)).str(), kWarpsPerGroup, consumerRegs);
-      buildConsumer(b, channel, prologueChannel, loop, loads, prologue, stores,
-                    staging, chain, /*barrierId=*/1 + i,
-                    kWarpsPerGroup * kThreadsPerWarp);
+      buildConsumer(b, channels, loop, loads, stores, staging, chain,
+                    /*barrierId=*/1 + i, kWarpsPerGroup * kThreadsPerWarp);
       if (!program->stores.empty()) {
         b.setInsertionPointToEnd(&role.getBody().front());
         TMAStoreWaitOp::create(b, loc);
       }
       cleanUp(role);
+      placeReleases(b, role);
+      consumers.push_back(role);
     }
+    schedulePingPong(b, consumers, /*firstId=*/1 + program->chains.size());
     for (Operation *op : llvm::reverse(original))
       op->erase();
     return success();

@@ -155,17 +155,56 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, InferTypeOpAdaptor]> {
     memory (`#tile.tmem`, Blackwell, with a `#tile.tmem` accumulator); the
     accumulator is `#tile.wgmma_acc` (Hopper) or `#tile.tmem` (Blackwell).
 
+    With `async`, the product is only issued: the result is complete once
+    a `tile.dot_wait` returns it, and the only uses it may have are that
+    wait and the accumulator of another asynchronous dot. A program can so
+    overlap one multiply with other work, e.g. attention computing the
+    softmax of one block while the tensor cores compute the next `Q K^T`.
+
     ```mlir
     %s = tile.dot %q, %k, %zero {transpose_b}
+        : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+    %t = tile.dot %q, %k2, %zero {async, transpose_b}
         : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
     ```
   }];
   let arguments = (ins Tile_MmaOperand:$a, Tile_MmaOperand:$b,
                        Tile_MmaAccumulator:$acc,
-                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b,
+                       UnitAttr:$async);
   let results = (outs Tile_MmaAccumulator:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DotWaitOp : Tile_Op<"dot_wait", [NoMemoryEffect, InferTypeOpAdaptor]> {
+  let summary = "wait for asynchronous matrix multiplies";
+  let description = [{
+    Waits until at most `pending` of the asynchronous `tile.dot`s issued
+    before it by the same threads are still running, counted in issue
+    order (the oldest complete first), and returns `values` complete:
+    uses read the results, never the operands. Each operand is the result
+    of an asynchronous `tile.dot`; listing one whose dot is among the
+    `pending` newest is an error the lowering cannot see, so the producer
+    of the program counts (on Hopper a dot is one wgmma group and the wait
+    is `wgmma.wait_group pending`).
+
+    ```mlir
+    %s = tile.dot %q, %k, %zero {async, transpose_b}
+        : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+    %o = tile.dot %p, %v, %acc {async}
+        : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+    // The older dot (S) is complete; P V may still run.
+    %s_done = tile.dot_wait %s {pending = 1} : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_MmaAccumulator>:$values,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let results = (outs Variadic<Tile_MmaAccumulator>:$results);
+  let assemblyFormat = [{
+    $values attr-dict `:` type($values)
   }];
   let hasVerifier = 1;
 }

@@ -9,15 +9,35 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     Turns each kernel's tile program (after `tile-assign-layouts`) into a
     `ws.warp_specialize` op:
 
-    - a **producer** role (one warp) issues the TMA loads of the main loop:
-      all loads of one iteration fill one slot of a channel of `stages`
-      slots (`fmha.stages` on the kernel overrides the option), committed
-      with their byte count;
+    - a **producer** role (one warp) issues the TMA loads. Loads sit in the
+      main loop or before or after it in the same block. Loads of one
+      descriptor go through one channel, and descriptors loaded alike (the
+      same number of loads before, in and after the loop: GEMM's A and B)
+      share it; each group of a channel's loads in one place fills one slot,
+      committed with its byte count. A channel filled in the loop has
+      `stages` slots (`fmha.stages` on the kernel overrides the option), one
+      filled only outside it has one. Attention's program gives three: Q
+      (before the loop), K (the first tile before, the others in the loop)
+      and V (in the loop, the last tile after it), so K and V each have
+      their own ring and the producer loads K ahead of V.
     - one **consumer** role (a warpgroup) per accumulator chain of the loop
       (a loop-carried `tile.dot` accumulator with the stores that use it)
-      waits for each slot, reads the operands it needs in place
-      (`ws.as_tensor`), runs its dots, and releases the slot once its wgmmas
-      are done. Consumers share the slots: each one waits for every slot.
+      waits for each slot where the program loaded it, reads the operands
+      it needs in place (`ws.as_tensor`), and runs its part of the program.
+      Consumers share the slots: each one waits for every slot. A slot is
+      released right after its last reader is done (by threads: an
+      asynchronous dot is done at the `tile.dot_wait` that returns its
+      result), except slots read by synchronous dots in the loop body,
+      released at the end of the body by wgmma, which `ws-insert-mbarriers`
+      defers by one iteration.
+    - **ping-pong**: when two or more consumers issue asynchronous dots in
+      their loop (attention), consumer i issues an iteration's dots only
+      after consumer i-1 issued its own: `ws.barrier_sync` on its named
+      barrier before its first dot, `ws.barrier_arrive` on the next one's
+      after its last dot (2 x 128 threads each). The last consumer opens the
+      first turn before the loop and consumer 0 takes the last arrival after
+      it. One consumer's softmax so runs while the tensor cores work for the
+      other.
     - the epilogue of each consumer stores its result through a
       shared-memory staging buffer: once the previous TMA store has read the
       buffer (`ws.tma_store_wait` by the leader, then a named barrier of the
