@@ -45,6 +45,10 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       again, then `ws.tma_store` by the leader. The role waits for its last
       store at its end, so a store overlaps the next tile's main loop in
       persistent kernels.
+    - plain stores from registers (`tile.store_direct`, attention's
+      log-sum-exp) stay where they are, in the one consumer whose chain
+      computes their value (the accumulator or a loop value it is rescaled
+      with, such as the row max); other roles drop them.
 
     Every value that crosses roles is either recomputed in each role (index
     arithmetic, program ids) or passed through the channel (loaded tiles).
