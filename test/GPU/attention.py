@@ -10,7 +10,9 @@ see no key (causal with SQ > SK) must give lse = -inf and o = 0. GQA/MQA
 shapes come from the manifest when its head counts are static, else from
 the cases below. Exits 77 (skipped) without a GPU or PyTorch.
 
-usage: attention.py MANIFEST [--causal] [B,H,HKV,SQ,SK ...]
+usage: attention.py MANIFEST [--causal] [--window=LEFT,RIGHT] [B,H,HKV,SQ,SK ...]
+(--window: the kernel's sliding window, keys i + SK - SQ - LEFT ..
+i + SK - SQ + RIGHT visible to query i.)
 """
 
 import json
@@ -23,7 +25,7 @@ DEFAULT_CASES = ["2,4,4,128,128", "1,8,2,1000,1000", "2,4,1,17,300",
                  "1,4,2,256,1000"]
 
 
-def reference(q, k, v, causal):
+def reference(q, k, v, causal, window=None):
     """o and lse in float64; lse is -inf (and o 0) where a row sees no
     key."""
     import torch
@@ -32,11 +34,15 @@ def reference(q, k, v, causal):
     kd = kd.repeat_interleave(group, dim=1)
     vd = vd.repeat_interleave(group, dim=1)
     s = qd @ kd.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    sq, sk = q.shape[2], k.shape[2]
+    rows = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
+    cols = torch.arange(sk, device=q.device)[None, :]
     if causal:
-        sq, sk = q.shape[2], k.shape[2]
-        rows = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
-        cols = torch.arange(sk, device=q.device)[None, :]
         s = s.masked_fill(cols > rows, float("-inf"))
+    if window:
+        left, right = window
+        s = s.masked_fill((cols < rows - left) | (cols > rows + right),
+                          float("-inf"))
     p = torch.softmax(s, dim=-1)
     return torch.nan_to_num(p) @ vd, torch.logsumexp(s, dim=-1)
 
@@ -67,6 +73,8 @@ def main():
 
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     causal = "--causal" in sys.argv
+    window = next((tuple(int(x) for x in a.split("=", 1)[1].split(","))
+                   for a in sys.argv[1:] if a.startswith("--window=")), None)
     kernel = Kernel.load(args[0])
     tensors = json.load(open(args[0]))["tensors"]
     d = tensors["q"]["shape"][3]
@@ -86,7 +94,7 @@ def main():
                                         device="cuda", dtype=torch.float32)
         kernel(q=q, k=k, v=v, **outputs)
         torch.cuda.synchronize()
-        ref, ref_lse = reference(q, k, v, causal)
+        ref, ref_lse = reference(q, k, v, causal, window)
         err = ((o.double() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
         nans = torch.isnan(o).sum().item()
         # Rows that see no key must be exactly 0.
@@ -94,7 +102,7 @@ def main():
         nonzero = int((o[empty] != 0).sum())
         ok = nans == 0 and err < 2e-2 and nonzero == 0
         line = (f"B={b} H={h} HKV={hkv} SQ={sq:5d} SK={sk:5d} "
-                f"causal={int(causal)} rel_err={err:.2e} unwritten={nans} "
+                f"causal={int(causal)} window={window} rel_err={err:.2e} unwritten={nans} "
                 f"empty_rows={int(empty.sum())} nonzero_in_empty={nonzero}")
         if with_lse:
             lse_err, mismatched, lse_nans = lse_error(outputs["lse"], ref_lse)
