@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StageInHeldSlots.h"
+
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
@@ -379,6 +381,10 @@ struct WSPartitionRolesPass
       }
       cleanUp(role);
     }
+    // Each consumer stages its results in its prologue buffers (attention's
+    // O in its Q tile) when they are dead by then.
+    if (prologueChannel)
+      stageInHeldSlots(ws, prologueChannel);
     for (Operation *op : llvm::reverse(original))
       op->erase();
     return success();
