@@ -13,11 +13,12 @@
 //   producer (a persistent kernel would load its next Q tile after the store).
 // - Nobody reads the buffer while the role writes it: no other role reads
 //   or stages in that buffer of the slot at all (each consumer reads its own
-//   Q tile), and
-//   the role's own reads (wgmmas on the Q tile in its main loop) come before
-//   the staging in program order; the O tile it stages is the result of the
-//   loop's last wgmma, which the role has waited for, and wgmma groups
-//   complete in order, so the earlier ones that read the buffer are done.
+//   Q tile), and the role's own reads (wgmmas on the Q tile in its main
+//   loop) come before the staging in program order and are complete when it
+//   starts: the role releases its last slot of the loop's channel `by wgmma`
+//   after the loop, which waits for all its wgmmas (ws-insert-mbarriers), and
+//   the tile it stages is the result of the loop's last wgmma in any case
+//   (wgmma groups complete in order).
 //
 //===----------------------------------------------------------------------===//
 

@@ -17,8 +17,8 @@ namespace ws {
 /// of its own, where that is safe: the role keeps the slot until its last
 /// TMA store has read the buffer, nothing reads the buffer after the role's
 /// own reads (which end before the staging starts), and no other role reads
-/// it at all. Staging buffers no role uses any more are erased. Attention's
-/// O tiles go into the buffers of their Q tiles this way.
+/// or stages in it at all. Staging buffers no role uses any more are erased.
+/// Attention's O tiles go into the buffers of their Q tiles this way.
 void stageInHeldSlots(WarpSpecializeOp op, Value channel);
 
 } // namespace ws
