@@ -261,6 +261,117 @@ func.func @foreign_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
 
 // -----
 
+// Plain stores (tile.store_direct) of row statistics: each stays in place in
+// the consumer whose accumulator the statistic is computed from (the row max
+// of its S tiles), with no staging buffer and no TMA store; the producer and
+// the other consumer drop it.
+// CHECK-LABEL: gpu.func @row_max(
+// CHECK-SAME: %[[OUT:[a-z0-9_]+]]: memref<?xf32>
+// CHECK-NOT: ws.buffer_alloc
+// CHECK: ws.role "producer"
+// CHECK-NOT: tile.store_direct
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[R0:.*]]:2 = scf.for
+// CHECK:     tile.reduce max
+// CHECK:   tile.store_direct %[[OUT]][%{{.*}}], %[[R0]]#1 : memref<?xf32>, tensor<64xf32, #{{.*}}>
+// CHECK-NOT: tile.store_direct
+// CHECK: ws.role "consumer1"
+// CHECK:   %[[M1:.*]] = arith.addi
+// CHECK:   %[[R1:.*]]:2 = scf.for
+// CHECK:     tile.reduce max
+// CHECK:   tile.store_direct %[[OUT]][%[[M1]]], %[[R1]]#1 : memref<?xf32>, tensor<64xf32, #{{.*}}>
+// CHECK-NOT: tile.store_direct
+// CHECK-NOT: ws.tma_store
+// CHECK: gpu.return
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+module attributes {gpu.container_module} {
+  gpu.module @row_max_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @row_max(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                      %out: memref<?xf32>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %ninf = arith.constant dense<0xFF800000> : tensor<64xf32, #row>
+      %r:4 = scf.for %i = %c0 to %n step %c1
+          iter_args(%acc0 = %zero, %max0 = %ninf, %acc1 = %zero, %max1 = %ninf)
+          -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>,
+              tensor<64x64xf32, #acc>, tensor<64xf32, #row>) : i32 {
+        %k0 = arith.muli %i, %c64 : i32
+        %x0 = tile.load %a[%m0, %k0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %x1 = tile.load %a[%m1, %k0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %y = tile.load %a[%k0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %x0, %y, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t0 = tile.reduce max %d0 axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+        %n0 = arith.maximumf %max0, %t0 : tensor<64xf32, #row>
+        %d1 = tile.dot %x1, %y, %acc1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t1 = tile.reduce max %d1 axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+        %n1 = arith.maximumf %max1, %t1 : tensor<64xf32, #row>
+        scf.yield %d0, %n0, %d1, %n1 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64x64xf32, #acc>, tensor<64xf32, #row>
+      }
+      tile.store_direct %out[%m0], %r#1 : memref<?xf32>, tensor<64xf32, #row>
+      tile.store_direct %out[%m1], %r#3 : memref<?xf32>, tensor<64xf32, #row>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A plain store of a value that no consumer computes.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+func.func @foreign_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                                %out: memref<?xf32>,
+                                %other: tensor<64xf32, #row>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+    %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+    %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    scf.yield %d : tensor<64x64xf32, #acc>
+  }
+  // expected-error @+1 {{'tile.store_direct' op stores a value that does not come from an accumulator of the main loop}}
+  tile.store_direct %out[%c0], %other : memref<?xf32>, tensor<64xf32, #row>
+  return
+}
+
+// -----
+
+// A plain store of a value that both consumers' accumulators feed.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+func.func @shared_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                               %out: memref<?xf32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero, %acc1 = %zero)
+      -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+    %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+    %d0 = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    %d1 = tile.dot %x, %x, %acc1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+  }
+  %sum = arith.addf %r#0, %r#1 : tensor<64x64xf32, #acc>
+  %rows = tile.reduce sum %sum axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+  // expected-error @+1 {{'tile.store_direct' op stores a value computed from several accumulators (loop results 0 and 1): no one consumer role can store it}}
+  tile.store_direct %out[%c0], %rows : memref<?xf32>, tensor<64xf32, #row>
+  return
+}
+
+// -----
+
 // Loads before the main loop (attention's Q tiles) fill one slot of a
 // one-stage channel, which each consumer holds until its epilogue is done:
 // it stages its result for the TMA store in its own prologue buffer, which

@@ -190,9 +190,8 @@ SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages) {
   // stages its O tile for the TMA store in its Q buffer, which it holds until
   // the store has read it (ws-partition-roles).
   usage.addPart("Q/O", consumers, blockM * headDim * elementBytes);
-  // The lse rows are staged in buffers of their own.
-  if (hasLse())
-    usage.addPart("lse staging", consumers, blockM * int64_t(sizeof(float)));
+  // The lse rows go to global memory straight from registers
+  // (tile.store_direct): they need no shared memory.
   // A full and an empty barrier per slot of each ring.
   usage.mbarriers = 2 * (stages + 1);
   return usage;

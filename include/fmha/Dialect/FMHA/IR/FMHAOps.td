@@ -122,8 +122,8 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
 
     * shared memory, as the pipeline allocates it: `stages * 2 * block_n *
       head_dim * 2` (K and V) `+ consumers * block_m * head_dim * 2` (Q; each
-      consumer stages its O tile in its Q buffer) `+ consumers * 1024` (the
-      lse rows, when returned: a 1024-byte aligned buffer each) `+ 16 * (stages + 1)` (a
+      consumer stages its O tile in its Q buffer; the lse rows are stored
+      from registers) `+ 16 * (stages + 1)` (a
       full and an empty mbarrier per slot of the K/V and Q rings)
       `<= 232448` bytes;
     * `sm_90a`: at least 2 stages (a consumer releases a K/V slot only after
@@ -229,7 +229,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     // Resources of one CTA with the effective configuration.
     //===------------------------------------------------------------------===//
 
-    /// Shared memory by part ("K/V", "Q/O", "lse staging") and barriers, as
+    /// Shared memory by part ("K/V", "Q/O") and barriers, as
     /// the sm_90a pipeline allocates it.
     ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage() {
       return getSharedMemoryUsage(getStagesOrDefault());

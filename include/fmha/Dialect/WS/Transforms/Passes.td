@@ -33,6 +33,10 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       other role reads or stages in it (attention's O goes into its Q
       tile); it then keeps the slot until its last TMA store has read it.
       Otherwise it releases the slot after its main loop.
+    - plain stores from registers (`tile.store_direct`, attention's
+      log-sum-exp) stay where they are, in the one consumer whose chain
+      computes their value (the accumulator or a loop value it is rescaled
+      with, such as the row max); other roles drop them.
 
     Every value that crosses roles is either recomputed in each role (index
     arithmetic, program ids) or passed through the channel (loaded tiles).
