@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# GPU test: compiles examples/attention.mlir and two kernels that also return
-# the log-sum-exp (head dim 128 causal, head dim 64 not) with
-# --fmha-sm90-pipeline, writes their manifests, and checks each with
-# attention.py through the Python runtime (o, and lse where the manifest has
-# it). Exits 77 (skipped) where there is no GPU, PyTorch or ptxas.
+# GPU test: compiles examples/attention.mlir, two kernels that also return
+# the log-sum-exp (head dim 128 causal, head dim 64 not) and head dim 256 with
+# the default configuration (causal and not) with --fmha-sm90-pipeline, writes
+# their manifests, and checks each with attention.py through the Python
+# runtime (o, and lse where the manifest has it). Exits 77 (skipped) where
+# there is no GPU, PyTorch or ptxas.
 # usage: run-attention.sh BUILD_BIN_DIR PTXAS
 set -euo pipefail
 bin=$1 ptxas=$2
@@ -24,6 +25,15 @@ fmha.attention @attn_lse_d64 (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
                               tensor<?x?x?x64xbf16>)
     -> (tensor<?x?x?x64xbf16>, tensor<?x?x?xf32>) target sm_90a
 MLIR
+# Head dim 256 with the defaults (two 64-row consumer tiles, 2 stages; O is
+# staged in the Q buffers), causal and not.
+for causal in "" causal; do
+  cat > "$tmp/attn_d256${causal:+_$causal}.mlir" <<MLIR
+fmha.attention @attn_d256${causal:+_$causal} (tensor<?x?x?x256xbf16>,
+    tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>)
+    -> tensor<?x?x?x256xbf16> $causal target sm_90a
+MLIR
+done
 # compile SOURCE NAME: NAME.json and its cubin in $tmp.
 compile() {
   "$bin/fmha-opt" "$1" --fmha-sm90-pipeline=binary=none -o "$tmp/$2.llvm.mlir"
@@ -38,6 +48,8 @@ compile() {
 compile "$here/../../examples/attention.mlir" attn
 compile "$tmp/attn_lse.mlir" attn_lse
 compile "$tmp/attn_lse_d64.mlir" attn_lse_d64
+compile "$tmp/attn_d256.mlir" attn_d256
+compile "$tmp/attn_d256_causal.mlir" attn_d256_causal
 export PYTHONPATH="$here/../../python${PYTHONPATH:+:$PYTHONPATH}"
 status=0
 python3 "$here/attention.py" "$tmp/attn.json" --causal || status=1
@@ -45,4 +57,6 @@ python3 "$here/attention.py" "$tmp/attn_lse.json" --causal || status=1
 python3 "$here/attention.py" "$tmp/attn_lse.json" --causal 2,4,4,129,128 \
   1,2,1,1001,77 || status=1
 python3 "$here/attention.py" "$tmp/attn_lse_d64.json" || status=1
+python3 "$here/attention.py" "$tmp/attn_d256.json" || status=1
+python3 "$here/attention.py" "$tmp/attn_d256_causal.json" --causal || status=1
 exit $status

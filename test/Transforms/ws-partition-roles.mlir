@@ -369,3 +369,182 @@ func.func @shared_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
   tile.store_direct %out[%c0], %rows : memref<?xf32>, tensor<64xf32, #row>
   return
 }
+
+// -----
+
+// Loads before the main loop (attention's Q tiles) fill one slot of a
+// one-stage channel, which each consumer holds until its epilogue is done:
+// it stages its result for the TMA store in its own prologue buffer, which
+// it read last in the main loop and no other role reads, instead of a
+// buffer of its own, and releases the slot once the TMA store has read it.
+// CHECK-LABEL: gpu.func @prologue(
+// CHECK-NOT: ws.buffer_alloc
+// CHECK: %[[KV:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+// CHECK: %[[QCH:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 1>
+// CHECK-NOT: ws.buffer_alloc
+// CHECK: ws.role "producer"
+// CHECK:   %[[PTOK:.*]], %[[PBUF:.*]]:2 = ws.producer_acquire %[[QCH]]
+// CHECK:   ws.tma_load %{{.*}}, %[[PBUF]]#0, %[[PTOK]]
+// CHECK:   ws.tma_load %{{.*}}, %[[PBUF]]#1, %[[PTOK]]
+// CHECK:   ws.producer_commit %[[QCH]], %[[PTOK]] by tma tx_bytes 16384
+// CHECK:   scf.for
+// CHECK:     ws.producer_acquire %[[KV]]
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[TOK0:.*]], %[[Q0:.*]]:2 = ws.consumer_wait %[[QCH]]
+// CHECK:   ws.as_tensor %[[Q0]]#0
+// CHECK:   scf.for
+// CHECK:     ws.consumer_release %[[KV]], %{{.*}} by wgmma
+// CHECK:     scf.yield
+// CHECK-NEXT: }
+// CHECK-NOT: ws.consumer_release
+// CHECK:   ws.store_shared %{{.*}}, %[[Q0]]#0 : tensor<64x64xbf16, #{{.*}}>, memref<64x64xbf16, 3>
+// CHECK:   ws.tma_store %{{.*}}, %[[Q0]]#0
+// CHECK:   ws.tma_store_wait
+// CHECK-NEXT: ws.consumer_release %[[QCH]], %[[TOK0]] by threads
+// CHECK-NEXT: }
+// CHECK: ws.role "consumer1"
+// CHECK:   %[[TOK1:.*]], %[[Q1:.*]]:2 = ws.consumer_wait %[[QCH]]
+// CHECK:   ws.as_tensor %[[Q1]]#1
+// CHECK:   ws.store_shared %{{.*}}, %[[Q1]]#1
+// CHECK:   ws.tma_store %{{.*}}, %[[Q1]]#1
+// CHECK:   ws.tma_store_wait
+// CHECK-NEXT: ws.consumer_release %[[QCH]], %[[TOK1]] by threads
+// CHECK-NEXT: }
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @prologue_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @prologue(%q: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %o: !tile.desc<tensor<64x64xbf16>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %q0 = tile.load %q[%m0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %q1 = tile.load %q[%m1, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a0 = %zero, %a1 = %zero)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+        %n0 = arith.muli %i, %c64 : i32
+        %kt = tile.load %k[%n0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %q0, %kt, %a0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d1 = tile.dot %q1, %kt, %a1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+      }
+      %t0 = arith.truncf %r#0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%m0, %c0], %t0 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      %t1 = arith.truncf %r#1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%m1, %c0], %t1 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Both consumers read the first prologue buffer: neither stages in it.
+// Consumer 0 stages in the second one, which nobody reads; consumer 1 then
+// keeps a staging buffer of its own, and releases the slot after its main
+// loop.
+// CHECK-LABEL: gpu.func @cross(
+// CHECK: %[[S:.*]] = ws.buffer_alloc : memref<64x64xbf16, 3>
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[TOK0:.*]], %[[Q0:.*]]:2 = ws.consumer_wait
+// CHECK:   ws.as_tensor %[[Q0]]#0
+// CHECK:   ws.store_shared %{{.*}}, %[[Q0]]#1
+// CHECK:   ws.tma_store %{{.*}}, %[[Q0]]#1
+// CHECK:   ws.tma_store_wait
+// CHECK-NEXT: ws.consumer_release %{{.*}}, %[[TOK0]] by threads
+// CHECK: ws.role "consumer1"
+// CHECK:   %[[TOK1:.*]], %[[Q1:.*]]:2 = ws.consumer_wait
+// CHECK:   ws.as_tensor %[[Q1]]#0
+// CHECK:   scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: ws.consumer_release %{{.*}}, %[[TOK1]] by threads
+// CHECK:   ws.store_shared %{{.*}}, %[[S]]
+// CHECK:   ws.tma_store %{{.*}}, %[[S]]
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @cross_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @cross(%q: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %o: !tile.desc<tensor<64x64xbf16>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %q0 = tile.load %q[%m0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %q1 = tile.load %q[%m1, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a0 = %zero, %a1 = %zero)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+        %n0 = arith.muli %i, %c64 : i32
+        %kt = tile.load %k[%n0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %q0, %kt, %a0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d1 = tile.dot %q0, %kt, %a1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+      }
+      %t0 = arith.truncf %r#0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%m0, %c0], %t0 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      %t1 = arith.truncf %r#1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%m1, %c0], %t1 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Results of another type than the prologue buffers (f32, not bf16) keep
+// their staging buffers; the slot is released after the main loop.
+// CHECK-LABEL: gpu.func @other_type(
+// CHECK: %[[S0:.*]] = ws.buffer_alloc : memref<64x64xf32, 3>
+// CHECK: %[[S1:.*]] = ws.buffer_alloc : memref<64x64xf32, 3>
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[TOK0:.*]], %{{.*}}:2 = ws.consumer_wait
+// CHECK:   scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: ws.consumer_release %{{.*}}, %[[TOK0]] by threads
+// CHECK:   ws.store_shared %{{.*}}, %[[S0]]
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @other_type_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @other_type(%q: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %o: !tile.desc<tensor<64x64xf32>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %q0 = tile.load %q[%m0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %q1 = tile.load %q[%m1, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a0 = %zero, %a1 = %zero)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+        %n0 = arith.muli %i, %c64 : i32
+        %kt = tile.load %k[%n0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %q0, %kt, %a0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d1 = tile.dot %q1, %kt, %a1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+      }
+      tile.store %o[%m0, %c0], %r#0 : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+      tile.store %o[%m1, %c0], %r#1 : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+      gpu.return
+    }
+  }
+}

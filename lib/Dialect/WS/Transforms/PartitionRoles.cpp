@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "StageInHeldSlots.h"
+
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
@@ -672,6 +674,13 @@ struct WSPartitionRolesPass
       consumers.push_back(role);
     }
     schedulePingPong(b, consumers, /*firstId=*/1 + program->chains.size());
+    // Each consumer stages its results in the buffers of a slot filled once
+    // before the loop (attention's O in its Q tile) when they are dead by
+    // then.
+    for (auto [channel, loads] : llvm::zip(channels, program->channels))
+      if (!loads.inLoop && loads.groups.size() == 1 &&
+          loads.groups.front().front()->isBeforeInBlock(program->loop))
+        stageInHeldSlots(ws, channel);
     for (Operation *op : llvm::reverse(original))
       op->erase();
     return success();
