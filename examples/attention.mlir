@@ -1,8 +1,8 @@
 // Attention forward, bf16, head dim 128, causal: q [B, H, SQ, 128],
 // k and v [B, HKV, SK, 128] (GQA/MQA when HKV < H), o like q; batch, heads and
-// lengths dynamic. Each CTA has two consumer warpgroups with 64-row Q tiles
-// sharing one K/V stream of 64-key tiles in a 3-stage ring. scripts/compile-examples.sh
-// compiles it with --fmha-sm90-pipeline.
+// lengths dynamic. Each CTA has two ping-ponged consumer warpgroups with
+// 64-row Q tiles sharing one stream of 128-key K and V tiles (3-stage rings).
+// scripts/compile-examples.sh compiles it with --fmha-sm90-pipeline.
 fmha.attention @attn_fwd_d128 (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
                                tensor<?x?x?x128xbf16>)
-    -> tensor<?x?x?x128xbf16> causal tile [64, 64] stages 3 consumers 2 target sm_90a
+    -> tensor<?x?x?x128xbf16> causal tile [64, 128] stages 3 consumers 2 target sm_90a

@@ -90,11 +90,13 @@ TEST_F(AccessorsTest, AttentionResources) {
   EXPECT_EQ(attn.getStagesOrDefault(), 2);
   // K and V rings (2 stages of 64x256 bf16 each), one 64x256 bf16 Q tile per
   // consumer that also stages its O, and a full and an empty barrier per
-  // slot of the two rings: what ws-allocate-smem gives the kernel.
+  // slot of the three rings (Q, K, V): what ws-allocate-smem gives the
+  // kernel.
   EXPECT_EQ(attn.getSharedMemoryUsage().getTotalBytes(),
-            2 * 2 * 64 * 256 * 2 + 2 * 64 * 256 * 2 + 2 * (2 + 1) * 8);
-  // S 32, P 16 and O 128 registers per thread, and 12 for the row state.
-  EXPECT_EQ(attn.getConsumerRegisters(), 32 + 16 + 128 + 12);
+            2 * 2 * 64 * 256 * 2 + 2 * 64 * 256 * 2 + 2 * (1 + 2 + 2) * 8);
+  // S 32, P and the softmax temporaries 32, O 128 registers per thread, 16
+  // for the row state and 16 for the loop's scalars.
+  EXPECT_EQ(attn.getConsumerRegisters(), 32 + 32 + 128 + 16 + 16);
 }
 
 TEST_F(AccessorsTest, ChannelAndDescriptorBytes) {

@@ -62,7 +62,7 @@ def gemm_spec(dtype: str, out_dtype: str, target: str = "sm_90a") \
 # The attention tile configuration fmha.attention compiles, by head dim:
 # (tile, stages) measured fastest on an H100 (bench/RESULTS.md); head dims
 # not listed take the compiler's defaults.
-ATTENTION_CONFIGS = {64: ((64, 64), 3), 128: ((64, 64), 3)}
+ATTENTION_CONFIGS = {64: ((64, 128), 3), 128: ((64, 128), 3)}
 
 
 def attention_spec(dtype: str, head_dim: int, causal: bool = False,

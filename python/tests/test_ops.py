@@ -50,7 +50,7 @@ class TargetTest(unittest.TestCase):
         spec = ops.attention_spec("bf16", 128, causal=True, return_lse=True)
         self.assertEqual(spec, AttentionSpec(
             dtype="bf16", head_dim=128, causal=True, return_lse=True,
-            tile=(64, 64), stages=3))
+            tile=(64, 128), stages=3))
         # Batch, heads and lengths are dynamic: one kernel for every shape.
         self.assertEqual((spec.batch, spec.heads_q, spec.heads_kv,
                           spec.seq_q, spec.seq_k), (None,) * 5)

@@ -551,6 +551,56 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Asynchronous dots are only committed (no wait, A in registers included);
+// tile.dot_wait waits for all but `pending` groups and passes the values
+// through an empty asm after the wait, so their uses stay behind it.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#acc32 = #tile.wgmma_acc<instr_n = 32, warpgroups = 1>
+#smem = #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 16>
+// CHECK-LABEL: gpu.module @async_dots
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait.group
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK-NEXT: llvm.extractvalue
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7"
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7"
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @async_dots {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64, ws.smem_bytes = 2048 : i64} {
+      %a = ws.buffer_alloc offset 0 : memref<64x16xbf16, 3>
+      %w = ws.buffer_alloc offset 0 : memref<16x16xbf16, 3>
+      %v = ws.buffer_alloc offset 0 : memref<32x16xbf16, 3>
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %zero = arith.constant dense<0.0> : tensor<64x16xf32, #acc>
+          %at = ws.as_tensor %a : memref<64x16xbf16, 3> -> tensor<64x16xbf16, #smem>
+          %wt = ws.as_tensor %w : memref<16x16xbf16, 3> -> tensor<16x16xbf16, #smem>
+          %vt = ws.as_tensor %v : memref<32x16xbf16, 3> -> tensor<32x16xbf16, #smem>
+          %cols = tile.iota axis 1 : tensor<64x32xi32, #acc32>
+          %pf = arith.sitofp %cols : tensor<64x32xi32, #acc32> to tensor<64x32xf32, #acc32>
+          %p = arith.truncf %pf : tensor<64x32xf32, #acc32> to tensor<64x32xbf16, #acc32>
+          %s = tile.dot %at, %wt, %zero {async, transpose_b} : tensor<64x16xbf16, #smem>, tensor<16x16xbf16, #smem>, tensor<64x16xf32, #acc>
+          %o = tile.dot %p, %vt, %zero {async} : tensor<64x32xbf16, #acc32>, tensor<32x16xbf16, #smem>, tensor<64x16xf32, #acc>
+          %s1 = tile.dot_wait %s pending 1 : tensor<64x16xf32, #acc>
+          %o1 = tile.dot_wait %o pending 0 : tensor<64x16xf32, #acc>
+          %sum = arith.addf %s1, %o1 : tensor<64x16xf32, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
 module attributes {gpu.container_module} {
   gpu.module @reduce_columns {

@@ -117,37 +117,59 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // -----
 
 // Attention: the two consumers' Q tiles share one stream of K/V tiles (the
-// range their masks leave visible), each with its own online softmax in
-// base 2. GQA finds the KV head as head / (heads_q / heads_kv); causal ends
-// the K/V range at the diagonal (bottom-right aligned); LSE is a memref
-// (its rows of seq_q f32 need not be TMA-addressable) stored per row with
-// plain stores, -inf where a row has no key.
+// range their masks leave visible, at least one tile), each with its own
+// online softmax in base 2. GQA finds the KV head as head / (heads_q /
+// heads_kv); causal ends the K/V range at the diagonal (bottom-right
+// aligned) and runs the query blocks last to first. The loop is
+// software-pipelined: the first tile's S and softmax come before it; each
+// step issues the next S and the previous P V asynchronously, waits for S
+// only (pending 1), masks it only when the tile crosses the sequence end or
+// the diagonal (scf.if), computes its softmax (one fma per element before
+// exp2), then waits for P V and rescales O; the last P V follows the loop.
+// LSE is a memref (its rows of seq_q f32 need not be TMA-addressable)
+// stored per row with plain stores, -inf where a row has no key.
 // CHECK-LABEL: gpu.module @attn_module
 // CHECK: gpu.func @attn(%[[Q:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[V:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[O:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[LSE:.*]]: memref<?x?x?xf32>, %[[HQ:.*]]: i32, %[[HKV:.*]]: i32, %[[SQ:.*]]: i32, %[[SK:.*]]: i32) kernel
 // CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22SQ\22,128]},32,\22B\22]
 // CHECK-SAME: {\22kind\22:\22memref\22,\22tensor\22:\22lse\22}
 // CHECK: %[[HEAD:.*]] = tile.program_id y : i32
 // CHECK: %[[BATCH:.*]] = tile.program_id z : i32
+// CHECK: %[[BLOCK:.*]] = tile.program_id x : i32
+// CHECK: %[[BLOCKS:.*]] = tile.num_programs x : i32
+// CHECK: arith.subi %[[BLOCKS]], %[[BLOCK]] : i32
 // CHECK: %[[GROUP:.*]] = arith.divui %[[HQ]], %[[HKV]] : i32
 // CHECK: %[[KVH:.*]] = arith.divui %[[HEAD]], %[[GROUP]] : i32
 // CHECK: tile.load %[[Q]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
 // CHECK: tile.load %[[Q]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
 // CHECK: arith.subi %[[SK]], %[[SQ]] : i32
 // CHECK: arith.minsi %[[SK]], %{{.*}} : i32
-// CHECK: scf.for {{.*}} -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>)
-// CHECK:   tile.load %[[K]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
-// CHECK:   tile.load %[[V]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
-// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
+// CHECK: tile.load %[[K]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
+// CHECK: scf.if
 // CHECK:   tile.iota axis 0
 // CHECK:   tile.iota axis 1
 // CHECK:   arith.select
-// CHECK:   tile.reduce max
+// CHECK: tile.reduce max
+// CHECK: math.fma
+// CHECK: math.exp2
+// CHECK: tile.reduce sum
+// CHECK: arith.truncf %{{.*}} : tensor<64x128xf32> to tensor<64x128xbf16>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b}
+// CHECK: scf.for {{.*}} -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xbf16>, tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xbf16>)
+// CHECK:   tile.load %[[K]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
+// CHECK:   %[[S0:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}} {async, transpose_b} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
+// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} {async, transpose_b}
+// CHECK:   tile.load %[[V]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
+// CHECK:   %[[PV0:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}} {async} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
+// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} {async}
+// CHECK:   tile.dot_wait %[[S0]] pending 1
+// CHECK:   scf.if
 // CHECK:   math.exp2
-// CHECK:   tile.reduce sum
-// CHECK:   arith.truncf %{{.*}} : tensor<64x128xf32> to tensor<64x128xbf16>
-// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
-// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b}
-// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
+// CHECK:   tile.dot_wait %[[PV0]] pending 0
+// CHECK:   tile.broadcast
+// CHECK:   arith.mulf
+// CHECK: tile.load %[[V]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x128xbf16>, tensor<128x128xbf16>, tensor<64x128xf32>
 // CHECK: arith.divf
 // CHECK: tile.store %[[O]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
 // CHECK: math.log2

@@ -205,3 +205,39 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// An asynchronous dot's result, its tile.dot_wait and the scf.if that masks
+// it share the accumulator layout: through the wait, and through both
+// branches' yields and the if's result.
+// CHECK-DAG: #[[ACC:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-LABEL: func.func @async_masked
+// CHECK: %[[D:.*]] = tile.dot {{.*}} {async, transpose_b} : {{.*}}, tensor<64x64xf32, #[[ACC]]>
+// CHECK: %[[W:.*]] = tile.dot_wait %[[D]] pending 0 : tensor<64x64xf32, #[[ACC]]>
+// CHECK: scf.if %{{.*}} -> (tensor<64x64xf32, #[[ACC]]>)
+// CHECK:   arith.select %{{.*}}, %[[W]], %{{.*}} : tensor<64x64xi1, #[[ACC]]>, tensor<64x64xf32, #[[ACC]]>
+// CHECK: } else {
+// CHECK:   scf.yield %[[W]] : tensor<64x64xf32, #[[ACC]]>
+func.func @async_masked(%a: !tile.desc<tensor<64x64xbf16>>,
+                        %o: !tile.desc<tensor<64x64xf32>>,
+                        %i: i32, %cond: i1) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x64xf32>
+  %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+  %y = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+  %d = tile.dot %x, %y, %zero {async, transpose_b}
+      : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  %w = tile.dot_wait %d pending 0 : tensor<64x64xf32>
+  %m = scf.if %cond -> (tensor<64x64xf32>) {
+    %cols = tile.iota axis 1 : tensor<64x64xi32>
+    %lim = tensor.splat %i : tensor<64x64xi32>
+    %keep = arith.cmpi slt, %cols, %lim : tensor<64x64xi32>
+    %sel = arith.select %keep, %w, %ninf : tensor<64x64xi1>, tensor<64x64xf32>
+    scf.yield %sel : tensor<64x64xf32>
+  } else {
+    scf.yield %w : tensor<64x64xf32>
+  }
+  tile.store %o[%i, %i], %m : !tile.desc<tensor<64x64xf32>>
+  return
+}

@@ -198,7 +198,7 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
     scf.yield %d : tensor<64x64xf32, #acc>
   }
   %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %r) -> (tensor<64x64xf32, #acc>) : i32 {
-    // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before it in the same block}}
+    // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
     %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
     %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
     scf.yield %d : tensor<64x64xf32, #acc>
@@ -213,7 +213,7 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 func.func @no_loop(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %i: i32) {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
-  // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before it in the same block}}
+  // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
   %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16, #smem>>
   %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
   return
@@ -379,8 +379,8 @@ func.func @shared_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
 // buffer of its own, and releases the slot once the TMA store has read it.
 // CHECK-LABEL: gpu.func @prologue(
 // CHECK-NOT: ws.buffer_alloc
-// CHECK: %[[KV:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
 // CHECK: %[[QCH:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 1>
+// CHECK: %[[KV:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
 // CHECK-NOT: ws.buffer_alloc
 // CHECK: ws.role "producer"
 // CHECK:   %[[PTOK:.*]], %[[PBUF:.*]]:2 = ws.producer_acquire %[[QCH]]
@@ -544,6 +544,135 @@ module attributes {gpu.container_module} {
       }
       tile.store %o[%m0, %c0], %r#0 : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
       tile.store %o[%m1, %c0], %r#1 : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A software-pipelined program (attention's shape, the softmax left out):
+// Q before the loop; the first K tile before it and the others in it; V in
+// it (the previous tile) and the last V tile after it. Each descriptor gets
+// its own channel: Q one slot, K and V a ring each. A slot read by
+// asynchronous dots is released right after the tile.dot_wait that
+// completes them; one read by synchronous dots right after them. The two
+// consumers issue their loop's dots in turn (ping-pong on named barriers 3
+// and 4, 2 x 128 threads): consumer 1 opens the first turn before its loop,
+// consumer 0 takes the last one after it.
+// CHECK-LABEL: gpu.func @pipelined(
+// CHECK: %[[QC:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 1>
+// CHECK: %[[KC:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+// CHECK: %[[VC:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+// CHECK: ws.role "producer"
+// CHECK:   ws.producer_acquire %[[QC]]
+// CHECK:   ws.producer_acquire %[[KC]]
+// CHECK:   scf.for
+// CHECK:     ws.producer_acquire %[[KC]]
+// CHECK:     ws.producer_acquire %[[VC]]
+// CHECK:   }
+// CHECK:   ws.producer_acquire %[[VC]]
+// CHECK: ws.role "consumer0"
+// CHECK:   ws.consumer_wait %[[QC]]
+// CHECK:   %[[K0:.*]], %{{.*}} = ws.consumer_wait %[[KC]]
+// CHECK:   tile.dot
+// CHECK-NEXT: ws.consumer_release %[[KC]], %[[K0]] by threads
+// CHECK:   scf.for
+// CHECK:     %[[KT:.*]], %{{.*}} = ws.consumer_wait %[[KC]]
+// CHECK:     ws.barrier_sync 3 threads 256
+// CHECK-NEXT: tile.dot {{.*}} {async, transpose_b}
+// CHECK:     %[[VT:.*]], %{{.*}} = ws.consumer_wait %[[VC]]
+// CHECK:     tile.dot {{.*}} {async}
+// CHECK-NEXT: ws.barrier_arrive 4 threads 256
+// CHECK-NEXT: tile.dot_wait {{.*}} pending 1
+// CHECK-NEXT: ws.consumer_release %[[KC]], %[[KT]] by threads
+// CHECK:     tile.dot_wait {{.*}} pending 0
+// CHECK-NEXT: ws.consumer_release %[[VC]], %[[VT]] by threads
+// CHECK:   }
+// CHECK-NEXT: ws.barrier_sync 3 threads 256
+// CHECK:   %[[VL:.*]], %{{.*}} = ws.consumer_wait %[[VC]]
+// CHECK:   tile.dot
+// CHECK-NEXT: ws.consumer_release %[[VC]], %[[VL]] by threads
+// CHECK: ws.role "consumer1"
+// CHECK:   ws.barrier_arrive 3 threads 256
+// CHECK-NEXT: scf.for
+// CHECK:     ws.barrier_sync 4 threads 256
+// CHECK:     ws.barrier_arrive 3 threads 256
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @pipelined_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @pipelined(%q: !tile.desc<tensor<64x64xbf16, #smem>>,
+                        %k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                        %v: !tile.desc<tensor<64x64xbf16, #smem>>,
+                        %o: !tile.desc<tensor<64x64xbf16>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %q0 = tile.load %q[%c0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %q1 = tile.load %q[%c64, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %k0 = tile.load %k[%c0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %s0 = tile.dot %q0, %k0, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %s1 = tile.dot %q1, %k0, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %p0 = arith.truncf %s0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      %p1 = arith.truncf %s1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      %r:4 = scf.for %i = %c1 to %n step %c1
+          iter_args(%o0 = %zero, %pp0 = %p0, %o1 = %zero, %pp1 = %p1)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xbf16, #acc>,
+              tensor<64x64xf32, #acc>, tensor<64x64xbf16, #acc>) : i32 {
+        %n0 = arith.muli %i, %c64 : i32
+        %prev = arith.subi %n0, %c64 : i32
+        %kt = tile.load %k[%n0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %t0 = tile.dot %q0, %kt, %zero {async, transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t1 = tile.dot %q1, %kt, %zero {async, transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %vt = tile.load %v[%prev, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %a0 = tile.dot %pp0, %vt, %o0 {async} : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %a1 = tile.dot %pp1, %vt, %o1 {async} : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %u0 = tile.dot_wait %t0 pending 1 : tensor<64x64xf32, #acc>
+        %n0p = arith.truncf %u0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+        %b0 = tile.dot_wait %a0 pending 0 : tensor<64x64xf32, #acc>
+        %u1 = tile.dot_wait %t1 pending 1 : tensor<64x64xf32, #acc>
+        %n1p = arith.truncf %u1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+        %b1 = tile.dot_wait %a1 pending 0 : tensor<64x64xf32, #acc>
+        scf.yield %b0, %n0p, %b1, %n1p : tensor<64x64xf32, #acc>, tensor<64x64xbf16, #acc>, tensor<64x64xf32, #acc>, tensor<64x64xbf16, #acc>
+      }
+      %last = arith.muli %n, %c64 : i32
+      %vl = tile.load %v[%last, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %f0 = tile.dot %r#1, %vl, %r#0 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %f1 = tile.dot %r#3, %vl, %r#2 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %g0 = arith.truncf %f0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%c0, %c0], %g0 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      %g1 = arith.truncf %f1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%c64, %c0], %g1 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A descriptor loaded in several places fills the same slot everywhere.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @uneven_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @uneven(%k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                     %o: !tile.desc<tensor<64x64xbf16>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %k0 = tile.load %k[%c0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+        // expected-error @+1 {{'tile.load' op fills a slot of a channel with 2 loads, where its other slots take 1}}
+        %ka = tile.load %k[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %kb = tile.load %k[%i, %c1] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d = tile.dot %ka, %kb, %a {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        scf.yield %d : tensor<64x64xf32, #acc>
+      }
+      %t = arith.truncf %r : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%c0, %c0], %t : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
       gpu.return
     }
   }

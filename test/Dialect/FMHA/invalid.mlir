@@ -382,7 +382,7 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // Shared memory: two 128-key K/V stages of head dim 256 do not fit.
-// expected-error @+1 {{needs 327728 bytes of shared memory (K/V 262144, Q/O 65536, barriers 48), sm_90a has 232448}}
+// expected-error @+1 {{needs 327760 bytes of shared memory (Q/O 65536, K/V 262144, barriers 80), sm_90a has 232448}}
 fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
                       tensor<?x8x?x256xbf16>)
     -> tensor<?x32x?x256xbf16>
@@ -392,7 +392,7 @@ fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
 
 // Shared memory: three 64-key K/V stages of head dim 256 do not fit, though
 // O is staged in the Q buffers.
-// expected-error @+1 {{needs 262208 bytes of shared memory (K/V 196608, Q/O 65536, barriers 64), sm_90a has 232448}}
+// expected-error @+1 {{needs 262256 bytes of shared memory (Q/O 65536, K/V 196608, barriers 112), sm_90a has 232448}}
 fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
                       tensor<?x8x?x256xbf16>)
     -> tensor<?x32x?x256xbf16>
@@ -401,7 +401,7 @@ fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
 // -----
 
 // Shared memory on sm_100a: too many stages.
-// expected-error @+1 {{needs 458864 bytes of shared memory (K/V 393216, Q/O 65536, barriers 112), sm_100a has 232448}}
+// expected-error @+1 {{needs 458960 bytes of shared memory (Q/O 65536, K/V 393216, barriers 208), sm_100a has 232448}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
@@ -410,7 +410,7 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // Registers (sm_90a): S and O of a 128x128 tile with head dim 128.
-// expected-error @+1 {{consumer warpgroup needs 344 registers per thread (128x128 fp32 S + 128x128 bf16 P + 128x128 fp32 O tiles + 24 for the row state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
+// expected-error @+1 {{consumer warpgroup needs 432 registers per thread (128x128 fp32 S + 128x128 bf16 P and softmax temporaries + 128x128 fp32 O tiles + 48 for the row and loop state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
@@ -418,13 +418,23 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 
 // -----
 
-// Registers (sm_90a): the smallest 128-row tile at head dim 128 that does
-// not fit (ptxas spills it).
-// expected-error @+1 {{consumer warpgroup needs 248 registers per thread (128x64 fp32 S + 128x64 bf16 P + 128x128 fp32 O tiles + 24 for the row state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
+// Registers (sm_90a): a 128-row tile at head dim 128 (the O tile alone takes
+// 128 registers).
+// expected-error @+1 {{consumer warpgroup needs 304 registers per thread (128x64 fp32 S + 128x64 bf16 P and softmax temporaries + 128x128 fp32 O tiles + 48 for the row and loop state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
     tile [128, 64] target sm_90a
+
+// -----
+
+// Registers (sm_90a): the smallest K/V step at head dim 128 with 64-row
+// tiles that does not fit (ptxas spills it with a two-sided window).
+// expected-error @+1 {{consumer warpgroup needs 256 registers per thread (64x160 fp32 S + 64x160 bf16 P and softmax temporaries + 64x128 fp32 O tiles + 32 for the row and loop state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    window [37, 5] tile [64, 160] stages 2 target sm_90a
 
 // -----
 

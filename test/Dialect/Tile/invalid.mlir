@@ -341,7 +341,7 @@ func.func @dot_async_result_used(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>,
 func.func @dot_wait_sync_operand(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<64x16xf32>) {
   %0 = tile.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x16xbf16>, tensor<64x16xf32>
   // expected-error @+1 {{'tile.dot_wait' op operand 0 is not the result of an async tile.dot}}
-  %1 = tile.dot_wait %0 {pending = 0} : tensor<64x16xf32>
+  %1 = tile.dot_wait %0 pending 0 : tensor<64x16xf32>
   return
 }
 
@@ -350,7 +350,7 @@ func.func @dot_wait_sync_operand(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>,
 func.func @dot_wait_negative_pending(%a: tensor<64x32xbf16>, %b: tensor<32x16xbf16>, %c: tensor<64x16xf32>) {
   %0 = tile.dot %a, %b, %c {async} : tensor<64x32xbf16>, tensor<32x16xbf16>, tensor<64x16xf32>
   // expected-error @+1 {{'tile.dot_wait' op attribute 'pending' failed to satisfy constraint: 64-bit signless integer attribute whose value is non-negative}}
-  %1 = tile.dot_wait %0 {pending = -1} : tensor<64x16xf32>
+  %1 = tile.dot_wait %0 pending -1 : tensor<64x16xf32>
   return
 }
 

@@ -323,8 +323,8 @@ func.func @more_layouts(%a: tensor<64x64xf8E4M3FN, #smem_f8>,
 // CHECK-LABEL: func.func @async_dots
 // CHECK: %[[S:.+]] = tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_b}
 // CHECK: %[[O:.+]] = tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async}
-// CHECK: tile.dot_wait %[[S]] {pending = 1} : tensor<64x64xf32>
-// CHECK: tile.dot_wait %[[O]] {pending = 0} : tensor<64x128xf32>
+// CHECK: tile.dot_wait %[[S]] pending 1 : tensor<64x64xf32>
+// CHECK: tile.dot_wait %[[O]] pending 0 : tensor<64x128xf32>
 func.func @async_dots(%q: tensor<64x128xbf16>, %k: tensor<64x128xbf16>,
                       %p: tensor<64x64xbf16>, %v: tensor<64x128xbf16>,
                       %zero: tensor<64x64xf32>, %acc: tensor<64x128xf32>)
@@ -333,7 +333,7 @@ func.func @async_dots(%q: tensor<64x128xbf16>, %k: tensor<64x128xbf16>,
       : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
   %o = tile.dot %p, %v, %acc {async}
       : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
-  %s_done = tile.dot_wait %s {pending = 1} : tensor<64x64xf32>
-  %o_done = tile.dot_wait %o {pending = 0} : tensor<64x128xf32>
+  %s_done = tile.dot_wait %s pending 1 : tensor<64x64xf32>
+  %o_done = tile.dot_wait %o pending 0 : tensor<64x128xf32>
   return %s_done, %o_done : tensor<64x64xf32>, tensor<64x128xf32>
 }

@@ -54,8 +54,10 @@
 // CHECK: mbarrier.init.shared.b64 [%r{{[0-9]+}}], 256;
 // CHECK: fence.mbarrier_init.release.cluster;
 // CHECK: bar.sync 0;
-// The producer gives registers up, loads Q once, then K and V per step after
-// waiting for an empty slot; the consumers take registers.
+// The producer gives registers up, loads Q once and the first K tile, then
+// per step the next K tile and the previous V tile, each after waiting for
+// an empty slot of its own ring, and the last V tile after the loop; the
+// consumers take registers.
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.arrive.expect_tx.shared.b64
@@ -63,16 +65,25 @@
 // CHECK: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.arrive.expect_tx.shared.b64
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// Consumer 0 waits for its Q tile and each K/V slot, computes S = Q K^T and
-// P V by wgmma (P from registers), the softmax with exp2, releases each slot,
-// and stores O by TMA through shared memory, ordered by named barrier 1 of
-// its 128 threads; consumer 1 does the same with named barrier 2.
+// Consumer 0 waits for its Q tile and the first K slot, computes the first
+// S = Q K^T by wgmma and its softmax with exp2 and releases the slot. In the
+// loop, on its turn (named barrier 3, 2 x 128 threads), it issues the next
+// S and P V (P from registers) back to back, hands the turn to consumer 1
+// (barrier 4), waits for S only (wait_group 1) while P V runs, releases the
+// K slot, and the V slot once P V is done. After the loop the last P V; O
+// goes out by TMA through shared memory, ordered by named barrier 1 of its
+// 128 threads; consumer 1 does the same with named barrier 2.
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned
 // CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: mbarrier.arrive.shared.b64
 // CHECK: ex2.approx.f32
+// CHECK: bar.sync 3, 256;
+// CHECK: wgmma.mma_async.sync.aligned.{{.*}}}, %rd
 // CHECK: wgmma.mma_async.sync.aligned.{{.*}}, {%r
+// CHECK: bar.arrive 4, 256;
+// CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK: mbarrier.arrive.shared.b64
 // CHECK: cp.async.bulk.wait_group.read 0;
 // CHECK: bar.sync 1, 128;
@@ -83,6 +94,8 @@
 // CHECK: cp.async.bulk.commit_group;
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: ex2.approx.f32
+// CHECK: bar.arrive 3, 256;
+// CHECK: bar.sync 4, 256;
 // CHECK: bar.sync 2, 128;
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
 
@@ -94,11 +107,16 @@
 // D64-COUNT-2: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // D64-NOT: cp.async.bulk.tensor
 // D64: mbarrier.try_wait.parity
-// D64-COUNT-2: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D64-COUNT-1: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D64-NOT: cp.async.bulk.tensor
+// D64: mbarrier.try_wait.parity
+// D64-COUNT-1: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // D64: setmaxnreg.inc
 // D64-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D64-NOT: wgmma.mma_async
 // D64: ex2.approx.f32
+// D64: bar.sync 3, 256;
+// D64-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D64-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r
 fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
                           tensor<2x8x?x64xbf16>)
@@ -114,11 +132,16 @@ fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
 // D128-NOT: cp.async.bulk.tensor
 // D128: div.u32
 // D128: mbarrier.try_wait.parity
-// D128-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D128-COUNT-2: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D128-NOT: cp.async.bulk.tensor
+// D128: mbarrier.try_wait.parity
+// D128-COUNT-2: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // D128: setmaxnreg.inc
 // D128-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D128-NOT: wgmma.mma_async
 // D128: ex2.approx.f32
+// D128: bar.sync 3, 256;
+// D128-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D128-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r
 //
 // The launch: heads and lengths as scalars, one CTA per 128 query rows
@@ -126,7 +149,7 @@ fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
 // stages of 2 x 16384 bytes of K/V, 8 barriers.
 // MANIFEST-D128: "block": [
 // MANIFEST-D128-NEXT: 384,
-// MANIFEST-D128: "dynamic_smem": 131136,
+// MANIFEST-D128: "dynamic_smem": 131184,
 // MANIFEST-D128: "grid": [
 // MANIFEST-D128-NEXT: {
 // MANIFEST-D128-NEXT: "ceildiv": [
@@ -144,56 +167,64 @@ fmha.attention @attn_d128_causal_gqa (tensor<?x?x?x128xbf16>,
 // Head dim 256, not causal, the defaults: tile [64, 64], 2 stages. Each
 // 64-row tile is four 128-byte-wide boxes: Q 8 boxes (two consumers), K and
 // V 4 each. S = Q K^T takes 16 wgmmas of K 16, P V 4 of N 256. O is staged
-// in the consumer's Q buffer (offsets 131072 and 163840, after the K/V ring),
-// and the Q slot is released (its empty barrier at 196648, after the K/V
-// ring's four barriers and the Q ring's full one) once the TMA store has
-// read it.
+// in the consumer's Q buffer (offsets 0 and 32768, before the K and V
+// rings), and the Q slot is released (its empty barrier at 196616, after
+// the buffers and the Q ring's full barrier) once the TMA store has read
+// it.
 // D256-LABEL: .entry attn_d256(
-// D256-COUNT-8: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes [__fmha_smem+{{[0-9]+}}]
+// D256-COUNT-8: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes [__fmha_smem{{(\+[0-9]+)?}}]
 // D256-NOT: cp.async.bulk.tensor
 // D256: mbarrier.try_wait.parity
-// D256-COUNT-8: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D256-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D256-NOT: cp.async.bulk.tensor
+// D256: mbarrier.try_wait.parity
+// D256-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // D256: setmaxnreg.inc
 // D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256-NOT: wgmma.mma_async
 // D256: ex2.approx.f32
+// D256: bar.sync 3, 256;
+// D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, {%r
-// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
-// D256: st.shared.v2.b16 [%rd{{[0-9]+}}+131072]
-// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
-// D256: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {{.*}}], [__fmha_smem+131072];
+// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
+// D256: st.shared.v2.b16 [%rd{{[0-9]+}}]
+// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
+// D256: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {{.*}}], [__fmha_smem];
 // D256-NEXT: cp.async.bulk.commit_group;
 // D256-NEXT: cp.async.bulk.wait_group.read 0;
 // D256-NEXT: {{^\$L__BB}}
-// D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
-// D256: st.shared.v2.b16 [%rd{{[0-9]+}}+163840]
-// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
-// D256: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {{.*}}], [__fmha_smem+163840];
+// D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
+// D256: st.shared.v2.b16 [%rd{{[0-9]+}}+32768]
+// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
+// D256: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {{.*}}], [__fmha_smem+32768];
 // D256-NEXT: cp.async.bulk.commit_group;
 // D256-NEXT: cp.async.bulk.wait_group.read 0;
 // D256-NEXT: {{^\$L__BB}}
-// D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
+// D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
 //
 // 2 x 2 x 32768 bytes of K/V, 2 x 32768 of Q (and O), 6 barriers: what the
 // fmha.attention verifier estimates.
-// MANIFEST-D256: "dynamic_smem": 196656,
+// MANIFEST-D256: "dynamic_smem": 196688,
 fmha.attention @attn_d256 (tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>,
                            tensor<?x?x?x256xbf16>)
     -> tensor<?x?x?x256xbf16> target sm_90a
 
 //--- d256-causal-gqa.mlir
-// Head dim 256, causal, f16, 8 query heads on 2 KV heads, tile [64, 80]:
-// the largest K/V step whose two stages fit next to Q (229424 bytes).
+// Head dim 256, causal, f16, 8 query heads on 2 KV heads, tile [64, 64] and
+// 2 stages (a 64x80 S with the 64x256 O does not fit in the consumer's
+// registers next to the previous step's P).
 // D256C-LABEL: .entry attn_d256_causal_gqa(
 // D256C: setmaxnreg.inc
-// D256C-COUNT-16: wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// D256C-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256C-NOT: wgmma.mma_async
 // D256C: ex2.approx.f32
-// D256C-COUNT-5: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}, {%r
+// D256C: bar.sync 3, 256;
+// D256C-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// D256C-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}, {%r
 fmha.attention @attn_d256_causal_gqa (tensor<?x8x?x256xf16>,
                                       tensor<?x2x?x256xf16>,
                                       tensor<?x2x?x256xf16>)
-    -> tensor<?x8x?x256xf16> causal tile [64, 80] target sm_90a
+    -> tensor<?x8x?x256xf16> causal tile [64, 64] target sm_90a
 
 //--- window.mlir
 // Head dim 64, f16, a two-sided sliding window (100 keys before the

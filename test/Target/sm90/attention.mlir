@@ -9,17 +9,32 @@
 // CHECK: .target sm_90a
 // CHECK-LABEL: .entry attn_fwd_d128(
 // CHECK: .maxntid 384, 1, 1
-// Producer: Q once (two 64-row tiles, each two 128-byte-wide boxes), then K
-// and V per step.
+// Producer: Q once (two 64-row tiles, each two 128-byte-wide boxes), the
+// first K tile, then per step the next K tile ahead of the previous V tile,
+// the last V tile after the loop.
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.try_wait.parity
 // CHECK: cp.async.bulk.tensor.4d.shared::cta.global
-// Consumer 0: S = Q K^T by wgmma from shared memory, the row max across the
-// quad, exp2, then P V with P from registers.
+// Consumer 0: the first S = Q K^T by wgmma from shared memory and its
+// softmax (row max across the quad, exp2) before the loop.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: shfl.sync.bfly
 // CHECK: ex2.approx
+// In the loop, its turn (named barrier 3 of 2 x 128 threads): the next S
+// and P V with P from registers issued back to back, the turn handed to
+// consumer 1 (barrier 4), then a wait for S only while P V runs.
+// CHECK: bar.sync 3, 256;
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, %rd
+// CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: bar.arrive 4, 256;
+// CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta
+// Consumer 1 opens consumer 0's first turn before its loop.
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: bar.arrive 3, 256;
+// CHECK: bar.sync 4, 256;

@@ -30,8 +30,9 @@ constexpr StringRef kTileNames[] = {"block_m", "block_n"};
 /// Supported head dimensions.
 constexpr int64_t kHeadDims[] = {64, 128, 256};
 
-/// Default K/V stages: the most, up to this many, that fit.
-constexpr int64_t kMaxDefaultStages = 2;
+/// Default K/V stages: the most, up to this many, that fit (3 with the
+/// default tiles for head dims 64 and 128, 2 for 256).
+constexpr int64_t kMaxDefaultStages = 3;
 /// Default consumer warpgroups per CTA.
 constexpr int64_t kDefaultConsumers = 2;
 /// Default block_m on sm_90a: S and O of a 64-row tile fit in registers for
@@ -183,17 +184,17 @@ SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages) {
   int64_t elementBytes = getElementBytes(getElementType());
   int64_t blockM = getBlockM(), consumers = getNumConsumerGroups();
   SharedMemoryUsage usage;
-  // The buffers in the order the sm_90a pipeline allocates them. The K/V
-  // ring: a K and a V buffer of `stages` slots.
-  usage.addPart("K/V", 2, stages * getBlockN() * headDim * elementBytes);
-  // A one-slot channel with the Q tile of every consumer. Each consumer
+  // The buffers in the order the sm_90a pipeline allocates them. A
+  // one-slot channel with the Q tile of every consumer. Each consumer
   // stages its O tile for the TMA store in its Q buffer, which it holds until
   // the store has read it (ws-partition-roles).
   usage.addPart("Q/O", consumers, blockM * headDim * elementBytes);
+  // The K ring and the V ring, `stages` slots each.
+  usage.addPart("K/V", 2, stages * getBlockN() * headDim * elementBytes);
   // The lse rows go to global memory straight from registers
   // (tile.store_direct): they need no shared memory.
   // A full and an empty barrier per slot of each ring.
-  usage.mbarriers = 2 * (stages + 1);
+  usage.mbarriers = 2 * (2 * stages + 1);
   return usage;
 }
 
@@ -203,12 +204,15 @@ int64_t AttentionOp::getConsumerRegisters() {
     headDim = 0;
   int64_t blockM = getBlockM(), blockN = getBlockN();
   // Spread over a warpgroup's threads: S (block_m x block_n) and O
-  // (block_m x head_dim) in fp32, P (S rounded to 16 bits, two to a
-  // register), and the per-row state.
+  // (block_m x head_dim) in fp32; P (S rounded to 16 bits, two to a
+  // register) of the previous step, still read by its P V wgmma while the
+  // softmax of S runs, and the softmax's temporaries: as much again as S;
+  // the per-row state and the loop's scalars.
   int64_t s = blockM * blockN / limits::kWarpgroupThreads;
   int64_t o = blockM * headDim / limits::kWarpgroupThreads;
-  return s + s / 2 + o +
-         blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters;
+  return 2 * s + o +
+         blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
+         limits::kSm90AttentionLoopRegisters;
 }
 
 int64_t AttentionOp::getTmemColumns() {
@@ -369,10 +373,11 @@ static LogicalResult verifyConfig(AttentionOp op) {
     std::string parts;
     llvm::raw_string_ostream os(parts);
     os << blockM << "x" << blockN << " fp32 S + " << blockM << "x" << blockN
-       << " " << op.getElementType() << " P + " << blockM << "x" << headDim
-       << " fp32 O tiles + "
-       << blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters
-       << " for the row state";
+       << " " << op.getElementType() << " P and softmax temporaries + "
+       << blockM << "x" << headDim << " fp32 O tiles + "
+       << blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
+              limits::kSm90AttentionLoopRegisters
+       << " for the row and loop state";
     if (failed(verifyConsumerRegisters(op, op.getConsumerRegisters(), parts)))
       return failure();
   }

@@ -433,8 +433,20 @@ LogicalResult AttentionBuilder::build() {
   auto grid = [&](tile::GridDim dim) {
     return tile::ProgramIdOp::create(b, loc, tile::GridDimAttr::get(ctx, dim));
   };
-  Value block = grid(tile::GridDim::x), head = grid(tile::GridDim::y),
-        batch = grid(tile::GridDim::z);
+  Value head = grid(tile::GridDim::y), batch = grid(tile::GridDim::z);
+  Value block = grid(tile::GridDim::x);
+  // Causal and windowed CTAs differ in work: the last query blocks see the
+  // most keys. They run first (block x takes query block count - 1 - x), so
+  // the short ones fill the gaps at the end instead of a long one trailing.
+  if (op.getCausal() || op.getLeftWindow() || op.getRightWindow())
+    block = arith::SubIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc,
+            tile::NumProgramsOp::create(b, loc,
+                                        tile::GridDimAttr::get(ctx, tile::GridDim::x)),
+            block),
+        constI32(1));
   // GQA / MQA: query heads share KV heads in groups of heads_q / heads_kv.
   Value kvHead = arith::DivUIOp::create(
       b, loc, head, arith::DivUIOp::create(b, loc, headsQ, headsKV));

@@ -16,6 +16,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
+#include <set>
 
 namespace mlir {
 namespace ws {
@@ -192,15 +193,15 @@ groupChannels(ArrayRef<tile::LoadOp> loads, ArrayRef<Placement> placements) {
     tile::LoadOp op = load;
     byDesc[op.getDesc()][placement].push_back(op);
   }
-  // Descriptors with the same load counts in the same placements merge.
-  using Signature = std::map<Placement, size_t>;
+  // Descriptors loaded in the same places merge.
+  using Signature = std::set<Placement>;
   SmallVector<std::pair<Signature, std::map<Placement,
                                             SmallVector<tile::LoadOp>>>>
       merged;
   for (auto &[desc, groups] : byDesc) {
     Signature signature;
-    for (auto &[placement, group] : groups)
-      signature[placement] = group.size();
+    for (auto &entry : groups)
+      signature.insert(entry.first);
     auto it = llvm::find_if(merged, [&](auto &entry) {
       return entry.first == signature;
     });
@@ -220,6 +221,11 @@ groupChannels(ArrayRef<tile::LoadOp> loads, ArrayRef<Placement> placements) {
       });
       // Every slot of a channel holds the same buffers.
       if (!channel.groups.empty()) {
+        ArrayRef<tile::LoadOp> first = channel.groups.front();
+        if (first.size() != group.size())
+          return group.front().emitOpError("fills a slot of a channel with ")
+                 << group.size() << " loads, where its other slots take "
+                 << first.size();
         for (auto [a, b] : llvm::zip(channel.groups.front(), group))
           if (a.getType() != b.getType())
             return b.emitOpError("fills the slot of a channel whose other "

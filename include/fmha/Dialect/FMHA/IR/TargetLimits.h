@@ -55,15 +55,19 @@ constexpr int64_t kSm90ConsumerRegisters = 232;
 /// (addresses, loop counters, barrier phases).
 constexpr int64_t kSm90GemmReservedRegisters = 8;
 
-/// Registers an attention consumer thread needs per 64 query rows of its
-/// tile besides its S, P and O tiles (row max and sum, the rescale factor,
-/// the masks' row and column indices). Calibrated with ptxas on the kernels
-/// of `--fmha-sm90-pipeline`, causal and with two-sided windows: accepted
-/// configurations at the limit (head dim 128 with [64, 208] or [128, 48],
-/// head dim 64 with [128, 96]) compile without spills; the smallest rejected
-/// ones (head dim 128 with [128, 64], head dim 64 with [128, 112] or, with a
-/// two-sided window, [64, 256]) spill.
-constexpr int64_t kSm90AttentionRowRegisters = 12;
+/// Registers an attention consumer thread needs besides its S, P and O
+/// tiles and the softmax temporaries (as much as S): per 64 query rows of
+/// its tile (row max and sum, the rescale factor) and once (the loop's
+/// scalars, channel stages and phases). Calibrated with ptxas on the
+/// software-pipelined kernels of `--fmha-sm90-pipeline`, causal and with
+/// two-sided windows: accepted configurations at the limit (head dim 128
+/// with [64, 128], head dim 256 with [64, 64]) compile without spills; the
+/// smallest rejected ones (head dim 128 with [64, 160], head dim 64 with
+/// [64, 192], head dim 256 with [64, 80]) spill with a two-sided window.
+/// Conservative for 128-row tiles: head dim 64 with [128, 64] fits but is
+/// rejected.
+constexpr int64_t kSm90AttentionRowRegisters = 16;
+constexpr int64_t kSm90AttentionLoopRegisters = 16;
 
 //===----------------------------------------------------------------------===//
 // Tensor memory (sm_100a)

@@ -241,14 +241,14 @@ def Tile_DotWaitOp : Tile_Op<"dot_wait", [NoMemoryEffect, InferTypeOpAdaptor]> {
     %o = tile.dot %p, %v, %acc {async}
         : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
     // The older dot (S) is complete; P V may still run.
-    %s_done = tile.dot_wait %s {pending = 1} : tensor<64x64xf32>
+    %s_done = tile.dot_wait %s pending 1 : tensor<64x64xf32>
     ```
   }];
   let arguments = (ins Variadic<Tile_MmaAccumulator>:$values,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
   let results = (outs Variadic<Tile_MmaAccumulator>:$results);
   let assemblyFormat = [{
-    $values attr-dict `:` type($values)
+    $values `pending` $pending attr-dict `:` type($values)
   }];
   let hasVerifier = 1;
 }

@@ -11,9 +11,10 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
 
     - a **producer** role (one warp) issues the TMA loads. Loads sit in the
       main loop or before or after it in the same block. Loads of one
-      descriptor go through one channel, and descriptors loaded alike (the
-      same number of loads before, in and after the loop: GEMM's A and B)
-      share it; each group of a channel's loads in one place fills one slot,
+      descriptor go through one channel, and descriptors loaded in the same
+      places (before, in or after the loop: GEMM's A and B tiles) share it;
+      each group of a channel's loads in one place fills one slot (the
+      groups must hold the same tiles),
       committed with its byte count. A channel filled in the loop has
       `stages` slots (`fmha.stages` on the kernel overrides the option), one
       filled only outside it has one. Attention's program gives three: Q
