@@ -78,15 +78,16 @@ def main():
     kernel = Kernel.load(args[0])
     tensors = json.load(open(args[0]))["tensors"]
     d = tensors["q"]["shape"][3]
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[tensors["q"]["dtype"]]
     with_lse = "lse" in tensors
     failures = 0
     torch.manual_seed(0)
     cases = args[1:] or DEFAULT_CASES
     for case in cases:
         b, h, hkv, sq, sk = (int(x) for x in case.split(","))
-        q = torch.randn(b, h, sq, d, device="cuda", dtype=torch.bfloat16)
-        k = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
-        v = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+        q = torch.randn(b, h, sq, d, device="cuda", dtype=dtype)
+        k = torch.randn(b, hkv, sk, d, device="cuda", dtype=dtype)
+        v = torch.randn(b, hkv, sk, d, device="cuda", dtype=dtype)
         o = torch.full_like(q, float("nan"))
         outputs = {"o": o}
         if with_lse:
@@ -101,7 +102,7 @@ def main():
         empty = torch.isinf(ref_lse)
         nonzero = int((o[empty] != 0).sum())
         ok = nans == 0 and err < 2e-2 and nonzero == 0
-        line = (f"B={b} H={h} HKV={hkv} SQ={sq:5d} SK={sk:5d} "
+        line = (f"{tensors['q']['dtype']} B={b} H={h} HKV={hkv} SQ={sq:5d} SK={sk:5d} "
                 f"causal={int(causal)} window={window} rel_err={err:.2e} unwritten={nans} "
                 f"empty_rows={int(empty.sum())} nonzero_in_empty={nonzero}")
         if with_lse:
