@@ -152,10 +152,6 @@ LogicalResult ChannelLowering::createRing(ChannelOp channel, unsigned index) {
   if (failed(fullArrivals) || failed(emptyArrivals))
     return failure();
   ChannelType type = channel.getType();
-  if (type.isTensorMemory())
-    return channel.emitOpError(
-        "tensor-memory channels are placed by ws-allocate-tmem (sm100), not "
-        "by ws-insert-mbarriers");
 
   rewriter.setInsertionPoint(channel);
   Location loc = channel.getLoc();
@@ -167,8 +163,13 @@ LogicalResult ChannelLowering::createRing(ChannelOp channel, unsigned index) {
     llvm::append_range(shape, buffer.getShape());
     auto ringType = MemRefType::get(shape, buffer.getElementType(), nullptr,
                                     buffer.getMemorySpace());
-    ring.buffers.push_back(
-        BufferAllocOp::create(rewriter, loc, ringType, IntegerAttr()));
+    // Tensor-memory rings get their columns from ws-allocate-tmem (sm100).
+    if (type.isTensorMemory())
+      ring.buffers.push_back(TMEMBufferOp::create(
+          rewriter, loc, ringType, Value(), Value(), IntegerAttr()));
+    else
+      ring.buffers.push_back(
+          BufferAllocOp::create(rewriter, loc, ringType, IntegerAttr()));
   }
   auto barrierType = MBarrierType::get(rewriter.getContext(), ring.stages);
   ring.full = MBarrierAllocOp::create(rewriter, loc, barrierType,
@@ -449,8 +450,12 @@ LogicalResult ChannelLowering::lowerSlotUsers() {
                                /*leader=*/false, IntegerAttr());
       break;
     case AsyncUnit::TCGen05:
-      return op->emitOpError("signalling a slot by tcgen05 is lowered by the "
-                             "sm100 pipeline, not by ws-insert-mbarriers yet");
+      // tcgen05.commit by the thread that issued the MMAs: one arrival, when
+      // they complete.
+      MBarrierArriveOp::create(rewriter, loc, barriers, stage,
+                               /*leader=*/true, IntegerAttr(),
+                               /*tcgen05=*/true);
+      break;
     }
     rewriter.eraseOp(op);
   }
