@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PartitionRolesSM100.h"
+
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
@@ -290,6 +292,11 @@ struct WSPartitionRolesPass
   LogicalResult partition(FunctionOpInterface func) {
     if (func.isExternal())
       return success();
+    if (target == "sm100")
+      return partitionRolesSM100(func, {stages, producerRegs, consumerRegs});
+    if (target != "sm90")
+      return func.emitError("ws-partition-roles: unknown target '")
+             << target << "' (known: sm90, sm100)";
     FailureOr<TileProgram> program = analyze(func);
     if (failed(program))
       return failure();
