@@ -78,6 +78,43 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Softmax pieces on 32x32b rows: a row reduction combines the thread's own
+// values (no shuffles), a broadcast copies its one value, iota gives columns
+// (axis 1) or the row (%tid.x % 128, axis 0); ws.store_tmem packs bf16 pairs
+// into 32-bit columns and stores them (tcgen05.st 32x32b, 64 columns in two
+// chunks of 32) into its warp's lanes, then waits and fences.
+// CHECK-LABEL: llvm.func @softmax(
+// CHECK: llvm.intr.maximum
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: llvm.urem %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// CHECK: %[[Q:.*]] = llvm.shl %{{.*}}, %{{.*}} : i32
+// CHECK: %[[ROW:.*]] = llvm.add %{{.*}}, %[[Q]] : i32
+// CHECK-COUNT-2: nvvm.tcgen05.st %{{.*}}, %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
+// CHECK: nvvm.tcgen05.wait <store>
+// CHECK-NEXT: nvvm.tcgen05.fence <before>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #regs>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @softmax(%v: f32, %t: i32) kernel {
+      %p = ws.tmem_buffer base %t column 0 : memref<128x128xbf16, #ws.tmem>
+      %s = tensor.splat %v : tensor<128x128xf32, #regs>
+      %m = tile.reduce max %s axis 1 : tensor<128x128xf32, #regs> -> tensor<128xf32, #row>
+      %mb = tile.broadcast %m axis 1 : tensor<128xf32, #row> -> tensor<128x128xf32, #regs>
+      %ci = tile.iota axis 1 : tensor<128x128xi32, #regs>
+      %ri = tile.iota axis 0 : tensor<128x128xi32, #regs>
+      %vis = arith.cmpi sge, %ri, %ci : tensor<128x128xi32, #regs>
+      %x = arith.select %vis, %mb, %s : tensor<128x128xi1, #regs>, tensor<128x128xf32, #regs>
+      %b = arith.truncf %x : tensor<128x128xf32, #regs> to tensor<128x128xbf16, #regs>
+      ws.store_tmem %b, %p : tensor<128x128xbf16, #regs>, memref<128x128xbf16, #ws.tmem>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Before ws-allocate-tmem a tensor-memory buffer has no address.
 module attributes {gpu.container_module} {
   gpu.module @m {

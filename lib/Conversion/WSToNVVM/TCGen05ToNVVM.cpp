@@ -55,6 +55,17 @@ std::optional<int64_t> ws::getTmemRowValues(RankedTensorType type) {
   return type.getShape()[1];
 }
 
+std::optional<int64_t> ws::getTmemRowVectorValues(RankedTensorType type) {
+  auto slice = dyn_cast_or_null<tile::SliceAttr>(type.getEncoding());
+  if (!slice || slice.getDim() != 1 || type.getRank() != 1 ||
+      type.getShape()[0] != kTMEMLanes)
+    return std::nullopt;
+  auto parent = dyn_cast<tile::Tmem32x32bAttr>(slice.getParent());
+  if (!parent || parent.getWarpgroups() != 1)
+    return std::nullopt;
+  return 1;
+}
+
 /// A TMEM address as the pointer NVVM's tcgen05 ops take.
 static Value tmemPointer(OpBuilder &b, Location loc, Value address) {
   return LLVM::IntToPtrOp::create(
@@ -255,16 +266,20 @@ struct TCGen05MMALowering : ConvertOpToLLVMPattern<TCGen05MMAOp> {
     auto bType = cast<RankedTensorType>(op.getB().getType());
     auto dType = cast<MemRefType>(op.getD().getType());
     auto aLayout = dyn_cast<tile::NvmmaSharedAttr>(aType.getEncoding());
+    auto aTmem = dyn_cast<tile::TmemAttr>(aType.getEncoding());
     auto bLayout = cast<tile::NvmmaSharedAttr>(bType.getEncoding());
-    if (!aLayout || op.getTransposeA())
-      return op.emitOpError("lowers A in shared memory, given as [M, K], "
-                            "only so far");
+    if (op.getTransposeA())
+      return op.emitOpError("lowers A given as [M, K] only so far");
+    if (aTmem && (aTmem.getUnpacked() || aTmem.getBlockM() != kTMEMLanes))
+      return op.emitOpError("reads A from tensor memory as 128 rows of "
+                            "packed 16-bit elements only so far");
     int64_t m = dType.getShape()[0], n = dType.getShape()[1];
     if (std::optional<std::string> why = umma::checkF16Shape(m, n))
       return op.emitOpError(*why);
     int64_t k = aType.getShape()[1];
     int64_t elementBytes = aType.getElementTypeBitWidth() / 8;
-    int64_t aSpan = aLayout.getSwizzle(), bSpan = bLayout.getSwizzle();
+    int64_t aSpan = aLayout ? aLayout.getSwizzle() : 128;
+    int64_t bSpan = bLayout.getSwizzle();
     bool bKMajor = op.getTransposeB();
     if (aSpan == 0 || bSpan == 0)
       return op.emitOpError("needs swizzled operands (32, 64 or 128 bytes)");
@@ -296,9 +311,17 @@ struct TCGen05MMALowering : ConvertOpToLLVMPattern<TCGen05MMAOp> {
                                  NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
     for (int64_t kk = 0; kk < k / kMmaK; ++kk) {
       int64_t kBytes = kk * kMmaK * elementBytes;
-      Value descA = smemDescriptor(
-          rewriter, loc, adaptor.getA(),
-          kMajorOffset(kBytes, aType.getShape()[0], aSpan), aFields);
+      // A in tensor memory: K step kk starts kBytes / 4 columns further
+      // along its rows (16 packed 16-bit elements: 8 columns).
+      Value descA =
+          aTmem
+              ? tmemPointer(
+                    rewriter, loc,
+                    LLVM::AddOp::create(rewriter, loc, adaptor.getA(),
+                                        i32Const(rewriter, loc, kBytes / 4)))
+              : smemDescriptor(rewriter, loc, adaptor.getA(),
+                               kMajorOffset(kBytes, aType.getShape()[0], aSpan),
+                               aFields);
       Value descB = smemDescriptor(
           rewriter, loc, adaptor.getB(),
           bKMajor ? kMajorOffset(kBytes, bType.getShape()[0], bSpan)
@@ -434,12 +457,210 @@ struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
   }
 };
 
+/// The TMEM address of the calling thread's row (lane) of a 128-lane
+/// buffer at `base`: warp w of a warpgroup reaches lanes 32 * (w % 4) on.
+static Value rowAddress(OpBuilder &b, Location loc, Value base) {
+  Type i32 = b.getI32Type();
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, i32);
+  Value quarter = LLVM::URemOp::create(
+      b, loc,
+      LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp)),
+      i32Const(b, loc, 4));
+  // The lane is the high half of a TMEM address: 32 lanes per quarter.
+  Value lanes = LLVM::ShlOp::create(b, loc, quarter, i32Const(b, loc, 16 + 5));
+  return LLVM::AddOp::create(b, loc, base, lanes);
+}
+
+/// ws.store_tmem of a `#tile.tmem_32x32b<warpgroups = 1>` tensor (128 rows)
+/// -> tcgen05.st.32x32b: each thread stores its row into its warp's 32
+/// lanes, 32-bit elements one column each, 16-bit ones two to a column (the
+/// lower column in the low half), in chunks of at most 32 columns; then it
+/// waits for the stores and fences them before the barrier that hands the
+/// buffer to the tensor cores.
+struct TMEMStoreLowering : ConvertOpToLLVMPattern<StoreTMEMOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(StoreTMEMOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getValue().getType();
+    std::optional<int64_t> values = getTmemRowValues(type);
+    if (!values)
+      return op.emitOpError("stores 128-row #tile.tmem_32x32b<warpgroups = "
+                            "1> tensors only so far");
+    unsigned bits = type.getElementTypeBitWidth();
+    if (bits == 16 && *values % 2 != 0)
+      return op.emitOpError("stores 16-bit rows of an even length only");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Type element = getTypeConverter()->convertType(type.getElementType());
+    // One 32-bit word per column.
+    SmallVector<Value> words;
+    for (int64_t v = 0; v < *values; v += bits == 16 ? 2 : 1) {
+      auto extract = [&](int64_t i) -> Value {
+        return LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
+                                            ArrayRef<int64_t>{i});
+      };
+      if (bits == 32) {
+        words.push_back(
+            LLVM::BitcastOp::create(rewriter, loc, i32, extract(v)));
+        continue;
+      }
+      auto pair = VectorType::get({2}, element);
+      Value vec = LLVM::UndefOp::create(rewriter, loc, pair);
+      for (int64_t e = 0; e < 2; ++e)
+        vec = LLVM::InsertElementOp::create(rewriter, loc, vec, extract(v + e),
+                                            i32Const(rewriter, loc, e));
+      words.push_back(LLVM::BitcastOp::create(rewriter, loc, i32, vec));
+    }
+    Value base = rowAddress(rewriter, loc, adaptor.getBuffer());
+    int64_t count = words.size();
+    for (int64_t column = 0; column < count;) {
+      int64_t num = 32;
+      while (num > count - column)
+        num /= 2;
+      Value data;
+      if (num == 1) {
+        data = words[column];
+      } else {
+        auto vectorType = VectorType::get({num}, i32);
+        data = LLVM::UndefOp::create(rewriter, loc, vectorType);
+        for (int64_t i = 0; i < num; ++i)
+          data = LLVM::InsertElementOp::create(rewriter, loc, data,
+                                               words[column + i],
+                                               i32Const(rewriter, loc, i));
+      }
+      Value addr = LLVM::AddOp::create(rewriter, loc, base,
+                                       i32Const(rewriter, loc, column));
+      NVVM::Tcgen05StOp::create(rewriter, loc, /*unpack=*/false,
+                                NVVM::Tcgen05LdStShape::SHAPE_32X32B,
+                                tmemPointer(rewriter, loc, addr), data,
+                                /*offset=*/Value());
+      column += num;
+    }
+    NVVM::Tcgen05WaitOp::create(rewriter, loc, NVVM::Tcgen05WaitKind::STORE);
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.reduce max|sum axis 1 of a `#tile.tmem_32x32b` f32 tensor -> the
+/// thread's own row combined (a thread holds a whole row: no shuffles).
+struct TMEMRowReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
+  TMEMRowReduceLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<int64_t> values = getTmemRowValues(op.getInput().getType());
+    if (!values)
+      return rewriter.notifyMatchFailure(op, "not a 32x32b input");
+    if (op.getAxis() != 1 || !getTmemRowVectorValues(op.getResult().getType()))
+      return op.emitOpError("lowers row reductions (axis 1) of a "
+                            "#tile.tmem_32x32b tensor into its row slice only");
+    if (!op.getInput().getType().getElementType().isF32())
+      return op.emitOpError("lowers f32 reductions only");
+    Location loc = op.getLoc();
+    bool isMax = op.getKind() == tile::ReduceKind::max;
+    SmallVector<Value> row;
+    for (int64_t v = 0; v < *values; ++v)
+      row.push_back(LLVM::ExtractValueOp::create(
+          rewriter, loc, adaptor.getInput(), ArrayRef<int64_t>{v}));
+    // A balanced tree: independent operations first.
+    while (row.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < row.size(); i += 2)
+        next.push_back(
+            isMax ? LLVM::MaximumOp::create(rewriter, loc, row[i], row[i + 1])
+                        .getResult()
+                  : LLVM::FAddOp::create(rewriter, loc, row[i], row[i + 1])
+                        .getResult());
+      if (row.size() % 2)
+        next.push_back(row.back());
+      row = std::move(next);
+    }
+    Value result = LLVM::UndefOp::create(
+        rewriter, loc, getTypeConverter()->convertType(op.getType()));
+    rewriter.replaceOpWithNewOp<LLVM::InsertValueOp>(op, result, row.front(),
+                                                     ArrayRef<int64_t>{0});
+    return success();
+  }
+};
+
+/// tile.broadcast axis 1 of a 32x32b row vector -> its value in every
+/// column of the thread's row.
+struct TMEMRowBroadcastLowering : ConvertOpToLLVMPattern<tile::BroadcastOp> {
+  TMEMRowBroadcastLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto outType = cast<RankedTensorType>(op.getResult().getType());
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    std::optional<int64_t> values = getTmemRowValues(outType);
+    if (!values)
+      return rewriter.notifyMatchFailure(op, "not a 32x32b result");
+    if (op.getAxis() != 1 || !getTmemRowVectorValues(inType))
+      return op.emitOpError("lowers row broadcasts (axis 1) of a 32x32b row "
+                            "vector only");
+    Location loc = op.getLoc();
+    Value value = LLVM::ExtractValueOp::create(
+        rewriter, loc, adaptor.getInput(), ArrayRef<int64_t>{0});
+    Value result = LLVM::UndefOp::create(
+        rewriter, loc, getTypeConverter()->convertType(outType));
+    for (int64_t v = 0; v < *values; ++v)
+      result = LLVM::InsertValueOp::create(rewriter, loc, result, value,
+                                           ArrayRef<int64_t>{v});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// tile.iota in the 32x32b layout -> column v of the thread's row for
+/// axis 1, its row (%tid.x % 128) for axis 0; for a 32x32b row vector, the
+/// row.
+struct TMEMIotaLowering : ConvertOpToLLVMPattern<tile::IotaOp> {
+  TMEMIotaLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(tile::IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    std::optional<int64_t> values = getTmemRowValues(type);
+    bool rowVector = !values && getTmemRowVectorValues(type);
+    if (!values && !rowVector)
+      return rewriter.notifyMatchFailure(op, "not a 32x32b tensor");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value result = LLVM::UndefOp::create(rewriter, loc,
+                                         getTypeConverter()->convertType(type));
+    if (rowVector || op.getAxis() == 0) {
+      Value row = LLVM::URemOp::create(
+          rewriter, loc, NVVM::ThreadIdXOp::create(rewriter, loc, i32),
+          i32Const(rewriter, loc, kTMEMLanes));
+      for (int64_t v = 0; v < (rowVector ? 1 : *values); ++v)
+        result = LLVM::InsertValueOp::create(rewriter, loc, result, row,
+                                             ArrayRef<int64_t>{v});
+    } else {
+      for (int64_t v = 0; v < *values; ++v)
+        result = LLVM::InsertValueOp::create(rewriter, loc, result,
+                                             i32Const(rewriter, loc, v),
+                                             ArrayRef<int64_t>{v});
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void ws::populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns.add<TMEMAllocLowering, TMEMRelinquishLowering, TMEMDeallocLowering,
-               TMEMBufferLowering, TMEMSlotLowering, TMEMAsTensorLowering,
-               TCGen05CommitLowering, TCGen05MMALowering, TMEMLoadLowering,
-               TMEMRowStoreSharedLowering>(converter);
+  patterns
+      .add<TMEMAllocLowering, TMEMRelinquishLowering, TMEMDeallocLowering,
+           TMEMBufferLowering, TMEMSlotLowering, TMEMAsTensorLowering,
+           TCGen05CommitLowering, TCGen05MMALowering, TMEMLoadLowering,
+           TMEMRowStoreSharedLowering, TMEMStoreLowering, TMEMRowReduceLowering,
+           TMEMRowBroadcastLowering, TMEMIotaLowering>(converter);
 }

@@ -26,6 +26,11 @@ void populateTCGen05TypeConversions(LLVMTypeConverter &converter);
 /// being column v. nullopt for other tensors.
 std::optional<int64_t> getTmemRowValues(RankedTensorType type);
 
+/// For a row vector laid out by `#tile.slice<dim = 1>` of a
+/// `#tile.tmem_32x32b<warpgroups = 1>` layout with 128 rows: 1, the value of
+/// the thread's row. nullopt for other tensors.
+std::optional<int64_t> getTmemRowVectorValues(RankedTensorType type);
+
 /// Patterns lowering the sm100 ops.
 void populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
                                    RewritePatternSet &patterns);

@@ -59,8 +59,11 @@ ws::getRegisterPositions(RankedTensorType type) {
       positions.push_back({v});
     return positions;
   }
-  // sm100: a row of a #tile.tmem_32x32b tensor per thread.
-  if (std::optional<int64_t> values = getTmemRowValues(type)) {
+  // sm100: a row of a #tile.tmem_32x32b tensor per thread, or its value.
+  std::optional<int64_t> values = getTmemRowValues(type);
+  if (!values)
+    values = getTmemRowVectorValues(type);
+  if (values) {
     for (int64_t v = 0; v < *values; ++v)
       positions.push_back({v});
     return positions;
@@ -91,6 +94,8 @@ void ws::populateTileTypeConversions(LLVMTypeConverter &converter) {
         std::optional<int64_t> values = getSliceRowValues(type);
         if (!values)
           values = getTmemRowValues(type); // sm100: one row per thread.
+        if (!values)
+          values = getTmemRowVectorValues(type);
         if (values) {
           Type element = converter.convertType(type.getElementType());
           if (!element)

@@ -1019,3 +1019,27 @@ func.func @tcgen05_mma_shapes(%a: tensor<128x64xbf16, #smem>, %b: tensor<128x64x
   ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
   return
 }
+
+// -----
+
+func.func @store_tmem_shape(%t: tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, %buf: memref<128x128xf32, #ws.tmem>) {
+  // expected-error @+1 {{'ws.store_tmem' op tensor 'tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>' does not match buffer 'memref<128x128xf32, #ws.tmem>'}}
+  ws.store_tmem %t, %buf : tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @store_tmem_shared(%t: tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, %buf: memref<128x64xf32, 3>) {
+  // expected-error @+1 {{'ws.store_tmem' op writes tensor memory (#ws.tmem), but the buffer is 'memref<128x64xf32, 3>'}}
+  ws.store_tmem %t, %buf : tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x64xf32, 3>
+  return
+}
+
+// -----
+
+func.func @store_tmem_layout(%t: tensor<128x64xf32>, %buf: memref<128x64xf32, #ws.tmem>) {
+  // expected-error @+1 {{'ws.store_tmem' op stores a tensor in the #tile.tmem_32x32b register layout, got 'tensor<128x64xf32>'}}
+  ws.store_tmem %t, %buf : tensor<128x64xf32>, memref<128x64xf32, #ws.tmem>
+  return
+}

@@ -120,6 +120,13 @@ func.func @tcgen05_mma(%abuf: memref<128x64xbf16, 3>, %bbuf: memref<256x64xbf16,
   return
 }
 
+// CHECK-LABEL: func.func @store_tmem
+func.func @store_tmem(%p: tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>>, %buf: memref<128x128xbf16, #ws.tmem>) {
+  // CHECK: ws.store_tmem %{{.*}}, %{{.*}} : tensor<128x128xbf16, #{{.*}}>, memref<128x128xbf16, #ws.tmem>
+  ws.store_tmem %p, %buf : tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x128xbf16, #ws.tmem>
+  return
+}
+
 // CHECK-LABEL: func.func @tcgen05_arrive
 func.func @tcgen05_arrive(%i: i32) {
   %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>

@@ -225,6 +225,23 @@ LogicalResult AsTensorOp::verify() {
   return success();
 }
 
+LogicalResult StoreTMEMOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  RankedTensorType tensor = getValue().getType();
+  if (buffer.getShape() != tensor.getShape() ||
+      buffer.getElementType() != tensor.getElementType())
+    return emitOpError("tensor ")
+           << tensor << " does not match buffer " << buffer;
+  if (!isTensorMemory(buffer))
+    return emitOpError("writes tensor memory (#ws.tmem), but the buffer is ")
+           << buffer;
+  if (!isa_and_nonnull<tile::Tmem32x32bAttr>(tensor.getEncoding()))
+    return emitOpError("stores a tensor in the #tile.tmem_32x32b register "
+                       "layout, got ")
+           << tensor;
+  return success();
+}
+
 LogicalResult TCGen05MMAOp::verify() {
   auto a = cast<RankedTensorType>(getA().getType());
   auto b = cast<RankedTensorType>(getB().getType());

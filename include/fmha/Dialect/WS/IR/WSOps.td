@@ -251,6 +251,25 @@ def WS_StoreSharedOp : WS_Op<"store_shared"> {
   let hasVerifier = 1;
 }
 
+def WS_StoreTMEMOp : WS_Op<"store_tmem"> {
+  let summary = "write a register tensor into a tensor-memory buffer (sm100)";
+  let description = [{
+    `tcgen05.st`: each thread of the warpgroup writes its row of `value`
+    (`#tile.tmem_32x32b` layout: thread t holds row t) into lane t of
+    `buffer`; 32-bit elements take a column each, 16-bit ones are packed two
+    to a column (the layout `tcgen05.mma` reads an A operand in). The
+    stores are complete, and fenced, when the op is: a barrier (a channel
+    commit) then hands the buffer to the tensor cores.
+
+    ```mlir
+    ws.store_tmem %p, %buf : tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x128xbf16, #ws.tmem>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, AnyMemRef:$buffer);
+  let assemblyFormat = "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
 def WS_TMAStoreOp : WS_Op<"tma_store"> {
   let summary = "copy a shared-memory buffer to a block of a global tensor by TMA";
   let description = [{
