@@ -282,17 +282,19 @@ static LogicalResult retypeDescriptors(DenseMap<Value, Attribute> &descLayouts,
 //===----------------------------------------------------------------------===//
 
 /// The TMEM layout of an sm100 accumulator of `type`: blocks of one
-/// tcgen05.mma D tile (128 or 64 rows, up to 256 columns).
+/// tcgen05.mma D tile (128 rows, up to 256 columns). 64-row accumulators
+/// (lanes 0-15 of each quarter) have no register layout for their readers
+/// yet.
 static FailureOr<TmemAttr> tmemAccLayoutFor(RankedTensorType type,
                                             Operation *where) {
   int64_t m = type.getShape()[0], n = type.getShape()[1];
-  if ((m != 64 && m % 128 != 0) || n % 8 != 0 || n > 256)
-    return where->emitOpError("an sm100 accumulator tile is 64 rows or a "
-                              "multiple of 128 and 8 to 256 columns in steps "
-                              "of 8, got ")
+  if (m % 128 != 0 || n % 8 != 0 || n > 256)
+    return where->emitOpError("an sm100 accumulator tile is a multiple of "
+                              "128 rows and 8 to 256 columns in steps of 8 "
+                              "(64-row accumulators are not supported yet), "
+                              "got ")
            << m << "x" << n;
-  return TmemAttr::get(where->getContext(), m == 64 ? 64 : 128, n,
-                       /*unpacked=*/true);
+  return TmemAttr::get(where->getContext(), 128, n, /*unpacked=*/true);
 }
 
 /// Whether `use` keeps its value in tensor memory: a dot's accumulator, or a
@@ -408,13 +410,13 @@ static LogicalResult assignSM100(Operation *root) {
   for (auto [dot, a] : registerA) {
     auto type = cast<RankedTensorType>(a.getType());
     // M is the accumulator's, checked above.
-    int64_t m = type.getShape()[0], k = type.getShape()[1];
+    int64_t k = type.getShape()[1];
     if (k > 256 && k % 256 != 0)
       return dot.emitOpError("an sm100 A operand in tensor memory is at most "
                              "256 columns or a multiple of 256, got ")
              << k;
-    auto packed = TmemAttr::get(ctx, m == 64 ? 64 : 128,
-                                std::min<int64_t>(k, 256), /*unpacked=*/false);
+    auto packed =
+        TmemAttr::get(ctx, 128, std::min<int64_t>(k, 256), /*unpacked=*/false);
     Value stored = convertAfterDef(b, a, packed);
     dot.getAMutable().assign(stored);
     if (failed(layouts.set(a, registers, dot)))
