@@ -192,3 +192,32 @@ func.func @tmem_channel() {
   }
   return
 }
+
+// -----
+
+!s = !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+!p = !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1>
+
+// A channel over another (P over S): its ring aliases the other's.
+// CHECK-LABEL: func.func @aliased_channel
+// CHECK: %[[S:.*]] = ws.tmem_buffer : memref<1x128x128xf32, #ws.tmem>
+// CHECK: ws.tmem_buffer aliases %[[S]] : memref<1x128x128xbf16, #ws.tmem> over memref<1x128x128xf32, #ws.tmem>
+func.func @aliased_channel() {
+  %s = ws.channel : !s
+  %p = ws.channel aliases %s : !p over !s
+  ws.warp_specialize {
+    ws.role "mma" warps 1 {
+      %tok, %b = ws.producer_acquire %s : !s
+      ws.producer_commit %s, %tok by tcgen05 : !s
+      %tok2, %b2 = ws.consumer_wait %p : !p
+      ws.consumer_release %p, %tok2 by tcgen05 : !p
+    }
+    ws.role "softmax" warps 4 {
+      %tok, %b = ws.consumer_wait %s : !s
+      ws.consumer_release %s, %tok by threads : !s
+      %tok2, %b2 = ws.producer_acquire %p : !p
+      ws.producer_commit %p, %tok2 by threads : !p
+    }
+  }
+  return
+}

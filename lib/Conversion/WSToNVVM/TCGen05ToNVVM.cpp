@@ -421,9 +421,28 @@ struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = op.getValue().getType();
     std::optional<int64_t> values = getTmemRowValues(type);
+    Location loc = op.getLoc();
+    if (!values && getTmemRowVectorValues(type)) {
+      // A row vector (LSE): thread t writes its row's value at t % 128.
+      Value base =
+          MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+      Type element = getTypeConverter()->convertType(type.getElementType());
+      Value row = LLVM::URemOp::create(
+          rewriter, loc,
+          NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
+          i32Const(rewriter, loc, kTMEMLanes));
+      Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
+                                       base, ValueRange{row});
+      LLVM::StoreOp::create(rewriter, loc,
+                            LLVM::ExtractValueOp::create(rewriter, loc,
+                                                         adaptor.getValue(),
+                                                         ArrayRef<int64_t>{0}),
+                            addr);
+      rewriter.eraseOp(op);
+      return success();
+    }
     if (!values)
       return rewriter.notifyMatchFailure(op, "not a 32x32b tensor");
-    Location loc = op.getLoc();
     Type element = getTypeConverter()->convertType(type.getElementType());
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
     int64_t perVector = 16 / elementBytes;

@@ -1043,3 +1043,30 @@ func.func @store_tmem_layout(%t: tensor<128x64xf32>, %buf: memref<128x64xf32, #w
   ws.store_tmem %t, %buf : tensor<128x64xf32>, memref<128x64xf32, #ws.tmem>
   return
 }
+
+// -----
+
+func.func @channel_alias_shared() {
+  %s = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
+  // expected-error @+1 {{'ws.channel' op aliases tensor-memory channels only}}
+  %p = ws.channel aliases %s : !ws.channel<[memref<128x64xbf16, 3>], stages = 1> over !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
+  return
+}
+
+// -----
+
+func.func @channel_alias_stages() {
+  %s = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+  // expected-error @+1 {{'ws.channel' op must have the stages and buffer count of the channel it aliases}}
+  %p = ws.channel aliases %s : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @channel_alias_too_wide() {
+  %s = ws.channel : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
+  // expected-error @+1 {{'ws.channel' op buffer 'memref<128x256xbf16, #ws.tmem>' does not fit in the columns of 'memref<128x64xf32, #ws.tmem>'}}
+  %p = ws.channel aliases %s : !ws.channel<[memref<128x256xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
+  return
+}

@@ -120,6 +120,15 @@ func.func @tcgen05_mma(%abuf: memref<128x64xbf16, 3>, %bbuf: memref<256x64xbf16,
   return
 }
 
+// CHECK-LABEL: func.func @channel_aliases
+func.func @channel_aliases() {
+  // CHECK: %[[S:.*]] = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+  %s = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+  // CHECK: ws.channel aliases %[[S]] : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+  %p = ws.channel aliases %s : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+  return
+}
+
 // CHECK-LABEL: func.func @store_tmem
 func.func @store_tmem(%p: tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>>, %buf: memref<128x128xbf16, #ws.tmem>) {
   // CHECK: ws.store_tmem %{{.*}}, %{{.*}} : tensor<128x128xbf16, #{{.*}}>, memref<128x128xbf16, #ws.tmem>

@@ -225,6 +225,29 @@ LogicalResult AsTensorOp::verify() {
   return success();
 }
 
+LogicalResult ChannelOp::verify() {
+  Value aliased = getAliases();
+  if (!aliased)
+    return success();
+  ChannelType type = getType();
+  auto other = cast<ChannelType>(aliased.getType());
+  if (!type.isTensorMemory() || !other.isTensorMemory())
+    return emitOpError("aliases tensor-memory channels only");
+  if (type.getStages() != other.getStages() ||
+      type.getBuffers().size() != other.getBuffers().size())
+    return emitOpError("must have the stages and buffer count of the channel "
+                       "it aliases");
+  for (auto [mine, theirs] : llvm::zip(type.getBuffers(), other.getBuffers()))
+    if (mine.getShape()[0] != theirs.getShape()[0] ||
+        llvm::divideCeil(mine.getShape()[1] * mine.getElementTypeBitWidth(),
+                         32) >
+            llvm::divideCeil(
+                theirs.getShape()[1] * theirs.getElementTypeBitWidth(), 32))
+      return emitOpError("buffer ")
+             << mine << " does not fit in the columns of " << theirs;
+  return success();
+}
+
 LogicalResult StoreTMEMOp::verify() {
   MemRefType buffer = getBuffer().getType();
   RankedTensorType tensor = getValue().getType();

@@ -54,9 +54,9 @@ static FailureOr<Program> analyze(FunctionOpInterface func) {
   for (tile::LoadOp load : loads)
     if (!program.loop || load->getParentOp() != program.loop)
       return load.emitOpError(
-          "ws-partition-roles{target=sm100} handles tile programs whose "
-          "loads all sit directly in one scf.for (GEMM main loops); "
-          "attention is not partitioned for sm100 yet");
+          "ws-partition-roles{target=sm100} handles GEMM tile programs "
+          "whose loads all sit directly in one scf.for, and attention "
+          "programs that load Q before it");
   for (auto [i, yielded] : llvm::enumerate(program.loop.getYieldedValues())) {
     auto dot = yielded.getDefiningOp<tile::DotOp>();
     if (!dot || dot->getParentOp() != program.loop)
@@ -269,6 +269,13 @@ static LogicalResult buildEpilogue(OpBuilder &b, Value accChannel, Program &p,
 
 LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
                                       const SM100RoleOptions &options) {
+  // Attention loads Q before its main loop.
+  bool prologue = false;
+  func->walk([&](tile::LoadOp load) {
+    prologue |= !isa<scf::ForOp>(load->getParentOp());
+  });
+  if (prologue)
+    return partitionAttentionSM100(func, options);
   FailureOr<Program> program = analyze(func);
   if (failed(program))
     return failure();

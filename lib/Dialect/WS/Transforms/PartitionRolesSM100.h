@@ -27,6 +27,12 @@ struct SM100RoleOptions {
 LogicalResult partitionRolesSM100(FunctionOpInterface func,
                                   const SM100RoleOptions &options);
 
+/// The same for attention tile programs (Q loaded before the main loop):
+/// a load warp, an MMA warp and one softmax warpgroup per consumer, with S,
+/// P over S, and O in tensor memory (PartitionAttentionSM100.cpp).
+LogicalResult partitionAttentionSM100(FunctionOpInterface func,
+                                      const SM100RoleOptions &options);
+
 } // namespace ws
 } // namespace mlir
 

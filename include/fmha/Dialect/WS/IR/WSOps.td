@@ -111,12 +111,31 @@ def WS_ChannelOp : WS_Op<"channel"> {
     Declares a ring of `stages` slots of buffers, empty at the start.
     `ws-insert-mbarriers` gives it storage and barriers.
 
+    A tensor-memory channel may lie over another one (`aliases`, sm100):
+    its slots take the columns of the other's slots, stage by stage, as
+    attention writes P over S once S has been read. The two channels'
+    protocols must order the writes (P of a stage is written after S of the
+    stage was read, S again only after P was consumed); `ws-insert-mbarriers`
+    makes the aliased ring a `ws.tmem_buffer ... aliases`.
+
     ```mlir
     %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    %s = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+    %p = ws.channel aliases %s : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
     ```
   }];
+  let arguments = (ins Optional<WS_ChannelType>:$aliases);
   let results = (outs WS_ChannelType:$channel);
-  let assemblyFormat = "attr-dict `:` qualified(type($channel))";
+  let assemblyFormat = [{
+    (`aliases` $aliases^)? attr-dict `:` qualified(type($channel))
+    (`over` qualified(type($aliases))^)?
+  }];
+  let builders = [
+    OpBuilder<(ins "ChannelType":$type), [{
+      build($_builder, $_state, type, Value());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 class WS_SlotTakeOp<string mnemonic>

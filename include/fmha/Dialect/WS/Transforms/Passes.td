@@ -48,6 +48,16 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       With two accumulator slots the epilogue of one tile overlaps the MMAs
       of the next.
 
+    For sm100 attention (Q loaded before the main loop, per consumer an
+    `S = Q K^T` and an `O += P V` with P stored into tensor memory): a load
+    warp (Q into a one-slot channel, K and V into the ring), an MMA warp
+    (per step and consumer: S into a one-slot tensor-memory channel; P from
+    a channel that `aliases` S's; O += P V into the consumer's
+    `ws.tmem_buffer`; P released by tcgen05) and one **softmax** warpgroup
+    per consumer (takes a P slot, rescales O in tensor memory with
+    `ws.store_tmem`, reads S, stores P, commits; after the loop takes one
+    more P slot for the last P V, then normalises and stores O).
+
     ```mlir
     ws.warp_specialize {
       ws.role "producer" warps 1 regs 40 { ... ws.producer_acquire ... ws.tma_load ... }
