@@ -73,11 +73,11 @@ for example in "$root"/examples/*.mlir; do
 done
 
 echo
-printf '%-16s %-8s %-5s %-12s %-13s %s\n' kernel target regs "static smem" "dynamic smem" "PTX / cubin"
+printf '%-20s %-8s %-5s %-12s %-13s %s\n' kernel target regs "static smem" "dynamic smem" "PTX / cubin"
 for row in "${rows[@]}"; do
   IFS='|' read -r name target ptx cubin regs static dyn manifest <<<"$row"
-  printf '%-16s %-8s %-5s %-12s %-13s %s\n' "$name" "$target" "$regs" \
+  printf '%-20s %-8s %-5s %-12s %-13s %s\n' "$name" "$target" "$regs" \
     "$static B" "$dyn B" "${ptx#"$root"/}"
-  printf '%-59s %s\n' "" "${cubin#"$root"/}"
-  [ -z "$manifest" ] || printf '%-59s %s\n' "" "${manifest#"$root"/}"
+  printf '%-63s %s\n' "" "${cubin#"$root"/}"
+  [ -z "$manifest" ] || printf '%-63s %s\n' "" "${manifest#"$root"/}"
 done

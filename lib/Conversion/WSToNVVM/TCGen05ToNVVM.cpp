@@ -338,6 +338,20 @@ struct TCGen05MMALowering : ConvertOpToLLVMPattern<TCGen05MMAOp> {
   }
 };
 
+/// The TMEM address of the calling thread's row (lane) of a 128-lane
+/// buffer at `base`: warp w of a warpgroup reaches lanes 32 * (w % 4) on.
+static Value rowAddress(OpBuilder &b, Location loc, Value base) {
+  Type i32 = b.getI32Type();
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, i32);
+  Value quarter = LLVM::URemOp::create(
+      b, loc,
+      LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp)),
+      i32Const(b, loc, 4));
+  // The lane is the high half of a TMEM address: 32 lanes per quarter.
+  Value lanes = LLVM::ShlOp::create(b, loc, quarter, i32Const(b, loc, 16 + 5));
+  return LLVM::AddOp::create(b, loc, base, lanes);
+}
+
 /// tile.convert_layout from tensor memory (`#tile.tmem`, f32, 128 rows) to
 /// `#tile.tmem_32x32b<warpgroups = 1>` -> tcgen05.ld.32x32b: warp w of the
 /// warpgroup reads lanes 32 * (w % 4) .. + 31, each thread its row, in
@@ -358,16 +372,7 @@ struct TMEMLoadLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
                             "only so far");
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type();
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, i32);
-    Value quarter = LLVM::URemOp::create(
-        rewriter, loc,
-        LLVM::UDivOp::create(rewriter, loc, tid,
-                             i32Const(rewriter, loc, kThreadsPerWarp)),
-        i32Const(rewriter, loc, 4));
-    // The lane is the high half of a TMEM address: 32 lanes per quarter.
-    Value lanes = LLVM::ShlOp::create(rewriter, loc, quarter,
-                                      i32Const(rewriter, loc, 16 + 5));
-    Value base = LLVM::AddOp::create(rewriter, loc, adaptor.getInput(), lanes);
+    Value base = rowAddress(rewriter, loc, adaptor.getInput());
     NVVM::Tcgen05FenceOp::create(rewriter, loc,
                                  NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
     Type structType = getTypeConverter()->convertType(op.getType());
@@ -475,20 +480,6 @@ struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
     return success();
   }
 };
-
-/// The TMEM address of the calling thread's row (lane) of a 128-lane
-/// buffer at `base`: warp w of a warpgroup reaches lanes 32 * (w % 4) on.
-static Value rowAddress(OpBuilder &b, Location loc, Value base) {
-  Type i32 = b.getI32Type();
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, i32);
-  Value quarter = LLVM::URemOp::create(
-      b, loc,
-      LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp)),
-      i32Const(b, loc, 4));
-  // The lane is the high half of a TMEM address: 32 lanes per quarter.
-  Value lanes = LLVM::ShlOp::create(b, loc, quarter, i32Const(b, loc, 16 + 5));
-  return LLVM::AddOp::create(b, loc, base, lanes);
-}
 
 /// ws.store_tmem of a `#tile.tmem_32x32b<warpgroups = 1>` tensor (128 rows)
 /// -> tcgen05.st.32x32b: each thread stores its row into its warp's 32
