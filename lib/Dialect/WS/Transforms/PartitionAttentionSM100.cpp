@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PartitionRolesSM100.h"
+#include "PartitionUtils.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
@@ -28,7 +29,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -130,13 +130,6 @@ static FailureOr<Attention> analyze(FunctionOpInterface func) {
   return a;
 }
 
-/// Drops what a role does not need: dead ops and unused loop values.
-static void cleanUp(RoleOp role) {
-  RewritePatternSet patterns(role.getContext());
-  scf::ForOp::getCanonicalizationPatterns(patterns, role.getContext());
-  (void)applyPatternsGreedily(role, std::move(patterns));
-}
-
 /// Loads (not pure, so canonicalization keeps them) that nothing reads.
 static void eraseDeadLoads(RoleOp role) {
   SmallVector<tile::LoadOp> dead;
@@ -146,39 +139,6 @@ static void eraseDeadLoads(RoleOp role) {
   });
   for (tile::LoadOp load : dead)
     load.erase();
-}
-
-/// The loads into one slot of `channel`: acquire, TMA copies, commit.
-static void produce(OpBuilder &b, Value channel,
-                    MutableArrayRef<tile::LoadOp> loads) {
-  b.setInsertionPoint(loads.front());
-  auto acquire = ProducerAcquireOp::create(b, loads.front().getLoc(), channel);
-  int64_t bytes = 0;
-  for (auto [load, buffer] : llvm::zip(loads, acquire.getBuffers())) {
-    b.setInsertionPoint(load);
-    TMALoadOp::create(b, load.getLoc(), load.getDesc(), load.getCoords(),
-                      buffer, acquire.getToken());
-    bytes += load.getDesc().getType().getBlockBytes();
-  }
-  b.setInsertionPointAfter(loads.back());
-  ProducerCommitOp::create(b, loads.back().getLoc(), channel,
-                           acquire.getToken(), AsyncUnit::TMA,
-                           b.getI64IntegerAttr(bytes));
-}
-
-/// Waits for a slot of `channel` before the first of `loads` and reads them
-/// in place; returns the token.
-static Value consume(OpBuilder &b, Value channel,
-                     MutableArrayRef<tile::LoadOp> loads) {
-  b.setInsertionPoint(loads.front());
-  auto wait = ConsumerWaitOp::create(b, loads.front().getLoc(), channel);
-  for (auto [load, buffer] : llvm::zip(loads, wait.getBuffers())) {
-    b.setInsertionPoint(load);
-    Value tensor = AsTensorOp::create(b, load.getLoc(), load.getType(), buffer);
-    load.getResult().replaceAllUsesWith(tensor);
-    load.erase();
-  }
-  return wait.getToken();
 }
 
 /// The loop-carried positions the value `v` (in the loop's block, after
@@ -223,18 +183,16 @@ struct AttentionRoles {
   void buildLoad(Attention &a) {
     for (tile::StoreOp store : a.stores)
       store.erase();
-    Operation *yield = a.loop.getBody()->getTerminator();
-    for (auto [i, arg] : llvm::enumerate(a.loop.getRegionIterArgs()))
-      yield->setOperand(i, arg);
-    produce(b, q, a.prologue);
-    produce(b, kv, a.loads);
+    dropCarried(a.loop);
+    produceLoads(b, q, a.prologue);
+    produceLoads(b, kv, a.loads);
   }
 
   void buildMMA(Attention &a) {
     for (tile::StoreOp store : a.stores)
       store.erase();
-    Value qToken = consume(b, q, a.prologue);
-    Value kvToken = consume(b, kv, a.loads);
+    Value qToken = consumeLoads(b, q, a.prologue);
+    Value kvToken = consumeLoads(b, kv, a.loads);
     Block *body = a.loop.getBody();
     b.setInsertionPointToStart(body);
     Value accumulate =
@@ -467,21 +425,21 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
   {
     auto [role, a] = addRole("load", 1, options.loadRegs);
     roles.buildLoad(a);
-    cleanUp(role);
+    cleanUpRole(role);
   }
   {
     auto [role, a] = addRole("mma", 1, options.loadRegs);
     roles.buildMMA(a);
-    cleanUp(role);
+    cleanUpRole(role);
   }
   for (unsigned i = 0; i < attention->consumers.size(); ++i) {
     auto [role, a] = addRole(("softmax" + Twine(i)).str(), kWarpsPerGroup,
                              options.epilogueRegs);
     if (failed(roles.buildSoftmax(a, i)))
       return failure();
-    cleanUp(role);
+    cleanUpRole(role);
     eraseDeadLoads(role);
-    cleanUp(role);
+    cleanUpRole(role);
     b.setInsertionPointToEnd(&role.getBody().front());
     if (!attention->stores.empty())
       TMAStoreWaitOp::create(b, loc);

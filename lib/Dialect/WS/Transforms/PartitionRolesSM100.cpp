@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PartitionRolesSM100.h"
+#include "PartitionUtils.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
@@ -19,7 +20,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -83,21 +83,6 @@ static FailureOr<Program> analyze(FunctionOpInterface func) {
   return program;
 }
 
-/// Drops what a role does not need: dead ops and unused loop values.
-static void cleanUp(RoleOp role) {
-  RewritePatternSet patterns(role.getContext());
-  scf::ForOp::getCanonicalizationPatterns(patterns, role.getContext());
-  (void)applyPatternsGreedily(role, std::move(patterns));
-}
-
-/// Every loop-carried value of `loop` yields its own iteration argument, so
-/// the loop computes nothing but its side effects.
-static void dropCarried(scf::ForOp loop) {
-  Operation *yield = loop.getBody()->getTerminator();
-  for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
-    yield->setOperand(i, arg);
-}
-
 /// A role holding a clone of the program; returns the clone's ops.
 struct ClonedProgram {
   RoleOp role;
@@ -137,31 +122,7 @@ static void buildLoad(OpBuilder &b, Value stream, Program &p) {
   for (tile::StoreOp store : p.stores)
     store.erase();
   dropCarried(p.loop);
-  b.setInsertionPoint(p.loads.front());
-  auto acquire = ProducerAcquireOp::create(b, p.loads.front().getLoc(), stream);
-  int64_t bytes = 0;
-  for (auto [load, buffer] : llvm::zip(p.loads, acquire.getBuffers())) {
-    b.setInsertionPoint(load);
-    TMALoadOp::create(b, load.getLoc(), load.getDesc(), load.getCoords(),
-                      buffer, acquire.getToken());
-    bytes += load.getDesc().getType().getBlockBytes();
-  }
-  b.setInsertionPointAfter(p.loads.back());
-  ProducerCommitOp::create(b, p.loads.back().getLoc(), stream,
-                           acquire.getToken(), AsyncUnit::TMA,
-                           b.getI64IntegerAttr(bytes));
-}
-
-/// Replaces `loads` by in-place reads of the slot `wait` took.
-static void readInPlace(OpBuilder &b, ConsumerWaitOp wait,
-                        MutableArrayRef<tile::LoadOp> loads) {
-  for (auto [load, buffer] : llvm::zip(loads, wait.getBuffers())) {
-    b.setInsertionPoint(load);
-    Value tensor = AsTensorOp::create(b, load.getLoc(), load.getType(), buffer);
-    load.getResult().replaceAllUsesWith(tensor);
-  }
-  for (tile::LoadOp load : loads)
-    load.erase();
+  produceLoads(b, stream, p.loads);
 }
 
 /// The MMA warp: per output tile, take an accumulator slot; per operand
@@ -175,9 +136,7 @@ static void buildMMA(OpBuilder &b, Value stream, Value accChannel, Program &p) {
   b.setInsertionPoint(p.loop);
   auto acquire = ProducerAcquireOp::create(b, loc, accChannel);
 
-  b.setInsertionPoint(p.loads.front());
-  auto wait = ConsumerWaitOp::create(b, p.loads.front().getLoc(), stream);
-  readInPlace(b, wait, p.loads);
+  Value waitToken = consumeLoads(b, stream, p.loads);
   Block *body = p.loop.getBody();
   b.setInsertionPoint(p.chains.front().first);
   Value accumulate =
@@ -191,8 +150,7 @@ static void buildMMA(OpBuilder &b, Value stream, Value accChannel, Program &p) {
                          dot.getTransposeAAttr(), dot.getTransposeBAttr());
   }
   b.setInsertionPoint(body->getTerminator());
-  ConsumerReleaseOp::create(b, loc, stream, wait.getToken(),
-                            AsyncUnit::TCGen05);
+  ConsumerReleaseOp::create(b, loc, stream, waitToken, AsyncUnit::TCGen05);
   dropCarried(p.loop);
   b.setInsertionPointAfter(p.loop);
   ProducerCommitOp::create(b, loc, accChannel, acquire.getToken(),
@@ -328,14 +286,14 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
     auto [role, p] = cloneInto(b, wsBody, loc, original, *program, "load", 1,
                                options.loadRegs);
     buildLoad(b, stream, p);
-    cleanUp(role);
+    cleanUpRole(role);
   }
   {
     // The MMA warp shares the load warp's warpgroup, and so its budget.
     auto [role, p] = cloneInto(b, wsBody, loc, original, *program, "mma", 1,
                                options.loadRegs);
     buildMMA(b, stream, accChannel, p);
-    cleanUp(role);
+    cleanUpRole(role);
   }
   for (unsigned i = 0; i < program->chains.size(); ++i) {
     auto [role, p] = cloneInto(b, wsBody, loc, original, *program,
@@ -348,7 +306,7 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
       b.setInsertionPointToEnd(&role.getBody().front());
       TMAStoreWaitOp::create(b, loc);
     }
-    cleanUp(role);
+    cleanUpRole(role);
   }
   for (Operation *op : llvm::reverse(original))
     op->erase();
