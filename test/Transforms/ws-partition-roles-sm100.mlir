@@ -1,5 +1,10 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=target=sm100 | FileCheck %s
 // RUN: not fmha-opt %s -split-input-file --ws-partition-roles=target=sm80 2>&1 | FileCheck %s --check-prefix=TARGET
+// The protocols it builds pass ws-verify-protocol and, as rings,
+// ws-verify-phases (tcgen05 commits count one arrival), and their tensor
+// memory fits:
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=target=sm100 \
+// RUN:   --ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases --ws-allocate-tmem -o /dev/null
 
 // TARGET: error: ws-partition-roles: unknown target 'sm80' (known: sm90, sm100)
 
