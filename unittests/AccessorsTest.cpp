@@ -57,12 +57,13 @@ TEST_F(AccessorsTest, GemmConfig) {
   EXPECT_EQ(gemm.getBlockK(), 64);
   EXPECT_EQ(gemm.getStagesOrDefault(), 3);
   EXPECT_EQ(gemm.getNumConsumerGroups(), 2);
-  // One 128x128 fp32 accumulator per consumer thread: 128*128/128 registers.
-  EXPECT_EQ(gemm.getAccumulatorRegisters(), 128);
-  // 3 stages of (2*128 + 128) x 64 bf16, plus 2 bf16 epilogue tiles and 1024
-  // bytes of barriers.
+  // One 128x128 fp32 accumulator per consumer thread, 128*128/128
+  // registers, and 8 for addresses and loop state.
+  EXPECT_EQ(gemm.getConsumerRegisters(), 128 + 8);
+  // 3 stages of (2*128 + 128) x 64 bf16, plus 2 bf16 epilogue tiles and a
+  // full and an empty barrier (8 bytes each) per stage.
   EXPECT_EQ(gemm.getSharedMemoryUsage().getTotalBytes(),
-            3 * (2 * 128 + 128) * 64 * 2 + 2 * 128 * 128 * 2 + 1024);
+            3 * (2 * 128 + 128) * 64 * 2 + 2 * 128 * 128 * 2 + 2 * 3 * 8);
 }
 
 TEST_F(AccessorsTest, AttentionDefaults) {
@@ -75,6 +76,25 @@ TEST_F(AccessorsTest, AttentionDefaults) {
   EXPECT_EQ(attn.getNumHeadsKV(), 8);
   EXPECT_FALSE(attn.hasLse());
   EXPECT_NEAR(attn.getScaleOrDefault(), 1.0 / std::sqrt(128.0), 1e-12);
+}
+
+TEST_F(AccessorsTest, AttentionResources) {
+  // Head dim 256 on the sm_90a defaults: tile [64, 64], 2 consumers, and the
+  // most stages up to 2 that fit.
+  auto attn = parseOne<fmha::AttentionOp>(
+      "fmha.attention @a (tensor<?x8x?x256xbf16>, tensor<?x8x?x256xbf16>, "
+      "tensor<?x8x?x256xbf16>) -> tensor<?x8x?x256xbf16> target sm_90a");
+  ASSERT_TRUE(attn);
+  EXPECT_EQ(attn.getBlockM(), 64);
+  EXPECT_EQ(attn.getBlockN(), 64);
+  EXPECT_EQ(attn.getStagesOrDefault(), 2);
+  // K and V rings (2 stages of 64x256 bf16 each), one 64x256 bf16 Q tile per
+  // consumer that also stages its O, and a full and an empty barrier per
+  // slot of the two rings: what ws-allocate-smem gives the kernel.
+  EXPECT_EQ(attn.getSharedMemoryUsage().getTotalBytes(),
+            2 * 2 * 64 * 256 * 2 + 2 * 64 * 256 * 2 + 2 * (2 + 1) * 8);
+  // S 32, P 16 and O 128 registers per thread, and 12 for the row state.
+  EXPECT_EQ(attn.getConsumerRegisters(), 32 + 16 + 128 + 12);
 }
 
 TEST_F(AccessorsTest, ChannelAndDescriptorBytes) {

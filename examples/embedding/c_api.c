@@ -3,7 +3,7 @@
 |* Part of fmha's embedding example, compiled as C: fmha's C API              *|
 |* (fmha-c/FMHA.h) together with MLIR's (mlir-c/). Compiles examples/gemm.mlir *|
 |* 's GEMM to PTX with fmhaCompileToPTX, runs the pipeline through a pass     *|
-|* manager of its own, expands an attention op with a pass named in a         *|
+|* manager of its own, compiles an attention op with the pipeline named in a *|
 |* pipeline string, and shows how errors come back.                          *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
@@ -132,9 +132,9 @@ static int runPipeline(MlirContext context) {
   return status;
 }
 
-/* 3. fmha's passes by name (after fmhaRegisterAllPasses): attention stops
- * after fmha-expand-kernels today. */
-static int expandAttention(MlirContext context) {
+/* 3. fmha's pipelines and passes by name (after fmhaRegisterAllPasses): the
+ * whole sm90 pipeline on an attention op with its log-sum-exp, to PTX. */
+static int compileAttention(MlirContext context) {
   MlirModule module =
       mlirModuleCreateParse(context, mlirStringRefCreateFromCString(attention));
   if (mlirModuleIsNull(module))
@@ -144,18 +144,22 @@ static int expandAttention(MlirContext context) {
   int status = 1;
   if (mlirLogicalResultIsFailure(mlirOpPassManagerAddPipeline(
           mlirPassManagerGetAsOpPassManager(pm),
-          mlirStringRefCreateFromCString("fmha-expand-kernels"), append,
-          &errors))) {
+          mlirStringRefCreateFromCString("fmha-sm90-pipeline{binary=isa}"),
+          append, &errors))) {
     fprintf(stderr, "c: %s\n", errors.data ? errors.data : "bad pipeline");
   } else if (mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(
                  pm, mlirModuleGetOperation(module)))) {
     Counts counts = {0, 0};
     mlirOperationWalk(mlirModuleGetOperation(module), countOps, &counts,
                       MlirWalkPreOrder);
-    printf("c: attention: fmha-expand-kernels left %d fmha.attention op(s) "
-           "and %d kernel(s)\n",
-           counts.attentionOps, counts.kernels);
-    status = counts.attentionOps == 0 && counts.kernels == 1 ? 0 : 1;
+    Buffer text = {NULL, 0};
+    mlirOperationPrint(mlirModuleGetOperation(module), append, &text);
+    int binaries = count(text.data, "gpu.binary @attn_module");
+    printf("c: attention: the sm90 pipeline left %d fmha.attention op(s) "
+           "and %d gpu.binary\n",
+           counts.attentionOps, binaries);
+    status = counts.attentionOps == 0 && binaries == 1 ? 0 : 1;
+    clear(&text);
   }
   clear(&errors);
   mlirPassManagerDestroy(pm);
@@ -198,7 +202,7 @@ int main(void) {
   printf("\n");
 
   int status = compileToPTX(context) || runPipeline(context) ||
-               expandAttention(context) || reportError(context);
+               compileAttention(context) || reportError(context);
   mlirContextDestroy(context);
   return status;
 }

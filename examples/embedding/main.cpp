@@ -1,15 +1,14 @@
 //===- main.cpp - Embedding fmha from C++ ---------------------------------===//
 //
-// Part of fmha's embedding example. Compiles an fmha.gemm op to PTX with the
-// sm90 pipeline (fmha::buildSM90Pipeline) and prints the PTX's first line
-// (after the comments) and its kernel; expands an fmha.attention op with fmha-expand-kernels, as far
-// as attention goes today (see README.md).
+// Part of fmha's embedding example. Compiles an fmha.gemm op and an
+// fmha.attention op (with its log-sum-exp) to PTX with the sm90 pipeline
+// (fmha::buildSM90Pipeline) and prints the PTX's first line (after the
+// comments), each kernel and what it is made of (see README.md).
 //
 // Usage: fmha-embed [gemm.mlir]   (default: examples/gemm.mlir's op)
 //
 //===----------------------------------------------------------------------===//
 
-#include "fmha/Dialect/FMHA/Transforms/Passes.h"
 #include "fmha/InitAllDialects.h"
 #include "fmha/InitAllPasses.h"
 #include "fmha/Pipelines/Pipelines.h"
@@ -22,6 +21,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
 #include <tuple>
 
 using namespace mlir;
@@ -40,6 +40,30 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
     tile [64, 128] stages 2 consumers 2 target sm_90a
 )mlir";
 
+/// `module` through the whole sm90 pipeline; the PTX it ends in.
+static FailureOr<std::string> compileToPTX(ModuleOp module) {
+  PassManager pm(module.getContext());
+  fmha::PipelineOptions options;
+  options.binary = fmha::BinaryFormat::Isa;
+  if (failed(fmha::buildSM90Pipeline(pm, options)) || failed(pm.run(module)))
+    return failure();
+  gpu::BinaryOp binary;
+  module.walk([&](gpu::BinaryOp op) { binary = op; });
+  if (!binary || binary.getObjects().size() != 1) {
+    llvm::errs() << "fmha-embed: no gpu.binary with one object\n";
+    return failure();
+  }
+  return cast<gpu::ObjectAttr>(binary.getObjects()[0])
+      .getObject()
+      .getValue()
+      .str();
+}
+
+/// The kernel's name in `ptx`.
+static StringRef entryOf(StringRef ptx) {
+  return ptx.split(".entry ").second.split('(').first.trim();
+}
+
 /// The GEMM through the whole sm90 pipeline, ending in PTX.
 static LogicalResult compileGemm(MLIRContext &context, const char *path) {
   OwningOpRef<ModuleOp> module =
@@ -47,61 +71,39 @@ static LogicalResult compileGemm(MLIRContext &context, const char *path) {
            : parseSourceString<ModuleOp>(kGemm, &context);
   if (!module)
     return failure();
-
-  PassManager pm(&context);
-  fmha::PipelineOptions options;
-  options.binary = fmha::BinaryFormat::Isa;
-  if (failed(fmha::buildSM90Pipeline(pm, options)) || failed(pm.run(*module)))
+  FailureOr<std::string> ptx = compileToPTX(*module);
+  if (failed(ptx))
     return failure();
-
-  gpu::BinaryOp binary;
-  module->walk([&](gpu::BinaryOp op) { binary = op; });
-  if (!binary || binary.getObjects().size() != 1) {
-    llvm::errs() << "fmha-embed: no gpu.binary with one object\n";
-    return failure();
-  }
-  StringRef ptx =
-      cast<gpu::ObjectAttr>(binary.getObjects()[0]).getObject().getValue();
   // The first line that is not a comment, e.g. ".version 8.6".
-  StringRef rest = ptx, firstLine;
+  StringRef rest = *ptx, firstLine;
   while (!rest.empty() && (firstLine.empty() || firstLine.starts_with("//")))
     std::tie(firstLine, rest) = rest.split('\n');
-  StringRef entry = ptx.split(".entry ").second.split('(').first.trim();
-  llvm::outs() << "gemm: PTX of " << ptx.size() << " bytes, first line: "
-               << firstLine << "\n"
+  StringRef entry = entryOf(*ptx);
+  llvm::outs() << "gemm: PTX of " << ptx->size()
+               << " bytes, first line: " << firstLine << "\n"
                << "gemm: kernel " << entry << ", "
-               << ptx.count("wgmma.mma_async") << " wgmma.mma_async\n";
+               << StringRef(*ptx).count("wgmma.mma_async")
+               << " wgmma.mma_async\n";
   return success(!entry.empty());
 }
 
-/// Attention as far as it goes: fmha-expand-kernels turns the op into its
-/// online-softmax tile program in a gpu.func kernel. (The whole pipeline
-/// stops in tile-assign-layouts: the register operand of P @ V is not
-/// lowered yet.)
-static LogicalResult expandAttention(MLIRContext &context) {
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(kAttention,
-                                                            &context);
+/// Attention through the same pipeline: TMA loads of Q, K and V, wgmma for
+/// S = Q K^T and O += P V, a TMA store of O and plain global stores of the
+/// log-sum-exp.
+static LogicalResult compileAttention(MLIRContext &context) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kAttention, &context);
   if (!module)
     return failure();
-  PassManager pm(&context);
-  pm.addPass(fmha::createFMHAExpandKernels());
-  if (failed(pm.run(*module)))
+  FailureOr<std::string> ptx = compileToPTX(*module);
+  if (failed(ptx))
     return failure();
-
-  SmallVector<StringRef> kernels;
-  module->walk([&](gpu::GPUFuncOp func) {
-    if (func.isKernel())
-      kernels.push_back(func.getName());
-  });
-  if (kernels.size() != 1) {
-    llvm::errs() << "fmha-embed: expected one attention kernel, found "
-                 << kernels.size() << "\n";
-    return failure();
-  }
-  llvm::outs() << "attention: fmha-expand-kernels expanded @attn into kernel "
-               << kernels.front() << " (the rest of the sm90 pipeline does "
-               << "not lower attention yet)\n";
-  return success();
+  StringRef text = *ptx, entry = entryOf(text);
+  llvm::outs() << "attention: kernel " << entry << ", "
+               << text.count("wgmma.mma_async") << " wgmma.mma_async, "
+               << text.count("cp.async.bulk.tensor") << " TMA copies, "
+               << text.count("st.global") << " global stores (lse)\n";
+  return success(!entry.empty() && text.count("st.global") > 0);
 }
 
 int main(int argc, char **argv) {
@@ -116,7 +118,7 @@ int main(int argc, char **argv) {
   fmha::registerAllFMHAPasses();
 
   if (failed(compileGemm(context, argc == 2 ? argv[1] : nullptr)) ||
-      failed(expandAttention(context)))
+      failed(compileAttention(context)))
     return 1;
   return 0;
 }

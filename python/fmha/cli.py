@@ -22,7 +22,7 @@ from . import __version__
 from . import cache as _cache
 from . import tools as _tools
 from .compiler import CompileError, compile, copy_artifacts, stderr_progress
-from .ops import gemm_spec
+from .ops import ATTENTION_CONFIGS, gemm_spec
 from .specs import AttentionSpec, GemmSpec
 
 
@@ -95,7 +95,10 @@ def _parser() -> argparse.ArgumentParser:
 
     a = kinds.add_parser(
         "attention", parents=[kernel_opts],
-        help="fused attention forward (not expanded by the compiler yet)")
+        help="fused attention forward",
+        description="o = softmax(scale * q k^T + mask) v, q [B, H, SQ, D], "
+        "k and v [B, HKV, SK, D]. Sizes left out are dynamic. Without "
+        "--tile and --stages, the configuration fmha.attention uses.")
     a.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
     a.add_argument("--head-dim", type=int, default=128)
     for size in ("batch", "heads-q", "heads-kv", "seq-q", "seq-k"):
@@ -130,12 +133,15 @@ def _spec(args: argparse.Namespace):
         return GemmSpec(dtype=args.dtype, out_dtype=out, tile=args.tile,
                         stages=stages, consumers=args.consumers,
                         target=args.target, m=args.m, n=args.n, k=args.k)
+    tile, stages = args.tile, args.stages
+    if tile is None and stages is None:
+        tile, stages = ATTENTION_CONFIGS.get(args.head_dim, (None, None))
     return AttentionSpec(
         dtype=args.dtype, head_dim=args.head_dim, batch=args.batch,
         heads_q=args.heads_q, heads_kv=args.heads_kv, seq_q=args.seq_q,
         seq_k=args.seq_k, return_lse=args.lse, causal=args.causal,
-        window=args.window, scale=args.scale, tile=args.tile,
-        stages=args.stages, consumers=args.consumers, target=args.target)
+        window=args.window, scale=args.scale, tile=tile,
+        stages=stages, consumers=args.consumers, target=args.target)
 
 
 def _compile(args: argparse.Namespace) -> int:

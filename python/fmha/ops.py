@@ -13,10 +13,11 @@ PyTorch.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+import math
+from typing import Any, Callable, Optional
 
 from . import torch_ops
-from .specs import GemmSpec
+from .specs import ATTENTION_HEAD_DIMS, AttentionSpec, GemmSpec
 
 ALIGNMENT = 16
 # Compute capability -> the target fmha compiles for it.
@@ -56,6 +57,96 @@ def gemm_spec(dtype: str, out_dtype: str, target: str = "sm_90a") \
     stages = 2 if out_dtype == "f32" else 3
     return GemmSpec(dtype=dtype, out_dtype=out_dtype, stages=stages,
                     target=target)
+
+
+# The attention tile configuration fmha.attention compiles, by head dim:
+# (tile, stages) measured fastest on an H100 (bench/RESULTS.md); head dims
+# not listed take the compiler's defaults.
+ATTENTION_CONFIGS = {64: ((64, 64), 3), 128: ((64, 64), 3)}
+
+
+def attention_spec(dtype: str, head_dim: int, causal: bool = False,
+                   window: Optional[tuple] = None,
+                   scale: Optional[float] = None, return_lse: bool = False,
+                   target: str = "sm_90a") -> AttentionSpec:
+    """The spec fmha.attention compiles: batch, heads and sequence lengths
+    dynamic (one kernel serves every shape of a head dim; the runtime
+    passes the sizes), the configuration of ATTENTION_CONFIGS."""
+    tile, stages = ATTENTION_CONFIGS.get(head_dim, (None, None))
+    return AttentionSpec(
+        dtype=dtype, head_dim=head_dim, return_lse=return_lse,
+        causal=causal, window=None if window is None else tuple(window),
+        scale=scale, tile=tile, stages=stages, target=target)
+
+
+def _require(cond: Any, message: Callable[[], str]) -> None:
+    if not cond:
+        raise ValueError(message())
+
+
+def check_attention_args(q_shape: Any, k_shape: Any, v_shape: Any,
+                         dtypes: tuple, causal: bool = False,
+                         window: Optional[Any] = None,
+                         scale: Optional[float] = None,
+                         check: Callable = _require) -> None:
+    """Checks fmha.attention's arguments from their shapes and dtype names
+    (``bf16``, ``f16``, or None for another type), naming the mistake:
+    ValueError (shapes, window, scale) or TypeError (dtypes, arguments of
+    the wrong kind). Relations between sizes go through ``check(cond,
+    message)`` (``torch._check`` under torch.compile, where sizes may be
+    symbolic)."""
+    if len(q_shape) != 4 or len(k_shape) != 4 or len(v_shape) != 4:
+        raise ValueError(
+            f"fmha.attention: q, k, v must be [batch, heads, seq, head_dim], "
+            f"got shapes {list(q_shape)}, {list(k_shape)}, {list(v_shape)}")
+    qd, kd, vd = dtypes
+    if qd not in ("bf16", "f16"):
+        raise TypeError(f"fmha.attention: q must be bfloat16 or float16, "
+                        f"got {qd or 'another type'}")
+    if kd != qd or vd != qd:
+        raise TypeError(f"fmha.attention: q, k, v must have one dtype, got "
+                        f"{qd}, {kd or 'another type'}, {vd or 'another type'}")
+    if not isinstance(causal, bool):
+        raise TypeError(f"fmha.attention: causal must be a bool, got "
+                        f"{causal!r}")
+    if window is not None:
+        items = list(window)
+        if len(items) != 2 or any(isinstance(x, bool) or not isinstance(
+                x, int) or x < 0 for x in items):
+            raise ValueError(f"fmha.attention: window must be (left, right) "
+                             f"with two ints >= 0, got {window!r}")
+        if causal and items[1] != 0:
+            raise ValueError(f"fmha.attention: a causal window sees no key "
+                             f"after the diagonal: right must be 0, got "
+                             f"window={tuple(items)}")
+    if scale is not None:
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+            raise TypeError(f"fmha.attention: scale must be a float, got "
+                            f"{scale!r}")
+        if not (math.isfinite(scale) and scale > 0):
+            raise ValueError(f"fmha.attention: scale must be > 0 and finite, "
+                             f"got {scale}")
+    check(k_shape[3] == q_shape[3] and v_shape[3] == q_shape[3], lambda: (
+        f"fmha.attention: q, k, v must have one head_dim, got shapes "
+        f"{list(q_shape)}, {list(k_shape)}, {list(v_shape)}"))
+    if q_shape[3] not in ATTENTION_HEAD_DIMS:
+        raise ValueError(
+            f"fmha.attention: head_dim must be one of "
+            f"{', '.join(map(str, ATTENTION_HEAD_DIMS))}, got {q_shape[3]}")
+    check(k_shape[0] == v_shape[0] and k_shape[1] == v_shape[1]
+          and k_shape[2] == v_shape[2], lambda: (
+              f"fmha.attention: k and v must have one shape [batch, heads_kv, "
+              f"seq_k, head_dim], got {list(k_shape)} and {list(v_shape)}"))
+    check(q_shape[0] == k_shape[0], lambda: (
+        f"fmha.attention: q and k must have one batch size, got "
+        f"{q_shape[0]} and {k_shape[0]}"))
+    check(k_shape[1] >= 1, lambda: (
+        f"fmha.attention: k and v need at least one head, got shape "
+        f"{list(k_shape)}"))
+    check(q_shape[1] % k_shape[1] == 0, lambda: (
+        f"fmha.attention: heads_q ({q_shape[1]}) must be a multiple of "
+        f"heads_kv ({k_shape[1]}): each K/V head serves a group of query "
+        "heads"))
 
 
 def fmha_dtype(dtype: Any) -> Optional[str]:
@@ -107,21 +198,39 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
 def attention(q: Any, k: Any, v: Any, causal: bool = False,
               window: Optional[tuple] = None, scale: Optional[float] = None,
               return_lse: bool = False) -> Any:
-    """Fused attention forward: ``softmax(scale * q @ k^T + mask) @ v``.
+    """Fused attention forward: ``softmax(scale * q @ k^T + mask) @ v``,
+    on a Hopper GPU (the target comes from the tensors' device).
 
     ``q``: ``[batch, heads_q, seq_q, head_dim]``; ``k``, ``v``: ``[batch,
-    heads_kv, seq_k, head_dim]`` (``heads_q`` a multiple of ``heads_kv``);
-    bf16 or f16; ``head_dim`` 64, 128 or 256. ``causal``, ``window=(left,
-    right)`` (key distances, bottom-right aligned), ``scale`` (default
-    ``1/sqrt(head_dim)``). Returns ``o`` like ``q``, and ``lse``
-    (``[batch, heads_q, seq_q]``, f32, natural log) when ``return_lse``.
+    heads_kv, seq_k, head_dim]``, as torch SDPA takes them (``heads_q`` a
+    multiple of ``heads_kv``: grouped-query and multi-query attention
+    without copies); bf16 or f16, all one dtype, on one CUDA device;
+    ``head_dim`` 64, 128 or 256. ``causal``: query i sees keys
+    ``j <= i + seq_k - seq_q`` (aligned bottom-right, as FlashAttention
+    does); ``window=(left, right)``: keys within ``left`` before and
+    ``right`` after that diagonal (``right`` 0 with ``causal``);
+    ``scale``: default ``1/sqrt(head_dim)``.
 
-    Not supported yet: the compiler does not expand attention kernels, so
-    this raises fmha.CompileError with its message (its fake
-    implementation already works under ``torch.compile``).
+    Returns ``o`` (``[batch, heads_q, seq_q, head_dim]``, contiguous, q's
+    dtype) and, with ``return_lse``, ``(o, lse)``: ``lse[b, h, i]`` is the
+    natural log of row i's softmax denominator, ``log(sum_j exp(scale *
+    q_i . k_j))`` over the keys it sees, in f32; a row that sees no key
+    gets ``o = 0`` and ``lse = -inf``.
+
+    Compiles (once per dtype, head dim, mask, scale and ``return_lse``;
+    cached on disk by fmha.compile) a kernel whose batch, heads and
+    lengths are dynamic, and launches it on the current stream. Inputs
+    whose layout TMA cannot read (innermost stride not 1, other strides
+    not multiples of 16 bytes, a start not 16-byte aligned) are copied
+    first; transposed views such as ``x.view(b, s, h, d).transpose(1, 2)``
+    are read in place. Works under ``torch.compile(fullgraph=True)``.
+    Raises ValueError or TypeError naming a wrong shape, dtype, device,
+    window or scale.
     """
     _register("fmha.attention")
     import torch
+    if isinstance(scale, int) and not isinstance(scale, bool):
+        scale = float(scale)  # the op's schema takes a float
     o, lse = torch.ops.fmha.attention(
         q, k, v, causal, None if window is None else list(window), scale,
         return_lse)

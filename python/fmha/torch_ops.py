@@ -20,6 +20,8 @@ _REGISTERED = False
 _LOCK = threading.Lock()
 # (a.device, b.device, a.dtype, b.dtype, out dtype) -> fmha.runtime.Kernel
 _GEMM_KERNELS: dict = {}
+# (device, AttentionSpec) -> fmha.runtime.Kernel
+_ATTENTION_KERNELS: dict = {}
 _TARGETS: dict = {}
 
 
@@ -153,70 +155,106 @@ def gemm_impl(a: Any, b: Any, out_dtype: Any = None) -> Any:
     return c
 
 
-def _check_attention(torch: Any, q: Any, k: Any, v: Any,
-                     window: Optional[list]) -> None:
-    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
-        raise ValueError(
-            f"fmha.attention: q, k, v must be [batch, heads, seq, head_dim], "
-            f"got shapes {list(q.shape)}, {list(k.shape)}, {list(v.shape)}")
-    if _ops.fmha_dtype(q.dtype) not in ("bf16", "f16"):
-        raise TypeError(f"fmha.attention: q must be bfloat16 or float16, got"
-                        f" {q.dtype}")
-    if k.dtype != q.dtype or v.dtype != q.dtype:
-        raise TypeError(f"fmha.attention: q, k, v must have one dtype, got "
-                        f"{q.dtype}, {k.dtype}, {v.dtype}")
-    if window is not None and len(window) != 2:
-        raise ValueError(f"fmha.attention: window must be (left, right), "
-                         f"got {window}")
-    torch._check(k.shape == v.shape, lambda: (
-        f"fmha.attention: k and v must have one shape, got {list(k.shape)} "
-        f"and {list(v.shape)}"))
-    torch._check(q.shape[0] == k.shape[0], lambda: (
-        "fmha.attention: q and k must have the same batch size"))
-    torch._check(q.shape[3] == k.shape[3], lambda: (
-        "fmha.attention: q and k must have the same head_dim"))
+def _check_attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+                     window: Optional[list], scale: Optional[float]) -> None:
+    """fmha.ops.check_attention_args on the tensors; relations between
+    sizes through torch._check (sizes may be symbolic under
+    torch.compile)."""
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"fmha.attention: {name} must be a torch.Tensor, "
+                            f"got {type(t).__name__}")
+
+    def check(cond: Any, message: Any) -> None:
+        if isinstance(cond, bool):
+            if not cond:
+                raise ValueError(message())
+        else:
+            torch._check(cond, message)
+
+    _ops.check_attention_args(
+        tuple(q.shape), tuple(k.shape), tuple(v.shape),
+        tuple(_ops.fmha_dtype(t.dtype) for t in (q, k, v)), causal, window,
+        scale, check)
+    if not (q.device == k.device == v.device):
+        raise ValueError(f"fmha.attention: q, k, v must be on one device, "
+                         f"got {q.device}, {k.device}, {v.device}")
 
 
 def _attention_outputs(torch: Any, q: Any, return_lse: bool) -> tuple:
+    """``o`` (contiguous, like q) and ``lse`` (``[batch, heads_q, seq_q]``
+    f32, contiguous; ``[0]`` without ``return_lse``)."""
     o = torch.empty(q.shape, dtype=q.dtype, device=q.device)
     lse_shape = tuple(q.shape[:3]) if return_lse else (0,)
     lse = torch.empty(lse_shape, dtype=torch.float32, device=q.device)
     return o, lse
 
 
+def _tma_ready_nd(t: Any) -> Any:
+    """``t`` itself when TMA can read it (innermost stride 1, other strides
+    multiples of 16 bytes, 16-byte aligned start), else a contiguous copy
+    (a fresh allocation, so aligned)."""
+    size = t.element_size()
+    if (t.stride(-1) == 1 and t.data_ptr() % 16 == 0
+            and all((s * size) % 16 == 0 for s in t.stride()[:-1])):
+        return t
+    out = t.new_empty(t.shape)
+    out.copy_(t)
+    return out
+
+
 def attention_spec(q: Any, k: Any, causal: bool, window: Optional[list],
                    scale: Optional[float], return_lse: bool,
                    target: str) -> Any:
-    """The AttentionSpec a call compiles: static heads and head_dim,
-    dynamic batch and sequence lengths."""
-    from .specs import AttentionSpec
-    return AttentionSpec(
-        dtype=_ops.fmha_dtype(q.dtype), head_dim=int(q.shape[3]),
-        heads_q=int(q.shape[1]), heads_kv=int(k.shape[1]),
-        return_lse=return_lse, causal=causal,
-        window=None if window is None else tuple(window), scale=scale,
-        target=target)
+    """The AttentionSpec a call compiles (fmha.ops.attention_spec): static
+    head_dim, dynamic batch, heads and sequence lengths."""
+    return _ops.attention_spec(
+        _ops.fmha_dtype(q.dtype), int(q.shape[3]), causal,
+        None if window is None else tuple(window), scale, return_lse, target)
+
+
+def _attention_kernel(torch: Any, q: Any, causal: bool,
+                      window: Optional[list], scale: Optional[float],
+                      return_lse: bool) -> Any:
+    """The runtime Kernel of a call (compiled or found in the cache on
+    first use), memoized per device and spec."""
+    target = _target(torch, q.device)
+    spec = attention_spec(q, q, causal, window, scale, return_lse, target)
+    key = (q.device, spec)
+    kernel = _ATTENTION_KERNELS.get(key)
+    if kernel is None:
+        from .compiler import compile
+        kernel = _ATTENTION_KERNELS[key] = compile(spec).kernel
+    return kernel
 
 
 def attention_impl(q: Any, k: Any, v: Any, causal: bool,
                    window: Optional[list], scale: Optional[float],
                    return_lse: bool) -> tuple:
-    """The real implementation of fmha::attention. The compiler does not
-    expand attention yet, so compiling raises its CompileError."""
+    """The real implementation of fmha::attention (CUDA tensors)."""
     import torch
-    _check_attention(torch, q, k, v, window)
+    _check_attention(torch, q, k, v, causal, window, scale)
     if q.device.type != "cuda":
         raise ValueError(f"fmha.attention needs CUDA tensors, got "
                          f"{q.device}")
-    from .compiler import compile
-    spec = attention_spec(q, k, causal, window, scale, return_lse,
-                          _target(torch, q.device))
-    kernel = compile(spec)
     o, lse = _attention_outputs(torch, q, return_lse)
-    tensors = {"q": q, "k": k, "v": v, "o": o}
+    batch, heads, seq_q, _ = q.shape
+    if batch == 0 or heads == 0 or seq_q == 0:
+        return o, lse
+    if k.shape[2] == 0:
+        # No keys: every row sees none (a tensor map cannot be empty).
+        o.zero_()
+        lse.fill_(float("-inf"))
+        return o, lse
+    kernel = _attention_kernel(torch, q, causal, window, scale, return_lse)
+    tensors = {"q": _tma_ready_nd(q), "k": _tma_ready_nd(k),
+               "v": _tma_ready_nd(v), "o": o}
     if return_lse:
         tensors["lse"] = lse
-    with torch.cuda.device(q.device):
+    if q.device.index != torch.cuda.current_device():
+        with torch.cuda.device(q.device):
+            kernel.launch(tensors)
+    else:
         kernel.launch(tensors)
     return o, lse
 
@@ -259,5 +297,5 @@ def _define(torch: Any) -> None:
 
     @attention.register_fake
     def _(q, k, v, causal, window, scale, return_lse):
-        _check_attention(torch, q, k, v, window)
+        _check_attention(torch, q, k, v, causal, window, scale)
         return _attention_outputs(torch, q, return_lse)

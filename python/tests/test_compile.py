@@ -146,21 +146,33 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(sorted(kernel.kernel.manifest.tensors),
                          ["k", "o", "q", "v"])
 
-    def test_attention_lse_is_not_lowered_yet(self):
+    def test_attention_lse(self):
+        kernel = fmha.compile(AttentionSpec(causal=True, return_lse=True),
+                              cache_dir=self.root, progress=lambda m: None)
+        manifest = kernel.kernel.manifest
+        self.assertEqual(sorted(manifest.tensors), ["k", "lse", "o", "q", "v"])
+        self.assertEqual(manifest.tensors["lse"].shape, ("B", "H", "SQ"))
+        # Plain stores: a memref, not a tensor map (docs/Manifest.md).
+        kinds = {p.tensor: p.kind for p in manifest.params
+                 if hasattr(p, "tensor")}
+        self.assertEqual(kinds["lse"], "memref")
+        self.assertEqual(kinds["o"], "tensor_map")
+
+    def test_compile_error(self):
         with self.assertRaises(fmha.CompileError) as cm:
-            fmha.compile(AttentionSpec(causal=True, return_lse=True),
+            fmha.compile(AttentionSpec(head_dim=256, stages=8),
                          cache_dir=self.root, progress=lambda m: None)
         e = cm.exception
         self.assertEqual(e.step, "fmha-opt")
-        # Storing the LSE row vector is not lowered yet: the compiler says
-        # where it stops.
+        # The compiler says where it stops: at the op, in the spec's text.
         self.assertIn("kernel.mlir:1:1: error:", str(e))
+        self.assertIn("shared memory", str(e))
         self.assertIn("error:", e.stderr)
         # The generic-form note and the temporary folder are left out.
         self.assertNotIn("see current operation", str(e))
         self.assertNotIn(".tmp-", str(e))
         # The failed compile left nothing behind.
-        self.assertNotIn("lse", " ".join(p.name for p in self.root.iterdir()))
+        self.assertNotIn("d256", " ".join(p.name for p in self.root.iterdir()))
 
     def test_verifier_error(self):
         # 3 stages and an f32 C staging tile exceed the shared memory.

@@ -7,6 +7,9 @@ without the compiler, point FMHA_CACHE_DIR at a cache warmed elsewhere:
     fmha compile gemm --dtype bf16 && fmha compile gemm --dtype f16 && \\
     fmha compile gemm --dtype bf16 --out-dtype f32 && \\
     fmha compile gemm --dtype f16 --out-dtype f32
+
+and the attention kernels AttentionTest uses (fmha compile attention ...
+with the options of each attention_or_skip call, --lse for return_lse).
 """
 
 import os
@@ -295,33 +298,198 @@ class TorchCompileTest(unittest.TestCase):
         self.assertIn("ok", r.stdout)
 
 
+def attention_or_skip(test, dtype="bf16", head_dim=128, **options):
+    """The kernel fmha.attention compiles for these options, or a skip when
+    it is neither in the cache nor compilable here."""
+    spec = ops.attention_spec(dtype, head_dim, **options)
+    try:
+        return fmha.compile(spec)
+    except fmha.CompileError as e:
+        if e.step == "tools":
+            test.skipTest(f"{spec.name} is not in the cache and there is "
+                          f"no compiler (FMHA_CACHE_DIR)")
+        raise
+
+
+def attention_reference(q, k, v, causal=False, window=None, scale=None):
+    """o and lse in float64 with fmha's masks (bottom-right aligned);
+    rows that see no key: o = 0, lse = -inf."""
+    group = q.shape[1] // k.shape[1]
+    kd = k.double().repeat_interleave(group, dim=1)
+    vd = v.double().repeat_interleave(group, dim=1)
+    scale = 1.0 / q.shape[-1] ** 0.5 if scale is None else scale
+    s = q.double() @ kd.transpose(-1, -2) * scale
+    sq, sk = q.shape[2], k.shape[2]
+    diag = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
+    cols = torch.arange(sk, device=q.device)[None, :]
+    hidden = torch.zeros(sq, sk, dtype=torch.bool, device=q.device)
+    if causal:
+        hidden |= cols > diag
+    if window is not None:
+        hidden |= (cols < diag - window[0]) | (cols > diag + window[1])
+    s = s.masked_fill(hidden, float("-inf"))
+    p = torch.nan_to_num(torch.softmax(s, dim=-1))
+    return p @ vd, torch.logsumexp(s, dim=-1)
+
+
 @NEEDS_HOPPER
 class AttentionTest(unittest.TestCase):
-    def test_not_supported_yet(self):
-        q = torch.randn(1, 4, 64, 128, device="cuda", dtype=torch.bfloat16)
-        kv = torch.randn(1, 2, 64, 128, device="cuda", dtype=torch.bfloat16)
-        with self.assertRaises(fmha.CompileError):
-            fmha.attention(q, kv, kv, causal=True)
+    @classmethod
+    def setUpClass(cls):
+        torch.zeros(1, device="cuda")  # PyTorch's context first
+        torch.manual_seed(0)
 
-    def test_traces_under_compile(self):
+    def check(self, q, k, v, tol=2e-2, **options):
+        """fmha.attention with and without lse against the reference; the
+        outputs come from fresh torch.empty buffers, so poison the caching
+        allocator's memory first."""
+        torch.full((1 << 24,), float("nan"), device="cuda")
+        o, lse = fmha.attention(q, k, v, return_lse=True, **options)
+        o_only = fmha.attention(q, k, v, **options)
+        torch.cuda.synchronize()
+        ref, ref_lse = attention_reference(q, k, v, **options)
+        for out in (o, o_only):
+            self.assertEqual(out.shape, q.shape)
+            self.assertEqual(out.dtype, q.dtype)
+            self.assertEqual(int(torch.isnan(out).sum()), 0, "unwritten o")
+            if ref.numel():
+                self.assertLess(rel_err(out, ref), tol)
+        self.assertEqual((lse.shape, lse.dtype), (q.shape[:3], torch.float32))
+        empty = torch.isinf(ref_lse)
+        self.assertTrue(bool((o[empty] == 0).all()), "o of an empty row")
+        self.assertTrue(bool(torch.isneginf(lse[empty]).all()),
+                        "lse of an empty row")
+        self.assertEqual(int(torch.isnan(lse).sum()), 0, "unwritten lse")
+        if (~empty).any():
+            err = (lse.double() - ref_lse)[~empty].abs().max().item()
+            self.assertLess(err, 1e-3)
+        return o, lse
+
+    def test_shapes(self):
+        """Odd lengths, GQA and MQA, seq_q above and below seq_k, causal
+        and not, both dtypes and head dims."""
+        cases = [(2, 4, 4, 128, 128), (1, 8, 2, 1000, 1000),
+                 (2, 4, 1, 17, 300), (1, 2, 2, 1, 1), (1, 4, 4, 301, 77),
+                 (1, 2, 1, 77, 301), (3, 6, 3, 257, 513)]
+        for dtype, head_dim in ((torch.bfloat16, 128), (torch.float16, 64)):
+            for causal in (False, True):
+                attention_or_skip(self, ops.fmha_dtype(dtype), head_dim,
+                                  causal=causal)
+                attention_or_skip(self, ops.fmha_dtype(dtype), head_dim,
+                                  causal=causal, return_lse=True)
+                for b, h, hkv, sq, sk in cases:
+                    with self.subTest(dtype=dtype, d=head_dim, causal=causal,
+                                      shape=(b, h, hkv, sq, sk)):
+                        q = torch.randn(b, h, sq, head_dim, device="cuda",
+                                        dtype=dtype)
+                        k = torch.randn(b, hkv, sk, head_dim, device="cuda",
+                                        dtype=dtype)
+                        v = torch.randn_like(k)
+                        self.check(q, k, v, causal=causal)
+
+    def test_window_and_scale(self):
+        attention_or_skip(self, window=(64, 16), scale=0.05)
+        attention_or_skip(self, window=(64, 16), scale=0.05, return_lse=True)
+        q = torch.randn(2, 4, 500, 128, device="cuda", dtype=torch.bfloat16)
+        kv = torch.randn(2, 2, 300, 128, device="cuda", dtype=torch.bfloat16)
+        # Query i's diagonal is key i - 200: rows 0..183 see no key (their
+        # window ends before key 0).
+        _, lse = self.check(q, kv, kv, window=(64, 16), scale=0.05)
+        self.assertGreater(int(torch.isneginf(lse).sum()), 0)
+
+    def test_layouts(self):
+        """[B, S, H, D] tensors transposed to [B, H, S, D] are read in place;
+        a misaligned start or a non-unit innermost stride is copied."""
+        attention_or_skip(self, causal=True)
+        attention_or_skip(self, causal=True, return_lse=True)
+        x = torch.randn(2, 200, 8, 128, device="cuda", dtype=torch.bfloat16)
+        y = torch.randn(2, 300, 2, 128, device="cuda", dtype=torch.bfloat16)
+        q, k = x.transpose(1, 2), y.transpose(1, 2)
+        self.check(q, k, k, causal=True)
+        flat = torch.randn(2 * 8 * 200 * 128 + 1, device="cuda",
+                           dtype=torch.bfloat16)
+        misaligned = flat[1:].view(2, 8, 200, 128)
+        self.check(misaligned, k, k, causal=True)
+        wide = torch.randn(2, 2, 300, 256, device="cuda",
+                           dtype=torch.bfloat16)
+        self.check(q, wide[..., ::2], wide[..., 1::2], causal=True)
+
+    def test_empty(self):
+        attention_or_skip(self, return_lse=True)
+        q = torch.randn(1, 2, 5, 128, device="cuda", dtype=torch.bfloat16)
+        kv = torch.randn(1, 2, 0, 128, device="cuda", dtype=torch.bfloat16)
+        o, lse = fmha.attention(q, kv, kv, return_lse=True)
+        self.assertTrue(bool((o == 0).all()))
+        self.assertTrue(bool(torch.isneginf(lse).all()))
+        q0 = torch.randn(0, 2, 5, 128, device="cuda", dtype=torch.bfloat16)
+        k0 = torch.randn(0, 2, 7, 128, device="cuda", dtype=torch.bfloat16)
+        o, lse = fmha.attention(q0, k0, k0, return_lse=True)
+        self.assertEqual((tuple(o.shape), tuple(lse.shape)),
+                         ((0, 2, 5, 128), (0, 2, 5)))
+
+    def test_stream(self):
+        attention_or_skip(self)
+        q = torch.randn(2, 4, 1000, 128, device="cuda", dtype=torch.bfloat16)
+        kv = torch.randn(2, 4, 1000, 128, device="cuda", dtype=torch.bfloat16)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            o = fmha.attention(q, kv, kv)
+        s.synchronize()
+        self.assertLess(rel_err(o, attention_reference(q, kv, kv)[0]), 2e-2)
+
+    def test_errors(self):
         q = torch.randn(1, 4, 64, 128, device="cuda", dtype=torch.bfloat16)
-        kv = torch.randn(1, 2, 64, 128, device="cuda", dtype=torch.bfloat16)
+        kv = torch.randn(1, 3, 64, 128, device="cuda", dtype=torch.bfloat16)
+        with self.assertRaisesRegex(ValueError, "multiple of heads_kv"):
+            fmha.attention(q, kv, kv)
+        with self.assertRaisesRegex(TypeError, "one dtype"):
+            fmha.attention(q, q.half(), q.half())
+        with self.assertRaisesRegex(ValueError, "head_dim must be one of"):
+            x = torch.randn(1, 4, 64, 96, device="cuda", dtype=torch.bfloat16)
+            fmha.attention(x, x, x)
+        with self.assertRaisesRegex(ValueError, "CUDA tensors"):
+            fmha.attention(q.cpu(), q.cpu(), q.cpu())
+        with self.assertRaisesRegex(ValueError, "right must be 0"):
+            fmha.attention(q, q, q, causal=True, window=(8, 8))
+
+    def test_opcheck(self):
+        attention_or_skip(self, causal=True, return_lse=True)
+        q = torch.randn(1, 4, 100, 128, device="cuda", dtype=torch.bfloat16)
+        kv = torch.randn(1, 2, 130, 128, device="cuda", dtype=torch.bfloat16)
+        torch.library.opcheck(torch.ops.fmha.attention.default,
+                              (q, kv, kv, True, None, None, True))
+
+    def test_fullgraph(self):
+        attention_or_skip(self, causal=True)
+        attention_or_skip(self, causal=True, return_lse=True)
 
         def f(q, k, v):
             o, lse = fmha.attention(q, k, v, causal=True, return_lse=True)
-            return o.float().sum() + lse.sum()
+            return o.float() * 2 + fmha.attention(q, k, v, causal=True), lse
 
-        gm_holder = []
+        graphs = []
 
         def backend(gm, inputs):
-            gm_holder.append(gm)
+            graphs.append(gm)
             return gm.forward
 
-        compiled = torch.compile(f, fullgraph=True, backend=backend)
-        with self.assertRaises(fmha.CompileError):
-            compiled(q, kv, kv)
-        self.assertEqual(len(gm_holder), 1)
-        self.assertIn("fmha.attention", str(gm_holder[0].graph))
+        compiled = torch.compile(f, fullgraph=True, backend=backend,
+                                 dynamic=True)
+        for sq, sk in ((100, 130), (257, 64)):
+            q = torch.randn(1, 4, sq, 128, device="cuda",
+                            dtype=torch.bfloat16)
+            kv = torch.randn(1, 2, sk, 128, device="cuda",
+                             dtype=torch.bfloat16)
+            got, lse = compiled(q, kv, kv)
+            ref, ref_lse = attention_reference(q, kv, kv, causal=True)
+            torch.cuda.synchronize()
+            self.assertLess(rel_err(got, ref * 3), 2e-2)
+            finite = ~torch.isinf(ref_lse)
+            self.assertLess((lse.double() - ref_lse)[finite].abs().max()
+                            .item(), 1e-3)
+        self.assertGreaterEqual(len(graphs), 1)
+        self.assertIn("fmha.attention", str(graphs[0].graph))
 
 
 if __name__ == "__main__":

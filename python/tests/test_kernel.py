@@ -224,6 +224,32 @@ class CheckTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "has 1 strides for shape"):
             check_layout("x", view((7, 8), strides=(8,)))
 
+    def test_memref_tensors_need_only_be_dense(self):
+        """A tensor passed only as a memref (attention's lse): any sizes,
+        element alignment, but dense row-major."""
+        d = gemm_json()
+        d["tensors"]["lse"] = {"shape": ["M", "S"], "dtype": "f32",
+                               "role": "output"}
+        d["params"].append({"kind": "memref", "tensor": "lse"})
+        drv = FakeDriver()
+        k = Kernel(parse_manifest(d), b"CUBIN", drv)
+        # 5 f32 per row (20 bytes) and a 4-byte aligned start: fine.
+        k(**gemm_tensors(lse=view((1000, 5), "f32", ptr=0x7F0000000104)))
+        self.assertEqual(drv.names()[-1], "launch")
+        k(**gemm_tensors(lse=view((1000, 1), "f32", strides=(1, 7))))
+        with self.assertRaisesRegex(
+                ValueError, r"^tensor 'lse' must be dense and row-major "
+                r"\(strides \[5, 1\] for shape \[1000, 5\]\), but has strides "
+                r"\[8, 1\]"):
+            k(**gemm_tensors(lse=view((1000, 5), "f32", strides=(8, 1))))
+        with self.assertRaisesRegex(ValueError, "must be dense"):
+            k(**gemm_tensors(lse=view((1000, 5), "f32", strides=(1, 1000))))
+        with self.assertRaisesRegex(
+                ValueError, r"^tensor 'lse' starts at 0x7f0000000102, which "
+                r"is not aligned to its 4-byte elements$"):
+            k(**gemm_tensors(lse=view((1000, 5), "f32", ptr=0x7F0000000102)))
+        check_layout("x", view((0, 3), "f32", strides=(9, 9)), tma=False)
+
 
 if __name__ == "__main__":
     unittest.main()

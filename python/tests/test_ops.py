@@ -7,7 +7,7 @@ import unittest
 
 import fmha
 from fmha import ops, torch_ops
-from fmha.specs import GemmSpec
+from fmha.specs import AttentionSpec, GemmSpec
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -46,10 +46,91 @@ class TargetTest(unittest.TestCase):
         self.assertEqual((spec.stages, spec.tile), (2, (128, 128, 64)))
         self.assertEqual((spec.m, spec.n, spec.k), (None, None, None))
 
+    def test_attention_spec(self):
+        spec = ops.attention_spec("bf16", 128, causal=True, return_lse=True)
+        self.assertEqual(spec, AttentionSpec(
+            dtype="bf16", head_dim=128, causal=True, return_lse=True,
+            tile=(64, 64), stages=3))
+        # Batch, heads and lengths are dynamic: one kernel for every shape.
+        self.assertEqual((spec.batch, spec.heads_q, spec.heads_kv,
+                          spec.seq_q, spec.seq_k), (None,) * 5)
+        spec = ops.attention_spec("f16", 64, window=[16, 4], scale=0.5)
+        self.assertEqual((spec.window, spec.scale, spec.return_lse),
+                         ((16, 4), 0.5, False))
+        # Head dims without a measured configuration: the compiler's
+        # defaults.
+        spec = ops.attention_spec("bf16", 256)
+        self.assertEqual((spec.tile, spec.stages), (None, None))
+        self.assertIn("-> tensor<?x?x?x256xbf16>\n", spec.to_mlir())
+        with self.assertRaisesRegex(ValueError, "head_dim"):
+            ops.attention_spec("bf16", 96)
+
     def test_fmha_dtype(self):
         self.assertEqual(ops.fmha_dtype("torch.bfloat16"), "bf16")
         self.assertEqual(ops.fmha_dtype("float32"), "f32")
         self.assertIsNone(ops.fmha_dtype("torch.int8"))
+
+
+class AttentionArgsTest(unittest.TestCase):
+    """fmha.attention's argument checks, on shapes and dtype names."""
+
+    Q, KV = (2, 8, 100, 128), (2, 2, 300, 128)
+    BF16 = ("bf16", "bf16", "bf16")
+
+    def check(self, q=Q, k=KV, v=KV, dtypes=BF16, **kwargs):
+        ops.check_attention_args(q, k, v, dtypes, **kwargs)
+
+    def test_valid(self):
+        self.check()
+        self.check(dtypes=("f16",) * 3, causal=True, window=(64, 0),
+                   scale=0.1)
+        self.check(window=[3, 5], scale=2)
+        self.check(q=(1, 4, 7, 64), k=(1, 1, 1, 64), v=(1, 1, 1, 64))
+        self.check(q=(0, 4, 0, 256), k=(0, 4, 0, 256), v=(0, 4, 0, 256))
+
+    def test_errors(self):
+        for kwargs, error, text in (
+                ({"q": (8, 100, 128)}, ValueError,
+                 r"must be \[batch, heads, seq, head_dim\], got shapes "
+                 r"\[8, 100, 128\]"),
+                ({"dtypes": ("f32",) * 3}, TypeError,
+                 "q must be bfloat16 or float16, got f32"),
+                ({"dtypes": (None,) * 3}, TypeError, "another type"),
+                ({"dtypes": ("bf16", "f16", "bf16")}, TypeError,
+                 "one dtype, got bf16, f16, bf16"),
+                ({"k": (2, 2, 300, 64), "v": (2, 2, 300, 64)}, ValueError,
+                 "one head_dim"),
+                ({"q": (2, 8, 100, 96), "k": (2, 2, 300, 96),
+                  "v": (2, 2, 300, 96)}, ValueError,
+                 "head_dim must be one of 64, 128, 256, got 96"),
+                ({"v": (2, 2, 299, 128)}, ValueError,
+                 "k and v must have one shape"),
+                ({"k": (3, 2, 300, 128), "v": (3, 2, 300, 128)}, ValueError,
+                 "one batch size, got 2 and 3"),
+                ({"k": (2, 3, 300, 128), "v": (2, 3, 300, 128)}, ValueError,
+                 r"heads_q \(8\) must be a multiple of heads_kv \(3\)"),
+                ({"k": (2, 0, 300, 128), "v": (2, 0, 300, 128)}, ValueError,
+                 "at least one head"),
+                ({"window": (1, 2, 3)}, ValueError, r"window must be \(left"),
+                ({"window": (-1, 0)}, ValueError, "ints >= 0"),
+                ({"window": (True, 0)}, ValueError, "ints >= 0"),
+                ({"causal": True, "window": (8, 2)}, ValueError,
+                 "right must be 0"),
+                ({"causal": 1}, TypeError, "causal must be a bool"),
+                ({"scale": 0.0}, ValueError, "scale must be > 0"),
+                ({"scale": float("nan")}, ValueError, "finite"),
+                ({"scale": "0.1"}, TypeError, "scale must be a float")):
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaisesRegex(error, text):
+                    self.check(**kwargs)
+
+    def test_check_hook(self):
+        """Size relations go through the hook (torch._check when traced)."""
+        seen = []
+        ops.check_attention_args(self.Q, self.KV, self.KV, self.BF16,
+                                 check=lambda c, m: seen.append(bool(c)))
+        self.assertEqual(len(seen), 5)
+        self.assertTrue(all(seen))
 
 
 class ApiTest(unittest.TestCase):
@@ -129,7 +210,18 @@ class FakeImplTest(unittest.TestCase):
         self.assertEqual((spec.dtype, spec.head_dim, spec.heads_q,
                           spec.heads_kv, spec.batch, spec.seq_q,
                           spec.window, spec.return_lse),
-                         ("f16", 64, 8, 2, None, None, (32, 0), True))
+                         ("f16", 64, None, None, None, None, (32, 0), True))
+
+    def test_attention_fake_errors(self):
+        torch = self.torch
+        q = torch.empty(2, 8, 100, 128, dtype=torch.bfloat16, device="meta")
+        kv = torch.empty(2, 3, 300, 128, dtype=torch.bfloat16, device="meta")
+        with self.assertRaisesRegex(Exception, "multiple of heads_kv"):
+            fmha.attention(q, kv, kv)
+        with self.assertRaisesRegex(TypeError, "one dtype"):
+            fmha.attention(q, kv.half(), kv.half())
+        with self.assertRaisesRegex(ValueError, "right must be 0"):
+            fmha.attention(q, q, q, causal=True, window=(4, 4))
 
 
 if __name__ == "__main__":

@@ -644,3 +644,101 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// tile.store_direct of a row vector (128 rows: the thread's rows +0, +8,
+// +64, +72) into the innermost dimension of a memref<?x?x?xf32> (the
+// expanded descriptor: pointers, offset, 3 sizes, 3 strides). Only the
+// quad's first lane stores (column 0); the outer coordinates and each row
+// are compared with the sizes (unsigned: negative ones are outside too);
+// each row's store is branched around when outside. An f32 log2 (of the
+// log-sum-exp) is lg2.approx, not a call to libdevice's __nv_log2f.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+// CHECK-LABEL: gpu.module @store_direct
+// CHECK-NOT: __nv_log2f
+// CHECK: llvm.func @k(%[[ALLOC:.*]]: !llvm.ptr, %[[PTR:.*]]: !llvm.ptr, %[[OFF:.*]]: i64, %[[S0:.*]]: i64, %[[S1:.*]]: i64, %[[S2:.*]]: i64, %[[T0:.*]]: i64, %[[T1:.*]]: i64, %[[T2:.*]]: i64, %[[B:.*]]: i32, %[[H:.*]]: i32, %[[M:.*]]: i32)
+// CHECK: llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"
+// CHECK: %[[LOG:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[ROW:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
+// CHECK: %[[COL:.*]] = llvm.mul %{{.*}}, %{{.*}} : i32
+// CHECK: %[[LEAD:.*]] = llvm.icmp "eq" %[[COL]], %{{.*}} : i32
+// CHECK: %[[BI:.*]] = llvm.sext %[[B]] : i32 to i64
+// CHECK: %[[BOK:.*]] = llvm.icmp "ult" %[[BI]], %{{.*}} : i64
+// CHECK: llvm.and %[[LEAD]], %[[BOK]] : i1
+// CHECK: llvm.mul %[[BI]], %{{.*}} : i64
+// CHECK: %[[HI:.*]] = llvm.sext %[[H]] : i32 to i64
+// CHECK: llvm.icmp "ult" %[[HI]], %{{.*}} : i64
+// CHECK: %[[OK:.*]] = llvm.and
+// CHECK: llvm.mul %[[HI]], %{{.*}} : i64
+// CHECK: %[[OFFSET:.*]] = llvm.add
+// CHECK: %[[MI:.*]] = llvm.sext %[[M]] : i32 to i64
+// CHECK: %[[SIZE:.*]] = llvm.extractvalue %{{.*}}[3, 2]
+// CHECK: %[[STRIDE:.*]] = llvm.extractvalue %{{.*}}[4, 2]
+// CHECK: %[[BASE:.*]] = llvm.extractvalue %{{.*}}[1]
+// Row +0.
+// CHECK: %[[R0:.*]] = llvm.sext %[[ROW]] : i32 to i64
+// CHECK: %[[G0:.*]] = llvm.add %[[MI]], %[[R0]] : i64
+// CHECK: %[[IN0:.*]] = llvm.icmp "ult" %[[G0]], %[[SIZE]] : i64
+// CHECK: %[[OK0:.*]] = llvm.and %[[OK]], %[[IN0]] : i1
+// CHECK: %[[E0:.*]] = llvm.mul %[[G0]], %[[STRIDE]] : i64
+// CHECK: %[[AT0:.*]] = llvm.add %[[OFFSET]], %[[E0]] : i64
+// CHECK: %[[P0:.*]] = llvm.getelementptr %[[BASE]][%[[AT0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: %[[V0:.*]] = llvm.extractvalue %[[LOG]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: llvm.cond_br %[[OK0]], ^[[STORE0:.*]], ^[[NEXT0:.*]]
+// CHECK: ^[[STORE0]]:
+// CHECK-NEXT: llvm.store %[[V0]], %[[P0]] {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK-NEXT: llvm.br ^[[NEXT0]]
+// Rows +8, +64, +72.
+// CHECK: ^[[NEXT0]]:
+// CHECK-NEXT: llvm.mlir.constant(8 : i32) : i32
+// CHECK: llvm.extractvalue %[[LOG]][1]
+// CHECK: llvm.cond_br
+// CHECK: llvm.store
+// CHECK: llvm.mlir.constant(64 : i32) : i32
+// CHECK: llvm.extractvalue %[[LOG]][2]
+// CHECK: llvm.cond_br
+// CHECK: llvm.store
+// CHECK: llvm.mlir.constant(72 : i32) : i32
+// CHECK: llvm.extractvalue %[[LOG]][3]
+// CHECK: llvm.cond_br
+// CHECK: llvm.store
+// CHECK-NOT: llvm.store
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @store_direct {
+    gpu.func @k(%lse: memref<?x?x?xf32>, %b: i32, %h: i32, %m: i32) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %rows = tile.iota axis 0 : tensor<128xi32, #row>
+          %f = arith.sitofp %rows : tensor<128xi32, #row> to tensor<128xf32, #row>
+          %v = math.log2 %f : tensor<128xf32, #row>
+          tile.store_direct %lse[%b, %h, %m], %v : memref<?x?x?xf32>, tensor<128xf32, #row>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Plain stores of other register tensors are not lowered yet.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @store_direct_2d {
+    gpu.func @k(%out: memref<?x16xf32>, %m: i32) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %s = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
+          // expected-error @+2 {{'tile.store_direct' op lowers row vectors (#tile.slice<dim = 1> of a one-warpgroup #tile.wgmma_acc) only, got 'tensor<64x16xf32, #tile.wgmma_acc<instr_n = 16, warpgroups = 1>>'}}
+          // expected-error @+1 {{failed to legalize operation 'tile.store_direct'}}
+          tile.store_direct %out[%m, %m], %s : memref<?x16xf32>, tensor<64x16xf32, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs fmha into the build tree (no root needed), builds
 # examples/embedding against the installed CMake package, and runs both of
-# its programs: the C++ one (fmha::buildSM90Pipeline on the GEMM, attention
-# through fmha-expand-kernels) and the C one (fmha-c/FMHA.h).
+# its programs: the C++ one (fmha::buildSM90Pipeline on a GEMM and on an
+# attention op with its log-sum-exp) and the C one (fmha-c/FMHA.h).
 # usage: run-embedding-install.sh BUILD_DIR SOURCE_DIR CMAKE GENERATOR
 #          MAKE_PROGRAM C_COMPILER CXX_COMPILER [COMPILER_LAUNCHER]
 set -euo pipefail
@@ -49,7 +49,7 @@ echo "== fmha-embed (C++)"
 "$work/build/fmha-embed" "$src/examples/gemm.mlir" | tee "$work/cpp.out"
 grep -q "^gemm: PTX of [0-9]* bytes, first line: .version " "$work/cpp.out"
 grep -q "^gemm: kernel gemm_bf16, [1-9][0-9]* wgmma.mma_async" "$work/cpp.out"
-grep -q "^attention: fmha-expand-kernels expanded @attn into kernel attn" \
+grep -q "^attention: kernel attn, [1-9][0-9]* wgmma.mma_async, [1-9][0-9]* TMA copies, [1-9][0-9]* global stores (lse)" \
   "$work/cpp.out"
 
 echo "== fmha-embed-c (C)"
@@ -58,7 +58,7 @@ grep -q "^c: dialects fmha tile ws$" "$work/c.out"
 grep -q "^c: PTX of [0-9]* bytes, first line: .version " "$work/c.out"
 grep -q "^c: kernel gemm_bf16, [1-9][0-9]* wgmma.mma_async" "$work/c.out"
 grep -q "^c: binary=none: [1-9]" "$work/c.out"
-grep -q "^c: attention: fmha-expand-kernels left 0 fmha.attention op(s) and 1 kernel(s)" \
+grep -q "^c: attention: the sm90 pipeline left 0 fmha.attention op(s) and 1 gpu.binary" \
   "$work/c.out"
 grep -q "^c: an invalid op fails: <source>:.*error: " "$work/c.out"
 echo "embedding-install: ok"

@@ -122,11 +122,13 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // Attention: the two consumers' Q tiles share one stream of K/V tiles (the
 // range their masks leave visible), each with its own online softmax in
 // base 2. GQA finds the KV head as head / (heads_q / heads_kv); causal ends
-// the K/V range at the diagonal (bottom-right aligned); LSE is stored per
-// row.
+// the K/V range at the diagonal (bottom-right aligned); LSE is a memref
+// (its rows of seq_q f32 need not be TMA-addressable) stored per row with
+// plain stores, -inf where a row has no key.
 // CHECK-LABEL: gpu.module @attn_module
-// CHECK: gpu.func @attn(%[[Q:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[V:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[O:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[LSE:.*]]: !tile.desc<tensor<64xf32>, rank = 3>, %[[HQ:.*]]: i32, %[[HKV:.*]]: i32, %[[SQ:.*]]: i32, %[[SK:.*]]: i32) kernel
+// CHECK: gpu.func @attn(%[[Q:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[V:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[O:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[LSE:.*]]: memref<?x?x?xf32>, %[[HQ:.*]]: i32, %[[HKV:.*]]: i32, %[[SQ:.*]]: i32, %[[SK:.*]]: i32) kernel
 // CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22SQ\22,128]},32,\22B\22]
+// CHECK-SAME: {\22kind\22:\22memref\22,\22tensor\22:\22lse\22}
 // CHECK: %[[HEAD:.*]] = tile.program_id y : i32
 // CHECK: %[[BATCH:.*]] = tile.program_id z : i32
 // CHECK: %[[GROUP:.*]] = arith.divui %[[HQ]], %[[HKV]] : i32
@@ -152,7 +154,8 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // CHECK: arith.divf
 // CHECK: tile.store %[[O]][%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
 // CHECK: math.log2
-// CHECK: tile.store %[[LSE]][%[[BATCH]], %[[HEAD]], %{{.*}}]
+// CHECK: %[[LSEROW:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<64xi1>, tensor<64xf32>
+// CHECK: tile.store_direct %[[LSE]][%[[BATCH]], %[[HEAD]], %{{.*}}], %[[LSEROW]] : memref<?x?x?xf32>, tensor<64xf32>
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) causal

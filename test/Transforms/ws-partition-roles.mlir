@@ -258,3 +258,293 @@ func.func @foreign_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
   tile.store %c[%c0, %c0], %other : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
   return
 }
+
+// -----
+
+// Plain stores (tile.store_direct) of row statistics: each stays in place in
+// the consumer whose accumulator the statistic is computed from (the row max
+// of its S tiles), with no staging buffer and no TMA store; the producer and
+// the other consumer drop it.
+// CHECK-LABEL: gpu.func @row_max(
+// CHECK-SAME: %[[OUT:[a-z0-9_]+]]: memref<?xf32>
+// CHECK-NOT: ws.buffer_alloc
+// CHECK: ws.role "producer"
+// CHECK-NOT: tile.store_direct
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[R0:.*]]:2 = scf.for
+// CHECK:     tile.reduce max
+// CHECK:   tile.store_direct %[[OUT]][%{{.*}}], %[[R0]]#1 : memref<?xf32>, tensor<64xf32, #{{.*}}>
+// CHECK-NOT: tile.store_direct
+// CHECK: ws.role "consumer1"
+// CHECK:   %[[M1:.*]] = arith.addi
+// CHECK:   %[[R1:.*]]:2 = scf.for
+// CHECK:     tile.reduce max
+// CHECK:   tile.store_direct %[[OUT]][%[[M1]]], %[[R1]]#1 : memref<?xf32>, tensor<64xf32, #{{.*}}>
+// CHECK-NOT: tile.store_direct
+// CHECK-NOT: ws.tma_store
+// CHECK: gpu.return
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+module attributes {gpu.container_module} {
+  gpu.module @row_max_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @row_max(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                      %out: memref<?xf32>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %ninf = arith.constant dense<0xFF800000> : tensor<64xf32, #row>
+      %r:4 = scf.for %i = %c0 to %n step %c1
+          iter_args(%acc0 = %zero, %max0 = %ninf, %acc1 = %zero, %max1 = %ninf)
+          -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>,
+              tensor<64x64xf32, #acc>, tensor<64xf32, #row>) : i32 {
+        %k0 = arith.muli %i, %c64 : i32
+        %x0 = tile.load %a[%m0, %k0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %x1 = tile.load %a[%m1, %k0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %y = tile.load %a[%k0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %x0, %y, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t0 = tile.reduce max %d0 axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+        %n0 = arith.maximumf %max0, %t0 : tensor<64xf32, #row>
+        %d1 = tile.dot %x1, %y, %acc1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t1 = tile.reduce max %d1 axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+        %n1 = arith.maximumf %max1, %t1 : tensor<64xf32, #row>
+        scf.yield %d0, %n0, %d1, %n1 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64x64xf32, #acc>, tensor<64xf32, #row>
+      }
+      tile.store_direct %out[%m0], %r#1 : memref<?xf32>, tensor<64xf32, #row>
+      tile.store_direct %out[%m1], %r#3 : memref<?xf32>, tensor<64xf32, #row>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A plain store of a value that no consumer computes.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+func.func @foreign_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                                %out: memref<?xf32>,
+                                %other: tensor<64xf32, #row>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+    %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+    %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    scf.yield %d : tensor<64x64xf32, #acc>
+  }
+  // expected-error @+1 {{'tile.store_direct' op stores a value that does not come from an accumulator of the main loop}}
+  tile.store_direct %out[%c0], %other : memref<?xf32>, tensor<64xf32, #row>
+  return
+}
+
+// -----
+
+// A plain store of a value that both consumers' accumulators feed.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+func.func @shared_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                               %out: memref<?xf32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero, %acc1 = %zero)
+      -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+    %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+    %d0 = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    %d1 = tile.dot %x, %x, %acc1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+  }
+  %sum = arith.addf %r#0, %r#1 : tensor<64x64xf32, #acc>
+  %rows = tile.reduce sum %sum axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+  // expected-error @+1 {{'tile.store_direct' op stores a value computed from several accumulators (loop results 0 and 1): no one consumer role can store it}}
+  tile.store_direct %out[%c0], %rows : memref<?xf32>, tensor<64xf32, #row>
+  return
+}
+
+// -----
+
+// Loads before the main loop (attention's Q tiles) fill one slot of a
+// one-stage channel, which each consumer holds until its epilogue is done:
+// it stages its result for the TMA store in its own prologue buffer, which
+// it read last in the main loop and no other role reads, instead of a
+// buffer of its own, and releases the slot once the TMA store has read it.
+// CHECK-LABEL: gpu.func @prologue(
+// CHECK-NOT: ws.buffer_alloc
+// CHECK: %[[KV:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+// CHECK: %[[QCH:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 1>
+// CHECK-NOT: ws.buffer_alloc
+// CHECK: ws.role "producer"
+// CHECK:   %[[PTOK:.*]], %[[PBUF:.*]]:2 = ws.producer_acquire %[[QCH]]
+// CHECK:   ws.tma_load %{{.*}}, %[[PBUF]]#0, %[[PTOK]]
+// CHECK:   ws.tma_load %{{.*}}, %[[PBUF]]#1, %[[PTOK]]
+// CHECK:   ws.producer_commit %[[QCH]], %[[PTOK]] by tma tx_bytes 16384
+// CHECK:   scf.for
+// CHECK:     ws.producer_acquire %[[KV]]
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[TOK0:.*]], %[[Q0:.*]]:2 = ws.consumer_wait %[[QCH]]
+// CHECK:   ws.as_tensor %[[Q0]]#0
+// CHECK:   scf.for
+// CHECK:     ws.consumer_release %[[KV]], %{{.*}} by wgmma
+// CHECK:     scf.yield
+// CHECK-NEXT: }
+// CHECK-NOT: ws.consumer_release
+// CHECK:   ws.store_shared %{{.*}}, %[[Q0]]#0 : tensor<64x64xbf16, #{{.*}}>, memref<64x64xbf16, 3>
+// CHECK:   ws.tma_store %{{.*}}, %[[Q0]]#0
+// CHECK:   ws.tma_store_wait
+// CHECK-NEXT: ws.consumer_release %[[QCH]], %[[TOK0]] by threads
+// CHECK-NEXT: }
+// CHECK: ws.role "consumer1"
+// CHECK:   %[[TOK1:.*]], %[[Q1:.*]]:2 = ws.consumer_wait %[[QCH]]
+// CHECK:   ws.as_tensor %[[Q1]]#1
+// CHECK:   ws.store_shared %{{.*}}, %[[Q1]]#1
+// CHECK:   ws.tma_store %{{.*}}, %[[Q1]]#1
+// CHECK:   ws.tma_store_wait
+// CHECK-NEXT: ws.consumer_release %[[QCH]], %[[TOK1]] by threads
+// CHECK-NEXT: }
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @prologue_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @prologue(%q: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %o: !tile.desc<tensor<64x64xbf16>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %q0 = tile.load %q[%m0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %q1 = tile.load %q[%m1, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a0 = %zero, %a1 = %zero)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+        %n0 = arith.muli %i, %c64 : i32
+        %kt = tile.load %k[%n0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %q0, %kt, %a0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d1 = tile.dot %q1, %kt, %a1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+      }
+      %t0 = arith.truncf %r#0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%m0, %c0], %t0 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      %t1 = arith.truncf %r#1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%m1, %c0], %t1 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Both consumers read the first prologue buffer: neither stages in it.
+// Consumer 0 stages in the second one, which nobody reads; consumer 1 then
+// keeps a staging buffer of its own, and releases the slot after its main
+// loop.
+// CHECK-LABEL: gpu.func @cross(
+// CHECK: %[[S:.*]] = ws.buffer_alloc : memref<64x64xbf16, 3>
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[TOK0:.*]], %[[Q0:.*]]:2 = ws.consumer_wait
+// CHECK:   ws.as_tensor %[[Q0]]#0
+// CHECK:   ws.store_shared %{{.*}}, %[[Q0]]#1
+// CHECK:   ws.tma_store %{{.*}}, %[[Q0]]#1
+// CHECK:   ws.tma_store_wait
+// CHECK-NEXT: ws.consumer_release %{{.*}}, %[[TOK0]] by threads
+// CHECK: ws.role "consumer1"
+// CHECK:   %[[TOK1:.*]], %[[Q1:.*]]:2 = ws.consumer_wait
+// CHECK:   ws.as_tensor %[[Q1]]#0
+// CHECK:   scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: ws.consumer_release %{{.*}}, %[[TOK1]] by threads
+// CHECK:   ws.store_shared %{{.*}}, %[[S]]
+// CHECK:   ws.tma_store %{{.*}}, %[[S]]
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @cross_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @cross(%q: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %o: !tile.desc<tensor<64x64xbf16>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %q0 = tile.load %q[%m0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %q1 = tile.load %q[%m1, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a0 = %zero, %a1 = %zero)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+        %n0 = arith.muli %i, %c64 : i32
+        %kt = tile.load %k[%n0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %q0, %kt, %a0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d1 = tile.dot %q0, %kt, %a1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+      }
+      %t0 = arith.truncf %r#0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%m0, %c0], %t0 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      %t1 = arith.truncf %r#1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%m1, %c0], %t1 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Results of another type than the prologue buffers (f32, not bf16) keep
+// their staging buffers; the slot is released after the main loop.
+// CHECK-LABEL: gpu.func @other_type(
+// CHECK: %[[S0:.*]] = ws.buffer_alloc : memref<64x64xf32, 3>
+// CHECK: %[[S1:.*]] = ws.buffer_alloc : memref<64x64xf32, 3>
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[TOK0:.*]], %{{.*}}:2 = ws.consumer_wait
+// CHECK:   scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: ws.consumer_release %{{.*}}, %[[TOK0]] by threads
+// CHECK:   ws.store_shared %{{.*}}, %[[S0]]
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @other_type_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @other_type(%q: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                       %o: !tile.desc<tensor<64x64xf32>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %q0 = tile.load %q[%m0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %q1 = tile.load %q[%m1, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a0 = %zero, %a1 = %zero)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+        %n0 = arith.muli %i, %c64 : i32
+        %kt = tile.load %k[%n0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %q0, %kt, %a0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d1 = tile.dot %q1, %kt, %a1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+      }
+      tile.store %o[%m0, %c0], %r#0 : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+      tile.store %o[%m1, %c0], %r#1 : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+      gpu.return
+    }
+  }
+}

@@ -2,8 +2,8 @@
 //
 // Part of fmha. Lowers the ops of an attention consumer that work on tensors
 // in the wgmma accumulator layout and on their row vectors: row reductions
-// (across the 4 lanes of a quad), row broadcasts, iota, scalar splats and
-// changes of instr_n.
+// (across the 4 lanes of a quad), row broadcasts, iota, scalar splats,
+// changes of instr_n and plain global stores of row vectors.
 //
 // A `#tile.wgmma_acc` tensor of one warpgroup is a struct with one struct
 // per m64 x instr_n fragment (see TileToNVVM.h). Lane l of warp w holds rows
@@ -19,6 +19,7 @@
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -282,10 +283,96 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
   }
 };
 
+/// tile.store_direct of a row vector (`#tile.slice<dim = 1>`) into the
+/// innermost dimension of a memref -> for each of the thread's rows, a
+/// global store by the quad's first lane (the other three hold the same
+/// value), branched around where the row or an outer coordinate is outside
+/// the memref (unsigned compares: negative coordinates are outside too).
+/// Addresses come from the memref descriptor's offset, sizes and strides.
+struct StoreDirectLowering : ConvertOpToLLVMPattern<tile::StoreDirectOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::StoreDirectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getValue().getType();
+    std::optional<int64_t> values = getSliceRowValues(type);
+    if (!values)
+      return op.emitOpError("lowers row vectors (#tile.slice<dim = 1> of a "
+                            "one-warpgroup #tile.wgmma_acc) only, got ")
+             << type;
+    Location loc = op.getLoc();
+    MemRefType destType = op.getDest().getType();
+    Type element = getTypeConverter()->convertType(type.getElementType());
+    Type i64 = rewriter.getI64Type();
+    int64_t rank = destType.getRank();
+    MemRefDescriptor dest(adaptor.getDest());
+    auto index = [&](Value coord) -> Value {
+      return LLVM::SExtOp::create(rewriter, loc, i64, coord);
+    };
+    auto below = [&](Value x, Value size) -> Value {
+      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
+                                  size);
+    };
+
+    // Where the rows start, and whether this thread stores at all: the
+    // quad's first lane (column 0), outer coordinates inside the memref.
+    auto [row, col] = threadOrigin(rewriter, loc);
+    Value ok = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, col,
+                                    i32Const(rewriter, loc, 0));
+    Value offset = dest.offset(rewriter, loc);
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      Value c = index(adaptor.getCoords()[d]);
+      ok = LLVM::AndOp::create(rewriter, loc, ok,
+                               below(c, dest.size(rewriter, loc, d)));
+      offset = LLVM::AddOp::create(
+          rewriter, loc, offset,
+          LLVM::MulOp::create(rewriter, loc, c, dest.stride(rewriter, loc, d)));
+    }
+    Value first = index(adaptor.getCoords()[rank - 1]);
+    Value size = dest.size(rewriter, loc, rank - 1);
+    Value stride = dest.stride(rewriter, loc, rank - 1);
+    Value base = dest.alignedPtr(rewriter, loc);
+
+    // The op's block, split before the op: one conditional store per row,
+    // then the rest of the block.
+    Block *block = op->getBlock();
+    Block *rest = rewriter.splitBlock(block, op->getIterator());
+    rewriter.setInsertionPointToEnd(block);
+    for (int64_t v = 0; v < *values; ++v) {
+      Value r = LLVM::AddOp::create(
+          rewriter, loc, first,
+          index(addConst(rewriter, loc, row, kWgmmaM * (v / 2) + 8 * (v % 2))));
+      Value inside = LLVM::AndOp::create(rewriter, loc, ok, below(r, size));
+      Value at = LLVM::AddOp::create(
+          rewriter, loc, offset, LLVM::MulOp::create(rewriter, loc, r, stride));
+      Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
+                                       base, ValueRange{at});
+      Value value =
+          LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), v);
+      Block *current = rewriter.getInsertionBlock();
+      Block *next =
+          v + 1 == *values
+              ? rest
+              : rewriter.createBlock(rest->getParent(), Region::iterator(rest));
+      Block *store =
+          rewriter.createBlock(next->getParent(), Region::iterator(next));
+      LLVM::StoreOp::create(rewriter, loc, value, addr,
+                            element.getIntOrFloatBitWidth() / 8);
+      LLVM::BrOp::create(rewriter, loc, next);
+      rewriter.setInsertionPointToEnd(current);
+      LLVM::CondBrOp::create(rewriter, loc, inside, store, next);
+      if (next != rest)
+        rewriter.setInsertionPointToEnd(next);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void ws::populateRegisterOpPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
   patterns.add<ReduceLowering, BroadcastLowering, IotaLowering, SplatLowering,
-               ConvertLayoutLowering>(converter);
+               ConvertLayoutLowering, StoreDirectLowering>(converter);
 }

@@ -663,14 +663,80 @@ struct TMEMIotaLowering : ConvertOpToLLVMPattern<tile::IotaOp> {
   }
 };
 
+/// tile.store_direct of a 32x32b row vector into the innermost dimension of
+/// a memref -> each thread stores its row's value (row %tid.x % 128), unless
+/// the row or an outer coordinate is outside the memref (unsigned compares:
+/// negative coordinates are outside too).
+struct TMEMRowStoreDirectLowering
+    : ConvertOpToLLVMPattern<tile::StoreDirectOp> {
+  TMEMRowStoreDirectLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(tile::StoreDirectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getValue().getType();
+    if (!getTmemRowVectorValues(type))
+      return rewriter.notifyMatchFailure(op, "not a 32x32b row vector");
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    Type element = getTypeConverter()->convertType(type.getElementType());
+    int64_t rank = op.getDest().getType().getRank();
+    MemRefDescriptor dest(adaptor.getDest());
+    auto below = [&](Value x, Value size) -> Value {
+      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
+                                  size);
+    };
+    Value row = LLVM::URemOp::create(
+        rewriter, loc,
+        NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
+        i32Const(rewriter, loc, kTMEMLanes));
+    Value r = LLVM::AddOp::create(
+        rewriter, loc,
+        LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getCoords()[rank - 1]),
+        LLVM::ZExtOp::create(rewriter, loc, i64, row));
+    Value ok = below(r, dest.size(rewriter, loc, rank - 1));
+    Value offset = dest.offset(rewriter, loc);
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      Value c =
+          LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getCoords()[d]);
+      ok = LLVM::AndOp::create(rewriter, loc, ok,
+                               below(c, dest.size(rewriter, loc, d)));
+      offset = LLVM::AddOp::create(
+          rewriter, loc, offset,
+          LLVM::MulOp::create(rewriter, loc, c, dest.stride(rewriter, loc, d)));
+    }
+    Value at = LLVM::AddOp::create(
+        rewriter, loc, offset,
+        LLVM::MulOp::create(rewriter, loc, r,
+                            dest.stride(rewriter, loc, rank - 1)));
+    Value addr = LLVM::GEPOp::create(
+        rewriter, loc, dest.alignedPtr(rewriter, loc).getType(), element,
+        dest.alignedPtr(rewriter, loc), ValueRange{at});
+    Value value = LLVM::ExtractValueOp::create(
+        rewriter, loc, adaptor.getValue(), ArrayRef<int64_t>{0});
+    Block *block = rewriter.getInsertionBlock();
+    Block *rest = rewriter.splitBlock(block, rewriter.getInsertionPoint());
+    Block *store = rewriter.createBlock(rest);
+    rewriter.setInsertionPointToEnd(block);
+    LLVM::CondBrOp::create(rewriter, loc, ok, store, rest);
+    rewriter.setInsertionPointToEnd(store);
+    LLVM::StoreOp::create(rewriter, loc, value, addr,
+                          element.getIntOrFloatBitWidth() / 8);
+    LLVM::BrOp::create(rewriter, loc, rest);
+    rewriter.setInsertionPointToStart(rest);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void ws::populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns
-      .add<TMEMAllocLowering, TMEMRelinquishLowering, TMEMDeallocLowering,
-           TMEMBufferLowering, TMEMSlotLowering, TMEMAsTensorLowering,
-           TCGen05CommitLowering, TCGen05MMALowering, TMEMLoadLowering,
-           TMEMRowStoreSharedLowering, TMEMStoreLowering, TMEMRowReduceLowering,
-           TMEMRowBroadcastLowering, TMEMIotaLowering>(converter);
+  patterns.add<TMEMAllocLowering, TMEMRelinquishLowering, TMEMDeallocLowering,
+               TMEMBufferLowering, TMEMSlotLowering, TMEMAsTensorLowering,
+               TCGen05CommitLowering, TCGen05MMALowering, TMEMLoadLowering,
+               TMEMRowStoreSharedLowering, TMEMStoreLowering,
+               TMEMRowReduceLowering, TMEMRowBroadcastLowering,
+               TMEMIotaLowering, TMEMRowStoreDirectLowering>(converter);
 }

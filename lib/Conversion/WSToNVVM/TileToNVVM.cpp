@@ -249,6 +249,13 @@ struct ElementwiseLowering : ConversionPattern {
                 rewriter, loc, rewriter.getF32Type(),
                 rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"), scalars)
                 .getResult(0);
+      } else if (isa<math::Log2Op>(op) && type.getElementType().isF32()) {
+        // lg2.approx.f32 likewise (attention's log-sum-exp), not a call to
+        // libdevice's __nv_log2f.
+        scalar = LLVM::CallIntrinsicOp::create(
+                     rewriter, loc, rewriter.getF32Type(),
+                     rewriter.getStringAttr("llvm.nvvm.lg2.approx.f"), scalars)
+                     .getResult(0);
       } else {
         OperationState state(loc, op->getName(), scalars,
                              {type.getElementType()}, op->getAttrs());

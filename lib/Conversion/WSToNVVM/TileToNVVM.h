@@ -57,7 +57,8 @@ std::optional<SmallVector<SmallVector<int64_t, 2>>>
 getRegisterPositions(RankedTensorType type);
 
 /// Patterns of RegisterOps.cpp: tile.reduce, tile.broadcast, tile.iota,
-/// tensor.splat and tile.convert_layout on register tensors.
+/// tensor.splat, tile.convert_layout and tile.store_direct on register
+/// tensors.
 void populateRegisterOpPatterns(const LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns);
 

@@ -90,12 +90,18 @@ def launch_key(names: tuple, tensors: Mapping[str, Any]) -> Optional[tuple]:
     return tuple(parts)
 
 
-def check_layout(name: str, view: TensorView) -> None:
-    """The manifest's layout rules for every tensor: innermost stride 1,
-    other strides multiples of 16 bytes, a 16-byte aligned address."""
+def check_layout(name: str, view: TensorView, tma: bool = True) -> None:
+    """The manifest's layout rules. A tensor that a tensor map describes
+    (``tma``): innermost stride 1, other strides multiples of 16 bytes, a
+    16-byte aligned address. A tensor passed only as a ``memref`` or a
+    ``pointer`` (read and written with plain loads and stores): dense and
+    row-major, its address aligned to its element size."""
     if len(view.strides) != len(view.shape):
         raise ValueError(f"tensor '{name}' has {len(view.strides)} strides "
                          f"for shape {list(view.shape)}")
+    if not tma:
+        _check_dense(name, view)
+        return
     if view.strides[-1] != 1:
         raise ValueError(
             f"tensor '{name}' must be contiguous in its innermost dimension "
@@ -114,6 +120,28 @@ def check_layout(name: str, view: TensorView) -> None:
             "16-byte aligned")
 
 
+def _check_dense(name: str, view: TensorView) -> None:
+    """A dense row-major tensor at an address aligned to its element size
+    (strides of size-1 dimensions do not matter; an empty tensor has no
+    layout)."""
+    if 0 not in view.shape:
+        expected = 1
+        for dim in reversed(range(len(view.shape))):
+            if view.shape[dim] != 1 and view.strides[dim] != expected:
+                dense = [math.prod(view.shape[i + 1:])
+                         for i in range(len(view.shape))]
+                raise ValueError(
+                    f"tensor '{name}' must be dense and row-major (strides "
+                    f"{dense} for shape {list(view.shape)}), but has strides "
+                    f"{list(view.strides)}; the kernel writes it with plain "
+                    "stores at row-major offsets (pass a contiguous tensor)")
+            expected *= view.shape[dim]
+    if view.itemsize and view.data_ptr % view.itemsize:
+        raise ValueError(
+            f"tensor '{name}' starts at {view.data_ptr:#x}, which is not "
+            f"aligned to its {view.itemsize}-byte elements")
+
+
 class Kernel:
     """A compiled kernel: its manifest and cubin, launchable on tensors.
 
@@ -130,6 +158,10 @@ class Kernel:
         digest = hashlib.sha256(cubin).hexdigest()[:16]
         self._cubin_key = f"{os.path.abspath(manifest.cubin_path)}#{digest}"
         self._names = tuple(manifest.tensors)
+        # Tensors a tensor map describes follow TMA's layout rules; the
+        # others (memref and pointer parameters) need only be dense.
+        self._tma = frozenset(p.tensor for p in manifest.params
+                              if p.kind == "tensor_map")
         self._launches = LRUCache(LAUNCH_CACHE_SIZE)
         self._tensor_maps = LRUCache(TENSOR_MAP_CACHE_SIZE)
         self._context_query: Any = None
@@ -247,7 +279,7 @@ class Kernel:
         driver = self.driver
         self._check_capability(driver, device)
         for name, view in views.items():
-            check_layout(name, view)
+            check_layout(name, view, name in self._tma)
 
         def num_sms() -> int:
             return driver.multiprocessor_count(device)

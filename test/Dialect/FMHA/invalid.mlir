@@ -354,6 +354,15 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 
 // -----
 
+// One stage on sm_90a: a consumer holds two K/V slots at a time.
+// expected-error @+1 {{stages 1 is not supported on sm_90a: expected at least 2 (a consumer releases a slot only after it has waited for the next one)}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    stages 1 target sm_90a
+
+// -----
+
 // Three consumer warpgroups.
 // expected-error @+1 {{consumers 3 is not supported: expected 1 or 2 consumer warpgroups}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
@@ -373,7 +382,7 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // Shared memory: two 128-key K/V stages of head dim 256 do not fit.
-// expected-error @+1 {{needs 328704 bytes of shared memory (Q/O 65536, K/V 262144, barriers 1024), sm_90a has 232448}}
+// expected-error @+1 {{needs 327728 bytes of shared memory (K/V 262144, Q/O 65536, barriers 48), sm_90a has 232448}}
 fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
                       tensor<?x8x?x256xbf16>)
     -> tensor<?x32x?x256xbf16>
@@ -381,8 +390,18 @@ fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
 
 // -----
 
+// Shared memory: three 64-key K/V stages of head dim 256 do not fit, though
+// O is staged in the Q buffers.
+// expected-error @+1 {{needs 262208 bytes of shared memory (K/V 196608, Q/O 65536, barriers 64), sm_90a has 232448}}
+fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
+                      tensor<?x8x?x256xbf16>)
+    -> tensor<?x32x?x256xbf16>
+    tile [64, 64] stages 3 consumers 2 target sm_90a
+
+// -----
+
 // Shared memory on sm_100a: too many stages.
-// expected-error @+1 {{needs 459776 bytes of shared memory (Q/O 65536, K/V 393216, barriers 1024), sm_100a has 232448}}
+// expected-error @+1 {{needs 458864 bytes of shared memory (K/V 393216, Q/O 65536, barriers 112), sm_100a has 232448}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
@@ -391,11 +410,21 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // Registers (sm_90a): S and O of a 128x128 tile with head dim 128.
-// expected-error @+1 {{consumer warpgroup needs 256 accumulator registers per thread (128x128 fp32 S tile + 128x128 fp32 O tile), at most 224 fit in the 240-register budget of sm_90a}}
+// expected-error @+1 {{consumer warpgroup needs 344 registers per thread (128x128 fp32 S + 128x128 bf16 P + 128x128 fp32 O tiles + 24 for the row state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
     tile [128, 128] target sm_90a
+
+// -----
+
+// Registers (sm_90a): the smallest 128-row tile at head dim 128 that does
+// not fit (ptxas spills it).
+// expected-error @+1 {{consumer warpgroup needs 248 registers per thread (128x64 fp32 S + 128x64 bf16 P + 128x128 fp32 O tiles + 24 for the row state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    tile [128, 64] target sm_90a
 
 // -----
 
@@ -630,6 +659,14 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 
 // -----
 
+// One stage on sm_90a.
+// expected-error @+1 {{stages 1 is not supported on sm_90a: expected at least 2 (a consumer releases a slot only after it has waited for the next one)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    stages 1 target sm_90a
+
+// -----
+
 // Negative stages.
 // expected-error @+1 {{stages -1 is out of range: expected 1 to 8}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
@@ -647,7 +684,7 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // Shared memory: 4 stages of 2 x 128x256 tiles.
-// expected-error @+1 {{needs 394240 bytes of shared memory (A 131072, B 131072, C staging 131072, barriers 1024), sm_90a has 232448}}
+// expected-error @+1 {{needs 393280 bytes of shared memory (A 131072, B 131072, C staging 131072, barriers 64), sm_90a has 232448}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
     tile [128, 256, 64] stages 4 target sm_90a
@@ -655,7 +692,7 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // Shared memory: the f32 C staging of the default tile leaves no room for 4 stages.
-// expected-error @+1 {{needs 328704 bytes of shared memory (A 131072, B 65536, C staging 131072, barriers 1024), sm_90a has 232448}}
+// expected-error @+1 {{needs 327744 bytes of shared memory (A 131072, B 65536, C staging 131072, barriers 64), sm_90a has 232448}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xf32>
     stages 4 target sm_90a
@@ -663,7 +700,7 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // Registers (sm_90a): a 128x256 accumulator per consumer.
-// expected-error @+1 {{consumer warpgroup needs 256 accumulator registers per thread (128x256 fp32 tile), at most 224 fit in the 240-register budget of sm_90a}}
+// expected-error @+1 {{consumer warpgroup needs 264 registers per thread (128x256 fp32 tile + 8 for addresses and loop state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
     tile [128, 256, 64] stages 2 consumers 1 target sm_90a

@@ -29,10 +29,10 @@ fmha.attention @attn_defaults (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 
 // Multi-query attention (one KV head), static sizes, f16, head dim 64, a
 // two-sided sliding window without causal, one consumer with 128-row tiles.
-// CHECK: fmha.attention @attn_mqa (tensor<4x16x1024x64xf16>, tensor<4x1x1024x64xf16>, tensor<4x1x1024x64xf16>) -> tensor<4x16x1024x64xf16> window [128, 128] tile [128, 128] stages 3 consumers 1 target sm_90a
+// CHECK: fmha.attention @attn_mqa (tensor<4x16x1024x64xf16>, tensor<4x1x1024x64xf16>, tensor<4x1x1024x64xf16>) -> tensor<4x16x1024x64xf16> window [128, 128] tile [128, 96] stages 3 consumers 1 target sm_90a
 fmha.attention @attn_mqa (tensor<4x16x1024x64xf16>, tensor<4x1x1024x64xf16>,
                           tensor<4x1x1024x64xf16>) -> tensor<4x16x1024x64xf16>
-    window [128, 128] tile [128, 128] stages 3 consumers 1 target sm_90a
+    window [128, 128] tile [128, 96] stages 3 consumers 1 target sm_90a
 
 // Multi-head attention (heads_q = heads_kv), cross-attention (seq_q != seq_k),
 // dynamic heads, head dim 256, causal only, with the LSE.

@@ -272,6 +272,42 @@ func.func @store_value_type(%d: !tile.desc<tensor<128x64xbf16>>, %v: tensor<128x
 }
 
 //===----------------------------------------------------------------------===//
+// tile.store_direct
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @store_direct_coords(%m: memref<?x?x?xf32>, %v: tensor<64xf32>, %i: i32) {
+  // expected-error @+1 {{'tile.store_direct' op needs one coordinate per dimension of the destination: 3 for 'memref<?x?x?xf32>', got 2}}
+  tile.store_direct %m[%i, %i], %v : memref<?x?x?xf32>, tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @store_direct_rank(%m: memref<?xf32>, %v: tensor<4x64xf32>, %i: i32) {
+  // expected-error @+1 {{'tile.store_direct' op stores a value of rank 2 into a destination of rank 1}}
+  tile.store_direct %m[%i], %v : memref<?xf32>, tensor<4x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_direct_element_type(%m: memref<?x?xbf16>, %v: tensor<64xf32>, %i: i32) {
+  // expected-error @+1 {{'tile.store_direct' op stores 'f32' elements into a memref of 'bf16'}}
+  tile.store_direct %m[%i, %i], %v : memref<?x?xbf16>, tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @store_direct_shared(%m: memref<64xf32, 3>, %v: tensor<64xf32>, %i: i32) {
+  // expected-error @+1 {{'tile.store_direct' op writes global memory, but the destination is in memory space 3 : i64}}
+  tile.store_direct %m[%i], %v : memref<64xf32, 3>, tensor<64xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // tile.dot
 //===----------------------------------------------------------------------===//
 

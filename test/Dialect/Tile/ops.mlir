@@ -182,6 +182,20 @@ func.func @load_store_shared(
   return
 }
 
+// Plain stores into a global memref: a row vector in a register layout, and
+// a 2-d block into a memref in NVPTX's global address space.
+// CHECK-LABEL: func.func @store_direct
+func.func @store_direct(
+    %lse: memref<?x?x?xf32>, %g: memref<?x64xbf16, 1>, %i: i32,
+    %rows: tensor<128xf32, #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 128, warpgroups = 2>>>,
+    %block: tensor<16x64xbf16>) {
+  // CHECK: tile.store_direct %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}], %{{.+}} : memref<?x?x?xf32>, tensor<128xf32, #[[ROW]]>
+  tile.store_direct %lse[%i, %i, %i], %rows : memref<?x?x?xf32>, tensor<128xf32, #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 128, warpgroups = 2>>>
+  // CHECK: tile.store_direct %{{.+}}[%{{.+}}, %{{.+}}], %{{.+}} : memref<?x64xbf16, 1>, tensor<16x64xbf16>
+  tile.store_direct %g[%i, %i], %block : memref<?x64xbf16, 1>, tensor<16x64xbf16>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,8 @@
 // Attention forward compiled by the whole sm_100a pipeline down to PTX that
 // ptxas accepts for sm_100a: head dims 128 and 64, causal and not, GQA (the
 // KV head is head / (heads_q / heads_kv): index arithmetic in every kernel),
-// with and without the LSE output. No Blackwell GPU runs them here.
+// with and without the LSE output (plain stores, a row per thread). No
+// Blackwell GPU runs them here.
 //
 // RUN: rm -rf %t && split-file %s %t
 // RUN: fmha-opt %t/d128_causal.mlir --fmha-sm100-pipeline | fmha-translate --fmha-extract-object > %t/d128_causal.ptx
@@ -51,15 +52,15 @@
 // CHECK-DAG: tcgen05.st.sync.aligned.32x32b.x32.b32
 // CHECK-DAG: tcgen05.wait::st.sync.aligned;
 // CHECK-DAG: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
-// LSE-DAG: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+// LSE-DAG: st.global.b32
 // CHECK: tcgen05.dealloc.cta_group::1.sync.aligned.b32
 
 //--- d128_causal.mlir
-// Head dim 128 needs one K/V stage on sm_100a: 128-row Q tiles, K/V and the
-// staging of O fill the shared memory.
+// The default configuration: at head dim 128 the partition keeps one K/V
+// stage (128-row Q tiles, K/V and the staging of O fill shared memory).
 fmha.attention @attn_d128_causal (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
                                   tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16>
-    causal stages 1 target sm_100a
+    causal target sm_100a
 
 //--- d128.mlir
 fmha.attention @attn_d128 (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,

@@ -141,9 +141,10 @@ int64_t AttentionOp::getNumConsumerGroups() {
 int64_t AttentionOp::getStagesOrDefault() {
   if (IntegerAttr stages = getStagesAttr())
     return stages.getInt();
-  return pickStages(kMaxDefaultStages, [&](int64_t stages) {
-    return getSharedMemoryUsage(stages).getTotalBytes();
-  });
+  return pickStages(kMaxDefaultStages, getMinStages(getTarget()),
+                    [&](int64_t stages) {
+                      return getSharedMemoryUsage(stages).getTotalBytes();
+                    });
 }
 
 double AttentionOp::getScaleOrDefault() {
@@ -180,24 +181,34 @@ SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages) {
   if (ShapedType::isDynamic(headDim))
     headDim = 0;
   int64_t elementBytes = getElementBytes(getElementType());
-  int64_t blockN = getBlockN();
+  int64_t blockM = getBlockM(), consumers = getNumConsumerGroups();
   SharedMemoryUsage usage;
-  // Q of every consumer tile; the epilogue reuses it to stage O.
-  usage.parts.push_back(
-      {"Q/O", getNumConsumerGroups() * getBlockM() * headDim * elementBytes});
-  // One K and one V block per stage.
-  usage.parts.push_back({"K/V", stages * 2 * blockN * headDim * elementBytes});
-  usage.parts.push_back({"barriers", limits::kBarrierBytes});
+  // The buffers in the order the sm_90a pipeline allocates them. The K/V
+  // ring: a K and a V buffer of `stages` slots.
+  usage.addPart("K/V", 2, stages * getBlockN() * headDim * elementBytes);
+  // A one-slot channel with the Q tile of every consumer. Each consumer
+  // stages its O tile for the TMA store in its Q buffer, which it holds until
+  // the store has read it (ws-partition-roles).
+  usage.addPart("Q/O", consumers, blockM * headDim * elementBytes);
+  // The lse rows go to global memory straight from registers
+  // (tile.store_direct): they need no shared memory.
+  // A full and an empty barrier per slot of each ring.
+  usage.mbarriers = 2 * (stages + 1);
   return usage;
 }
 
-int64_t AttentionOp::getAccumulatorRegisters() {
+int64_t AttentionOp::getConsumerRegisters() {
   int64_t headDim = getHeadDim();
   if (ShapedType::isDynamic(headDim))
     headDim = 0;
-  // S (block_m x block_n) and O (block_m x head_dim), spread over a
-  // warpgroup's threads.
-  return getBlockM() * (headDim + getBlockN()) / limits::kWarpgroupThreads;
+  int64_t blockM = getBlockM(), blockN = getBlockN();
+  // Spread over a warpgroup's threads: S (block_m x block_n) and O
+  // (block_m x head_dim) in fp32, P (S rounded to 16 bits, two to a
+  // register), and the per-row state.
+  int64_t s = blockM * blockN / limits::kWarpgroupThreads;
+  int64_t o = blockM * headDim / limits::kWarpgroupThreads;
+  return s + s / 2 + o +
+         blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters;
 }
 
 int64_t AttentionOp::getTmemColumns() {
@@ -344,23 +355,25 @@ static LogicalResult verifyConfig(AttentionOp op) {
            << "block_n " << blockN << " is not supported: expected a multiple "
            << "of " << limits::kMmaK16Bit << " from " << limits::kMmaK16Bit
            << " to " << limits::kMaxMmaN;
-  if (failed(verifyStages(op, op.getStagesAttr())) ||
+  Target target = op.getTarget();
+  if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())))
     return failure();
 
-  Target target = op.getTarget();
   if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
     return failure();
 
   int64_t blockM = op.getBlockM();
   int64_t headDim = op.getHeadDim();
   if (target == Target::Sm90a) {
-    std::string tiles;
-    llvm::raw_string_ostream os(tiles);
-    os << blockM << "x" << blockN << " fp32 S tile + " << blockM << "x"
-       << headDim << " fp32 O tile";
-    if (failed(verifyAccumulatorRegisters(op, op.getAccumulatorRegisters(),
-                                          tiles)))
+    std::string parts;
+    llvm::raw_string_ostream os(parts);
+    os << blockM << "x" << blockN << " fp32 S + " << blockM << "x" << blockN
+       << " " << op.getElementType() << " P + " << blockM << "x" << headDim
+       << " fp32 O tiles + "
+       << blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters
+       << " for the row state";
+    if (failed(verifyConsumerRegisters(op, op.getConsumerRegisters(), parts)))
       return failure();
   }
   if (target == Target::Sm100a) {

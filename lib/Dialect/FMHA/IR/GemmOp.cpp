@@ -105,9 +105,10 @@ int64_t GemmOp::getNumConsumerGroups() {
 int64_t GemmOp::getStagesOrDefault() {
   if (IntegerAttr stages = getStagesAttr())
     return stages.getInt();
-  return pickStages(kMaxDefaultStages, [&](int64_t stages) {
-    return getSharedMemoryUsage(stages).getTotalBytes();
-  });
+  return pickStages(kMaxDefaultStages, getMinStages(getTarget()),
+                    [&](int64_t stages) {
+                      return getSharedMemoryUsage(stages).getTotalBytes();
+                    });
 }
 
 //===----------------------------------------------------------------------===//
@@ -121,17 +122,20 @@ SharedMemoryUsage GemmOp::getSharedMemoryUsage(int64_t stages) {
   int64_t blockM = getBlockM(), blockN = getBlockN(), blockK = getBlockK();
   int64_t consumers = getNumConsumerGroups();
   SharedMemoryUsage usage;
-  // One A block per consumer tile and one shared B block, per stage.
-  usage.parts.push_back({"A", stages * consumers * blockM * blockK * inBytes});
-  usage.parts.push_back({"B", stages * blockN * blockK * inBytes});
-  // Each consumer stages its C tile for the TMA store.
-  usage.parts.push_back({"C staging", consumers * blockM * blockN * outBytes});
-  usage.parts.push_back({"barriers", limits::kBarrierBytes});
+  // The buffers in the order the sm_90a pipeline allocates them: the ring of
+  // one A block per consumer tile and one shared B block, `stages` slots
+  // each, then each consumer's C tile, staged for the TMA store.
+  usage.addPart("A", consumers, stages * blockM * blockK * inBytes);
+  usage.addPart("B", 1, stages * blockN * blockK * inBytes);
+  usage.addPart("C staging", consumers, blockM * blockN * outBytes);
+  // A full and an empty barrier per slot.
+  usage.mbarriers = 2 * stages;
   return usage;
 }
 
-int64_t GemmOp::getAccumulatorRegisters() {
-  return getBlockM() * getBlockN() / limits::kWarpgroupThreads;
+int64_t GemmOp::getConsumerRegisters() {
+  return getBlockM() * getBlockN() / limits::kWarpgroupThreads +
+         limits::kSm90GemmReservedRegisters;
 }
 
 int64_t GemmOp::getTmemColumns() {
@@ -249,20 +253,20 @@ static LogicalResult verifyConfig(GemmOp op) {
            << limits::kMinSwizzleBytes / inBytes << ", "
            << 2 * limits::kMinSwizzleBytes / inBytes << " or "
            << limits::kMaxSwizzleBytes / inBytes;
-  if (failed(verifyStages(op, op.getStagesAttr())) ||
+  Target target = op.getTarget();
+  if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())))
     return failure();
 
-  Target target = op.getTarget();
   if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
     return failure();
 
   if (target == Target::Sm90a) {
-    std::string tiles;
-    llvm::raw_string_ostream os(tiles);
-    os << op.getBlockM() << "x" << blockN << " fp32 tile";
-    if (failed(verifyAccumulatorRegisters(op, op.getAccumulatorRegisters(),
-                                          tiles)))
+    std::string parts;
+    llvm::raw_string_ostream os(parts);
+    os << op.getBlockM() << "x" << blockN << " fp32 tile + "
+       << limits::kSm90GemmReservedRegisters << " for addresses and loop state";
+    if (failed(verifyConsumerRegisters(op, op.getConsumerRegisters(), parts)))
       return failure();
   }
   if (target == Target::Sm100a) {

@@ -168,15 +168,27 @@ LogicalResult checks::verifyBlockM(Operation *op, int64_t blockM) {
                            << " rows of a warpgroup's tile)";
 }
 
-LogicalResult checks::verifyStages(Operation *op, IntegerAttr stages) {
+int64_t checks::getMinStages(Target target) {
+  return target == Target::Sm90a ? limits::kSm90MinStages : 1;
+}
+
+LogicalResult checks::verifyStages(Operation *op, IntegerAttr stages,
+                                   Target target) {
   if (!stages)
     return success();
   int64_t value = stages.getInt();
-  if (value >= 1 && value <= limits::kMaxStages)
-    return success();
-  return op->emitOpError() << "stages " << value
-                           << " is out of range: expected 1 to "
-                           << limits::kMaxStages;
+  if (value < 1 || value > limits::kMaxStages)
+    return op->emitOpError()
+           << "stages " << value << " is out of range: expected 1 to "
+           << limits::kMaxStages;
+  if (value < getMinStages(target))
+    return op->emitOpError()
+           << "stages " << value << " is not supported on "
+           << stringifyTarget(target) << ": expected at least "
+           << getMinStages(target)
+           << " (a consumer releases a slot only after it has waited for the "
+              "next one)";
+  return success();
 }
 
 LogicalResult checks::verifyConsumers(Operation *op, IntegerAttr consumers) {
@@ -204,19 +216,15 @@ LogicalResult checks::verifySharedMemory(Operation *op, Target target,
                            << " has " << limits::kMaxSharedMemoryBytes;
 }
 
-LogicalResult checks::verifyAccumulatorRegisters(Operation *op,
-                                                 int64_t registers,
-                                                 StringRef tiles) {
-  if (registers <= limits::kSm90MaxAccumulatorRegisters)
+LogicalResult checks::verifyConsumerRegisters(Operation *op, int64_t registers,
+                                              StringRef parts) {
+  if (registers <= limits::kSm90ConsumerRegisters)
     return success();
   return op->emitOpError() << "consumer warpgroup needs " << registers
-                           << " accumulator registers per thread (" << tiles
-                           << "), at most "
-                           << limits::kSm90MaxAccumulatorRegisters
-                           << " fit in the "
-                           << limits::kSm90ConsumerRegisterBudget
-                           << "-register budget of "
-                           << stringifyTarget(Target::Sm90a);
+                           << " registers per thread (" << parts << "), "
+                           << stringifyTarget(Target::Sm90a)
+                           << " consumer warpgroups get "
+                           << limits::kSm90ConsumerRegisters << " (setmaxnreg)";
 }
 
 LogicalResult checks::verifyTmemColumns(Operation *op, int64_t columns,
@@ -228,10 +236,10 @@ LogicalResult checks::verifyTmemColumns(Operation *op, int64_t columns,
                            << " has " << limits::kSm100TmemColumns;
 }
 
-int64_t checks::pickStages(int64_t maxStages,
+int64_t checks::pickStages(int64_t maxStages, int64_t minStages,
                            function_ref<int64_t(int64_t stages)> bytesFor) {
-  for (int64_t stages = maxStages; stages > 1; --stages)
+  for (int64_t stages = maxStages; stages > minStages; --stages)
     if (bytesFor(stages) <= limits::kMaxSharedMemoryBytes)
       return stages;
-  return 1;
+  return minStages;
 }

@@ -105,8 +105,12 @@ LogicalResult verifyTileRank(Operation *op, ArrayRef<int64_t> tile,
 /// Checks that block_m is 64 or 128.
 LogicalResult verifyBlockM(Operation *op, int64_t blockM);
 
-/// Checks that `stages` (when given) is within [1, limits::kMaxStages].
-LogicalResult verifyStages(Operation *op, IntegerAttr stages);
+/// Checks that `stages` (when given) is within [1, limits::kMaxStages], and
+/// at least limits::kSm90MinStages on sm_90a.
+LogicalResult verifyStages(Operation *op, IntegerAttr stages, Target target);
+
+/// The fewest stages a kernel for `target` may have.
+int64_t getMinStages(Target target);
 
 /// Checks that `consumers` (when given) is 1 or 2.
 LogicalResult verifyConsumers(Operation *op, IntegerAttr consumers);
@@ -116,20 +120,21 @@ LogicalResult verifyConsumers(Operation *op, IntegerAttr consumers);
 LogicalResult verifySharedMemory(Operation *op, Target target,
                                  const SharedMemoryUsage &usage);
 
-/// Checks that a consumer thread's `registers` fp32 accumulator registers fit
-/// in the sm_90a register budget; `tiles` describes the accumulator tiles,
-/// e.g. "128x256 fp32 tile".
-LogicalResult verifyAccumulatorRegisters(Operation *op, int64_t registers,
-                                         StringRef tiles);
+/// Checks that the `registers` a consumer thread needs fit in the register
+/// budget the sm_90a pipeline gives a consumer warpgroup
+/// (limits::kSm90ConsumerRegisters); `parts` says what they hold, e.g.
+/// "128x256 fp32 tile + 8 for addresses and loop state".
+LogicalResult verifyConsumerRegisters(Operation *op, int64_t registers,
+                                      StringRef parts);
 
 /// Checks that `columns` tensor memory columns fit on sm_100a; `parts`
 /// describes where they come from.
 LogicalResult verifyTmemColumns(Operation *op, int64_t columns,
                                 StringRef parts);
 
-/// The most stages, from `maxStages` down to 1, whose shared memory
-/// (`bytesFor(stages)`) fits; 1 when none does.
-int64_t pickStages(int64_t maxStages,
+/// The most stages, from `maxStages` down to `minStages`, whose shared memory
+/// (`bytesFor(stages)`) fits; `minStages` when none does.
+int64_t pickStages(int64_t maxStages, int64_t minStages,
                    function_ref<int64_t(int64_t stages)> bytesFor);
 
 /// Reads an optional I64 configuration attribute, or `defaultValue`.

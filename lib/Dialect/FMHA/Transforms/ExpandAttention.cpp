@@ -101,10 +101,9 @@ std::string AttentionBuilder::manifest() {
     tensors["lse"] = json::Object{{"shape", json::Array{batch, headsQ, sq}},
                                   {"dtype", "f32"},
                                   {"role", "output"}};
-    params.push_back(json::Object{{"kind", "tensor_map"},
-                                  {"tensor", "lse"},
-                                  {"box", json::Array{blockM}},
-                                  {"swizzle", 0}});
+    // Written with plain stores (tile.store_direct), not TMA: its rows of
+    // seq_q f32 need not be multiples of 16 bytes.
+    params.push_back(json::Object{{"kind", "memref"}, {"tensor", "lse"}});
   }
   for (json::Value size : {headsQ, headsKV, sq, sk})
     params.push_back(json::Object{
@@ -300,7 +299,7 @@ void AttentionBuilder::buildQueryTiles(Value q, Value k, Value v, Value o,
         splat(constF32(M_LN2), rowType));
     lseRow = arith::SelectOp::create(b, loc, hasKeys, lseRow,
                                      splat(constF32(negInf), rowType));
-    tile::StoreOp::create(b, loc, lse, {batch, head, m0}, lseRow);
+    tile::StoreDirectOp::create(b, loc, lse, {batch, head, m0}, lseRow);
   }
 }
 
@@ -319,7 +318,8 @@ LogicalResult AttentionBuilder::build() {
   SmallVector<Type> args{desc(blockM, element, 4), desc(blockN, element, 4),
                          desc(blockN, element, 4), desc(blockM, element, 4)};
   if (op.hasLse())
-    args.push_back(desc(blockM, f32, 3));
+    args.push_back(
+        MemRefType::get(SmallVector<int64_t>(3, ShapedType::kDynamic), f32));
   args.append(4, i32); // heads_q, heads_kv, seq_q, seq_k
   KernelShell shell =
       createKernelShell(b, op, op.getSymName(), op.getTarget(), args);

@@ -127,6 +127,37 @@ LogicalResult StoreOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// StoreDirectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult StoreDirectOp::verify() {
+  MemRefType dest = getDest().getType();
+  RankedTensorType value = getValue().getType();
+  if (getCoords().size() != static_cast<size_t>(dest.getRank()))
+    return emitOpError() << "needs one coordinate per dimension of the "
+                            "destination: "
+                         << dest.getRank() << " for " << dest << ", got "
+                         << getCoords().size();
+  if (value.getRank() > dest.getRank())
+    return emitOpError() << "stores a value of rank " << value.getRank()
+                         << " into a destination of rank " << dest.getRank();
+  if (value.getElementType() != dest.getElementType())
+    return emitOpError() << "stores " << value.getElementType()
+                         << " elements into a memref of "
+                         << dest.getElementType();
+  // Global memory: no memory space, or NVPTX's global address space 1
+  // (0 is the generic one).
+  if (Attribute space = dest.getMemorySpace()) {
+    auto number = dyn_cast<IntegerAttr>(space);
+    if (!number || (number.getInt() != 0 && number.getInt() != 1))
+      return emitOpError() << "writes global memory, but the destination is "
+                              "in memory space "
+                           << space;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // DotOp
 //===----------------------------------------------------------------------===//
 

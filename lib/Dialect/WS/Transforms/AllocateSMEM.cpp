@@ -4,12 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fmha/Dialect/FMHA/IR/KernelResources.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace ws {
@@ -20,11 +20,6 @@ namespace ws {
 
 using namespace mlir;
 using namespace mlir::ws;
-
-/// Buffers start on 1024-byte boundaries: 128-byte swizzling repeats every
-/// 1024 bytes and TMA and wgmma address it from such a boundary.
-static constexpr int64_t kBufferAlignment = 1024;
-static constexpr int64_t kMBarrierBytes = 8;
 
 namespace {
 struct WSAllocateSMEMPass
@@ -50,33 +45,35 @@ struct WSAllocateSMEMPass
     if (buffers.empty() && barriers.empty())
       return success();
 
-    // Offsets written by hand stay; the rest go after them.
-    int64_t end = 0;
+    // Offsets written by hand stay; the rest go after them, laid out as the
+    // fmha ops' verifiers estimate it (fmha::SharedMemoryAllocator).
+    int64_t start = 0;
     for (BufferAllocOp buffer : buffers)
       if (std::optional<int64_t> offset = buffer.getOffset())
-        end = std::max(end, *offset + getMemRefBytes(buffer.getType()));
+        start = std::max(start, *offset + getMemRefBytes(buffer.getType()));
     for (MBarrierAllocOp barrier : barriers)
       if (std::optional<int64_t> offset = barrier.getOffset())
-        end = std::max(end,
-                       *offset + kMBarrierBytes * barrier.getType().getCount());
+        start = std::max(start, *offset + fmha::limits::kMBarrierBytes *
+                                              barrier.getType().getCount());
 
     Builder b(func->getContext());
+    fmha::SharedMemoryAllocator allocator(start);
     int64_t bufferBytes = 0;
     for (BufferAllocOp buffer : buffers) {
       if (buffer.getOffset())
         continue;
-      end = llvm::alignTo(end, kBufferAlignment);
-      buffer.setOffsetAttr(b.getI64IntegerAttr(end));
-      bufferBytes += getMemRefBytes(buffer.getType());
-      end += getMemRefBytes(buffer.getType());
+      int64_t bytes = getMemRefBytes(buffer.getType());
+      buffer.setOffsetAttr(
+          b.getI64IntegerAttr(allocator.allocateBuffer(bytes)));
+      bufferBytes += bytes;
     }
     for (MBarrierAllocOp barrier : barriers) {
       if (barrier.getOffset())
         continue;
-      end = llvm::alignTo(end, kMBarrierBytes);
-      barrier.setOffsetAttr(b.getI64IntegerAttr(end));
-      end += kMBarrierBytes * barrier.getType().getCount();
+      barrier.setOffsetAttr(b.getI64IntegerAttr(
+          allocator.allocateMBarriers(barrier.getType().getCount())));
     }
+    int64_t end = allocator.getEnd();
     if (end > maxBytes)
       return func->emitError("kernel needs ")
              << end << " bytes of shared memory (" << bufferBytes

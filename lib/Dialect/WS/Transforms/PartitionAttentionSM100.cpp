@@ -23,6 +23,7 @@
 #include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
 
+#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
@@ -33,6 +34,10 @@
 
 using namespace mlir;
 using namespace mlir::ws;
+
+/// What barriers, the TMEM address slot and alignment take of shared memory
+/// besides the buffers.
+static constexpr int64_t kSharedSlackBytes = 4096;
 
 namespace {
 
@@ -50,6 +55,8 @@ struct Attention {
   SmallVector<tile::LoadOp> prologue, loads;
   SmallVector<Consumer> consumers;
   SmallVector<tile::StoreOp> stores;
+  /// Plain stores of row vectors (the LSE).
+  SmallVector<tile::StoreDirectOp> directStores;
 };
 
 } // namespace
@@ -64,6 +71,8 @@ static FailureOr<Attention> analyze(FunctionOpInterface func) {
   SmallVector<tile::LoadOp> all;
   func->walk([&](tile::LoadOp load) { all.push_back(load); });
   func->walk([&](tile::StoreOp store) { a.stores.push_back(store); });
+  func->walk(
+      [&](tile::StoreDirectOp store) { a.directStores.push_back(store); });
   for (tile::LoadOp load : all)
     if (auto loop = dyn_cast<scf::ForOp>(load->getParentOp())) {
       a.loop = loop;
@@ -127,6 +136,9 @@ static FailureOr<Attention> analyze(FunctionOpInterface func) {
   for (tile::StoreOp store : a.stores)
     if (store->getBlock() != a.loop->getBlock())
       return store.emitOpError("must be in the block of the main loop");
+  for (tile::StoreDirectOp store : a.directStores)
+    if (store->getBlock() != a.loop->getBlock())
+      return store.emitOpError("must be in the block of the main loop");
   return a;
 }
 
@@ -183,6 +195,8 @@ struct AttentionRoles {
   void buildLoad(Attention &a) {
     for (tile::StoreOp store : a.stores)
       store.erase();
+    for (tile::StoreDirectOp store : a.directStores)
+      store.erase();
     dropCarried(a.loop);
     produceLoads(b, q, a.prologue);
     produceLoads(b, kv, a.loads);
@@ -190,6 +204,8 @@ struct AttentionRoles {
 
   void buildMMA(Attention &a) {
     for (tile::StoreOp store : a.stores)
+      store.erase();
+    for (tile::StoreDirectOp store : a.directStores)
       store.erase();
     Value qToken = consumeLoads(b, q, a.prologue);
     Value kvToken = consumeLoads(b, kv, a.loads);
@@ -255,6 +271,16 @@ struct AttentionRoles {
       llvm::SmallSetVector<unsigned, 8> reads =
           positionsRead(store.getValue(), a.loop);
       keep.insert(reads.begin(), reads.end());
+    }
+    // Plain row stores (the LSE) stay with the consumer whose statistics
+    // they read.
+    for (tile::StoreDirectOp store : a.directStores) {
+      llvm::SmallSetVector<unsigned, 8> reads =
+          positionsRead(store.getValue(), a.loop);
+      if (llvm::any_of(reads, [&](unsigned i) { return keep.contains(i); }))
+        keep.insert(reads.begin(), reads.end());
+      else
+        store.erase();
     }
     Operation *yield = body->getTerminator();
     for (auto [i, arg] : llvm::enumerate(a.loop.getRegionIterArgs()))
@@ -368,6 +394,21 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
   unsigned stages = options.stages;
   if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
     stages = attr.getInt();
+  // Q, the K/V ring and the staging of the outputs must fit in shared
+  // memory (the sm90 partition stages O in Q's slot, which the MMA warp
+  // holds here): fewer K/V stages when they would not.
+  int64_t fixedBytes = kSharedSlackBytes;
+  for (MemRefType buffer : buffersOf(attention->prologue))
+    fixedBytes += getMemRefBytes(buffer);
+  for (tile::StoreOp store : attention->stores)
+    fixedBytes += store.getValue().getType().getNumElements() *
+                  store.getValue().getType().getElementTypeBitWidth() / 8;
+  int64_t stageBytes = 0;
+  for (MemRefType buffer : buffersOf(attention->loads))
+    stageBytes += getMemRefBytes(buffer);
+  while (stages > 1 &&
+         fixedBytes + stages * stageBytes > fmha::limits::kMaxSharedMemoryBytes)
+    --stages;
   AttentionRoles roles{b, loc, {}, {}, {}, {}, {}, {}};
   roles.q = ChannelOp::create(
       b, loc, ChannelType::get(ctx, buffersOf(attention->prologue), 1));
@@ -420,6 +461,8 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
            c.oStore ? lookup(c.oStore) : tile::ConvertLayoutOp()});
     for (tile::StoreOp store : attention->stores)
       cloned.stores.push_back(lookup(store));
+    for (tile::StoreDirectOp store : attention->directStores)
+      cloned.directStores.push_back(lookup(store));
     return std::make_pair(role, cloned);
   };
   {

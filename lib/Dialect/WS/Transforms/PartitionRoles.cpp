@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PartitionRolesSM100.h"
+#include "StageInHeldSlots.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
@@ -41,6 +42,11 @@ struct TileProgram {
   /// Loop-carried positions that are dot accumulators, one per consumer.
   SmallVector<unsigned> chains;
   SmallVector<tile::StoreOp> stores;
+  /// Plain stores from registers (tile.store_direct): they stay where they
+  /// are, in the consumer that computes their value, and the chain of that
+  /// consumer, one per store.
+  SmallVector<tile::StoreDirectOp> directStores;
+  SmallVector<unsigned> directOwners;
 };
 
 } // namespace
@@ -100,11 +106,57 @@ static llvm::SmallSetVector<unsigned, 4> bodyPositionsOf(unsigned position,
   return positions;
 }
 
+/// The loop-carried positions that computing position `position` takes:
+/// the position itself and, in turn, every position its yielded value reads.
+static llvm::SmallSetVector<unsigned, 8> chainPositions(unsigned position,
+                                                        scf::ForOp loop) {
+  llvm::SmallSetVector<unsigned, 8> positions;
+  positions.insert(position);
+  for (size_t i = 0; i < positions.size(); ++i) {
+    llvm::SmallSetVector<unsigned, 4> reads =
+        bodyPositionsOf(positions[i], loop);
+    positions.insert(reads.begin(), reads.end());
+  }
+  return positions;
+}
+
+/// The chain whose consumer computes the value of a plain store: the one
+/// chain that the loop results the value reads belong to. A result belongs
+/// to a chain when the chain's accumulator reads it (the row max it is
+/// rescaled by) or it reads the accumulator (a statistic of it); attention's
+/// log-sum-exp reads a chain's row max and row sum.
+static FailureOr<unsigned> ownerOf(tile::StoreDirectOp store,
+                                   const TileProgram &program) {
+  scf::ForOp loop = program.loop;
+  llvm::SmallSetVector<unsigned, 4> reads = positionsOf(store.getValue(), loop);
+  SmallVector<unsigned> owners;
+  for (unsigned chain : program.chains) {
+    llvm::SmallSetVector<unsigned, 8> computes = chainPositions(chain, loop);
+    if (llvm::any_of(reads, [&](unsigned p) {
+          return computes.contains(p) ||
+                 chainPositions(p, loop).contains(chain);
+        }))
+      owners.push_back(chain);
+  }
+  if (owners.empty())
+    return store.emitOpError("stores a value that does not come from an "
+                             "accumulator of the main loop");
+  if (owners.size() > 1)
+    return store.emitOpError("stores a value computed from several "
+                             "accumulators (loop results ")
+           << owners[0] << " and " << owners[1]
+           << "): no one consumer role can store it";
+  return owners.front();
+}
+
 static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   TileProgram program;
   SmallVector<tile::LoadOp> all;
   func->walk([&](tile::LoadOp load) { all.push_back(load); });
   func->walk([&](tile::StoreOp store) { program.stores.push_back(store); });
+  func->walk([&](tile::StoreDirectOp store) {
+    program.directStores.push_back(store);
+  });
   if (all.empty())
     return program;
   for (tile::LoadOp load : all)
@@ -145,6 +197,12 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
         }))
       return store.emitOpError("stores a value that does not come from an "
                                "accumulator of the main loop");
+  }
+  for (tile::StoreDirectOp store : program.directStores) {
+    FailureOr<unsigned> owner = ownerOf(store, program);
+    if (failed(owner))
+      return failure();
+    program.directOwners.push_back(*owner);
   }
   return program;
 }
@@ -208,8 +266,11 @@ static Value consume(OpBuilder &b, Value channel,
 static void buildProducer(OpBuilder &b, Value stream, Value prologueChannel,
                           scf::ForOp loop, MutableArrayRef<tile::LoadOp> loads,
                           MutableArrayRef<tile::LoadOp> prologue,
-                          MutableArrayRef<tile::StoreOp> stores) {
+                          MutableArrayRef<tile::StoreOp> stores,
+                          MutableArrayRef<tile::StoreDirectOp> directStores) {
   for (tile::StoreOp store : stores)
+    store.erase();
+  for (tile::StoreDirectOp store : directStores)
     store.erase();
   keepPositions(loop, {});
   if (!prologue.empty())
@@ -220,17 +281,29 @@ static void buildProducer(OpBuilder &b, Value stream, Value prologueChannel,
 /// A consumer of chain `chain`: wait for its prologue operands, then for
 /// each slot of the stream, read the operands in place, run its part of the
 /// iteration, release the slot; store its results through the staging
-/// buffers.
+/// buffers (TMA stores) or straight from registers (its plain stores).
 static void buildConsumer(OpBuilder &b, Value stream, Value prologueChannel,
                           scf::ForOp loop, MutableArrayRef<tile::LoadOp> loads,
                           MutableArrayRef<tile::LoadOp> prologue,
                           MutableArrayRef<tile::StoreOp> stores,
-                          ArrayRef<Value> staging, unsigned chain,
+                          ArrayRef<Value> staging,
+                          MutableArrayRef<tile::StoreDirectOp> directStores,
+                          ArrayRef<unsigned> directOwners, unsigned chain,
                           unsigned barrierId, int64_t threads) {
   // The positions this chain needs: its accumulator, what its stores read,
   // and what those read in the loop.
   llvm::SmallSetVector<unsigned, 8> keep;
   keep.insert(chain);
+  // Plain stores stay in place, in their owner's role only.
+  for (auto [store, owner] : llvm::zip(directStores, directOwners)) {
+    if (owner != chain) {
+      store.erase();
+      continue;
+    }
+    llvm::SmallSetVector<unsigned, 4> positions =
+        positionsOf(store.getValue(), loop);
+    keep.insert(positions.begin(), positions.end());
+  }
   SmallVector<tile::StoreOp> mine;
   for (tile::StoreOp store : stores) {
     llvm::SmallSetVector<unsigned, 4> positions =
@@ -365,27 +438,35 @@ struct WSPartitionRolesPass
       SmallVector<tile::StoreOp> stores;
       for (tile::StoreOp store : program->stores)
         stores.push_back(lookup(store));
-      return std::make_tuple(role, loop, loads, prologue, stores);
+      SmallVector<tile::StoreDirectOp> directStores;
+      for (tile::StoreDirectOp store : program->directStores)
+        directStores.push_back(lookup(store));
+      return std::make_tuple(role, loop, loads, prologue, stores, directStores);
     };
 
     {
-      auto [role, loop, loads, prologue, stores] =
+      auto [role, loop, loads, prologue, stores, directStores] =
           addRole("producer", kProducerWarps, producerRegs);
-      buildProducer(b, channel, prologueChannel, loop, loads, prologue, stores);
+      buildProducer(b, channel, prologueChannel, loop, loads, prologue, stores,
+                    directStores);
       cleanUp(role);
     }
     for (auto [i, chain] : llvm::enumerate(program->chains)) {
-      auto [role, loop, loads, prologue, stores] =
+      auto [role, loop, loads, prologue, stores, directStores] =
           addRole(("consumer" + Twine(i)).str(), kWarpsPerGroup, consumerRegs);
       buildConsumer(b, channel, prologueChannel, loop, loads, prologue, stores,
-                    staging, chain, /*barrierId=*/1 + i,
-                    kWarpsPerGroup * kThreadsPerWarp);
+                    staging, directStores, program->directOwners, chain,
+                    /*barrierId=*/1 + i, kWarpsPerGroup * kThreadsPerWarp);
       if (!program->stores.empty()) {
         b.setInsertionPointToEnd(&role.getBody().front());
         TMAStoreWaitOp::create(b, loc);
       }
       cleanUp(role);
     }
+    // Each consumer stages its results in its prologue buffers (attention's
+    // O in its Q tile) when they are dead by then.
+    if (prologueChannel)
+      stageInHeldSlots(ws, prologueChannel);
     for (Operation *op : llvm::reverse(original))
       op->erase();
     return success();

@@ -111,7 +111,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     |---------------|--------------------------------------|-----------------------------|
     | `scale`       | softmax scale, `> 0` and finite (a float literal: `0.125`, `1.0`) | `1/sqrt(head_dim)` |
     | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
-    | `stages`      | K/V shared-memory buffers, 1 to 8    | the most, up to 2, that fit in shared memory |
+    | `stages`      | K/V shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 2, that fit in shared memory |
     | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
     | `target`      | `sm_90a` or `sm_100a`                | none: required              |
 
@@ -120,12 +120,18 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
 
     **Resources** one CTA needs, which must fit the target:
 
-    * shared memory: `consumers * block_m * head_dim * 2` (Q, reused to stage
-      O) `+ stages * 2 * block_n * head_dim * 2` (K and V) `+ 1024`
-      (barriers) `<= 232448` bytes;
-    * `sm_90a`, registers: a consumer thread holds the S and O accumulators,
-      `block_m * (head_dim + block_n) / 128` fp32 registers `<= 224` (of a
-      240-register budget);
+    * shared memory, as the pipeline allocates it: `stages * 2 * block_n *
+      head_dim * 2` (K and V) `+ consumers * block_m * head_dim * 2` (Q; each
+      consumer stages its O tile in its Q buffer; the lse rows are stored
+      from registers) `+ 16 * (stages + 1)` (a
+      full and an empty mbarrier per slot of the K/V and Q rings)
+      `<= 232448` bytes;
+    * `sm_90a`: at least 2 stages (a consumer releases a K/V slot only after
+      it has waited for the next one);
+    * `sm_90a`, registers per consumer thread: S and O in fp32 and P in 16
+      bits, `block_m * (block_n + block_n / 2 + head_dim) / 128`, plus 12
+      per 64 rows of row state, `<= 232` (the consumers' `setmaxnreg`
+      budget; the producer keeps 40);
     * `sm_100a`, tensor memory: `consumers * (block_n + head_dim)` fp32
       columns (S aliased with P, and O) `<= 512`.
 
@@ -223,13 +229,15 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     // Resources of one CTA with the effective configuration.
     //===------------------------------------------------------------------===//
 
-    /// Shared memory by part: "Q/O", "K/V", "barriers".
+    /// Shared memory by part ("K/V", "Q/O") and barriers, as
+    /// the sm_90a pipeline allocates it.
     ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage() {
       return getSharedMemoryUsage(getStagesOrDefault());
     }
     ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage(int64_t stages);
-    /// fp32 accumulator registers per consumer thread (sm_90a): S and O.
-    int64_t getAccumulatorRegisters();
+    /// Registers per consumer thread (sm_90a): S, P and O, and the per-row
+    /// state.
+    int64_t getConsumerRegisters();
     /// fp32 tensor memory columns of a CTA (sm_100a): S/P and O per consumer.
     int64_t getTmemColumns();
   }];
@@ -277,7 +285,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     |------------------|--------------------------------------|-----------------------------|
     | `transpose_b`    | `b` is given as `[N, K]`             | `b` is `[K, N]`             |
     | `tile [m, n, k]` | `block_m` rows of `c` per consumer warpgroup, `block_n` columns, `block_k` elements of K per main-loop step | `[128, 128, 64]` |
-    | `stages`         | A/B shared-memory buffers, 1 to 8    | the most, up to 4, that fit in shared memory |
+    | `stages`         | A/B shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
@@ -288,11 +296,15 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
 
     **Resources** one CTA needs, which must fit the target:
 
-    * shared memory: `stages * (consumers * block_m * block_k + block_n *
-      block_k) * 2` (A and B) `+ consumers * block_m * block_n * bytes(c)`
-      (C staged for the TMA store) `+ 1024` (barriers) `<= 232448` bytes;
+    * shared memory, as the pipeline allocates it: `stages * (consumers *
+      block_m * block_k + block_n * block_k) * 2` (A and B) `+ consumers *
+      block_m * block_n * bytes(c)` (C staged for the TMA store) `+ 16 *
+      stages` (a full and an empty mbarrier per slot) `<= 232448` bytes;
+    * `sm_90a`: at least 2 stages (a consumer releases a slot only after it
+      has waited for the next one);
     * `sm_90a`, registers: `block_m * block_n / 128` fp32 accumulator
-      registers per consumer thread `<= 224` (of a 240-register budget);
+      registers per consumer thread plus 8 (addresses, loop state) `<= 232`
+      (the consumers' `setmaxnreg` budget);
     * `sm_100a`, tensor memory: `consumers * 2 * block_n` fp32 columns (a
       double-buffered accumulator per consumer) `<= 512`.
 
@@ -365,13 +377,15 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     // Resources of one CTA with the effective configuration.
     //===------------------------------------------------------------------===//
 
-    /// Shared memory by part: "A", "B", "C staging", "barriers".
+    /// Shared memory by part ("A", "B", "C staging") and barriers, as the
+    /// sm_90a pipeline allocates it.
     ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage() {
       return getSharedMemoryUsage(getStagesOrDefault());
     }
     ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage(int64_t stages);
-    /// fp32 accumulator registers per consumer thread (sm_90a).
-    int64_t getAccumulatorRegisters();
+    /// Registers per consumer thread (sm_90a): the fp32 accumulator and
+    /// what addresses and loop state take.
+    int64_t getConsumerRegisters();
     /// fp32 tensor memory columns of a CTA (sm_100a).
     int64_t getTmemColumns();
   }];

@@ -25,9 +25,13 @@ namespace limits {
 /// (cudaDevAttrMaxSharedMemoryPerBlockOptin).
 constexpr int64_t kMaxSharedMemoryBytes = 232448;
 
-/// Shared memory a kernel sets aside for its mbarriers (pipeline full/empty
-/// barriers of every stage, the consumers' barriers) and their alignment.
-constexpr int64_t kBarrierBytes = 1024;
+/// Alignment of every shared-memory buffer: 128-byte swizzling repeats every
+/// 1024 bytes, and TMA and wgmma address a swizzled buffer from such a
+/// boundary. `ws-allocate-smem` places buffers on it.
+constexpr int64_t kSharedBufferAlignment = 1024;
+
+/// Bytes of one mbarrier (a 64-bit word, 8-byte aligned).
+constexpr int64_t kMBarrierBytes = 8;
 
 //===----------------------------------------------------------------------===//
 // Registers (sm_90a)
@@ -37,13 +41,29 @@ constexpr int64_t kBarrierBytes = 1024;
 /// consumer tile.
 constexpr int64_t kWarpgroupThreads = 128;
 
-/// Registers per thread a consumer warpgroup gets on sm_90a after
-/// `setmaxnreg` moves registers from the producer warpgroup (which keeps 24).
-constexpr int64_t kSm90ConsumerRegisterBudget = 240;
+/// Registers per thread of the producer warpgroup on sm_90a: `setmaxnreg`
+/// lowers it to this, so that the consumers can have more
+/// (`ws-partition-roles` gives every role its budget).
+constexpr int64_t kSm90ProducerRegisters = 40;
 
-/// fp32 accumulator registers per consumer thread that fit in that budget;
-/// the other 16 hold addresses, loop counters and softmax statistics.
-constexpr int64_t kSm90MaxAccumulatorRegisters = 224;
+/// Registers per thread of each consumer warpgroup on sm_90a after
+/// `setmaxnreg`: one producer and two consumer warpgroups use
+/// (40 + 2 * 232) * 128 of the 65536 registers of an SM.
+constexpr int64_t kSm90ConsumerRegisters = 232;
+
+/// Registers a GEMM consumer thread needs besides its fp32 accumulator
+/// (addresses, loop counters, barrier phases).
+constexpr int64_t kSm90GemmReservedRegisters = 8;
+
+/// Registers an attention consumer thread needs per 64 query rows of its
+/// tile besides its S, P and O tiles (row max and sum, the rescale factor,
+/// the masks' row and column indices). Calibrated with ptxas on the kernels
+/// of `--fmha-sm90-pipeline`, causal and with two-sided windows: accepted
+/// configurations at the limit (head dim 128 with [64, 208] or [128, 48],
+/// head dim 64 with [128, 96]) compile without spills; the smallest rejected
+/// ones (head dim 128 with [128, 64], head dim 64 with [128, 112] or, with a
+/// two-sided window, [64, 256]) spill.
+constexpr int64_t kSm90AttentionRowRegisters = 12;
 
 //===----------------------------------------------------------------------===//
 // Tensor memory (sm_100a)
@@ -97,6 +117,11 @@ constexpr int64_t kMinSwizzleBytes = 32;
 
 /// Most pipeline stages (shared-memory buffers) a kernel may have.
 constexpr int64_t kMaxStages = 8;
+
+/// Fewest stages of a ring on sm_90a: a consumer releases a slot only after
+/// it has waited for the next one (its wgmmas on the slot overlap that
+/// wait), so it holds two slots at a time.
+constexpr int64_t kSm90MinStages = 2;
 
 /// Most consumer warpgroups per CTA (with one producer warpgroup, 3
 /// warpgroups = 384 threads).

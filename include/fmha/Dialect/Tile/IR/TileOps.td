@@ -131,6 +131,50 @@ def Tile_StoreOp : Tile_Op<"store"> {
   let hasVerifier = 1;
 }
 
+def Tile_StoreDirectOp : Tile_Op<"store_direct"> {
+  let summary = "store a register tensor to global memory with plain stores";
+  let description = [{
+    Writes `value` into the global-memory buffer `dest`, a memref of rank
+    `rank(dest) >= rank(value)`, at `coords`: one `i32` per dimension of
+    `dest`, outermost first. The value covers the innermost `rank(value)`
+    dimensions starting at their coordinates; the outer dimensions take one
+    index each:
+
+    ```
+    dest[c0, .., c(r-k-1), c(r-k) + i0, .., c(r-1) + i(k-1)] = value[i0, .., i(k-1)]
+    ```
+
+    Elements whose index falls outside `dest` (negative or past its size)
+    are not written, so ragged edges need no masking.
+
+    Unlike `tile.store`, which goes through TMA (a shared-memory staging
+    buffer and a bulk copy whose global strides must be multiples of 16
+    bytes), each element is written from the register of the thread that
+    holds it, with an ordinary global store. That suits small outputs whose
+    rows TMA cannot address, such as attention's per-row log-sum-exp
+    `[batch, heads, seq]` in f32 when `seq` is not a multiple of 4. The
+    lowering reads `dest`'s sizes and strides from its memref descriptor.
+
+    With layouts assigned, `value` is in a register layout; the sm90
+    lowering handles row vectors (`#tile.slice<dim = 1>` of a
+    `#tile.wgmma_acc`), each row written once, by one of the four threads
+    of the quad that holds it.
+
+    ```mlir
+    tile.store_direct %lse[%batch, %head, %row], %lse_rows
+        : memref<?x?x?xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "the global buffer", [MemWrite]>:$dest,
+                       Variadic<I32>:$coords,
+                       Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $dest `[` $coords `]` `,` $value attr-dict `:` type($dest) `,`
+    type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//

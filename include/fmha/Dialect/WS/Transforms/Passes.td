@@ -25,6 +25,18 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       again, then `ws.tma_store` by the leader. The role waits for its last
       store at its end, so a store overlaps the next tile's main loop in
       persistent kernels.
+    - loads before the main loop (attention's Q tiles) fill one slot of a
+      one-stage channel that each consumer waits for before its loop. A
+      consumer stages its stores in a buffer of that slot instead of a
+      staging buffer of its own when the buffer has the staging buffer's
+      type, the consumer's own reads of it end before the epilogue, and no
+      other role reads or stages in it (attention's O goes into its Q
+      tile); it then keeps the slot until its last TMA store has read it.
+      Otherwise it releases the slot after its main loop.
+    - plain stores from registers (`tile.store_direct`, attention's
+      log-sum-exp) stay where they are, in the one consumer whose chain
+      computes their value (the accumulator or a loop value it is rescaled
+      with, such as the row max); other roles drop them.
 
     Every value that crosses roles is either recomputed in each role (index
     arithmetic, program ids) or passed through the channel (loaded tiles).
@@ -69,10 +81,12 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
   let options = [
     Option<"stages", "stages", "unsigned", "2",
            "Slots of the load channel, unless the kernel says (fmha.stages)">,
-    Option<"producerRegs", "producer-regs", "unsigned", "40",
-           "Register budget of the producer warpgroup">,
-    Option<"consumerRegs", "consumer-regs", "unsigned", "232",
-           "Register budget of each consumer warpgroup">,
+    Option<"producerRegs", "producer-regs", "unsigned",
+           "::mlir::fmha::limits::kSm90ProducerRegisters",
+           "Register budget of the producer warpgroup (40)">,
+    Option<"consumerRegs", "consumer-regs", "unsigned",
+           "::mlir::fmha::limits::kSm90ConsumerRegisters",
+           "Register budget of each consumer warpgroup (232)">,
     Option<"target", "target", "std::string", "\"sm90\"",
            "Roles for this target: sm90 (wgmma consumers) or sm100 (load, "
            "MMA and epilogue warps around tensor memory)">
@@ -198,8 +212,9 @@ def WSAllocateSMEM : Pass<"ws-allocate-smem"> {
     ```
   }];
   let options = [
-    Option<"maxBytes", "max-bytes", "int64_t", "232448",
-           "Dynamic shared memory available to one CTA, in bytes">
+    Option<"maxBytes", "max-bytes", "int64_t",
+           "::mlir::fmha::limits::kMaxSharedMemoryBytes",
+           "Dynamic shared memory available to one CTA, in bytes (232448)">
   ];
 }
 

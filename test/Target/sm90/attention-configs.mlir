@@ -1,0 +1,224 @@
+// Attention configurations compiled from fmha.attention ops by the whole
+// sm_90a pipeline, down to PTX that ptxas accepts without spilling: head dims
+// 64, 128 and 256, causal and not, grouped-query attention with dynamic
+// heads, a two-sided sliding window, bf16 and f16, one and two consumers.
+// Each kernel is its own input (one gpu.binary and one manifest per module).
+//
+// RUN: rm -rf %t && split-file %s %t
+//
+// RUN: fmha-opt %t/d64.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d64.ptx
+// RUN: FileCheck %s < %t/d64.ptx
+// RUN: FileCheck %s --check-prefix=D64 < %t/d64.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d64.ptx -o %t/d64.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/d128-causal-gqa.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d128.ptx
+// RUN: FileCheck %s < %t/d128.ptx
+// RUN: FileCheck %s --check-prefix=D128 < %t/d128.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128.ptx -o %t/d128.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: fmha-opt %t/d128-causal-gqa.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-D128
+//
+// RUN: fmha-opt %t/d256.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d256.ptx
+// RUN: FileCheck %s < %t/d256.ptx
+// RUN: FileCheck %s --check-prefix=D256 < %t/d256.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256.ptx -o %t/d256.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: fmha-opt %t/d256.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-D256
+//
+// RUN: fmha-opt %t/d256-causal-gqa.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d256c.ptx
+// RUN: FileCheck %s < %t/d256c.ptx
+// RUN: FileCheck %s --check-prefix=D256C < %t/d256c.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256c.ptx -o %t/d256c.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/window.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/window.ptx
+// RUN: FileCheck %s --check-prefix=WINDOW < %t/window.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/window.ptx -o %t/window.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+
+// ptxas keeps every configuration in registers.
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+
+// Two consumers: one producer warpgroup (of which one warp issues TMA) and
+// two consumer warpgroups, 384 threads. Thread 0 initialises the barriers:
+// full barriers take the producer's one arrival (and the TMA bytes), empty
+// barriers the 256 threads of the two consumers; then the whole CTA syncs.
+// CHECK: .target sm_90a
+// CHECK: .extern .shared .align 1024 .b8 __fmha_smem[];
+// CHECK: .maxntid 384, 1, 1
+// CHECK: .minnctapersm 1
+// CHECK: mbarrier.init.shared.b64 [%r{{[0-9]+}}], 1;
+// CHECK: mbarrier.init.shared.b64 [%r{{[0-9]+}}], 256;
+// CHECK: fence.mbarrier_init.release.cluster;
+// CHECK: bar.sync 0;
+// The producer gives registers up, loads Q once, then K and V per step after
+// waiting for an empty slot; the consumers take registers.
+// CHECK: setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// CHECK: mbarrier.arrive.expect_tx.shared.b64
+// CHECK: mbarrier.try_wait.parity.shared.b64
+// CHECK: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// CHECK: mbarrier.arrive.expect_tx.shared.b64
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// Consumer 0 waits for its Q tile and each K/V slot, computes S = Q K^T and
+// P V by wgmma (P from registers), the softmax with exp2, releases each slot,
+// and stores O by TMA through shared memory, ordered by named barrier 1 of
+// its 128 threads; consumer 1 does the same with named barrier 2.
+// CHECK: mbarrier.try_wait.parity.shared.b64
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: ex2.approx.f32
+// CHECK: wgmma.mma_async.sync.aligned.{{.*}}, {%r
+// CHECK: mbarrier.arrive.shared.b64
+// CHECK: cp.async.bulk.wait_group.read 0;
+// CHECK: bar.sync 1, 128;
+// CHECK: st.shared
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: bar.sync 1, 128;
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.commit_group;
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: ex2.approx.f32
+// CHECK: bar.sync 2, 128;
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+
+//--- d64.mlir
+// Head dim 64, not causal, static batch and heads, the defaults: tile
+// [64, 128], 2 stages. Q is two 64x64 boxes (one per consumer); S = Q K^T
+// takes 4 wgmmas of K 16 (N 128), P V 8 (N 64, A from registers).
+// D64-LABEL: .entry attn_d64(
+// D64-COUNT-2: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D64-NOT: cp.async.bulk.tensor
+// D64: mbarrier.try_wait.parity
+// D64-COUNT-2: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D64: setmaxnreg.inc
+// D64-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// D64-NOT: wgmma.mma_async
+// D64: ex2.approx.f32
+// D64-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r
+fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
+                          tensor<2x8x?x64xbf16>)
+    -> tensor<2x8x?x64xbf16> target sm_90a
+
+//--- d128-causal-gqa.mlir
+// Head dim 128, causal, grouped-query attention with dynamic heads (the KV
+// head is the query head divided by heads_q / heads_kv, at run time), the
+// example's tile [64, 64] and 3 stages. Each 64-row tile of Q or K/V is two
+// 128-byte-wide TMA boxes.
+// D128-LABEL: .entry attn_d128_causal_gqa(
+// D128-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D128-NOT: cp.async.bulk.tensor
+// D128: div.u32
+// D128: mbarrier.try_wait.parity
+// D128-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D128: setmaxnreg.inc
+// D128-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// D128-NOT: wgmma.mma_async
+// D128: ex2.approx.f32
+// D128-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r
+//
+// The launch: heads and lengths as scalars, one CTA per 128 query rows
+// (two consumers of 64), per query head and batch; 32768 bytes of Q, three
+// stages of 2 x 16384 bytes of K/V, 8 barriers.
+// MANIFEST-D128: "block": [
+// MANIFEST-D128-NEXT: 384,
+// MANIFEST-D128: "dynamic_smem": 131136,
+// MANIFEST-D128: "grid": [
+// MANIFEST-D128-NEXT: {
+// MANIFEST-D128-NEXT: "ceildiv": [
+// MANIFEST-D128-NEXT: "SQ",
+// MANIFEST-D128-NEXT: 128
+// MANIFEST-D128: "H",
+// MANIFEST-D128-NEXT: "B"
+// MANIFEST-D128: "value": "HKV"
+fmha.attention @attn_d128_causal_gqa (tensor<?x?x?x128xbf16>,
+                                      tensor<?x?x?x128xbf16>,
+                                      tensor<?x?x?x128xbf16>)
+    -> tensor<?x?x?x128xbf16> causal tile [64, 64] stages 3 target sm_90a
+
+//--- d256.mlir
+// Head dim 256, not causal, the defaults: tile [64, 64], 2 stages. Each
+// 64-row tile is four 128-byte-wide boxes: Q 8 boxes (two consumers), K and
+// V 4 each. S = Q K^T takes 16 wgmmas of K 16, P V 4 of N 256. O is staged
+// in the consumer's Q buffer (offsets 131072 and 163840, after the K/V ring),
+// and the Q slot is released (its empty barrier at 196648, after the K/V
+// ring's four barriers and the Q ring's full one) once the TMA store has
+// read it.
+// D256-LABEL: .entry attn_d256(
+// D256-COUNT-8: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes [__fmha_smem+{{[0-9]+}}]
+// D256-NOT: cp.async.bulk.tensor
+// D256: mbarrier.try_wait.parity
+// D256-COUNT-8: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// D256: setmaxnreg.inc
+// D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// D256-NOT: wgmma.mma_async
+// D256: ex2.approx.f32
+// D256-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, {%r
+// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
+// D256: st.shared.v2.b16 [%rd{{[0-9]+}}+131072]
+// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
+// D256: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {{.*}}], [__fmha_smem+131072];
+// D256-NEXT: cp.async.bulk.commit_group;
+// D256-NEXT: cp.async.bulk.wait_group.read 0;
+// D256-NEXT: {{^\$L__BB}}
+// D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
+// D256: st.shared.v2.b16 [%rd{{[0-9]+}}+163840]
+// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
+// D256: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {{.*}}], [__fmha_smem+163840];
+// D256-NEXT: cp.async.bulk.commit_group;
+// D256-NEXT: cp.async.bulk.wait_group.read 0;
+// D256-NEXT: {{^\$L__BB}}
+// D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196648];
+//
+// 2 x 2 x 32768 bytes of K/V, 2 x 32768 of Q (and O), 6 barriers: what the
+// fmha.attention verifier estimates.
+// MANIFEST-D256: "dynamic_smem": 196656,
+fmha.attention @attn_d256 (tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>,
+                           tensor<?x?x?x256xbf16>)
+    -> tensor<?x?x?x256xbf16> target sm_90a
+
+//--- d256-causal-gqa.mlir
+// Head dim 256, causal, f16, 8 query heads on 2 KV heads, tile [64, 80]:
+// the largest K/V step whose two stages fit next to Q (229424 bytes).
+// D256C-LABEL: .entry attn_d256_causal_gqa(
+// D256C: setmaxnreg.inc
+// D256C-COUNT-16: wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// D256C-NOT: wgmma.mma_async
+// D256C: ex2.approx.f32
+// D256C-COUNT-5: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}, {%r
+fmha.attention @attn_d256_causal_gqa (tensor<?x8x?x256xf16>,
+                                      tensor<?x2x?x256xf16>,
+                                      tensor<?x2x?x256xf16>)
+    -> tensor<?x8x?x256xf16> causal tile [64, 80] target sm_90a
+
+//--- window.mlir
+// Head dim 64, f16, a two-sided sliding window (100 keys before the
+// diagonal, 28 after), tile [64, 64], 4 stages, one consumer: a producer and
+// a consumer warpgroup, 256 threads; the empty barriers count 128 arrivals.
+// WINDOW-LABEL: .entry attn_window(
+// WINDOW: .maxntid 256, 1, 1
+// WINDOW: mbarrier.init.shared.b64 [%r{{[0-9]+}}], 128;
+// WINDOW: bar.sync 0;
+// WINDOW: setmaxnreg.dec.sync.aligned.u32 40;
+// WINDOW: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
+// WINDOW: mbarrier.try_wait.parity.shared.b64
+// With 256 threads a thread starts with more than 232 registers: the
+// consumer also gives some up.
+// WINDOW: setmaxnreg.dec.sync.aligned.u32 232;
+// WINDOW: mbarrier.try_wait.parity.shared.b64
+// WINDOW-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// WINDOW: ex2.approx.f32
+// WINDOW-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {%r
+// WINDOW: bar.sync 1, 128;
+// WINDOW: fence.proxy.async.shared::cta;
+// WINDOW: bar.sync 1, 128;
+// WINDOW: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// WINDOW-NOT: bar.sync 2
+fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
+                             tensor<?x4x?x64xf16>)
+    -> tensor<?x4x?x64xf16> window [100, 28] tile [64, 64] stages 4 consumers 1
+    target sm_90a
