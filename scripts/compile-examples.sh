@@ -40,12 +40,18 @@ finish() {
 for example in "$root"/examples/*.mlir; do
   name=$(basename "$example" .mlir)
   if grep -q 'fmha\.\(gemm\|attention\)' "$example"; then
-    # Kernel ops: the whole pipeline, plus the launch manifest.
+    # Kernel ops: the whole pipeline of their target, plus the launch
+    # manifest.
     target=sm_90a
+    pipeline=--fmha-sm90-pipeline
+    if grep -q 'target sm_100a' "$example"; then
+      target=sm_100a
+      pipeline=--fmha-sm100-pipeline
+    fi
     dir="$out/$target"
     mkdir -p "$dir"
-    echo "fmha: compiling $name for $target (--fmha-sm90-pipeline)"
-    "$bin/fmha-opt" "$example" --fmha-sm90-pipeline=binary=none \
+    echo "fmha: compiling $name for $target ($pipeline)"
+    "$bin/fmha-opt" "$example" "$pipeline=binary=none" \
       -o "$dir/$name.llvm.mlir"
     entry=$(grep -o 'llvm.func @[A-Za-z0-9_]*' "$dir/$name.llvm.mlir" | head -1 | cut -d@ -f2)
     "$bin/fmha-translate" --fmha-manifest "$dir/$name.llvm.mlir" \
@@ -67,11 +73,11 @@ for example in "$root"/examples/*.mlir; do
 done
 
 echo
-printf '%-14s %-8s %-5s %-12s %-13s %s\n' kernel target regs "static smem" "dynamic smem" "PTX / cubin"
+printf '%-20s %-8s %-5s %-12s %-13s %s\n' kernel target regs "static smem" "dynamic smem" "PTX / cubin"
 for row in "${rows[@]}"; do
   IFS='|' read -r name target ptx cubin regs static dyn manifest <<<"$row"
-  printf '%-14s %-8s %-5s %-12s %-13s %s\n' "$name" "$target" "$regs" \
+  printf '%-20s %-8s %-5s %-12s %-13s %s\n' "$name" "$target" "$regs" \
     "$static B" "$dyn B" "${ptx#"$root"/}"
-  printf '%-57s %s\n' "" "${cubin#"$root"/}"
-  [ -z "$manifest" ] || printf '%-57s %s\n' "" "${manifest#"$root"/}"
+  printf '%-63s %s\n' "" "${cubin#"$root"/}"
+  [ -z "$manifest" ] || printf '%-63s %s\n' "" "${manifest#"$root"/}"
 done

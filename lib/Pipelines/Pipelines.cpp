@@ -11,29 +11,45 @@
 
 using namespace mlir;
 
-LogicalResult fmha::buildSM90Pipeline(OpPassManager &pm,
-                                      const PipelineOptions &options) {
+/// The chain shared by the targets: they differ in layouts, roles and the
+/// tensor-memory allocation, nothing else.
+static LogicalResult buildPipeline(OpPassManager &pm,
+                                   const fmha::PipelineOptions &options,
+                                   StringRef target) {
+  bool sm100 = target == "sm100";
   std::string pipeline =
       llvm::formatv("fmha-expand-kernels,"
-                    "tile-assign-layouts{{target=sm90},"
-                    "ws-partition-roles,"
+                    "tile-assign-layouts{{target={1}},"
+                    "ws-partition-roles{{target={1}},"
                     "ws-verify-protocol,"
                     "ws-insert-mbarriers,"
                     "ws-verify-phases,"
+                    "{2}"
                     "ws-allocate-smem,"
                     "ws-allocate-registers,"
                     "convert-ws-to-nvvm{{wait-timeout={0}},"
                     "convert-nvvm-to-llvm,"
                     "reconcile-unrealized-casts",
-                    unsigned(options.waitTimeout))
+                    unsigned(options.waitTimeout), target,
+                    sm100 ? "ws-allocate-tmem," : "")
           .str();
-  if (options.binary != BinaryFormat::None)
+  if (options.binary != fmha::BinaryFormat::None)
     pipeline +=
         llvm::formatv(",gpu-module-to-binary{{format={0} toolkit={1}}",
-                      options.binary == BinaryFormat::Isa ? "isa" : "bin",
+                      options.binary == fmha::BinaryFormat::Isa ? "isa" : "bin",
                       std::string(options.toolkit))
             .str();
   return parsePassPipeline(pipeline, pm);
+}
+
+LogicalResult fmha::buildSM90Pipeline(OpPassManager &pm,
+                                      const PipelineOptions &options) {
+  return buildPipeline(pm, options, "sm90");
+}
+
+LogicalResult fmha::buildSM100Pipeline(OpPassManager &pm,
+                                       const PipelineOptions &options) {
+  return buildPipeline(pm, options, "sm100");
 }
 
 void fmha::registerFMHAPipelines() {
@@ -47,6 +63,14 @@ void fmha::registerFMHAPipelines() {
           // The pipeline text is fixed and the options are checked when they
           // are parsed, so building cannot fail.
           (void)buildSM90Pipeline(pm, options);
+        });
+    PassPipelineRegistration<PipelineOptions>(
+        "fmha-sm100-pipeline",
+        "Compile fmha ops to warp-specialized sm_100a kernels (PTX by "
+        "default): tcgen05.mma into tensor memory",
+        [](OpPassManager &pm, const PipelineOptions &options) {
+          // As above: fixed text, options checked when parsed.
+          (void)buildSM100Pipeline(pm, options);
         });
     return true;
   }();

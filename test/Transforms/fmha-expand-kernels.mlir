@@ -109,8 +109,11 @@ fmha.gemm @gemm_kn (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 
 // -----
 
-// Blackwell GEMMs are not expanded.
-// expected-error @+1 {{'fmha.gemm' op GEMM kernels are expanded for sm_90a only so far}}
+// Blackwell GEMMs expand to the same tile program, in a module for sm_100a:
+// the layouts and roles that differ come later.
+// CHECK-LABEL: gpu.module @gemm_sm100_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx86">]
+// CHECK: gpu.func @gemm_sm100(
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<128x32xbf16>, tensor<128x32xbf16>, tensor<128x128xf32>
 fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
     transpose_b tile [128, 128, 32] stages 4 consumers 2 target sm_100a
 

@@ -3,7 +3,7 @@
 
 // An unknown target is refused before anything is looked at (once per split
 // of this file).
-// TARGET: error: tile-assign-layouts: unknown target 'sm80' (known: sm90)
+// TARGET: error: tile-assign-layouts: unknown target 'sm80' (known: sm90, sm100)
 
 // A GEMM main loop: the 64-column bf16 operands (128-byte rows) get the
 // 128-byte swizzle, on the loads and on the kernel's descriptor parameters;

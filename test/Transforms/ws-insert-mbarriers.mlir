@@ -163,8 +163,22 @@ func.func @while_loop(%cond: i1) {
 
 !ch = !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
 
+// A tensor-memory channel (sm100): its ring is a ws.tmem_buffer, whose
+// columns ws-allocate-tmem assigns; the barriers are the same as for shared
+// memory. A commit by tcgen05 is one arrival of the MMA warp's leader,
+// made by tcgen05.commit when its MMAs are done.
+// CHECK-LABEL: func.func @tmem_channel
+// CHECK: %[[RING:.*]] = ws.tmem_buffer : memref<2x128x128xf32, #ws.tmem>
+// CHECK: %[[FULL:.*]] = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+// CHECK: %[[EMPTY:.*]] = ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
+// CHECK: ws.role "mma" warps 1 {
+// CHECK:   ws.mbarrier_wait %[[EMPTY]][%{{.*}}], %{{.*}} {ws.channel = 0 : i32, ws.ring = "empty"}
+// CHECK:   ws.slot %[[RING]][%{{.*}}] : memref<2x128x128xf32, #ws.tmem> -> memref<128x128xf32, #ws.tmem>
+// CHECK:   ws.mbarrier_arrive %[[FULL]][%{{.*}}] leader tcgen05 : !ws.mbarrier<2>
+// CHECK: ws.role "epilogue" warps 4 {
+// CHECK:   ws.mbarrier_wait %[[FULL]][%{{.*}}], %{{.*}} {ws.channel = 0 : i32, ws.ring = "full"}
+// CHECK:   ws.mbarrier_arrive %[[EMPTY]][%{{.*}}] : !ws.mbarrier<2>
 func.func @tmem_channel() {
-  // expected-error @+1 {{tensor-memory channels are placed by ws-allocate-tmem (sm100), not by ws-insert-mbarriers}}
   %ch = ws.channel : !ch
   ws.warp_specialize {
     ws.role "mma" warps 1 {
@@ -174,6 +188,35 @@ func.func @tmem_channel() {
     ws.role "epilogue" warps 4 {
       %tok, %s = ws.consumer_wait %ch : !ch
       ws.consumer_release %ch, %tok by threads : !ch
+    }
+  }
+  return
+}
+
+// -----
+
+!s = !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+!p = !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1>
+
+// A channel over another (P over S): its ring aliases the other's.
+// CHECK-LABEL: func.func @aliased_channel
+// CHECK: %[[S:.*]] = ws.tmem_buffer : memref<1x128x128xf32, #ws.tmem>
+// CHECK: ws.tmem_buffer aliases %[[S]] : memref<1x128x128xbf16, #ws.tmem> over memref<1x128x128xf32, #ws.tmem>
+func.func @aliased_channel() {
+  %s = ws.channel : !s
+  %p = ws.channel aliases %s : !p over !s
+  ws.warp_specialize {
+    ws.role "mma" warps 1 {
+      %tok, %b = ws.producer_acquire %s : !s
+      ws.producer_commit %s, %tok by tcgen05 : !s
+      %tok2, %b2 = ws.consumer_wait %p : !p
+      ws.consumer_release %p, %tok2 by tcgen05 : !p
+    }
+    ws.role "softmax" warps 4 {
+      %tok, %b = ws.consumer_wait %s : !s
+      ws.consumer_release %s, %tok by threads : !s
+      %tok2, %b2 = ws.producer_acquire %p : !p
+      ws.producer_commit %p, %tok2 by threads : !p
     }
   }
   return

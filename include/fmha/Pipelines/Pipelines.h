@@ -47,7 +47,14 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 LogicalResult buildSM90Pipeline(OpPassManager &pm,
                                 const PipelineOptions &options);
 
-/// Registers `--fmha-sm90-pipeline`; later calls do nothing.
+/// fmha ops to sm_100a kernels: the same chain with sm100 layouts
+/// (accumulators in tensor memory), load/MMA/epilogue roles, and
+/// ws-allocate-tmem before the shared memory is laid out.
+LogicalResult buildSM100Pipeline(OpPassManager &pm,
+                                 const PipelineOptions &options);
+
+/// Registers `--fmha-sm90-pipeline` and `--fmha-sm100-pipeline`; later calls
+/// do nothing.
 void registerFMHAPipelines();
 
 } // namespace fmha

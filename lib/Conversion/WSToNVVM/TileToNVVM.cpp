@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileToNVVM.h"
+#include "TCGen05ToNVVM.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -58,6 +59,15 @@ ws::getRegisterPositions(RankedTensorType type) {
       positions.push_back({v});
     return positions;
   }
+  // sm100: a row of a #tile.tmem_32x32b tensor per thread, or its value.
+  std::optional<int64_t> values = getTmemRowValues(type);
+  if (!values)
+    values = getTmemRowVectorValues(type);
+  if (values) {
+    for (int64_t v = 0; v < *values; ++v)
+      positions.push_back({v});
+    return positions;
+  }
   return std::nullopt;
 }
 
@@ -81,7 +91,12 @@ void ws::populateTileTypeConversions(LLVMTypeConverter &converter) {
             return std::nullopt;
           return fragmentStructType(ctx, element, *f);
         }
-        if (std::optional<int64_t> values = getSliceRowValues(type)) {
+        std::optional<int64_t> values = getSliceRowValues(type);
+        if (!values)
+          values = getTmemRowValues(type); // sm100: one row per thread.
+        if (!values)
+          values = getTmemRowVectorValues(type);
+        if (values) {
           Type element = converter.convertType(type.getElementType());
           if (!element)
             return std::nullopt;
@@ -677,8 +692,8 @@ void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
   patterns.add<ProgramIdLowering, NumProgramsLowering, AsTensorLowering,
                SplatConstantLowering, DotLowering, DotWaitLowering,
-               StoreSharedLowering,
-               TMAStoreLowering, TMAStoreWaitLowering>(converter);
+               StoreSharedLowering, TMAStoreLowering, TMAStoreWaitLowering>(
+      converter);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());
   populateRegisterOpPatterns(converter, patterns);
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerRoles.h"
+#include "TCGen05ToNVVM.h"
 #include "TileToNVVM.h"
 
 #include "fmha/Conversion/Passes.h"
@@ -571,6 +572,7 @@ struct ConvertWSToNVVMPass
     converter.addConversion(
         [ctx](MBarrierType) -> Type { return sharedPtrType(ctx); });
     populateTileTypeConversions(converter);
+    populateTCGen05TypeConversions(converter);
 
     RewritePatternSet patterns(ctx);
     patterns.add<BufferAllocLowering, SlotLowering, MBarrierAllocLowering,
@@ -579,6 +581,7 @@ struct ConvertWSToNVVMPass
                  BarrierArriveLowering>(converter);
     patterns.add<MBarrierWaitLowering>(converter, waitTimeout);
     populateTileToNVVMPatterns(converter, patterns);
+    populateTCGen05ToNVVMPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

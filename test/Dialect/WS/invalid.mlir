@@ -811,7 +811,7 @@ func.func @tma_load_mbarrier_not_shared(%d: !tile.desc<tensor<128x64xbf16>>, %i:
 
 func.func @tmem_alloc_not_power_of_two() {
   // expected-error @+1 {{'ws.tmem_alloc' op allocates a power of two of 32 to 512 tensor memory columns, got 96}}
-  %tmem = ws.tmem_alloc columns 96 : i32
+  %tmem = ws.tmem_alloc columns 96
   return
 }
 
@@ -819,7 +819,7 @@ func.func @tmem_alloc_not_power_of_two() {
 
 func.func @tmem_alloc_too_few_columns() {
   // expected-error @+1 {{'ws.tmem_alloc' op allocates a power of two of 32 to 512 tensor memory columns, got 16}}
-  %tmem = ws.tmem_alloc columns 16 : i32
+  %tmem = ws.tmem_alloc columns 16
   return
 }
 
@@ -827,7 +827,7 @@ func.func @tmem_alloc_too_few_columns() {
 
 func.func @tmem_alloc_too_many_columns() {
   // expected-error @+1 {{'ws.tmem_alloc' op allocates a power of two of 32 to 512 tensor memory columns, got 1024}}
-  %tmem = ws.tmem_alloc columns 1024 : i32
+  %tmem = ws.tmem_alloc columns 1024
   return
 }
 
@@ -858,7 +858,7 @@ func.func @as_tensor_shape(%buf: memref<128x64xbf16, 3>) {
 // -----
 
 func.func @as_tensor_global(%buf: memref<128x64xbf16>) {
-  // expected-error @+1 {{'ws.as_tensor' op reads shared memory, but the buffer is 'memref<128x64xbf16>'}}
+  // expected-error @+1 {{'ws.as_tensor' op reads shared or tensor memory, but the buffer is 'memref<128x64xbf16>'}}
   %t = ws.as_tensor %buf : memref<128x64xbf16> -> tensor<128x64xbf16>
   return
 }
@@ -884,5 +884,189 @@ func.func @store_shared_global(%t: tensor<128x64xbf16>, %buf: memref<128x64xbf16
 func.func @tma_store_coords(%d: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64xbf16, 3>, %i: i32) {
   // expected-error @+1 {{'ws.tma_store' op needs one coordinate per global dimension (2), got 1}}
   ws.tma_store %d[%i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @tmem_alloc_slot_type(%slot: memref<2xi32, 3>) {
+  // expected-error @+1 {{'ws.tmem_alloc' op writes the address to a shared-memory memref<1xi32, 3>, got 'memref<2xi32, 3>'}}
+  %t = ws.tmem_alloc columns 32 in %slot : memref<2xi32, 3>
+  return
+}
+
+// -----
+
+func.func @tmem_buffer_shared() {
+  // expected-error @+1 {{'ws.tmem_buffer' op allocates a statically shaped 2-d (or staged 3-d) tensor-memory buffer (#ws.tmem) of 8-, 16- or 32-bit elements, got 'memref<128x128xf32, 3>'}}
+  %b = ws.tmem_buffer : memref<128x128xf32, 3>
+  return
+}
+
+// -----
+
+func.func @tmem_buffer_rank() {
+  // expected-error @+1 {{'ws.tmem_buffer' op allocates a statically shaped 2-d (or staged 3-d) tensor-memory buffer (#ws.tmem) of 8-, 16- or 32-bit elements, got 'memref<128xf32, #ws.tmem>'}}
+  %b = ws.tmem_buffer : memref<128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @tmem_buffer_rows() {
+  // expected-error @+1 {{'ws.tmem_buffer' op buffer rows are TMEM lanes: 64 or a multiple of 128, got 96}}
+  %b = ws.tmem_buffer : memref<96x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @tmem_buffer_base_without_column(%t: i32) {
+  // expected-error @+1 {{'ws.tmem_buffer' op has a base allocation but no column}}
+  %b = ws.tmem_buffer base %t : memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @tmem_buffer_alias_not_tmem(%m: memref<128x128xf32, #ws.tmem>) {
+  // expected-error @+1 {{'ws.tmem_buffer' op aliases another ws.tmem_buffer only}}
+  %b = ws.tmem_buffer aliases %m : memref<128x128xbf16, #ws.tmem> over memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @tmem_buffer_alias_stages() {
+  %s = ws.tmem_buffer : memref<2x128x128xf32, #ws.tmem>
+  // expected-error @+1 {{'ws.tmem_buffer' op has 1 stage(s) but the buffer it aliases has 2}}
+  %p = ws.tmem_buffer aliases %s : memref<128x128xbf16, #ws.tmem> over memref<2x128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @tmem_buffer_alias_too_wide() {
+  %s = ws.tmem_buffer : memref<128x64xf32, #ws.tmem>
+  // expected-error @+1 {{'ws.tmem_buffer' op takes 128 columns per stage, more than the buffer it aliases (64)}}
+  %p = ws.tmem_buffer aliases %s : memref<128x128xf32, #ws.tmem> over memref<128x64xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @tcgen05_arrive_not_leader(%i: i32) {
+  %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  // expected-error @+1 {{'ws.mbarrier_arrive' op a tcgen05 arrival is one commit by the thread that issued the MMAs: it needs 'leader' and no tx_bytes}}
+  ws.mbarrier_arrive %full[%i] tcgen05 : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @as_tensor_tmem_encoding(%buf: memref<128x128xf32, #ws.tmem>) {
+  // expected-error @+1 {{'ws.as_tensor' op reads tensor memory as a #tile.tmem tensor, got 'tensor<128x128xf32>'}}
+  %t = ws.as_tensor %buf : memref<128x128xf32, #ws.tmem> -> tensor<128x128xf32>
+  return
+}
+
+// -----
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+
+func.func @tcgen05_mma_d(%a: tensor<128x64xbf16, #smem>, %b: tensor<128x64xbf16, #smem>, %d: memref<128x128xf32, 3>, %acc: i1) {
+  // expected-error @+1 {{'ws.tcgen05_mma' op accumulates into a 2-d f32 tensor-memory buffer, got 'memref<128x128xf32, 3>'}}
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x128xf32, 3>
+  return
+}
+
+// -----
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+
+func.func @tcgen05_mma_rank(%a: tensor<2x128x64xbf16, #smem>, %b: tensor<128x64xbf16, #smem>, %d: memref<128x128xf32, #ws.tmem>, %acc: i1) {
+  // expected-error @+1 {{'ws.tcgen05_mma' op multiplies 2-d tensors}}
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<2x128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+
+func.func @tcgen05_mma_b_registers(%a: tensor<128x64xbf16, #smem>, %b: tensor<128x64xbf16>, %d: memref<128x128xf32, #ws.tmem>, %acc: i1) {
+  // expected-error @+1 {{'ws.tcgen05_mma' op reads A from shared (#tile.nvmma_shared) or tensor memory (#tile.tmem) and B from shared memory}}
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16>, memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+#smem8 = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+
+func.func @tcgen05_mma_type(%a: tensor<128x128xf8E4M3FN, #smem8>, %b: tensor<128x128xf8E4M3FN, #smem8>, %d: memref<128x128xf32, #ws.tmem>, %acc: i1) {
+  // expected-error @+1 {{'ws.tcgen05_mma' op multiplies bf16 or f16 operands of one type, got 'f8E4M3FN' and 'f8E4M3FN'}}
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x128xf8E4M3FN, #smem8>, tensor<128x128xf8E4M3FN, #smem8>, memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+
+func.func @tcgen05_mma_shapes(%a: tensor<128x64xbf16, #smem>, %b: tensor<128x64xbf16, #smem>, %d: memref<128x256xf32, #ws.tmem>, %acc: i1) {
+  // expected-error @+1 {{'ws.tcgen05_mma' op shapes do not multiply: A is 128x64, B 64x128, D 'memref<128x256xf32, #ws.tmem>'}}
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @store_tmem_shape(%t: tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, %buf: memref<128x128xf32, #ws.tmem>) {
+  // expected-error @+1 {{'ws.store_tmem' op tensor 'tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>' does not match buffer 'memref<128x128xf32, #ws.tmem>'}}
+  ws.store_tmem %t, %buf : tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @store_tmem_shared(%t: tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, %buf: memref<128x64xf32, 3>) {
+  // expected-error @+1 {{'ws.store_tmem' op writes tensor memory (#ws.tmem), but the buffer is 'memref<128x64xf32, 3>'}}
+  ws.store_tmem %t, %buf : tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x64xf32, 3>
+  return
+}
+
+// -----
+
+func.func @store_tmem_layout(%t: tensor<128x64xf32>, %buf: memref<128x64xf32, #ws.tmem>) {
+  // expected-error @+1 {{'ws.store_tmem' op stores a tensor in the #tile.tmem_32x32b register layout, got 'tensor<128x64xf32>'}}
+  ws.store_tmem %t, %buf : tensor<128x64xf32>, memref<128x64xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @channel_alias_shared() {
+  %s = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
+  // expected-error @+1 {{'ws.channel' op aliases tensor-memory channels only}}
+  %p = ws.channel aliases %s : !ws.channel<[memref<128x64xbf16, 3>], stages = 1> over !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
+  return
+}
+
+// -----
+
+func.func @channel_alias_stages() {
+  %s = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+  // expected-error @+1 {{'ws.channel' op must have the stages and buffer count of the channel it aliases}}
+  %p = ws.channel aliases %s : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+  return
+}
+
+// -----
+
+func.func @channel_alias_too_wide() {
+  %s = ws.channel : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
+  // expected-error @+1 {{'ws.channel' op buffer 'memref<128x256xbf16, #ws.tmem>' does not fit in the columns of 'memref<128x64xf32, #ws.tmem>'}}
+  %p = ws.channel aliases %s : !ws.channel<[memref<128x256xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
   return
 }

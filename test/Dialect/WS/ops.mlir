@@ -86,12 +86,61 @@ func.func @explicit_rings(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
 
 // CHECK-LABEL: func.func @tensor_memory
 func.func @tensor_memory() {
-  // CHECK: %[[T:.*]] = ws.tmem_alloc columns 256 : i32
-  %t = ws.tmem_alloc columns 256 : i32
+  // CHECK: %[[T:.*]] = ws.tmem_alloc columns 256
+  %t = ws.tmem_alloc columns 256
   // CHECK: ws.tmem_relinquish
   ws.tmem_relinquish
   // CHECK: ws.tmem_dealloc %[[T]] columns 256 : i32
   ws.tmem_dealloc %t columns 256 : i32
+  // CHECK: %[[SLOT:.*]] = ws.buffer_alloc : memref<1xi32, 3>
+  %slot = ws.buffer_alloc : memref<1xi32, 3>
+  // CHECK: %[[T2:.*]] = ws.tmem_alloc columns 512 in %[[SLOT]] : memref<1xi32, 3>
+  %t2 = ws.tmem_alloc columns 512 in %slot : memref<1xi32, 3>
+  // CHECK: %[[S:.*]] = ws.tmem_buffer : memref<2x128x128xf32, #ws.tmem>
+  %s = ws.tmem_buffer : memref<2x128x128xf32, #ws.tmem>
+  // CHECK: ws.tmem_buffer aliases %[[S]] : memref<2x128x128xbf16, #ws.tmem> over memref<2x128x128xf32, #ws.tmem>
+  %p = ws.tmem_buffer aliases %s : memref<2x128x128xbf16, #ws.tmem> over memref<2x128x128xf32, #ws.tmem>
+  // CHECK: ws.tmem_buffer base %[[T2]] column 256 : memref<128x128xf32, #ws.tmem>
+  %o = ws.tmem_buffer base %t2 column 256 : memref<128x128xf32, #ws.tmem>
+  // CHECK: ws.tmem_buffer aliases %[[S]] base %[[T2]] column 0 : memref<2x128x64xf32, #ws.tmem> over memref<2x128x128xf32, #ws.tmem>
+  %q = ws.tmem_buffer aliases %s base %t2 column 0 : memref<2x128x64xf32, #ws.tmem> over memref<2x128x128xf32, #ws.tmem>
+  return
+}
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+
+// CHECK-LABEL: func.func @tcgen05_mma
+func.func @tcgen05_mma(%abuf: memref<128x64xbf16, 3>, %bbuf: memref<256x64xbf16, 3>, %d: memref<128x256xf32, #ws.tmem>, %acc: i1) {
+  %a = ws.as_tensor %abuf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
+  %b = ws.as_tensor %bbuf : memref<256x64xbf16, 3> -> tensor<256x64xbf16, #smem>
+  // CHECK: ws.tcgen05_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<128x64xbf16, #{{.*}}>, tensor<256x64xbf16, #{{.*}}>, memref<128x256xf32, #ws.tmem>
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
+  // CHECK: ws.as_tensor %{{.*}} : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #{{.*}}>
+  %t = ws.as_tensor %d : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #tile.tmem<block = [128, 256], unpacked = true>>
+  return
+}
+
+// CHECK-LABEL: func.func @channel_aliases
+func.func @channel_aliases() {
+  // CHECK: %[[S:.*]] = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+  %s = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+  // CHECK: ws.channel aliases %[[S]] : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+  %p = ws.channel aliases %s : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+  return
+}
+
+// CHECK-LABEL: func.func @store_tmem
+func.func @store_tmem(%p: tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>>, %buf: memref<128x128xbf16, #ws.tmem>) {
+  // CHECK: ws.store_tmem %{{.*}}, %{{.*}} : tensor<128x128xbf16, #{{.*}}>, memref<128x128xbf16, #ws.tmem>
+  ws.store_tmem %p, %buf : tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x128xbf16, #ws.tmem>
+  return
+}
+
+// CHECK-LABEL: func.func @tcgen05_arrive
+func.func @tcgen05_arrive(%i: i32) {
+  %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] leader tcgen05 : !ws.mbarrier<2>
+  ws.mbarrier_arrive %full[%i] leader tcgen05 : !ws.mbarrier<2>
   return
 }
 

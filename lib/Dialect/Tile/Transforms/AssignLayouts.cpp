@@ -11,6 +11,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace tile {
@@ -293,15 +294,219 @@ static LogicalResult retypeDescriptors(DenseMap<Value, Attribute> &descLayouts,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// sm100: accumulators in tensor memory
+//===----------------------------------------------------------------------===//
+
+/// The TMEM layout of an sm100 accumulator of `type`: blocks of one
+/// tcgen05.mma D tile (128 rows, up to 256 columns). 64-row accumulators
+/// (lanes 0-15 of each quarter) have no register layout for their readers
+/// yet.
+static FailureOr<TmemAttr> tmemAccLayoutFor(RankedTensorType type,
+                                            Operation *where) {
+  int64_t m = type.getShape()[0], n = type.getShape()[1];
+  if (m % 128 != 0 || n % 8 != 0 || n > 256)
+    return where->emitOpError("an sm100 accumulator tile is a multiple of "
+                              "128 rows and 8 to 256 columns in steps of 8 "
+                              "(64-row accumulators are not supported yet), "
+                              "got ")
+           << m << "x" << n;
+  return TmemAttr::get(where->getContext(), 128, n, /*unpacked=*/true);
+}
+
+/// Whether `use` keeps its value in tensor memory: a dot's accumulator, or a
+/// loop-carried position (init, yield) of a tensor-memory accumulator.
+static bool isTmemUse(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto dot = dyn_cast<DotOp>(user))
+    return &use == &dot.getAccMutable();
+  if (isa<scf::YieldOp>(user))
+    return isa<scf::ForOp>(user->getParentOp());
+  if (auto loop = dyn_cast<scf::ForOp>(user))
+    return use.getOperandNumber() >= loop.getNumControlOperands();
+  return false;
+}
+
+/// The values that live in tensor memory: every dot's accumulator and
+/// result, and what they are carried through (loop inits, iteration
+/// arguments, yields, results). The closure stops at other ops.
+static llvm::SetVector<Value> collectTmemValues(Operation *root) {
+  llvm::SetVector<Value> tmem;
+  root->walk([&](DotOp dot) {
+    tmem.insert(dot.getAcc());
+    tmem.insert(dot.getResult());
+  });
+  auto addLoopPosition = [&](scf::ForOp loop, unsigned i) {
+    tmem.insert(loop.getInitArgs()[i]);
+    tmem.insert(loop.getRegionIterArgs()[i]);
+    tmem.insert(loop.getYieldedValues()[i]);
+    tmem.insert(loop.getResult(i));
+  };
+  for (size_t i = 0; i < tmem.size(); ++i) {
+    Value value = tmem[i];
+    if (auto dot = value.getDefiningOp<DotOp>())
+      tmem.insert(dot.getAcc());
+    else if (auto loop = value.getDefiningOp<scf::ForOp>())
+      addLoopPosition(loop, cast<OpResult>(value).getResultNumber());
+    else if (auto arg = dyn_cast<BlockArgument>(value))
+      if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+        if (arg.getArgNumber() >= loop.getNumInductionVars())
+          addLoopPosition(loop,
+                          arg.getArgNumber() - loop.getNumInductionVars());
+    for (OpOperand &use : value.getUses()) {
+      if (!isTmemUse(use))
+        continue;
+      Operation *user = use.getOwner();
+      if (auto dot = dyn_cast<DotOp>(user))
+        tmem.insert(dot.getResult());
+      else if (auto loop = dyn_cast<scf::ForOp>(user))
+        addLoopPosition(loop,
+                        use.getOperandNumber() - loop.getNumControlOperands());
+      else if (auto loop = dyn_cast<scf::ForOp>(user->getParentOp()))
+        addLoopPosition(loop, use.getOperandNumber());
+    }
+  }
+  return tmem;
+}
+
+/// Whether `value` can itself live in tensor memory: it comes from a dot, a
+/// loop, a loop's iteration argument or a splat constant (which the first
+/// MMA replaces by not accumulating). Anything else is computed in
+/// registers and stored into tensor memory by a conversion.
+static bool isTmemSource(Value value) {
+  if (isa<BlockArgument>(value))
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (isa<DotOp, scf::ForOp>(def))
+    return true;
+  if (auto constant = dyn_cast<arith::ConstantOp>(def))
+    return isa<SplatElementsAttr>(constant.getValue());
+  return false;
+}
+
+/// A tile.convert_layout of `value` to `encoding`, right after its
+/// definition (at the start of its block for a block argument).
+static Value convertAfterDef(OpBuilder &b, Value value, Attribute encoding) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    b.setInsertionPointToStart(arg.getOwner());
+  else
+    b.setInsertionPointAfterValue(value);
+  return ConvertLayoutOp::create(
+      b, value.getLoc(), withEncoding(value.getType(), encoding), value);
+}
+
+/// sm100: accumulators in tensor memory (`#tile.tmem`), everything computed
+/// from or into them in the `#tile.tmem_32x32b` register layout of one
+/// warpgroup, with tile.convert_layout (tcgen05.ld / tcgen05.st) between.
+/// A register A operand of a dot (attention's P) is stored into tensor
+/// memory too, packed, since tcgen05.mma reads A from there.
+static LogicalResult assignSM100(Operation *root) {
+  MLIRContext *ctx = root->getContext();
+  LayoutMap layouts;
+  DenseMap<Value, Attribute> descLayouts;
+  auto registers = Tmem32x32bAttr::get(ctx, 1);
+
+  // Operands in shared memory, as on sm90; a register A goes to TMEM.
+  SmallVector<std::pair<DotOp, Value>> registerA;
+  WalkResult walk = root->walk([&](DotOp dot) {
+    if (failed(tmemAccLayoutFor(dot.getAcc().getType(), dot)))
+      return WalkResult::interrupt();
+    Value a = dot.getA();
+    if (!a.getDefiningOp<LoadOp>() && !dot.getTransposeA())
+      registerA.push_back({dot, a});
+    else if (failed(assignOperand(a, layouts, descLayouts, dot)))
+      return WalkResult::interrupt();
+    if (failed(assignOperand(dot.getB(), layouts, descLayouts, dot)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  OpBuilder b(ctx);
+  for (auto [dot, a] : registerA) {
+    auto type = cast<RankedTensorType>(a.getType());
+    // M is the accumulator's, checked above.
+    int64_t k = type.getShape()[1];
+    if (k > 256 && k % 256 != 0)
+      return dot.emitOpError("an sm100 A operand in tensor memory is at most "
+                             "256 columns or a multiple of 256, got ")
+             << k;
+    auto packed =
+        TmemAttr::get(ctx, 128, std::min<int64_t>(k, 256), /*unpacked=*/false);
+    Value stored = convertAfterDef(b, a, packed);
+    dot.getAMutable().assign(stored);
+    if (failed(layouts.set(a, registers, dot)))
+      return failure();
+  }
+
+  llvm::SetVector<Value> tmem = collectTmemValues(root);
+  // Values computed in registers but kept in TMEM: store them (a
+  // conversion) and keep the register value for its other users.
+  for (Value value : SmallVector<Value>(tmem.begin(), tmem.end())) {
+    if (isTmemSource(value))
+      continue;
+    FailureOr<TmemAttr> layout = tmemAccLayoutFor(
+        cast<RankedTensorType>(value.getType()), value.getDefiningOp());
+    if (failed(layout))
+      return failure();
+    Value stored = convertAfterDef(b, value, *layout);
+    value.replaceUsesWithIf(stored, [&](OpOperand &use) {
+      return use.getOwner() != stored.getDefiningOp() && isTmemUse(use);
+    });
+    tmem.remove(value);
+    tmem.insert(stored);
+    if (failed(layouts.set(value, registers, stored.getDefiningOp())))
+      return failure();
+  }
+  // TMEM values read by anything else: load them (a conversion); a splat
+  // constant is cloned instead.
+  for (Value value : tmem) {
+    auto type = cast<RankedTensorType>(value.getType());
+    Operation *where = value.getDefiningOp();
+    if (!where)
+      where = cast<BlockArgument>(value).getOwner()->getParentOp();
+    FailureOr<TmemAttr> layout = tmemAccLayoutFor(type, where);
+    if (failed(layout) || failed(layouts.set(value, *layout, where)))
+      return failure();
+    if (llvm::all_of(value.getUses(), isTmemUse))
+      continue;
+    if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+      b.setInsertionPointAfter(constant);
+      Value copy = b.clone(*constant)->getResult(0);
+      value.replaceUsesWithIf(copy,
+                              [](OpOperand &use) { return !isTmemUse(use); });
+      continue;
+    }
+    Value loaded = convertAfterDef(b, value, registers);
+    value.replaceUsesWithIf(loaded, [&](OpOperand &use) {
+      return use.getOwner() != loaded.getDefiningOp() && !isTmemUse(use);
+    });
+    if (failed(layouts.set(loaded, registers, loaded.getDefiningOp())))
+      return failure();
+  }
+
+  if (failed(layouts.propagate()) || failed(layouts.propagateSlices(root)))
+    return failure();
+  layouts.apply();
+  insertSliceConversions(root);
+  return retypeDescriptors(descLayouts, root);
+}
+
 namespace {
 struct TileAssignLayoutsPass
     : public tile::impl::TileAssignLayoutsBase<TileAssignLayoutsPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (target == "sm100") {
+      if (failed(assignSM100(getOperation())))
+        signalPassFailure();
+      return;
+    }
     if (target != "sm90") {
       getOperation()->emitError("tile-assign-layouts: unknown target '")
-          << target << "' (known: sm90)";
+          << target << "' (known: sm90, sm100)";
       return signalPassFailure();
     }
     LayoutMap layouts;

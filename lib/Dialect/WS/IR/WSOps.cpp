@@ -213,8 +213,84 @@ LogicalResult AsTensorOp::verify() {
       buffer.getElementType() != tensor.getElementType())
     return emitOpError("tensor ")
            << tensor << " does not match buffer " << buffer;
+  if (isTensorMemory(buffer)) {
+    if (!isa_and_nonnull<tile::TmemAttr>(tensor.getEncoding()))
+      return emitOpError("reads tensor memory as a #tile.tmem tensor, got ")
+             << tensor;
+    return success();
+  }
   if (!isSharedMemory(buffer))
-    return emitOpError("reads shared memory, but the buffer is ") << buffer;
+    return emitOpError("reads shared or tensor memory, but the buffer is ")
+           << buffer;
+  return success();
+}
+
+LogicalResult ChannelOp::verify() {
+  Value aliased = getAliases();
+  if (!aliased)
+    return success();
+  ChannelType type = getType();
+  auto other = cast<ChannelType>(aliased.getType());
+  if (!type.isTensorMemory() || !other.isTensorMemory())
+    return emitOpError("aliases tensor-memory channels only");
+  if (type.getStages() != other.getStages() ||
+      type.getBuffers().size() != other.getBuffers().size())
+    return emitOpError("must have the stages and buffer count of the channel "
+                       "it aliases");
+  for (auto [mine, theirs] : llvm::zip(type.getBuffers(), other.getBuffers()))
+    if (mine.getShape()[0] != theirs.getShape()[0] ||
+        llvm::divideCeil(mine.getShape()[1] * mine.getElementTypeBitWidth(),
+                         32) >
+            llvm::divideCeil(
+                theirs.getShape()[1] * theirs.getElementTypeBitWidth(), 32))
+      return emitOpError("buffer ")
+             << mine << " does not fit in the columns of " << theirs;
+  return success();
+}
+
+LogicalResult StoreTMEMOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  RankedTensorType tensor = getValue().getType();
+  if (buffer.getShape() != tensor.getShape() ||
+      buffer.getElementType() != tensor.getElementType())
+    return emitOpError("tensor ")
+           << tensor << " does not match buffer " << buffer;
+  if (!isTensorMemory(buffer))
+    return emitOpError("writes tensor memory (#ws.tmem), but the buffer is ")
+           << buffer;
+  if (!isa_and_nonnull<tile::Tmem32x32bAttr>(tensor.getEncoding()))
+    return emitOpError("stores a tensor in the #tile.tmem_32x32b register "
+                       "layout, got ")
+           << tensor;
+  return success();
+}
+
+LogicalResult TCGen05MMAOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto d = cast<MemRefType>(getD().getType());
+  if (!isTensorMemory(d) || d.getRank() != 2 || !d.getElementType().isF32())
+    return emitOpError("accumulates into a 2-d f32 tensor-memory buffer, got ")
+           << d;
+  if (a.getRank() != 2 || b.getRank() != 2)
+    return emitOpError("multiplies 2-d tensors");
+  if (!isa_and_nonnull<tile::NvmmaSharedAttr, tile::TmemAttr>(
+          a.getEncoding()) ||
+      !isa_and_nonnull<tile::NvmmaSharedAttr>(b.getEncoding()))
+    return emitOpError("reads A from shared (#tile.nvmma_shared) or tensor "
+                       "memory (#tile.tmem) and B from shared memory");
+  if (a.getElementType() != b.getElementType() ||
+      !(a.getElementType().isBF16() || a.getElementType().isF16()))
+    return emitOpError("multiplies bf16 or f16 operands of one type, got ")
+           << a.getElementType() << " and " << b.getElementType();
+  bool ta = getTransposeA(), tb = getTransposeB();
+  int64_t m = ta ? a.getShape()[1] : a.getShape()[0];
+  int64_t ka = ta ? a.getShape()[0] : a.getShape()[1];
+  int64_t kb = tb ? b.getShape()[1] : b.getShape()[0];
+  int64_t n = tb ? b.getShape()[0] : b.getShape()[1];
+  if (ka != kb || m != d.getShape()[0] || n != d.getShape()[1])
+    return emitOpError("shapes do not multiply: A is ")
+           << m << "x" << ka << ", B " << kb << "x" << n << ", D " << d;
   return success();
 }
 
@@ -296,6 +372,9 @@ LogicalResult SlotOp::verify() {
 LogicalResult MBarrierArriveOp::verify() {
   if (getTxBytes() && !getLeader())
     return emitOpError("tx_bytes must be set by one thread: add 'leader'");
+  if (getTcgen05() && (!getLeader() || getTxBytes()))
+    return emitOpError("a tcgen05 arrival is one commit by the thread that "
+                       "issued the MMAs: it needs 'leader' and no tx_bytes");
   if (std::optional<int64_t> bytes = getTxBytes())
     if (*bytes <= 0)
       return emitOpError("tx_bytes must be positive, got ") << *bytes;
@@ -320,7 +399,82 @@ static LogicalResult verifyTMEMColumns(Operation *op, uint32_t columns) {
 }
 
 LogicalResult TMEMAllocOp::verify() {
-  return verifyTMEMColumns(*this, getColumns());
+  if (failed(verifyTMEMColumns(*this, getColumns())))
+    return failure();
+  if (Value slot = getSlot()) {
+    auto type = cast<MemRefType>(slot.getType());
+    if (!isSharedMemory(type) || type.getShape() != ArrayRef<int64_t>{1} ||
+        !type.getElementType().isInteger(32))
+      return emitOpError("writes the address to a shared-memory "
+                         "memref<1xi32, 3>, got ")
+             << type;
+  }
+  return success();
+}
+
+int64_t TMEMBufferOp::getStages() {
+  auto type = cast<MemRefType>(getBuffer().getType());
+  return type.getRank() == 3 ? type.getShape()[0] : 1;
+}
+
+/// 32-bit columns of a rows x cols slot of `elementBits`-bit elements:
+/// blocks of 128 lanes side by side, narrower elements packed.
+static int64_t slotColumns(ArrayRef<int64_t> shape, unsigned elementBits) {
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  return llvm::divideCeil(rows, 128) * llvm::divideCeil(cols * elementBits, 32);
+}
+
+int64_t TMEMBufferOp::getSlotColumns() {
+  auto type = cast<MemRefType>(getBuffer().getType());
+  return slotColumns(type.getShape(), type.getElementTypeBitWidth());
+}
+
+TMEMBufferOp TMEMBufferOp::getRoot() {
+  TMEMBufferOp root = *this;
+  // The verifier rejects cycles of two; longer ones end at the bound.
+  for (int i = 0; i < 64 && root.getAliases(); ++i) {
+    auto next = root.getAliases().getDefiningOp<TMEMBufferOp>();
+    if (!next)
+      break;
+    root = next;
+  }
+  return root;
+}
+
+int64_t TMEMBufferOp::getStageStride() { return getRoot().getSlotColumns(); }
+
+LogicalResult TMEMBufferOp::verify() {
+  auto type = cast<MemRefType>(getBuffer().getType());
+  if (!isTensorMemory(type) || !type.hasStaticShape() ||
+      (type.getRank() != 2 && type.getRank() != 3) ||
+      !type.getElementType().isIntOrFloat() ||
+      !llvm::is_contained({8u, 16u, 32u}, type.getElementTypeBitWidth()))
+    return emitOpError("allocates a statically shaped 2-d (or staged 3-d) "
+                       "tensor-memory buffer (#ws.tmem) of 8-, 16- or 32-bit "
+                       "elements, got ")
+           << type;
+  int64_t rows = type.getShape()[type.getRank() - 2];
+  if (rows != 64 && rows % 128 != 0)
+    return emitOpError("buffer rows are TMEM lanes: 64 or a multiple of 128, "
+                       "got ")
+           << rows;
+  if (getBase() && !getColumn())
+    return emitOpError("has a base allocation but no column");
+  if (Value aliased = getAliases()) {
+    auto other = aliased.getDefiningOp<TMEMBufferOp>();
+    if (!other || other == *this)
+      return emitOpError("aliases another ws.tmem_buffer only");
+    if (other.getStages() != getStages())
+      return emitOpError("has ")
+             << getStages() << " stage(s) but the buffer it aliases has "
+             << other.getStages();
+    if (getSlotColumns() > other.getSlotColumns())
+      return emitOpError("takes ")
+             << getSlotColumns()
+             << " columns per stage, more than the buffer it aliases ("
+             << other.getSlotColumns() << ")";
+  }
+  return success();
 }
 LogicalResult TMEMDeallocOp::verify() {
   return verifyTMEMColumns(*this, getColumns());

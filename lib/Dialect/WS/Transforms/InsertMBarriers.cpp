@@ -152,23 +152,34 @@ LogicalResult ChannelLowering::createRing(ChannelOp channel, unsigned index) {
   if (failed(fullArrivals) || failed(emptyArrivals))
     return failure();
   ChannelType type = channel.getType();
-  if (type.isTensorMemory())
-    return channel.emitOpError(
-        "tensor-memory channels are placed by ws-allocate-tmem (sm100), not "
-        "by ws-insert-mbarriers");
 
   rewriter.setInsertionPoint(channel);
   Location loc = channel.getLoc();
   Ring ring;
   ring.stages = type.getStages();
   ring.index = index;
-  for (MemRefType buffer : type.getBuffers()) {
+  // A channel over another one: its rings alias the other's (created
+  // first, in program order).
+  Ring *aliased = nullptr;
+  if (Value other = channel.getAliases()) {
+    auto it = rings.find(other);
+    if (it == rings.end())
+      return channel.emitOpError("aliases a channel defined after it");
+    aliased = &it->second;
+  }
+  for (auto [i, buffer] : llvm::enumerate(type.getBuffers())) {
     SmallVector<int64_t> shape{int64_t(ring.stages)};
     llvm::append_range(shape, buffer.getShape());
     auto ringType = MemRefType::get(shape, buffer.getElementType(), nullptr,
                                     buffer.getMemorySpace());
-    ring.buffers.push_back(
-        BufferAllocOp::create(rewriter, loc, ringType, IntegerAttr()));
+    // Tensor-memory rings get their columns from ws-allocate-tmem (sm100).
+    if (type.isTensorMemory())
+      ring.buffers.push_back(TMEMBufferOp::create(
+          rewriter, loc, ringType, aliased ? aliased->buffers[i] : Value(),
+          Value(), IntegerAttr()));
+    else
+      ring.buffers.push_back(
+          BufferAllocOp::create(rewriter, loc, ringType, IntegerAttr()));
   }
   auto barrierType = MBarrierType::get(rewriter.getContext(), ring.stages);
   ring.full = MBarrierAllocOp::create(rewriter, loc, barrierType,
@@ -449,8 +460,12 @@ LogicalResult ChannelLowering::lowerSlotUsers() {
                                /*leader=*/false, IntegerAttr());
       break;
     case AsyncUnit::TCGen05:
-      return op->emitOpError("signalling a slot by tcgen05 is lowered by the "
-                             "sm100 pipeline, not by ws-insert-mbarriers yet");
+      // tcgen05.commit by the thread that issued the MMAs: one arrival, when
+      // they complete.
+      MBarrierArriveOp::create(rewriter, loc, barriers, stage,
+                               /*leader=*/true, IntegerAttr(),
+                               /*tcgen05=*/true);
+      break;
     }
     rewriter.eraseOp(op);
   }
@@ -462,7 +477,8 @@ LogicalResult ChannelLowering::lowerSlotUsers() {
   });
   for (Operation *op : dead)
     rewriter.eraseOp(op);
-  for (auto &entry : rings)
+  // Later channels may alias earlier ones: erase them first.
+  for (auto &entry : llvm::reverse(rings))
     rewriter.eraseOp(entry.first.getDefiningOp());
   return success();
 }
@@ -479,7 +495,7 @@ LogicalResult ChannelLowering::run() {
     unsigned index = channelsPerKernel[kernel]++;
     for (Operation *user : channel->getUsers())
       if (!isa<ProducerAcquireOp, ConsumerWaitOp, ProducerCommitOp,
-               ConsumerReleaseOp>(user))
+               ConsumerReleaseOp, ChannelOp>(user))
         return user->emitOpError("uses a channel; only acquire, commit, wait "
                                  "and release may");
     if (failed(createRing(channel, index)))

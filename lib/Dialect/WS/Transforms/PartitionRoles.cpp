@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PartitionRolesSM100.h"
 #include "StageInHeldSlots.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -187,24 +188,22 @@ static tile::DotOp producingDot(Value value) {
 static FailureOr<SmallVector<ChannelLoads>>
 groupChannels(ArrayRef<tile::LoadOp> loads, ArrayRef<Placement> placements) {
   // Per descriptor, its loads in each placement.
-  llvm::MapVector<Value, std::map<Placement, SmallVector<tile::LoadOp>>>
-      byDesc;
+  llvm::MapVector<Value, std::map<Placement, SmallVector<tile::LoadOp>>> byDesc;
   for (auto [load, placement] : llvm::zip(loads, placements)) {
     tile::LoadOp op = load;
     byDesc[op.getDesc()][placement].push_back(op);
   }
   // Descriptors loaded in the same places merge.
   using Signature = std::set<Placement>;
-  SmallVector<std::pair<Signature, std::map<Placement,
-                                            SmallVector<tile::LoadOp>>>>
+  SmallVector<
+      std::pair<Signature, std::map<Placement, SmallVector<tile::LoadOp>>>>
       merged;
   for (auto &[desc, groups] : byDesc) {
     Signature signature;
     for (auto &entry : groups)
       signature.insert(entry.first);
-    auto it = llvm::find_if(merged, [&](auto &entry) {
-      return entry.first == signature;
-    });
+    auto it = llvm::find_if(
+        merged, [&](auto &entry) { return entry.first == signature; });
     if (it == merged.end()) {
       merged.push_back({signature, groups});
       continue;
@@ -578,6 +577,11 @@ struct WSPartitionRolesPass
   LogicalResult partition(FunctionOpInterface func) {
     if (func.isExternal())
       return success();
+    if (target == "sm100")
+      return partitionRolesSM100(func, {stages, producerRegs, consumerRegs});
+    if (target != "sm90")
+      return func.emitError("ws-partition-roles: unknown target '")
+             << target << "' (known: sm90, sm100)";
     FailureOr<TileProgram> program = analyze(func);
     if (failed(program))
       return failure();

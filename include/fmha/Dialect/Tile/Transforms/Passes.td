@@ -21,14 +21,40 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
       elementwise `arith`/`math` ops, splat constants, `scf.for` iteration
       arguments, results and yields, and stored values.
 
+    With `target=sm100` (Blackwell, `tcgen05.mma`), operands in shared
+    memory are chosen as above, but accumulators live in tensor memory:
+
+    - every `tile.dot` accumulator and result, and the `scf.for` positions
+      that carry them, get `#tile.tmem<block = [BM, N], unpacked = true>`
+      (BM = 128, or 64 for a 64-row tile; N at most 256);
+    - a tensor-memory value read by anything else (elementwise math,
+      reductions, stores) is first loaded by a `tile.convert_layout` to
+      `#tile.tmem_32x32b<warpgroups = 1>`, the `tcgen05.ld` 32x32b layout in
+      which thread t of a warpgroup holds row t; that register layout flows
+      as the wgmma one does on sm90 (row vectors take its `#tile.slice`);
+    - a value computed in registers and accumulated into (attention's
+      rescaled O) is stored by a `tile.convert_layout` to `#tile.tmem`
+      (`tcgen05.st`); a splat constant accumulator (the zero a loop starts
+      from) stays in tensor memory without a store: the first MMA does not
+      accumulate;
+    - an A operand computed in registers (attention's P) is stored to
+      tensor memory packed (`unpacked = false`, two 16-bit elements per
+      column), where `tcgen05.mma` reads it.
+
+    ```mlir
+    %r = scf.for ... iter_args(%acc = %zero) -> (tensor<128x128xf32, #tile.tmem<block = [128, 128], unpacked = true>>) { ... }
+    %v = tile.convert_layout %r : tensor<128x128xf32, #tile.tmem<block = [128, 128], unpacked = true>> -> tensor<128x128xf32, #tile.tmem_32x32b<warpgroups = 1>>
+    ```
+
     ```mlir
     %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>, ..., tensor<128x128xf32, #tile.wgmma_acc<instr_n = 128, warpgroups = 1>>
     ```
   }];
   let options = [
     Option<"target", "target", "std::string", "\"sm90\"",
-           "Layouts for this target: sm90 (wgmma)">
+           "Layouts for this target: sm90 (wgmma) or sm100 (tcgen05, TMEM)">
   ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
 #endif // FMHA_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -111,12 +111,31 @@ def WS_ChannelOp : WS_Op<"channel"> {
     Declares a ring of `stages` slots of buffers, empty at the start.
     `ws-insert-mbarriers` gives it storage and barriers.
 
+    A tensor-memory channel may lie over another one (`aliases`, sm100):
+    its slots take the columns of the other's slots, stage by stage, as
+    attention writes P over S once S has been read. The two channels'
+    protocols must order the writes (P of a stage is written after S of the
+    stage was read, S again only after P was consumed); `ws-insert-mbarriers`
+    makes the aliased ring a `ws.tmem_buffer ... aliases`.
+
     ```mlir
     %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+    %s = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+    %p = ws.channel aliases %s : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
     ```
   }];
+  let arguments = (ins Optional<WS_ChannelType>:$aliases);
   let results = (outs WS_ChannelType:$channel);
-  let assemblyFormat = "attr-dict `:` qualified(type($channel))";
+  let assemblyFormat = [{
+    (`aliases` $aliases^)? attr-dict `:` qualified(type($channel))
+    (`over` qualified(type($aliases))^)?
+  }];
+  let builders = [
+    OpBuilder<(ins "ChannelType":$type), [{
+      build($_builder, $_state, type, Value());
+    }]>
+  ];
+  let hasVerifier = 1;
 }
 
 class WS_SlotTakeOp<string mnemonic>
@@ -215,17 +234,21 @@ def WS_TMALoadOp : WS_Op<"tma_load"> {
 }
 
 def WS_AsTensorOp : WS_Op<"as_tensor", [Pure]> {
-  let summary = "read a shared-memory buffer as a tensor, without copying";
+  let summary = "read a shared- or tensor-memory buffer as a tensor, without copying";
   let description = [{
     The tensor is the buffer's contents, valid while the slot is held (until
     its release). Matrix operands of `tile.dot` read it in place: the
     tensor's `#tile.nvmma_shared` encoding says how the buffer is swizzled.
+    A tensor-memory buffer (`#ws.tmem`, sm100) is read as a `#tile.tmem`
+    tensor, which `tile.convert_layout` loads into registers
+    (`tcgen05.ld`).
 
     ```mlir
     %a = ws.as_tensor %buf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>
+    %acc = ws.as_tensor %tbuf : memref<128x128xf32, #ws.tmem> -> tensor<128x128xf32, #tile.tmem<block = [128, 128], unpacked = true>>
     ```
   }];
-  let arguments = (ins WS_SharedMemRef:$buffer);
+  let arguments = (ins AnyMemRef:$buffer);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$buffer attr-dict `:` type($buffer) `->` type($result)";
   let hasVerifier = 1;
@@ -243,6 +266,25 @@ def WS_StoreSharedOp : WS_Op<"store_shared"> {
     ```
   }];
   let arguments = (ins AnyRankedTensor:$value, WS_SharedMemRef:$buffer);
+  let assemblyFormat = "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def WS_StoreTMEMOp : WS_Op<"store_tmem"> {
+  let summary = "write a register tensor into a tensor-memory buffer (sm100)";
+  let description = [{
+    `tcgen05.st`: each thread of the warpgroup writes its row of `value`
+    (`#tile.tmem_32x32b` layout: thread t holds row t) into lane t of
+    `buffer`; 32-bit elements take a column each, 16-bit ones are packed two
+    to a column (the layout `tcgen05.mma` reads an A operand in). The
+    stores are complete, and fenced, when the op is: a barrier (a channel
+    commit) then hands the buffer to the tensor cores.
+
+    ```mlir
+    ws.store_tmem %p, %buf : tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x128xbf16, #ws.tmem>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, AnyMemRef:$buffer);
   let assemblyFormat = "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
   let hasVerifier = 1;
 }
@@ -393,18 +435,22 @@ def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive"> {
     only the role's first thread arrives (the barrier then expects one
     arrival from that role). With `tx_bytes`, the arrival also adds that many
     bytes to the barrier's expected transaction count (the TMA copies into
-    the slot complete them).
+    the slot complete them). With `tcgen05` (and `leader`), the leader's
+    arrival is made by `tcgen05.commit` when every `tcgen05` operation the
+    leader issued before has completed (Blackwell MMAs reading or writing
+    the slot).
 
     ```mlir
     ws.mbarrier_arrive %empty[%stage] : !ws.mbarrier<2>
     ws.mbarrier_arrive %full[%stage] leader tx_bytes 16384 : !ws.mbarrier<2>
+    ws.mbarrier_arrive %full[%stage] leader tcgen05 : !ws.mbarrier<2>
     ```
   }];
   let arguments = (ins WS_MBarrierType:$barriers, I32:$index, UnitAttr:$leader,
-                       OptionalAttr<I64Attr>:$tx_bytes);
+                       OptionalAttr<I64Attr>:$tx_bytes, UnitAttr:$tcgen05);
   let assemblyFormat = [{
-    $barriers `[` $index `]` (`leader` $leader^)? (`tx_bytes` $tx_bytes^)?
-    attr-dict `:` qualified(type($barriers))
+    $barriers `[` $index `]` (`leader` $leader^)? (`tcgen05` $tcgen05^)?
+    (`tx_bytes` $tx_bytes^)? attr-dict `:` qualified(type($barriers))
   }];
   let hasVerifier = 1;
 }
@@ -448,6 +494,37 @@ def WS_FenceAsyncSharedOp : WS_Op<"fence_async_shared"> {
 // Tensor memory (SM100)
 //===----------------------------------------------------------------------===//
 
+def WS_TCGen05MMAOp : WS_Op<"tcgen05_mma"> {
+  let summary = "issue Blackwell MMAs into a tensor-memory accumulator";
+  let description = [{
+    `D = A x B` (or `D += A x B` when `accumulate` is true) by
+    `tcgen05.mma.cta_group::1.kind::f16`, issued by the role's leader alone
+    (one thread issues a tensor-core MMA on sm100): `A` is M x K (K x M with
+    `transpose_a`) in shared memory (`#tile.nvmma_shared`) or in tensor
+    memory (`#tile.tmem`, packed 16-bit); `B` is K x N (N x K with
+    `transpose_b`) in shared memory; `D` is an M x N f32 tensor-memory
+    buffer. The K dimension is issued in steps of 16; `accumulate` applies
+    to the first step, later ones always accumulate.
+
+    The MMAs are asynchronous: they are complete when a later
+    `ws.mbarrier_arrive ... leader tcgen05` of the same role (a
+    `tcgen05.commit`) arrives.
+
+    ```mlir
+    ws.tcgen05_mma %a, %b, %acc, %accumulate {transpose_b}
+        : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b, AnyMemRef:$d,
+                       I1:$accumulate, UnitAttr:$transpose_a,
+                       UnitAttr:$transpose_b);
+  let assemblyFormat = [{
+    $a `,` $b `,` $d `,` $accumulate attr-dict `:` type($a) `,` type($b) `,` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
+
 def WS_TMEMAllocOp : WS_Op<"tmem_alloc"> {
   let summary = "allocate tensor-memory columns for the CTA";
   let description = [{
@@ -456,14 +533,68 @@ def WS_TMEMAllocOp : WS_Op<"tmem_alloc"> {
     Followed by `ws.tmem_relinquish` and, at the end, `ws.tmem_dealloc` by
     the same warp.
 
+    `tcgen05.alloc` writes the address to shared memory: `slot`, a
+    one-word shared-memory buffer, from which every thread reads it after a
+    CTA barrier (`ws-allocate-tmem` gives it one; the lowering needs it).
+
     ```mlir
-    %tmem = ws.tmem_alloc columns 256 : i32
+    %tmem = ws.tmem_alloc columns 256
+    %slot = ws.buffer_alloc : memref<1xi32, 3>
+    %tmem2 = ws.tmem_alloc columns 256 in %slot : memref<1xi32, 3>
     ```
   }];
-  let arguments = (ins I32Attr:$columns);
+  let arguments = (ins I32Attr:$columns, Optional<WS_SharedMemRef>:$slot);
   let results = (outs I32:$address);
-  let assemblyFormat = "`columns` $columns attr-dict `:` type($address)";
+  let assemblyFormat = [{
+    `columns` $columns (`in` $slot^ `:` type($slot))? attr-dict
+  }];
   let hasVerifier = 1;
+}
+
+def WS_TMEMBufferOp : WS_Op<"tmem_buffer", [AttrSizedOperandSegments]> {
+  let summary = "the tensor-memory storage of a ring: one buffer per stage";
+  let description = [{
+    Tensor memory for all stages of one buffer of a ring (the leading
+    dimension is the stage; a 2-d type is a single buffer). The last two
+    dimensions are the rows (TMEM lanes: 64, or a multiple of 128 taking
+    that many blocks of 128 lanes side by side) and the columns of one slot;
+    32-bit elements take a column each, 16-bit ones pack two to a column.
+
+    `aliases` places this buffer over the columns of another one with the
+    same number of stages, slot by slot, as attention writes P (16-bit)
+    over S (32-bit) once S has been read: it takes no columns of its own and
+    must fit in the other's slots.
+
+    `ws-allocate-tmem` assigns `column`, the first column of stage 0, and
+    `base`, the CTA's TMEM allocation (`ws.tmem_alloc`): the buffer of stage
+    s starts at `base + column + s * stride`, where the stride is the slot
+    columns of the buffer (of the aliased buffer, for an alias).
+
+    ```mlir
+    %s = ws.tmem_buffer : memref<2x128x128xf32, #ws.tmem>
+    %p = ws.tmem_buffer aliases %s : memref<2x128x128xbf16, #ws.tmem> over memref<2x128x128xf32, #ws.tmem>
+    %o = ws.tmem_buffer base %tmem column 256 : memref<128x128xf32, #ws.tmem>
+    ```
+  }];
+  let arguments = (ins Optional<AnyMemRef>:$aliases, Optional<I32>:$base,
+                       OptionalAttr<I64Attr>:$column);
+  let results = (outs AnyMemRef:$buffer);
+  let assemblyFormat = [{
+    (`aliases` $aliases^)? (`base` $base^)? (`column` $column^)? attr-dict
+    `:` type($buffer) (`over` type($aliases)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Stages of the ring (1 for a 2-d buffer).
+    int64_t getStages();
+    /// 32-bit TMEM columns one stage's buffer takes.
+    int64_t getSlotColumns();
+    /// Columns between the buffers of consecutive stages.
+    int64_t getStageStride();
+    /// The buffer this one lies over, following aliases to the end; itself
+    /// when it aliases nothing.
+    TMEMBufferOp getRoot();
+  }];
 }
 
 def WS_TMEMRelinquishOp : WS_Op<"tmem_relinquish"> {

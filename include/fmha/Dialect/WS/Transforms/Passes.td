@@ -62,6 +62,35 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     Every value that crosses roles is either recomputed in each role (index
     arithmetic, program ids) or passed through the channel (loaded tiles).
 
+    With `target=sm100` (accumulators in tensor memory, from
+    `tile-assign-layouts{target=sm100}`; GEMM main loops so far):
+
+    - a **load** warp issues the TMA loads into the operand ring, as the
+      producer above;
+    - an **mma** warp, in the load warp's warpgroup, takes a slot of a
+      two-slot tensor-memory ring of accumulators per output tile (one
+      buffer per accumulator chain), waits for each operand slot, has one
+      thread issue each chain's `ws.tcgen05_mma` into its buffer (the first
+      K step of a tile overwrites it), releases the slot `by tcgen05` (a
+      commit that arrives when the MMAs are done), and hands the
+      accumulators over `by tcgen05` after the main loop;
+    - one **epilogue** warpgroup per chain waits for the accumulators, reads
+      its own in place (`ws.as_tensor` of the slot, loaded into registers
+      by the `tile.convert_layout` the layouts placed), releases the slot,
+      and stores through a staging buffer by TMA as the consumers above.
+      With two accumulator slots the epilogue of one tile overlaps the MMAs
+      of the next.
+
+    For sm100 attention (Q loaded before the main loop, per consumer an
+    `S = Q K^T` and an `O += P V` with P stored into tensor memory): a load
+    warp (Q into a one-slot channel, K and V into the ring), an MMA warp
+    (per step and consumer: S into a one-slot tensor-memory channel; P from
+    a channel that `aliases` S's; O += P V into the consumer's
+    `ws.tmem_buffer`; P released by tcgen05) and one **softmax** warpgroup
+    per consumer (takes a P slot, rescales O in tensor memory with
+    `ws.store_tmem`, reads S, stores P, commits; after the loop takes one
+    more P slot for the last P V, then normalises and stores O).
+
     ```mlir
     ws.warp_specialize {
       ws.role "producer" warps 1 regs 40 { ... ws.producer_acquire ... ws.tma_load ... }
@@ -78,7 +107,10 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
            "Register budget of the producer warpgroup (40)">,
     Option<"consumerRegs", "consumer-regs", "unsigned",
            "::mlir::fmha::limits::kSm90ConsumerRegisters",
-           "Register budget of each consumer warpgroup (232)">
+           "Register budget of each consumer warpgroup (232)">,
+    Option<"target", "target", "std::string", "\"sm90\"",
+           "Roles for this target: sm90 (wgmma consumers) or sm100 (load, "
+           "MMA and epilogue warps around tensor memory)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
@@ -133,6 +165,56 @@ def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::NVVM::NVVMDialect"];
+}
+
+def WSAllocateTMEM : Pass<"ws-allocate-tmem"> {
+  let summary = "assign tensor-memory columns and allocate TMEM once per CTA (sm100)";
+  let description = [{
+    For every kernel with `ws.tmem_buffer` ops (tensor-memory rings, from
+    `ws-insert-mbarriers` or written by hand):
+
+    - **Columns by liveness.** A buffer is live from the first to the last
+      op of the kernel's body that uses it (or contains a use: all roles of
+      a `ws.warp_specialize` run together, so a buffer used in one of them
+      is live for the whole op). Buffers are placed in order of their first
+      use at the lowest column, a multiple of 32, where they overlap no
+      buffer live at the same time: buffers with disjoint lifetimes share
+      columns. A buffer takes its stages times its slot columns (32-bit
+      elements one column each, 16-bit ones two to a column, per 128 lanes).
+    - **Aliases.** A buffer that `aliases` another (attention's P over S)
+      takes the other's columns, stage by stage, and none of its own.
+    - **One allocation.** The CTA allocates the smallest power of two of at
+      least 32 columns that holds every buffer: `ws.tmem_alloc` (into a
+      one-word `ws.buffer_alloc` that carries the address to all threads)
+      and `ws.tmem_relinquish` at the start of the kernel, `ws.tmem_dealloc`
+      before it returns; the lowering has one warp issue them. Each buffer
+      gets `base` (the allocation) and `column`.
+    - **The limit.** A kernel whose buffers need more than the 512 columns
+      of an SM fails with an error at the buffer that does not fit, naming
+      it and the buffers live beside it with their columns.
+
+    ```mlir
+    %s = ws.tmem_buffer : memref<2x128x128xf32, #ws.tmem>
+    %p = ws.tmem_buffer aliases %s : memref<2x128x128xbf16, #ws.tmem> over memref<2x128x128xf32, #ws.tmem>
+    %o = ws.tmem_buffer : memref<128x128xf32, #ws.tmem>
+    ```
+    becomes
+    ```mlir
+    %slot = ws.buffer_alloc : memref<1xi32, 3>
+    %tmem = ws.tmem_alloc columns 512 in %slot : memref<1xi32, 3>
+    ws.tmem_relinquish
+    %s = ws.tmem_buffer base %tmem column 0 : memref<2x128x128xf32, #ws.tmem>
+    %p = ws.tmem_buffer aliases %s base %tmem column 0 : memref<2x128x128xbf16, #ws.tmem> over memref<2x128x128xf32, #ws.tmem>
+    %o = ws.tmem_buffer base %tmem column 256 : memref<128x128xf32, #ws.tmem>
+    ...
+    ws.tmem_dealloc %tmem columns 512 : i32
+    ```
+
+    Error example:
+    ```
+    error: tensor memory: this buffer needs 256 columns but only 0 of the 512 are free while it is live; live with it: buffer at k.mlir:3:8 (columns 0-255), buffer at k.mlir:4:8 (columns 256-511)
+    ```
+  }];
 }
 
 def WSAllocateSMEM : Pass<"ws-allocate-smem"> {

@@ -1,0 +1,742 @@
+//===- TCGen05ToNVVM.cpp - Tensor memory and tcgen05 to NVVM (sm100) ------===//
+//
+// Part of fmha.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TCGen05ToNVVM.h"
+
+#include "fmha/Conversion/UMMADescriptors.h"
+#include "fmha/Dialect/Tile/IR/TileDialect.h"
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
+
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::ws;
+namespace umma = mlir::fmha::umma;
+
+/// The address space of tensor memory in NVVM.
+static constexpr unsigned kTensorAddressSpace = 6;
+/// Lanes of tensor memory, one per row of a 128-row accumulator.
+static constexpr int64_t kTMEMLanes = 128;
+/// K of one 16-bit tcgen05.mma.
+static constexpr int64_t kMmaK = 16;
+
+static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
+}
+static Value i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
+}
+
+void ws::populateTCGen05TypeConversions(LLVMTypeConverter &converter) {
+  converter.addConversion([](MemRefType type) -> std::optional<Type> {
+    if (isTensorMemory(type))
+      return IntegerType::get(type.getContext(), 32);
+    return std::nullopt;
+  });
+  converter.addConversion([](RankedTensorType type) -> std::optional<Type> {
+    if (isa_and_nonnull<tile::TmemAttr>(type.getEncoding()))
+      return IntegerType::get(type.getContext(), 32);
+    return std::nullopt;
+  });
+}
+
+std::optional<int64_t> ws::getTmemRowValues(RankedTensorType type) {
+  auto layout = dyn_cast_or_null<tile::Tmem32x32bAttr>(type.getEncoding());
+  if (!layout || layout.getWarpgroups() != 1 || type.getRank() != 2 ||
+      type.getShape()[0] != kTMEMLanes)
+    return std::nullopt;
+  return type.getShape()[1];
+}
+
+std::optional<int64_t> ws::getTmemRowVectorValues(RankedTensorType type) {
+  auto slice = dyn_cast_or_null<tile::SliceAttr>(type.getEncoding());
+  if (!slice || slice.getDim() != 1 || type.getRank() != 1 ||
+      type.getShape()[0] != kTMEMLanes)
+    return std::nullopt;
+  auto parent = dyn_cast<tile::Tmem32x32bAttr>(slice.getParent());
+  if (!parent || parent.getWarpgroups() != 1)
+    return std::nullopt;
+  return 1;
+}
+
+/// A TMEM address as the pointer NVVM's tcgen05 ops take.
+static Value tmemPointer(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kTensorAddressSpace),
+      address);
+}
+
+/// Runs `body` in warp 0 of the CTA only (a branch on the warp index):
+/// tcgen05.alloc, relinquish_alloc_permit and dealloc are issued by one
+/// warp.
+static void inWarpZero(ConversionPatternRewriter &rewriter, Location loc,
+                       function_ref<void()> body) {
+  Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+  Value warp = LLVM::UDivOp::create(rewriter, loc, tid,
+                                    i32Const(rewriter, loc, kThreadsPerWarp));
+  Value isWarpZero = LLVM::ICmpOp::create(
+      rewriter, loc, LLVM::ICmpPredicate::eq, warp, i32Const(rewriter, loc, 0));
+  Block *before = rewriter.getInsertionBlock();
+  Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+  Block *then = rewriter.createBlock(after);
+  rewriter.setInsertionPointToEnd(before);
+  LLVM::CondBrOp::create(rewriter, loc, isWarpZero, then, after);
+  rewriter.setInsertionPointToEnd(then);
+  body();
+  LLVM::BrOp::create(rewriter, loc, after);
+  rewriter.setInsertionPointToStart(after);
+}
+
+/// A CTA barrier between tcgen05 fences: orders the tensor-memory work of
+/// every thread before it with that after it.
+static void fencedBarrier(OpBuilder &b, Location loc) {
+  NVVM::Tcgen05FenceOp::create(b, loc,
+                               NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+  NVVM::BarrierOp::create(b, loc);
+  NVVM::Tcgen05FenceOp::create(b, loc,
+                               NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+}
+
+namespace {
+
+/// ws.tmem_alloc -> warp 0 allocates into the shared-memory slot; after a
+/// CTA barrier every thread reads the address from it.
+struct TMEMAllocLowering : ConvertOpToLLVMPattern<TMEMAllocOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(TMEMAllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getSlot())
+      return rewriter.notifyMatchFailure(
+          op, "no shared-memory slot: run ws-allocate-tmem");
+    Location loc = op.getLoc();
+    Value slot = MemRefDescriptor(adaptor.getSlot()).alignedPtr(rewriter, loc);
+    Value columns = i32Const(rewriter, loc, op.getColumns());
+    inWarpZero(rewriter, loc, [&] {
+      NVVM::Tcgen05AllocOp::create(rewriter, loc, slot, columns);
+    });
+    fencedBarrier(rewriter, loc);
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, rewriter.getI32Type(), slot);
+    return success();
+  }
+};
+
+/// ws.tmem_relinquish -> tcgen05.relinquish_alloc_permit by warp 0.
+struct TMEMRelinquishLowering : ConvertOpToLLVMPattern<TMEMRelinquishOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(TMEMRelinquishOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    inWarpZero(rewriter, loc, [&] {
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(rewriter, loc);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// ws.tmem_dealloc -> once every thread is done with tensor memory (a
+/// fenced CTA barrier), warp 0 frees it.
+struct TMEMDeallocLowering : ConvertOpToLLVMPattern<TMEMDeallocOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(TMEMDeallocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    fencedBarrier(rewriter, loc);
+    Value address = tmemPointer(rewriter, loc, adaptor.getAddress());
+    Value columns = i32Const(rewriter, loc, op.getColumns());
+    inWarpZero(rewriter, loc, [&] {
+      NVVM::Tcgen05DeallocOp::create(rewriter, loc, address, columns);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// ws.tmem_buffer -> the allocation's address plus the buffer's column.
+struct TMEMBufferLowering : ConvertOpToLLVMPattern<TMEMBufferOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(TMEMBufferOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getBase() || !op.getColumn())
+      return rewriter.notifyMatchFailure(op,
+                                         "no columns: run ws-allocate-tmem");
+    rewriter.replaceOpWithNewOp<LLVM::AddOp>(
+        op, adaptor.getBase(),
+        i32Const(rewriter, op.getLoc(), *op.getColumn()));
+    return success();
+  }
+};
+
+/// ws.slot of a tensor-memory ring -> the ring's address plus the stage
+/// times the stage stride in columns.
+struct TMEMSlotLowering : ConvertOpToLLVMPattern<SlotOp> {
+  TMEMSlotLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(SlotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isTensorMemory(op.getType()))
+      return rewriter.notifyMatchFailure(op, "not a tensor-memory ring");
+    auto ring = op.getRing().getDefiningOp<TMEMBufferOp>();
+    if (!ring)
+      return rewriter.notifyMatchFailure(op, "ring is not a ws.tmem_buffer");
+    Location loc = op.getLoc();
+    Value offset =
+        LLVM::MulOp::create(rewriter, loc, adaptor.getStage(),
+                            i32Const(rewriter, loc, ring.getStageStride()));
+    rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, adaptor.getRing(), offset);
+    return success();
+  }
+};
+
+/// ws.as_tensor of a tensor-memory buffer -> its address.
+struct TMEMAsTensorLowering : ConvertOpToLLVMPattern<AsTensorOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(AsTensorOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isTensorMemory(op.getBuffer().getType()))
+      return rewriter.notifyMatchFailure(op, "not a tensor-memory buffer");
+    rewriter.replaceOp(op, adaptor.getBuffer());
+    return success();
+  }
+};
+
+/// ws.mbarrier_arrive ... tcgen05 -> tcgen05.commit: the barrier completes
+/// an arrival when the issuing thread's earlier tcgen05 ops are done.
+struct TCGen05CommitLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
+  TCGen05CommitLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getTcgen05())
+      return rewriter.notifyMatchFailure(op, "not a tcgen05 arrival");
+    Location loc = op.getLoc();
+    Value addr = LLVM::GEPOp::create(
+        rewriter, loc, adaptor.getBarriers().getType(), rewriter.getI64Type(),
+        adaptor.getBarriers(), ValueRange{adaptor.getIndex()});
+    rewriter.replaceOpWithNewOp<NVVM::Tcgen05CommitOp>(op, addr, Value());
+    return success();
+  }
+};
+
+/// Byte offset of the K step starting `kBytes` into the rows of a K-major
+/// operand of `rows` rows: rows wider than the swizzle span are stored as
+/// column blocks one span wide (one TMA box each).
+static int64_t kMajorOffset(int64_t kBytes, int64_t rows, int64_t span) {
+  return kBytes / span * rows * span + kBytes % span;
+}
+
+/// The shared-memory descriptor of an operand at `base` + `byteOffset`:
+/// the start address at run time, the rest from `fields`.
+static Value smemDescriptor(OpBuilder &b, Location loc, Value base,
+                            int64_t byteOffset,
+                            const umma::SmemDescriptor &fields) {
+  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
+  addr = LLVM::AddOp::create(b, loc, addr, i64Const(b, loc, byteOffset));
+  // matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4.
+  Value start = LLVM::LShrOp::create(
+      b, loc, LLVM::AndOp::create(b, loc, addr, i64Const(b, loc, 0x3FFFF)),
+      i64Const(b, loc, 4));
+  return LLVM::OrOp::create(b, loc, start,
+                            i64Const(b, loc, int64_t(umma::encode(fields))));
+}
+
+/// ws.tcgen05_mma -> one tcgen05.mma.cta_group::1.kind::f16 per K step of
+/// 16, with shared-memory descriptors for A and B and one instruction
+/// descriptor (fmha/Conversion/UMMADescriptors.h).
+struct TCGen05MMALowering : ConvertOpToLLVMPattern<TCGen05MMAOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(TCGen05MMAOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    auto dType = cast<MemRefType>(op.getD().getType());
+    auto aLayout = dyn_cast<tile::NvmmaSharedAttr>(aType.getEncoding());
+    auto aTmem = dyn_cast<tile::TmemAttr>(aType.getEncoding());
+    auto bLayout = cast<tile::NvmmaSharedAttr>(bType.getEncoding());
+    if (op.getTransposeA())
+      return op.emitOpError("lowers A given as [M, K] only so far");
+    if (aTmem && (aTmem.getUnpacked() || aTmem.getBlockM() != kTMEMLanes))
+      return op.emitOpError("reads A from tensor memory as 128 rows of "
+                            "packed 16-bit elements only so far");
+    int64_t m = dType.getShape()[0], n = dType.getShape()[1];
+    if (std::optional<std::string> why = umma::checkF16Shape(m, n))
+      return op.emitOpError(*why);
+    int64_t k = aType.getShape()[1];
+    int64_t elementBytes = aType.getElementTypeBitWidth() / 8;
+    int64_t aSpan = aLayout ? aLayout.getSwizzle() : 128;
+    int64_t bSpan = bLayout.getSwizzle();
+    bool bKMajor = op.getTransposeB();
+    if (aSpan == 0 || bSpan == 0)
+      return op.emitOpError("needs swizzled operands (32, 64 or 128 bytes)");
+    if (!bKMajor && n % (bSpan / elementBytes) != 0)
+      return op.emitOpError("an MN-major B needs N (")
+             << n << ") to be a multiple of its swizzle span ("
+             << bSpan / elementBytes << " elements)";
+
+    Location loc = op.getLoc();
+    umma::InstrDescriptor instr;
+    instr.aType = instr.bType = aType.getElementType().isBF16()
+                                    ? umma::F16Kind::BF16
+                                    : umma::F16Kind::F16;
+    instr.transposeB = !bKMajor;
+    instr.m = m;
+    instr.n = n;
+    Value idesc = i32Const(rewriter, loc, int64_t(umma::encode(instr)));
+    umma::SmemDescriptor aFields =
+        umma::canonicalDescriptor(aSpan, /*kMajor=*/true);
+    // An MN-major B: column blocks one span wide, each K rows deep.
+    umma::SmemDescriptor bFields = umma::canonicalDescriptor(
+        bSpan, bKMajor, /*blockBytes=*/uint32_t(k * bSpan));
+    Value d = tmemPointer(rewriter, loc, adaptor.getD());
+    Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                         rewriter.getBoolAttr(true));
+    // Tensor-memory reads and writes of other threads (the epilogue that
+    // freed this accumulator) happen before.
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    for (int64_t kk = 0; kk < k / kMmaK; ++kk) {
+      int64_t kBytes = kk * kMmaK * elementBytes;
+      // A in tensor memory: K step kk starts kBytes / 4 columns further
+      // along its rows (16 packed 16-bit elements: 8 columns).
+      Value descA =
+          aTmem
+              ? tmemPointer(
+                    rewriter, loc,
+                    LLVM::AddOp::create(rewriter, loc, adaptor.getA(),
+                                        i32Const(rewriter, loc, kBytes / 4)))
+              : smemDescriptor(rewriter, loc, adaptor.getA(),
+                               kMajorOffset(kBytes, aType.getShape()[0], aSpan),
+                               aFields);
+      Value descB = smemDescriptor(
+          rewriter, loc, adaptor.getB(),
+          bKMajor ? kMajorOffset(kBytes, bType.getShape()[0], bSpan)
+                  : kk * kMmaK * bSpan,
+          bFields);
+      NVVM::Tcgen05MMAOp::create(
+          rewriter, loc, NVVM::Tcgen05MMAKind::F16, NVVM::CTAGroupKind::CTA_1,
+          NVVM::Tcgen05MMACollectorOp::DISCARD, /*aShift=*/false, d, descA,
+          descB, idesc, kk == 0 ? adaptor.getAccumulate() : one,
+          /*scaleInputD=*/Value(), /*disableOutputLane=*/Value());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The TMEM address of the calling thread's row (lane) of a 128-lane
+/// buffer at `base`: warp w of a warpgroup reaches lanes 32 * (w % 4) on.
+static Value rowAddress(OpBuilder &b, Location loc, Value base) {
+  Type i32 = b.getI32Type();
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, i32);
+  Value quarter = LLVM::URemOp::create(
+      b, loc,
+      LLVM::UDivOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp)),
+      i32Const(b, loc, 4));
+  // The lane is the high half of a TMEM address: 32 lanes per quarter.
+  Value lanes = LLVM::ShlOp::create(b, loc, quarter, i32Const(b, loc, 16 + 5));
+  return LLVM::AddOp::create(b, loc, base, lanes);
+}
+
+/// tile.convert_layout from tensor memory (`#tile.tmem`, f32, 128 rows) to
+/// `#tile.tmem_32x32b<warpgroups = 1>` -> tcgen05.ld.32x32b: warp w of the
+/// warpgroup reads lanes 32 * (w % 4) .. + 31, each thread its row, in
+/// chunks of at most 32 columns; then wait for the loads.
+struct TMEMLoadLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType inType = op.getInput().getType();
+    auto tmem = dyn_cast_or_null<tile::TmemAttr>(inType.getEncoding());
+    std::optional<int64_t> values = getTmemRowValues(op.getType());
+    if (!tmem || !values)
+      return rewriter.notifyMatchFailure(op, "not a tcgen05.ld");
+    if (!inType.getElementType().isF32() || !tmem.getUnpacked() ||
+        tmem.getBlockM() != kTMEMLanes)
+      return op.emitOpError("loads 128-row f32 tensors from tensor memory "
+                            "only so far");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value base = rowAddress(rewriter, loc, adaptor.getInput());
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    Type structType = getTypeConverter()->convertType(op.getType());
+    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
+    SmallVector<std::pair<int64_t, Value>> chunks;
+    for (int64_t column = 0; column < *values;) {
+      int64_t num = 32;
+      while (num > *values - column)
+        num /= 2;
+      Type type = num == 1 ? i32 : Type(VectorType::get({num}, i32));
+      Value addr = LLVM::AddOp::create(rewriter, loc, base,
+                                       i32Const(rewriter, loc, column));
+      Value loaded = NVVM::Tcgen05LdOp::create(
+          rewriter, loc, type, /*pack=*/false,
+          NVVM::Tcgen05LdStShape::SHAPE_32X32B,
+          tmemPointer(rewriter, loc, addr), /*offset=*/Value());
+      chunks.push_back({column, loaded});
+      column += num;
+    }
+    NVVM::Tcgen05WaitOp::create(rewriter, loc, NVVM::Tcgen05WaitKind::LOAD);
+    for (auto [column, loaded] : chunks) {
+      auto vector = dyn_cast<VectorType>(loaded.getType());
+      int64_t num = vector ? vector.getNumElements() : 1;
+      for (int64_t i = 0; i < num; ++i) {
+        Value word =
+            vector ? LLVM::ExtractElementOp::create(rewriter, loc, loaded,
+                                                    i32Const(rewriter, loc, i))
+                         .getResult()
+                   : loaded;
+        Value value =
+            LLVM::BitcastOp::create(rewriter, loc, rewriter.getF32Type(), word);
+        result = LLVM::InsertValueOp::create(rewriter, loc, result, value,
+                                             ArrayRef<int64_t>{column + i});
+      }
+    }
+    // The slot may be handed back (and overwritten by MMAs) after this.
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// ws.store_shared of a `#tile.tmem_32x32b` tensor -> thread t writes its
+/// row (t % 128) of the row-major buffer in 16-byte vectors.
+struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
+  TMEMRowStoreSharedLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(StoreSharedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getValue().getType();
+    std::optional<int64_t> values = getTmemRowValues(type);
+    Location loc = op.getLoc();
+    if (!values && getTmemRowVectorValues(type)) {
+      // A row vector (LSE): thread t writes its row's value at t % 128.
+      Value base =
+          MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+      Type element = getTypeConverter()->convertType(type.getElementType());
+      Value row = LLVM::URemOp::create(
+          rewriter, loc,
+          NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
+          i32Const(rewriter, loc, kTMEMLanes));
+      Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
+                                       base, ValueRange{row});
+      LLVM::StoreOp::create(rewriter, loc,
+                            LLVM::ExtractValueOp::create(rewriter, loc,
+                                                         adaptor.getValue(),
+                                                         ArrayRef<int64_t>{0}),
+                            addr);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    if (!values)
+      return rewriter.notifyMatchFailure(op, "not a 32x32b tensor");
+    Type element = getTypeConverter()->convertType(type.getElementType());
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+    int64_t perVector = 16 / elementBytes;
+    if (*values % perVector != 0)
+      return op.emitOpError("stores rows of a multiple of 16 bytes only");
+    Value base =
+        MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value row = LLVM::URemOp::create(rewriter, loc, tid,
+                                     i32Const(rewriter, loc, kTMEMLanes));
+    Value rowBase = LLVM::GEPOp::create(
+        rewriter, loc, base.getType(), element, base,
+        ValueRange{LLVM::MulOp::create(rewriter, loc, row,
+                                       i32Const(rewriter, loc, *values))});
+    auto vectorType = VectorType::get({perVector}, element);
+    for (int64_t column = 0; column < *values; column += perVector) {
+      Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
+      for (int64_t i = 0; i < perVector; ++i)
+        vector = LLVM::InsertElementOp::create(
+            rewriter, loc, vector,
+            LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
+                                         ArrayRef<int64_t>{column + i}),
+            i32Const(rewriter, loc, i));
+      Value addr =
+          LLVM::GEPOp::create(rewriter, loc, base.getType(), element, rowBase,
+                              ArrayRef<LLVM::GEPArg>{int32_t(column)});
+      LLVM::StoreOp::create(rewriter, loc, vector, addr, /*alignment=*/16);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// ws.store_tmem of a `#tile.tmem_32x32b<warpgroups = 1>` tensor (128 rows)
+/// -> tcgen05.st.32x32b: each thread stores its row into its warp's 32
+/// lanes, 32-bit elements one column each, 16-bit ones two to a column (the
+/// lower column in the low half), in chunks of at most 32 columns; then it
+/// waits for the stores and fences them before the barrier that hands the
+/// buffer to the tensor cores.
+struct TMEMStoreLowering : ConvertOpToLLVMPattern<StoreTMEMOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(StoreTMEMOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getValue().getType();
+    std::optional<int64_t> values = getTmemRowValues(type);
+    if (!values)
+      return op.emitOpError("stores 128-row #tile.tmem_32x32b<warpgroups = "
+                            "1> tensors only so far");
+    unsigned bits = type.getElementTypeBitWidth();
+    if (bits == 16 && *values % 2 != 0)
+      return op.emitOpError("stores 16-bit rows of an even length only");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Type element = getTypeConverter()->convertType(type.getElementType());
+    // One 32-bit word per column.
+    SmallVector<Value> words;
+    for (int64_t v = 0; v < *values; v += bits == 16 ? 2 : 1) {
+      auto extract = [&](int64_t i) -> Value {
+        return LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
+                                            ArrayRef<int64_t>{i});
+      };
+      if (bits == 32) {
+        words.push_back(
+            LLVM::BitcastOp::create(rewriter, loc, i32, extract(v)));
+        continue;
+      }
+      auto pair = VectorType::get({2}, element);
+      Value vec = LLVM::UndefOp::create(rewriter, loc, pair);
+      for (int64_t e = 0; e < 2; ++e)
+        vec = LLVM::InsertElementOp::create(rewriter, loc, vec, extract(v + e),
+                                            i32Const(rewriter, loc, e));
+      words.push_back(LLVM::BitcastOp::create(rewriter, loc, i32, vec));
+    }
+    Value base = rowAddress(rewriter, loc, adaptor.getBuffer());
+    int64_t count = words.size();
+    for (int64_t column = 0; column < count;) {
+      int64_t num = 32;
+      while (num > count - column)
+        num /= 2;
+      Value data;
+      if (num == 1) {
+        data = words[column];
+      } else {
+        auto vectorType = VectorType::get({num}, i32);
+        data = LLVM::UndefOp::create(rewriter, loc, vectorType);
+        for (int64_t i = 0; i < num; ++i)
+          data = LLVM::InsertElementOp::create(rewriter, loc, data,
+                                               words[column + i],
+                                               i32Const(rewriter, loc, i));
+      }
+      Value addr = LLVM::AddOp::create(rewriter, loc, base,
+                                       i32Const(rewriter, loc, column));
+      NVVM::Tcgen05StOp::create(rewriter, loc, /*unpack=*/false,
+                                NVVM::Tcgen05LdStShape::SHAPE_32X32B,
+                                tmemPointer(rewriter, loc, addr), data,
+                                /*offset=*/Value());
+      column += num;
+    }
+    NVVM::Tcgen05WaitOp::create(rewriter, loc, NVVM::Tcgen05WaitKind::STORE);
+    NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                 NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.reduce max|sum axis 1 of a `#tile.tmem_32x32b` f32 tensor -> the
+/// thread's own row combined (a thread holds a whole row: no shuffles).
+struct TMEMRowReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
+  TMEMRowReduceLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<int64_t> values = getTmemRowValues(op.getInput().getType());
+    if (!values)
+      return rewriter.notifyMatchFailure(op, "not a 32x32b input");
+    if (op.getAxis() != 1 || !getTmemRowVectorValues(op.getResult().getType()))
+      return op.emitOpError("lowers row reductions (axis 1) of a "
+                            "#tile.tmem_32x32b tensor into its row slice only");
+    if (!op.getInput().getType().getElementType().isF32())
+      return op.emitOpError("lowers f32 reductions only");
+    Location loc = op.getLoc();
+    bool isMax = op.getKind() == tile::ReduceKind::max;
+    SmallVector<Value> row;
+    for (int64_t v = 0; v < *values; ++v)
+      row.push_back(LLVM::ExtractValueOp::create(
+          rewriter, loc, adaptor.getInput(), ArrayRef<int64_t>{v}));
+    // A balanced tree: independent operations first.
+    while (row.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < row.size(); i += 2)
+        next.push_back(
+            isMax ? LLVM::MaximumOp::create(rewriter, loc, row[i], row[i + 1])
+                        .getResult()
+                  : LLVM::FAddOp::create(rewriter, loc, row[i], row[i + 1])
+                        .getResult());
+      if (row.size() % 2)
+        next.push_back(row.back());
+      row = std::move(next);
+    }
+    Value result = LLVM::UndefOp::create(
+        rewriter, loc, getTypeConverter()->convertType(op.getType()));
+    rewriter.replaceOpWithNewOp<LLVM::InsertValueOp>(op, result, row.front(),
+                                                     ArrayRef<int64_t>{0});
+    return success();
+  }
+};
+
+/// tile.broadcast axis 1 of a 32x32b row vector -> its value in every
+/// column of the thread's row.
+struct TMEMRowBroadcastLowering : ConvertOpToLLVMPattern<tile::BroadcastOp> {
+  TMEMRowBroadcastLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto outType = cast<RankedTensorType>(op.getResult().getType());
+    auto inType = cast<RankedTensorType>(op.getInput().getType());
+    std::optional<int64_t> values = getTmemRowValues(outType);
+    if (!values)
+      return rewriter.notifyMatchFailure(op, "not a 32x32b result");
+    if (op.getAxis() != 1 || !getTmemRowVectorValues(inType))
+      return op.emitOpError("lowers row broadcasts (axis 1) of a 32x32b row "
+                            "vector only");
+    Location loc = op.getLoc();
+    Value value = LLVM::ExtractValueOp::create(
+        rewriter, loc, adaptor.getInput(), ArrayRef<int64_t>{0});
+    Value result = LLVM::UndefOp::create(
+        rewriter, loc, getTypeConverter()->convertType(outType));
+    for (int64_t v = 0; v < *values; ++v)
+      result = LLVM::InsertValueOp::create(rewriter, loc, result, value,
+                                           ArrayRef<int64_t>{v});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// tile.iota in the 32x32b layout -> column v of the thread's row for
+/// axis 1, its row (%tid.x % 128) for axis 0; for a 32x32b row vector, the
+/// row.
+struct TMEMIotaLowering : ConvertOpToLLVMPattern<tile::IotaOp> {
+  TMEMIotaLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(tile::IotaOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    std::optional<int64_t> values = getTmemRowValues(type);
+    bool rowVector = !values && getTmemRowVectorValues(type);
+    if (!values && !rowVector)
+      return rewriter.notifyMatchFailure(op, "not a 32x32b tensor");
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value result = LLVM::UndefOp::create(rewriter, loc,
+                                         getTypeConverter()->convertType(type));
+    if (rowVector || op.getAxis() == 0) {
+      Value row = LLVM::URemOp::create(
+          rewriter, loc, NVVM::ThreadIdXOp::create(rewriter, loc, i32),
+          i32Const(rewriter, loc, kTMEMLanes));
+      for (int64_t v = 0; v < (rowVector ? 1 : *values); ++v)
+        result = LLVM::InsertValueOp::create(rewriter, loc, result, row,
+                                             ArrayRef<int64_t>{v});
+    } else {
+      for (int64_t v = 0; v < *values; ++v)
+        result = LLVM::InsertValueOp::create(rewriter, loc, result,
+                                             i32Const(rewriter, loc, v),
+                                             ArrayRef<int64_t>{v});
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// tile.store_direct of a 32x32b row vector into the innermost dimension of
+/// a memref -> each thread stores its row's value (row %tid.x % 128), unless
+/// the row or an outer coordinate is outside the memref (unsigned compares:
+/// negative coordinates are outside too).
+struct TMEMRowStoreDirectLowering
+    : ConvertOpToLLVMPattern<tile::StoreDirectOp> {
+  TMEMRowStoreDirectLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(tile::StoreDirectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getValue().getType();
+    if (!getTmemRowVectorValues(type))
+      return rewriter.notifyMatchFailure(op, "not a 32x32b row vector");
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    Type element = getTypeConverter()->convertType(type.getElementType());
+    int64_t rank = op.getDest().getType().getRank();
+    MemRefDescriptor dest(adaptor.getDest());
+    auto below = [&](Value x, Value size) -> Value {
+      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
+                                  size);
+    };
+    Value row = LLVM::URemOp::create(
+        rewriter, loc,
+        NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
+        i32Const(rewriter, loc, kTMEMLanes));
+    Value r = LLVM::AddOp::create(
+        rewriter, loc,
+        LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getCoords()[rank - 1]),
+        LLVM::ZExtOp::create(rewriter, loc, i64, row));
+    Value ok = below(r, dest.size(rewriter, loc, rank - 1));
+    Value offset = dest.offset(rewriter, loc);
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      Value c =
+          LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getCoords()[d]);
+      ok = LLVM::AndOp::create(rewriter, loc, ok,
+                               below(c, dest.size(rewriter, loc, d)));
+      offset = LLVM::AddOp::create(
+          rewriter, loc, offset,
+          LLVM::MulOp::create(rewriter, loc, c, dest.stride(rewriter, loc, d)));
+    }
+    Value at = LLVM::AddOp::create(
+        rewriter, loc, offset,
+        LLVM::MulOp::create(rewriter, loc, r,
+                            dest.stride(rewriter, loc, rank - 1)));
+    Value addr = LLVM::GEPOp::create(
+        rewriter, loc, dest.alignedPtr(rewriter, loc).getType(), element,
+        dest.alignedPtr(rewriter, loc), ValueRange{at});
+    Value value = LLVM::ExtractValueOp::create(
+        rewriter, loc, adaptor.getValue(), ArrayRef<int64_t>{0});
+    Block *block = rewriter.getInsertionBlock();
+    Block *rest = rewriter.splitBlock(block, rewriter.getInsertionPoint());
+    Block *store = rewriter.createBlock(rest);
+    rewriter.setInsertionPointToEnd(block);
+    LLVM::CondBrOp::create(rewriter, loc, ok, store, rest);
+    rewriter.setInsertionPointToEnd(store);
+    LLVM::StoreOp::create(rewriter, loc, value, addr,
+                          element.getIntOrFloatBitWidth() / 8);
+    LLVM::BrOp::create(rewriter, loc, rest);
+    rewriter.setInsertionPointToStart(rest);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void ws::populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  patterns.add<TMEMAllocLowering, TMEMRelinquishLowering, TMEMDeallocLowering,
+               TMEMBufferLowering, TMEMSlotLowering, TMEMAsTensorLowering,
+               TCGen05CommitLowering, TCGen05MMALowering, TMEMLoadLowering,
+               TMEMRowStoreSharedLowering, TMEMStoreLowering,
+               TMEMRowReduceLowering, TMEMRowBroadcastLowering,
+               TMEMIotaLowering, TMEMRowStoreDirectLowering>(converter);
+}

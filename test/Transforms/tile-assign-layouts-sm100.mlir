@@ -1,0 +1,124 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts=target=sm100 | FileCheck %s
+
+// A GEMM main loop on sm100: operands in swizzled shared memory as on sm90;
+// the accumulator lives in tensor memory, from the zero it starts at (no
+// store: the first MMA does not accumulate) through the loop; after the
+// loop one tcgen05.ld (a convert_layout to the 32x32b register layout)
+// brings it into registers for the epilogue.
+// CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+// CHECK-DAG: #[[TMEM:[a-z0-9_]+]] = #tile.tmem<block = [128, 256], unpacked = true>
+// CHECK-DAG: #[[REGS:[a-z0-9_]+]] = #tile.tmem_32x32b<warpgroups = 1>
+// CHECK-LABEL: gpu.func @gemm(
+// CHECK-SAME: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %{{.*}}: !tile.desc<tensor<256x64xbf16, #[[SMEM]]>>, %[[C:.*]]: !tile.desc<tensor<128x256xbf16>>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x256xf32, #[[TMEM]]>
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (tensor<128x256xf32, #[[TMEM]]>) : i32 {
+// CHECK:   %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[ACC]] {transpose_b} : tensor<128x64xbf16, #[[SMEM]]>, tensor<256x64xbf16, #[[SMEM]]>, tensor<128x256xf32, #[[TMEM]]>
+// CHECK:   scf.yield %[[D]] : tensor<128x256xf32, #[[TMEM]]>
+// CHECK: }
+// CHECK: %[[V:.*]] = tile.convert_layout %[[R]] : tensor<128x256xf32, #[[TMEM]]> -> tensor<128x256xf32, #[[REGS]]>
+// CHECK: %[[T:.*]] = arith.truncf %[[V]] : tensor<128x256xf32, #[[REGS]]> to tensor<128x256xbf16, #[[REGS]]>
+// CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[T]] : !tile.desc<tensor<128x256xbf16>>, tensor<128x256xbf16, #[[REGS]]>
+gpu.module @gemm {
+  gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16>>,
+                 %b: !tile.desc<tensor<256x64xbf16>>,
+                 %c: !tile.desc<tensor<128x256xbf16>>, %k: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %m = tile.program_id x : i32
+    %n = tile.program_id y : i32
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %zero)
+        -> (tensor<128x256xf32>) : i32 {
+      %kk = arith.muli %i, %c64 : i32
+      %x = tile.load %a[%m, %kk] : !tile.desc<tensor<128x64xbf16>>
+      %y = tile.load %b[%n, %kk] : !tile.desc<tensor<256x64xbf16>>
+      %d = tile.dot %x, %y, %acc {transpose_b}
+          : tensor<128x64xbf16>, tensor<256x64xbf16>, tensor<128x256xf32>
+      scf.yield %d : tensor<128x256xf32>
+    }
+    %t = arith.truncf %r : tensor<128x256xf32> to tensor<128x256xbf16>
+    tile.store %c[%m, %n], %t : !tile.desc<tensor<128x256xbf16>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Attention's inner loop on sm100. S = Q K^T lands in tensor memory and is
+// loaded (32x32b) for the softmax; the row max takes the row slice of the
+// register layout; P is stored back into tensor memory packed (two bf16 per
+// column), where P @ V reads its A operand; O stays in tensor memory across
+// iterations, and its rescaling (the correction) loads it, multiplies in
+// registers and stores it back as the accumulator of P @ V.
+// CHECK-DAG: #[[S:[a-z0-9_]+]] = #tile.tmem<block = [128, 128], unpacked = true>
+// CHECK-DAG: #[[O:[a-z0-9_]+]] = #tile.tmem<block = [128, 64], unpacked = true>
+// CHECK-DAG: #[[P:[a-z0-9_]+]] = #tile.tmem<block = [128, 128], unpacked = false>
+// CHECK-DAG: #[[REGS:[a-z0-9_]+]] = #tile.tmem_32x32b<warpgroups = 1>
+// CHECK-DAG: #[[ROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[REGS]]>
+// CHECK-LABEL: gpu.func @attention(
+// CHECK: %[[ZS:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #[[S]]>
+// CHECK: %[[ZO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #[[O]]>
+// CHECK: %[[NINF:.*]] = arith.constant dense<0xFF800000> : tensor<128xf32, #[[ROW]]>
+// CHECK: scf.for {{.*}} iter_args(%[[OI:.*]] = %[[ZO]], %[[MI:.*]] = %[[NINF]]) -> (tensor<128x64xf32, #[[O]]>, tensor<128xf32, #[[ROW]]>)
+// CHECK:   %[[OR:.*]] = tile.convert_layout %[[OI]] : tensor<128x64xf32, #[[O]]> -> tensor<128x64xf32, #[[REGS]]>
+// CHECK:   %[[SD:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[ZS]] {transpose_b} : {{.*}}, tensor<128x128xf32, #[[S]]>
+// CHECK:   %[[SR:.*]] = tile.convert_layout %[[SD]] : tensor<128x128xf32, #[[S]]> -> tensor<128x128xf32, #[[REGS]]>
+// CHECK:   tile.reduce max %[[SR]] axis 1 : tensor<128x128xf32, #[[REGS]]> -> tensor<128xf32, #[[ROW]]>
+// CHECK:   %[[OS:.*]] = arith.mulf %[[OR]], %{{.*}} : tensor<128x64xf32, #[[REGS]]>
+// CHECK:   %[[OST:.*]] = tile.convert_layout %[[OS]] : tensor<128x64xf32, #[[REGS]]> -> tensor<128x64xf32, #[[O]]>
+// CHECK:   %[[PB:.*]] = arith.truncf %{{.*}} : tensor<128x128xf32, #[[REGS]]> to tensor<128x128xbf16, #[[REGS]]>
+// CHECK:   %[[PT:.*]] = tile.convert_layout %[[PB]] : tensor<128x128xbf16, #[[REGS]]> -> tensor<128x128xbf16, #[[P]]>
+// CHECK:   %[[ON:.*]] = tile.dot %[[PT]], %{{.*}}, %[[OST]] : tensor<128x128xbf16, #[[P]]>, tensor<128x64xbf16, #{{.*}}>, tensor<128x64xf32, #[[O]]>
+// CHECK:   scf.yield %[[ON]], %{{.*}} : tensor<128x64xf32, #[[O]]>, tensor<128xf32, #[[ROW]]>
+gpu.module @m {
+  gpu.func @attention(%q: !tile.desc<tensor<128x64xbf16>>, %k: !tile.desc<tensor<128x64xbf16>>,
+                      %v: !tile.desc<tensor<128x64xbf16>>, %n: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %x = tile.load %q[%c0, %c0] : !tile.desc<tensor<128x64xbf16>>
+    %zs = arith.constant dense<0.0> : tensor<128x128xf32>
+    %zo = arith.constant dense<0.0> : tensor<128x64xf32>
+    %ninf = arith.constant dense<0xFF800000> : tensor<128xf32>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%o = %zo, %m = %ninf)
+        -> (tensor<128x64xf32>, tensor<128xf32>) : i32 {
+      %y = tile.load %k[%i, %c0] : !tile.desc<tensor<128x64xbf16>>
+      %z = tile.load %v[%i, %c0] : !tile.desc<tensor<128x64xbf16>>
+      %s = tile.dot %x, %y, %zs {transpose_b} : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+      %mx = tile.reduce max %s axis 1 : tensor<128x128xf32> -> tensor<128xf32>
+      %mn = arith.maximumf %m, %mx : tensor<128xf32>
+      %dm = arith.subf %m, %mn : tensor<128xf32>
+      %alpha = math.exp2 %dm : tensor<128xf32>
+      %ab = tile.broadcast %alpha axis 1 : tensor<128xf32> -> tensor<128x64xf32>
+      %os = arith.mulf %o, %ab : tensor<128x64xf32>
+      %mb = tile.broadcast %mn axis 1 : tensor<128xf32> -> tensor<128x128xf32>
+      %d = arith.subf %s, %mb : tensor<128x128xf32>
+      %e = math.exp2 %d : tensor<128x128xf32>
+      %p = arith.truncf %e : tensor<128x128xf32> to tensor<128x128xbf16>
+      %on = tile.dot %p, %z, %os : tensor<128x128xbf16>, tensor<128x64xbf16>, tensor<128x64xf32>
+      scf.yield %on, %mn : tensor<128x64xf32>, tensor<128xf32>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// The accumulator is a multiple of 128 rows (lanes); 64-row tcgen05.mma
+// accumulators have no register layout for their readers yet.
+func.func @acc_rows(%x: tensor<64x64xbf16>, %y: tensor<64x64xbf16>) -> tensor<64x64xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  // expected-error @+1 {{'tile.dot' op an sm100 accumulator tile is a multiple of 128 rows and 8 to 256 columns in steps of 8 (64-row accumulators are not supported yet), got 64x64}}
+  %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
+
+// -----
+
+// At most 256 accumulator columns (one tcgen05.mma's N).
+func.func @acc_wide(%x: tensor<128x64xbf16>, %y: tensor<264x64xbf16>) -> tensor<128x264xf32> {
+  %zero = arith.constant dense<0.0> : tensor<128x264xf32>
+  // expected-error @+1 {{'tile.dot' op an sm100 accumulator tile is a multiple of 128 rows and 8 to 256 columns in steps of 8 (64-row accumulators are not supported yet), got 128x264}}
+  %d = tile.dot %x, %y, %zero {transpose_b} : tensor<128x64xbf16>, tensor<264x64xbf16>, tensor<128x264xf32>
+  return %d : tensor<128x264xf32>
+}

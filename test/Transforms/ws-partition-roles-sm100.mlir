@@ -1,0 +1,275 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=target=sm100 | FileCheck %s
+// RUN: not fmha-opt %s -split-input-file --ws-partition-roles=target=sm80 2>&1 | FileCheck %s --check-prefix=TARGET
+// The protocols it builds pass ws-verify-protocol and, as rings,
+// ws-verify-phases (tcgen05 commits count one arrival), and their tensor
+// memory fits:
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=target=sm100 \
+// RUN:   --ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases --ws-allocate-tmem -o /dev/null
+
+// TARGET: error: ws-partition-roles: unknown target 'sm80' (known: sm90, sm100)
+
+// A GEMM main loop after tile-assign-layouts{target=sm100}: the operand ring
+// as on sm90 (fmha.stages sets its depth), and a two-slot tensor-memory ring
+// of accumulators between the MMA warp and the epilogue warpgroup.
+// CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+// CHECK-DAG: #[[TMEM:[a-z0-9_]+]] = #tile.tmem<block = [128, 256], unpacked = true>
+// CHECK-DAG: #[[REGS:[a-z0-9_]+]] = #tile.tmem_32x32b<warpgroups = 1>
+// CHECK-LABEL: gpu.func @gemm(
+// CHECK-NOT: arith.constant dense
+// CHECK: %[[OPS:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<256x64xbf16, 3>], stages = 4>
+// CHECK: %[[ACCS:.*]] = ws.channel : !ws.channel<[memref<128x256xf32, #ws.tmem>], stages = 2>
+// CHECK: %[[STAGE:.*]] = ws.buffer_alloc : memref<128x256xbf16, 3>
+// CHECK: ws.warp_specialize {
+// The load warp: TMA into the operand ring, nothing else.
+// CHECK: ws.role "load" warps 1 regs 40 {
+// CHECK:   scf.for
+// CHECK:     ws.producer_acquire %[[OPS]]
+// CHECK-COUNT-2: ws.tma_load
+// CHECK:     ws.producer_commit %[[OPS]], %{{.*}} by tma tx_bytes 49152
+// CHECK-NOT: tile.dot
+// The MMA warp: an accumulator slot per tile; per K step, the operands in
+// place, one tcgen05 MMA (accumulating after the first step), the operand
+// slot released by a commit; the accumulator handed over by a commit.
+// CHECK: ws.role "mma" warps 1 regs 40 {
+// CHECK:   %[[TOK:.*]], %[[ACC:.*]] = ws.producer_acquire %[[ACCS]]
+// CHECK:   scf.for %[[K:.*]] = %[[LB:.*]] to %{{.*}} step %{{.*}} : i32 {
+// CHECK:     %[[OTOK:.*]], %[[OBUF:.*]]:2 = ws.consumer_wait %[[OPS]]
+// CHECK:     %[[X:.*]] = ws.as_tensor %[[OBUF]]#0 : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #[[SMEM]]>
+// CHECK:     %[[Y:.*]] = ws.as_tensor %[[OBUF]]#1 : memref<256x64xbf16, 3> -> tensor<256x64xbf16, #[[SMEM]]>
+// CHECK:     %[[FLAG:.*]] = arith.cmpi ne, %[[K]], %[[LB]] : i32
+// CHECK:     ws.tcgen05_mma %[[X]], %[[Y]], %[[ACC]], %[[FLAG]] {transpose_b}
+// CHECK:     ws.consumer_release %[[OPS]], %[[OTOK]] by tcgen05
+// CHECK:   }
+// CHECK:   ws.producer_commit %[[ACCS]], %[[TOK]] by tcgen05
+// CHECK-NOT: tile.dot
+// The epilogue: wait for the accumulator, read it (tcgen05.ld), give the slot
+// back, convert, store through the staging buffer.
+// CHECK: ws.role "epilogue0" warps 4 regs 232 {
+// CHECK:   %[[ETOK:.*]], %[[EBUF:.*]] = ws.consumer_wait %[[ACCS]]
+// CHECK:   %[[T:.*]] = ws.as_tensor %[[EBUF]] : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #[[TMEM]]>
+// CHECK:   %[[V:.*]] = tile.convert_layout %[[T]] : tensor<128x256xf32, #[[TMEM]]> -> tensor<128x256xf32, #[[REGS]]>
+// CHECK:   ws.consumer_release %[[ACCS]], %[[ETOK]] by threads
+// CHECK:   %[[B:.*]] = arith.truncf %[[V]]
+// CHECK:   ws.tma_store_wait
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   ws.store_shared %[[B]], %[[STAGE]]
+// CHECK:   ws.fence_async_shared
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   ws.tma_store
+// CHECK: ws.tma_store_wait
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 256], unpacked = true>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+gpu.module @gemm {
+  gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                 %b: !tile.desc<tensor<256x64xbf16, #smem>>,
+                 %c: !tile.desc<tensor<128x256xbf16>>, %k: i32) kernel
+      attributes {fmha.stages = 4 : i64} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %m = tile.program_id x : i32
+    %n = tile.program_id y : i32
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32, #tmem>
+    %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %zero)
+        -> (tensor<128x256xf32, #tmem>) : i32 {
+      %kk = arith.muli %i, %c64 : i32
+      %x = tile.load %a[%m, %kk] : !tile.desc<tensor<128x64xbf16, #smem>>
+      %y = tile.load %b[%n, %kk] : !tile.desc<tensor<256x64xbf16, #smem>>
+      %d = tile.dot %x, %y, %acc {transpose_b}
+          : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, tensor<128x256xf32, #tmem>
+      scf.yield %d : tensor<128x256xf32, #tmem>
+    }
+    %v = tile.convert_layout %r : tensor<128x256xf32, #tmem> -> tensor<128x256xf32, #regs>
+    %t = arith.truncf %v : tensor<128x256xf32, #regs> to tensor<128x256xbf16, #regs>
+    tile.store %c[%m, %n], %t : !tile.desc<tensor<128x256xbf16>>, tensor<128x256xbf16, #regs>
+    gpu.return
+  }
+}
+
+// -----
+
+// Attention (Q loaded before the main loop): a load warp (Q once into a
+// one-slot channel, K and V per step), an MMA warp (S into a one-slot
+// tensor-memory channel committed by tcgen05; P V from the P channel that
+// aliases S's, into the consumer's O buffer, accumulating after the first
+// step; P released by tcgen05, which tells the softmax that O is up to date)
+// and a softmax warpgroup (a P slot first, then O rescaled in tensor memory,
+// S read and released, P stored over S and committed; after the loop one
+// more P slot, handed back empty, for the last P V; then O read in place,
+// normalised and stored).
+// CHECK-LABEL: gpu.func @attention(
+// CHECK: %[[Q:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
+// CHECK: %[[KV:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 2>
+// CHECK: %[[S:.*]] = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+// CHECK: %[[P:.*]] = ws.channel aliases %[[S]] : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+// CHECK: %[[O:.*]] = ws.tmem_buffer : memref<128x64xf32, #ws.tmem>
+// CHECK: ws.role "load" warps 1
+// CHECK:   ws.producer_acquire %[[Q]]
+// CHECK:   scf.for
+// CHECK:     ws.producer_acquire %[[KV]]
+// CHECK: ws.role "mma" warps 1
+// CHECK:   %[[QT:.*]], %[[QB:.*]] = ws.consumer_wait %[[Q]]
+// CHECK:   scf.for %[[J:.*]] = %[[LB:[^ ]*]] to
+// CHECK:     %[[ACC:.*]] = arith.cmpi ne, %[[J]], %[[LB]] : i32
+// CHECK:     ws.consumer_wait %[[KV]]
+// CHECK:     %[[STOK:.*]], %[[SBUF:.*]] = ws.producer_acquire %[[S]]
+// CHECK:     ws.tcgen05_mma %{{.*}}, %{{.*}}, %[[SBUF]], %{{.*}} {transpose_b}
+// CHECK:     ws.producer_commit %[[S]], %[[STOK]] by tcgen05
+// CHECK:     %[[PTOK:.*]], %[[PBUF:.*]] = ws.consumer_wait %[[P]]
+// CHECK:     %[[PT:.*]] = ws.as_tensor %[[PBUF]] : memref<128x128xbf16, #ws.tmem> -> tensor<128x128xbf16, #{{.*}}>
+// CHECK:     ws.tcgen05_mma %[[PT]], %{{.*}}, %[[O]], %[[ACC]] :
+// CHECK:     ws.consumer_release %[[P]], %[[PTOK]] by tcgen05
+// CHECK:     ws.consumer_release %[[KV]], %{{.*}} by tcgen05
+// CHECK:   }
+// CHECK:   %[[LTOK:.*]], %{{.*}} = ws.consumer_wait %[[P]]
+// CHECK:   ws.consumer_release %[[P]], %[[LTOK]] by tcgen05
+// CHECK:   ws.consumer_release %[[Q]], %[[QT]] by tcgen05
+// CHECK: ws.role "softmax0" warps 4
+// CHECK:   scf.for
+// CHECK:     %[[SPTOK:.*]], %[[SPBUF:.*]] = ws.producer_acquire %[[P]]
+// CHECK:     %[[OT:.*]] = ws.as_tensor %[[O]]
+// CHECK:     tile.convert_layout %[[OT]]
+// CHECK:     %[[SWTOK:.*]], %[[SWBUF:.*]] = ws.consumer_wait %[[S]]
+// CHECK:     %[[ST:.*]] = ws.as_tensor %[[SWBUF]]
+// CHECK:     tile.convert_layout %[[ST]]
+// CHECK:     ws.consumer_release %[[S]], %[[SWTOK]] by threads
+// CHECK:     ws.store_tmem %{{.*}}, %[[O]] : tensor<128x64xf32, #{{.*}}>, memref<128x64xf32, #ws.tmem>
+// CHECK:     ws.store_tmem %{{.*}}, %[[SPBUF]] : tensor<128x128xbf16, #{{.*}}>, memref<128x128xbf16, #ws.tmem>
+// CHECK:     ws.producer_commit %[[P]], %[[SPTOK]] by threads
+// CHECK:   }
+// CHECK:   %[[FTOK:.*]], %{{.*}} = ws.producer_acquire %[[P]]
+// CHECK:   ws.producer_commit %[[P]], %[[FTOK]] by threads
+// CHECK:   ws.as_tensor %[[O]]
+// CHECK:   arith.divf
+// CHECK:   ws.store_shared
+// CHECK:   ws.tma_store
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 64], unpacked = true>
+#tmem1 = #tile.tmem<block = [128, 128], unpacked = true>
+#tmem2 = #tile.tmem<block = [128, 128], unpacked = false>
+#tmem_32x32b = #tile.tmem_32x32b<warpgroups = 1>
+#slice = #tile.slice<dim = 1, parent = #tmem_32x32b>
+gpu.module @attention {
+  gpu.func @attention(%arg0: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg3: !tile.desc<tensor<128x64xf32>>, %arg4: i32) kernel {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %0 = tile.load %arg0[%c0_i32, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+    %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #tmem>
+    %cst_0 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice>
+    %1:3 = scf.for %arg5 = %c0_i32 to %arg4 step %c1_i32 iter_args(%arg6 = %cst, %arg7 = %cst_0, %arg8 = %cst_1) -> (tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>)  : i32 {
+      %5 = tile.convert_layout %arg6 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+      %6 = tile.load %arg1[%arg5, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %7 = tile.load %arg2[%arg5, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tmem1>
+      %8 = tile.dot %0, %6, %cst_2 {transpose_b} : tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x128xf32, #tmem1>
+      %9 = tile.convert_layout %8 : tensor<128x128xf32, #tmem1> -> tensor<128x128xf32, #tmem_32x32b>
+      %10 = tile.reduce max %9 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %11 = arith.maximumf %arg7, %10 : tensor<128xf32, #slice>
+      %12 = arith.subf %arg7, %11 : tensor<128xf32, #slice>
+      %13 = math.exp2 %12 : tensor<128xf32, #slice>
+      %14 = tile.broadcast %13 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+      %15 = arith.mulf %5, %14 : tensor<128x64xf32, #tmem_32x32b>
+      %16 = tile.convert_layout %15 : tensor<128x64xf32, #tmem_32x32b> -> tensor<128x64xf32, #tmem>
+      %17 = tile.broadcast %11 axis 1 : tensor<128xf32, #slice> -> tensor<128x128xf32, #tmem_32x32b>
+      %18 = arith.subf %9, %17 : tensor<128x128xf32, #tmem_32x32b>
+      %19 = math.exp2 %18 : tensor<128x128xf32, #tmem_32x32b>
+      %20 = tile.reduce sum %19 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %21 = arith.mulf %arg8, %13 : tensor<128xf32, #slice>
+      %22 = arith.addf %21, %20 : tensor<128xf32, #slice>
+      %23 = arith.truncf %19 : tensor<128x128xf32, #tmem_32x32b> to tensor<128x128xbf16, #tmem_32x32b>
+      %24 = tile.convert_layout %23 : tensor<128x128xbf16, #tmem_32x32b> -> tensor<128x128xbf16, #tmem2>
+      %25 = tile.dot %24, %7, %16 : tensor<128x128xbf16, #tmem2>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xf32, #tmem>
+      scf.yield %25, %11, %22 : tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
+    }
+    %2 = tile.convert_layout %1#0 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+    %3 = tile.broadcast %1#2 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+    %4 = arith.divf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
+    tile.store %arg3[%c0_i32, %c0_i32], %4 : !tile.desc<tensor<128x64xf32>>, tensor<128x64xf32, #tmem_32x32b>
+    gpu.return
+  }
+}
+
+// -----
+
+// Every loop-carried value must be an accumulator.
+gpu.module @carried {
+  gpu.func @carried(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // expected-error @+1 {{'scf.for' op carries a value that is not a tile.dot accumulator; sm100 partitioning handles GEMM main loops only}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %c0) -> (i32) : i32 {
+      %x = tile.load %a[%i, %c0] : !tile.desc<tensor<128x64xbf16>>
+      %t = arith.addi %s, %c1 : i32
+      scf.yield %t : i32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// The accumulator must be in tensor memory (layouts for sm100).
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+gpu.module @sm90_layouts {
+  gpu.func @sm90_layouts(%a: !tile.desc<tensor<128x64xbf16, #smem>>, %n: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #acc>) : i32 {
+      %x = tile.load %a[%i, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+      // expected-error @+1 {{'tile.dot' op needs a tensor-memory accumulator: run tile-assign-layouts{target=sm100} first}}
+      %d = tile.dot %x, %x, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+      scf.yield %d : tensor<128x128xf32, #acc>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Operands are read in place from shared memory, so they come from loads.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 128], unpacked = true>
+gpu.module @operand {
+  gpu.func @operand(%a: !tile.desc<tensor<128x64xbf16, #smem>>, %y: tensor<128x64xbf16, #smem>, %n: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #tmem>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #tmem>) : i32 {
+      %x = tile.load %a[%i, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+      // expected-error @+1 {{'tile.dot' op operands must come straight from tile.load on sm100 (shared memory)}}
+      %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #tmem>
+      scf.yield %d : tensor<128x128xf32, #tmem>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// Attention needs an O += P V for every S = Q K^T.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#s = #tile.tmem<block = [128, 128], unpacked = true>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #regs>
+gpu.module @no_pv {
+  gpu.func @no_pv(%q: !tile.desc<tensor<128x64xbf16, #smem>>, %k: !tile.desc<tensor<128x64xbf16, #smem>>, %n: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %x = tile.load %q[%c0, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+    %ninf = arith.constant dense<0xFF800000> : tensor<128xf32, #row>
+    // expected-error @+1 {{'scf.for' op attention on sm100: expects one S = Q K^T and one O += P V per consumer}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%m = %ninf) -> (tensor<128xf32, #row>) : i32 {
+      %y = tile.load %k[%i, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+      %zs = arith.constant dense<0.0> : tensor<128x128xf32, #s>
+      %sd = tile.dot %x, %y, %zs {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #s>
+      %sr = tile.convert_layout %sd : tensor<128x128xf32, #s> -> tensor<128x128xf32, #regs>
+      %mx = tile.reduce max %sr axis 1 : tensor<128x128xf32, #regs> -> tensor<128xf32, #row>
+      scf.yield %mx : tensor<128xf32, #row>
+    }
+    gpu.return
+  }
+}
