@@ -363,6 +363,23 @@ static SmallVector<Value> pinRegisters(OpBuilder &b, Location loc,
   return result;
 }
 
+/// The f32 accumulator `acc` (fragments `f`) with every value passed
+/// through pinRegisters, one fragment at a time.
+static Value pinAccumulator(OpBuilder &b, Location loc, Value acc,
+                            const Fragments &f) {
+  for (int64_t i = 0; i < f.count(); ++i) {
+    Value fragment = LLVM::ExtractValueOp::create(b, loc, acc, i);
+    SmallVector<Value> values;
+    for (int64_t v = 0; v < f.values; ++v)
+      values.push_back(LLVM::ExtractValueOp::create(b, loc, fragment, v));
+    values = pinRegisters(b, loc, values, "f");
+    for (int64_t v = 0; v < f.values; ++v)
+      acc = LLVM::InsertValueOp::create(b, loc, acc, values[v],
+                                        ArrayRef<int64_t>{i, v});
+  }
+  return acc;
+}
+
 /// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.<ab>.<ab>` with A from
 /// registers, as inline PTX (nvvm.wgmma.mma_async takes A descriptors only):
 /// `d, a, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b` (PTX ISA
@@ -481,17 +498,7 @@ struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
                              registerAOperand(rewriter, loc, adaptor.getA(),
                                               *aRegs, mr, kk, element));
       aRegisters = pinRegisters(rewriter, loc, aRegisters, "r");
-      for (int64_t i = 0; i < f->count(); ++i) {
-        Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
-        SmallVector<Value> values;
-        for (int64_t v = 0; v < f->values; ++v)
-          values.push_back(
-              LLVM::ExtractValueOp::create(rewriter, loc, fragment, v));
-        values = pinRegisters(rewriter, loc, values, "f");
-        for (int64_t v = 0; v < f->values; ++v)
-          acc = LLVM::InsertValueOp::create(rewriter, loc, acc, values[v],
-                                            ArrayRef<int64_t>{i, v});
-      }
+      acc = pinAccumulator(rewriter, loc, acc, *f);
     }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t kk = 0; kk < k / kWgmmaK; ++kk) {
@@ -565,19 +572,7 @@ struct DotWaitLowering : ConvertOpToLLVMPattern<tile::DotWaitOp> {
           getFragments(cast<RankedTensorType>(original.getType()));
       if (!f)
         return rewriter.notifyMatchFailure(op, "needs wgmma accumulators");
-      Value acc = value;
-      for (int64_t i = 0; i < f->count(); ++i) {
-        Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
-        SmallVector<Value> values;
-        for (int64_t v = 0; v < f->values; ++v)
-          values.push_back(
-              LLVM::ExtractValueOp::create(rewriter, loc, fragment, v));
-        values = pinRegisters(rewriter, loc, values, "f");
-        for (int64_t v = 0; v < f->values; ++v)
-          acc = LLVM::InsertValueOp::create(rewriter, loc, acc, values[v],
-                                            ArrayRef<int64_t>{i, v});
-      }
-      results.push_back(acc);
+      results.push_back(pinAccumulator(rewriter, loc, value, *f));
     }
     rewriter.replaceOp(op, results);
     return success();

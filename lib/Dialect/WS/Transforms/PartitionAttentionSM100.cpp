@@ -377,14 +377,11 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
   OpBuilder b(ctx);
   b.setInsertionPointToStart(&body);
   Location loc = func.getLoc();
-  Attribute shared = b.getI64IntegerAttr(kSharedAddressSpace);
   auto tmem = TensorMemoryAttr::get(ctx);
   auto buffersOf = [&](ArrayRef<tile::LoadOp> loads) {
     SmallVector<MemRefType> buffers;
     for (tile::LoadOp load : loads)
-      buffers.push_back(MemRefType::get(load.getType().getShape(),
-                                        load.getType().getElementType(),
-                                        MemRefLayoutAttrInterface(), shared));
+      buffers.push_back(sharedBufferFor(load.getType()));
     return buffers;
   };
   auto tmemOf = [&](RankedTensorType type) {
@@ -424,28 +421,16 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
     roles.o.push_back(TMEMBufferOp::create(b, loc, tmemOf(c.pv.getType()),
                                            Value(), Value(), IntegerAttr()));
   }
-  for (tile::StoreOp store : attention->stores) {
-    RankedTensorType value = store.getValue().getType();
-    roles.staging.push_back(BufferAllocOp::create(
-        b, store.getLoc(),
-        MemRefType::get(value.getShape(), value.getElementType(),
-                        MemRefLayoutAttrInterface(), shared),
-        IntegerAttr()));
-  }
+  for (tile::StoreOp store : attention->stores)
+    roles.staging.push_back(allocStaging(b, store));
 
   b.setInsertionPoint(terminator);
   auto ws = WarpSpecializeOp::create(b, loc);
   Block *wsBody = b.createBlock(&ws.getBody());
   auto addRole = [&](StringRef name, int64_t warps, unsigned regs) {
-    b.setInsertionPointToEnd(wsBody);
-    auto role = RoleOp::create(b, loc, b.getStringAttr(name),
-                               b.getI32IntegerAttr(warps),
-                               b.getI32IntegerAttr(regs), IntegerAttr());
-    Block *block = b.createBlock(&role.getBody());
-    b.setInsertionPointToStart(block);
     IRMapping map;
-    for (Operation *op : original)
-      b.clone(*op, map);
+    RoleOp role =
+        createRoleCopy(b, wsBody, loc, name, warps, regs, original, map);
     auto lookup = [&](auto op) {
       return cast<decltype(op)>(map.lookup(op.getOperation()));
     };

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PartitionRolesSM100.h"
+#include "PartitionUtils.h"
 #include "StageInHeldSlots.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -304,13 +305,6 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   return program;
 }
 
-/// Drops what a role does not need: dead ops and unused loop values.
-static void cleanUp(RoleOp role) {
-  RewritePatternSet patterns(role.getContext());
-  scf::ForOp::getCanonicalizationPatterns(patterns, role.getContext());
-  (void)applyPatternsGreedily(role, std::move(patterns));
-}
-
 /// Keeps only the loop-carried positions in `keep`: the others yield their
 /// own iteration argument, so their computations die and canonicalization
 /// drops them.
@@ -320,41 +314,6 @@ static void keepPositions(scf::ForOp loop,
   for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
     if (!keep.contains(i))
       yield->setOperand(i, loop.getRegionIterArgs()[i]);
-}
-
-/// Replaces `loads` by TMA copies into one slot of `channel`, acquired
-/// before the first and committed after the last with their bytes.
-static void produce(OpBuilder &b, Value channel,
-                    MutableArrayRef<tile::LoadOp> loads) {
-  b.setInsertionPoint(loads.front());
-  auto acquire = ProducerAcquireOp::create(b, loads.front().getLoc(), channel);
-  int64_t bytes = 0;
-  for (auto [load, buffer] : llvm::zip(loads, acquire.getBuffers())) {
-    b.setInsertionPoint(load);
-    TMALoadOp::create(b, load.getLoc(), load.getDesc(), load.getCoords(),
-                      buffer, acquire.getToken());
-    bytes += load.getDesc().getType().getBlockBytes();
-  }
-  b.setInsertionPointAfter(loads.back());
-  ProducerCommitOp::create(b, loads.back().getLoc(), channel,
-                           acquire.getToken(), AsyncUnit::TMA,
-                           b.getI64IntegerAttr(bytes));
-}
-
-/// Replaces `loads` by in-place reads of one slot of `channel`, waited for
-/// before the first; returns the wait's token.
-static Value consume(OpBuilder &b, Value channel,
-                     MutableArrayRef<tile::LoadOp> loads) {
-  b.setInsertionPoint(loads.front());
-  auto wait = ConsumerWaitOp::create(b, loads.front().getLoc(), channel);
-  for (auto [load, buffer] : llvm::zip(loads, wait.getBuffers())) {
-    b.setInsertionPoint(load);
-    Value tensor = AsTensorOp::create(b, load.getLoc(), load.getType(), buffer);
-    load.getResult().replaceAllUsesWith(tensor);
-  }
-  for (tile::LoadOp load : loads)
-    load.erase();
-  return wait.getToken();
 }
 
 /// The channels' loads of one role's copy of the program: per channel, its
@@ -371,10 +330,10 @@ static void buildProducer(OpBuilder &b, ArrayRef<Value> channels,
     store.erase();
   for (tile::StoreDirectOp store : directStores)
     store.erase();
-  keepPositions(loop, {});
+  dropCarried(loop);
   for (auto [channel, groups] : llvm::zip(channels, loads))
     for (SmallVector<tile::LoadOp> &group : groups)
-      produce(b, channel, group);
+      produceLoads(b, channel, group);
 }
 
 /// The op of `block` that contains `op` (or `op` itself).
@@ -470,7 +429,7 @@ static void buildConsumer(OpBuilder &b, ArrayRef<Value> channels,
 
   for (auto [channel, groups] : llvm::zip(channels, loads))
     for (SmallVector<tile::LoadOp> &group : groups)
-      consume(b, channel, group);
+      consumeLoads(b, channel, group);
 
   for (auto [store, buffer] : llvm::zip(stores, staging)) {
     if (!llvm::is_contained(mine, store)) {
@@ -597,13 +556,10 @@ struct WSPartitionRolesPass
     OpBuilder b(ctx);
     b.setInsertionPointToStart(&body);
     Location loc = func.getLoc();
-    Attribute shared = b.getI64IntegerAttr(kSharedAddressSpace);
     auto buffersOf = [&](ArrayRef<tile::LoadOp> loads) {
       SmallVector<MemRefType> buffers;
       for (tile::LoadOp load : loads)
-        buffers.push_back(MemRefType::get(load.getType().getShape(),
-                                          load.getType().getElementType(),
-                                          MemRefLayoutAttrInterface(), shared));
+        buffers.push_back(sharedBufferFor(load.getType()));
       return buffers;
     };
     unsigned numStages = stages;
@@ -618,28 +574,16 @@ struct WSPartitionRolesPass
           ChannelType::get(ctx, buffersOf(channel.groups.front()),
                            channel.inLoop ? numStages : 1)));
     SmallVector<Value> staging;
-    for (tile::StoreOp store : program->stores) {
-      RankedTensorType value = store.getValue().getType();
-      staging.push_back(BufferAllocOp::create(
-          b, store.getLoc(),
-          MemRefType::get(value.getShape(), value.getElementType(),
-                          MemRefLayoutAttrInterface(), shared),
-          IntegerAttr()));
-    }
+    for (tile::StoreOp store : program->stores)
+      staging.push_back(allocStaging(b, store));
 
     b.setInsertionPoint(terminator);
     auto ws = WarpSpecializeOp::create(b, loc);
     Block *wsBody = b.createBlock(&ws.getBody());
     auto addRole = [&](StringRef name, int64_t warps, int64_t regs) {
-      b.setInsertionPointToEnd(wsBody);
-      auto role = RoleOp::create(b, loc, b.getStringAttr(name),
-                                 b.getI32IntegerAttr(warps),
-                                 b.getI32IntegerAttr(regs), IntegerAttr());
-      Block *block = b.createBlock(&role.getBody());
-      b.setInsertionPointToStart(block);
       IRMapping map;
-      for (Operation *op : original)
-        b.clone(*op, map);
+      RoleOp role =
+          createRoleCopy(b, wsBody, loc, name, warps, regs, original, map);
       auto lookup = [&](auto op) {
         return cast<decltype(op)>(map.lookup(op.getOperation()));
       };
@@ -666,7 +610,7 @@ struct WSPartitionRolesPass
       auto [role, loop, loads, stores, directStores] =
           addRole("producer", kProducerWarps, producerRegs);
       buildProducer(b, channels, loop, loads, stores, directStores);
-      cleanUp(role);
+      cleanUpRole(role);
     }
     SmallVector<RoleOp> consumers;
     for (auto [i, chain] : llvm::enumerate(program->chains)) {
@@ -679,7 +623,7 @@ struct WSPartitionRolesPass
         b.setInsertionPointToEnd(&role.getBody().front());
         TMAStoreWaitOp::create(b, loc);
       }
-      cleanUp(role);
+      cleanUpRole(role);
       placeReleases(b, role);
       consumers.push_back(role);
     }

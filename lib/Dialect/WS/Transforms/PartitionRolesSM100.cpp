@@ -93,15 +93,9 @@ static ClonedProgram cloneInto(OpBuilder &b, Block *wsBody, Location loc,
                                ArrayRef<Operation *> original,
                                const Program &program, StringRef name,
                                int64_t warps, unsigned regs) {
-  b.setInsertionPointToEnd(wsBody);
-  auto role =
-      RoleOp::create(b, loc, b.getStringAttr(name), b.getI32IntegerAttr(warps),
-                     b.getI32IntegerAttr(regs), IntegerAttr());
-  Block *block = b.createBlock(&role.getBody());
-  b.setInsertionPointToStart(block);
   IRMapping map;
-  for (Operation *op : original)
-    b.clone(*op, map);
+  RoleOp role =
+      createRoleCopy(b, wsBody, loc, name, warps, regs, original, map);
   auto lookup = [&](auto op) {
     return cast<decltype(op)>(map.lookup(op.getOperation()));
   };
@@ -249,12 +243,9 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
   OpBuilder b(ctx);
   b.setInsertionPointToStart(&body);
   Location loc = func.getLoc();
-  Attribute shared = b.getI64IntegerAttr(kSharedAddressSpace);
   SmallVector<MemRefType> operandBuffers;
   for (tile::LoadOp load : program->loads)
-    operandBuffers.push_back(MemRefType::get(
-        load.getType().getShape(), load.getType().getElementType(),
-        MemRefLayoutAttrInterface(), shared));
+    operandBuffers.push_back(sharedBufferFor(load.getType()));
   unsigned stages = options.stages;
   if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
     stages = attr.getInt();
@@ -270,14 +261,8 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
   Value accChannel = ChannelOp::create(
       b, loc, ChannelType::get(ctx, accBuffers, kAccumulatorStages));
   SmallVector<Value> staging;
-  for (tile::StoreOp store : program->stores) {
-    RankedTensorType value = store.getValue().getType();
-    staging.push_back(BufferAllocOp::create(
-        b, store.getLoc(),
-        MemRefType::get(value.getShape(), value.getElementType(),
-                        MemRefLayoutAttrInterface(), shared),
-        IntegerAttr()));
-  }
+  for (tile::StoreOp store : program->stores)
+    staging.push_back(allocStaging(b, store));
 
   b.setInsertionPoint(terminator);
   auto ws = WarpSpecializeOp::create(b, loc);

@@ -53,3 +53,30 @@ void ws::cleanUpRole(RoleOp role) {
   scf::ForOp::getCanonicalizationPatterns(patterns, role.getContext());
   (void)applyPatternsGreedily(role, std::move(patterns));
 }
+
+MemRefType ws::sharedBufferFor(RankedTensorType type) {
+  return MemRefType::get(
+      type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+      IntegerAttr::get(IntegerType::get(type.getContext(), 64),
+                       kSharedAddressSpace));
+}
+
+Value ws::allocStaging(OpBuilder &b, tile::StoreOp store) {
+  return BufferAllocOp::create(b, store.getLoc(),
+                               sharedBufferFor(store.getValue().getType()),
+                               IntegerAttr());
+}
+
+RoleOp ws::createRoleCopy(OpBuilder &b, Block *body, Location loc,
+                          StringRef name, int64_t warps, int64_t regs,
+                          ArrayRef<Operation *> original, IRMapping &map) {
+  b.setInsertionPointToEnd(body);
+  auto role =
+      RoleOp::create(b, loc, b.getStringAttr(name), b.getI32IntegerAttr(warps),
+                     b.getI32IntegerAttr(regs), IntegerAttr());
+  Block *block = b.createBlock(&role.getBody());
+  b.setInsertionPointToStart(block);
+  for (Operation *op : original)
+    b.clone(*op, map);
+  return role;
+}

@@ -12,6 +12,7 @@
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir {
 namespace ws {
@@ -34,6 +35,20 @@ void dropCarried(scf::ForOp loop);
 
 /// Drops what a role does not need: dead ops and unused loop values.
 void cleanUpRole(RoleOp role);
+
+/// A buffer of `type`'s shape and element type in shared memory.
+MemRefType sharedBufferFor(RankedTensorType type);
+
+/// The shared-memory buffer a consumer stages the value of `store` in for
+/// its TMA store, allocated at `b`'s insertion point.
+Value allocStaging(OpBuilder &b, tile::StoreOp store);
+
+/// A new role `name` of `warps` warps and `regs` registers at the end of
+/// `body` (a ws.warp_specialize's block), holding a copy of the ops
+/// `original`; `map` maps each of them to its copy.
+RoleOp createRoleCopy(OpBuilder &b, Block *body, Location loc, StringRef name,
+                      int64_t warps, int64_t regs,
+                      ArrayRef<Operation *> original, IRMapping &map);
 
 } // namespace ws
 } // namespace mlir
