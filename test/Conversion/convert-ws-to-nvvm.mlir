@@ -775,6 +775,33 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// math.fma on register tensors becomes the fma instruction per register,
+// not a call to libdevice's __nv_fmaf (kernels do not depend on libdevice).
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+// CHECK-LABEL: gpu.module @fma
+// CHECK-NOT: __nv_fmaf
+// CHECK: llvm.intr.fma
+// CHECK-NOT: __nv_fmaf
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @fma {
+    gpu.func @k(%c: f32) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %cols = tile.iota axis 1 : tensor<64x16xi32, #acc>
+          %x = arith.sitofp %cols : tensor<64x16xi32, #acc> to tensor<64x16xf32, #acc>
+          %y = tensor.splat %c : tensor<64x16xf32, #acc>
+          %z = math.fma %x, %y, %x : tensor<64x16xf32, #acc>
+          %e = math.exp2 %z : tensor<64x16xf32, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Plain stores of other register tensors are not lowered yet.
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
 module attributes {gpu.container_module} {

@@ -256,6 +256,10 @@ struct ElementwiseLowering : ConversionPattern {
                      rewriter, loc, rewriter.getF32Type(),
                      rewriter.getStringAttr("llvm.nvvm.lg2.approx.f"), scalars)
                      .getResult(0);
+      } else if (isa<math::FmaOp>(op)) {
+        // The fma instruction (llvm.intr.fma), not libdevice's __nv_fmaf.
+        scalar = LLVM::FMAOp::create(rewriter, loc, scalars[0], scalars[1],
+                                     scalars[2]);
       } else {
         OperationState state(loc, op->getName(), scalars,
                              {type.getElementType()}, op->getAttrs());
