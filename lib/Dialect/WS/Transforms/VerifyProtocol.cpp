@@ -33,6 +33,11 @@ using namespace mlir::ws;
 
 /// Events one role may simulate before the kernel is deemed too large.
 static constexpr size_t kMaxSimulatedEvents = size_t(1) << 20;
+/// Events and loop iterations visited to list the events of all roles,
+/// beyond which the kernel is deemed too large: nested loops whose events all
+/// sit in scf.if branches not taken add no events but would be visited a number
+/// of times exponential in their depth.
+static constexpr size_t kMaxFlattenVisits = size_t(1) << 22;
 /// Depth of the expressions compared when matching loop bounds.
 static constexpr unsigned kMaxExprDepth = 32;
 
@@ -209,8 +214,10 @@ private:
 
   std::vector<Item> buildItems(Block &block, Value channel);
   bool buildEvents(Block &block, std::vector<Event> &events);
+  /// Appends the events of one run to `out`; false when there are too many
+  /// or `visits` (events and loop iterations seen) grows too large.
   bool flatten(const std::vector<Event> &events, bool cond,
-               std::vector<const Event *> &out);
+               std::vector<const Event *> &out, size_t &visits);
   bool simulateOnce(bool cond, bool hasIfs, ArrayRef<std::vector<Event>> trees);
 
   WarpSpecializeOp ws;
@@ -224,6 +231,8 @@ private:
   std::map<uint32_t, int64_t> barrierThreads;
   /// Simulated iterations of a loop of unknown trip count.
   int64_t maxTrips = 4;
+  /// A simulation was too large and a warning said so.
+  bool warnedTooLarge = false;
 };
 
 } // namespace
@@ -940,16 +949,18 @@ bool ProtocolVerifier::buildEvents(Block &block, std::vector<Event> &events) {
 }
 
 bool ProtocolVerifier::flatten(const std::vector<Event> &events, bool cond,
-                               std::vector<const Event *> &out) {
+                               std::vector<const Event *> &out,
+                               size_t &visits) {
   for (const Event &event : events) {
-    if (out.size() > kMaxSimulatedEvents)
+    if (out.size() > kMaxSimulatedEvents || ++visits > kMaxFlattenVisits)
       return false;
     if (event.kind == Event::Loop) {
       for (int64_t i = 0; i < event.trips; ++i)
-        if (!flatten(event.body, cond, out))
+        if (++visits > kMaxFlattenVisits ||
+            !flatten(event.body, cond, out, visits))
           return false;
     } else if (event.kind == Event::If) {
-      if (!flatten(cond ? event.body : event.elseBody, cond, out))
+      if (!flatten(cond ? event.body : event.elseBody, cond, out, visits))
         return false;
     } else {
       out.push_back(&event);
@@ -962,9 +973,25 @@ bool ProtocolVerifier::simulateOnce(bool cond, bool hasIfs,
                                     ArrayRef<std::vector<Event>> trees) {
   size_t numRoles = roles.size(), numChannels = channels.size();
   std::vector<std::vector<const Event *>> programs(numRoles);
-  for (size_t r = 0; r < numRoles; ++r)
-    if (!flatten(trees[r], cond, programs[r]))
-      return true; // Too large to simulate: nothing is claimed.
+  size_t visits = 0;
+  for (size_t r = 0; r < numRoles; ++r) {
+    if (flatten(trees[r], cond, programs[r], visits))
+      continue;
+    // Too large to simulate: nothing is claimed.
+    if (!warnedTooLarge) {
+      InFlightDiagnostic diag =
+          ws.emitWarning("ws-verify-protocol: deadlocks not checked: the "
+                         "roles unroll to over ")
+          << kMaxSimulatedEvents << " events per role or over "
+          << kMaxFlattenVisits << " events and loop iterations (simulating "
+          << "up to " << maxTrips << " iterations per loop";
+      if (hasIfs)
+        diag << ", every scf.if condition " << (cond ? "true" : "false");
+      diag << ")";
+    }
+    warnedTooLarge = true;
+    return true;
+  }
 
   DenseMap<Operation *, unsigned> roleIndex;
   for (auto [i, role] : llvm::enumerate(roles))

@@ -311,8 +311,10 @@ def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
        each blocked role, the op it waits at, and the roles it waits for.
        Deadlocks after more iterations or under other combinations of
        conditions are not found; kernels whose barrier ops sit in other
-       region ops, or that would unroll to over 2^20 events per role, are
-       not simulated.
+       region ops are not simulated, nor, with a warning, kernels that
+       would unroll to over 2^20 events per role or 2^22 events and loop
+       iterations in all (loops nested in loops, their events in branches
+       not taken, are visited without adding events).
     5. **Named barriers.** All `ws.barrier_sync` and `ws.barrier_arrive`
        ops of one id agree on `threads`, and the threads of the roles using
        the id add up to it.
@@ -395,6 +397,11 @@ def WSVerifyPhases : Pass<"ws-verify-phases"> {
     roles, or mixed outcomes of unknown conditions are not found. A role
     that would run over 2^20 ops in one trial, and barrier arrays shared
     with another `ws.warp_specialize`, are not checked (a warning says so).
+    All trials of one `ws.warp_specialize` together interpret at most 2^20
+    ops: the work grows with the cube of S for a loop nested in a loop to
+    the outer induction variable, and with each further level of such
+    nesting; when the trials run out of it, the warning names the trip
+    count checked up to.
     Assumptions: all threads of a role take the same path, and every role
     that waits on a barrier waits once per phase.
 
