@@ -182,3 +182,35 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) causal
     tile [64, 128] stages 2 consumers 2 target sm_90a
+
+// -----
+
+// 2-CTA mode: clusters of two CTAs along x (the manifest's cluster, an even
+// grid); CTA 2p + r is rank r of tile pair p. Each CTA loads its own 128
+// rows of A (rank r: rows 256 t + 128 r) and its half of B's 256 columns
+// (128 r on), and the dot is a CTA pair's with the whole 256-column
+// accumulator.
+// CHECK-LABEL: gpu.module @gemm_2cta_module
+// CHECK: gpu.func @gemm_2cta(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x256xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: fmha.manifest = "{\22cluster\22:[2,1,1],\22grid\22:[{\22mul\22:[{\22ceildiv\22:[\22num_sms\22,2]},2]},1,1]
+// CHECK-SAME: \22box\22:[128,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22b\22
+// CHECK-SAME: ws.cta_pair
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: %[[NPROG:.*]] = tile.num_programs x
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK: %[[RANK:.*]] = arith.remui %[[PID]], %[[TWO]] : i32
+// CHECK: %[[PAIR:.*]] = arith.divui %[[PID]], %{{.*}} : i32
+// CHECK: %[[NPAIRS:.*]] = arith.divui %[[NPROG]], %{{.*}} : i32
+// CHECK: scf.for %{{.*}} = %[[PAIR]] to %{{.*}} step %[[NPAIRS]]
+// CHECK: %[[MOFF:.*]] = arith.muli %[[RANK]], %{{.*}} : i32
+// CHECK: %[[M0:.*]] = arith.addi %{{.*}}, %[[MOFF]] : i32
+// CHECK: %[[N0:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK: %[[NOFF:.*]] = arith.muli %[[RANK]], %{{.*}} : i32
+// CHECK: %[[NB:.*]] = arith.addi %[[N0]], %[[NOFF]] : i32
+// CHECK: scf.for
+// CHECK: tile.load %[[A]][%[[M0]], %{{.*}}] : !tile.desc<tensor<128x64xbf16>>
+// CHECK: tile.load %[[B]][%[[NB]], %{{.*}}] : !tile.desc<tensor<128x64xbf16>>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} {cta_pair, transpose_b} : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x256xf32>
+// CHECK: tile.store %[[C]][%[[M0]], %[[N0]]]
+fmha.gemm @gemm_2cta (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [128, 256, 64] stages 4 consumers 1 ctas 2 target sm_100a

@@ -78,7 +78,10 @@ static LogicalResult writeManifest(Operation *module, llvm::raw_ostream &os) {
   (*manifest)["target"] = target;
   (*manifest)["cubin"] = (entry + "." + target + ".cubin").str();
   (*manifest)["block"] = llvm::json::Array{threads.getInt(), 1, 1};
-  (*manifest)["cluster"] = llvm::json::Array{1, 1, 1};
+  // The kernel's cluster shape where its expansion chose one (2-CTA mode),
+  // else a CTA alone.
+  if (!manifest->get("cluster"))
+    (*manifest)["cluster"] = llvm::json::Array{1, 1, 1};
   (*manifest)["dynamic_smem"] = smem ? smem.getInt() : 0;
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*manifest))) << "\n";
   return success();

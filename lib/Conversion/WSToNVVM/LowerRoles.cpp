@@ -47,12 +47,29 @@ static Value inRange(OpBuilder &b, Location loc, Value x, int64_t lo,
   return arith::AndIOp::create(b, loc, ge, lt);
 }
 
+/// Whether `role` issues the MMAs of a CTA pair (`ws.tcgen05_mma
+/// {cta_pair}`): only the even CTA of the pair runs it.
+static bool issuesPairMMAs(RoleOp role) {
+  WalkResult walk = role.walk([](TCGen05MMAOp mma) {
+    return mma.getCtaPair() ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
 /// Moves `role`'s body into a branch taken by its warps, resolving
-/// ws.thread_id and guarding leader operations by its first thread.
+/// ws.thread_id and guarding leader operations by its first thread. A role
+/// that issues a CTA pair's MMAs runs in the pair's even CTA only.
 static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid) {
   int64_t first = *role.getFirstWarp();
   Value inRole =
       inRange(b, role.getLoc(), warp, first, first + role.getWarps());
+  if (issuesPairMMAs(role)) {
+    Value rank = NVVM::ClusterId::create(b, role.getLoc(), b.getI32Type());
+    Value even =
+        arith::CmpIOp::create(b, role.getLoc(), arith::CmpIPredicate::eq, rank,
+                              i32Const(b, role.getLoc(), 0));
+    inRole = arith::AndIOp::create(b, role.getLoc(), inRole, even);
+  }
   auto ifOp = scf::IfOp::create(b, role.getLoc(), inRole, /*withElse=*/false);
   Block &body = role.getBody().front();
   ifOp.thenBlock()->getOperations().splice(
@@ -87,8 +104,8 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid) {
 }
 
 static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
-                                         int64_t numThreads,
-                                         bool hasMBarriers) {
+                                         int64_t numThreads, bool hasMBarriers,
+                                         bool ctaPair) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   for (RoleOp role : op.getRoles())
@@ -104,6 +121,12 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
   if (hasMBarriers) {
     NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::BarrierOp::create(b, loc);
+  }
+  // A CTA pair arrives on, and commits to, the other CTA's barriers: both
+  // CTAs' barriers are initialised before either runs a role.
+  if (ctaPair) {
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
   }
   Value warp =
       arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp));
@@ -170,10 +193,15 @@ LogicalResult ws::lowerRoles(FunctionOpInterface func) {
       return func->emitError("kernel has no ws.num_threads: run "
                              "ws-allocate-registers before convert-ws-to-nvvm");
     for (WarpSpecializeOp op : ops)
-      if (failed(lowerWarpSpecialize(op, numThreads.getInt(), hasMBarriers)))
+      if (failed(lowerWarpSpecialize(op, numThreads.getInt(), hasMBarriers,
+                                     func->hasAttr(kCtaPairAttrName))))
         return failure();
     func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                   b.getDenseI32ArrayAttr({int32_t(numThreads.getInt()), 1, 1}));
+    // 2-CTA mode: the kernel runs in clusters of two CTAs along x.
+    if (func->hasAttr(kCtaPairAttrName))
+      func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                    b.getDenseI32ArrayAttr({2, 1, 1}));
     // A register cap at entry makes ptxas honour setmaxnreg.
     if (anyBudget)
       func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),

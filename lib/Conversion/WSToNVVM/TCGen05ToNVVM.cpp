@@ -104,6 +104,14 @@ static void fencedBarrier(OpBuilder &b, Location loc) {
                                NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
 }
 
+/// The CTA group of a tensor-memory op: 2 in 2-CTA mode (marked by
+/// convert-ws-to-nvvm), where one warp of each CTA of the pair allocates
+/// and frees together.
+static NVVM::CTAGroupKind ctaGroup(Operation *op) {
+  return op->hasAttr(kCtaPairAttrName) ? NVVM::CTAGroupKind::CTA_2
+                                       : NVVM::CTAGroupKind::CTA_1;
+}
+
 namespace {
 
 /// ws.tmem_alloc -> warp 0 allocates into the shared-memory slot; after a
@@ -120,7 +128,7 @@ struct TMEMAllocLowering : ConvertOpToLLVMPattern<TMEMAllocOp> {
     Value slot = MemRefDescriptor(adaptor.getSlot()).alignedPtr(rewriter, loc);
     Value columns = i32Const(rewriter, loc, op.getColumns());
     inWarpZero(rewriter, loc, [&] {
-      NVVM::Tcgen05AllocOp::create(rewriter, loc, slot, columns);
+      NVVM::Tcgen05AllocOp::create(rewriter, loc, slot, columns, ctaGroup(op));
     });
     fencedBarrier(rewriter, loc);
     rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, rewriter.getI32Type(), slot);
@@ -136,7 +144,7 @@ struct TMEMRelinquishLowering : ConvertOpToLLVMPattern<TMEMRelinquishOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     inWarpZero(rewriter, loc, [&] {
-      NVVM::Tcgen05RelinquishAllocPermitOp::create(rewriter, loc);
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(rewriter, loc, ctaGroup(op));
     });
     rewriter.eraseOp(op);
     return success();
@@ -144,18 +152,30 @@ struct TMEMRelinquishLowering : ConvertOpToLLVMPattern<TMEMRelinquishOp> {
 };
 
 /// ws.tmem_dealloc -> once every thread is done with tensor memory (a
-/// fenced CTA barrier), warp 0 frees it.
+/// fenced CTA barrier), warp 0 frees it. In 2-CTA mode the barrier spans
+/// the cluster: neither CTA frees its columns, or exits with barriers the
+/// other still signals, before both are done.
 struct TMEMDeallocLowering : ConvertOpToLLVMPattern<TMEMDeallocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
   matchAndRewrite(TMEMDeallocOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    fencedBarrier(rewriter, loc);
+    NVVM::CTAGroupKind group = ctaGroup(op);
+    if (group == NVVM::CTAGroupKind::CTA_2) {
+      NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                   NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+      NVVM::ClusterArriveOp::create(rewriter, loc, rewriter.getUnitAttr());
+      NVVM::ClusterWaitOp::create(rewriter, loc, rewriter.getUnitAttr());
+      NVVM::Tcgen05FenceOp::create(rewriter, loc,
+                                   NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    } else {
+      fencedBarrier(rewriter, loc);
+    }
     Value address = tmemPointer(rewriter, loc, adaptor.getAddress());
     Value columns = i32Const(rewriter, loc, op.getColumns());
     inWarpZero(rewriter, loc, [&] {
-      NVVM::Tcgen05DeallocOp::create(rewriter, loc, address, columns);
+      NVVM::Tcgen05DeallocOp::create(rewriter, loc, address, columns, group);
     });
     rewriter.eraseOp(op);
     return success();
@@ -214,7 +234,9 @@ struct TMEMAsTensorLowering : ConvertOpToLLVMPattern<AsTensorOp> {
 };
 
 /// ws.mbarrier_arrive ... tcgen05 -> tcgen05.commit: the barrier completes
-/// an arrival when the issuing thread's earlier tcgen05 ops are done.
+/// an arrival when the issuing thread's earlier tcgen05 ops are done. In
+/// 2-CTA mode `tcgen05.commit.cta_group::2` multicast to the barrier at the
+/// same offset in both CTAs of the pair (CTA mask 0b11).
 struct TCGen05CommitLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   TCGen05CommitLowering(const LLVMTypeConverter &converter)
       : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
@@ -227,6 +249,15 @@ struct TCGen05CommitLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
     Value addr = LLVM::GEPOp::create(
         rewriter, loc, adaptor.getBarriers().getType(), rewriter.getI64Type(),
         adaptor.getBarriers(), ValueRange{adaptor.getIndex()});
+    if (ctaGroup(op) == NVVM::CTAGroupKind::CTA_2) {
+      Value both =
+          LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(), 0b11);
+      rewriter.replaceOpWithNewOp<NVVM::Tcgen05CommitOp>(
+          op, addr, both,
+          NVVM::CTAGroupKindAttr::get(rewriter.getContext(),
+                                      NVVM::CTAGroupKind::CTA_2));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<NVVM::Tcgen05CommitOp>(op, addr, Value());
     return success();
   }
@@ -256,7 +287,9 @@ static Value smemDescriptor(OpBuilder &b, Location loc, Value base,
 
 /// ws.tcgen05_mma -> one tcgen05.mma.cta_group::1.kind::f16 per K step of
 /// 16, with shared-memory descriptors for A and B and one instruction
-/// descriptor (fmha/Conversion/UMMADescriptors.h).
+/// descriptor (fmha/Conversion/UMMADescriptors.h). With `cta_pair`,
+/// tcgen05.mma.cta_group::2 of M = twice D's rows: the descriptors name
+/// this CTA's operands, the hardware reads the peer's at the same offsets.
 struct TCGen05MMALowering : ConvertOpToLLVMPattern<TCGen05MMAOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -273,8 +306,12 @@ struct TCGen05MMALowering : ConvertOpToLLVMPattern<TCGen05MMAOp> {
     if (aTmem && (aTmem.getUnpacked() || aTmem.getBlockM() != kTMEMLanes))
       return op.emitOpError("reads A from tensor memory as 128 rows of "
                             "packed 16-bit elements only so far");
-    int64_t m = dType.getShape()[0], n = dType.getShape()[1];
-    if (std::optional<std::string> why = umma::checkF16Shape(m, n))
+    bool pair = op.getCtaPair();
+    unsigned ctas = pair ? 2 : 1;
+    // The MMA's M spans the pair's rows; each CTA holds half of B's N.
+    int64_t m = ctas * dType.getShape()[0], n = dType.getShape()[1];
+    int64_t bN = n / ctas;
+    if (std::optional<std::string> why = umma::checkF16Shape(m, n, ctas))
       return op.emitOpError(*why);
     int64_t k = aType.getShape()[1];
     int64_t elementBytes = aType.getElementTypeBitWidth() / 8;
@@ -283,9 +320,9 @@ struct TCGen05MMALowering : ConvertOpToLLVMPattern<TCGen05MMAOp> {
     bool bKMajor = op.getTransposeB();
     if (aSpan == 0 || bSpan == 0)
       return op.emitOpError("needs swizzled operands (32, 64 or 128 bytes)");
-    if (!bKMajor && n % (bSpan / elementBytes) != 0)
+    if (!bKMajor && bN % (bSpan / elementBytes) != 0)
       return op.emitOpError("an MN-major B needs N (")
-             << n << ") to be a multiple of its swizzle span ("
+             << bN << ") to be a multiple of its swizzle span ("
              << bSpan / elementBytes << " elements)";
 
     Location loc = op.getLoc();
@@ -328,7 +365,8 @@ struct TCGen05MMALowering : ConvertOpToLLVMPattern<TCGen05MMAOp> {
                   : kk * kMmaK * bSpan,
           bFields);
       NVVM::Tcgen05MMAOp::create(
-          rewriter, loc, NVVM::Tcgen05MMAKind::F16, NVVM::CTAGroupKind::CTA_1,
+          rewriter, loc, NVVM::Tcgen05MMAKind::F16,
+          pair ? NVVM::CTAGroupKind::CTA_2 : NVVM::CTAGroupKind::CTA_1,
           NVVM::Tcgen05MMACollectorOp::DISCARD, /*aShift=*/false, d, descA,
           descB, idesc, kk == 0 ? adaptor.getAccumulate() : one,
           /*scaleInputD=*/Value(), /*disableOutputLane=*/Value());

@@ -42,6 +42,8 @@ using namespace mlir::ws;
 static constexpr StringLiteral kSharedMemoryName = "__fmha_smem";
 /// Bytes of a CUtensorMap.
 static constexpr int64_t kTensorMapBytes = 128;
+/// The NVPTX address space of shared::cluster addresses (mapa's results).
+static constexpr unsigned kSharedClusterAddressSpace = 7;
 /// Suspend-time hint of mbarrier.try_wait, in nanoseconds.
 static constexpr int64_t kTryWaitTicks = 10000000;
 
@@ -168,9 +170,8 @@ struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
           op, addr, adaptor.getPhase(), i32Const(rewriter, loc, kTryWaitTicks));
       return success();
     }
-    auto vprintf =
-        SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
-            op, StringAttr::get(op.getContext(), kVPrintfName));
+    auto vprintf = SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+        op, StringAttr::get(op.getContext(), kVPrintfName));
     Region *body = getFunctionBody(op);
     if (!vprintf || !body)
       return rewriter.notifyMatchFailure(op, "no vprintf or no function body");
@@ -224,11 +225,10 @@ struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
     rewriter.setInsertionPointToEnd(check);
     Value now = NVVM::GlobalTimerOp::create(rewriter, loc, i64);
     Value elapsed = LLVM::SubOp::create(rewriter, loc, now, start);
-    Value limit = LLVM::ConstantOp::create(
-        rewriter, loc, i64, int64_t(timeoutMicroseconds) * 1000);
-    Value expired = LLVM::ICmpOp::create(rewriter, loc,
-                                         LLVM::ICmpPredicate::ugt, elapsed,
-                                         limit);
+    Value limit = LLVM::ConstantOp::create(rewriter, loc, i64,
+                                           int64_t(timeoutMicroseconds) * 1000);
+    Value expired = LLVM::ICmpOp::create(
+        rewriter, loc, LLVM::ICmpPredicate::ugt, elapsed, limit);
     LLVM::CondBrOp::create(rewriter, loc, expired, fail, retry);
 
     rewriter.setInsertionPointToEnd(fail);
@@ -240,9 +240,8 @@ struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
         NVVM::BlockIdYOp::create(rewriter, loc, i32),
         NVVM::BlockIdZOp::create(rewriter, loc, i32)};
     for (auto [i, value] : llvm::enumerate(values)) {
-      Value field = LLVM::GEPOp::create(
-          rewriter, loc, ptr, argsType, args,
-          ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+      Value field = LLVM::GEPOp::create(rewriter, loc, ptr, argsType, args,
+                                        ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
       LLVM::StoreOp::create(rewriter, loc, value, field);
     }
     Value format =
@@ -268,7 +267,17 @@ private:
   unsigned timeoutMicroseconds;
 };
 
+/// The shared::cluster address of the barrier at `addr` (a shared::cta
+/// address) in the even CTA of a CTA pair, which runs the pair's MMA warp.
+static Value inEvenCta(OpBuilder &b, Location loc, Value addr) {
+  auto cluster =
+      LLVM::LLVMPointerType::get(b.getContext(), kSharedClusterAddressSpace);
+  return NVVM::MapaOp::create(b, loc, cluster, addr, i32Const(b, loc, 0));
+}
+
 /// ws.mbarrier_arrive -> mbarrier.arrive, or arrive.expect_tx with bytes.
+/// In 2-CTA mode (marked by markCtaPair) the arrival goes to the barrier of
+/// the pair's even CTA, with cluster scope.
 struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -277,8 +286,12 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
     Location loc = op.getLoc();
     Value addr =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+    bool pair = op->hasAttr(kCtaPairAttrName);
+    if (pair)
+      addr = inEvenCta(rewriter, loc, addr);
     auto scope = NVVM::MemScopeKindAttr::get(rewriter.getContext(),
-                                             NVVM::MemScopeKind::CTA);
+                                             pair ? NVVM::MemScopeKind::CLUSTER
+                                                  : NVVM::MemScopeKind::CTA);
     if (std::optional<int64_t> bytes = op.getTxBytes())
       NVVM::MBarrierArriveExpectTxOp::create(
           rewriter, loc, Type(), addr, i32Const(rewriter, loc, *bytes), scope,
@@ -292,7 +305,9 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
 };
 
 /// ws.tma_load_mbarrier -> cp.async.bulk.tensor (coordinates reversed: PTX
-/// lists the innermost dimension first).
+/// lists the innermost dimension first). In 2-CTA mode each CTA loads into
+/// its own shared memory and the copy completes on the barrier of the
+/// pair's even CTA (`.cta_group::2` allows a barrier in the peer CTA).
 struct TMALoadLowering : ConvertOpToLLVMPattern<TMALoadMBarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -303,6 +318,16 @@ struct TMALoadLowering : ConvertOpToLLVMPattern<TMALoadMBarrierOp> {
     Value bar =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
     SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
+    bool pair = op->hasAttr(kCtaPairAttrName);
+    Value rank;
+    if (pair) {
+      // The instruction takes the barrier's shared::cluster address; NVVM
+      // types the operand as a shared pointer, so pass the address bits.
+      Value even = LLVM::PtrToIntOp::create(
+          rewriter, loc, rewriter.getI64Type(), inEvenCta(rewriter, loc, bar));
+      bar = LLVM::IntToPtrOp::create(rewriter, loc, bar.getType(), even);
+      rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+    }
 
     // A swizzled block whose rows are wider than the swizzle span moves as
     // several boxes one span wide, stored one after the other (the layout
@@ -328,12 +353,23 @@ struct TMALoadLowering : ConvertOpToLLVMPattern<TMALoadMBarrierOp> {
             rewriter, loc, dst.getType(), rewriter.getI8Type(), dst,
             ArrayRef<LLVM::GEPArg>{int32_t(piece * pieceBytes)});
       }
+      NVVM::CTAGroupKindAttr group;
+      if (pair) {
+        // This CTA's own buffer, as a shared::cluster address.
+        pieceDst = NVVM::MapaOp::create(
+            rewriter, loc,
+            LLVM::LLVMPointerType::get(rewriter.getContext(),
+                                       kSharedClusterAddressSpace),
+            pieceDst, rank);
+        group = NVVM::CTAGroupKindAttr::get(rewriter.getContext(),
+                                            NVVM::CTAGroupKind::CTA_2);
+      }
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, loc, pieceDst, adaptor.getDesc(), pieceCoords, bar,
           ValueRange(), Value(), Value(),
           NVVM::TMALoadModeAttr::get(rewriter.getContext(),
                                      NVVM::TMALoadMode::TILE),
-          rewriter.getBoolAttr(true), NVVM::CTAGroupKindAttr(), Value());
+          rewriter.getBoolAttr(!pair), group, Value());
     }
     rewriter.eraseOp(op);
     return success();
@@ -458,18 +494,17 @@ static std::string getHangReportFormat(MBarrierWaitOp wait,
   } else if (Operation *alloc = wait.getBarriers().getDefiningOp()) {
     barrier = "the mbarrier array allocated at " + describeLoc(alloc->getLoc());
   } else {
-    barrier = "the mbarrier array of block argument #" +
-              std::to_string(
-                  cast<BlockArgument>(wait.getBarriers()).getArgNumber());
+    barrier =
+        "the mbarrier array of block argument #" +
+        std::to_string(cast<BlockArgument>(wait.getBarriers()).getArgNumber());
   }
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "fmha: hang in role '" << escapeFormat(role) << "': ws.mbarrier_wait at "
-     << escapeFormat(describeLoc(wait.getLoc())) << " on "
-     << escapeFormat(barrier)
+  os << "fmha: hang in role '" << escapeFormat(role)
+     << "': ws.mbarrier_wait at " << escapeFormat(describeLoc(wait.getLoc()))
+     << " on " << escapeFormat(barrier)
      << ", stage %u, phase parity %u, not completed after "
-     << timeoutMicroseconds
-     << " us; thread %u, CTA (%u, %u, %u)\n";
+     << timeoutMicroseconds << " us; thread %u, CTA (%u, %u, %u)\n";
   return text;
 }
 
@@ -499,7 +534,8 @@ static void createHangReports(gpu::GPUModuleOp module,
     std::string format = getHangReportFormat(wait, timeoutMicroseconds);
     format.push_back('\0');
     auto global = LLVM::GlobalOp::create(
-        b, wait.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), format.size()),
+        b, wait.getLoc(),
+        LLVM::LLVMArrayType::get(b.getI8Type(), format.size()),
         /*isConstant=*/true, LLVM::Linkage::Internal, name,
         b.getStringAttr(format), /*alignment=*/1);
     wait->setAttr(kHangReportAttrName,
@@ -519,6 +555,45 @@ struct ConvertWSToNVVMPass
         return signalPassFailure();
   }
 
+  /// 2-CTA mode: each CTA arrives (threads, TMA bytes) on the barriers of
+  /// the pair's even CTA, whose MMA warp alone waits on them, so those
+  /// barriers expect the arrivals of both CTAs; tcgen05 commits reach the
+  /// barrier in both CTAs (multicast). Marks the ops whose lowering changes
+  /// with kCtaPairAttrName.
+  static LogicalResult markCtaPair(FunctionOpInterface func) {
+    MLIRContext *ctx = func.getContext();
+    auto mark = [&](Operation *op) {
+      op->setAttr(kCtaPairAttrName, UnitAttr::get(ctx));
+    };
+    WalkResult walk = func->walk([&](MBarrierAllocOp alloc) {
+      bool byThreads = false, byTCGen05 = false;
+      for (Operation *user : alloc->getUsers()) {
+        if (auto arrive = dyn_cast<MBarrierArriveOp>(user)) {
+          (arrive.getTcgen05() ? byTCGen05 : byThreads) = true;
+          mark(user);
+        } else if (isa<TMALoadMBarrierOp>(user)) {
+          byThreads = true;
+          mark(user);
+        }
+      }
+      if (byThreads && byTCGen05) {
+        alloc.emitOpError("is arrived on both by threads and by tcgen05 "
+                          "commits: 2-CTA mode cannot place it");
+        return WalkResult::interrupt();
+      }
+      if (byThreads)
+        alloc.setArrivals(2 * alloc.getArrivals());
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    func->walk([&](Operation *op) {
+      if (isa<TMEMAllocOp, TMEMRelinquishOp, TMEMDeallocOp>(op))
+        mark(op);
+    });
+    return success();
+  }
+
   LogicalResult convert(gpu::GPUModuleOp module) {
     MLIRContext *ctx = module.getContext();
     // Before the roles are lowered: the reports name the waits' roles.
@@ -535,6 +610,8 @@ struct ConvertWSToNVVMPass
           params.indices.push_back(i);
       if (params.type && !params.indices.empty())
         kernels.push_back(params);
+      if (func->hasAttr(kCtaPairAttrName) && failed(markCtaPair(func)))
+        return WalkResult::interrupt();
       if (failed(lowerRoles(func)))
         return WalkResult::interrupt();
       usesSharedMemory |= func->hasAttr("ws.smem_bytes");
@@ -575,10 +652,10 @@ struct ConvertWSToNVVMPass
     populateTCGen05TypeConversions(converter);
 
     RewritePatternSet patterns(ctx);
-    patterns.add<BufferAllocLowering, SlotLowering, MBarrierAllocLowering,
-                 MBarrierArriveLowering, TMALoadLowering,
-                 FenceAsyncSharedLowering, BarrierSyncLowering,
-                 BarrierArriveLowering>(converter);
+    patterns
+        .add<BufferAllocLowering, SlotLowering, MBarrierAllocLowering,
+             MBarrierArriveLowering, TMALoadLowering, FenceAsyncSharedLowering,
+             BarrierSyncLowering, BarrierArriveLowering>(converter);
     patterns.add<MBarrierWaitLowering>(converter, waitTimeout);
     populateTileToNVVMPatterns(converter, patterns);
     populateTCGen05ToNVVMPatterns(converter, patterns);

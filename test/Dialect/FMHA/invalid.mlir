@@ -725,6 +725,38 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 
 // -----
 
+// 2-CTA mode: three CTAs per MMA.
+// expected-error @+1 {{ctas 3 is not supported: expected 1 or 2 CTAs per MMA}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 256, 64] consumers 1 ctas 3 target sm_100a
+
+// -----
+
+// 2-CTA mode on sm_90a.
+// expected-error @+1 {{ctas 2 needs sm_100a (tcgen05.mma.cta_group::2), not sm_90a}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 128, 64] ctas 2 target sm_90a
+
+// -----
+
+// 2-CTA mode: 64 rows per CTA are not half of an M = 256 MMA.
+// expected-error @+1 {{block_m 64 is not supported with ctas 2: expected 128 (each CTA holds 128 rows of the pair's M = 256 MMA)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [64, 128, 64] ctas 2 target sm_100a
+
+// -----
+
+// 2-CTA mode: N of a cta_group::2 MMA is a multiple of 16.
+// expected-error @+1 {{block_n 24 is not supported with ctas 2: expected a multiple of 16 (each CTA loads block_n / 2 rows of B)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 24, 64] ctas 2 target sm_100a
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Structure, parsing and malformed IR
 //===----------------------------------------------------------------------===//

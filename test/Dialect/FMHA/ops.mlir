@@ -107,3 +107,10 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // CHECK: fmha.gemm @gemm_sm100_wide (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> tile [128, 256, 64] consumers 1 target sm_100a
 fmha.gemm @gemm_sm100_wide (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16> tile [128, 256, 64] consumers 1 target sm_100a
+
+// 2-CTA mode: a cluster of two CTAs issues M = 256 MMAs; each CTA holds
+// half of B's 256 rows, so four stages fit.
+// CHECK: fmha.gemm @gemm_sm100_2cta (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> transpose_b tile [128, 256, 64] stages 4 consumers 1 ctas 2 target sm_100a
+fmha.gemm @gemm_sm100_2cta (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> transpose_b tile [128, 256, 64] stages 4 consumers 1
+    ctas 2 target sm_100a

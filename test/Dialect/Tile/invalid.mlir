@@ -388,6 +388,15 @@ func.func @dot_n(%a: tensor<32x64xf16>, %b: tensor<16x32xf16>, %c: tensor<64x32x
 
 // -----
 
+// With cta_pair, b holds half of the accumulator's N.
+func.func @dot_pair_n(%a: tensor<128x64xf16>, %b: tensor<64x64xf16>, %c: tensor<128x64xf32>) {
+  // expected-error @+1 {{'tile.dot' op b 'tensor<64x64xf16>' (transposed) has N = 64 columns (half of a CTA pair's) but the accumulator 'tensor<128x64xf32>' has 64}}
+  %0 = tile.dot %a, %b, %c {cta_pair, transpose_b} : tensor<128x64xf16>, tensor<64x64xf16>, tensor<128x64xf32>
+  return
+}
+
+// -----
+
 func.func @dot_result_type(%a: tensor<64x32xf16>, %b: tensor<32x16xf16>, %c: tensor<64x16xf32>) {
   // expected-error @+2 {{'tile.dot' op failed to infer returned types}}
   // expected-error @+1 {{'tile.dot' op inferred type(s) 'tensor<64x16xf32>' are incompatible with return type(s) of operation 'tensor<64x16xf16>'}}

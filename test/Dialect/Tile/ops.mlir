@@ -221,6 +221,15 @@ func.func @dot(%a: tensor<64x32xf16>, %at: tensor<32x64xf16>,
   return %0, %1, %2, %3, %4 : tensor<64x16xf16>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf16>, tensor<64x16xf32>
 }
 
+// A CTA pair's product: b is this CTA's half of the accumulator's N.
+// CHECK-LABEL: func.func @dot_cta_pair
+func.func @dot_cta_pair(%a: tensor<128x64xbf16>, %b: tensor<64x64xbf16>,
+                        %acc: tensor<128x128xf32>) -> tensor<128x128xf32> {
+  // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {cta_pair, transpose_b} : tensor<128x64xbf16>, tensor<64x64xbf16>, tensor<128x128xf32>
+  %0 = tile.dot %a, %b, %acc {cta_pair, transpose_b} : tensor<128x64xbf16>, tensor<64x64xbf16>, tensor<128x128xf32>
+  return %0 : tensor<128x128xf32>
+}
+
 // CHECK-LABEL: func.func @reduce_broadcast_iota
 func.func @reduce_broadcast_iota(%x: tensor<4x8x16xf16>, %r: tensor<8xi1>)
     -> (tensor<8x16xf16>, tensor<4x8xf16>, tensor<8x3xi1>, tensor<2x8x4xi32>) {

@@ -1022,6 +1022,17 @@ func.func @tcgen05_mma_shapes(%a: tensor<128x64xbf16, #smem>, %b: tensor<128x64x
 
 // -----
 
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+
+// A CTA pair's B is half of D's N: 128 columns of B do not make 128 of D.
+func.func @tcgen05_mma_pair_shapes(%a: tensor<128x64xbf16, #smem>, %b: tensor<128x64xbf16, #smem>, %d: memref<128x128xf32, #ws.tmem>, %acc: i1) {
+  // expected-error @+1 {{'ws.tcgen05_mma' op shapes do not multiply: A is 128x64, B 64x128 (half of the pair's), D 'memref<128x128xf32, #ws.tmem>'}}
+  ws.tcgen05_mma %a, %b, %d, %acc {cta_pair, transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
 func.func @store_tmem_shape(%t: tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, %buf: memref<128x128xf32, #ws.tmem>) {
   // expected-error @+1 {{'ws.store_tmem' op tensor 'tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>' does not match buffer 'memref<128x128xf32, #ws.tmem>'}}
   ws.store_tmem %t, %buf : tensor<128x64xf32, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x128xf32, #ws.tmem>

@@ -115,6 +115,10 @@ func.func @tcgen05_mma(%abuf: memref<128x64xbf16, 3>, %bbuf: memref<256x64xbf16,
   %b = ws.as_tensor %bbuf : memref<256x64xbf16, 3> -> tensor<256x64xbf16, #smem>
   // CHECK: ws.tcgen05_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<128x64xbf16, #{{.*}}>, tensor<256x64xbf16, #{{.*}}>, memref<128x256xf32, #ws.tmem>
   ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
+  // A CTA pair's MMA: B is this CTA's half of N = 256.
+  // CHECK: ws.tcgen05_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {cta_pair, transpose_b} : tensor<128x64xbf16, #{{.*}}>, tensor<128x64xbf16, #{{.*}}>, memref<128x256xf32, #ws.tmem>
+  %bhalf = ws.as_tensor %abuf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
+  ws.tcgen05_mma %a, %bhalf, %d, %acc {cta_pair, transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
   // CHECK: ws.as_tensor %{{.*}} : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #{{.*}}>
   %t = ws.as_tensor %d : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #tile.tmem<block = [128, 256], unpacked = true>>
   return

@@ -102,6 +102,12 @@ int64_t GemmOp::getNumConsumerGroups() {
   return kDefaultConsumers;
 }
 
+int64_t GemmOp::getNumCtas() {
+  if (IntegerAttr ctas = getCtasAttr())
+    return ctas.getInt();
+  return 1;
+}
+
 int64_t GemmOp::getStagesOrDefault() {
   if (IntegerAttr stages = getStagesAttr())
     return stages.getInt();
@@ -126,7 +132,9 @@ SharedMemoryUsage GemmOp::getSharedMemoryUsage(int64_t stages) {
   // one A block per consumer tile and one shared B block, `stages` slots
   // each, then each consumer's C tile, staged for the TMA store.
   usage.addPart("A", consumers, stages * blockM * blockK * inBytes);
-  usage.addPart("B", 1, stages * blockN * blockK * inBytes);
+  // In 2-CTA mode each CTA of the pair holds half of B's block_n rows.
+  int64_t ctas = std::max<int64_t>(getNumCtas(), 1);
+  usage.addPart("B", 1, stages * (blockN / ctas) * blockK * inBytes);
   usage.addPart("C staging", consumers, blockM * blockN * outBytes);
   // A full and an empty barrier per slot.
   usage.mbarriers = 2 * stages;
@@ -220,6 +228,37 @@ static LogicalResult verifySizes(GemmOp op) {
   return success();
 }
 
+/// Checks 2-CTA mode (`ctas`): sm_100a only, and a tile pair that is a
+/// `cta_group::2` MMA shape (M = 256 across the pair, N a multiple of 16).
+static LogicalResult verifyCtas(GemmOp op, Target target, int64_t blockN) {
+  IntegerAttr ctas = op.getCtasAttr();
+  if (!ctas)
+    return success();
+  int64_t value = ctas.getInt();
+  if (value != 1 && value != 2)
+    return op.emitOpError()
+           << "ctas " << value
+           << " is not supported: expected 1 or 2 CTAs per MMA";
+  if (value == 1)
+    return success();
+  if (target != Target::Sm100a)
+    return op.emitOpError()
+           << "ctas 2 needs sm_100a (tcgen05.mma.cta_group::2), not "
+           << stringifyTarget(target);
+  int64_t blockM = op.getBlockM();
+  if (blockM != limits::kMaxBlockM)
+    return op.emitOpError()
+           << "block_m " << blockM << " is not supported with ctas 2: expected "
+           << limits::kMaxBlockM << " (each CTA holds " << limits::kMaxBlockM
+           << " rows of the pair's M = " << 2 * limits::kMaxBlockM << " MMA)";
+  if (blockN % (2 * limits::kMmaNGranularity) != 0)
+    return op.emitOpError()
+           << "block_n " << blockN << " is not supported with ctas 2: "
+           << "expected a multiple of " << 2 * limits::kMmaNGranularity
+           << " (each CTA loads block_n / 2 rows of B)";
+  return success();
+}
+
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(GemmOp op) {
   if (std::optional<ArrayRef<int64_t>> tile = op.getTile())
@@ -254,6 +293,8 @@ static LogicalResult verifyConfig(GemmOp op) {
            << 2 * limits::kMinSwizzleBytes / inBytes << " or "
            << limits::kMaxSwizzleBytes / inBytes;
   Target target = op.getTarget();
+  if (failed(verifyCtas(op, target, blockN)))
+    return failure();
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())))
     return failure();

@@ -7,6 +7,7 @@
 #include "Expand.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -34,6 +35,9 @@ static std::string gemmManifest(GemmOp op) {
   std::string out = dtypeName(op.getCType().getElementType());
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
+  // In 2-CTA mode each CTA loads half of B's block_n.
+  int64_t ctas = op.getNumCtas();
+  int64_t blockNB = blockN / ctas;
   // A and B rows of block_k elements fill exactly one swizzle span (the
   // verifier allows 32, 64 or 128 bytes); tile-assign-layouts picks the same.
   int64_t swizzle =
@@ -45,10 +49,9 @@ static std::string gemmManifest(GemmOp op) {
   bool kMajorB = op.getTransposeB();
   int64_t elementBytes =
       op.getAType().getElementType().getIntOrFloatBitWidth() / 8;
-  int64_t bSwizzle =
-      kMajorB ? swizzle : widestSwizzle(op.getBlockN() * elementBytes);
+  int64_t bSwizzle = kMajorB ? swizzle : widestSwizzle(blockNB * elementBytes);
   json::Array bShape = kMajorB ? json::Array{n, k} : json::Array{k, n};
-  json::Array bBox = kMajorB ? json::Array{blockN, blockK}
+  json::Array bBox = kMajorB ? json::Array{blockNB, blockK}
                              : json::Array{blockK, bSwizzle / elementBytes};
   json::Object manifest{
       {"name", op.getSymName()},
@@ -78,8 +81,19 @@ static std::string gemmManifest(GemmOp op) {
            json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", m}},
            json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", n}},
            json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", k}}}},
-      // Persistent: one CTA per SM; CTAs past the last tile do nothing.
-      {"grid", json::Array{"num_sms", 1, 1}}};
+      // Persistent: one CTA per SM; CTAs past the last tile do nothing. In
+      // 2-CTA mode clusters of two along x, so an even count of CTAs.
+      {"grid",
+       ctas == 1
+           ? json::Array{"num_sms", 1, 1}
+           : json::Array{json::Object{
+                             {"mul",
+                              json::Array{json::Object{{"ceildiv",
+                                                        json::Array{"num_sms",
+                                                                    ctas}}},
+                                          ctas}}},
+                         1, 1}},
+      {"cluster", json::Array{ctas, 1, 1}}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << json::Value(std::move(manifest));
@@ -98,13 +112,18 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
   int64_t consumers = op.getNumConsumerGroups();
+  // 2-CTA mode: the two CTAs of a cluster share each MMA; each loads its own
+  // block_m rows of A per consumer and half of B's block_n.
+  int64_t ctas = op.getNumCtas();
+  bool pair = ctas == 2;
+  int64_t blockNB = blockN / ctas;
 
   auto aDesc = tile::TensorDescType::get(
       RankedTensorType::get({blockM, blockK}, inType));
   bool kMajorB = op.getTransposeB();
   auto bDesc = tile::TensorDescType::get(
-      RankedTensorType::get(kMajorB ? ArrayRef<int64_t>{blockN, blockK}
-                                    : ArrayRef<int64_t>{blockK, blockN},
+      RankedTensorType::get(kMajorB ? ArrayRef<int64_t>{blockNB, blockK}
+                                    : ArrayRef<int64_t>{blockK, blockNB},
                             inType));
   auto cDesc = tile::TensorDescType::get(
       RankedTensorType::get({blockM, blockN}, outType));
@@ -113,6 +132,8 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   gpu::GPUFuncOp func = shell.func;
   func->setAttr("fmha.manifest", b.getStringAttr(gemmManifest(op)));
   func->setAttr("fmha.stages", b.getI64IntegerAttr(op.getStagesOrDefault()));
+  if (pair)
+    func->setAttr(ws::kCtaPairAttrName, b.getUnitAttr());
   Value a = func.getArgument(0), bArg = func.getArgument(1),
         c = func.getArgument(2), k = func.getArgument(5);
 
@@ -128,13 +149,21 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
     return arith::DivUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
   };
-  Value tilesM = ceilDiv(m, blockM * consumers);
+  // In 2-CTA mode a tile spans both CTAs' rows and the pair (cluster) is
+  // the persistent worker: CTA 2p + r is rank r of pair p.
+  Value tilesM = ceilDiv(m, ctas * blockM * consumers);
   Value tilesN = ceilDiv(n, blockN);
   Value tiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
   Value pid = tile::ProgramIdOp::create(
       b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
   Value numPrograms = tile::NumProgramsOp::create(
       b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  Value rank;
+  if (pair) {
+    rank = arith::RemUIOp::create(b, loc, pid, constant(ctas));
+    pid = arith::DivUIOp::create(b, loc, pid, constant(ctas));
+    numPrograms = arith::DivUIOp::create(b, loc, numPrograms, constant(ctas));
+  }
   auto tileLoop = scf::ForOp::create(b, loc, pid, tiles, numPrograms);
   b.setInsertionPointToStart(tileLoop.getBody());
   Value t = tileLoop.getInductionVar();
@@ -148,13 +177,26 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
       b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
   Value pidN = arith::DivUIOp::create(b, loc, inGroup, groupRows);
   SmallVector<Value> rows;
-  Value m0 = arith::MulIOp::create(b, loc, pidM, constant(blockM * consumers));
+  Value m0 =
+      arith::MulIOp::create(b, loc, pidM, constant(ctas * blockM * consumers));
+  // Consumer i's MMA covers ctas * block_m rows; this CTA holds block_m of
+  // them, the even CTA the first.
+  if (pair)
+    m0 = arith::AddIOp::create(
+        b, loc, m0,
+        arith::MulIOp::create(b, loc, rank, constant(blockM)).getResult());
   for (int64_t i = 0; i < consumers; ++i)
-    rows.push_back(i == 0
-                       ? m0
-                       : arith::AddIOp::create(b, loc, m0, constant(i * blockM))
-                             .getResult());
+    rows.push_back(
+        i == 0 ? m0
+               : arith::AddIOp::create(b, loc, m0, constant(i * ctas * blockM))
+                     .getResult());
   Value n0 = arith::MulIOp::create(b, loc, pidN, constant(blockN));
+  // This CTA's half of B's columns (2-CTA mode).
+  Value nB = n0;
+  if (pair)
+    nB = arith::AddIOp::create(
+        b, loc, n0,
+        arith::MulIOp::create(b, loc, rank, constant(blockNB)).getResult());
   Value kTiles = arith::DivUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, k, constant(blockK - 1)),
       constant(blockK));
@@ -175,13 +217,14 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
       aTiles.push_back(tile::LoadOp::create(b, loc, a, {row, kOffset}));
     Value bTile =
         tile::LoadOp::create(b, loc, bArg,
-                             kMajorB ? SmallVector<Value>{n0, kOffset}
-                                     : SmallVector<Value>{kOffset, n0});
+                             kMajorB ? SmallVector<Value>{nB, kOffset}
+                                     : SmallVector<Value>{kOffset, nB});
     SmallVector<Value> results;
     for (auto [aTile, acc] : llvm::zip(aTiles, loop.getRegionIterArgs()))
       results.push_back(
           tile::DotOp::create(b, loc, aTile, bTile, acc, UnitAttr(),
-                              kMajorB ? b.getUnitAttr() : UnitAttr()));
+                              kMajorB ? b.getUnitAttr() : UnitAttr(),
+                              UnitAttr(), pair ? b.getUnitAttr() : UnitAttr()));
     scf::YieldOp::create(b, loc, results);
   }
   for (auto [acc, row] : llvm::zip(loop.getResults(), rows)) {

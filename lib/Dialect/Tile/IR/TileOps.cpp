@@ -195,10 +195,14 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "a " << aType << (ta ? " (transposed)" : "")
                          << " has M = " << m << " rows but the accumulator "
                          << accType << " has " << acc[0];
-  if (n != acc[1])
+  // In 2-CTA mode b is this CTA's half of N.
+  int64_t accN = getCtaPair() ? 2 * n : n;
+  if (accN != acc[1])
     return emitOpError() << "b " << bType << (tb ? " (transposed)" : "")
-                         << " has N = " << n << " columns but the accumulator "
-                         << accType << " has " << acc[1];
+                         << " has N = " << n << " columns"
+                         << (getCtaPair() ? " (half of a CTA pair's)" : "")
+                         << " but the accumulator " << accType << " has "
+                         << acc[1];
 
   // Layouts: where each operand can live.
   Attribute aEnc = aType.getEncoding(), bEnc = bType.getEncoding(),

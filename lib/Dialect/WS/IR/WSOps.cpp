@@ -288,9 +288,12 @@ LogicalResult TCGen05MMAOp::verify() {
   int64_t ka = ta ? a.getShape()[0] : a.getShape()[1];
   int64_t kb = tb ? b.getShape()[1] : b.getShape()[0];
   int64_t n = tb ? b.getShape()[0] : b.getShape()[1];
-  if (ka != kb || m != d.getShape()[0] || n != d.getShape()[1])
+  // A CTA pair's B: each CTA holds half of N.
+  int64_t dN = getCtaPair() ? 2 * n : n;
+  if (ka != kb || m != d.getShape()[0] || dN != d.getShape()[1])
     return emitOpError("shapes do not multiply: A is ")
-           << m << "x" << ka << ", B " << kb << "x" << n << ", D " << d;
+           << m << "x" << ka << ", B " << kb << "x" << n
+           << (getCtaPair() ? " (half of the pair's)" : "") << ", D " << d;
   return success();
 }
 

@@ -141,7 +141,8 @@ static void buildMMA(OpBuilder &b, Value stream, Value accChannel, Program &p) {
     b.setInsertionPoint(dot);
     TCGen05MMAOp::create(b, dot.getLoc(), dot.getA(), dot.getB(),
                          acquire.getBuffers()[i], accumulate,
-                         dot.getTransposeAAttr(), dot.getTransposeBAttr());
+                         dot.getTransposeAAttr(), dot.getTransposeBAttr(),
+                         dot.getCtaPairAttr());
   }
   b.setInsertionPoint(body->getTerminator());
   ConsumerReleaseOp::create(b, loc, stream, waitToken, AsyncUnit::TCGen05);

@@ -35,6 +35,8 @@ def FMHA_StagesAttr : FMHA_CountAttr<
     "pipeline stages (shared-memory buffers of the streamed operands), 1 to 8">;
 def FMHA_ConsumersAttr : FMHA_CountAttr<
     "consumer warpgroups per CTA, 1 or 2">;
+def FMHA_CtasAttr : FMHA_CountAttr<
+    "CTAs of a cluster that issue one MMA together (cta_group), 1 or 2">;
 
 /// Base class of the kernel declarations: module-level symbols whose name is
 /// the kernel's and whose signature is a function type of builtin tensors.
@@ -275,7 +277,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     ```
     fmha.gemm @name (a, b) -> c
         [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
-        [consumers n] target (sm_90a | sm_100a) attr-dict
+        [consumers n] [ctas n] target (sm_90a | sm_100a) attr-dict
     ```
 
     **Configuration** (all optional; the defaults are chosen so that every
@@ -287,6 +289,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `tile [m, n, k]` | `block_m` rows of `c` per consumer warpgroup, `block_n` columns, `block_k` elements of K per main-loop step | `[128, 128, 64]` |
     | `stages`         | A/B shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
+    | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -294,10 +297,19 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     (the MMA's K) and spans 32, 64 or 128 bytes (a TMA swizzle span), i.e. 16,
     32 or 64 for 16-bit inputs.
 
+    **2-CTA mode** (`ctas 2`, `sm_100a`): the kernel is launched in clusters
+    of two CTAs along x. Per consumer, the pair issues one
+    `tcgen05.mma.cta_group::2` of M = `2 * block_m` = 256 and N = `block_n`:
+    each CTA loads its own `block_m` rows of A and `block_n / 2` rows of B
+    and holds its `block_m` rows of the accumulator in its own tensor memory;
+    the even CTA of the pair issues the MMAs. Rules: `block_m` is 128 (the
+    pair's M is 256) and `block_n` a multiple of 16 from 16 to 256 (the
+    2-CTA shapes, PTX ISA 9.7.16.2.1). Attention has no 2-CTA mode.
+
     **Resources** one CTA needs, which must fit the target:
 
     * shared memory, as the pipeline allocates it: `stages * (consumers *
-      block_m * block_k + block_n * block_k) * 2` (A and B) `+ consumers *
+      block_m * block_k + block_n / ctas * block_k) * 2` (A and B) `+ consumers *
       block_m * block_n * bytes(c)` (C staged for the TMA store) `+ 16 *
       stages` (a full and an empty mbarrier per slot) `<= 232448` bytes;
     * `sm_90a`: at least 2 stages (a consumer releases a slot only after it
@@ -318,6 +330,15 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
         target sm_100a
     ```
+
+    Example: a 2-CTA bf16 GEMM on `sm_100a`; each cluster of two CTAs
+    computes 256 x 256 of `c` per consumer:
+
+    ```mlir
+    fmha.gemm @gemm_2cta (tensor<?x?xbf16>, tensor<?x?xbf16>)
+        -> tensor<?x?xbf16> transpose_b tile [128, 256, 64] stages 4
+        consumers 1 ctas 2 target sm_100a
+    ```
   }];
 
   let arguments = (ins
@@ -327,6 +348,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     OptionalAttr<FMHA_TileAttr>:$tile,
     OptionalAttr<FMHA_StagesAttr>:$stages,
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
+    OptionalAttr<FMHA_CtasAttr>:$ctas,
     FMHA_TargetAttr:$target
   );
 
@@ -336,6 +358,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     (`tile` $tile^)?
     (`stages` $stages^)?
     (`consumers` $consumers^)?
+    (`ctas` $ctas^)?
     `target` `` $target attr-dict
   }];
 
@@ -372,6 +395,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     int64_t getStagesOrDefault();
     /// Consumer warpgroups per CTA.
     int64_t getNumConsumerGroups();
+    /// CTAs that issue each MMA together: 1, or 2 in 2-CTA mode.
+    int64_t getNumCtas();
 
     //===------------------------------------------------------------------===//
     // Resources of one CTA with the effective configuration.

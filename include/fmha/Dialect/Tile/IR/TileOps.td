@@ -205,17 +205,26 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, InferTypeOpAdaptor]> {
     overlap one multiply with other work, e.g. attention computing the
     softmax of one block while the tensor cores compute the next `Q K^T`.
 
+    With `cta_pair` (Blackwell 2-CTA mode, a cluster of two CTAs running
+    the same program), the two CTAs of a pair compute one product together:
+    `b` is this CTA's half of the N columns (the even CTA of the pair holds
+    the first half) and the accumulator has all N = 2 x `b`'s columns;
+    `a` and the accumulator are this CTA's own rows. The result of each CTA
+    is its rows of `[a_even; a_odd] x [b_even, b_odd]`.
+
     ```mlir
     %s = tile.dot %q, %k, %zero {transpose_b}
         : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
     %t = tile.dot %q, %k2, %zero {async, transpose_b}
         : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+    %c = tile.dot %a, %bhalf, %zero {cta_pair, transpose_b}
+        : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x256xf32>
     ```
   }];
   let arguments = (ins Tile_MmaOperand:$a, Tile_MmaOperand:$b,
                        Tile_MmaAccumulator:$acc,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       UnitAttr:$async);
+                       UnitAttr:$async, UnitAttr:$cta_pair);
   let results = (outs Tile_MmaAccumulator:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)

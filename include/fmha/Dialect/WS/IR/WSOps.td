@@ -510,14 +510,23 @@ def WS_TCGen05MMAOp : WS_Op<"tcgen05_mma"> {
     `ws.mbarrier_arrive ... leader tcgen05` of the same role (a
     `tcgen05.commit`) arrives.
 
+    With `cta_pair` (2-CTA mode), the op stands for one
+    `tcgen05.mma.cta_group::2` of the CTA pair, issued by the even CTA's
+    leader alone: M is twice `D`'s rows (each CTA holds its rows of `D` in
+    its own tensor memory at the same address, and its rows of `A` in its
+    shared memory at the same offset) and `B` is each CTA's half of N, so
+    `D` has twice `B`'s N columns.
+
     ```mlir
     ws.tcgen05_mma %a, %b, %acc, %accumulate {transpose_b}
         : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
+    ws.tcgen05_mma %a, %bhalf, %acc, %accumulate {cta_pair, transpose_b}
+        : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$a, AnyRankedTensor:$b, AnyMemRef:$d,
                        I1:$accumulate, UnitAttr:$transpose_a,
-                       UnitAttr:$transpose_b);
+                       UnitAttr:$transpose_b, UnitAttr:$cta_pair);
   let assemblyFormat = [{
     $a `,` $b `,` $d `,` $accumulate attr-dict `:` type($a) `,` type($b) `,` type($d)
   }];

@@ -25,6 +25,12 @@ constexpr int64_t kMaxWarpsPerCTA = 32;
 /// Registers of one SM, shared by the threads of the CTA.
 constexpr int64_t kRegistersPerSM = 65536;
 
+/// The kernel attribute of 2-CTA mode (a unit attribute on the kernel,
+/// set by fmha-expand-kernels for `fmha.gemm ... ctas 2`): the kernel runs
+/// in clusters of two CTAs that issue each MMA together
+/// (`tcgen05.mma.cta_group::2`, docs/Development.md, "SM100").
+constexpr const char kCtaPairAttrName[] = "ws.cta_pair";
+
 /// True when `type` lives in shared memory: memory space 3 or
 /// `#gpu.address_space<workgroup>`.
 bool isSharedMemory(MemRefType type);
