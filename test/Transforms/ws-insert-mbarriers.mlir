@@ -221,3 +221,53 @@ func.func @aliased_channel() {
   }
   return
 }
+
+// -----
+
+!ch = !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+
+// In 2-CTA mode (`ws.cta_pair`) a producer drains its rings before its role
+// ends: after the loop, one wait per stage on the empty barrier, from the
+// stage the loop left off at, with the parity an acquire there would use
+// (the phase flips where the stage wraps). Consumers do not drain.
+// CHECK-LABEL: func.func @cta_pair_drain
+// CHECK: ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+// CHECK-NEXT: %[[EMPTY:.*]] = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+// CHECK: ws.role "producer"
+// CHECK: %[[END:.*]]:2 = scf.for
+// CHECK: %[[P0:.*]] = arith.xori %[[END]]#1, %[[C1:.*]] : i32
+// CHECK-NEXT: ws.mbarrier_wait %[[EMPTY]][%[[END]]#0], %[[P0]] {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"}
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[END]]#0, %[[C1]] : i32
+// CHECK: %[[WRAPS:.*]] = arith.cmpi eq, %[[NEXT]], %{{.*}} : i32
+// CHECK-NEXT: %[[FLIP:.*]] = arith.xori %[[END]]#1, %[[C1]] : i32
+// CHECK: %[[S1:.*]] = arith.select %[[WRAPS]], %{{.*}}, %[[NEXT]] : i32
+// CHECK-NEXT: %[[PH1:.*]] = arith.select %[[WRAPS]], %[[FLIP]], %[[END]]#1 : i32
+// CHECK-NEXT: %[[P1:.*]] = arith.xori %[[PH1]], %[[C1]] : i32
+// CHECK-NEXT: ws.mbarrier_wait %[[EMPTY]][%[[S1]]], %[[P1]] {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"}
+// CHECK-NEXT: }
+// CHECK: ws.role "consumer"
+// CHECK-NOT: ws.drain
+// CHECK: return
+func.func @cta_pair_drain(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attributes {ws.cta_pair} {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.producer_acquire %ch : !ch
+        ws.tma_load %a[%c0, %k], %sa, %tok : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+        ws.producer_commit %ch, %tok by tma tx_bytes 16384 : !ch
+      }
+    }
+    ws.role "consumer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.consumer_wait %ch : !ch
+        ws.consumer_release %ch, %tok by tcgen05 : !ch
+      }
+    }
+  }
+  return
+}

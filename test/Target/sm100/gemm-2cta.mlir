@@ -64,6 +64,12 @@
 // CHECK: mapa.shared::cluster.u64 [[EMPTY:%rd[0-9]+]], %rd{{[0-9]+}}, 0;
 // CHECK: mbarrier.arrive.release.cluster.shared::cluster.b64 _, [[[EMPTY]]]
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// Load warp after its loop (laid out here): the drain, one wait per operand
+// stage (four) on its CTA's operand-empty barriers, which the even CTA's
+// last commits signal; only then does the warp go on to the final cluster
+// barrier.
+// CHECK-COUNT-4: mbarrier.try_wait.parity.shared.b64 P1
+// CHECK-NOT: mbarrier.try_wait
 // MMA warp: the even CTA's only. Four K steps of 16 per operand slot with
 // the instruction descriptor of bf16 x bf16 -> f32, M = 256 (16 << 24),
 // N = 256 (32 << 17): 0x10400490; commits reach both CTAs' barriers.
@@ -73,6 +79,10 @@
 // CHECK: mov.b16 [[MASK:%rs[0-9]+]], 3;
 // CHECK: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd{{[0-9]+}}+{{[0-9]+}}], [[MASK]];
 // CHECK: tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 [%rd{{[0-9]+}}], %rs{{[0-9]+}};
+// The MMA warp drains the accumulator ring (two stages) it fills: both
+// CTAs' epilogues have handed back every slot.
+// CHECK-COUNT-2: mbarrier.try_wait.parity.shared.b64 P1
+// CHECK-NOT: mbarrier.try_wait
 // At the end both CTAs meet before warp 0 of each frees the columns.
 // CHECK: tcgen05.fence::before_thread_sync;
 // CHECK-NEXT: barrier.cluster.arrive.aligned;

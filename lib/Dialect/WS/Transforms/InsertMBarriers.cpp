@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -29,6 +30,9 @@ using namespace mlir::ws;
 /// kernel. ws-verify-phases and convert-ws-to-nvvm read them by these names.
 static constexpr StringLiteral kRingAttrName = "ws.ring";
 static constexpr StringLiteral kChannelAttrName = "ws.channel";
+/// Marks the waits of a producer's drain at the end of its role (2-CTA
+/// kernels): they take no slot, they only see every slot released.
+static constexpr StringLiteral kDrainAttrName = "ws.drain";
 
 namespace {
 
@@ -97,6 +101,7 @@ private:
                           State &state);
   LogicalResult threadIf(scf::IfOp ifOp, ArrayRef<SideKey> sides, State &state);
   void takeSlot(Operation *op, SideKey side, State &state);
+  void drain(RoleOp role, ArrayRef<SideKey> sides, const State &state);
   LogicalResult lowerSlotUsers();
   void deferRelease(Operation *op, scf::ForOp loop, Value barriers,
                     Value stage);
@@ -210,8 +215,8 @@ void ChannelLowering::takeSlot(Operation *op, SideKey side, State &state) {
     Value parity = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
     wait = MBarrierWaitOp::create(rewriter, loc, ring.empty, pos.stage, parity);
   } else {
-    wait = MBarrierWaitOp::create(rewriter, loc, ring.full, pos.stage,
-                                  pos.phase);
+    wait =
+        MBarrierWaitOp::create(rewriter, loc, ring.full, pos.stage, pos.phase);
   }
   // Which ring and channel the wait is on, for ws-verify-phases and for the
   // hang reports of convert-ws-to-nvvm{wait-timeout=N}.
@@ -343,7 +348,64 @@ LogicalResult ChannelLowering::threadRole(RoleOp role) {
   State state;
   for (SideKey side : sides)
     state[side] = {zero, zero};
-  return threadBlock(body, state);
+  if (failed(threadBlock(body, state)))
+    return failure();
+  // In 2-CTA mode the even CTA's tcgen05 commits release slots in both CTAs
+  // and its MMAs read the odd CTA's shared memory: a producer waits for all
+  // its slots to come back before its role ends, so that no CTA exits with
+  // arrivals or reads still aimed at it.
+  auto kernel = role->getParentOfType<FunctionOpInterface>();
+  if (kernel && kernel->hasAttr(kCtaPairAttrName))
+    drain(role, sides, state);
+  return success();
+}
+
+/// The producer tail: after a role's last acquire of each ring it fills,
+/// one wait per stage on the ring's empty barrier, from the stage after the
+/// last slot taken on with the phases an acquire there would use, so that
+/// the role ends only once the consumers have released every slot. Nothing
+/// is loaded: the waits take no slot.
+void ChannelLowering::drain(RoleOp role, ArrayRef<SideKey> sides,
+                            const State &state) {
+  // Rings in program order, for a stable output.
+  SmallVector<SideKey> producers;
+  for (SideKey side : sides)
+    if (side.producer)
+      producers.push_back(side);
+  llvm::sort(producers, [&](SideKey a, SideKey b) {
+    return rings[a.channel].index < rings[b.channel].index;
+  });
+  Block &body = role.getBody().front();
+  if (body.mightHaveTerminator())
+    rewriter.setInsertionPoint(body.getTerminator());
+  else
+    rewriter.setInsertionPointToEnd(&body);
+  Location loc = role.getLoc();
+  Type i32 = rewriter.getI32Type();
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, i32, v);
+  };
+  for (SideKey side : producers) {
+    Ring &ring = rings[side.channel];
+    Position pos = state.at(side);
+    Value one = constant(1);
+    for (unsigned i = 0; i < ring.stages; ++i) {
+      Value parity = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
+      auto wait =
+          MBarrierWaitOp::create(rewriter, loc, ring.empty, pos.stage, parity);
+      wait->setAttr(kRingAttrName, rewriter.getStringAttr("empty"));
+      wait->setAttr(kChannelAttrName, rewriter.getI32IntegerAttr(ring.index));
+      wait->setAttr(kDrainAttrName, rewriter.getUnitAttr());
+      if (i + 1 == ring.stages)
+        break;
+      Value next = arith::AddIOp::create(rewriter, loc, pos.stage, one);
+      Value wraps = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, next, constant(ring.stages));
+      Value flipped = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
+      pos = {arith::SelectOp::create(rewriter, loc, wraps, constant(0), next),
+             arith::SelectOp::create(rewriter, loc, wraps, flipped, pos.phase)};
+    }
+  }
 }
 
 /// A release by wgmma in a loop: wait only for the wgmmas of earlier

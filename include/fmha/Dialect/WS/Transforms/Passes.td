@@ -142,6 +142,16 @@ def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
     its kernel, in program order): `ws-verify-phases` and the hang reports
     of `convert-ws-to-nvvm{wait-timeout=N}` read them.
 
+    In a 2-CTA kernel (`ws.cta_pair` on the function) every producer drains
+    the rings it fills before its role ends: after its last acquire, one
+    wait per stage on the empty barrier (marked `ws.drain`), from the stage
+    it would take next with the parity an acquire there would use, and
+    nothing loaded. The role ends only once the consumers have released
+    every slot, so that no CTA of the pair exits while the other's
+    tcgen05 commits are still to arrive on its barriers or its shared
+    memory is still to be read. Other kernels do not drain: their
+    asynchronous arrivals target their own CTA only.
+
     Before:
     ```mlir
     %ch = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
