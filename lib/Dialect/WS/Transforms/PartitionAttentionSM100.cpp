@@ -370,9 +370,7 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
   MLIRContext *ctx = func.getContext();
   Block &body = func.getFunctionBody().front();
   Operation *terminator = body.getTerminator();
-  SmallVector<Operation *> original;
-  for (Operation &op : body.without_terminator())
-    original.push_back(&op);
+  SmallVector<Operation *> original = opsBeforeTerminator(body);
 
   OpBuilder b(ctx);
   b.setInsertionPointToStart(&body);

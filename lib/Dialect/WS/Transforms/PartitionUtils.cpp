@@ -54,6 +54,13 @@ void ws::cleanUpRole(RoleOp role) {
   (void)applyPatternsGreedily(role, std::move(patterns));
 }
 
+SmallVector<Operation *> ws::opsBeforeTerminator(Block &block) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    ops.push_back(&op);
+  return ops;
+}
+
 MemRefType ws::sharedBufferFor(RankedTensorType type) {
   return MemRefType::get(
       type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),

@@ -36,6 +36,10 @@ void dropCarried(scf::ForOp loop);
 /// Drops what a role does not need: dead ops and unused loop values.
 void cleanUpRole(RoleOp role);
 
+/// The ops of `block` but its terminator: a tile program to copy into
+/// each role.
+SmallVector<Operation *> opsBeforeTerminator(Block &block);
+
 /// A buffer of `type`'s shape and element type in shared memory.
 MemRefType sharedBufferFor(RankedTensorType type);
 
