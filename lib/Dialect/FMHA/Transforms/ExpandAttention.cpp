@@ -57,6 +57,9 @@ private:
   /// The K/V range the masks leave visible to any of the query tiles at
   /// `rows`: its first key and its length in whole tiles.
   std::pair<Value, Value> keyRange(ArrayRef<Value> rows);
+  /// The CTA's Q tiles, one per consumer, starting at `rows`.
+  SmallVector<Value> loadQueryTiles(Value q, Value batch, Value head,
+                                    ArrayRef<Value> rows);
   /// The epilogue of one query tile: O divided by the row sum, stored, and
   /// the LSE rows when `lse` is set.
   void storeResults(Value o, Value lse, Value batch, Value head, Value m0,
@@ -174,6 +177,16 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, cols, first));
   }
   return mask;
+}
+
+SmallVector<Value> AttentionBuilder::loadQueryTiles(Value q, Value batch,
+                                                    Value head,
+                                                    ArrayRef<Value> rows) {
+  SmallVector<Value> tiles;
+  for (Value m0 : rows)
+    tiles.push_back(
+        tile::LoadOp::create(b, loc, q, {batch, head, m0, constI32(0)}));
+  return tiles;
 }
 
 std::pair<Value, Value> AttentionBuilder::keyRange(ArrayRef<Value> rows) {
@@ -337,9 +350,7 @@ void AttentionBuilder::buildQueryTiles(Value q, Value k, Value v, Value o,
   auto oType = tensorType({blockM, headDim}, f32);
   auto rowType = tensorType({blockM}, f32);
   Value zero = constI32(0);
-  SmallVector<Value> qTiles;
-  for (Value m0 : rows)
-    qTiles.push_back(tile::LoadOp::create(b, loc, q, {batch, head, m0, zero}));
+  SmallVector<Value> qTiles = loadQueryTiles(q, batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
   // At least one tile, fully masked when no key is visible: the first
@@ -435,9 +446,7 @@ void AttentionBuilder::buildSerialQueryTiles(Value q, Value k, Value v, Value o,
   auto oType = tensorType({blockM, headDim}, f32);
   auto rowType = tensorType({blockM}, f32);
   Value zero = constI32(0);
-  SmallVector<Value> qTiles;
-  for (Value m0 : rows)
-    qTiles.push_back(tile::LoadOp::create(b, loc, q, {batch, head, m0, zero}));
+  SmallVector<Value> qTiles = loadQueryTiles(q, batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
 

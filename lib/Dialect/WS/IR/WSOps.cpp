@@ -248,13 +248,22 @@ LogicalResult ChannelOp::verify() {
   return success();
 }
 
+/// `tensor` and `buffer` have the same shape and element type: a store of
+/// the one fills the other.
+static LogicalResult verifyMatchesBuffer(Operation *op, RankedTensorType tensor,
+                                         MemRefType buffer) {
+  if (buffer.getShape() != tensor.getShape() ||
+      buffer.getElementType() != tensor.getElementType())
+    return op->emitOpError("tensor ")
+           << tensor << " does not match buffer " << buffer;
+  return success();
+}
+
 LogicalResult StoreTMEMOp::verify() {
   MemRefType buffer = getBuffer().getType();
   RankedTensorType tensor = getValue().getType();
-  if (buffer.getShape() != tensor.getShape() ||
-      buffer.getElementType() != tensor.getElementType())
-    return emitOpError("tensor ")
-           << tensor << " does not match buffer " << buffer;
+  if (failed(verifyMatchesBuffer(*this, tensor, buffer)))
+    return failure();
   if (!isTensorMemory(buffer))
     return emitOpError("writes tensor memory (#ws.tmem), but the buffer is ")
            << buffer;
@@ -300,10 +309,8 @@ LogicalResult TCGen05MMAOp::verify() {
 LogicalResult StoreSharedOp::verify() {
   MemRefType buffer = getBuffer().getType();
   RankedTensorType tensor = getValue().getType();
-  if (buffer.getShape() != tensor.getShape() ||
-      buffer.getElementType() != tensor.getElementType())
-    return emitOpError("tensor ")
-           << tensor << " does not match buffer " << buffer;
+  if (failed(verifyMatchesBuffer(*this, tensor, buffer)))
+    return failure();
   if (!isSharedMemory(buffer))
     return emitOpError("writes shared memory, but the buffer is ") << buffer;
   return success();
