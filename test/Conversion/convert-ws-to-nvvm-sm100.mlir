@@ -125,3 +125,55 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A chunk of a row store (ws-partition-roles streams epilogues 32 columns
+// at a time): a view of tensor memory that keeps every lane is the
+// buffer's address plus its first column; a view of a shared-memory
+// staging buffer is a descriptor with the view's offset (32 elements) and
+// row stride (128), and the thread's row starts at row * 128 + 32.
+// CHECK-LABEL: llvm.func @chunk(
+// CHECK: %[[C32:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-NEXT: %[[ADDR:.*]] = llvm.add %{{.*}}, %[[C32]] : i32
+// CHECK: %[[LANES:.*]] = llvm.shl
+// CHECK-NEXT: llvm.add %[[ADDR]], %[[LANES]] : i32
+// CHECK: nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
+// CHECK: nvvm.tcgen05.wait <load>
+// CHECK: llvm.mlir.constant(32 : index) : i64
+// CHECK: %[[OFF:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-NEXT: %[[STRIDE:.*]] = llvm.mlir.constant(128 : i32) : i32
+// CHECK-NEXT: %[[R:.*]] = llvm.mul %{{.*}}, %[[STRIDE]] : i32
+// CHECK-NEXT: %[[START:.*]] = llvm.add %[[R]], %[[OFF]] : i32
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[%[[START]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+#tmem = #tile.tmem<block = [128, 32], unpacked = true>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @chunk(%t: i32) kernel attributes {ws.smem_bytes = 65536 : i64} {
+      %acc = ws.tmem_buffer base %t column 0 : memref<128x128xf32, #ws.tmem>
+      %out = ws.buffer_alloc offset 0 : memref<128x128xf32, 3>
+      %v = memref.subview %acc[0, 32] [128, 32] [1, 1] : memref<128x128xf32, #ws.tmem> to memref<128x32xf32, strided<[128, 1], offset: 32>, #ws.tmem>
+      %x = ws.as_tensor %v : memref<128x32xf32, strided<[128, 1], offset: 32>, #ws.tmem> -> tensor<128x32xf32, #tmem>
+      %r = tile.convert_layout %x : tensor<128x32xf32, #tmem> -> tensor<128x32xf32, #regs>
+      %s = memref.subview %out[0, 32] [128, 32] [1, 1] : memref<128x128xf32, 3> to memref<128x32xf32, strided<[128, 1], offset: 32>, 3>
+      ws.store_shared %r, %s : tensor<128x32xf32, #regs>, memref<128x32xf32, strided<[128, 1], offset: 32>, 3>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A view of shared memory needs a static layout.
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @dynamic(%c: index) kernel attributes {ws.smem_bytes = 65536 : i64} {
+      %out = ws.buffer_alloc offset 0 : memref<128x128xf32, 3>
+      // expected-error @+1 {{'memref.subview' op views a shared-memory buffer with static offsets, sizes and strides only}}
+      %s = memref.subview %out[0, %c] [128, 32] [1, 1] : memref<128x128xf32, 3> to memref<128x32xf32, strided<[128, 1], offset: ?>, 3>
+      gpu.return
+    }
+  }
+}

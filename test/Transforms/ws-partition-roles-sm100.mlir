@@ -12,7 +12,7 @@
 // as on sm90 (fmha.stages sets its depth), and a two-slot tensor-memory ring
 // of accumulators between the MMA warp and the epilogue warpgroup.
 // CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
-// CHECK-DAG: #[[TMEM:[a-z0-9_]+]] = #tile.tmem<block = [128, 256], unpacked = true>
+// CHECK-DAG: #[[CHUNK:[a-z0-9_]+]] = #tile.tmem<block = [128, 32], unpacked = true>
 // CHECK-DAG: #[[REGS:[a-z0-9_]+]] = #tile.tmem_32x32b<warpgroups = 1>
 // CHECK-LABEL: gpu.func @gemm(
 // CHECK-NOT: arith.constant dense
@@ -42,20 +42,35 @@
 // CHECK:   }
 // CHECK:   ws.producer_commit %[[ACCS]], %[[TOK]] by tcgen05
 // CHECK-NOT: tile.dot
-// The epilogue: wait for the accumulator, read it (tcgen05.ld), give the slot
-// back, convert, store through the staging buffer.
+// The epilogue: wait for the accumulator, then, once the staging buffer is
+// free, read it 32 columns at a time (a tensor-memory view, tcgen05.ld,
+// convert, a view of the staging buffer): 8 chunks for N = 256, so a thread
+// holds 32 values of its row, not 256. The slot goes back after the last
+// read; one TMA store follows.
 // CHECK: ws.role "epilogue0" warps 4 regs 232 {
 // CHECK:   %[[ETOK:.*]], %[[EBUF:.*]] = ws.consumer_wait %[[ACCS]]
-// CHECK:   %[[T:.*]] = ws.as_tensor %[[EBUF]] : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #[[TMEM]]>
-// CHECK:   %[[V:.*]] = tile.convert_layout %[[T]] : tensor<128x256xf32, #[[TMEM]]> -> tensor<128x256xf32, #[[REGS]]>
-// CHECK:   ws.consumer_release %[[ACCS]], %[[ETOK]] by threads
-// CHECK:   %[[B:.*]] = arith.truncf %[[V]]
 // CHECK:   ws.tma_store_wait
 // CHECK:   ws.barrier_sync 1 threads 128
-// CHECK:   ws.store_shared %[[B]], %[[STAGE]]
+// CHECK:   %[[V0:.*]] = memref.subview %[[EBUF]][0, 0] [128, 32] [1, 1] : memref<128x256xf32, #ws.tmem> to memref<128x32xf32, strided<[256, 1]>, #ws.tmem>
+// CHECK:   %[[T0:.*]] = ws.as_tensor %[[V0]] : memref<128x32xf32, strided<[256, 1]>, #ws.tmem> -> tensor<128x32xf32, #[[CHUNK]]>
+// CHECK:   %[[R0:.*]] = tile.convert_layout %[[T0]] : tensor<128x32xf32, #[[CHUNK]]> -> tensor<128x32xf32, #[[REGS]]>
+// CHECK:   %[[B0:.*]] = arith.truncf %[[R0]] : tensor<128x32xf32, #[[REGS]]> to tensor<128x32xbf16, #[[REGS]]>
+// CHECK:   %[[S0:.*]] = memref.subview %[[STAGE]][0, 0] [128, 32] [1, 1] : memref<128x256xbf16, 3> to memref<128x32xbf16, strided<[256, 1]>, 3>
+// CHECK:   ws.store_shared %[[B0]], %[[S0]]
+// CHECK:   memref.subview %[[EBUF]][0, 32] [128, 32] [1, 1]
+// CHECK:   ws.store_shared
+// CHECK-COUNT-5: ws.store_shared
+// CHECK:   %[[V7:.*]] = memref.subview %[[EBUF]][0, 224] [128, 32] [1, 1]
+// CHECK:   %[[T7:.*]] = ws.as_tensor %[[V7]]
+// CHECK:   tile.convert_layout %[[T7]]
+// CHECK:   ws.consumer_release %[[ACCS]], %[[ETOK]] by threads
+// CHECK:   arith.truncf
+// CHECK:   memref.subview %[[STAGE]][0, 224] [128, 32] [1, 1]
+// CHECK:   ws.store_shared
+// CHECK-NOT: ws.store_shared
 // CHECK:   ws.fence_async_shared
 // CHECK:   ws.barrier_sync 1 threads 128
-// CHECK:   ws.tma_store
+// CHECK:   ws.tma_store %{{.*}}, %[[STAGE]]
 // CHECK: ws.tma_store_wait
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #tmem = #tile.tmem<block = [128, 256], unpacked = true>
@@ -167,19 +182,28 @@ gpu.module @gemm {
 // CHECK: ws.role "softmax0" warps 4
 // CHECK:   scf.for
 // CHECK:     %[[SPTOK:.*]], %[[SPBUF:.*]] = ws.producer_acquire %[[P]]
-// CHECK:     %[[OT:.*]] = ws.as_tensor %[[O]]
-// CHECK:     tile.convert_layout %[[OT]]
 // CHECK:     %[[SWTOK:.*]], %[[SWBUF:.*]] = ws.consumer_wait %[[S]]
 // CHECK:     %[[ST:.*]] = ws.as_tensor %[[SWBUF]]
 // CHECK:     tile.convert_layout %[[ST]]
 // CHECK:     ws.consumer_release %[[S]], %[[SWTOK]] by threads
-// CHECK:     ws.store_tmem %{{.*}}, %[[O]] : tensor<128x64xf32, #{{.*}}>, memref<128x64xf32, #ws.tmem>
+// O rescaled in place 32 columns at a time.
+// CHECK:     %[[OV0:.*]] = memref.subview %[[O]][0, 0] [128, 32] [1, 1]
+// CHECK:     %[[OT0:.*]] = ws.as_tensor %[[OV0]]
+// CHECK:     tile.convert_layout %[[OT0]]
+// CHECK:     arith.mulf
+// CHECK:     %[[OW0:.*]] = memref.subview %[[O]][0, 0] [128, 32] [1, 1]
+// CHECK:     ws.store_tmem %{{.*}}, %[[OW0]] : tensor<128x32xf32, #{{.*}}>, memref<128x32xf32, strided<[64, 1]>, #ws.tmem>
+// CHECK:     memref.subview %[[O]][0, 32] [128, 32] [1, 1]
+// CHECK:     ws.store_tmem %{{.*}} : tensor<128x32xf32, #{{.*}}>, memref<128x32xf32, strided<[64, 1], offset: 32>, #ws.tmem>
 // CHECK:     ws.store_tmem %{{.*}}, %[[SPBUF]] : tensor<128x128xbf16, #{{.*}}>, memref<128x128xbf16, #ws.tmem>
 // CHECK:     ws.producer_commit %[[P]], %[[SPTOK]] by threads
 // CHECK:   }
 // CHECK:   %[[FTOK:.*]], %{{.*}} = ws.producer_acquire %[[P]]
 // CHECK:   ws.producer_commit %[[P]], %[[FTOK]] by threads
-// CHECK:   ws.as_tensor %[[O]]
+// CHECK:   memref.subview %[[O]][0, 0] [128, 32] [1, 1]
+// CHECK:   arith.divf
+// CHECK:   ws.store_shared
+// CHECK:   memref.subview %[[O]][0, 32] [128, 32] [1, 1]
 // CHECK:   arith.divf
 // CHECK:   ws.store_shared
 // CHECK:   ws.tma_store

@@ -15,6 +15,7 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -216,6 +217,65 @@ struct TMEMSlotLowering : ConvertOpToLLVMPattern<SlotOp> {
         LLVM::MulOp::create(rewriter, loc, adaptor.getStage(),
                             i32Const(rewriter, loc, ring.getStageStride()));
     rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, adaptor.getRing(), offset);
+    return success();
+  }
+};
+
+/// memref.subview of a tensor-memory buffer that keeps every lane (row) ->
+/// the buffer's address plus its first column: a 32-bit element takes a
+/// column, so the view's column offset is a column count.
+struct TMEMSubViewLowering : ConvertOpToLLVMPattern<memref::SubViewOp> {
+  TMEMSubViewLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(memref::SubViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MemRefType source = op.getSourceType();
+    if (!isTensorMemory(source))
+      return rewriter.notifyMatchFailure(op, "not a tensor-memory buffer");
+    ArrayRef<int64_t> offsets = op.getStaticOffsets();
+    ArrayRef<int64_t> sizes = op.getStaticSizes();
+    if (source.getRank() != 2 || op.getType().getRank() != 2 ||
+        source.getElementTypeBitWidth() != 32 || offsets[0] != 0 ||
+        ShapedType::isDynamic(offsets[1]) || sizes[0] != source.getShape()[0] ||
+        !llvm::all_of(op.getStaticStrides(),
+                      [](int64_t stride) { return stride == 1; }))
+      return op.emitOpError("views tensor memory as whole rows of 32-bit "
+                            "elements from a static column only");
+    rewriter.replaceOpWithNewOp<LLVM::AddOp>(
+        op, adaptor.getSource(), i32Const(rewriter, op.getLoc(), offsets[1]));
+    return success();
+  }
+};
+
+/// memref.subview of a shared-memory buffer with a static result layout
+/// (the chunks of a staging buffer an epilogue writes 32 columns at a time)
+/// -> a descriptor of the same pointers with the view's offset, sizes and
+/// strides.
+struct SharedSubViewLowering : ConvertOpToLLVMPattern<memref::SubViewOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(memref::SubViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MemRefType type = op.getType();
+    if (!isSharedMemory(op.getSourceType()))
+      return rewriter.notifyMatchFailure(op, "not a shared-memory buffer");
+    if (!type.hasStaticShape() || !op.getSourceType().getLayout().isIdentity())
+      return op.emitOpError("views a shared-memory buffer with static "
+                            "offsets, sizes and strides only");
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return op.emitOpError("views a shared-memory buffer with static "
+                            "offsets, sizes and strides only");
+    Location loc = op.getLoc();
+    MemRefDescriptor source(adaptor.getSource());
+    rewriter.replaceOp(op, Value(MemRefDescriptor::fromStaticShape(
+                               rewriter, loc, *getTypeConverter(), type,
+                               source.allocatedPtr(rewriter, loc),
+                               source.alignedPtr(rewriter, loc))));
     return success();
   }
 };
@@ -455,7 +515,8 @@ struct TMEMLoadLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
 };
 
 /// ws.store_shared of a `#tile.tmem_32x32b` tensor -> thread t writes its
-/// row (t % 128) of the row-major buffer in 16-byte vectors.
+/// row (t % 128) of the row-major buffer, or of a view of some of its
+/// columns (static strides), in 16-byte vectors.
 struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
   TMEMRowStoreSharedLowering(const LLVMTypeConverter &converter)
       : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
@@ -489,7 +550,15 @@ struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
     Type element = getTypeConverter()->convertType(type.getElementType());
     int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
     int64_t perVector = 16 / elementBytes;
-    if (*values % perVector != 0)
+    // The buffer, or a view of some of its columns (a chunk of a row).
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(op.getBuffer().getType().getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) || ShapedType::isDynamic(strides[0]) ||
+        strides[1] != 1)
+      return op.emitOpError("stores into rows of static stride only");
+    if (*values % perVector != 0 || strides[0] % perVector != 0 ||
+        offset % perVector != 0)
       return op.emitOpError("stores rows of a multiple of 16 bytes only");
     Value base =
         MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
@@ -498,8 +567,11 @@ struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
                                      i32Const(rewriter, loc, kTMEMLanes));
     Value rowBase = LLVM::GEPOp::create(
         rewriter, loc, base.getType(), element, base,
-        ValueRange{LLVM::MulOp::create(rewriter, loc, row,
-                                       i32Const(rewriter, loc, *values))});
+        ValueRange{LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc, row,
+                                i32Const(rewriter, loc, strides[0])),
+            i32Const(rewriter, loc, offset))});
     auto vectorType = VectorType::get({perVector}, element);
     for (int64_t column = 0; column < *values; column += perVector) {
       Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
@@ -771,10 +843,11 @@ struct TMEMRowStoreDirectLowering
 
 void ws::populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
                                        RewritePatternSet &patterns) {
-  patterns.add<TMEMAllocLowering, TMEMRelinquishLowering, TMEMDeallocLowering,
-               TMEMBufferLowering, TMEMSlotLowering, TMEMAsTensorLowering,
-               TCGen05CommitLowering, TCGen05MMALowering, TMEMLoadLowering,
-               TMEMRowStoreSharedLowering, TMEMStoreLowering,
-               TMEMRowReduceLowering, TMEMRowBroadcastLowering,
-               TMEMIotaLowering, TMEMRowStoreDirectLowering>(converter);
+  patterns
+      .add<TMEMAllocLowering, TMEMRelinquishLowering, TMEMDeallocLowering,
+           TMEMBufferLowering, TMEMSlotLowering, TMEMSubViewLowering,
+           SharedSubViewLowering, TMEMAsTensorLowering, TCGen05CommitLowering,
+           TCGen05MMALowering, TMEMLoadLowering, TMEMRowStoreSharedLowering,
+           TMEMStoreLowering, TMEMRowReduceLowering, TMEMRowBroadcastLowering,
+           TMEMIotaLowering, TMEMRowStoreDirectLowering>(converter);
 }

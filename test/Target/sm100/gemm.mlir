@@ -8,7 +8,7 @@
 // RUN: fmha-opt %t/bf16.mlir --fmha-sm100-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/bf16.ptx
 // RUN: FileCheck %s < %t/bf16.ptx
-// RUN: %if ptxas %{ %ptxas -arch=sm_100a %t/bf16.ptx -o %t/bf16.cubin %}
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_100a %t/bf16.ptx -o %t/bf16.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 // RUN: fmha-opt %t/bf16.mlir --fmha-sm100-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST
 //
@@ -17,7 +17,10 @@
 // RUN: fmha-opt %t/f16.mlir --fmha-sm100-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/f16.ptx
 // RUN: FileCheck %s --check-prefix=F16 < %t/f16.ptx
-// RUN: %if ptxas %{ %ptxas -arch=sm_100a %t/f16.ptx -o %t/f16.cubin %}
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_100a %t/f16.ptx -o %t/f16.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+//
+// The epilogues stream tensor memory 32 columns at a time: no role spills.
+// NOSPILL: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // A load warp and an MMA warp share warpgroup 0, two epilogue warpgroups
 // follow: 384 threads. Warp 0 allocates all 512 TMEM columns (two
@@ -63,25 +66,48 @@
 // CHECK-COUNT-4: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [[[D1:%r[0-9]+]]], %rd{{[0-9]+}}, %rd{{[0-9]+}}, [[IDESC]], %p{{[0-9]+}};
 // CHECK: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
 // CHECK: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
-// Epilogue 0: wait for the accumulators, read its 128 columns (32x32b, 32 at
-// a time: a warp reaches its own 32 lanes), hand the slot back, round to
-// bf16, stage in shared memory (16-byte rows pieces), TMA-store.
+// Epilogue 0: wait for the accumulators and for the staging buffer (the
+// previous TMA store has read it), then its 128 columns 32 at a time (a warp
+// reaches its own 32 lanes): tcgen05.ld of 32 columns, wait, round to bf16,
+// stage in shared memory (four 16-byte pieces of the row), next chunk. The
+// slot goes back after the last load; then one TMA store.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: mbarrier.try_wait.parity
-// CHECK: tcgen05.fence::after_thread_sync;
-// CHECK-COUNT-4: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// CHECK: cp.async.bulk.wait_group.read {{.*}}0;
+// CHECK: bar.sync {{.*}}1, 128;
+// CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// CHECK-NOT: tcgen05.ld
+// CHECK: tcgen05.wait::ld.sync.aligned;
+// CHECK-NOT: tcgen05.ld
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK-NOT: tcgen05.ld
+// CHECK-COUNT-4: st.shared.v4.b32
+// CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// CHECK-NOT: tcgen05.ld
+// CHECK: tcgen05.wait::ld.sync.aligned;
+// CHECK-NOT: tcgen05.ld
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK-NOT: tcgen05.ld
+// CHECK-COUNT-4: st.shared.v4.b32
+// CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// CHECK-NOT: tcgen05.ld
+// CHECK: tcgen05.wait::ld.sync.aligned;
+// CHECK-NOT: tcgen05.ld
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK-NOT: tcgen05.ld
+// CHECK-COUNT-4: st.shared.v4.b32
+// CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// CHECK-NOT: tcgen05.ld
 // CHECK: tcgen05.wait::ld.sync.aligned;
 // CHECK-NEXT: tcgen05.fence::before_thread_sync;
 // CHECK-NEXT: mbarrier.arrive.shared.b64
-// CHECK: cvt.rn.bf16x2.f32
-// CHECK: bar.sync {{.*}}1, 128;
-// CHECK: st.shared.v4.b32
-// CHECK: fence.proxy.async.shared::cta;
+// CHECK-NOT: tcgen05.ld
+// CHECK-COUNT-4: st.shared.v4.b32
+// CHECK-NEXT: fence.proxy.async.shared::cta;
 // CHECK: bar.sync {{.*}}1, 128;
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // CHECK: cp.async.bulk.wait_group.read {{.*}}0;
 // Epilogue 1: the same on its own barrier.
-// CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // CHECK: bar.sync {{.*}}2, 128;
 // CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // At the end every thread meets, and warp 0 frees the columns.

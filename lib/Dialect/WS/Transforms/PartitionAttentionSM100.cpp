@@ -311,9 +311,13 @@ struct AttentionRoles {
     Operation *lastStore = c.pStore;
     if (c.oStore) {
       b.setInsertionPoint(c.oStore);
-      StoreTMEMOp::create(b, loc, c.oStore.getInput(), o[index]);
-      if (lastStore->isBeforeInBlock(c.oStore))
-        lastStore = c.oStore;
+      // Rescaled 32 columns at a time where it can be.
+      Operation *rescale =
+          StoreTMEMOp::create(b, loc, c.oStore.getInput(), o[index]);
+      if (Operation *last = storeRowsInChunks(b, rescale))
+        rescale = last;
+      if (lastStore->isBeforeInBlock(rescale))
+        lastStore = rescale;
     }
     b.setInsertionPoint(c.pStore);
     StoreTMEMOp::create(b, loc, c.pStore.getInput(), pSlot.getBuffers()[0]);
@@ -351,7 +355,12 @@ struct AttentionRoles {
       b.setInsertionPoint(store);
       TMAStoreWaitOp::create(b, storeLoc);
       BarrierSyncOp::create(b, storeLoc, barrierId, threads);
-      StoreSharedOp::create(b, storeLoc, store.getValue(), buffer);
+      Operation *staged =
+          StoreSharedOp::create(b, storeLoc, store.getValue(), buffer);
+      // Loaded, normalised and staged 32 columns at a time where it can be.
+      if (Operation *last = storeRowsInChunks(b, staged))
+        staged = last;
+      b.setInsertionPointAfter(staged);
       FenceAsyncSharedOp::create(b, storeLoc);
       BarrierSyncOp::create(b, storeLoc, barrierId, threads);
       TMAStoreOp::create(b, storeLoc, store.getDesc(), store.getCoords(),

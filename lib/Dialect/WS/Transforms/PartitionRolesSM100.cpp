@@ -191,19 +191,6 @@ static LogicalResult buildEpilogue(OpBuilder &b, Value accChannel, Program &p,
     else
       store.erase();
   }
-  // Release once the accumulator is in registers: after the last read.
-  Operation *lastRead = nullptr;
-  for (Operation *user : mine.getUsers())
-    if (!lastRead || lastRead->isBeforeInBlock(user))
-      lastRead = user;
-  if (!lastRead || lastRead->getBlock() != wait->getBlock())
-    return wait.emitOpError("epilogue ")
-           << index
-           << " does not read its accumulator in the main loop's block";
-  b.setInsertionPointAfter(lastRead);
-  ConsumerReleaseOp::create(b, loc, accChannel, wait.getToken(),
-                            AsyncUnit::Threads);
-
   int64_t threads = kWarpsPerGroup * kThreadsPerWarp;
   for (auto [store, buffer] : stores) {
     // The previous tile's TMA store must have read the staging buffer.
@@ -211,12 +198,27 @@ static LogicalResult buildEpilogue(OpBuilder &b, Value accChannel, Program &p,
     b.setInsertionPoint(store);
     TMAStoreWaitOp::create(b, storeLoc);
     BarrierSyncOp::create(b, storeLoc, barrierId, threads);
-    StoreSharedOp::create(b, storeLoc, store.getValue(), buffer);
+    Operation *staged =
+        StoreSharedOp::create(b, storeLoc, store.getValue(), buffer);
+    // Loaded, converted and staged 32 columns at a time where it can be.
+    if (Operation *last = storeRowsInChunks(b, staged))
+      staged = last;
+    b.setInsertionPointAfter(staged);
     FenceAsyncSharedOp::create(b, storeLoc);
     BarrierSyncOp::create(b, storeLoc, barrierId, threads);
     TMAStoreOp::create(b, storeLoc, store.getDesc(), store.getCoords(), buffer);
     store.erase();
   }
+  // Release once the accumulator is in registers: after the last read.
+  Operation *lastRead =
+      lastTensorMemoryRead(wait.getBuffers()[index], wait->getBlock());
+  if (!lastRead)
+    return wait.emitOpError("epilogue ")
+           << index
+           << " does not read its accumulator in the main loop's block";
+  b.setInsertionPointAfter(lastRead);
+  ConsumerReleaseOp::create(b, loc, accChannel, wait.getToken(),
+                            AsyncUnit::Threads);
   return success();
 }
 

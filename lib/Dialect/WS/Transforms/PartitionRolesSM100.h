@@ -8,6 +8,7 @@
 #ifndef FMHA_LIB_DIALECT_WS_TRANSFORMS_PARTITIONROLESSM100_H
 #define FMHA_LIB_DIALECT_WS_TRANSFORMS_PARTITIONROLESSM100_H
 
+#include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
@@ -32,6 +33,26 @@ LogicalResult partitionRolesSM100(FunctionOpInterface func,
 /// P over S, and O in tensor memory (PartitionAttentionSM100.cpp).
 LogicalResult partitionAttentionSM100(FunctionOpInterface func,
                                       const SM100RoleOptions &options);
+
+/// Columns of tensor memory a thread loads per chunk of a row store: 32
+/// registers of 32 bits.
+constexpr int64_t kRowChunkColumns = 32;
+
+/// Rewrites `store` (`ws.store_shared` or `ws.store_tmem` of a 128-row
+/// `#tile.tmem_32x32b` tensor computed column by column, by elementwise ops
+/// and row broadcasts, from whole-row `tcgen05.ld` loads) into one load,
+/// computation and store per `width` columns (views of the tensor-memory
+/// buffers and of the destination), so a thread holds `width` values of
+/// the row at a time instead of all. Returns the last store, or null (and
+/// changes nothing) when the value is not computed column by column or
+/// has `width` columns or fewer (ChunkRowStores.cpp).
+Operation *storeRowsInChunks(OpBuilder &b, Operation *store,
+                             int64_t width = kRowChunkColumns);
+
+/// The last op of `block` that loads from the tensor-memory buffer
+/// `buffer` (a `tile.convert_layout` of a `ws.as_tensor` of it or of a view
+/// of it), or null: where a reader may release the buffer's slot.
+Operation *lastTensorMemoryRead(Value buffer, Block *block);
 
 } // namespace ws
 } // namespace mlir

@@ -113,6 +113,7 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
            "MMA and epilogue warps around tensor memory)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::ws::WSDialect"];
 }
