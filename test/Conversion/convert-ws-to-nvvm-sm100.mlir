@@ -166,6 +166,28 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A row vector read from shared memory (the correction's rescale factor):
+// thread t loads element t % 128.
+// CHECK-LABEL: llvm.func @row(
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[ROW:.*]] = llvm.urem %[[TID]], %{{.*}} : i32
+// CHECK: %[[ADDR:.*]] = llvm.getelementptr %{{.*}}[%[[ROW]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK: llvm.load %[[ADDR]] : !llvm.ptr<3> -> f32
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #regs>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @row(%out: memref<128xf32, 3>) kernel attributes {ws.smem_bytes = 1024 : i64} {
+      %buf = ws.buffer_alloc offset 0 : memref<128xf32, 3>
+      %r = ws.load_shared %buf : memref<128xf32, 3> -> tensor<128xf32, #row>
+      ws.store_shared %r, %buf : tensor<128xf32, #row>, memref<128xf32, 3>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // A view of shared memory needs a static layout.
 module attributes {gpu.container_module} {
   gpu.module @m {

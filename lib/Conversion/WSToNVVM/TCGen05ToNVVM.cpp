@@ -591,6 +591,37 @@ struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
   }
 };
 
+/// ws.load_shared of a 32x32b row vector -> thread t reads its row's value
+/// at t % 128 (what ws.store_shared of a row vector wrote).
+struct TMEMRowLoadSharedLowering : ConvertOpToLLVMPattern<LoadSharedOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(LoadSharedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getResult().getType();
+    if (!getTmemRowVectorValues(type) ||
+        !op.getBuffer().getType().getLayout().isIdentity())
+      return op.emitOpError("loads row vectors of the #tile.tmem_32x32b "
+                            "layout from a whole buffer only so far");
+    Location loc = op.getLoc();
+    Value base =
+        MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+    Type element = getTypeConverter()->convertType(type.getElementType());
+    Value row = LLVM::URemOp::create(
+        rewriter, loc,
+        NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
+        i32Const(rewriter, loc, kTMEMLanes));
+    Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
+                                     base, ValueRange{row});
+    Value value = LLVM::LoadOp::create(rewriter, loc, element, addr);
+    Value result = LLVM::UndefOp::create(rewriter, loc,
+                                         getTypeConverter()->convertType(type));
+    rewriter.replaceOpWithNewOp<LLVM::InsertValueOp>(op, result, value,
+                                                     ArrayRef<int64_t>{0});
+    return success();
+  }
+};
+
 /// ws.store_tmem of a `#tile.tmem_32x32b<warpgroups = 1>` tensor (128 rows)
 /// -> tcgen05.st.32x32b: each thread stores its row into its warp's 32
 /// lanes, 32-bit elements one column each, 16-bit ones two to a column (the
@@ -848,6 +879,7 @@ void ws::populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
            TMEMBufferLowering, TMEMSlotLowering, TMEMSubViewLowering,
            SharedSubViewLowering, TMEMAsTensorLowering, TCGen05CommitLowering,
            TCGen05MMALowering, TMEMLoadLowering, TMEMRowStoreSharedLowering,
-           TMEMStoreLowering, TMEMRowReduceLowering, TMEMRowBroadcastLowering,
-           TMEMIotaLowering, TMEMRowStoreDirectLowering>(converter);
+           TMEMRowLoadSharedLowering, TMEMStoreLowering, TMEMRowReduceLowering,
+           TMEMRowBroadcastLowering, TMEMIotaLowering,
+           TMEMRowStoreDirectLowering>(converter);
 }

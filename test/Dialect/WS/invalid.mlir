@@ -881,6 +881,22 @@ func.func @store_shared_global(%t: tensor<128x64xbf16>, %buf: memref<128x64xbf16
 
 // -----
 
+func.func @load_shared_type(%buf: memref<128xf16, 3>) {
+  // expected-error @+1 {{'ws.load_shared' op tensor 'tensor<128xf32>' does not match buffer 'memref<128xf16, 3>'}}
+  %r = ws.load_shared %buf : memref<128xf16, 3> -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @load_shared_global(%buf: memref<128xf32>) {
+  // expected-error @+1 {{'ws.load_shared' op reads shared memory, but the buffer is 'memref<128xf32>'}}
+  %r = ws.load_shared %buf : memref<128xf32> -> tensor<128xf32>
+  return
+}
+
+// -----
+
 func.func @tma_store_coords(%d: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64xbf16, 3>, %i: i32) {
   // expected-error @+1 {{'ws.tma_store' op needs one coordinate per global dimension (2), got 1}}
   ws.tma_store %d[%i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>

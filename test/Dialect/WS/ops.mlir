@@ -148,6 +148,13 @@ func.func @tcgen05_arrive(%i: i32) {
   return
 }
 
+// CHECK-LABEL: func.func @load_shared
+func.func @load_shared(%buf: memref<128xf32, 3>) {
+  // CHECK: ws.load_shared %{{.*}} : memref<128xf32, 3> -> tensor<128xf32, #{{.*}}>
+  %r = ws.load_shared %buf : memref<128xf32, 3> -> tensor<128xf32, #tile.slice<dim = 1, parent = #tile.tmem_32x32b<warpgroups = 1>>>
+  return
+}
+
 // CHECK-LABEL: func.func @epilogue
 func.func @epilogue(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64xbf16, 3>, %t: tensor<128x64xbf16>, %i: i32) {
   // CHECK: ws.as_tensor %{{.*}} : memref<128x64xbf16, 3> -> tensor<128x64xbf16>

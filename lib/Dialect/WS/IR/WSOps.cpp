@@ -259,6 +259,15 @@ static LogicalResult verifyMatchesBuffer(Operation *op, RankedTensorType tensor,
   return success();
 }
 
+LogicalResult LoadSharedOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  if (failed(verifyMatchesBuffer(*this, getResult().getType(), buffer)))
+    return failure();
+  if (!isSharedMemory(buffer))
+    return emitOpError("reads shared memory, but the buffer is ") << buffer;
+  return success();
+}
+
 LogicalResult StoreTMEMOp::verify() {
   MemRefType buffer = getBuffer().getType();
   RankedTensorType tensor = getValue().getType();

@@ -270,6 +270,26 @@ def WS_StoreSharedOp : WS_Op<"store_shared"> {
   let hasVerifier = 1;
 }
 
+def WS_LoadSharedOp : WS_Op<"load_shared"> {
+  let summary = "read a shared-memory buffer into a register tensor";
+  let description = [{
+    The inverse of `ws.store_shared`: each thread reads the elements it
+    holds (as the result's register layout says) from the row-major buffer.
+    Values other threads wrote are visible after a barrier (a channel wait).
+    sm100 attention passes row vectors (the softmax's rescale factors and row
+    sums) this way from the softmax warpgroups to the correction warpgroup:
+    in the `#tile.tmem_32x32b` row slice, thread t reads element t % 128.
+
+    ```mlir
+    %alpha = ws.load_shared %buf : memref<128xf32, 3> -> tensor<128xf32, #tile.slice<dim = 1, parent = #tile.tmem_32x32b<warpgroups = 1>>>
+    ```
+  }];
+  let arguments = (ins WS_SharedMemRef:$buffer);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def WS_StoreTMEMOp : WS_Op<"store_tmem"> {
   let summary = "write a register tensor into a tensor-memory buffer (sm100)";
   let description = [{
