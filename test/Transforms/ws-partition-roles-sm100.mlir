@@ -145,24 +145,29 @@ gpu.module @gemm {
 
 // Attention (Q loaded before the main loop): a load warp (Q once into a
 // one-slot channel, K and V per step), an MMA warp (S into a one-slot
-// tensor-memory channel committed by tcgen05; P V from the P channel that
-// aliases S's, into the consumer's O buffer, accumulating after the first
-// step; P released by tcgen05, which tells the softmax that O is up to date)
-// and a softmax warpgroup (a P slot first, then O rescaled in tensor memory,
-// S read and released, P stored over S and committed; after the loop one
-// more P slot, handed back empty, for the last P V; then O read in place,
-// normalised and stored).
+// tensor-memory channel committed by tcgen05; P V once P, from the channel
+// that aliases S's, and O, from its own tensor-memory channel, are in;
+// accumulating after the first step; both released by tcgen05), an
+// epilogue warp (the staged O to global memory by TMA), a correction
+// warpgroup (per step: the rescale factor from the softmax through shared
+// memory, a slot of O, O rescaled 32 columns at a time, O committed; after
+// the loop: the last O, the row sum, O normalised and staged) and a softmax
+// warpgroup per consumer (a P slot, S read and released, the rescale
+// factor sent, P stored over S and committed; after the loop the row sum
+// sent).
 // CHECK-LABEL: gpu.func @attention(
 // CHECK: %[[Q:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
 // CHECK: %[[KV:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 2>
 // CHECK: %[[S:.*]] = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
 // CHECK: %[[P:.*]] = ws.channel aliases %[[S]] : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
-// CHECK: %[[O:.*]] = ws.tmem_buffer : memref<128x64xf32, #ws.tmem>
-// CHECK: ws.role "load" warps 1
+// CHECK: %[[O:.*]] = ws.channel : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
+// CHECK: %[[ROWS:.*]] = ws.channel : !ws.channel<[memref<128xf32, 3>], stages = 2>
+// CHECK: %[[OUT:.*]] = ws.channel : !ws.channel<[memref<128x64xf32, 3>], stages = 1>
+// CHECK: ws.role "load" warps 1 regs 56
 // CHECK:   ws.producer_acquire %[[Q]]
 // CHECK:   scf.for
 // CHECK:     ws.producer_acquire %[[KV]]
-// CHECK: ws.role "mma" warps 1
+// CHECK: ws.role "mma" warps 1 regs 56
 // CHECK:   %[[QT:.*]], %[[QB:.*]] = ws.consumer_wait %[[Q]]
 // CHECK:   scf.for %[[J:.*]] = %[[LB:[^ ]*]] to
 // CHECK:     %[[ACC:.*]] = arith.cmpi ne, %[[J]], %[[LB]] : i32
@@ -171,42 +176,75 @@ gpu.module @gemm {
 // CHECK:     ws.tcgen05_mma %{{.*}}, %{{.*}}, %[[SBUF]], %{{.*}} {transpose_b}
 // CHECK:     ws.producer_commit %[[S]], %[[STOK]] by tcgen05
 // CHECK:     %[[PTOK:.*]], %[[PBUF:.*]] = ws.consumer_wait %[[P]]
+// CHECK:     %[[OTOK:.*]], %[[OBUF:.*]] = ws.consumer_wait %[[O]]
 // CHECK:     %[[PT:.*]] = ws.as_tensor %[[PBUF]] : memref<128x128xbf16, #ws.tmem> -> tensor<128x128xbf16, #{{.*}}>
-// CHECK:     ws.tcgen05_mma %[[PT]], %{{.*}}, %[[O]], %[[ACC]] :
+// CHECK:     ws.tcgen05_mma %[[PT]], %{{.*}}, %[[OBUF]], %[[ACC]] :
 // CHECK:     ws.consumer_release %[[P]], %[[PTOK]] by tcgen05
+// CHECK:     ws.consumer_release %[[O]], %[[OTOK]] by tcgen05
 // CHECK:     ws.consumer_release %[[KV]], %{{.*}} by tcgen05
 // CHECK:   }
-// CHECK:   %[[LTOK:.*]], %{{.*}} = ws.consumer_wait %[[P]]
-// CHECK:   ws.consumer_release %[[P]], %[[LTOK]] by tcgen05
+// CHECK:   %[[LTOK:.*]], %{{.*}} = ws.consumer_wait %[[O]]
+// CHECK:   ws.consumer_release %[[O]], %[[LTOK]] by tcgen05
 // CHECK:   ws.consumer_release %[[Q]], %[[QT]] by tcgen05
-// CHECK: ws.role "softmax0" warps 4
+// CHECK: ws.role "epilogue" warps 1 regs 56
+// CHECK-NOT: scf.for
+// CHECK:   %[[ETOK:.*]], %[[EBUF:.*]] = ws.consumer_wait %[[OUT]]
+// CHECK:   ws.tma_store %{{.*}}, %[[EBUF]]
+// CHECK:   ws.tma_store_wait
+// CHECK:   ws.consumer_release %[[OUT]], %[[ETOK]] by threads
+// CHECK: ws.role "correction" warps 4 regs 96
+// CHECK:   scf.for
+// CHECK:     %[[RTOK:.*]], %[[RBUF:.*]] = ws.consumer_wait %[[ROWS]]
+// CHECK:     %[[ALPHA:.*]] = ws.load_shared %[[RBUF]] : memref<128xf32, 3> -> tensor<128xf32, #{{.*}}>
+// CHECK:     ws.consumer_release %[[ROWS]], %[[RTOK]] by threads
+// CHECK:     %[[CTOK:.*]], %[[CBUF:.*]] = ws.producer_acquire %[[O]]
+// CHECK:     %[[V0:.*]] = memref.subview %[[CBUF]][0, 0] [128, 32] [1, 1]
+// CHECK:     %[[T0:.*]] = ws.as_tensor %[[V0]]
+// CHECK:     %[[R0:.*]] = tile.convert_layout %[[T0]]
+// CHECK:     %[[F0:.*]] = tile.broadcast %[[ALPHA]] axis 1 : tensor<128xf32, #{{.*}}> -> tensor<128x32xf32, #{{.*}}>
+// CHECK:     %[[M0:.*]] = arith.mulf %[[R0]], %[[F0]]
+// CHECK:     %[[W0:.*]] = memref.subview %[[CBUF]][0, 0] [128, 32] [1, 1]
+// CHECK:     ws.store_tmem %[[M0]], %[[W0]]
+// CHECK:     memref.subview %[[CBUF]][0, 32] [128, 32] [1, 1]
+// CHECK:     ws.store_tmem
+// CHECK:     ws.producer_commit %[[O]], %[[CTOK]] by threads
+// CHECK:   }
+// CHECK:   %[[FTOK:.*]], %[[FBUF:.*]] = ws.producer_acquire %[[O]]
+// CHECK:   %[[SUMTOK:.*]], %[[SUMBUF:.*]] = ws.consumer_wait %[[ROWS]]
+// CHECK:   %[[SUM:.*]] = ws.load_shared %[[SUMBUF]]
+// CHECK:   ws.consumer_release %[[ROWS]], %[[SUMTOK]] by threads
+// CHECK:   %[[STTOK:.*]], %[[STBUF:.*]] = ws.producer_acquire %[[OUT]]
+// CHECK:   memref.subview %[[FBUF]][0, 0] [128, 32] [1, 1]
+// CHECK:   tile.broadcast %[[SUM]]
+// CHECK:   arith.divf
+// CHECK:   memref.subview %[[STBUF]][0, 0] [128, 32] [1, 1]
+// CHECK:   ws.store_shared
+// CHECK:   memref.subview %[[FBUF]][0, 32] [128, 32] [1, 1]
+// CHECK:   arith.divf
+// CHECK:   memref.subview %[[STBUF]][0, 32] [128, 32] [1, 1]
+// CHECK:   ws.store_shared
+// CHECK:   ws.producer_commit %[[OUT]], %[[STTOK]] by threads
+// CHECK:   ws.producer_commit %[[O]], %[[FTOK]] by threads
+// One consumer: its softmax gets the consumer budget (232).
+// CHECK: ws.role "softmax0" warps 4 regs 232
 // CHECK:   scf.for
 // CHECK:     %[[SPTOK:.*]], %[[SPBUF:.*]] = ws.producer_acquire %[[P]]
 // CHECK:     %[[SWTOK:.*]], %[[SWBUF:.*]] = ws.consumer_wait %[[S]]
 // CHECK:     %[[ST:.*]] = ws.as_tensor %[[SWBUF]]
 // CHECK:     tile.convert_layout %[[ST]]
 // CHECK:     ws.consumer_release %[[S]], %[[SWTOK]] by threads
-// O rescaled in place 32 columns at a time.
-// CHECK:     %[[OV0:.*]] = memref.subview %[[O]][0, 0] [128, 32] [1, 1]
-// CHECK:     %[[OT0:.*]] = ws.as_tensor %[[OV0]]
-// CHECK:     tile.convert_layout %[[OT0]]
-// CHECK:     arith.mulf
-// CHECK:     %[[OW0:.*]] = memref.subview %[[O]][0, 0] [128, 32] [1, 1]
-// CHECK:     ws.store_tmem %{{.*}}, %[[OW0]] : tensor<128x32xf32, #{{.*}}>, memref<128x32xf32, strided<[64, 1]>, #ws.tmem>
-// CHECK:     memref.subview %[[O]][0, 32] [128, 32] [1, 1]
-// CHECK:     ws.store_tmem %{{.*}} : tensor<128x32xf32, #{{.*}}>, memref<128x32xf32, strided<[64, 1], offset: 32>, #ws.tmem>
+// CHECK:     %[[NEWALPHA:.*]] = math.exp2
+// CHECK:     %[[ATOK:.*]], %[[ABUF:.*]] = ws.producer_acquire %[[ROWS]]
+// CHECK:     ws.store_shared %[[NEWALPHA]], %[[ABUF]] : tensor<128xf32, #{{.*}}>, memref<128xf32, 3>
+// CHECK:     ws.producer_commit %[[ROWS]], %[[ATOK]] by threads
 // CHECK:     ws.store_tmem %{{.*}}, %[[SPBUF]] : tensor<128x128xbf16, #{{.*}}>, memref<128x128xbf16, #ws.tmem>
 // CHECK:     ws.producer_commit %[[P]], %[[SPTOK]] by threads
 // CHECK:   }
-// CHECK:   %[[FTOK:.*]], %{{.*}} = ws.producer_acquire %[[P]]
-// CHECK:   ws.producer_commit %[[P]], %[[FTOK]] by threads
-// CHECK:   memref.subview %[[O]][0, 0] [128, 32] [1, 1]
-// CHECK:   arith.divf
-// CHECK:   ws.store_shared
-// CHECK:   memref.subview %[[O]][0, 32] [128, 32] [1, 1]
-// CHECK:   arith.divf
-// CHECK:   ws.store_shared
-// CHECK:   ws.tma_store
+// CHECK:   %[[LSTOK:.*]], %[[LSBUF:.*]] = ws.producer_acquire %[[ROWS]]
+// CHECK:   ws.store_shared %{{.*}}, %[[LSBUF]]
+// CHECK:   ws.producer_commit %[[ROWS]], %[[LSTOK]] by threads
+// CHECK-NOT: ws.tma_store
+// CHECK: gpu.return
 #nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #tmem = #tile.tmem<block = [128, 64], unpacked = true>
 #tmem1 = #tile.tmem<block = [128, 128], unpacked = true>

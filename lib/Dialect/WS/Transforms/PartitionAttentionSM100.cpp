@@ -6,13 +6,19 @@
 // - a load warp: Q once (a one-slot channel), K and V per step (a ring);
 // - an MMA warp: per consumer, S into its tensor-memory slot (a one-slot
 //   channel, committed by tcgen05), and, once the softmax wrote P over S
-//   (a channel aliasing S's), O += P V into the consumer's tensor-memory O,
-//   releasing P by tcgen05 so that the softmax learns that O is up to date;
-// - a softmax warpgroup per consumer: loads S (tcgen05.ld), runs the online
-//   softmax in registers, rescales O in tensor memory (the correction: ld,
-//   multiply, st) once the previous P V is done, stores P (tcgen05.st), and
-//   after the loop waits for the last P V (one more P slot, handed over
-//   empty), loads O, normalises and stores it by TMA (the epilogue).
+//   (a channel aliasing S's) and the correction handed O over (O's own
+//   one-slot tensor-memory channel), O += P V, releasing both by tcgen05;
+// - an epilogue warp: per consumer, the staged O to global memory by TMA
+//   (a one-slot shared-memory channel from the correction);
+// - a correction warpgroup: per step and consumer, the rescale factor from
+//   the softmax (a two-slot shared-memory ring of row vectors), a slot of O
+//   (so the previous P V is done), O rescaled in tensor memory 32 columns
+//   at a time, O committed; after the loop the last O, the row sum (the
+//   same ring), O normalised and staged 32 columns at a time;
+// - a softmax warpgroup per consumer: a P slot, S read in place (tcgen05.ld)
+//   and released, the online softmax in registers, the rescale factor sent,
+//   P stored over S (tcgen05.st) and committed; after the loop the row sum
+//   sent and the LSE row stored.
 //
 // The order of the MMA warp's tcgen05 ops, which execute in issue order,
 // keeps P over S safe: S of a step is written only after P V of the
@@ -38,6 +44,18 @@ using namespace mlir::ws;
 /// What barriers, the TMEM address slot and alignment take of shared memory
 /// besides the buffers.
 static constexpr int64_t kSharedSlackBytes = 4096;
+/// Rows of a tile: the lanes of tensor memory, one per thread of a
+/// warpgroup.
+static constexpr int64_t kTMEMRows = 128;
+/// Slots of the ring of row vectors from a softmax warpgroup to the
+/// correction: the softmax may run one step ahead.
+static constexpr unsigned kRowStages = 2;
+/// Register budgets: the load, MMA and epilogue warps (one warpgroup), and
+/// the correction warpgroup, which holds 32 columns of O at a time (the
+/// values ptxas spilled least with, 96 rather than 64 for the correction).
+static constexpr unsigned kWarpRegisters = 56;
+static constexpr unsigned kCorrectionRegisters = 96;
+static constexpr unsigned kWarpgroupThreads = kWarpsPerGroup * kThreadsPerWarp;
 
 namespace {
 
@@ -185,12 +203,105 @@ static llvm::SmallSetVector<unsigned, 8> positionsRead(Value v,
   return positions;
 }
 
+/// The row vector `value` (computed from a loop result or in the loop)
+/// broadcast over the columns of a row computation: the only
+/// `tile.broadcast` among the ops in `block` that `value` is computed by.
+/// The correction takes it from the softmax; null when there is none.
+static tile::BroadcastOp rowFactor(Value value, Block *block) {
+  tile::BroadcastOp found;
+  SmallVector<Value> worklist{value};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != block)
+      continue;
+    if (auto broadcast = dyn_cast<tile::BroadcastOp>(def)) {
+      if (found && found != broadcast)
+        return tile::BroadcastOp();
+      found = broadcast;
+      continue;
+    }
+    llvm::append_range(worklist, def->getOperands());
+  }
+  return found;
+}
+
+/// The ops of `block` that `value` is computed by, in block order, up to
+/// (not including) `o`, the row vector of `factor`, block arguments and
+/// values from outside.
+static SmallVector<Operation *> rowChain(Value value, Block *block,
+                                         tile::BroadcastOp factor, Value o) {
+  llvm::SetVector<Operation *> chain;
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (v == o)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != block || !chain.insert(def))
+      continue;
+    if (factor && def == factor.getOperation())
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  SmallVector<Operation *> ordered = chain.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// Erases the ops of `block` (but its terminator) that neither hold ws
+/// ops nor compute what they read, last first.
+static void keepWSWork(Block *block) {
+  llvm::SmallPtrSet<Operation *, 32> needed;
+  SmallVector<Operation *> worklist;
+  for (Operation &op : block->without_terminator()) {
+    bool ws = false;
+    op.walk([&](Operation *nested) {
+      ws |= isa_and_nonnull<WSDialect>(nested->getDialect());
+    });
+    if (ws)
+      worklist.push_back(&op);
+  }
+  worklist.push_back(block->getTerminator());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!needed.insert(op).second)
+      continue;
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (Operation *inBlock = block->findAncestorOpInBlock(*def))
+            worklist.push_back(inBlock);
+    });
+  }
+  SmallVector<Operation *> unneeded;
+  for (Operation &op : block->without_terminator())
+    if (!needed.contains(&op))
+      unneeded.push_back(&op);
+  for (Operation *op : llvm::reverse(unneeded)) {
+    op->dropAllUses();
+    op->erase();
+  }
+}
+
 struct AttentionRoles {
   OpBuilder &b;
   Location loc;
   Value q, kv;
-  SmallVector<Value> s, p, o;
-  SmallVector<Value> staging;
+  /// Per consumer: S, P over S, O (tensor memory; the correction produces
+  /// O rescaled, the MMA warp consumes it by accumulating P V into it), and
+  /// the row vectors the softmax hands to the correction (the rescale
+  /// factor per step, the row sum after the loop).
+  SmallVector<Value> s, p, o, rows;
+  /// Per tile.store: the staged output, from the correction to the
+  /// epilogue warp.
+  SmallVector<Value> out;
+  /// Per tile.store: the consumer whose O it stores.
+  SmallVector<unsigned> storeConsumer;
 
   void buildLoad(Attention &a) {
     for (tile::StoreOp store : a.stores)
@@ -202,6 +313,10 @@ struct AttentionRoles {
     produceLoads(b, kv, a.loads);
   }
 
+  /// Per step and consumer: S into its slot; once P and the rescaled O are
+  /// in, O += P V (the first step overwrites O), which hands both back when
+  /// done (tcgen05 commits). After the loop, O once more: the correction
+  /// has read the last one.
   void buildMMA(Attention &a) {
     for (tile::StoreOp store : a.stores)
       store.erase();
@@ -224,23 +339,23 @@ struct AttentionRoles {
       ProducerCommitOp::create(b, loc, s[i], acquire.getToken(),
                                AsyncUnit::TCGen05, IntegerAttr());
       b.setInsertionPoint(c.pv);
-      auto wait = ConsumerWaitOp::create(b, loc, p[i]);
+      auto pWait = ConsumerWaitOp::create(b, loc, p[i]);
+      auto oWait = ConsumerWaitOp::create(b, loc, o[i]);
       Value pTensor = AsTensorOp::create(b, loc, c.pv.getA().getType(),
-                                         wait.getBuffers()[0]);
-      TCGen05MMAOp::create(b, c.pv.getLoc(), pTensor, c.pv.getB(), o[i],
-                           accumulate, c.pv.getTransposeAAttr(),
-                           c.pv.getTransposeBAttr());
-      ConsumerReleaseOp::create(b, loc, p[i], wait.getToken(),
+                                         pWait.getBuffers()[0]);
+      TCGen05MMAOp::create(b, c.pv.getLoc(), pTensor, c.pv.getB(),
+                           oWait.getBuffers()[0], accumulate,
+                           c.pv.getTransposeAAttr(), c.pv.getTransposeBAttr());
+      ConsumerReleaseOp::create(b, loc, p[i], pWait.getToken(),
+                                AsyncUnit::TCGen05);
+      ConsumerReleaseOp::create(b, loc, o[i], oWait.getToken(),
                                 AsyncUnit::TCGen05);
     }
     b.setInsertionPoint(body->getTerminator());
     ConsumerReleaseOp::create(b, loc, kv, kvToken, AsyncUnit::TCGen05);
-    Operation *yield = body->getTerminator();
-    for (auto [i, arg] : llvm::enumerate(a.loop.getRegionIterArgs()))
-      yield->setOperand(i, arg);
-    // The last P V is done when the softmax's extra P slot comes back.
+    dropCarried(a.loop);
     b.setInsertionPointAfter(a.loop);
-    for (Value channel : p) {
+    for (Value channel : o) {
       auto wait = ConsumerWaitOp::create(b, loc, channel);
       ConsumerReleaseOp::create(b, loc, channel, wait.getToken(),
                                 AsyncUnit::TCGen05);
@@ -248,32 +363,29 @@ struct AttentionRoles {
     ConsumerReleaseOp::create(b, loc, q, qToken, AsyncUnit::TCGen05);
   }
 
+  /// Hands the row vector `value` to the correction through a slot of
+  /// `channel`, right after it is computed.
+  void sendRow(Value channel, Value value) {
+    b.setInsertionPointAfterValue(value);
+    auto slot = ProducerAcquireOp::create(b, loc, channel);
+    StoreSharedOp::create(b, loc, value, slot.getBuffers()[0]);
+    ProducerCommitOp::create(b, loc, channel, slot.getToken(),
+                             AsyncUnit::Threads, IntegerAttr());
+  }
+
+  /// The softmax of consumer `index`: per step a P slot (the previous P V
+  /// is then done), S read in place and released, the online softmax in
+  /// registers, the rescale factor to the correction, P over S. After the
+  /// loop, the row sum to the correction and the LSE row to global memory.
   LogicalResult buildSoftmax(Attention &a, unsigned index) {
     Consumer &c = a.consumers[index];
     Block *body = a.loop.getBody();
-    // The positions this consumer needs: O, and what its stores read.
-    // O and the statistics its update reads (row max, row sum) are this
-    // consumer's; so are the stores reading any of them (O, LSE).
+    // The statistics this consumer's O update reads (row max, row sum)
+    // are its own; so are the LSE stores reading them. O itself is the
+    // correction's and the MMA warp's.
     llvm::SmallSetVector<unsigned, 8> keep =
         positionsRead(a.loop.getYieldedValues()[c.oPosition], a.loop);
-    keep.insert(c.oPosition);
-    SmallVector<std::pair<tile::StoreOp, Value>> mine;
-    for (auto [store, buffer] : llvm::zip(a.stores, staging)) {
-      llvm::SmallSetVector<unsigned, 8> reads =
-          positionsRead(store.getValue(), a.loop);
-      if (llvm::any_of(reads, [&](unsigned i) { return keep.contains(i); })) {
-        mine.push_back({store, buffer});
-      } else {
-        store.erase();
-      }
-    }
-    for (auto [store, buffer] : mine) {
-      llvm::SmallSetVector<unsigned, 8> reads =
-          positionsRead(store.getValue(), a.loop);
-      keep.insert(reads.begin(), reads.end());
-    }
-    // Plain row stores (the LSE) stay with the consumer whose statistics
-    // they read.
+    keep.remove(c.oPosition);
     for (tile::StoreDirectOp store : a.directStores) {
       llvm::SmallSetVector<unsigned, 8> reads =
           positionsRead(store.getValue(), a.loop);
@@ -282,20 +394,25 @@ struct AttentionRoles {
       else
         store.erase();
     }
+    // The row sum O is divided by, for each of this consumer's stores.
+    SmallVector<Value> sums;
+    for (auto [store, consumer] : llvm::zip(a.stores, storeConsumer)) {
+      if (consumer == index)
+        if (tile::BroadcastOp sum =
+                rowFactor(store.getValue(), store->getBlock())) {
+          sums.push_back(sum.getInput());
+          llvm::SmallSetVector<unsigned, 8> reads =
+              positionsRead(sum.getInput(), a.loop);
+          keep.insert(reads.begin(), reads.end());
+        }
+    }
     Operation *yield = body->getTerminator();
     for (auto [i, arg] : llvm::enumerate(a.loop.getRegionIterArgs()))
       if (!keep.contains(i))
         yield->setOperand(i, arg);
 
-    // Each step: take a P slot first (the previous P V is then done, so O
-    // may be rescaled), S in place, O and P into tensor memory.
     b.setInsertionPointToStart(body);
     auto pSlot = ProducerAcquireOp::create(b, loc, p[index]);
-    Value oIter = a.loop.getRegionIterArgs()[c.oPosition];
-    Value oNow = AsTensorOp::create(b, loc, oIter.getType(), o[index]);
-    oIter.replaceUsesWithIf(oNow, [&](OpOperand &use) {
-      return use.getOwner() != body->getTerminator();
-    });
     b.setInsertionPoint(c.s);
     auto sWait = ConsumerWaitOp::create(b, loc, s[index]);
     Value sNow =
@@ -308,24 +425,14 @@ struct AttentionRoles {
     b.setInsertionPointAfter(lastRead);
     ConsumerReleaseOp::create(b, loc, s[index], sWait.getToken(),
                               AsyncUnit::Threads);
-    Operation *lastStore = c.pStore;
-    if (c.oStore) {
-      b.setInsertionPoint(c.oStore);
-      // Rescaled 32 columns at a time where it can be.
-      Operation *rescale =
-          StoreTMEMOp::create(b, loc, c.oStore.getInput(), o[index]);
-      if (Operation *last = storeRowsInChunks(b, rescale))
-        rescale = last;
-      if (lastStore->isBeforeInBlock(rescale))
-        lastStore = rescale;
-    }
+    if (c.oStore)
+      if (tile::BroadcastOp factor = rowFactor(c.oStore.getInput(), body))
+        sendRow(rows[index], factor.getInput());
     b.setInsertionPoint(c.pStore);
     StoreTMEMOp::create(b, loc, c.pStore.getInput(), pSlot.getBuffers()[0]);
-    b.setInsertionPointAfter(lastStore);
     ProducerCommitOp::create(b, loc, p[index], pSlot.getToken(),
                              AsyncUnit::Threads, IntegerAttr());
-    // P V itself is the MMA warp's.
-    yield->setOperand(c.oPosition, oIter);
+    // P V and the rescale of O are the other roles'.
     for (Consumer &other : a.consumers) {
       other.pv.getResult().replaceAllUsesWith(other.pv.getAcc());
       other.pv.erase();
@@ -337,37 +444,130 @@ struct AttentionRoles {
         other.pStore.erase();
     }
     c.s.erase();
+    for (Value sum : sums)
+      sendRow(rows[index], sum);
+    for (tile::StoreOp store : a.stores)
+      store.erase();
+    return success();
+  }
 
-    // After the loop: one more P slot, handed back empty, says that the
-    // last P V is done; then O is read in place.
-    Value oResult = a.loop.getResult(c.oPosition);
-    b.setInsertionPointAfter(a.loop);
-    auto last = ProducerAcquireOp::create(b, loc, p[index]);
-    ProducerCommitOp::create(b, loc, p[index], last.getToken(),
+  /// The row vector of `factor` from the softmax, through a slot of
+  /// `channel` (null when there is no factor).
+  Value receiveRow(Value channel, tile::BroadcastOp factor) {
+    if (!factor)
+      return Value();
+    auto wait = ConsumerWaitOp::create(b, loc, channel);
+    Value row = LoadSharedOp::create(b, loc, factor.getInput().getType(),
+                                     wait.getBuffers()[0]);
+    ConsumerReleaseOp::create(b, loc, channel, wait.getToken(),
+                              AsyncUnit::Threads);
+    return row;
+  }
+
+  /// A copy of the row computation `value` of `block` at the insertion
+  /// point, reading `o` for `oOld` and `row` for the factor's row vector;
+  /// its store of `value` into `buffer` goes 32 columns at a time. Returns
+  /// the last op.
+  Operation *copyRowStore(Value value, Block *block, Value oOld, Value o,
+                          tile::BroadcastOp factor, Value row, Value buffer,
+                          bool toTensorMemory) {
+    IRMapping map;
+    map.map(oOld, o);
+    if (factor)
+      map.map(factor.getInput(), row);
+    for (Operation *op : rowChain(value, block, factor, oOld))
+      b.clone(*op, map);
+    Value copy = map.lookupOrDefault(value);
+    Operation *store =
+        toTensorMemory
+            ? StoreTMEMOp::create(b, loc, copy, buffer).getOperation()
+            : StoreSharedOp::create(b, loc, copy, buffer).getOperation();
+    if (Operation *chunked = storeRowsInChunks(b, store))
+      store = chunked;
+    return store;
+  }
+
+  /// Consumer `index`'s part of the correction in the loop: the rescale
+  /// factor from the softmax, a slot of O (the previous P V is done), O
+  /// rescaled in place 32 columns at a time, O handed to the MMA warp.
+  void correctStep(Attention &a, unsigned index) {
+    Consumer &c = a.consumers[index];
+    Block *body = a.loop.getBody();
+    tile::BroadcastOp factor = rowFactor(c.oStore.getInput(), body);
+    b.setInsertionPoint(c.oStore);
+    Value row = receiveRow(rows[index], factor);
+    auto slot = ProducerAcquireOp::create(b, loc, o[index]);
+    Value oIter = a.loop.getRegionIterArgs()[c.oPosition];
+    Value oNow =
+        AsTensorOp::create(b, loc, oIter.getType(), slot.getBuffers()[0]);
+    Operation *last =
+        copyRowStore(c.oStore.getInput(), body, oIter, oNow, factor, row,
+                     slot.getBuffers()[0], /*toTensorMemory=*/true);
+    b.setInsertionPointAfter(last);
+    ProducerCommitOp::create(b, loc, o[index], slot.getToken(),
                              AsyncUnit::Threads, IntegerAttr());
-    Value oFinal = AsTensorOp::create(b, loc, oResult.getType(), o[index]);
-    oResult.replaceAllUsesWith(oFinal);
+  }
 
-    int64_t threads = kWarpsPerGroup * kThreadsPerWarp;
-    unsigned barrierId = 1 + index;
-    for (auto [store, buffer] : mine) {
-      Location storeLoc = store.getLoc();
+  /// Consumer `index`'s part after the loop, for its store `k`: the last
+  /// O (its slot comes back after the last P V), the row sum from the
+  /// softmax, O normalised and staged 32 columns at a time into the output
+  /// slot, which goes to the epilogue warp.
+  void correctEnd(Attention &a, unsigned index, unsigned k) {
+    Consumer &c = a.consumers[index];
+    tile::StoreOp store = a.stores[k];
+    Block *block = store->getBlock();
+    tile::BroadcastOp factor = rowFactor(store.getValue(), block);
+    b.setInsertionPoint(store);
+    auto slot = ProducerAcquireOp::create(b, loc, o[index]);
+    Value oResult = a.loop.getResult(c.oPosition);
+    Value oNow =
+        AsTensorOp::create(b, loc, oResult.getType(), slot.getBuffers()[0]);
+    Value row = receiveRow(rows[index], factor);
+    auto staged = ProducerAcquireOp::create(b, loc, out[k]);
+    Operation *last =
+        copyRowStore(store.getValue(), block, oResult, oNow, factor, row,
+                     staged.getBuffers()[0], /*toTensorMemory=*/false);
+    b.setInsertionPointAfter(last);
+    ProducerCommitOp::create(b, loc, out[k], staged.getToken(),
+                             AsyncUnit::Threads, IntegerAttr());
+    ProducerCommitOp::create(b, loc, o[index], slot.getToken(),
+                             AsyncUnit::Threads, IntegerAttr());
+    store.erase();
+  }
+
+  /// The correction warpgroup: each consumer's O in tensor memory, rescaled
+  /// per step and normalised and staged at the end.
+  void buildCorrection(Attention &a) {
+    for (tile::StoreDirectOp store : a.directStores)
+      store.erase();
+    for (auto [i, c] : llvm::enumerate(a.consumers))
+      if (c.oStore)
+        correctStep(a, i);
+    dropCarried(a.loop);
+    for (Consumer &c : a.consumers)
+      c.s.getResult().replaceAllUsesWith(c.s.getAcc());
+    keepWSWork(a.loop.getBody());
+    for (auto [k, consumer] : llvm::enumerate(storeConsumer))
+      correctEnd(a, consumer, k);
+    keepWSWork(a.loop->getBlock());
+  }
+
+  /// The epilogue warp: each staged output to global memory by TMA; the
+  /// slot goes back once the copy has read it.
+  void buildEpilogue(Attention &a) {
+    for (tile::StoreDirectOp store : a.directStores)
+      store.erase();
+    for (auto [k, store] : llvm::enumerate(a.stores)) {
       b.setInsertionPoint(store);
-      TMAStoreWaitOp::create(b, storeLoc);
-      BarrierSyncOp::create(b, storeLoc, barrierId, threads);
-      Operation *staged =
-          StoreSharedOp::create(b, storeLoc, store.getValue(), buffer);
-      // Loaded, normalised and staged 32 columns at a time where it can be.
-      if (Operation *last = storeRowsInChunks(b, staged))
-        staged = last;
-      b.setInsertionPointAfter(staged);
-      FenceAsyncSharedOp::create(b, storeLoc);
-      BarrierSyncOp::create(b, storeLoc, barrierId, threads);
-      TMAStoreOp::create(b, storeLoc, store.getDesc(), store.getCoords(),
-                         buffer);
+      auto wait = ConsumerWaitOp::create(b, loc, out[k]);
+      TMAStoreOp::create(b, store.getLoc(), store.getDesc(), store.getCoords(),
+                         wait.getBuffers()[0]);
+      TMAStoreWaitOp::create(b, loc);
+      ConsumerReleaseOp::create(b, loc, out[k], wait.getToken(),
+                                AsyncUnit::Threads);
       store.erase();
     }
-    return success();
+    keepWSWork(a.loop->getBlock());
   }
 };
 
@@ -413,7 +613,18 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
   while (stages > 1 &&
          fixedBytes + stages * stageBytes > fmha::limits::kMaxSharedMemoryBytes)
     --stages;
-  AttentionRoles roles{b, loc, {}, {}, {}, {}, {}, {}};
+  // The row vectors from the softmax to the correction: two slots, so the
+  // softmax may run a step ahead.
+  auto rowsType = ChannelType::get(
+      ctx,
+      {MemRefType::get({kTMEMRows}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                       IntegerAttr::get(b.getI64Type(), kSharedAddressSpace))},
+      kRowStages);
+  fixedBytes += attention->consumers.size() * kRowStages * kTMEMRows * 4;
+  while (stages > 1 &&
+         fixedBytes + stages * stageBytes > fmha::limits::kMaxSharedMemoryBytes)
+    --stages;
+  AttentionRoles roles{b, loc, {}, {}, {}, {}, {}, {}, {}, {}};
   roles.q = ChannelOp::create(
       b, loc, ChannelType::get(ctx, buffersOf(attention->prologue), 1));
   roles.kv = ChannelOp::create(
@@ -425,11 +636,27 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
         ctx, {tmemOf(cast<RankedTensorType>(c.pv.getA().getType()))}, 1);
     roles.s.push_back(sChannel);
     roles.p.push_back(ChannelOp::create(b, loc, pType, sChannel));
-    roles.o.push_back(TMEMBufferOp::create(b, loc, tmemOf(c.pv.getType()),
-                                           Value(), Value(), IntegerAttr()));
+    roles.o.push_back(ChannelOp::create(
+        b, loc, ChannelType::get(ctx, {tmemOf(c.pv.getType())}, 1)));
+    roles.rows.push_back(ChannelOp::create(b, loc, rowsType));
   }
-  for (tile::StoreOp store : attention->stores)
-    roles.staging.push_back(allocStaging(b, store));
+  for (tile::StoreOp store : attention->stores) {
+    roles.out.push_back(ChannelOp::create(
+        b, loc,
+        ChannelType::get(ctx, {sharedBufferFor(store.getValue().getType())},
+                         1)));
+    // The consumer whose O the store writes.
+    llvm::SmallSetVector<unsigned, 8> reads =
+        positionsRead(store.getValue(), attention->loop);
+    auto mine = llvm::find_if(attention->consumers, [&](Consumer &c) {
+      return reads.contains(c.oPosition);
+    });
+    if (mine == attention->consumers.end())
+      return store.emitOpError("attention on sm100: stores the O of a "
+                               "consumer");
+    roles.storeConsumer.push_back(
+        std::distance(attention->consumers.begin(), mine));
+  }
 
   b.setInsertionPoint(terminator);
   auto ws = WarpSpecializeOp::create(b, loc);
@@ -457,27 +684,43 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
       cloned.directStores.push_back(lookup(store));
     return std::make_pair(role, cloned);
   };
+  // The load, MMA and epilogue warps share the first warpgroup, the
+  // correction has one; the softmax warpgroups share the rest of the
+  // register file.
+  unsigned consumers = attention->consumers.size();
+  unsigned softmaxRegs = std::min<unsigned>(
+      options.epilogueRegs, (kRegistersPerSM / kWarpgroupThreads -
+                             kWarpRegisters - kCorrectionRegisters) /
+                                consumers / 8 * 8);
   {
-    auto [role, a] = addRole("load", 1, options.loadRegs);
+    auto [role, a] = addRole("load", 1, kWarpRegisters);
     roles.buildLoad(a);
     cleanUpRole(role);
   }
   {
-    auto [role, a] = addRole("mma", 1, options.loadRegs);
+    auto [role, a] = addRole("mma", 1, kWarpRegisters);
     roles.buildMMA(a);
     cleanUpRole(role);
   }
-  for (unsigned i = 0; i < attention->consumers.size(); ++i) {
-    auto [role, a] = addRole(("softmax" + Twine(i)).str(), kWarpsPerGroup,
-                             options.epilogueRegs);
+  {
+    auto [role, a] = addRole("epilogue", 1, kWarpRegisters);
+    roles.buildEpilogue(a);
+    cleanUpRole(role);
+  }
+  {
+    auto [role, a] =
+        addRole("correction", kWarpsPerGroup, kCorrectionRegisters);
+    roles.buildCorrection(a);
+    cleanUpRole(role);
+  }
+  for (unsigned i = 0; i < consumers; ++i) {
+    auto [role, a] =
+        addRole(("softmax" + Twine(i)).str(), kWarpsPerGroup, softmaxRegs);
     if (failed(roles.buildSoftmax(a, i)))
       return failure();
     cleanUpRole(role);
     eraseDeadLoads(role);
     cleanUpRole(role);
-    b.setInsertionPointToEnd(&role.getBody().front());
-    if (!attention->stores.empty())
-      TMAStoreWaitOp::create(b, loc);
   }
   for (Operation *op : llvm::reverse(original))
     op->erase();

@@ -29,8 +29,9 @@ LogicalResult partitionRolesSM100(FunctionOpInterface func,
                                   const SM100RoleOptions &options);
 
 /// The same for attention tile programs (Q loaded before the main loop):
-/// a load warp, an MMA warp and one softmax warpgroup per consumer, with S,
-/// P over S, and O in tensor memory (PartitionAttentionSM100.cpp).
+/// a load warp, an MMA warp and an epilogue warp, a correction warpgroup
+/// and one softmax warpgroup per consumer, with S, P over S, and O in
+/// tensor memory (PartitionAttentionSM100.cpp).
 LogicalResult partitionAttentionSM100(FunctionOpInterface func,
                                       const SM100RoleOptions &options);
 

@@ -82,14 +82,29 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       of the next.
 
     For sm100 attention (Q loaded before the main loop, per consumer an
-    `S = Q K^T` and an `O += P V` with P stored into tensor memory): a load
-    warp (Q into a one-slot channel, K and V into the ring), an MMA warp
-    (per step and consumer: S into a one-slot tensor-memory channel; P from
-    a channel that `aliases` S's; O += P V into the consumer's
-    `ws.tmem_buffer`; P released by tcgen05) and one **softmax** warpgroup
-    per consumer (takes a P slot, rescales O in tensor memory with
-    `ws.store_tmem`, reads S, stores P, commits; after the loop takes one
-    more P slot for the last P V, then normalises and stores O).
+    `S = Q K^T` and an `O += P V` with P stored into tensor memory), in
+    warpgroup 0 a load warp (Q into a one-slot channel, K and V into the
+    ring), an MMA warp (per step and consumer: S into a one-slot
+    tensor-memory channel; P from a channel that `aliases` S's and O from
+    its own one-slot tensor-memory channel; O += P V; P and O released by
+    tcgen05) and an **epilogue** warp (per consumer: the staged O to global
+    memory by TMA); then a **correction** warpgroup (per step and consumer:
+    the rescale factor from the softmax through a two-slot shared-memory
+    ring of row vectors, read with `ws.load_shared`; a slot of O, so the
+    previous P V is done; O rescaled in tensor memory; O committed; after
+    the loop the last O and the row sum, O normalised and staged in a
+    one-slot shared-memory channel to the epilogue warp) and one
+    **softmax** warpgroup per consumer (takes a P slot, reads S, sends the
+    rescale factor, stores P, commits; after the loop sends the row sum and
+    stores the LSE row). The softmax warpgroups share what the other roles
+    leave of the register file.
+
+    On sm100, a warpgroup's store of a row computed column by column from
+    tensor memory (the GEMM epilogue, attention's rescale and
+    normalisation) goes 32 columns at a time: `tcgen05.ld` of a
+    `memref.subview` of the tensor-memory buffer, the computation, a store
+    into a view of the destination, next chunk; a thread then holds 32
+    values of its row instead of all.
 
     ```mlir
     ws.warp_specialize {
