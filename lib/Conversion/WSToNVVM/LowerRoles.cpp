@@ -85,8 +85,10 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid) {
     if (auto arrive = dyn_cast<MBarrierArriveOp>(nested)) {
       if (arrive.getLeader())
         leaderOps.push_back(nested);
-    } else if (isa<TMALoadMBarrierOp, TMAStoreOp, TMAStoreWaitOp, TCGen05MMAOp>(
-                   nested)) {
+    } else if (auto store = dyn_cast<TMAStoreOp>(nested)) {
+      // Predicated, not branched around (see ws.tma_store).
+      store.getPredMutable().assign(isLeader);
+    } else if (isa<TMALoadMBarrierOp, TCGen05MMAOp>(nested)) {
       leaderOps.push_back(nested);
     } else if (auto threadId = dyn_cast<ThreadIdOp>(nested)) {
       threadIds.push_back(threadId);

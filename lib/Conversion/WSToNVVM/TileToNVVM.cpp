@@ -652,8 +652,9 @@ struct StoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
   }
 };
 
-/// ws.tma_store -> cp.async.bulk.tensor shared::cta -> global, committed as
-/// a bulk group (coordinates reversed for PTX).
+/// ws.tma_store -> cp.async.bulk.tensor shared::cta -> global under its
+/// predicate, committed as a bulk group by every thread (coordinates
+/// reversed for PTX).
 struct TMAStoreLowering : ConvertOpToLLVMPattern<TMAStoreOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -666,7 +667,7 @@ struct TMAStoreLowering : ConvertOpToLLVMPattern<TMAStoreOp> {
         rewriter, loc, adaptor.getDesc(), src, coords, Value(),
         NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
                                     NVVM::TMAStoreMode::TILE),
-        Value());
+        adaptor.getPred());
     NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();

@@ -163,6 +163,10 @@ func.func @epilogue(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64x
   ws.store_shared %t, %buf : tensor<128x64xbf16>, memref<128x64xbf16, 3>
   // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
   ws.tma_store %desc[%i, %i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+  // Issued only where the predicate holds (the role's leader).
+  // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} if %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+  %leader = arith.cmpi eq, %i, %i : i32
+  ws.tma_store %desc[%i, %i], %buf if %leader : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
   // CHECK: ws.tma_store_wait
   ws.tma_store_wait
   return

@@ -37,7 +37,7 @@
 // CHECK-DAG: tcgen05.st.sync.aligned.32x32b.x32.b32
 // CHECK-DAG: tcgen05.wait::st.sync.aligned;
 // CHECK-DAG: div.{{.*}}f32
-// CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK-DAG: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK: tcgen05.dealloc.cta_group::1.sync.aligned.b32
 // Counts: 4 K steps of Q K^T and 8 of P V; two commits (S ready, O ready);
 // S read in 4 loads of 32 columns, O in 2; P stored as 64 columns in 2.

@@ -53,9 +53,9 @@
 // CHECK: tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64
 // CHECK: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r{{[0-9]+}}], [%r{{[0-9]+}}], %rd{{[0-9]+}}
 // Epilogue warp: per consumer, the staged O to global memory by TMA.
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.wait_group.read {{.*}}0;
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.wait_group.read {{.*}}0;
 // Correction warpgroup, per step and consumer: the rescale factor from
 // shared memory (a thread reads its row's), then O in tensor memory 32

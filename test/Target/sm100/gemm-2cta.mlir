@@ -67,7 +67,7 @@
 // CHECK-COUNT-8: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // CHECK: mapa.shared::cluster.u64 [[EMPTY:%rd[0-9]+]], %rd{{[0-9]+}}, 0;
 // CHECK: mbarrier.arrive.release.cluster.shared::cluster.b64 _, [[[EMPTY]]]
-// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // Load warp after its loop (laid out here): the drain, one wait per operand
 // stage (four) on its CTA's operand-empty barriers, which the even CTA's
 // last commits signal; only then does the warp go on to the final cluster

@@ -105,11 +105,11 @@
 // CHECK-COUNT-4: st.shared.v4.b32
 // CHECK-NEXT: fence.proxy.async.shared::cta;
 // CHECK: bar.sync {{.*}}1, 128;
-// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.wait_group.read {{.*}}0;
 // Epilogue 1: the same on its own barrier.
 // CHECK: bar.sync {{.*}}2, 128;
-// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // At the end every thread meets, and warp 0 frees the columns.
 // CHECK: tcgen05.fence::before_thread_sync;
 // CHECK-NEXT: bar.sync 0;

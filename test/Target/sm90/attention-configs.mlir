@@ -90,14 +90,14 @@
 // CHECK: st.shared
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync 1, 128;
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.commit_group;
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: ex2.approx.f32
 // CHECK: bar.arrive 3, 256;
 // CHECK: bar.sync 4, 256;
 // CHECK: bar.sync 2, 128;
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 
 //--- d64.mlir
 // Head dim 64, not causal, static batch and heads, the defaults: tile
@@ -187,19 +187,18 @@ fmha.attention @attn_d128_causal_gqa (tensor<?x?x?x128xbf16>,
 // D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, {%r
 // D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
-// D256: st.shared.v2.b16 [%rd{{[0-9]+}}]
+// D256: st.shared.b32 [%rd{{[0-9]+}}]
 // D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
-// D256: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {{.*}}], [__fmha_smem];
-// D256-NEXT: cp.async.bulk.commit_group;
+// D256: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {{.*}}], [%r{{[0-9]+}}];
+// D256: cp.async.bulk.commit_group;
 // D256-NEXT: cp.async.bulk.wait_group.read 0;
-// D256-NEXT: {{^\$L__BB}}
 // D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
-// D256: st.shared.v2.b16 [%rd{{[0-9]+}}+32768]
+// D256: st.shared.b32 [%rd{{[0-9]+}}+32768]
 // D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
-// D256: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%rd{{[0-9]+}}, {{.*}}], [__fmha_smem+32768];
-// D256-NEXT: cp.async.bulk.commit_group;
+// D256: add.s32 [[O1:%r[0-9]+]], %r{{[0-9]+}}, 32768;
+// D256: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {{.*}}], [[[O1]]];
+// D256: cp.async.bulk.commit_group;
 // D256-NEXT: cp.async.bulk.wait_group.read 0;
-// D256-NEXT: {{^\$L__BB}}
 // D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
 //
 // 2 x 2 x 32768 bytes of K/V, 2 x 32768 of Q (and O), 6 barriers: what the
@@ -247,9 +246,10 @@ fmha.attention @attn_d256_causal_gqa (tensor<?x8x?x256xf16>,
 // WINDOW: bar.sync 1, 128;
 // WINDOW: fence.proxy.async.shared::cta;
 // WINDOW: bar.sync 1, 128;
-// WINDOW: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// WINDOW: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // WINDOW-NOT: bar.sync 2
 fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
                              tensor<?x4x?x64xf16>)
     -> tensor<?x4x?x64xf16> window [100, 28] tile [64, 64] stages 4 consumers 1
     target sm_90a
+

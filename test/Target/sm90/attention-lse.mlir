@@ -25,7 +25,7 @@
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {%r
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // CHECK: lg2.approx.f32
 // CHECK: st.global.b32
 // CHECK: lg2.approx.f32
@@ -33,7 +33,7 @@
 // CHECK: cp.async.bulk.wait_group.read 0;
 // Consumer 1 likewise.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // CHECK-COUNT-2: st.global.b32
 // CHECK-NOT: st.global
 fmha.attention @attn_lse (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,

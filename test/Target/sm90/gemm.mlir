@@ -35,27 +35,29 @@
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.arrive.expect_tx
 // Consumer 0: wait for a full slot, 2 (M) x 4 (K) wgmmas, round to bf16,
-// stage, sync its warpgroup, TMA-store.
+// stage, sync its warpgroup, TMA-store: the store is a predicated
+// instruction (its leader's), not a branch, and LLVM lays the persistent
+// loop out with the previous tile's store first.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: mbarrier.try_wait.parity
-// CHECK: wgmma.fence.sync.aligned;
-// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: cvt.rn.bf16{{(x2)?}}.f32
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync {{.*}}1, 128;
-// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.commit_group;
-// CHECK: cp.async.bulk.wait_group.read {{.*}}0;
-// Consumer 1: the same on its own barrier.
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: mbarrier.try_wait.parity
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: cp.async.bulk.wait_group.read {{.*}}0;
+// Consumer 1: the same on its own barrier.
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync {{.*}}2, 128;
-// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// CHECK: mbarrier.try_wait.parity
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: cp.async.bulk.wait_group.read {{.*}}0;
 
 // The manifest: 384 threads, shared memory for 3 stages of 3 x 16 KiB tiles,
@@ -134,15 +136,15 @@
 // F16: mbarrier.try_wait.parity
 // F16-COUNT-2: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // F16: setmaxnreg.dec.sync.aligned.u32 232;
-// F16: mbarrier.try_wait.parity
-// F16: wgmma.fence.sync.aligned;
-// F16-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-// F16: wgmma.commit_group.sync.aligned;
 // F16-NOT: cvt.rn
 // F16: st.shared.v2.b32
 // F16: fence.proxy.async.shared::cta;
 // F16: bar.sync {{.*}}1, 128;
-// F16: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// F16: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// F16: mbarrier.try_wait.parity
+// F16: wgmma.fence.sync.aligned;
+// F16-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// F16: wgmma.commit_group.sync.aligned;
 // F16: cp.async.bulk.wait_group.read {{.*}}0;
 
 // 2 stages of 2 x 16 KiB tiles, a 64 KiB f32 staging buffer, 4 mbarriers;

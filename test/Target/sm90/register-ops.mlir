@@ -70,7 +70,7 @@
 // CHECK: st.shared.v2.b32
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync {{.*}}1, 128;
-// CHECK-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// CHECK-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.wait_group.read {{.*}}0;
 
 // ptxas takes it without spills, and without serializing or fencing the

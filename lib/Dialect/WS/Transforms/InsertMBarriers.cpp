@@ -231,10 +231,15 @@ void ChannelLowering::takeSlot(Operation *op, SideKey side, State &state) {
   }
   tokenSlots[op->getResult(0)] = {&ring, pos.stage};
 
+  Value flipped = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
+  // A one-slot ring stays on slot 0 and flips its phase at every take.
+  if (ring.stages == 1) {
+    state[side] = {pos.stage, flipped};
+    return;
+  }
   Value next = arith::AddIOp::create(rewriter, loc, pos.stage, one);
   Value wraps = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                       next, constant(ring.stages));
-  Value flipped = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
   state[side] = {
       arith::SelectOp::create(rewriter, loc, wraps, constant(0), next),
       arith::SelectOp::create(rewriter, loc, wraps, flipped, pos.phase)};

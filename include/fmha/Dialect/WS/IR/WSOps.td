@@ -309,7 +309,7 @@ def WS_StoreTMEMOp : WS_Op<"store_tmem"> {
   let hasVerifier = 1;
 }
 
-def WS_TMAStoreOp : WS_Op<"tma_store"> {
+def WS_TMAStoreOp : WS_Op<"tma_store", [AttrSizedOperandSegments]> {
   let summary = "copy a shared-memory buffer to a block of a global tensor by TMA";
   let description = [{
     The role's leader starts an asynchronous bulk tensor copy of `buffer`
@@ -317,22 +317,38 @@ def WS_TMAStoreOp : WS_Op<"tma_store"> {
     group. Elements outside the tensor are not written. The buffer may be
     reused, and the kernel may exit, only after `ws.tma_store_wait`.
 
+    Inside a role the op names no thread: convert-ws-to-nvvm sets `pred`,
+    true in the role's leader only. Every thread runs the op and only those
+    where `pred` holds issue the copy, as a predicated instruction instead
+    of a branch around it: a branch on the thread index inside a loop makes
+    ptxas keep the loop's warp-uniform values (wgmma descriptors, barrier
+    addresses) in per-thread registers instead of uniform ones.
+
     ```mlir
     ws.tma_store %desc[%m, %n], %buf : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
+    ws.tma_store %desc[%m, %n], %buf if %leader : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
     ```
   }];
   let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords,
-                       WS_SharedMemRef:$buffer);
+                       WS_SharedMemRef:$buffer, Optional<I1>:$pred);
   let assemblyFormat = [{
-    $desc `[` $coords `]` `,` $buffer attr-dict `:` qualified(type($desc)) `,` type($buffer)
+    $desc `[` $coords `]` `,` $buffer (`if` $pred^)? attr-dict `:` qualified(type($desc)) `,` type($buffer)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$desc, "::mlir::ValueRange":$coords,
+                   "::mlir::Value":$buffer), [{
+      build($_builder, $_state, desc, coords, buffer, ::mlir::Value());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
 def WS_TMAStoreWaitOp : WS_Op<"tma_store_wait"> {
   let summary = "wait until the role's TMA stores have read their buffers";
   let description = [{
-    `cp.async.bulk.wait_group.read 0`, by the role's leader.
+    `cp.async.bulk.wait_group.read 0`, run by every thread of the role:
+    only the leader has bulk groups to wait for; the others go on at once
+    (their own groups, committed by `ws.tma_store`, are empty).
 
     ```mlir
     ws.tma_store_wait
