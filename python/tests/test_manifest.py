@@ -6,7 +6,7 @@ import tempfile
 import unittest
 
 from fmha.runtime.errors import ManifestError
-from fmha.runtime.manifest import (CeilDiv, Const, Mul, NumSms, Symbol,
+from fmha.runtime.manifest import (CeilDiv, Const, Min, Mul, NumSms, Symbol,
                                    MemrefParam, PointerParam, ScalarParam,
                                    TensorMapParam, bind_symbols, evaluate,
                                    launch_grid, load_manifest, parse_expr,
@@ -243,6 +243,9 @@ class ExpressionTest(unittest.TestCase):
         e = parse_expr({"mul": [{"ceildiv": ["M", 128]}, "num_sms"]}, "x")
         self.assertEqual(e, Mul(CeilDiv(Symbol("M"), Const(128)), NumSms()))
         self.assertEqual(str(e), "mul(ceildiv(M, 128), num_sms)")
+        e = parse_expr({"min": ["num_sms", "M"]}, "x")
+        self.assertEqual(e, Min(NumSms(), Symbol("M")))
+        self.assertEqual(str(e), "min(num_sms, M)")
 
     def test_evaluate(self):
         s = {"M": 1000, "N": 256}
@@ -254,6 +257,10 @@ class ExpressionTest(unittest.TestCase):
         self.assertEqual(ev({"ceildiv": [0, 128]}), 0)
         self.assertEqual(ev({"mul": ["M", "N"]}), 256000)
         self.assertEqual(ev({"mul": [{"ceildiv": ["M", 256]}, 2]}), 8)
+        self.assertEqual(
+            ev({"min": ["num_sms", {"ceildiv": ["M", 256]}]}, num_sms=132), 4)
+        self.assertEqual(ev({"min": [{"mul": ["M", "N"]}, "num_sms"]},
+                            num_sms=132), 132)
         self.assertEqual(ev("num_sms", num_sms=132), 132)
         self.assertEqual(ev({"mul": ["num_sms", 2]}, num_sms=lambda: 78),
                          156)

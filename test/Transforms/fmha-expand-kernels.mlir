@@ -132,7 +132,7 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // LSE is a memref (its rows of seq_q f32 need not be TMA-addressable)
 // stored per row with plain stores, -inf where a row has no key.
 // CHECK-LABEL: gpu.module @attn_module
-// CHECK: gpu.func @attn(%[[Q:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[V:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[O:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[LSE:.*]]: memref<?x?x?xf32>, %[[HQ:.*]]: i32, %[[HKV:.*]]: i32, %[[SQ:.*]]: i32, %[[SK:.*]]: i32) kernel
+// CHECK: gpu.func @attn(%[[Q:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[V:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[O:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[LSE:.*]]: memref<?x?x?xf32>, %{{.*}}: i32, %[[HQ:.*]]: i32, %[[HKV:.*]]: i32, %[[SQ:.*]]: i32, %[[SK:.*]]: i32) kernel
 // CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22SQ\22,128]},32,\22B\22]
 // CHECK-SAME: {\22kind\22:\22memref\22,\22tensor\22:\22lse\22}
 // CHECK: %[[HEAD:.*]] = tile.program_id y : i32
@@ -182,6 +182,56 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) causal
     tile [64, 128] stages 2 consumers 2 target sm_90a
+
+// -----
+
+// Persistent attention: at most one CTA per SM (the grid is min(num_sms,
+// work items)); CTA p walks items p, p + #CTAs, ... With a causal mask an
+// item pairs query block n - 1 - j with block j (the longer first), so every
+// item costs about the same; the (batch, head) is item / ceil(n / 2).
+// CHECK-LABEL: gpu.module @attn_persistent_module
+// CHECK: gpu.func @attn_persistent(%{{.*}}: !tile.desc<tensor<64x64xbf16>, rank = 4>, %{{.*}}, %{{.*}}, %{{.*}}, %[[B:.*]]: i32, %[[HQ:.*]]: i32, %{{.*}}: i32, %[[SQ:.*]]: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: \22grid\22:[{\22min\22:[\22num_sms\22,{\22mul\22:[{\22ceildiv\22:[\22SQ\22,256]},{\22mul\22:[\22H\22,\22B\22]}]}]},1,1]
+// CHECK: %[[PID:.*]] = tile.program_id x : i32
+// CHECK: %[[NPROG:.*]] = tile.num_programs x : i32
+// CHECK: %[[HEADS:.*]] = arith.muli %[[HQ]], %[[B]] : i32
+// CHECK: %[[HALVES:.*]] = arith.divsi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[ITEMS:.*]] = arith.muli %[[HALVES]], %[[HEADS]] : i32
+// CHECK: arith.subi %[[ITEMS]], %[[PID]] : i32
+// CHECK: scf.for %[[U:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+// CHECK:   %[[ITEM:.*]] = arith.addi %[[PID]], %{{.*}} : i32
+// CHECK:   %[[J:.*]] = arith.remui %[[ITEM]], %[[HALVES]] : i32
+// CHECK:   %[[LONGER:.*]] = arith.subi %{{.*}}, %[[J]] : i32
+// CHECK:   %[[BLOCK:.*]] = arith.select %{{.*}}, %[[LONGER]], %[[J]] : i32
+// CHECK:   %[[FLAT:.*]] = arith.divui %[[ITEM]], %[[HALVES]] : i32
+// CHECK:   %[[HEAD:.*]] = arith.remui %[[FLAT]], %[[HQ]] : i32
+// CHECK:   %[[BATCH:.*]] = arith.divui %[[FLAT]], %[[HQ]] : i32
+// CHECK:   tile.load %{{.*}}[%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
+// CHECK:   scf.for
+// CHECK:   tile.store %{{.*}}[%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
+// CHECK:   tile.store %{{.*}}[%[[BATCH]], %[[HEAD]], %{{.*}}, %{{.*}}]
+// CHECK: }
+// CHECK: gpu.return
+fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+                                 tensor<?x?x?x64xbf16>)
+    -> tensor<?x?x?x64xbf16> causal persistent target sm_90a
+
+// -----
+
+// Without a mask a persistent CTA takes query blocks t = p, p + #CTAs, ...
+// (block t mod n of head t / n).
+// CHECK-LABEL: gpu.module @attn_persistent_full_module
+// CHECK: \22grid\22:[{\22min\22:[\22num_sms\22,{\22mul\22:[{\22ceildiv\22:[\22SQ\22,128]},{\22mul\22:[\22H\22,\22B\22]}]}]},1,1]
+// CHECK: %[[PID:.*]] = tile.program_id x : i32
+// CHECK: %[[NPROG:.*]] = tile.num_programs x : i32
+// CHECK: %[[BLOCKS:.*]] = arith.divsi
+// CHECK: scf.for %[[T:.*]] = %[[PID]] to %{{.*}} step %[[NPROG]] : i32 {
+// CHECK:   arith.remui %[[T]], %[[BLOCKS]] : i32
+// CHECK:   arith.divui %[[T]], %[[BLOCKS]] : i32
+fmha.attention @attn_persistent_full (tensor<?x?x?x64xbf16>,
+                                      tensor<?x?x?x64xbf16>,
+                                      tensor<?x?x?x64xbf16>)
+    -> tensor<?x?x?x64xbf16> persistent target sm_90a
 
 // -----
 

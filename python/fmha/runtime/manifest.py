@@ -85,14 +85,26 @@ class Mul:
         return f"mul({self.lhs}, {self.rhs})"
 
 
-Expr = Union[Const, Symbol, NumSms, CeilDiv, Mul]
+@dataclass(frozen=True)
+class Min:
+    """``min(lhs, rhs)``: a persistent grid of at most one CTA per work
+    item."""
+
+    lhs: "Expr"
+    rhs: "Expr"
+
+    def __str__(self) -> str:
+        return f"min({self.lhs}, {self.rhs})"
+
+
+Expr = Union[Const, Symbol, NumSms, CeilDiv, Mul, Min]
 NumSmsSource = Union[int, Callable[[], int], None]
 
 
 def parse_expr(value: Any, field: str) -> Expr:
     """Parses the JSON form of an integer expression: an integer, a size
-    symbol, ``"num_sms"``, ``{"ceildiv": [x, n]}`` or ``{"mul": [x, y]}``,
-    nested. Raises ManifestError naming ``field``."""
+    symbol, ``"num_sms"``, ``{"ceildiv": [x, n]}``, ``{"mul": [x, y]}`` or
+    ``{"min": [x, y]}``, nested. Raises ManifestError naming ``field``."""
     if isinstance(value, bool):
         raise ManifestError(f"{field}: expected an integer expression, got "
                             f"{json.dumps(value)}")
@@ -109,11 +121,11 @@ def parse_expr(value: Any, field: str) -> Expr:
         if len(value) != 1:
             raise ManifestError(
                 f"{field}: an expression object has exactly one key "
-                f"(ceildiv or mul), got {sorted(value)}")
+                f"(ceildiv, mul or min), got {sorted(value)}")
         (op, operands), = value.items()
-        if op not in ("ceildiv", "mul"):
+        if op not in ("ceildiv", "mul", "min"):
             raise ManifestError(f"{field}: unknown operator '{op}' "
-                                "(known: ceildiv, mul)")
+                                "(known: ceildiv, mul, min)")
         if not isinstance(operands, list) or len(operands) != 2:
             raise ManifestError(f"{field}.{op}: expected a list of two "
                                 f"operands, got {json.dumps(operands)}")
@@ -121,6 +133,8 @@ def parse_expr(value: Any, field: str) -> Expr:
         rhs = parse_expr(operands[1], f"{field}.{op}[1]")
         if op == "mul":
             return Mul(lhs, rhs)
+        if op == "min":
+            return Min(lhs, rhs)
         if isinstance(rhs, Const) and rhs.value <= 0:
             raise ManifestError(f"{field}.ceildiv[1]: the divisor must be "
                                 f"positive, got {rhs.value}")
@@ -133,7 +147,7 @@ def expr_symbols(expr: Expr) -> set[str]:
     """The size symbols ``expr`` uses."""
     if isinstance(expr, Symbol):
         return {expr.name}
-    if isinstance(expr, (CeilDiv, Mul)):
+    if isinstance(expr, (CeilDiv, Mul, Min)):
         return expr_symbols(expr.lhs) | expr_symbols(expr.rhs)
     return set()
 
@@ -162,6 +176,8 @@ def evaluate(expr: Expr, symbols: Mapping[str, int],
     rhs = evaluate(expr.rhs, symbols, num_sms)
     if isinstance(expr, Mul):
         return lhs * rhs
+    if isinstance(expr, Min):
+        return min(lhs, rhs)
     if rhs <= 0:
         raise ValueError(f"{expr}: the divisor evaluates to {rhs}")
     return -(-lhs // rhs)

@@ -400,6 +400,14 @@ fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
 
 // -----
 
+// Persistent attention exists on sm_90a only.
+// expected-error @+1 {{persistent is supported on sm_90a only}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16> persistent target sm_100a
+
+// -----
+
 // Shared memory on sm_100a: too many stages.
 // expected-error @+1 {{needs 458960 bytes of shared memory (Q/O 65536, K/V 393216, barriers 208), sm_100a has 232448}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,

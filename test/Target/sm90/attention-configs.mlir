@@ -38,6 +38,13 @@
 // RUN: | fmha-translate --fmha-extract-object > %t/window.ptx
 // RUN: FileCheck %s --check-prefix=WINDOW < %t/window.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/window.ptx -o %t/window.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/persistent.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/persistent.ptx
+// RUN: FileCheck %s --check-prefix=PERSISTENT < %t/persistent.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/persistent.ptx -o %t/persistent.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: fmha-opt %t/persistent.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-PERSISTENT
 
 // ptxas keeps every configuration in registers.
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -253,3 +260,27 @@ fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
     -> tensor<?x4x?x64xf16> window [100, 28] tile [64, 64] stages 4 consumers 1
     target sm_90a
 
+//--- persistent.mlir
+// Persistent, causal, head dim 128: the grid is min(num_sms, work items)
+// with a pair of query blocks per item; every role loops over the items.
+// The Q slot is taken once per item and released after the O store has
+// read it (O is staged in it); the TMA store is a predicated instruction,
+// so the consumers' loops hold no branch on the thread index.
+// PERSISTENT-LABEL: .entry attn_persistent(
+// PERSISTENT: setmaxnreg.dec.sync.aligned.u32 40;
+// PERSISTENT: mov.u32 {{.*}}, %nctaid.x;
+// PERSISTENT: setmaxnreg.inc.sync.aligned.u32 232;
+// PERSISTENT: mov.u32 {{.*}}, %nctaid.x;
+// PERSISTENT: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
+// PERSISTENT-NEXT: // end inline asm
+// PERSISTENT-NEXT: cp.async.bulk.commit_group;
+// PERSISTENT-NEXT: cp.async.bulk.wait_group.read 0;
+// PERSISTENT-NEXT: mbarrier.arrive.shared.b64
+// PERSISTENT: setmaxnreg.inc.sync.aligned.u32 232;
+// MANIFEST-PERSISTENT: "grid": [
+// MANIFEST-PERSISTENT-NEXT: {
+// MANIFEST-PERSISTENT-NEXT: "min": [
+// MANIFEST-PERSISTENT-NEXT: "num_sms",
+fmha.attention @attn_persistent (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
+                                 tensor<?x?x?x128xbf16>)
+    -> tensor<?x?x?x128xbf16> causal persistent target sm_90a

@@ -360,6 +360,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
            << "of " << limits::kMmaK16Bit << " from " << limits::kMmaK16Bit
            << " to " << limits::kMaxMmaN;
   Target target = op.getTarget();
+  if (op.getPersistent() && target != Target::Sm90a)
+    return op.emitOpError("persistent is supported on sm_90a only");
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())))
     return failure();

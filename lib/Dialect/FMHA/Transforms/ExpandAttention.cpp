@@ -72,12 +72,23 @@ private:
   };
   SoftmaxStep softmaxStep(Value s, Value m0, Value n0, Value rowMax,
                           Value rowSum);
-  void buildQueryTiles(Value q, Value k, Value v, Value o, Value lse,
-                       Value batch, Value head, Value kvHead,
+  void buildQueryTiles(Value batch, Value head, Value kvHead,
                        ArrayRef<Value> rows);
-  void buildSerialQueryTiles(Value q, Value k, Value v, Value o, Value lse,
-                             Value batch, Value head, Value kvHead,
+  void buildSerialQueryTiles(Value batch, Value head, Value kvHead,
                              ArrayRef<Value> rows);
+  /// The CTA's query tiles of query block `block` of one head.
+  void buildTile(Value block, Value head, Value batch);
+  /// The persistent kernel (sm_90a): a loop over the work items of one CTA,
+  /// each one or two query blocks built by buildTile.
+  void buildPersistentLoop();
+  /// Whether the kernel is persistent (`persistent`, sm_90a): one CTA walks
+  /// several work items, its producer running ahead into the next one.
+  bool persistent() { return op.getPersistent(); }
+  /// Whether masks make the query blocks' work uneven (causal or windowed):
+  /// the long blocks are scheduled first.
+  bool pairsBlocks() {
+    return op.getCausal() || op.getLeftWindow() || op.getRightWindow();
+  }
 
   AttentionOp op;
   OpBuilder &b;
@@ -85,7 +96,7 @@ private:
   Type i32, f32;
   int64_t blockM, blockN, headDim;
   /// Kernel parameters.
-  Value seqQ, seqK;
+  Value q, k, v, o, lse, batchCount, headsQ, headsKV, seqQ, seqK;
 };
 
 } // namespace
@@ -129,18 +140,28 @@ std::string AttentionBuilder::manifest() {
     // seq_q f32 need not be multiples of 16 bytes.
     params.push_back(json::Object{{"kind", "memref"}, {"tensor", "lse"}});
   }
-  for (json::Value size : {headsQ, headsKV, sq, sk})
+  int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
+  json::Array grid{json::Object{{"ceildiv", json::Array{sq, rowsPerCta}}},
+                   headsQ, batch};
+  if (persistent()) {
+    // At most one CTA per SM and per work item (a query block, or a pair of
+    // them when masks make the work uneven); CTAs left without one exit.
+    json::Value items = json::Object{
+        {"mul", json::Array{
+                    json::Object{{"ceildiv",
+                                  json::Array{sq, pairsBlocks() ? 2 * rowsPerCta
+                                                                : rowsPerCta}}},
+                    json::Object{{"mul", json::Array{headsQ, batch}}}}}};
+    grid = json::Array{
+        json::Object{{"min", json::Array{"num_sms", std::move(items)}}}, 1, 1};
+  }
+  for (json::Value size : {batch, headsQ, headsKV, sq, sk})
     params.push_back(json::Object{
         {"kind", "scalar"}, {"dtype", "i32"}, {"value", std::move(size)}});
-  json::Object result{
-      {"name", op.getSymName()},
-      {"tensors", std::move(tensors)},
-      {"params", std::move(params)},
-      {"grid",
-       json::Array{
-           json::Object{{"ceildiv",
-                         json::Array{sq, blockM * op.getNumConsumerGroups()}}},
-           headsQ, batch}}};
+  json::Object result{{"name", op.getSymName()},
+                      {"tensors", std::move(tensors)},
+                      {"params", std::move(params)},
+                      {"grid", std::move(grid)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << json::Value(std::move(result));
@@ -343,9 +364,8 @@ AttentionBuilder::SoftmaxStep AttentionBuilder::softmaxStep(Value s, Value m0,
   return {pLow, newMax, newSum, alpha};
 }
 
-void AttentionBuilder::buildQueryTiles(Value q, Value k, Value v, Value o,
-                                       Value lse, Value batch, Value head,
-                                       Value kvHead, ArrayRef<Value> rows) {
+void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
+                                       ArrayRef<Value> rows) {
   auto sType = tensorType({blockM, blockN}, f32);
   auto oType = tensorType({blockM, headDim}, f32);
   auto rowType = tensorType({blockM}, f32);
@@ -438,8 +458,7 @@ void AttentionBuilder::buildQueryTiles(Value q, Value k, Value v, Value o,
 /// rescaled, O += P V), which ws-partition-roles{target=sm100} spreads over
 /// its MMA and softmax warps; the sm_90a program is software-pipelined
 /// instead (buildQueryTiles).
-void AttentionBuilder::buildSerialQueryTiles(Value q, Value k, Value v, Value o,
-                                             Value lse, Value batch, Value head,
+void AttentionBuilder::buildSerialQueryTiles(Value batch, Value head,
                                              Value kvHead,
                                              ArrayRef<Value> rows) {
   auto sType = tensorType({blockM, blockN}, f32);
@@ -548,37 +567,54 @@ LogicalResult AttentionBuilder::build() {
   if (op.hasLse())
     args.push_back(
         MemRefType::get(SmallVector<int64_t>(3, ShapedType::kDynamic), f32));
-  args.append(4, i32); // heads_q, heads_kv, seq_q, seq_k
+  args.append(5, i32); // batch, heads_q, heads_kv, seq_q, seq_k
   KernelShell shell =
       createKernelShell(b, op, op.getSymName(), op.getTarget(), args);
   gpu::GPUFuncOp func = shell.func;
   func->setAttr("fmha.manifest", b.getStringAttr(manifest()));
   func->setAttr("fmha.stages", b.getI64IntegerAttr(op.getStagesOrDefault()));
   unsigned next = 0;
-  Value q = func.getArgument(next++), k = func.getArgument(next++),
-        v = func.getArgument(next++), o = func.getArgument(next++);
-  Value lse = op.hasLse() ? func.getArgument(next++) : Value();
-  Value headsQ = func.getArgument(next++), headsKV = func.getArgument(next++);
+  q = func.getArgument(next++);
+  k = func.getArgument(next++);
+  v = func.getArgument(next++);
+  o = func.getArgument(next++);
+  lse = op.hasLse() ? func.getArgument(next++) : Value();
+  batchCount = func.getArgument(next++);
+  headsQ = func.getArgument(next++);
+  headsKV = func.getArgument(next++);
   seqQ = func.getArgument(next++);
   seqK = func.getArgument(next++);
 
-  auto grid = [&](tile::GridDim dim) {
-    return tile::ProgramIdOp::create(b, loc, tile::GridDimAttr::get(ctx, dim));
-  };
-  Value head = grid(tile::GridDim::y), batch = grid(tile::GridDim::z);
-  Value block = grid(tile::GridDim::x);
-  // Causal and windowed CTAs differ in work: the last query blocks see the
-  // most keys. They run first (block x takes query block count - 1 - x), so
-  // the short ones fill the gaps at the end instead of a long one trailing.
-  if (op.getCausal() || op.getLeftWindow() || op.getRightWindow())
-    block = arith::SubIOp::create(
-        b, loc,
-        arith::SubIOp::create(
-            b, loc,
-            tile::NumProgramsOp::create(
-                b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x)),
-            block),
-        constI32(1));
+  if (persistent()) {
+    buildPersistentLoop();
+  } else {
+    auto grid = [&](tile::GridDim dim) -> Value {
+      return tile::ProgramIdOp::create(b, loc,
+                                       tile::GridDimAttr::get(ctx, dim));
+    };
+    Value head = grid(tile::GridDim::y), batch = grid(tile::GridDim::z);
+    Value block = grid(tile::GridDim::x);
+    // Causal and windowed CTAs differ in work: the last query blocks see
+    // the most keys. They run first (block x takes query block count - 1 -
+    // x), so the short ones fill the gaps at the end instead of a long one
+    // trailing.
+    if (pairsBlocks())
+      block = arith::SubIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc,
+              tile::NumProgramsOp::create(
+                  b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x)),
+              block),
+          constI32(1));
+    buildTile(block, head, batch);
+  }
+  gpu::ReturnOp::create(b, loc);
+  op.erase();
+  return success();
+}
+
+void AttentionBuilder::buildTile(Value block, Value head, Value batch) {
   // GQA / MQA: query heads share KV heads in groups of heads_q / heads_kv.
   Value kvHead = arith::DivUIOp::create(
       b, loc, head, arith::DivUIOp::create(b, loc, headsQ, headsKV));
@@ -588,12 +624,74 @@ LogicalResult AttentionBuilder::build() {
   for (int64_t i = 1; i < op.getNumConsumerGroups(); ++i)
     rows.push_back(arith::AddIOp::create(b, loc, first, constI32(i * blockM)));
   if (op.getTarget() == Target::Sm100a)
-    buildSerialQueryTiles(q, k, v, o, lse, batch, head, kvHead, rows);
+    buildSerialQueryTiles(batch, head, kvHead, rows);
   else
-    buildQueryTiles(q, k, v, o, lse, batch, head, kvHead, rows);
-  gpu::ReturnOp::create(b, loc);
-  op.erase();
-  return success();
+    buildQueryTiles(batch, head, kvHead, rows);
+}
+
+void AttentionBuilder::buildPersistentLoop() {
+  MLIRContext *ctx = b.getContext();
+  auto ceilDiv = [&](Value x, int64_t d) -> Value {
+    return arith::DivSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, x, constI32(d - 1)), constI32(d));
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  Value pid = tile::ProgramIdOp::create(
+      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  Value programs = tile::NumProgramsOp::create(
+      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
+  Value blocks = ceilDiv(seqQ, rowsPerCta);
+  Value heads = mul(headsQ, batchCount);
+  // The query blocks of one (batch, head) are neighbours in the work order,
+  // so the CTAs running at the same time share its K/V tiles in L2.
+  auto emit = [&](Value block, Value flatHead) {
+    Value head = arith::RemUIOp::create(b, loc, flatHead, headsQ);
+    Value batch = arith::DivUIOp::create(b, loc, flatHead, headsQ);
+    buildTile(block, head, batch);
+  };
+  if (!pairsBlocks()) {
+    // CTA p takes tiles p, p + #CTAs, ...
+    auto loop = scf::ForOp::create(b, loc, pid, mul(blocks, heads), programs);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value t = loop.getInductionVar();
+    Value block = arith::RemUIOp::create(b, loc, t, blocks);
+    emit(block, arith::DivUIOp::create(b, loc, t, blocks));
+    return;
+  }
+  // Masks make query blocks uneven: block i of n sees about i + 1 key
+  // tiles. A work item pairs block n - 1 - j with block j, so every item
+  // costs about the same and a static round-robin keeps the CTAs balanced;
+  // the longer block runs first. With n odd the middle block pairs with
+  // itself and is computed twice (the same values stored twice).
+  Value halves = ceilDiv(seqQ, 2 * rowsPerCta);
+  Value items = mul(halves, heads);
+  // CTA p takes items p, p + #CTAs, ...: this many.
+  Value zero = constI32(0), one = constI32(1), two = constI32(2);
+  Value left = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, items, pid), zero);
+  Value mine = arith::DivSIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, left,
+                            arith::SubIOp::create(b, loc, programs, one)),
+      programs);
+  auto loop = scf::ForOp::create(b, loc, zero, mul(mine, two), one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value u = loop.getInductionVar();
+  Value item = arith::AddIOp::create(
+      b, loc, pid, mul(programs, arith::DivUIOp::create(b, loc, u, two)));
+  Value j = arith::RemUIOp::create(b, loc, item, halves);
+  Value last = arith::SubIOp::create(b, loc, blocks, one);
+  Value longer = arith::SubIOp::create(b, loc, last, j);
+  Value half = arith::RemUIOp::create(b, loc, u, two);
+  Value firstHalf =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, half, zero);
+  Value block = arith::SelectOp::create(b, loc, firstHalf, longer, j);
+  emit(block, arith::DivUIOp::create(b, loc, item, halves));
 }
 
 LogicalResult fmha::expandAttention(AttentionOp op, OpBuilder &b) {

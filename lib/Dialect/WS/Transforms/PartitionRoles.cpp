@@ -250,11 +250,13 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   });
   if (all.empty())
     return program;
+  // The main loop is the innermost loop with loads: a persistent kernel's
+  // tile loop holds the loads of each tile's prologue (attention's Q) around
+  // it.
   for (tile::LoadOp load : all)
-    if (auto loop = dyn_cast<scf::ForOp>(load->getParentOp())) {
-      program.loop = loop;
-      break;
-    }
+    if (auto loop = dyn_cast<scf::ForOp>(load->getParentOp()))
+      if (!program.loop || program.loop->isProperAncestor(loop))
+        program.loop = loop;
   SmallVector<Placement> placements;
   for (tile::LoadOp load : all) {
     if (program.loop && load->getParentOp() == program.loop) {
@@ -343,6 +345,13 @@ static Operation *ancestorIn(Block *block, Operation *op) {
   return op;
 }
 
+/// Whether `loop` has another scf.for inside.
+static bool containsLoop(scf::ForOp loop) {
+  return loop.getBody()
+      ->walk([](scf::ForOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 /// Where the data a slot's reader `user` took from shared memory is no
 /// longer needed, as an op of `block`: an asynchronous dot is done at the
 /// tile.dot_wait that returns its result, anything else when it is.
@@ -364,7 +373,9 @@ static void placeReleases(OpBuilder &b, RoleOp role) {
   for (ConsumerWaitOp wait : waits) {
     Block *block = wait->getBlock();
     Operation *last = wait;
-    bool asyncReader = false, inLoop = isa<scf::ForOp>(wait->getParentOp());
+    // In the main loop, not in a persistent kernel's tile loop around it.
+    auto parent = dyn_cast<scf::ForOp>(wait->getParentOp());
+    bool asyncReader = false, inLoop = parent && !containsLoop(parent);
     for (Value buffer : wait.getBuffers())
       for (Operation *tensor : buffer.getUsers())
         for (Operation *user : tensor->getUsers()) {
@@ -451,14 +462,17 @@ static void buildConsumer(OpBuilder &b, ArrayRef<Value> channels,
   }
 }
 
-/// The main loop of a consumer role: its top-level scf.for that computes.
+/// The main loop of a consumer role: the innermost scf.for with dots in its
+/// body (inside a persistent kernel's tile loop, if any).
 static scf::ForOp mainLoopOf(RoleOp role) {
-  for (Operation &op : role.getBody().front())
-    if (auto loop = dyn_cast<scf::ForOp>(op))
-      if (loop->walk([](tile::DotOp) { return WalkResult::interrupt(); })
-              .wasInterrupted())
-        return loop;
-  return {};
+  scf::ForOp main;
+  role.walk([&](scf::ForOp loop) {
+    if (llvm::any_of(*loop.getBody(),
+                     [](Operation &op) { return isa<tile::DotOp>(op); }) &&
+        (!main || main->isProperAncestor(loop)))
+      main = loop;
+  });
+  return main;
 }
 
 /// Ping-pong scheduling of consumer roles whose loop issues asynchronous

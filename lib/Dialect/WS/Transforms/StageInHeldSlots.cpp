@@ -89,15 +89,15 @@ getStagingRange(Value staging, Block &body, Operation *after) {
 static void stageInRole(RoleOp role, Value channel,
                         ArrayRef<ConsumerWaitOp> waits,
                         DenseSet<unsigned> &used) {
-  Block &body = role.getBody().front();
-  // The role takes one slot of the channel, at its top level, and releases
-  // it there.
+  // The role takes one slot of the channel (per tile of a persistent
+  // kernel) and releases it in the same block.
   SmallVector<Operation *> takes = getTakes(role, channel);
   if (takes.size() != 1)
     return;
   auto wait = dyn_cast<ConsumerWaitOp>(takes.front());
-  if (!wait || wait->getBlock() != &body || !wait.getToken().hasOneUse())
+  if (!wait || !wait.getToken().hasOneUse())
     return;
+  Block &body = *wait->getBlock();
   auto release =
       dyn_cast<ConsumerReleaseOp>(*wait.getToken().getUsers().begin());
   if (!release || release->getBlock() != &body)
@@ -141,13 +141,18 @@ static void stageInRole(RoleOp role, Value channel,
   }
   if (moves.empty())
     return;
-  // The slot is released once the TMA stores have read it.
+  // The slot is released once the TMA stores have read it: at the role's
+  // final wait, or (in a persistent kernel's tile loop) at one added after
+  // the last store.
   TMAStoreWaitOp storeWait;
   for (Operation *op = lastStaging->getNextNode(); op && !storeWait;
        op = op->getNextNode())
     storeWait = dyn_cast<TMAStoreWaitOp>(op);
-  if (!storeWait)
-    return;
+  if (!storeWait) {
+    OpBuilder b(lastStaging->getContext());
+    b.setInsertionPointAfter(lastStaging);
+    storeWait = TMAStoreWaitOp::create(b, lastStaging->getLoc());
+  }
   for (Move &move : moves)
     move.staging.replaceAllUsesWith(move.slotBuffer);
   used.insert(indices.begin(), indices.end());

@@ -94,7 +94,8 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     ```
     fmha.attention @name (q, k, v) -> o | (o, lse)
         [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
-        [stages n] [consumers n] target (sm_90a | sm_100a) attr-dict
+        [stages n] [consumers n] [persistent] target (sm_90a | sm_100a)
+        attr-dict
     ```
 
     **Masks.** Key positions are aligned to the bottom right: with
@@ -115,6 +116,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
     | `stages`      | K/V shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 2, that fit in shared memory |
     | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
+    | `persistent`  | `sm_90a` only: a CTA per SM (at most) walks the work items, a query block each, or with masks a pair of them (the longest with the shortest, longest first); its producer loads the next item's first K tile while the consumers finish the last one | off: a CTA per query block |
     | `target`      | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -162,6 +164,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     OptionalAttr<FMHA_TileAttr>:$tile,
     OptionalAttr<FMHA_StagesAttr>:$stages,
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
+    UnitAttr:$persistent,
     FMHA_TargetAttr:$target
   );
 
@@ -173,6 +176,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     (`tile` $tile^)?
     (`stages` $stages^)?
     (`consumers` $consumers^)?
+    (`persistent` $persistent^)?
     `target` `` $target attr-dict
   }];
 
