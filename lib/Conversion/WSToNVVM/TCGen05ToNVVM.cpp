@@ -31,6 +31,22 @@ static constexpr int64_t kMmaK = 16;
 static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
 }
+
+/// The tensor-memory lane (the accumulator row) of this thread in the
+/// 32x32b layout: thread t of a warpgroup holds row t % 128.
+static Value threadRow(OpBuilder &b, Location loc) {
+  return LLVM::URemOp::create(b, loc,
+                              NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()),
+                              i32Const(b, loc, kTMEMLanes));
+}
+
+/// The address of this thread's element of a row vector held one value per
+/// row in the shared buffer `base` (elements of `element`).
+static Value rowVectorAddress(OpBuilder &b, Location loc, Value base,
+                              Type element) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), element, base,
+                             ValueRange{threadRow(b, loc)});
+}
 static Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
 }
@@ -531,12 +547,7 @@ struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
       Value base =
           MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
       Type element = getTypeConverter()->convertType(type.getElementType());
-      Value row = LLVM::URemOp::create(
-          rewriter, loc,
-          NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
-          i32Const(rewriter, loc, kTMEMLanes));
-      Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
-                                       base, ValueRange{row});
+      Value addr = rowVectorAddress(rewriter, loc, base, element);
       LLVM::StoreOp::create(rewriter, loc,
                             LLVM::ExtractValueOp::create(rewriter, loc,
                                                          adaptor.getValue(),
@@ -562,9 +573,7 @@ struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
       return op.emitOpError("stores rows of a multiple of 16 bytes only");
     Value base =
         MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value row = LLVM::URemOp::create(rewriter, loc, tid,
-                                     i32Const(rewriter, loc, kTMEMLanes));
+    Value row = threadRow(rewriter, loc);
     Value rowBase = LLVM::GEPOp::create(
         rewriter, loc, base.getType(), element, base,
         ValueRange{LLVM::AddOp::create(
@@ -607,12 +616,7 @@ struct TMEMRowLoadSharedLowering : ConvertOpToLLVMPattern<LoadSharedOp> {
     Value base =
         MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
     Type element = getTypeConverter()->convertType(type.getElementType());
-    Value row = LLVM::URemOp::create(
-        rewriter, loc,
-        NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
-        i32Const(rewriter, loc, kTMEMLanes));
-    Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
-                                     base, ValueRange{row});
+    Value addr = rowVectorAddress(rewriter, loc, base, element);
     Value value = LLVM::LoadOp::create(rewriter, loc, element, addr);
     Value result = LLVM::UndefOp::create(rewriter, loc,
                                          getTypeConverter()->convertType(type));
@@ -783,13 +787,10 @@ struct TMEMIotaLowering : ConvertOpToLLVMPattern<tile::IotaOp> {
     if (!values && !rowVector)
       return rewriter.notifyMatchFailure(op, "not a 32x32b tensor");
     Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type();
     Value result = LLVM::UndefOp::create(rewriter, loc,
                                          getTypeConverter()->convertType(type));
     if (rowVector || op.getAxis() == 0) {
-      Value row = LLVM::URemOp::create(
-          rewriter, loc, NVVM::ThreadIdXOp::create(rewriter, loc, i32),
-          i32Const(rewriter, loc, kTMEMLanes));
+      Value row = threadRow(rewriter, loc);
       for (int64_t v = 0; v < (rowVector ? 1 : *values); ++v)
         result = LLVM::InsertValueOp::create(rewriter, loc, result, row,
                                              ArrayRef<int64_t>{v});
@@ -827,10 +828,7 @@ struct TMEMRowStoreDirectLowering
       return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
                                   size);
     };
-    Value row = LLVM::URemOp::create(
-        rewriter, loc,
-        NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
-        i32Const(rewriter, loc, kTMEMLanes));
+    Value row = threadRow(rewriter, loc);
     Value r = LLVM::AddOp::create(
         rewriter, loc,
         LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getCoords()[rank - 1]),
