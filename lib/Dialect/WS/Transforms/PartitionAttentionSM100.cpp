@@ -585,30 +585,22 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
   b.setInsertionPointToStart(&body);
   Location loc = func.getLoc();
   auto tmem = TensorMemoryAttr::get(ctx);
-  auto buffersOf = [&](ArrayRef<tile::LoadOp> loads) {
-    SmallVector<MemRefType> buffers;
-    for (tile::LoadOp load : loads)
-      buffers.push_back(sharedBufferFor(load.getType()));
-    return buffers;
-  };
   auto tmemOf = [&](RankedTensorType type) {
     return MemRefType::get(type.getShape(), type.getElementType(),
                            MemRefLayoutAttrInterface(), tmem);
   };
-  unsigned stages = options.stages;
-  if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
-    stages = attr.getInt();
+  unsigned stages = stagesOf(func, options.stages);
   // Q, the K/V ring and the staging of the outputs must fit in shared
   // memory (the sm90 partition stages O in Q's slot, which the MMA warp
   // holds here): fewer K/V stages when they would not.
   int64_t fixedBytes = kSharedSlackBytes;
-  for (MemRefType buffer : buffersOf(attention->prologue))
+  for (MemRefType buffer : sharedBuffersFor(attention->prologue))
     fixedBytes += getMemRefBytes(buffer);
   for (tile::StoreOp store : attention->stores)
     fixedBytes += store.getValue().getType().getNumElements() *
                   store.getValue().getType().getElementTypeBitWidth() / 8;
   int64_t stageBytes = 0;
-  for (MemRefType buffer : buffersOf(attention->loads))
+  for (MemRefType buffer : sharedBuffersFor(attention->loads))
     stageBytes += getMemRefBytes(buffer);
   while (stages > 1 &&
          fixedBytes + stages * stageBytes > fmha::limits::kMaxSharedMemoryBytes)
@@ -626,9 +618,10 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
     --stages;
   AttentionRoles roles{b, loc, {}, {}, {}, {}, {}, {}, {}, {}};
   roles.q = ChannelOp::create(
-      b, loc, ChannelType::get(ctx, buffersOf(attention->prologue), 1));
+      b, loc, ChannelType::get(ctx, sharedBuffersFor(attention->prologue), 1));
   roles.kv = ChannelOp::create(
-      b, loc, ChannelType::get(ctx, buffersOf(attention->loads), stages));
+      b, loc,
+      ChannelType::get(ctx, sharedBuffersFor(attention->loads), stages));
   for (Consumer &c : attention->consumers) {
     auto sType = ChannelType::get(ctx, {tmemOf(c.s.getType())}, 1);
     Value sChannel = ChannelOp::create(b, loc, sType);

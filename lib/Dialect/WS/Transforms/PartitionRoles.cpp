@@ -568,22 +568,14 @@ struct WSPartitionRolesPass
     OpBuilder b(ctx);
     b.setInsertionPointToStart(&body);
     Location loc = func.getLoc();
-    auto buffersOf = [&](ArrayRef<tile::LoadOp> loads) {
-      SmallVector<MemRefType> buffers;
-      for (tile::LoadOp load : loads)
-        buffers.push_back(sharedBufferFor(load.getType()));
-      return buffers;
-    };
-    unsigned numStages = stages;
-    if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
-      numStages = attr.getInt();
+    unsigned numStages = stagesOf(func, stages);
     // Channels filled in the loop stream through a ring; the others are
     // filled once.
     SmallVector<Value> channels;
     for (ChannelLoads &channel : program->channels)
       channels.push_back(ChannelOp::create(
           b, loc,
-          ChannelType::get(ctx, buffersOf(channel.groups.front()),
+          ChannelType::get(ctx, sharedBuffersFor(channel.groups.front()),
                            channel.inLoop ? numStages : 1)));
     SmallVector<Value> staging;
     for (tile::StoreOp store : program->stores)

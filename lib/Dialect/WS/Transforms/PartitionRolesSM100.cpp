@@ -244,14 +244,9 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
   OpBuilder b(ctx);
   b.setInsertionPointToStart(&body);
   Location loc = func.getLoc();
-  SmallVector<MemRefType> operandBuffers;
-  for (tile::LoadOp load : program->loads)
-    operandBuffers.push_back(sharedBufferFor(load.getType()));
-  unsigned stages = options.stages;
-  if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
-    stages = attr.getInt();
-  Value stream =
-      ChannelOp::create(b, loc, ChannelType::get(ctx, operandBuffers, stages));
+  unsigned stages = stagesOf(func, options.stages);
+  Value stream = ChannelOp::create(
+      b, loc, ChannelType::get(ctx, sharedBuffersFor(program->loads), stages));
   SmallVector<MemRefType> accBuffers;
   auto tmem = TensorMemoryAttr::get(ctx);
   for (auto [dot, position] : program->chains) {

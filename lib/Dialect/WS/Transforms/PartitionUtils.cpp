@@ -68,6 +68,19 @@ MemRefType ws::sharedBufferFor(RankedTensorType type) {
                        kSharedAddressSpace));
 }
 
+SmallVector<MemRefType> ws::sharedBuffersFor(ArrayRef<tile::LoadOp> loads) {
+  SmallVector<MemRefType> buffers;
+  for (tile::LoadOp load : loads)
+    buffers.push_back(sharedBufferFor(load.getType()));
+  return buffers;
+}
+
+unsigned ws::stagesOf(FunctionOpInterface func, unsigned fallback) {
+  if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
+    return attr.getInt();
+  return fallback;
+}
+
 Value ws::allocStaging(OpBuilder &b, tile::StoreOp store) {
   return BufferAllocOp::create(b, store.getLoc(),
                                sharedBufferFor(store.getValue().getType()),

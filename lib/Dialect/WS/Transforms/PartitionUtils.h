@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir {
 namespace ws {
@@ -42,6 +43,14 @@ SmallVector<Operation *> opsBeforeTerminator(Block &block);
 
 /// A buffer of `type`'s shape and element type in shared memory.
 MemRefType sharedBufferFor(RankedTensorType type);
+
+/// The shared-memory buffers of a channel slot that `loads` fill, in order.
+SmallVector<MemRefType> sharedBuffersFor(ArrayRef<tile::LoadOp> loads);
+
+/// The stages of a kernel's rings: its `fmha.stages` attribute (set by
+/// fmha-expand-kernels from the op's configuration), else `fallback` (the
+/// pass option).
+unsigned stagesOf(FunctionOpInterface func, unsigned fallback);
 
 /// The shared-memory buffer a consumer stages the value of `store` in for
 /// its TMA store, allocated at `b`'s insertion point.
