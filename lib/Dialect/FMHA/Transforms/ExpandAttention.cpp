@@ -58,12 +58,12 @@ private:
   /// `rows`: its first key and its length in whole tiles.
   std::pair<Value, Value> keyRange(ArrayRef<Value> rows);
   /// The CTA's Q tiles, one per consumer, starting at `rows`.
-  SmallVector<Value> loadQueryTiles(Value q, Value batch, Value head,
+  SmallVector<Value> loadQueryTiles(Value batch, Value head,
                                     ArrayRef<Value> rows);
   /// The epilogue of one query tile: O divided by the row sum, stored, and
   /// the LSE rows when `lse` is set.
-  void storeResults(Value o, Value lse, Value batch, Value head, Value m0,
-                    Value acc, Value rowMax, Value rowSum);
+  void storeResults(Value batch, Value head, Value m0, Value acc, Value rowMax,
+                    Value rowSum);
   /// One online-softmax step over a raw S tile: P (in the element type),
   /// the new row max (base 2, scaled) and sum, and the factor alpha that
   /// rescales what was accumulated before.
@@ -200,8 +200,7 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
   return mask;
 }
 
-SmallVector<Value> AttentionBuilder::loadQueryTiles(Value q, Value batch,
-                                                    Value head,
+SmallVector<Value> AttentionBuilder::loadQueryTiles(Value batch, Value head,
                                                     ArrayRef<Value> rows) {
   SmallVector<Value> tiles;
   for (Value m0 : rows)
@@ -242,9 +241,8 @@ std::pair<Value, Value> AttentionBuilder::keyRange(ArrayRef<Value> rows) {
   return {begin, tiles};
 }
 
-void AttentionBuilder::storeResults(Value o, Value lse, Value batch, Value head,
-                                    Value m0, Value acc, Value rowMax,
-                                    Value rowSum) {
+void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
+                                    Value acc, Value rowMax, Value rowSum) {
   auto oType = tensorType({blockM, headDim}, f32);
   auto rowType = tensorType({blockM}, f32);
   double negInf = -std::numeric_limits<double>::infinity();
@@ -370,7 +368,7 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
   auto oType = tensorType({blockM, headDim}, f32);
   auto rowType = tensorType({blockM}, f32);
   Value zero = constI32(0);
-  SmallVector<Value> qTiles = loadQueryTiles(q, batch, head, rows);
+  SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
   // At least one tile, fully masked when no key is visible: the first
@@ -450,7 +448,7 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
                                     UnitAttr(), UnitAttr());
     Value rowMax = loop.getResult(4 * i + 1),
           rowSum = loop.getResult(4 * i + 2);
-    storeResults(o, lse, batch, head, m0, acc, rowMax, rowSum);
+    storeResults(batch, head, m0, acc, rowMax, rowSum);
   }
 }
 
@@ -465,7 +463,7 @@ void AttentionBuilder::buildSerialQueryTiles(Value batch, Value head,
   auto oType = tensorType({blockM, headDim}, f32);
   auto rowType = tensorType({blockM}, f32);
   Value zero = constI32(0);
-  SmallVector<Value> qTiles = loadQueryTiles(q, batch, head, rows);
+  SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
 
@@ -546,7 +544,7 @@ void AttentionBuilder::buildSerialQueryTiles(Value batch, Value head,
   for (auto [i, m0] : llvm::enumerate(rows)) {
     Value acc = loop.getResult(3 * i), rowMax = loop.getResult(3 * i + 1),
           rowSum = loop.getResult(3 * i + 2);
-    storeResults(o, lse, batch, head, m0, acc, rowMax, rowSum);
+    storeResults(batch, head, m0, acc, rowMax, rowSum);
   }
 }
 
