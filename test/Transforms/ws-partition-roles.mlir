@@ -677,3 +677,61 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A persistent program: a tile loop around the main loop, with a load (Q)
+// in the tile loop before it. The main loop is the innermost loop with
+// loads; Q gets a one-slot channel taken once per tile, and its slot is
+// released by threads right after the main loop, where its last reader is
+// done (not deferred to the tile loop's next iteration as a wgmma release).
+// CHECK-LABEL: gpu.func @persistent(
+// CHECK: %[[Q:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
+// CHECK: %[[K:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+// CHECK: ws.role "producer"
+// CHECK:   scf.for
+// CHECK:     ws.producer_acquire %[[Q]]
+// CHECK:     scf.for
+// CHECK:       ws.producer_acquire %[[K]]
+// CHECK: ws.role "consumer0"
+// CHECK:   scf.for
+// CHECK:     %[[QT:.*]], %{{.*}} = ws.consumer_wait %[[Q]]
+// CHECK:     scf.for
+// CHECK:       %[[KT:.*]], %{{.*}} = ws.consumer_wait %[[K]]
+// CHECK:       tile.dot
+// CHECK:       ws.consumer_release %[[K]], %[[KT]] by wgmma
+// CHECK:     }
+// CHECK-NEXT: ws.consumer_release %[[Q]], %[[QT]] by threads
+// CHECK:     ws.tma_store
+// CHECK:   }
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @persistent_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @persistent(%q: !tile.desc<tensor<128x64xbf16, #smem>>,
+                         %k: !tile.desc<tensor<128x64xbf16, #smem>>,
+                         %o: !tile.desc<tensor<128x128xf32>>,
+                         %tiles: i32, %steps: i32) kernel attributes {fmha.stages = 2 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %np = tile.num_programs x : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      scf.for %t = %pid to %tiles step %np : i32 {
+        %m0 = arith.muli %t, %c128 : i32
+        %x = tile.load %q[%m0, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %r = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+            -> (tensor<128x128xf32, #acc>) : i32 {
+          %n0 = arith.muli %s, %c128 : i32
+          %y = tile.load %k[%n0, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+          scf.yield %d : tensor<128x128xf32, #acc>
+        }
+        tile.store %o[%m0, %c0], %r : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      }
+      gpu.return
+    }
+  }
+}
