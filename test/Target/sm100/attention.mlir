@@ -74,14 +74,14 @@
 // Head dim 128: four chunks of O per consumer, 64: two.
 // D128-COUNT-3: tcgen05.st.sync.aligned.32x32b.x32.b32
 // D64: tcgen05.st.sync.aligned.32x32b.x32.b32
-// After the loop: the row sum, then O divided by it, rounded and staged 32
-// columns at a time (four 16-byte pieces of the row per chunk).
-// CHECK: div.rn.f32
+// After the loop: O times the reciprocal of the row sum, rounded
+// and staged 32 columns at a time (four 16-byte pieces of the row per chunk).
+// CHECK: cvt.rn.bf16x2.f32
 // CHECK-NOT: tcgen05.ld
 // CHECK-COUNT-4: st.shared.v4.b32
 // CHECK: tcgen05.ld.sync.aligned.32x32b.x32.b32
 // CHECK-NOT: tcgen05.ld
-// CHECK: div.rn.f32
+// CHECK: cvt.rn.bf16x2.f32
 // CHECK-NOT: tcgen05.ld
 // CHECK-COUNT-4: st.shared.v4.b32
 // Softmax warpgroups: S (128 columns) from tensor memory, exp2, P over S,

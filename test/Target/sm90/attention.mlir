@@ -33,6 +33,11 @@
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: bar.arrive 4, 256;
 // CHECK: wgmma.wait_group.sync.aligned 1;
+// After the loop O is normalised by one reciprocal per row and multiplies,
+// no IEEE division (each a dozen instructions and a called slow path).
+// CHECK-NOT: div.rn.f32
+// CHECK: rcp.approx.f32
+// CHECK-NOT: div.rn.f32
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta
 // Consumer 1 opens consumer 0's first turn before its loop.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
