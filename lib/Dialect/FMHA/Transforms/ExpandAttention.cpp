@@ -255,13 +255,12 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
   // then a multiply per element: an IEEE division per element is 64 to 128
   // div.rn.f32 per thread, each a dozen instructions and a called slow
   // path. Its error (1 ulp of f32) is far below the output's rounding.
-  Value inverse = arith::DivFOp::create(
-      b, loc, splat(constF32(1.0), rowType), safeSum,
-      arith::FastMathFlags::afn);
-  Value out = arith::MulFOp::create(
-      b, loc, acc,
-      tile::BroadcastOp::create(b, loc, oType, inverse,
-                                b.getI64IntegerAttr(1)));
+  Value inverse = arith::DivFOp::create(b, loc, splat(constF32(1.0), rowType),
+                                        safeSum, arith::FastMathFlags::afn);
+  Value out =
+      arith::MulFOp::create(b, loc, acc,
+                            tile::BroadcastOp::create(b, loc, oType, inverse,
+                                                      b.getI64IntegerAttr(1)));
   out = arith::TruncFOp::create(
       b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
   tile::StoreOp::create(b, loc, o, {batch, head, m0, constI32(0)}, out);
