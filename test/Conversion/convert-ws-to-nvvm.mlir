@@ -314,7 +314,7 @@ module attributes {gpu.container_module} {
 // 2, 3, 6, 7 for row +8) in a tree, then across the quad with
 // shfl.sync.bfly 1 and 2; a broadcast gives each value its row's; row
 // vectors take elementwise ops (maximumf, subf, mulf; f32 exp2 as
-// ex2.approx, not a call to libdevice's __nv_exp2f) and splats; select takes an i1 tensor or a scalar
+// ex2.approx.ftz, not a call to libdevice's __nv_exp2f) and splats; select takes an i1 tensor or a scalar
 // condition. Changing instr_n renumbers values only: a row vector is
 // unchanged, value 4 of a 16-column fragment becomes value 0 of the next
 // 8-column one.
@@ -362,7 +362,7 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: llvm.intr.maximum(%[[M0]], %[[S0]]) : (f32, f32) -> f32
 // CHECK: %[[MNEW:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: llvm.fsub %{{.*}}, %{{.*}} : f32
-// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%{{.*}}) : (f32) -> f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%{{.*}}) : (f32) -> f32
 // CHECK: %[[ALPHA:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
 // The broadcast of the new maximum: row +0 to values 0, 1, 4, 5; row +8 to
 // values 2, 3, 6, 7; rows +64 and +72 to the second fragment.

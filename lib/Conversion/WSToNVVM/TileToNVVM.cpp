@@ -240,15 +240,18 @@ struct ElementwiseLowering : ConversionPattern {
                               : converted);
       Value scalar;
       if (isa<math::Exp2Op>(op) && type.getElementType().isF32()) {
-        // ex2.approx.f32 (what libdevice's exp2f is) rather than the scalar
-        // math.exp2, which becomes a call to __nv_exp2f: kernels must not
-        // depend on libdevice being found and linked. (llvm.intr.exp2 is
-        // illegal in the GPU-to-NVVM conversion for that reason.)
-        scalar =
-            LLVM::CallIntrinsicOp::create(
-                rewriter, loc, rewriter.getF32Type(),
-                rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"), scalars)
-                .getResult(0);
+        // ex2.approx.ftz.f32 rather than the scalar math.exp2, which becomes
+        // a call to __nv_exp2f: kernels must not depend on libdevice being
+        // found and linked. (llvm.intr.exp2 is illegal in the GPU-to-NVVM
+        // conversion for that reason.) Results below 2^-126 flush to zero:
+        // without .ftz ptxas wraps every ex2 in a compare and two
+        // predicated multiplies to produce denormals, a third of the
+        // softmax's instructions.
+        scalar = LLVM::CallIntrinsicOp::create(
+                     rewriter, loc, rewriter.getF32Type(),
+                     rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+                     scalars)
+                     .getResult(0);
       } else if (isa<math::Log2Op>(op) && type.getElementType().isF32()) {
         // lg2.approx.f32 likewise (attention's log-sum-exp), not a call to
         // libdevice's __nv_log2f.

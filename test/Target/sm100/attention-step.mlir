@@ -33,7 +33,7 @@
 // CHECK-DAG: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r{{[0-9]+}}], %rd{{[0-9]+}}, %rd{{[0-9]+}}
 // CHECK-DAG: tcgen05.mma.cta_group::1.kind::f16.collector::a::discard [%r{{[0-9]+}}], [%r{{[0-9]+}}], %rd{{[0-9]+}}
 // CHECK-DAG: tcgen05.ld.sync.aligned.32x32b.x32.b32
-// CHECK-DAG: ex2.approx.f32
+// CHECK-DAG: ex2.approx.ftz.f32
 // CHECK-DAG: tcgen05.st.sync.aligned.32x32b.x32.b32
 // CHECK-DAG: tcgen05.wait::st.sync.aligned;
 // CHECK-DAG: div.{{.*}}f32

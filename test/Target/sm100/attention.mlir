@@ -88,7 +88,7 @@
 // the rescale factor to shared memory (a thread writes its row's).
 // CHECK: setmaxnreg.inc.sync.aligned.u32 176;
 // CHECK-COUNT-4: tcgen05.ld.sync.aligned.32x32b.x32.b32
-// CHECK: ex2.approx.f32
+// CHECK: ex2.approx.ftz.f32
 // CHECK: st.shared.b32
 // CHECK: tcgen05.st.sync.aligned.32x32b.x32.b32
 // CHECK: tcgen05.wait::st.sync.aligned;

@@ -85,7 +85,7 @@
 // CHECK: wgmma.mma_async.sync.aligned
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: mbarrier.arrive.shared.b64
-// CHECK: ex2.approx.f32
+// CHECK: ex2.approx.ftz.f32
 // CHECK: bar.sync 3, 256;
 // CHECK: wgmma.mma_async.sync.aligned.{{.*}}}, %rd
 // CHECK: wgmma.mma_async.sync.aligned.{{.*}}, {%r
@@ -100,7 +100,7 @@
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.commit_group;
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: ex2.approx.f32
+// CHECK: ex2.approx.ftz.f32
 // CHECK: bar.arrive 3, 256;
 // CHECK: bar.sync 4, 256;
 // CHECK: bar.sync 2, 128;
@@ -121,7 +121,7 @@
 // D64: setmaxnreg.inc
 // D64-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D64-NOT: wgmma.mma_async
-// D64: ex2.approx.f32
+// D64: ex2.approx.ftz.f32
 // D64: bar.sync 3, 256;
 // D64-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D64-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r
@@ -146,7 +146,7 @@ fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
 // D128: setmaxnreg.inc
 // D128-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D128-NOT: wgmma.mma_async
-// D128: ex2.approx.f32
+// D128: ex2.approx.ftz.f32
 // D128: bar.sync 3, 256;
 // D128-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D128-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r
@@ -189,7 +189,7 @@ fmha.attention @attn_d128_causal_gqa (tensor<?x?x?x128xbf16>,
 // D256: setmaxnreg.inc
 // D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256-NOT: wgmma.mma_async
-// D256: ex2.approx.f32
+// D256: ex2.approx.ftz.f32
 // D256: bar.sync 3, 256;
 // D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, {%r
@@ -223,7 +223,7 @@ fmha.attention @attn_d256 (tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>,
 // D256C: setmaxnreg.inc
 // D256C-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256C-NOT: wgmma.mma_async
-// D256C: ex2.approx.f32
+// D256C: ex2.approx.ftz.f32
 // D256C: bar.sync 3, 256;
 // D256C-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256C-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}, {%r
@@ -248,7 +248,7 @@ fmha.attention @attn_d256_causal_gqa (tensor<?x8x?x256xf16>,
 // WINDOW: setmaxnreg.dec.sync.aligned.u32 232;
 // WINDOW: mbarrier.try_wait.parity.shared.b64
 // WINDOW-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
-// WINDOW: ex2.approx.f32
+// WINDOW: ex2.approx.ftz.f32
 // WINDOW-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {%r
 // WINDOW: bar.sync 1, 128;
 // WINDOW: fence.proxy.async.shared::cta;

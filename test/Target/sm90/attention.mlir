@@ -22,7 +22,7 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: shfl.sync.bfly
-// CHECK: ex2.approx
+// CHECK: ex2.approx.ftz.f32
 // In the loop, its turn (named barrier 3 of 2 x 128 threads): the next S
 // and P V with P from registers issued back to back, the turn handed to
 // consumer 1 (barrier 4), then a wait for S only while P V runs.

@@ -21,7 +21,7 @@
 // RUN:   | FileCheck %s --check-prefix=PTXAS %}
 
 // CHECK: .target sm_90a
-// No libdevice: exp2 is ex2.approx.f32.
+// No libdevice: exp2 is ex2.approx.ftz.f32.
 // CHECK-NOT: __nv_
 // CHECK-LABEL: .entry attention_tile(
 // CHECK: .maxntid 256, 1, 1
@@ -49,7 +49,7 @@
 // CHECK-NEXT: max.NaN.f32
 // CHECK-COUNT-3: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
 // exp2 of the 4 rescale factors and the 64 probabilities of a thread.
-// CHECK-COUNT-68: ex2.approx.f32
+// CHECK-COUNT-68: ex2.approx.ftz.f32
 // Row sum, across the quad.
 // CHECK: add.rn.f32
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
