@@ -247,11 +247,11 @@ struct ElementwiseLowering : ConversionPattern {
         // without .ftz ptxas wraps every ex2 in a compare and two
         // predicated multiplies to produce denormals, a third of the
         // softmax's instructions.
-        scalar = LLVM::CallIntrinsicOp::create(
-                     rewriter, loc, rewriter.getF32Type(),
-                     rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
-                     scalars)
-                     .getResult(0);
+        scalar =
+            LLVM::CallIntrinsicOp::create(
+                rewriter, loc, rewriter.getF32Type(),
+                rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"), scalars)
+                .getResult(0);
       } else if (isa<math::Log2Op>(op) && type.getElementType().isF32()) {
         // lg2.approx.f32 likewise (attention's log-sum-exp), not a call to
         // libdevice's __nv_log2f.
