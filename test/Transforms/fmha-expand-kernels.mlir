@@ -188,9 +188,12 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // Persistent attention: at most one CTA per SM (the grid is min(num_sms,
 // work items)); CTA p walks items p, p + #CTAs, ... With a causal mask an
 // item pairs query block n - 1 - j with block j (the longer first), so every
-// item costs about the same; the (batch, head) is item / ceil(n / 2).
+// item costs about the same; the (batch, head) is item / ceil(n / 2). The Q
+// tiles get two slots (fmha.item_slots), so the next item's load while this
+// one ends.
 // CHECK-LABEL: gpu.module @attn_persistent_module
 // CHECK: gpu.func @attn_persistent(%{{.*}}: !tile.desc<tensor<64x64xbf16>, rank = 4>, %{{.*}}, %{{.*}}, %{{.*}}, %[[B:.*]]: i32, %[[HQ:.*]]: i32, %{{.*}}: i32, %[[SQ:.*]]: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: fmha.item_slots = 2 : i64
 // CHECK-SAME: \22grid\22:[{\22min\22:[\22num_sms\22,{\22mul\22:[{\22ceildiv\22:[\22SQ\22,256]},{\22mul\22:[\22H\22,\22B\22]}]}]},1,1]
 // CHECK: %[[PID:.*]] = tile.program_id x : i32
 // CHECK: %[[NPROG:.*]] = tile.num_programs x : i32
@@ -232,6 +235,19 @@ fmha.attention @attn_persistent_full (tensor<?x?x?x64xbf16>,
                                       tensor<?x?x?x64xbf16>,
                                       tensor<?x?x?x64xbf16>)
     -> tensor<?x?x?x64xbf16> persistent target sm_90a
+
+// -----
+
+// Head dim 256: two Q slots (128 KB) do not fit beside the fewest K/V stages
+// (2 x 64 KB), so the persistent kernel keeps one.
+// CHECK-LABEL: gpu.module @attn_persistent_d256_module
+// CHECK: gpu.func @attn_persistent_d256(
+// CHECK-SAME: fmha.item_slots = 1 : i64
+// CHECK-SAME: fmha.stages = 2 : i64
+fmha.attention @attn_persistent_d256 (tensor<?x?x?x256xbf16>,
+                                      tensor<?x?x?x256xbf16>,
+                                      tensor<?x?x?x256xbf16>)
+    -> tensor<?x?x?x256xbf16> persistent target sm_90a
 
 // -----
 

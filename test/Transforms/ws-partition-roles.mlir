@@ -735,3 +735,43 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// fmha.item_slots = 2: the channel of the loads taken once per tile (Q)
+// gets two slots, so the producer fills the next tile's while this tile's
+// main loop and store run.
+// CHECK-LABEL: gpu.func @persistent_slots(
+// CHECK: %[[Q:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+// CHECK: %[[K:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @persistent_slots_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @persistent_slots(%q: !tile.desc<tensor<128x64xbf16, #smem>>,
+                         %k: !tile.desc<tensor<128x64xbf16, #smem>>,
+                         %o: !tile.desc<tensor<128x128xf32>>,
+                         %tiles: i32, %steps: i32) kernel attributes {fmha.item_slots = 2 : i64, fmha.stages = 2 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %np = tile.num_programs x : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      scf.for %t = %pid to %tiles step %np : i32 {
+        %m0 = arith.muli %t, %c128 : i32
+        %x = tile.load %q[%m0, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %r = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+            -> (tensor<128x128xf32, #acc>) : i32 {
+          %n0 = arith.muli %s, %c128 : i32
+          %y = tile.load %k[%n0, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+          scf.yield %d : tensor<128x128xf32, #acc>
+        }
+        tile.store %o[%m0, %c0], %r : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      }
+      gpu.return
+    }
+  }
+}

@@ -142,10 +142,21 @@ int64_t AttentionOp::getNumConsumerGroups() {
 int64_t AttentionOp::getStagesOrDefault() {
   if (IntegerAttr stages = getStagesAttr())
     return stages.getInt();
-  return pickStages(kMaxDefaultStages, getMinStages(getTarget()),
-                    [&](int64_t stages) {
-                      return getSharedMemoryUsage(stages).getTotalBytes();
-                    });
+  return pickStages(
+      kMaxDefaultStages, getMinStages(getTarget()), [&](int64_t stages) {
+        return getSharedMemoryUsage(stages, getQuerySlots()).getTotalBytes();
+      });
+}
+
+int64_t AttentionOp::getQuerySlots() {
+  if (!getPersistent())
+    return 1;
+  IntegerAttr stages = getStagesAttr();
+  int64_t kvStages = stages ? stages.getInt() : getMinStages(getTarget());
+  return getSharedMemoryUsage(kvStages, 2).getTotalBytes() <=
+                 limits::kMaxSharedMemoryBytes
+             ? 2
+             : 1;
 }
 
 double AttentionOp::getScaleOrDefault() {
@@ -177,24 +188,25 @@ std::optional<int64_t> AttentionOp::getRightWindow() {
 // Resources
 //===----------------------------------------------------------------------===//
 
-SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages) {
+SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages,
+                                                    int64_t querySlots) {
   int64_t headDim = getHeadDim();
   if (ShapedType::isDynamic(headDim))
     headDim = 0;
   int64_t elementBytes = getElementBytes(getElementType());
   int64_t blockM = getBlockM(), consumers = getNumConsumerGroups();
   SharedMemoryUsage usage;
-  // The buffers in the order the sm_90a pipeline allocates them. A
-  // one-slot channel with the Q tile of every consumer. Each consumer
+  // The buffers in the order the sm_90a pipeline allocates them. A ring
+  // with the Q tile of every consumer, `querySlots` slots. Each consumer
   // stages its O tile for the TMA store in its Q buffer, which it holds until
   // the store has read it (ws-partition-roles).
-  usage.addPart("Q/O", consumers, blockM * headDim * elementBytes);
+  usage.addPart("Q/O", querySlots * consumers, blockM * headDim * elementBytes);
   // The K ring and the V ring, `stages` slots each.
   usage.addPart("K/V", 2, stages * getBlockN() * headDim * elementBytes);
   // The lse rows go to global memory straight from registers
   // (tile.store_direct): they need no shared memory.
   // A full and an empty barrier per slot of each ring.
-  usage.mbarriers = 2 * (2 * stages + 1);
+  usage.mbarriers = 2 * (2 * stages + querySlots);
   return usage;
 }
 

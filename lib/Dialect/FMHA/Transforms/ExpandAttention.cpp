@@ -577,6 +577,8 @@ LogicalResult AttentionBuilder::build() {
   gpu::GPUFuncOp func = shell.func;
   func->setAttr("fmha.manifest", b.getStringAttr(manifest()));
   func->setAttr("fmha.stages", b.getI64IntegerAttr(op.getStagesOrDefault()));
+  if (persistent())
+    func->setAttr("fmha.item_slots", b.getI64IntegerAttr(op.getQuerySlots()));
   unsigned next = 0;
   q = func.getArgument(next++);
   k = func.getArgument(next++);

@@ -43,6 +43,18 @@ enum class Placement { Before, Loop, After };
 struct ChannelLoads {
   SmallVector<SmallVector<tile::LoadOp>> groups;
   bool inLoop = false;
+
+  /// Slots of the channel's ring: a channel filled in the main loop streams
+  /// through `stages` slots; one filled once per work item of a loop around
+  /// the main loop (a persistent kernel's Q tiles) through `itemSlots`, so
+  /// that with two the next item's tiles load while this item's last steps
+  /// and epilogue run; one filled once per kernel has one.
+  unsigned depth(unsigned stages, unsigned itemSlots) const {
+    if (inLoop)
+      return stages;
+    return groups.front().front()->getParentOfType<scf::ForOp>() ? itemSlots
+                                                                 : 1;
+  }
 };
 
 /// What the partitioning found in one tile program.
@@ -569,6 +581,7 @@ struct WSPartitionRolesPass
     b.setInsertionPointToStart(&body);
     Location loc = func.getLoc();
     unsigned numStages = stagesOf(func, stages);
+    unsigned itemSlots = itemSlotsOf(func);
     // Channels filled in the loop stream through a ring; the others are
     // filled once.
     SmallVector<Value> channels;
@@ -576,7 +589,7 @@ struct WSPartitionRolesPass
       channels.push_back(ChannelOp::create(
           b, loc,
           ChannelType::get(ctx, sharedBuffersFor(channel.groups.front()),
-                           channel.inLoop ? numStages : 1)));
+                           channel.depth(numStages, itemSlots))));
     SmallVector<Value> staging;
     for (tile::StoreOp store : program->stores)
       staging.push_back(allocStaging(b, store));

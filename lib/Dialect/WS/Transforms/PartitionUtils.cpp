@@ -81,6 +81,12 @@ unsigned ws::stagesOf(FunctionOpInterface func, unsigned fallback) {
   return fallback;
 }
 
+unsigned ws::itemSlotsOf(FunctionOpInterface func) {
+  if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.item_slots"))
+    return attr.getInt();
+  return 1;
+}
+
 Value ws::allocStaging(OpBuilder &b, tile::StoreOp store) {
   return BufferAllocOp::create(b, store.getLoc(),
                                sharedBufferFor(store.getValue().getType()),

@@ -52,6 +52,11 @@ SmallVector<MemRefType> sharedBuffersFor(ArrayRef<tile::LoadOp> loads);
 /// pass option).
 unsigned stagesOf(FunctionOpInterface func, unsigned fallback);
 
+/// The slots of a ring filled once per work item of a loop around the main
+/// loop (a persistent kernel's Q tiles): the kernel's `fmha.item_slots`
+/// attribute, else 1.
+unsigned itemSlotsOf(FunctionOpInterface func);
+
 /// The shared-memory buffer a consumer stages the value of `store` in for
 /// its TMA store, allocated at `b`'s insertion point.
 Value allocStaging(OpBuilder &b, tile::StoreOp store);

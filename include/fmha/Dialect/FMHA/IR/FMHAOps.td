@@ -114,9 +114,9 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     |---------------|--------------------------------------|-----------------------------|
     | `scale`       | softmax scale, `> 0` and finite (a float literal: `0.125`, `1.0`) | `1/sqrt(head_dim)` |
     | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
-    | `stages`      | K/V shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 2, that fit in shared memory |
+    | `stages`      | K/V shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 3, that fit in shared memory |
     | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
-    | `persistent`  | `sm_90a` only: a CTA per SM (at most) walks the work items, a query block each, or with masks a pair of them (the longest with the shortest, longest first); its producer loads the next item's first K tile while the consumers finish the last one | off: a CTA per query block |
+    | `persistent`  | `sm_90a` only: a CTA per SM (at most) walks the work items, a query block each, or with masks a pair of them (the longest with the shortest, longest first); its producer loads the next item's Q and first K tiles while the consumers finish the last one (the Q tiles get two slots when they fit beside the K/V stages asked for, or beside 2 without `stages`; the default stages are then the most that fit beside them) | off: a CTA per query block |
     | `target`      | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -220,6 +220,10 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     int64_t getBlockN();
     /// Number of K/V shared-memory buffers.
     int64_t getStagesOrDefault();
+    /// Slots of the Q ring: 2 in a persistent kernel when they fit beside
+    /// the K/V stages asked for (or the fewest), so that the next work
+    /// item's Q tiles load while this item ends; else 1.
+    int64_t getQuerySlots();
     /// Consumer warpgroups per CTA.
     int64_t getNumConsumerGroups();
     /// The softmax scale; 1/sqrt(head_dim) by default.
@@ -238,9 +242,10 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     /// Shared memory by part ("K/V", "Q/O") and barriers, as
     /// the sm_90a pipeline allocates it.
     ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage() {
-      return getSharedMemoryUsage(getStagesOrDefault());
+      return getSharedMemoryUsage(getStagesOrDefault(), getQuerySlots());
     }
-    ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage(int64_t stages);
+    ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage(int64_t stages,
+                                                         int64_t querySlots);
     /// Registers per consumer thread (sm_90a): S, P and O, and the per-row
     /// state.
     int64_t getConsumerRegisters();

@@ -17,7 +17,10 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       groups must hold the same tiles),
       committed with its byte count. A channel filled in the loop has
       `stages` slots (`fmha.stages` on the kernel overrides the option), one
-      filled only outside it has one. Attention's program gives three: Q
+      filled only outside it has one, except in a loop around the main loop
+      (a persistent kernel's tile loop): there it has `fmha.item_slots`
+      slots (1 by default; with 2 the next tile's loads overlap this tile's
+      end). Attention's program gives three: Q
       (before the loop), K (the first tile before, the others in the loop)
       and V (in the loop, the last tile after it), so K and V each have
       their own ring and the producer loads K ahead of V.
