@@ -130,8 +130,17 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
     NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
   }
+  // The warp index, broadcast from lane 0 (shfl.sync.idx): ptxas cannot
+  // tell that tid / 32 is the same across a warp, so branches on it would
+  // look divergent, and in a role entered through such branches it keeps
+  // loop values (wgmma descriptors, ring stages) out of the uniform
+  // registers. The shuffle's result is warp-uniform by construction.
   Value warp =
       arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp));
+  warp = NVVM::ShflOp::create(b, loc, b.getI32Type(),
+                              i32Const(b, loc, int64_t(0xffffffff)), warp,
+                              i32Const(b, loc, 0), i32Const(b, loc, 0x1f),
+                              NVVM::ShflKind::idx, UnitAttr());
 
   // Roles that share warpgroups form a cluster. Each cluster's warps first
   // move to its register budget (setmaxnreg acts on whole warpgroups, and
