@@ -163,11 +163,11 @@ gpu.module @gemm {
 // CHECK: %[[O:.*]] = ws.channel : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
 // CHECK: %[[ROWS:.*]] = ws.channel : !ws.channel<[memref<128xf32, 3>], stages = 2>
 // CHECK: %[[OUT:.*]] = ws.channel : !ws.channel<[memref<128x64xf32, 3>], stages = 1>
-// CHECK: ws.role "load" warps 1 regs 56
+// CHECK: ws.role "load" warps 1 regs 72
 // CHECK:   ws.producer_acquire %[[Q]]
 // CHECK:   scf.for
 // CHECK:     ws.producer_acquire %[[KV]]
-// CHECK: ws.role "mma" warps 1 regs 56
+// CHECK: ws.role "mma" warps 1 regs 72
 // CHECK:   %[[QT:.*]], %[[QB:.*]] = ws.consumer_wait %[[Q]]
 // CHECK:   scf.for %[[J:.*]] = %[[LB:[^ ]*]] to
 // CHECK:     %[[ACC:.*]] = arith.cmpi ne, %[[J]], %[[LB]] : i32
@@ -186,13 +186,13 @@ gpu.module @gemm {
 // CHECK:   %[[LTOK:.*]], %{{.*}} = ws.consumer_wait %[[O]]
 // CHECK:   ws.consumer_release %[[O]], %[[LTOK]] by tcgen05
 // CHECK:   ws.consumer_release %[[Q]], %[[QT]] by tcgen05
-// CHECK: ws.role "epilogue" warps 1 regs 56
+// CHECK: ws.role "epilogue" warps 1 regs 72
 // CHECK-NOT: scf.for
 // CHECK:   %[[ETOK:.*]], %[[EBUF:.*]] = ws.consumer_wait %[[OUT]]
 // CHECK:   ws.tma_store %{{.*}}, %[[EBUF]]
 // CHECK:   ws.tma_store_wait
 // CHECK:   ws.consumer_release %[[OUT]], %[[ETOK]] by threads
-// CHECK: ws.role "correction" warps 4 regs 96
+// CHECK: ws.role "correction" warps 4 regs 88
 // CHECK:   scf.for
 // CHECK:     %[[RTOK:.*]], %[[RBUF:.*]] = ws.consumer_wait %[[ROWS]]
 // CHECK:     %[[ALPHA:.*]] = ws.load_shared %[[RBUF]] : memref<128xf32, 3> -> tensor<128xf32, #{{.*}}>
@@ -216,11 +216,11 @@ gpu.module @gemm {
 // CHECK:   %[[STTOK:.*]], %[[STBUF:.*]] = ws.producer_acquire %[[OUT]]
 // CHECK:   memref.subview %[[FBUF]][0, 0] [128, 32] [1, 1]
 // CHECK:   tile.broadcast %[[SUM]]
-// CHECK:   arith.divf
+// CHECK:   arith.mulf
 // CHECK:   memref.subview %[[STBUF]][0, 0] [128, 32] [1, 1]
 // CHECK:   ws.store_shared
 // CHECK:   memref.subview %[[FBUF]][0, 32] [128, 32] [1, 1]
-// CHECK:   arith.divf
+// CHECK:   arith.mulf
 // CHECK:   memref.subview %[[STBUF]][0, 32] [128, 32] [1, 1]
 // CHECK:   ws.store_shared
 // CHECK:   ws.producer_commit %[[OUT]], %[[STTOK]] by threads
@@ -230,18 +230,49 @@ gpu.module @gemm {
 // CHECK:   scf.for
 // CHECK:     %[[SPTOK:.*]], %[[SPBUF:.*]] = ws.producer_acquire %[[P]]
 // CHECK:     %[[SWTOK:.*]], %[[SWBUF:.*]] = ws.consumer_wait %[[S]]
-// CHECK:     %[[ST:.*]] = ws.as_tensor %[[SWBUF]]
-// CHECK:     tile.convert_layout %[[ST]]
-// CHECK:     ws.consumer_release %[[S]], %[[SWTOK]] by threads
+// S is streamed 32 columns at a time: a pass for the row maximum...
+// CHECK:     %[[SV0:.*]] = memref.subview %[[SWBUF]][0, 0] [128, 32] [1, 1]
+// CHECK:     %[[ST0:.*]] = ws.as_tensor %[[SV0]]
+// CHECK:     %[[SR0:.*]] = tile.convert_layout %[[ST0]]
+// CHECK:     %[[MX0:.*]] = tile.reduce max %[[SR0]] axis 1 : tensor<128x32xf32
+// CHECK:     memref.subview %[[SWBUF]][0, 32] [128, 32] [1, 1]
+// CHECK:     %[[MX1:.*]] = tile.reduce max
+// CHECK:     arith.maximumf %[[MX0]], %[[MX1]]
+// CHECK:     memref.subview %[[SWBUF]][0, 96] [128, 32] [1, 1]
+// CHECK:     tile.reduce max
+// CHECK:     %[[TILEMAX:.*]] = arith.maximumf
+// CHECK:     %[[NEWMAX:.*]] = arith.maximumf %{{.*}}, %[[TILEMAX]]
 // CHECK:     %[[NEWALPHA:.*]] = math.exp2
 // CHECK:     %[[ATOK:.*]], %[[ABUF:.*]] = ws.producer_acquire %[[ROWS]]
 // CHECK:     ws.store_shared %[[NEWALPHA]], %[[ABUF]] : tensor<128xf32, #{{.*}}>, memref<128xf32, 3>
 // CHECK:     ws.producer_commit %[[ROWS]], %[[ATOK]] by threads
-// CHECK:     ws.store_tmem %{{.*}}, %[[SPBUF]] : tensor<128x128xbf16, #{{.*}}>, memref<128x128xbf16, #ws.tmem>
+// ... then one for P, its row sum and its store over S, chunk by chunk:
+// P's 32 bf16 columns of chunk c take packed columns 16c.. of S, which
+// chunks 0..c have read already.
+// CHECK:     memref.subview %[[SWBUF]][0, 0] [128, 32] [1, 1]
+// CHECK:     tile.broadcast %[[NEWMAX]] axis 1 : tensor<128xf32, #{{.*}}> -> tensor<128x32xf32
+// CHECK:     math.exp2 %{{.*}} : tensor<128x32xf32
+// CHECK:     tile.reduce sum
+// CHECK:     arith.truncf
+// CHECK:     %[[PV0:.*]] = memref.subview %[[SPBUF]][0, 0] [128, 32] [1, 1] : memref<128x128xbf16, #ws.tmem>
+// CHECK:     ws.store_tmem %{{.*}}, %[[PV0]] : tensor<128x32xbf16, #{{.*}}>
+// CHECK:     memref.subview %[[SWBUF]][0, 32] [128, 32] [1, 1]
+// CHECK:     memref.subview %[[SPBUF]][0, 32] [128, 32] [1, 1]
+// CHECK:     ws.store_tmem
+// CHECK:     memref.subview %[[SWBUF]][0, 96] [128, 32] [1, 1]
+// CHECK:     tile.convert_layout
+// S goes back after its last chunk is read.
+// CHECK:     ws.consumer_release %[[S]], %[[SWTOK]] by threads
+// CHECK:     memref.subview %[[SPBUF]][0, 96] [128, 32] [1, 1]
+// CHECK:     ws.store_tmem
+// CHECK-NOT: tensor<128x128xf32, #tmem_32x32b>
 // CHECK:     ws.producer_commit %[[P]], %[[SPTOK]] by threads
 // CHECK:   }
+// After the loop: the reciprocal of the row sum (the program's) to the
+// correction.
+// CHECK:   %[[RECIP:.*]] = arith.divf {{.*}} fastmath<afn>
 // CHECK:   %[[LSTOK:.*]], %[[LSBUF:.*]] = ws.producer_acquire %[[ROWS]]
-// CHECK:   ws.store_shared %{{.*}}, %[[LSBUF]]
+// CHECK:   ws.store_shared %[[RECIP]], %[[LSBUF]]
 // CHECK:   ws.producer_commit %[[ROWS]], %[[LSTOK]] by threads
 // CHECK-NOT: ws.tma_store
 // CHECK: gpu.return
@@ -285,8 +316,10 @@ gpu.module @attention {
       scf.yield %25, %11, %22 : tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
     }
     %2 = tile.convert_layout %1#0 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
-    %3 = tile.broadcast %1#2 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
-    %4 = arith.divf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #slice>
+    %inv = arith.divf %one, %1#2 fastmath<afn> : tensor<128xf32, #slice>
+    %3 = tile.broadcast %inv axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+    %4 = arith.mulf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
     tile.store %arg3[%c0_i32, %c0_i32], %4 : !tile.desc<tensor<128x64xf32>>, tensor<128x64xf32, #tmem_32x32b>
     gpu.return
   }

@@ -47,6 +47,15 @@ static Value inRange(OpBuilder &b, Location loc, Value x, int64_t lo,
   return arith::AndIOp::create(b, loc, ge, lt);
 }
 
+/// `cond`, marked as expected true (llvm.intr.expect) for a branch into a
+/// role. Without it LLVM's block placement treats a test like `warp == 0` as
+/// unlikely and moves that role's code after the others': the PTX would not
+/// list the roles in program order.
+static Value likely(OpBuilder &b, Location loc, Value cond) {
+  Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  return LLVM::ExpectOp::create(b, loc, cond, yes);
+}
+
 /// Whether `role` issues the MMAs of a CTA pair (`ws.tcgen05_mma
 /// {cta_pair}`): only the even CTA of the pair runs it.
 static bool issuesPairMMAs(RoleOp role) {
@@ -70,7 +79,9 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid) {
                               i32Const(b, role.getLoc(), 0));
     inRole = arith::AndIOp::create(b, role.getLoc(), inRole, even);
   }
-  auto ifOp = scf::IfOp::create(b, role.getLoc(), inRole, /*withElse=*/false);
+  auto ifOp =
+      scf::IfOp::create(b, role.getLoc(), likely(b, role.getLoc(), inRole),
+                        /*withElse=*/false);
   Block &body = role.getBody().front();
   ifOp.thenBlock()->getOperations().splice(
       ifOp.thenBlock()->getTerminator()->getIterator(), body.getOperations());
@@ -172,7 +183,8 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
   for (Cluster &cluster : clusters) {
     Value inCluster =
         inRange(b, loc, group, cluster.firstGroup, cluster.lastGroup + 1);
-    auto ifOp = scf::IfOp::create(b, loc, inCluster, /*withElse=*/false);
+    auto ifOp = scf::IfOp::create(b, loc, likely(b, loc, inCluster),
+                                  /*withElse=*/false);
     OpBuilder cb(ifOp.thenBlock()->getTerminator());
     std::optional<uint32_t> regs = cluster.roles.front().getRegs();
     if (regs && *regs != cap)

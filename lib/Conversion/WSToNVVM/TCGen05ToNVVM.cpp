@@ -239,7 +239,8 @@ struct TMEMSlotLowering : ConvertOpToLLVMPattern<SlotOp> {
 
 /// memref.subview of a tensor-memory buffer that keeps every lane (row) ->
 /// the buffer's address plus its first column: a 32-bit element takes a
-/// column, so the view's column offset is a column count.
+/// column, two 16-bit ones share one (packed), so the view's first element
+/// must start a column.
 struct TMEMSubViewLowering : ConvertOpToLLVMPattern<memref::SubViewOp> {
   TMEMSubViewLowering(const LLVMTypeConverter &converter)
       : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
@@ -251,15 +252,19 @@ struct TMEMSubViewLowering : ConvertOpToLLVMPattern<memref::SubViewOp> {
       return rewriter.notifyMatchFailure(op, "not a tensor-memory buffer");
     ArrayRef<int64_t> offsets = op.getStaticOffsets();
     ArrayRef<int64_t> sizes = op.getStaticSizes();
+    int64_t bits = source.getElementTypeBitWidth();
     if (source.getRank() != 2 || op.getType().getRank() != 2 ||
-        source.getElementTypeBitWidth() != 32 || offsets[0] != 0 ||
-        ShapedType::isDynamic(offsets[1]) || sizes[0] != source.getShape()[0] ||
+        (bits != 32 && bits != 16) || offsets[0] != 0 ||
+        ShapedType::isDynamic(offsets[1]) || offsets[1] * bits % 32 != 0 ||
+        sizes[0] != source.getShape()[0] ||
         !llvm::all_of(op.getStaticStrides(),
                       [](int64_t stride) { return stride == 1; }))
       return op.emitOpError("views tensor memory as whole rows of 32-bit "
-                            "elements from a static column only");
+                            "or packed 16-bit elements from a static column "
+                            "only");
     rewriter.replaceOpWithNewOp<LLVM::AddOp>(
-        op, adaptor.getSource(), i32Const(rewriter, op.getLoc(), offsets[1]));
+        op, adaptor.getSource(),
+        i32Const(rewriter, op.getLoc(), offsets[1] * bits / 32));
     return success();
   }
 };

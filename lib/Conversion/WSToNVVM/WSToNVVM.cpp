@@ -123,7 +123,11 @@ struct SlotLowering : ConvertOpToLLVMPattern<SlotOp> {
 };
 
 /// ws.mbarrier_alloc -> a shared-memory pointer; thread 0 initialises each
-/// barrier with the expected arrival count.
+/// barrier with the expected arrival count (a predicated init, the count an
+/// immediate), in a branch of its own: the barrier addresses computed there
+/// do not dominate the roles, so LLVM and ptxas do not reuse them in every
+/// role, as they did when the inits were only predicated, which kept one
+/// register per barrier live through all roles.
 struct MBarrierAllocLowering : ConvertOpToLLVMPattern<MBarrierAllocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -137,12 +141,21 @@ struct MBarrierAllocLowering : ConvertOpToLLVMPattern<MBarrierAllocOp> {
     Value isThread0 =
         LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, tid,
                              i32Const(rewriter, loc, 0));
+    Block *before = rewriter.getInsertionBlock();
+    Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+    Block *init = rewriter.createBlock(after);
+    rewriter.setInsertionPointToEnd(before);
+    LLVM::CondBrOp::create(rewriter, loc, isThread0, init, after);
+    rewriter.setInsertionPointToEnd(init);
     Value arrivals = i32Const(rewriter, loc, op.getArrivals());
+    Value initBase = sharedMemoryAt(rewriter, loc, *op.getOffset());
     for (unsigned i = 0; i < op.getType().getCount(); ++i)
       NVVM::MBarrierInitOp::create(
           rewriter, loc,
-          barrierAt(rewriter, loc, base, i32Const(rewriter, loc, i)), arrivals,
-          isThread0);
+          barrierAt(rewriter, loc, initBase, i32Const(rewriter, loc, i)),
+          arrivals, isThread0);
+    LLVM::BrOp::create(rewriter, loc, after);
+    rewriter.setInsertionPointToStart(after);
     rewriter.replaceOp(op, base);
     return success();
   }

@@ -61,17 +61,9 @@
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2 [[[DSTB]]], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}}], [[[FULL]]];
 // CHECK: mov.b32 [[BYTES:%r[0-9]+]], 32768;
 // CHECK: mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [[[FULL]]], [[BYTES]];
-// Epilogue: reads its own 128 rows (256 columns, 32 at a time), then hands
-// the slot back on the even CTA's accumulator-empty barrier.
-// CHECK: mbarrier.try_wait.parity
-// CHECK-COUNT-8: tcgen05.ld.sync.aligned.32x32b.x32.b32
-// CHECK: mapa.shared::cluster.u64 [[EMPTY:%rd[0-9]+]], %rd{{[0-9]+}}, 0;
-// CHECK: mbarrier.arrive.release.cluster.shared::cluster.b64 _, [[[EMPTY]]]
-// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
-// Load warp after its loop (laid out here): the drain, one wait per operand
-// stage (four) on its CTA's operand-empty barriers, which the even CTA's
-// last commits signal; only then does the warp go on to the final cluster
-// barrier.
+// Load warp after its loop: the drain, one wait per operand stage (four)
+// on its CTA's operand-empty barriers, which the even CTA's last commits
+// signal; only then does the warp go on to the final cluster barrier.
 // CHECK-COUNT-4: mbarrier.try_wait.parity.shared.b64 P1
 // CHECK-NOT: mbarrier.try_wait
 // MMA warp: the even CTA's only. Four K steps of 16 per operand slot with
@@ -87,6 +79,14 @@
 // CTAs' epilogues have handed back every slot.
 // CHECK-COUNT-2: mbarrier.try_wait.parity.shared.b64 P1
 // CHECK-NOT: mbarrier.try_wait
+// Epilogue warpgroup: reads its own 128 rows (256 columns, 32 at a time),
+// then hands the slot back on the even CTA's accumulator-empty barrier.
+// CHECK: setmaxnreg.dec.sync.aligned.u32 232;
+// CHECK: mbarrier.try_wait.parity
+// CHECK-COUNT-8: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// CHECK: mapa.shared::cluster.u64 [[EMPTY:%rd[0-9]+]], %rd{{[0-9]+}}, 0;
+// CHECK: mbarrier.arrive.release.cluster.shared::cluster.b64 _, [[[EMPTY]]]
+// CHECK: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
 // At the end both CTAs meet before warp 0 of each frees the columns.
 // CHECK: tcgen05.fence::before_thread_sync;
 // CHECK-NEXT: barrier.cluster.arrive.aligned;

@@ -267,10 +267,9 @@ fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
 // read it (O is staged in it); the TMA store is a predicated instruction,
 // so the consumers' loops hold no branch on the thread index.
 // PERSISTENT-LABEL: .entry attn_persistent(
+// PERSISTENT: mov.u32 {{.*}}, %nctaid.x;
 // PERSISTENT: setmaxnreg.dec.sync.aligned.u32 40;
-// PERSISTENT: mov.u32 {{.*}}, %nctaid.x;
 // PERSISTENT: setmaxnreg.inc.sync.aligned.u32 232;
-// PERSISTENT: mov.u32 {{.*}}, %nctaid.x;
 // PERSISTENT: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // PERSISTENT-NEXT: // end inline asm
 // PERSISTENT-NEXT: cp.async.bulk.commit_group;

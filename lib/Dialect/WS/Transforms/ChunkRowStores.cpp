@@ -7,6 +7,13 @@
 // than a thread has. Done 32 columns at a time (tcgen05.ld of 32 columns,
 // wait, compute, store, next chunk) it needs 32.
 //
+// The row reductions the stored value depends on (attention's softmax: the
+// row maximum, then P = exp2(S - max) with its row sum) are chunked too:
+// each becomes a pass over the chunks that combines the partial results
+// (max or sum), and the row vectors computed from them are ready for the
+// passes after it. Sinks (reductions and the store) whose inputs are all
+// ready at the same point share a pass, so a chunk is loaded once for them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "PartitionRolesSM100.h"
@@ -17,7 +24,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -58,11 +67,21 @@ static bool isRowLoad(Operation *op) {
          convert.getInput().getType().getElementType().isF32();
 }
 
+/// A row reduction of a whole 128-row tensor of `columns` columns.
+static bool isRowReduction(Operation *op, int64_t columns) {
+  auto reduce = dyn_cast<tile::ReduceOp>(op);
+  return reduce && reduce.getAxis() == 1 &&
+         isRowTensor(reduce.getInput().getType(), columns) &&
+         (reduce.getKind() == tile::ReduceKind::max ||
+          reduce.getKind() == tile::ReduceKind::sum);
+}
+
 /// The ops computing `value` column by column from tcgen05.ld loads, in
-/// block order, or failure when something else goes in: a reduction, an
-/// iota over columns, a tensor computed elsewhere.
-static FailureOr<SmallVector<Operation *>> columnwiseSlice(Value value,
-                                                           Block *block) {
+/// block order, or failure when something else goes in: a reduction over
+/// columns (other than through a row vector), a tensor computed elsewhere.
+/// The row vectors the slice broadcasts over the columns go into `rows`.
+static FailureOr<SmallVector<Operation *>>
+columnwiseSlice(Value value, Block *block, SmallVectorImpl<Value> &rows) {
   int64_t columns = cast<RankedTensorType>(value.getType()).getShape()[1];
   llvm::SetVector<Operation *> slice;
   SmallVector<Value> worklist{value};
@@ -73,7 +92,7 @@ static FailureOr<SmallVector<Operation *>> columnwiseSlice(Value value,
       return failure();
     if (!slice.insert(def))
       continue;
-    if (isRowLoad(def))
+    if (isRowLoad(def) || isa<tile::IotaOp, tensor::SplatOp>(def))
       continue;
     if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
@@ -85,6 +104,7 @@ static FailureOr<SmallVector<Operation *>> columnwiseSlice(Value value,
       // A row vector spread over the columns: every chunk takes its part.
       if (broadcast.getAxis() != 1)
         return failure();
+      rows.push_back(broadcast.getInput());
       continue;
     }
     if (!def->hasTrait<OpTrait::Elementwise>() || def->getNumResults() != 1 ||
@@ -113,7 +133,7 @@ static Value columnView(OpBuilder &b, Location loc, Value buffer,
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
 }
 
-/// One chunk's copy of `op` (of the slice), its operands mapped by `map`.
+/// One chunk's copy of `op` (of a slice), its operands mapped by `map`.
 static Operation *chunkOf(OpBuilder &b, Operation *op, IRMapping &map,
                           int64_t column, int64_t width) {
   Location loc = op->getLoc();
@@ -137,9 +157,116 @@ static Operation *chunkOf(OpBuilder &b, Operation *op, IRMapping &map,
     auto dense = cast<DenseElementsAttr>(constant.getValue());
     return arith::ConstantOp::create(b, loc, chunk, dense.resizeSplat(chunk));
   }
+  if (auto splat = dyn_cast<tensor::SplatOp>(op))
+    return tensor::SplatOp::create(b, loc, chunk, splat.getInput());
+  if (auto iota = dyn_cast<tile::IotaOp>(op)) {
+    Operation *local = tile::IotaOp::create(b, loc, chunk, iota.getAxisAttr());
+    if (iota.getAxis() != 1 || column == 0)
+      return local;
+    // Column indices: the chunk's own plus its first column.
+    Value first = arith::ConstantOp::create(
+        b, loc, chunk,
+        DenseElementsAttr::get(
+            chunk, b.getIntegerAttr(chunk.getElementType(), column)));
+    return arith::AddIOp::create(b, loc, local->getResult(0), first);
+  }
   Operation *copy = b.clone(*op, map);
   copy->getResult(0).setType(chunk);
   return copy;
+}
+
+namespace {
+
+/// A reduction or the store, computed from its column-wise slice.
+struct Sink {
+  Operation *op;
+  SmallVector<Operation *> slice;
+  /// The values from outside the slice it reads: where it can be computed.
+  SmallVector<Value> inputs;
+};
+
+} // namespace
+
+/// The values `slice` reads that it does not compute, plus `extra`.
+static SmallVector<Value> sliceInputs(ArrayRef<Operation *> slice,
+                                      ValueRange extra) {
+  llvm::SmallPtrSet<Operation *, 16> inSlice(slice.begin(), slice.end());
+  SmallVector<Value> inputs(extra.begin(), extra.end());
+  for (Operation *op : slice) {
+    if (isRowLoad(op)) {
+      inputs.push_back(cast<tile::ConvertLayoutOp>(op)
+                           .getInput()
+                           .getDefiningOp()
+                           ->getOperand(0));
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      if (!inSlice.contains(operand.getDefiningOp()))
+        inputs.push_back(operand);
+  }
+  return inputs;
+}
+
+/// Whether every value of `inputs` is available before `at` (in its block,
+/// or from outside it).
+static bool readyBefore(ArrayRef<Value> inputs, Operation *at) {
+  return llvm::all_of(inputs, [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    Operation *ancestor =
+        def ? at->getBlock()->findAncestorOpInBlock(*def) : nullptr;
+    return !ancestor || ancestor->isBeforeInBlock(at);
+  });
+}
+
+/// Whether the ops strictly between `from` and `to` (one block) may be
+/// crossed by the chunked loads and stores: no ws ops (waits, releases,
+/// commits guard the buffers) and no memory effects.
+static bool crossable(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    bool ws = false;
+    op->walk([&](Operation *nested) {
+      ws |= isa_and_nonnull<WSDialect>(nested->getDialect());
+    });
+    if (ws || !isMemoryEffectFree(op))
+      return false;
+  }
+  return true;
+}
+
+/// The row reductions of whole rows of `columns` columns that the row
+/// vectors `rows` are computed from, in `block`, each with its slice (those
+/// computed column by column).
+static void collectReductions(ArrayRef<Value> rows, Block *block,
+                              int64_t columns, SmallVectorImpl<Sink> &sinks) {
+  SmallVector<Value> worklist(rows.begin(), rows.end());
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != block)
+      continue;
+    if (isRowReduction(def, columns)) {
+      Sink sink{def, {}, {}};
+      SmallVector<Value> more;
+      FailureOr<SmallVector<Operation *>> slice =
+          columnwiseSlice(def->getOperand(0), block, more);
+      // One that is not stays whole: it loads the whole row, as before.
+      if (failed(slice))
+        continue;
+      sink.slice = std::move(*slice);
+      sink.inputs = sliceInputs(sink.slice, {});
+      sinks.push_back(std::move(sink));
+      llvm::append_range(worklist, more);
+      continue;
+    }
+    // A row vector (or scalar) computed from others.
+    if (def->getNumRegions() != 0)
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
 }
 
 Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
@@ -158,41 +285,144 @@ Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
     return nullptr;
   // A 16-bit row stored into tensor memory packs two elements to a column:
   // a chunk must start on a whole column.
-  if (isTensorMemory(bufferType) && type.getElementTypeBitWidth() != 32)
+  int64_t bits = type.getElementTypeBitWidth();
+  bool intoTensorMemory = isTensorMemory(bufferType);
+  if (intoTensorMemory && (bits > 32 || width * bits % 32 != 0))
     return nullptr;
-  FailureOr<SmallVector<Operation *>> slice =
-      columnwiseSlice(value, store->getBlock());
-  if (failed(slice))
+  Block *block = store->getBlock();
+  SmallVector<Value> rows;
+  FailureOr<SmallVector<Operation *>> storeSlice =
+      columnwiseSlice(value, block, rows);
+  if (failed(storeSlice))
+    return nullptr;
+  SmallVector<Sink> sinks;
+  collectReductions(rows, block, columns, sinks);
+  // Other reductions of the same rows (the softmax's row sum of P, which
+  // the store of P does not read) go along: they would load whole rows.
+  llvm::SmallPtrSet<Value, 4> loaded;
+  auto addLoaded = [&](ArrayRef<Operation *> slice) {
+    bool shares = false;
+    for (Operation *op : slice)
+      if (isRowLoad(op)) {
+        Value source = cast<tile::ConvertLayoutOp>(op)
+                           .getInput()
+                           .getDefiningOp()
+                           ->getOperand(0);
+        shares |= !loaded.insert(source).second;
+      }
+    return shares;
+  };
+  addLoaded(*storeSlice);
+  for (Sink &sink : sinks)
+    addLoaded(sink.slice);
+  for (Operation &op : *block) {
+    if (!isRowReduction(&op, columns) ||
+        llvm::any_of(sinks, [&](Sink &sink) { return sink.op == &op; }))
+      continue;
+    SmallVector<Value> more;
+    FailureOr<SmallVector<Operation *>> slice =
+        columnwiseSlice(op.getOperand(0), block, more);
+    if (failed(slice) || !addLoaded(*slice))
+      continue;
+    sinks.push_back({&op, *slice, sliceInputs(*slice, {})});
+    collectReductions(more, block, columns, sinks);
+  }
+  sinks.push_back({store, std::move(*storeSlice), {}});
+  sinks.back().inputs = sliceInputs(sinks.back().slice, {buffer});
+  llvm::sort(sinks, [](const Sink &x, const Sink &y) {
+    return x.op->isBeforeInBlock(y.op);
+  });
+  sinks.erase(llvm::unique(sinks, [](const Sink &x,
+                                     const Sink &y) { return x.op == y.op; }),
+              sinks.end());
+  if (sinks.back().op != store)
     return nullptr;
 
-  Location loc = store->getLoc();
-  b.setInsertionPoint(store);
-  Operation *last = nullptr;
-  for (int64_t column = 0; column < columns; column += width) {
-    IRMapping map;
-    for (Operation *op : *slice)
-      map.map(op->getResult(0),
-              chunkOf(b, op, map, column, width)->getResult(0));
-    Value chunk = map.lookup(value);
-    Value view = columnView(b, loc, buffer, column, width);
-    if (isa<StoreSharedOp>(store))
-      last = StoreSharedOp::create(b, loc, chunk, view);
-    else
-      last = StoreTMEMOp::create(b, loc, chunk, view);
+  // Passes: a sink joins the pass before it when its inputs are ready at
+  // that pass's place and nothing in between guards memory.
+  SmallVector<SmallVector<Sink *>> passes;
+  for (Sink &sink : sinks) {
+    if (!passes.empty()) {
+      Operation *at = passes.back().front()->op;
+      if (readyBefore(sink.inputs, at) && crossable(at, sink.op)) {
+        passes.back().push_back(&sink);
+        continue;
+      }
+    }
+    passes.push_back({&sink});
   }
-  store->erase();
-  for (Operation *op : llvm::reverse(*slice)) {
+
+  // P over S: a store into tensor memory in a pass that loads from tensor
+  // memory writes, per chunk, columns below the end of what the pass has
+  // loaded so far (elements of at most 32 bits: a 16-bit chunk takes half
+  // the columns of the 32-bit one it is computed from), so a buffer that
+  // aliases a loaded one from the same first column (ws-allocate-tmem
+  // places aliases so) never overwrites a column a later chunk still
+  // reads. A chunk's store follows all its loads, and no pass after the
+  // store's loads again: the store is the last sink.
+
+  Location loc = store->getLoc();
+  Operation *last = nullptr;
+  for (ArrayRef<Sink *> pass : passes) {
+    b.setInsertionPoint(pass.front()->op);
+    // The reductions' partial results, combined over the chunks.
+    SmallVector<Value> partial(pass.size());
+    for (int64_t column = 0; column < columns; column += width) {
+      IRMapping map;
+      for (auto [i, sink] : llvm::enumerate(pass)) {
+        for (Operation *op : sink->slice)
+          if (!map.contains(op->getResult(0)))
+            map.map(op->getResult(0),
+                    chunkOf(b, op, map, column, width)->getResult(0));
+        if (sink->op == store) {
+          Value chunk = map.lookup(value);
+          Value view = columnView(b, loc, buffer, column, width);
+          if (isa<StoreSharedOp>(store))
+            last = StoreSharedOp::create(b, loc, chunk, view);
+          else
+            last = StoreTMEMOp::create(b, loc, chunk, view);
+          continue;
+        }
+        auto reduce = cast<tile::ReduceOp>(sink->op);
+        Value part = tile::ReduceOp::create(
+            b, reduce.getLoc(), reduce.getType(), reduce.getKindAttr(),
+            map.lookup(reduce.getInput()), reduce.getAxisAttr());
+        if (!partial[i])
+          partial[i] = part;
+        else if (reduce.getKind() == tile::ReduceKind::max)
+          partial[i] =
+              arith::MaximumFOp::create(b, reduce.getLoc(), partial[i], part);
+        else
+          partial[i] =
+              arith::AddFOp::create(b, reduce.getLoc(), partial[i], part);
+      }
+    }
+    for (auto [i, sink] : llvm::enumerate(pass))
+      if (sink->op != store)
+        sink->op->getResult(0).replaceAllUsesWith(partial[i]);
+  }
+
+  // The whole-row ops are dead now, unless something else reads them.
+  llvm::SetVector<Operation *> dead;
+  for (Sink &sink : sinks) {
+    dead.insert(sink.op);
+    dead.insert(sink.slice.begin(), sink.slice.end());
+  }
+  SmallVector<Operation *> ordered = dead.takeVector();
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : llvm::reverse(ordered)) {
     Value input;
     if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op))
       input = convert.getInput();
-    if (op->use_empty())
-      op->erase();
+    if (!op->use_empty())
+      continue;
+    op->erase();
     if (input && input.use_empty())
       input.getDefiningOp()->erase();
   }
   return last;
 }
-
 Operation *ws::lastTensorMemoryRead(Value buffer, Block *block) {
   Operation *last = nullptr;
   SmallVector<Value> worklist{buffer};

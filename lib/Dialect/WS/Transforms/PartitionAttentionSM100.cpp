@@ -15,10 +15,12 @@
 //   (so the previous P V is done), O rescaled in tensor memory 32 columns
 //   at a time, O committed; after the loop the last O, the row sum (the
 //   same ring), O normalised and staged 32 columns at a time;
-// - a softmax warpgroup per consumer: a P slot, S read in place (tcgen05.ld)
-//   and released, the online softmax in registers, the rescale factor sent,
-//   P stored over S (tcgen05.st) and committed; after the loop the row sum
-//   sent and the LSE row stored.
+// - a softmax warpgroup per consumer: a P slot, S read in place
+//   (tcgen05.ld) 32 columns at a time in two passes (the row maximum, then
+//   P = exp2(S - max) with its row sum, each chunk of P stored over the
+//   columns of S already read) and released after its last chunk, the
+//   rescale factor sent, P committed; after the loop the reciprocal of the
+//   row sum sent and the LSE row stored.
 //
 // The order of the MMA warp's tcgen05 ops, which execute in issue order,
 // keeps P over S safe: S of a step is written only after P V of the
@@ -51,10 +53,13 @@ static constexpr int64_t kTMEMRows = 128;
 /// correction: the softmax may run one step ahead.
 static constexpr unsigned kRowStages = 2;
 /// Register budgets: the load, MMA and epilogue warps (one warpgroup), and
-/// the correction warpgroup, which holds 32 columns of O at a time (the
-/// values ptxas spilled least with, 96 rather than 64 for the correction).
-static constexpr unsigned kWarpRegisters = 56;
-static constexpr unsigned kCorrectionRegisters = 96;
+/// the correction warpgroup, which holds 32 columns of O at a time. The
+/// softmax warpgroups, streaming S, get the rest: 176 each for two
+/// consumers. ptxas -v on every head-dim-64 configuration: no spills with
+/// 72 / 88 / 176; the MMA warp needs 80 at head dim 128 (its hoisted
+/// descriptors), the correction 88, the softmax 176.
+static constexpr unsigned kWarpRegisters = 72;
+static constexpr unsigned kCorrectionRegisters = 88;
 static constexpr unsigned kWarpgroupThreads = kWarpsPerGroup * kThreadsPerWarp;
 
 namespace {
@@ -418,18 +423,13 @@ struct AttentionRoles {
     Value sNow =
         AsTensorOp::create(b, loc, c.s.getType(), sWait.getBuffers()[0]);
     c.s.getResult().replaceAllUsesWith(sNow);
-    Operation *lastRead = sWait;
-    for (Operation *user : sNow.getUsers())
-      if (user->getBlock() == body && lastRead->isBeforeInBlock(user))
-        lastRead = user;
-    b.setInsertionPointAfter(lastRead);
-    ConsumerReleaseOp::create(b, loc, s[index], sWait.getToken(),
-                              AsyncUnit::Threads);
+    Value alpha;
     if (c.oStore)
       if (tile::BroadcastOp factor = rowFactor(c.oStore.getInput(), body))
-        sendRow(rows[index], factor.getInput());
+        alpha = factor.getInput();
     b.setInsertionPoint(c.pStore);
-    StoreTMEMOp::create(b, loc, c.pStore.getInput(), pSlot.getBuffers()[0]);
+    Operation *pStore =
+        StoreTMEMOp::create(b, loc, c.pStore.getInput(), pSlot.getBuffers()[0]);
     ProducerCommitOp::create(b, loc, p[index], pSlot.getToken(),
                              AsyncUnit::Threads, IntegerAttr());
     // P V and the rescale of O are the other roles'.
@@ -444,8 +444,23 @@ struct AttentionRoles {
         other.pStore.erase();
     }
     c.s.erase();
-    for (Value sum : sums)
+    // S streamed 32 columns at a time: a pass for the row maximum, then one
+    // that computes P, its row sum and stores it over S chunk by chunk.
+    storeRowsInChunks(b, pStore);
+    // S goes back once read (its last chunk); the MMA warp writes the next
+    // S only after the P V that reads this P (tcgen05 ops run in order).
+    Operation *lastRead = lastTensorMemoryRead(sWait.getBuffers()[0], body);
+    b.setInsertionPointAfter(lastRead ? lastRead : sWait.getOperation());
+    ConsumerReleaseOp::create(b, loc, s[index], sWait.getToken(),
+                              AsyncUnit::Threads);
+    if (alpha)
+      sendRow(rows[index], alpha);
+    // After the loop, the row vector the correction multiplies O by: the
+    // program's reciprocal of the row sum (one rcp per row).
+    for (Value sum : sums) {
+      b.setInsertionPointAfterValue(sum);
       sendRow(rows[index], sum);
+    }
     for (tile::StoreOp store : a.stores)
       store.erase();
     return success();

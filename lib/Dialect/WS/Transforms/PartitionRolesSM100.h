@@ -40,13 +40,18 @@ LogicalResult partitionAttentionSM100(FunctionOpInterface func,
 constexpr int64_t kRowChunkColumns = 32;
 
 /// Rewrites `store` (`ws.store_shared` or `ws.store_tmem` of a 128-row
-/// `#tile.tmem_32x32b` tensor computed column by column, by elementwise ops
-/// and row broadcasts, from whole-row `tcgen05.ld` loads) into one load,
-/// computation and store per `width` columns (views of the tensor-memory
-/// buffers and of the destination), so a thread holds `width` values of
-/// the row at a time instead of all. Returns the last store, or null (and
-/// changes nothing) when the value is not computed column by column or
-/// has `width` columns or fewer (ChunkRowStores.cpp).
+/// `#tile.tmem_32x32b` tensor computed column by column, by elementwise ops,
+/// iotas, splats and row broadcasts, from whole-row `tcgen05.ld` loads) into
+/// one load, computation and store per `width` columns (views of the
+/// tensor-memory buffers and of the destination), so a thread holds `width`
+/// values of the row at a time instead of all. The row reductions (max,
+/// sum) of such values that the broadcast row vectors are computed from
+/// become passes over the chunks too, combining partial results; sinks
+/// whose inputs are ready at the same place share a pass (the softmax: one
+/// pass for the row maximum, one for P, its row sum and its store).
+/// Returns the last store, or null (and changes nothing) when the value is
+/// not computed column by column or has `width` columns or fewer
+/// (ChunkRowStores.cpp).
 Operation *storeRowsInChunks(OpBuilder &b, Operation *store,
                              int64_t width = kRowChunkColumns);
 
