@@ -6,7 +6,7 @@ usage: compare_attention.py DIR [DIR ...] [--seqlens ..] [--head-dims ..]
 
 Each DIR holds attn_d<D>[_causal].json manifests and cubins (as
 bench/compile_attention.sh writes them, with or without extra attributes
-such as `persistent`). Per shape of the FlashAttention-3 grid (batch x
+such as `schedule per_block`). Per shape of the FlashAttention-3 grid (batch x
 seqlen = 16384 tokens, hidden 2048, bf16) it prints cuDNN's TFLOP/s and,
 for each DIR, the kernel's TFLOP/s and its ratio to cuDNN; a kernel whose
 output differs from cuDNN's (relative error >= 2e-2) is reported, not

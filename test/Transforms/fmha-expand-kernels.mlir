@@ -119,7 +119,9 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 
 // -----
 
-// Attention: the two consumers' Q tiles share one stream of K/V tiles (the
+// Attention, one CTA per query block (schedule per_block; the sm_90a
+// default is persistent, below): the two consumers' Q tiles share one
+// stream of K/V tiles (the
 // range their masks leave visible, at least one tile), each with its own
 // online softmax in base 2. GQA finds the KV head as head / (heads_q /
 // heads_kv); causal ends the K/V range at the diagonal (bottom-right
@@ -181,16 +183,16 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) causal
-    tile [64, 128] stages 2 consumers 2 target sm_90a
+    tile [64, 128] stages 2 consumers 2 schedule per_block target sm_90a
 
 // -----
 
-// Persistent attention: at most one CTA per SM (the grid is min(num_sms,
-// work items)); CTA p walks items p, p + #CTAs, ... With a causal mask an
-// item pairs query block n - 1 - j with block j (the longer first), so every
-// item costs about the same; the (batch, head) is item / ceil(n / 2). The Q
-// tiles get two slots (fmha.item_slots), so the next item's load while this
-// one ends.
+// Persistent attention (the sm_90a default where two Q slots fit): at most
+// one CTA per SM (the grid is min(num_sms, work items)); CTA p walks items
+// p, p + #CTAs, ... With a causal mask an item pairs query block n - 1 - j
+// with block j (the longer first), so every item costs about the same; the
+// (batch, head) is item / ceil(n / 2). The Q tiles get two slots
+// (fmha.item_slots), so the next item's load while this one ends.
 // CHECK-LABEL: gpu.module @attn_persistent_module
 // CHECK: gpu.func @attn_persistent(%{{.*}}: !tile.desc<tensor<64x64xbf16>, rank = 4>, %{{.*}}, %{{.*}}, %{{.*}}, %[[B:.*]]: i32, %[[HQ:.*]]: i32, %{{.*}}: i32, %[[SQ:.*]]: i32, %{{.*}}: i32) kernel
 // CHECK-SAME: fmha.item_slots = 2 : i64
@@ -217,11 +219,12 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // CHECK: gpu.return
 fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
                                  tensor<?x?x?x64xbf16>)
-    -> tensor<?x?x?x64xbf16> causal persistent target sm_90a
+    -> tensor<?x?x?x64xbf16> causal schedule persistent target sm_90a
 
 // -----
 
-// Without a mask a persistent CTA takes query blocks t = p, p + #CTAs, ...
+// Persistent by default (no schedule) on sm_90a. Without a mask a CTA takes
+// query blocks t = p, p + #CTAs, ...
 // (block t mod n of head t / n).
 // CHECK-LABEL: gpu.module @attn_persistent_full_module
 // CHECK: \22grid\22:[{\22min\22:[\22num_sms\22,{\22mul\22:[{\22ceildiv\22:[\22SQ\22,128]},{\22mul\22:[\22H\22,\22B\22]}]}]},1,1]
@@ -234,12 +237,13 @@ fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
 fmha.attention @attn_persistent_full (tensor<?x?x?x64xbf16>,
                                       tensor<?x?x?x64xbf16>,
                                       tensor<?x?x?x64xbf16>)
-    -> tensor<?x?x?x64xbf16> persistent target sm_90a
+    -> tensor<?x?x?x64xbf16> target sm_90a
 
 // -----
 
 // Head dim 256: two Q slots (128 KB) do not fit beside the fewest K/V stages
-// (2 x 64 KB), so the persistent kernel keeps one.
+// (2 x 64 KB), so an explicitly persistent kernel keeps one, and the
+// default schedule is per_block (next case).
 // CHECK-LABEL: gpu.module @attn_persistent_d256_module
 // CHECK: gpu.func @attn_persistent_d256(
 // CHECK-SAME: fmha.item_slots = 1 : i64
@@ -247,7 +251,18 @@ fmha.attention @attn_persistent_full (tensor<?x?x?x64xbf16>,
 fmha.attention @attn_persistent_d256 (tensor<?x?x?x256xbf16>,
                                       tensor<?x?x?x256xbf16>,
                                       tensor<?x?x?x256xbf16>)
-    -> tensor<?x?x?x256xbf16> persistent target sm_90a
+    -> tensor<?x?x?x256xbf16> schedule persistent target sm_90a
+
+// -----
+
+// CHECK-LABEL: gpu.module @attn_d256_default_module
+// CHECK: gpu.func @attn_d256_default(
+// CHECK-NOT: fmha.item_slots
+// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22SQ\22,128]},\22H\22,\22B\22]
+fmha.attention @attn_d256_default (tensor<?x?x?x256xbf16>,
+                                   tensor<?x?x?x256xbf16>,
+                                   tensor<?x?x?x256xbf16>)
+    -> tensor<?x?x?x256xbf16> target sm_90a
 
 // -----
 

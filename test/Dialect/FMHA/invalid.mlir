@@ -401,10 +401,19 @@ fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
 // -----
 
 // Persistent attention exists on sm_90a only.
-// expected-error @+1 {{persistent is supported on sm_90a only}}
+// expected-error @+1 {{schedule persistent is supported on sm_90a only}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
-    -> tensor<?x32x?x128xbf16> persistent target sm_100a
+    -> tensor<?x32x?x128xbf16> schedule persistent target sm_100a
+
+// -----
+
+// An unknown schedule.
+// expected-error @+4 {{expected ::mlir::fmha::Schedule to be one of: per_block, persistent}}
+// expected-error @+3 {{failed to parse FMHA_ScheduleAttr parameter 'value'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16> schedule dynamic target sm_90a
 
 // -----
 

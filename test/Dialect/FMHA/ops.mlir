@@ -20,12 +20,18 @@ fmha.attention @attn_full (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
     causal window [256, 0] scale 0.0883883 tile [64, 128] stages 2
     consumers 2 target sm_90a
 
-// Persistent.
-// CHECK: fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> causal persistent target sm_90a
-// GENERIC: "fmha.attention"() <{causal, function_type = (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16>, persistent, sym_name = "attn_persistent", target = #fmha<target sm_90a>}> : () -> ()
+// Explicit schedules: persistent, and one CTA per query block.
+// CHECK: fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> causal schedule persistent target sm_90a
+// GENERIC: "fmha.attention"() <{causal, function_type = (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16>, schedule = #fmha<schedule persistent>, sym_name = "attn_persistent", target = #fmha<target sm_90a>}> : () -> ()
 fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
                                  tensor<?x?x?x64xbf16>)
-    -> tensor<?x?x?x64xbf16> causal persistent target sm_90a
+    -> tensor<?x?x?x64xbf16> causal schedule persistent target sm_90a
+
+// CHECK: fmha.attention @attn_per_block ({{.*}}) -> tensor<?x?x?x64xbf16> schedule per_block target sm_90a
+// GENERIC: schedule = #fmha<schedule per_block>, sym_name = "attn_per_block"
+fmha.attention @attn_per_block (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+                                tensor<?x?x?x64xbf16>)
+    -> tensor<?x?x?x64xbf16> schedule per_block target sm_90a
 
 // All defaults omitted, on Blackwell.
 // CHECK: fmha.attention @attn_defaults (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>) -> tensor<?x32x?x128xbf16> target sm_100a

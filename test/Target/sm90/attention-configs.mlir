@@ -107,8 +107,8 @@
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 
 //--- d64.mlir
-// Head dim 64, not causal, static batch and heads, the defaults: tile
-// [64, 128], 2 stages. Q is two 64x64 boxes (one per consumer); S = Q K^T
+// Head dim 64, not causal, static batch and heads, a CTA per query block,
+// the default tile [64, 128] and 3 stages. Q is two 64x64 boxes (one per consumer); S = Q K^T
 // takes 4 wgmmas of K 16 (N 128), P V 8 (N 64, A from registers).
 // D64-LABEL: .entry attn_d64(
 // D64-COUNT-2: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
@@ -127,7 +127,7 @@
 // D64-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r
 fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
                           tensor<2x8x?x64xbf16>)
-    -> tensor<2x8x?x64xbf16> target sm_90a
+    -> tensor<2x8x?x64xbf16> schedule per_block target sm_90a
 
 //--- d128-causal-gqa.mlir
 // Head dim 128, causal, grouped-query attention with dynamic heads (the KV
@@ -168,7 +168,8 @@ fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
 fmha.attention @attn_d128_causal_gqa (tensor<?x?x?x128xbf16>,
                                       tensor<?x?x?x128xbf16>,
                                       tensor<?x?x?x128xbf16>)
-    -> tensor<?x?x?x128xbf16> causal tile [64, 64] stages 3 target sm_90a
+    -> tensor<?x?x?x128xbf16> causal tile [64, 64] stages 3 schedule per_block
+    target sm_90a
 
 //--- d256.mlir
 // Head dim 256, not causal, the defaults: tile [64, 64], 2 stages. Each
@@ -234,8 +235,9 @@ fmha.attention @attn_d256_causal_gqa (tensor<?x8x?x256xf16>,
 
 //--- window.mlir
 // Head dim 64, f16, a two-sided sliding window (100 keys before the
-// diagonal, 28 after), tile [64, 64], 4 stages, one consumer: a producer and
-// a consumer warpgroup, 256 threads; the empty barriers count 128 arrivals.
+// diagonal, 28 after), tile [64, 64], 4 stages, one consumer, a CTA per
+// query block: a producer and a consumer warpgroup, 256 threads; the empty
+// barriers count 128 arrivals.
 // WINDOW-LABEL: .entry attn_window(
 // WINDOW: .maxntid 256, 1, 1
 // WINDOW: mbarrier.init.shared.b64 [%r{{[0-9]+}}], 128;
@@ -258,14 +260,15 @@ fmha.attention @attn_d256_causal_gqa (tensor<?x8x?x256xf16>,
 fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
                              tensor<?x4x?x64xf16>)
     -> tensor<?x4x?x64xf16> window [100, 28] tile [64, 64] stages 4 consumers 1
-    target sm_90a
+    schedule per_block target sm_90a
 
 //--- persistent.mlir
-// Persistent, causal, head dim 128: the grid is min(num_sms, work items)
-// with a pair of query blocks per item; every role loops over the items.
-// The Q slot is taken once per item and released after the O store has
-// read it (O is staged in it); the TMA store is a predicated instruction,
-// so the consumers' loops hold no branch on the thread index.
+// Persistent (the default here), causal, head dim 128: the grid is
+// min(num_sms, work items) with a pair of query blocks per item; every role
+// loops over the items. A Q slot (of two) is taken once per item and
+// released after the O store has read it (O is staged in it); the TMA store
+// is a predicated instruction, so the consumers' loops hold no branch on
+// the thread index.
 // PERSISTENT-LABEL: .entry attn_persistent(
 // PERSISTENT: mov.u32 {{.*}}, %nctaid.x;
 // PERSISTENT: setmaxnreg.dec.sync.aligned.u32 40;
@@ -282,4 +285,4 @@ fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
 // MANIFEST-PERSISTENT-NEXT: "num_sms",
 fmha.attention @attn_persistent (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
                                  tensor<?x?x?x128xbf16>)
-    -> tensor<?x?x?x128xbf16> causal persistent target sm_90a
+    -> tensor<?x?x?x128xbf16> causal target sm_90a

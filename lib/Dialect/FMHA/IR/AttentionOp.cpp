@@ -148,15 +148,23 @@ int64_t AttentionOp::getStagesOrDefault() {
       });
 }
 
+/// Whether two Q slots fit beside the K/V stages `op` asks for, or beside
+/// the fewest.
+static bool twoQuerySlotsFit(AttentionOp op) {
+  IntegerAttr stages = op.getStagesAttr();
+  int64_t kvStages = stages ? stages.getInt() : getMinStages(op.getTarget());
+  return op.getSharedMemoryUsage(kvStages, 2).getTotalBytes() <=
+         limits::kMaxSharedMemoryBytes;
+}
+
+bool AttentionOp::isPersistent() {
+  if (std::optional<Schedule> schedule = getSchedule())
+    return *schedule == Schedule::Persistent;
+  return getTarget() == Target::Sm90a && twoQuerySlotsFit(*this);
+}
+
 int64_t AttentionOp::getQuerySlots() {
-  if (!getPersistent())
-    return 1;
-  IntegerAttr stages = getStagesAttr();
-  int64_t kvStages = stages ? stages.getInt() : getMinStages(getTarget());
-  return getSharedMemoryUsage(kvStages, 2).getTotalBytes() <=
-                 limits::kMaxSharedMemoryBytes
-             ? 2
-             : 1;
+  return isPersistent() && twoQuerySlotsFit(*this) ? 2 : 1;
 }
 
 double AttentionOp::getScaleOrDefault() {
@@ -372,8 +380,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
            << "of " << limits::kMmaK16Bit << " from " << limits::kMmaK16Bit
            << " to " << limits::kMaxMmaN;
   Target target = op.getTarget();
-  if (op.getPersistent() && target != Target::Sm90a)
-    return op.emitOpError("persistent is supported on sm_90a only");
+  if (op.getSchedule() == Schedule::Persistent && target != Target::Sm90a)
+    return op.emitOpError("schedule persistent is supported on sm_90a only");
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())))
     return failure();

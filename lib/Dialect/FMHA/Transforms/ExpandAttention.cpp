@@ -81,9 +81,10 @@ private:
   /// The persistent kernel (sm_90a): a loop over the work items of one CTA,
   /// each one or two query blocks built by buildTile.
   void buildPersistentLoop();
-  /// Whether the kernel is persistent (`persistent`, sm_90a): one CTA walks
-  /// several work items, its producer running ahead into the next one.
-  bool persistent() { return op.getPersistent(); }
+  /// Whether the kernel is persistent (`schedule persistent`, by default on
+  /// sm_90a where two Q slots fit): one CTA walks several work items, its
+  /// producer running ahead into the next one.
+  bool persistent() { return op.isPersistent(); }
   /// Whether masks make the query blocks' work uneven (causal or windowed):
   /// the long blocks are scheduled first.
   bool pairsBlocks() {

@@ -49,4 +49,52 @@ def FMHA_TargetAttr : EnumAttr<FMHA_Dialect, FMHA_Target, "target"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Schedule
+//===----------------------------------------------------------------------===//
+
+def FMHA_Schedule : I32EnumAttr<"Schedule",
+    "how an attention kernel's CTAs take their query blocks", [
+      I32EnumAttrCase<"PerBlock", 0, "per_block">,
+      I32EnumAttrCase<"Persistent", 1, "persistent">
+    ]> {
+  let cppNamespace = "::mlir::fmha";
+  let genSpecializedAttr = 0;
+  let description = [{
+    How the CTAs of an `fmha.attention` kernel are launched and what each
+    one computes:
+
+    * `per_block`: a CTA per query block (`consumers * block_m` rows of one
+      head); the grid is the number of blocks times heads times batch.
+    * `persistent` (`sm_90a` only): at most one CTA per SM, each walking
+      work items (a query block, or with masks a pair of blocks, the
+      longest with the shortest); the next item's Q and K tiles load while
+      the consumers finish the current one.
+
+    ```mlir
+    fmha.attention @attn (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
+                          tensor<?x?x?x128xbf16>) -> tensor<?x?x?x128xbf16>
+        causal schedule per_block target sm_90a
+    ```
+  }];
+}
+
+def FMHA_ScheduleAttr : EnumAttr<FMHA_Dialect, FMHA_Schedule, "schedule"> {
+  let summary = "how an attention kernel's CTAs take their query blocks";
+  let description = [{
+    The `Schedule` enum as an attribute: the bare name (`per_block`,
+    `persistent`) in `fmha.attention`'s custom form,
+    `#fmha<schedule persistent>` in the generic form.
+
+    ```mlir
+    "fmha.attention"() <{function_type = (tensor<?x?x?x64xbf16>,
+                             tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
+                             -> tensor<?x?x?x64xbf16>,
+                         schedule = #fmha<schedule persistent>,
+                         sym_name = "attn", target = #fmha<target sm_90a>}>
+        : () -> ()
+    ```
+  }];
+}
+
 #endif // FMHA_DIALECT_FMHA_IR_FMHAATTRS_TD

@@ -94,7 +94,8 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     ```
     fmha.attention @name (q, k, v) -> o | (o, lse)
         [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
-        [stages n] [consumers n] [persistent] target (sm_90a | sm_100a)
+        [stages n] [consumers n] [schedule (per_block | persistent)]
+        target (sm_90a | sm_100a)
         attr-dict
     ```
 
@@ -116,7 +117,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
     | `stages`      | K/V shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 3, that fit in shared memory |
     | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
-    | `persistent`  | `sm_90a` only: a CTA per SM (at most) walks the work items, a query block each, or with masks a pair of them (the longest with the shortest, longest first); its producer loads the next item's Q and first K tiles while the consumers finish the last one (the Q tiles get two slots when they fit beside the K/V stages asked for, or beside 2 without `stages`; the default stages are then the most that fit beside them) | off: a CTA per query block |
+    | `schedule`    | `per_block`: a CTA per query block. `persistent` (`sm_90a` only): a CTA per SM (at most) walks the work items, a query block each, or with masks a pair of them (the longest with the shortest, longest first); its producer loads the next item's Q and first K tiles while the consumers finish the last one (the Q tiles get two slots when they fit beside the K/V stages asked for, or beside 2 without `stages`; the default stages are then the most that fit beside them) | `persistent` on `sm_90a` when two Q slots fit that way (head dims up to 128 with the default tiles), else `per_block` |
     | `target`      | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -164,7 +165,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     OptionalAttr<FMHA_TileAttr>:$tile,
     OptionalAttr<FMHA_StagesAttr>:$stages,
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
-    UnitAttr:$persistent,
+    OptionalAttr<FMHA_ScheduleAttr>:$schedule,
     FMHA_TargetAttr:$target
   );
 
@@ -176,7 +177,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     (`tile` $tile^)?
     (`stages` $stages^)?
     (`consumers` $consumers^)?
-    (`persistent` $persistent^)?
+    (`schedule` `` $schedule^)?
     `target` `` $target attr-dict
   }];
 
@@ -220,6 +221,10 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     int64_t getBlockN();
     /// Number of K/V shared-memory buffers.
     int64_t getStagesOrDefault();
+    /// Whether the kernel is persistent: `schedule`, else by default on
+    /// sm_90a when two Q slots fit beside the K/V stages asked for (or the
+    /// fewest).
+    bool isPersistent();
     /// Slots of the Q ring: 2 in a persistent kernel when they fit beside
     /// the K/V stages asked for (or the fewest), so that the next work
     /// item's Q tiles load while this item ends; else 1.
