@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PartitionRolesSM100.h"
+#include "PartitionUtils.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -239,15 +240,10 @@ static bool crossable(Operation *from, Operation *to) {
 /// computed column by column).
 static void collectReductions(ArrayRef<Value> rows, Block *block,
                               int64_t columns, SmallVectorImpl<Sink> &sinks) {
-  SmallVector<Value> worklist(rows.begin(), rows.end());
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
+  walkBackward(rows, [&](Value v, SmallVectorImpl<Value> &next) {
     Operation *def = v.getDefiningOp();
     if (!def || def->getBlock() != block)
-      continue;
+      return;
     if (isRowReduction(def, columns)) {
       Sink sink{def, {}, {}};
       SmallVector<Value> more;
@@ -255,18 +251,17 @@ static void collectReductions(ArrayRef<Value> rows, Block *block,
           columnwiseSlice(def->getOperand(0), block, more);
       // One that is not stays whole: it loads the whole row, as before.
       if (failed(slice))
-        continue;
+        return;
       sink.slice = std::move(*slice);
       sink.inputs = sliceInputs(sink.slice, {});
       sinks.push_back(std::move(sink));
-      llvm::append_range(worklist, more);
-      continue;
+      llvm::append_range(next, more);
+      return;
     }
     // A row vector (or scalar) computed from others.
-    if (def->getNumRegions() != 0)
-      continue;
-    llvm::append_range(worklist, def->getOperands());
-  }
+    if (def->getNumRegions() == 0)
+      llvm::append_range(next, def->getOperands());
+  });
 }
 
 Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,

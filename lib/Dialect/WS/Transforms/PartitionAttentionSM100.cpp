@@ -214,24 +214,19 @@ static llvm::SmallSetVector<unsigned, 8> positionsRead(Value v,
 /// The correction takes it from the softmax; null when there is none.
 static tile::BroadcastOp rowFactor(Value value, Block *block) {
   tile::BroadcastOp found;
-  SmallVector<Value> worklist{value};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
+  bool several = false;
+  walkBackward(value, [&](Value v, SmallVectorImpl<Value> &next) {
     Operation *def = v.getDefiningOp();
     if (!def || def->getBlock() != block)
-      continue;
+      return;
     if (auto broadcast = dyn_cast<tile::BroadcastOp>(def)) {
-      if (found && found != broadcast)
-        return tile::BroadcastOp();
+      several |= found && found != broadcast;
       found = broadcast;
-      continue;
+      return;
     }
-    llvm::append_range(worklist, def->getOperands());
-  }
-  return found;
+    llvm::append_range(next, def->getOperands());
+  });
+  return several ? tile::BroadcastOp() : found;
 }
 
 /// The ops of `block` that `value` is computed by, in block order, up to

@@ -81,23 +81,17 @@ struct TileProgram {
 static llvm::SmallSetVector<unsigned, 4> positionsOf(Value value,
                                                      scf::ForOp loop) {
   llvm::SmallSetVector<unsigned, 4> positions;
-  SmallVector<Value> worklist{value};
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    if (!seen.insert(v).second)
-      continue;
+  walkBackward(value, [&](Value v, SmallVectorImpl<Value> &next) {
     Operation *def = v.getDefiningOp();
     if (!def)
-      continue;
+      return;
     if (def == loop.getOperation()) {
       positions.insert(cast<OpResult>(v).getResultNumber());
-      continue;
+      return;
     }
-    if (def->getParentRegion() != loop->getParentRegion())
-      continue;
-    llvm::append_range(worklist, def->getOperands());
-  }
+    if (def->getParentRegion() == loop->getParentRegion())
+      llvm::append_range(next, def->getOperands());
+  });
   return positions;
 }
 

@@ -81,6 +81,18 @@ unsigned ws::stagesOf(FunctionOpInterface func, unsigned fallback) {
   return fallback;
 }
 
+void ws::walkBackward(
+    ArrayRef<Value> roots,
+    function_ref<void(Value, SmallVectorImpl<Value> &)> visit) {
+  SmallVector<Value> worklist(roots.begin(), roots.end());
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (seen.insert(v).second)
+      visit(v, worklist);
+  }
+}
+
 unsigned ws::itemSlotsOf(FunctionOpInterface func) {
   if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.item_slots"))
     return attr.getInt();

@@ -61,6 +61,12 @@ unsigned itemSlotsOf(FunctionOpInterface func);
 /// its TMA store, allocated at `b`'s insertion point.
 Value allocStaging(OpBuilder &b, tile::StoreOp store);
 
+/// Visits each value that `roots` are computed from once, walking backwards
+/// from the roots: `visit(v, next)` appends to `next` the values to go on
+/// to (usually some of the operands of v's defining op).
+void walkBackward(ArrayRef<Value> roots,
+                  function_ref<void(Value, SmallVectorImpl<Value> &)> visit);
+
 /// A new role `name` of `warps` warps and `regs` registers at the end of
 /// `body` (a ws.warp_specialize's block), holding a copy of the ops
 /// `original`; `map` maps each of them to its copy.
