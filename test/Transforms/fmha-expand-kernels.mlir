@@ -295,3 +295,50 @@ fmha.attention @attn_d256_default (tensor<?x?x?x256xbf16>,
 // CHECK: tile.store %[[C]][%[[M0]], %[[N0]]]
 fmha.gemm @gemm_2cta (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
     transpose_b tile [128, 256, 64] stages 4 consumers 1 ctas 2 target sm_100a
+
+// -----
+
+// TMA multicast: clusters of two CTAs along x (the manifest's cluster, an
+// even grid); CTA 2p + r is rank r of cluster p and computes the r-th 256
+// rows (two consumers of 128) of the cluster's 512-row tile, on the same
+// columns as its peer. B's block stays whole in the tile program (each CTA
+// holds all of it); its tensor map's box is half of it (64 of 128 rows),
+// what each CTA loads into both.
+// CHECK-LABEL: gpu.module @gemm_multicast_module
+// CHECK: gpu.func @gemm_multicast(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: fmha.manifest = "{\22cluster\22:[2,1,1],\22grid\22:[{\22mul\22:[{\22ceildiv\22:[\22num_sms\22,2]},2]},1,1]
+// CHECK-SAME: \22box\22:[64,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22b\22
+// CHECK-SAME: ws.multicast
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: %[[NPROG:.*]] = tile.num_programs x
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK: %[[RANK:.*]] = arith.remui %[[PID]], %[[TWO]] : i32
+// CHECK: %[[CLUSTER:.*]] = arith.divui %[[PID]], %{{.*}} : i32
+// CHECK: %[[NCLUSTERS:.*]] = arith.divui %[[NPROG]], %{{.*}} : i32
+// CHECK: scf.for %{{.*}} = %[[CLUSTER]] to %{{.*}} step %[[NCLUSTERS]]
+// CHECK: %[[C512:.*]] = arith.constant 512 : i32
+// CHECK: %[[TILEM:.*]] = arith.muli %{{.*}}, %[[C512]] : i32
+// CHECK: %[[C256:.*]] = arith.constant 256 : i32
+// CHECK: %[[MOFF:.*]] = arith.muli %[[RANK]], %[[C256]] : i32
+// CHECK: %[[M0:.*]] = arith.addi %[[TILEM]], %[[MOFF]] : i32
+// CHECK: %[[M1:.*]] = arith.addi %[[M0]], %{{.*}} : i32
+// CHECK: %[[N0:.*]] = arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK: scf.for
+// CHECK: tile.load %[[A]][%[[M0]], %{{.*}}] : !tile.desc<tensor<128x64xbf16>>
+// CHECK: tile.load %[[A]][%[[M1]], %{{.*}}] : !tile.desc<tensor<128x64xbf16>>
+// CHECK: tile.load %[[B]][%[[N0]], %{{.*}}] : !tile.desc<tensor<128x64xbf16>>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+// CHECK: tile.store %[[C]][%[[M0]], %[[N0]]]
+// CHECK: tile.store %[[C]][%[[M1]], %[[N0]]]
+fmha.gemm @gemm_multicast (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 64] stages 3 consumers 2 multicast 2 target sm_100a
+
+// -----
+
+// TMA multicast with B as [K, N]: a row of 128 bf16 moves as two 64-element
+// boxes, one per CTA, so the box stays [64, 64].
+// CHECK-LABEL: gpu.module @gemm_multicast_nmajor_module
+// CHECK: fmha.manifest = "{\22cluster\22:[2,1,1]
+// CHECK-SAME: \22box\22:[64,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22b\22
+fmha.gemm @gemm_multicast_nmajor (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
+    tile [128, 128, 64] consumers 1 multicast 2 target sm_100a

@@ -271,3 +271,71 @@ func.func @cta_pair_drain(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attribut
   }
   return
 }
+
+// -----
+
+!ch = !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+
+// TMA multicast (`ws.multicast`): the copy keeps its multicast, the empty
+// barriers count both CTAs' releases (2 arrivals: this CTA's tcgen05 commit
+// and the peer's, both multicast to the two CTAs), the full barriers this
+// CTA's producer alone (the peer's half of the block only adds bytes).
+// Producers drain as in 2-CTA mode.
+// CHECK-LABEL: func.func @multicast
+// CHECK: %[[FULL:.*]] = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+// CHECK-NEXT: %[[EMPTY:.*]] = ws.mbarrier_alloc arrivals 2 : !ws.mbarrier<2>
+// CHECK: ws.role "producer"
+// CHECK: ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[FULL]][%{{.*}}] multicast :
+// CHECK: ws.mbarrier_arrive %[[FULL]][%{{.*}}] leader tx_bytes 16384
+// CHECK: ws.mbarrier_wait %[[EMPTY]][%{{.*}}], %{{.*}} {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"}
+// CHECK: ws.role "consumer"
+// CHECK: ws.mbarrier_arrive %[[EMPTY]][%{{.*}}] leader tcgen05 multicast :
+// CHECK-NOT: ws.drain
+// CHECK: return
+func.func @multicast(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attributes {ws.multicast} {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.producer_acquire %ch : !ch
+        ws.tma_load %a[%c0, %k], %sa, %tok multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+        ws.producer_commit %ch, %tok by tma tx_bytes 16384 : !ch
+      }
+    }
+    ws.role "consumer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.consumer_wait %ch : !ch
+        ws.consumer_release %ch, %tok by tcgen05 : !ch
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+!ch = !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+
+// A slot filled by multicast must be released by a tcgen05 commit: a
+// thread arrival cannot reach the peer CTA's barrier.
+func.func @multicast_threads(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attributes {ws.multicast} {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %tok, %sa = ws.producer_acquire %ch : !ch
+      ws.tma_load %a[%c0, %c0], %sa, %tok multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+      ws.producer_commit %ch, %tok by tma tx_bytes 16384 : !ch
+    }
+    ws.role "consumer" warps 1 {
+      %tok, %sa = ws.consumer_wait %ch : !ch
+      // expected-error @+1 {{releases a slot filled by TMA multicast by threads: only tcgen05 commits reach the peer CTA's barrier}}
+      ws.consumer_release %ch, %tok by threads : !ch
+    }
+  }
+  return
+}

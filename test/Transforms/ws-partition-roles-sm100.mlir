@@ -143,6 +143,49 @@ gpu.module @gemm {
 
 // -----
 
+// TMA multicast (`ws.multicast`): the load warp loads B, the dot's B
+// operand, by multicast (each CTA half of it, into both CTAs); A stays this
+// CTA's own load. The MMA is an ordinary one-CTA MMA.
+// CHECK-LABEL: gpu.func @gemm_multicast(
+// CHECK: ws.role "load"
+// CHECK: %[[TOK:.*]], %[[BUFS:.*]]:2 = ws.producer_acquire
+// CHECK: ws.tma_load %{{.*}}[%{{.*}}, %{{.*}}], %[[BUFS]]#0, %[[TOK]] :
+// CHECK: ws.tma_load %{{.*}}[%{{.*}}, %{{.*}}], %[[BUFS]]#1, %[[TOK]] multicast :
+// CHECK: ws.producer_commit %{{.*}}, %[[TOK]] by tma tx_bytes 32768
+// CHECK: ws.role "mma"
+// CHECK: ws.tcgen05_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<128x64xbf16, #{{.*}}>, tensor<128x64xbf16, #{{.*}}>, memref<128x128xf32, #ws.tmem>
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 128], unpacked = true>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+gpu.module @gemm {
+  gpu.func @gemm_multicast(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                           %b: !tile.desc<tensor<128x64xbf16, #smem>>,
+                           %c: !tile.desc<tensor<128x128xbf16>>, %k: i32) kernel
+      attributes {fmha.stages = 4 : i64, ws.multicast} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %m = tile.program_id x : i32
+    %n = tile.program_id y : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #tmem>
+    %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %zero)
+        -> (tensor<128x128xf32, #tmem>) : i32 {
+      %kk = arith.muli %i, %c64 : i32
+      %x = tile.load %a[%m, %kk] : !tile.desc<tensor<128x64xbf16, #smem>>
+      %y = tile.load %b[%n, %kk] : !tile.desc<tensor<128x64xbf16, #smem>>
+      %d = tile.dot %x, %y, %acc {transpose_b}
+          : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #tmem>
+      scf.yield %d : tensor<128x128xf32, #tmem>
+    }
+    %v = tile.convert_layout %r : tensor<128x128xf32, #tmem> -> tensor<128x128xf32, #regs>
+    %t = arith.truncf %v : tensor<128x128xf32, #regs> to tensor<128x128xbf16, #regs>
+    tile.store %c[%m, %n], %t : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #regs>
+    gpu.return
+  }
+}
+
+// -----
+
 // Attention (Q loaded before the main loop): a load warp (Q once into a
 // one-slot channel, K and V per step), an MMA warp (S into a one-slot
 // tensor-memory channel committed by tcgen05; P V once P, from the channel

@@ -835,3 +835,142 @@ func.func @too_long() {
   }
   return
 }
+
+// -----
+
+// TMA multicast (`ws.multicast`, the output of ws-insert-mbarriers): the
+// kernel runs as two CTAs, each a copy of the roles; a multicast copy
+// brings half of the block's bytes to the full barrier of both CTAs, a
+// multicast commit arrives on the empty barrier of both, which therefore
+// counts 2 arrivals per phase. The producers' drains pass once both CTAs'
+// consumers have released every slot. Nothing changes.
+// CHECK-LABEL: func.func @multicast_ring
+// CHECK: ws.mbarrier_alloc arrivals 2
+func.func @multicast_ring(%arg0: !tile.desc<tensor<128x64xbf16>>, %arg1: i32) attributes {ws.multicast} {
+  %0 = ws.buffer_alloc : memref<2x128x64xbf16, 3>
+  %1 = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  %2 = ws.mbarrier_alloc arrivals 2 : !ws.mbarrier<2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %3:2 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32) -> (i32, i32)  : i32 {
+        %c1_i32_3 = arith.constant 1 : i32
+        %11 = arith.xori %arg4, %c1_i32_3 : i32
+        ws.mbarrier_wait %2[%arg3], %11 {ws.channel = 0 : i32, ws.ring = "empty"} : !ws.mbarrier<2>
+        %12 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %13 = arith.xori %arg4, %c1_i32_3 : i32
+        %14 = arith.addi %arg3, %c1_i32_3 : i32
+        %c2_i32_4 = arith.constant 2 : i32
+        %15 = arith.cmpi eq, %14, %c2_i32_4 : i32
+        %c0_i32_5 = arith.constant 0 : i32
+        %16 = arith.select %15, %c0_i32_5, %14 : i32
+        %17 = arith.select %15, %13, %arg4 : i32
+        ws.tma_load_mbarrier %arg0[%c0_i32_0, %arg2], %12, %1[%arg3] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+        ws.mbarrier_arrive %1[%arg3] leader tx_bytes 16384 : !ws.mbarrier<2>
+        scf.yield %16, %17 : i32, i32
+      }
+      %c1_i32_1 = arith.constant 1 : i32
+      %4 = arith.xori %3#1, %c1_i32_1 : i32
+      ws.mbarrier_wait %2[%3#0], %4 {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"} : !ws.mbarrier<2>
+      %5 = arith.addi %3#0, %c1_i32_1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %6 = arith.cmpi eq, %5, %c2_i32 : i32
+      %7 = arith.xori %3#1, %c1_i32_1 : i32
+      %c0_i32_2 = arith.constant 0 : i32
+      %8 = arith.select %6, %c0_i32_2, %5 : i32
+      %9 = arith.select %6, %7, %3#1 : i32
+      %10 = arith.xori %9, %c1_i32_1 : i32
+      ws.mbarrier_wait %2[%8], %10 {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"} : !ws.mbarrier<2>
+    }
+    ws.role "consumer" warps 1 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %3:2 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32) -> (i32, i32)  : i32 {
+        %c1_i32_1 = arith.constant 1 : i32
+        ws.mbarrier_wait %1[%arg3], %arg4 {ws.channel = 0 : i32, ws.ring = "full"} : !ws.mbarrier<2>
+        %4 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %5 = arith.xori %arg4, %c1_i32_1 : i32
+        %6 = arith.addi %arg3, %c1_i32_1 : i32
+        %c2_i32 = arith.constant 2 : i32
+        %7 = arith.cmpi eq, %6, %c2_i32 : i32
+        %c0_i32_2 = arith.constant 0 : i32
+        %8 = arith.select %7, %c0_i32_2, %6 : i32
+        %9 = arith.select %7, %5, %arg4 : i32
+        ws.mbarrier_arrive %2[%arg3] leader tcgen05 multicast : !ws.mbarrier<2>
+        scf.yield %8, %9 : i32, i32
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// The same with 1 arrival per phase on the empty barriers, as if the
+// peer's commit were not counted: each CTA's release completes a phase in
+// both CTAs, two phases per use of a slot, so the producers' drains wait
+// for a parity that never comes back.
+func.func @multicast_one_arrival(%arg0: !tile.desc<tensor<128x64xbf16>>, %arg1: i32) attributes {ws.multicast} {
+  %0 = ws.buffer_alloc : memref<2x128x64xbf16, 3>
+  %1 = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  %2 = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %3:2 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32) -> (i32, i32)  : i32 {
+        %c1_i32_3 = arith.constant 1 : i32
+        %11 = arith.xori %arg4, %c1_i32_3 : i32
+        ws.mbarrier_wait %2[%arg3], %11 {ws.channel = 0 : i32, ws.ring = "empty"} : !ws.mbarrier<2>
+        %12 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %13 = arith.xori %arg4, %c1_i32_3 : i32
+        %14 = arith.addi %arg3, %c1_i32_3 : i32
+        %c2_i32_4 = arith.constant 2 : i32
+        %15 = arith.cmpi eq, %14, %c2_i32_4 : i32
+        %c0_i32_5 = arith.constant 0 : i32
+        %16 = arith.select %15, %c0_i32_5, %14 : i32
+        %17 = arith.select %15, %13, %arg4 : i32
+        ws.tma_load_mbarrier %arg0[%c0_i32_0, %arg2], %12, %1[%arg3] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+        ws.mbarrier_arrive %1[%arg3] leader tx_bytes 16384 : !ws.mbarrier<2>
+        scf.yield %16, %17 : i32, i32
+      }
+      %c1_i32_1 = arith.constant 1 : i32
+      %4 = arith.xori %3#1, %c1_i32_1 : i32
+      ws.mbarrier_wait %2[%3#0], %4 {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"} : !ws.mbarrier<2>
+      %5 = arith.addi %3#0, %c1_i32_1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %6 = arith.cmpi eq, %5, %c2_i32 : i32
+      %7 = arith.xori %3#1, %c1_i32_1 : i32
+      %c0_i32_2 = arith.constant 0 : i32
+      %8 = arith.select %6, %c0_i32_2, %5 : i32
+      %9 = arith.select %6, %7, %3#1 : i32
+      %10 = arith.xori %9, %c1_i32_1 : i32
+      // expected-error @+1 {{deadlock: role 'producer' of CTA 0 waits here forever on empty[0] of channel 0 for parity 0 (2 phases completed, 0 of 1 arrivals in the current one); role 'producer' of CTA 1 waits at}}
+      ws.mbarrier_wait %2[%8], %10 {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"} : !ws.mbarrier<2>
+    }
+    ws.role "consumer" warps 1 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %3:2 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32) -> (i32, i32)  : i32 {
+        %c1_i32_1 = arith.constant 1 : i32
+        ws.mbarrier_wait %1[%arg3], %arg4 {ws.channel = 0 : i32, ws.ring = "full"} : !ws.mbarrier<2>
+        %4 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %5 = arith.xori %arg4, %c1_i32_1 : i32
+        %6 = arith.addi %arg3, %c1_i32_1 : i32
+        %c2_i32 = arith.constant 2 : i32
+        %7 = arith.cmpi eq, %6, %c2_i32 : i32
+        %c0_i32_2 = arith.constant 0 : i32
+        %8 = arith.select %7, %c0_i32_2, %6 : i32
+        %9 = arith.select %7, %5, %arg4 : i32
+        ws.mbarrier_arrive %2[%arg3] leader tcgen05 multicast : !ws.mbarrier<2>
+        scf.yield %8, %9 : i32, i32
+      }
+    }
+  }
+  return
+}

@@ -779,3 +779,40 @@ func.func @while_loop(%cond: i1) {
   }
   return
 }
+
+// -----
+
+// TMA multicast (`ws.multicast`): each CTA copies half of the block but
+// both halves land in its slot, so the slot is committed with the whole
+// block's bytes, as for any TMA load; that the peer's release also frees
+// the slot is a matter of the barriers (ws-insert-mbarriers doubles the
+// empty side's arrivals, ws-verify-phases simulates both CTAs). The pass
+// changes nothing.
+// CHECK-LABEL: func.func @multicast_channel
+// CHECK: ws.tma_load %{{.*}} multicast
+!ch = !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+
+func.func @multicast_channel(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attributes {ws.multicast} {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.producer_acquire %ch : !ch
+        ws.tma_load %a[%c0, %k], %sa, %tok multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+        ws.producer_commit %ch, %tok by tma tx_bytes 16384 : !ch
+      }
+    }
+    ws.role "consumer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.consumer_wait %ch : !ch
+        ws.consumer_release %ch, %tok by tcgen05 : !ch
+      }
+    }
+  }
+  return
+}
+

@@ -23,7 +23,14 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
       value (`byval`, `nvvm.grid_constant`, 64-byte aligned), used by
       `cp.async.bulk.tensor` (coordinates innermost first in PTX);
     - named barriers, proxy fences, and the upstream `gpu`, `scf`, `arith`,
-      `math`, `memref` and `cf` ops around them, to LLVM and NVVM.
+      `math`, `memref` and `cf` ops around them, to LLVM and NVVM;
+    - a TMA multicast kernel (`ws.multicast`): clusters of two CTAs
+      (`nvvm.cluster_dim`); after the barrier initialisation and after the
+      roles the cluster meets (`barrier.cluster.arrive/wait`), so no CTA
+      signals the other's barriers before they exist or after it exited;
+      a multicast copy loads this CTA's half of the block
+      (`%cluster_ctarank`) into both CTAs (`.multicast::cluster`, mask
+      0b11), a multicast commit arrives in both.
 
     ```mlir
     gpu.func @k(%a: !tile.desc<tensor<128x64xbf16>>) kernel attributes {ws.num_threads = 256 : i64, ws.smem_bytes = 32800 : i64} {

@@ -317,7 +317,9 @@ struct TMEMAsTensorLowering : ConvertOpToLLVMPattern<AsTensorOp> {
 /// ws.mbarrier_arrive ... tcgen05 -> tcgen05.commit: the barrier completes
 /// an arrival when the issuing thread's earlier tcgen05 ops are done. In
 /// 2-CTA mode `tcgen05.commit.cta_group::2` multicast to the barrier at the
-/// same offset in both CTAs of the pair (CTA mask 0b11).
+/// same offset in both CTAs of the pair (CTA mask 0b11); with `multicast`
+/// (TMA multicast kernels) `tcgen05.commit.cta_group::1` multicast to both
+/// CTAs of the cluster.
 struct TCGen05CommitLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   TCGen05CommitLowering(const LLVMTypeConverter &converter)
       : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
@@ -330,13 +332,12 @@ struct TCGen05CommitLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
     Value addr = LLVM::GEPOp::create(
         rewriter, loc, adaptor.getBarriers().getType(), rewriter.getI64Type(),
         adaptor.getBarriers(), ValueRange{adaptor.getIndex()});
-    if (ctaGroup(op) == NVVM::CTAGroupKind::CTA_2) {
+    if (ctaGroup(op) == NVVM::CTAGroupKind::CTA_2 || op.getMulticast()) {
       Value both =
           LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(), 0b11);
       rewriter.replaceOpWithNewOp<NVVM::Tcgen05CommitOp>(
           op, addr, both,
-          NVVM::CTAGroupKindAttr::get(rewriter.getContext(),
-                                      NVVM::CTAGroupKind::CTA_2));
+          NVVM::CTAGroupKindAttr::get(rewriter.getContext(), ctaGroup(op)));
       return success();
     }
     rewriter.replaceOpWithNewOp<NVVM::Tcgen05CommitOp>(op, addr, Value());

@@ -347,15 +347,17 @@ struct TMALoadLowering : ConvertOpToLLVMPattern<TMALoadMBarrierOp> {
     // #tile.nvmma_shared describes); the tensor map's box is one of them.
     RankedTensorType block = op.getDesc().getType().getBlock();
     int64_t elementBytes = block.getElementTypeBitWidth() / 8;
-    int64_t rowBytes = block.getShape().back() * elementBytes;
-    int64_t span = rowBytes;
-    if (auto layout =
-            dyn_cast_or_null<tile::NvmmaSharedAttr>(block.getEncoding()))
-      if (layout.getSwizzle() > 0 && rowBytes > int64_t(layout.getSwizzle()))
-        span = layout.getSwizzle();
-    int64_t pieceBytes =
-        block.getNumElements() / block.getShape().back() * span;
-    for (int64_t piece = 0; piece < rowBytes / span; ++piece) {
+    TMABoxes boxes = getTMABoxes(block);
+    int64_t span = boxes.spanBytes, pieceBytes = boxes.boxBytes;
+    if (op.getMulticast()) {
+      if (pair)
+        return rewriter.notifyMatchFailure(op, "multicast in 2-CTA mode");
+      lowerMulticast(op, rewriter, adaptor.getDesc(), dst, bar, coords, boxes,
+                     elementBytes);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    for (int64_t piece = 0; piece < boxes.count; ++piece) {
       SmallVector<Value> pieceCoords(coords);
       Value pieceDst = dst;
       if (piece > 0) {
@@ -386,6 +388,57 @@ struct TMALoadLowering : ConvertOpToLLVMPattern<TMALoadMBarrierOp> {
     }
     rewriter.eraseOp(op);
     return success();
+  }
+
+  /// TMA multicast: this CTA (cluster rank r) copies the r-th half of the
+  /// block, into the same offset of both CTAs (`.multicast::cluster`, CTA
+  /// mask 0b11), completing the barrier at the same offset in both. A block
+  /// moved as one box per row is split by rows (the tensor map's box holds
+  /// half of them), one moved as several boxes by boxes.
+  static void lowerMulticast(TMALoadMBarrierOp op,
+                             ConversionPatternRewriter &rewriter, Value desc,
+                             Value dst, Value bar, ArrayRef<Value> coords,
+                             const TMABoxes &boxes, int64_t elementBytes) {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+    Value both =
+        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(), 0b11);
+    auto cluster = LLVM::LLVMPointerType::get(ctx, kSharedClusterAddressSpace);
+    auto mul = [&](Value x, int64_t c) -> Value {
+      return LLVM::MulOp::create(rewriter, loc, x, i32Const(rewriter, loc, c));
+    };
+    auto add = [&](Value x, Value y) -> Value {
+      return LLVM::AddOp::create(rewriter, loc, x, y);
+    };
+    auto copy = [&](Value bytes, ArrayRef<Value> at) {
+      Value to =
+          LLVM::GEPOp::create(rewriter, loc, dst.getType(),
+                              rewriter.getI8Type(), dst, ValueRange{bytes});
+      // This CTA's buffer as a shared::cluster address; the copy writes the
+      // same offset in every CTA of the mask.
+      to = NVVM::MapaOp::create(rewriter, loc, cluster, to, rank);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, loc, to, desc, at, bar, ValueRange(), both, Value(),
+          NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+          rewriter.getBoolAttr(false), NVVM::CTAGroupKindAttr(), Value());
+    };
+    RankedTensorType block = op.getDesc().getType().getBlock();
+    if (boxes.count == 1) {
+      // Rows: the outermost coordinate, the last in PTX order.
+      int64_t half = block.getShape().front() / 2;
+      SmallVector<Value> at(coords);
+      at.back() = add(at.back(), mul(rank, half));
+      copy(mul(rank, half * boxes.spanBytes), at);
+      return;
+    }
+    int64_t half = boxes.count / 2;
+    for (int64_t i = 0; i < half; ++i) {
+      Value box = add(mul(rank, half), i32Const(rewriter, loc, i));
+      SmallVector<Value> at(coords);
+      at.front() = add(at.front(), mul(box, boxes.spanBytes / elementBytes));
+      copy(mul(box, boxes.boxBytes), at);
+    }
   }
 };
 
@@ -607,6 +660,41 @@ struct ConvertWSToNVVMPass
     return success();
   }
 
+  /// TMA multicast (a kernel marked kMulticastAttrName, clusters of two
+  /// CTAs along x): each CTA's copies and commits reach the other's
+  /// barriers, so both CTAs initialise theirs before either runs a role (a
+  /// cluster barrier after the initialisation's fence and CTA barrier,
+  /// which lowerRoles places before the roles), and neither exits before
+  /// both have finished their roles (a cluster barrier after them; their
+  /// producers drained their rings first). Lowers the kernel's roles.
+  static LogicalResult lowerMulticastRoles(FunctionOpInterface func) {
+    SmallVector<WarpSpecializeOp> ops;
+    func->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
+    for (WarpSpecializeOp op : ops) {
+      OpBuilder b(op->getContext());
+      b.setInsertionPointAfter(op);
+      NVVM::ClusterArriveOp::create(b, op.getLoc(), b.getUnitAttr());
+      NVVM::ClusterWaitOp::create(b, op.getLoc(), b.getUnitAttr());
+    }
+    if (failed(lowerRoles(func)))
+      return failure();
+    SmallVector<NVVM::FenceMbarrierInitOp> fences;
+    func->walk(
+        [&](NVVM::FenceMbarrierInitOp fence) { fences.push_back(fence); });
+    for (NVVM::FenceMbarrierInitOp fence : fences) {
+      auto barrier = dyn_cast_or_null<NVVM::BarrierOp>(fence->getNextNode());
+      if (!barrier)
+        return fence.emitOpError("is not followed by a CTA barrier");
+      OpBuilder b(barrier->getContext());
+      b.setInsertionPointAfter(barrier);
+      NVVM::ClusterArriveOp::create(b, fence.getLoc(), b.getUnitAttr());
+      NVVM::ClusterWaitOp::create(b, fence.getLoc(), b.getUnitAttr());
+    }
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  Builder(func->getContext()).getDenseI32ArrayAttr({2, 1, 1}));
+    return success();
+  }
+
   LogicalResult convert(gpu::GPUModuleOp module) {
     MLIRContext *ctx = module.getContext();
     // Before the roles are lowered: the reports name the waits' roles.
@@ -625,8 +713,18 @@ struct ConvertWSToNVVMPass
         kernels.push_back(params);
       if (func->hasAttr(kCtaPairAttrName) && failed(markCtaPair(func)))
         return WalkResult::interrupt();
-      if (failed(lowerRoles(func)))
+      if (func->hasAttr(kMulticastAttrName)) {
+        if (func->hasAttr(kCtaPairAttrName)) {
+          func->emitError("a kernel is either a CTA pair ('")
+              << kCtaPairAttrName << "') or shares blocks by TMA multicast ('"
+              << kMulticastAttrName << "'), not both";
+          return WalkResult::interrupt();
+        }
+        if (failed(lowerMulticastRoles(func)))
+          return WalkResult::interrupt();
+      } else if (failed(lowerRoles(func))) {
         return WalkResult::interrupt();
+      }
       usesSharedMemory |= func->hasAttr("ws.smem_bytes");
       return WalkResult::advance();
     });

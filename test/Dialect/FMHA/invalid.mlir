@@ -774,6 +774,46 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 
 // -----
 
+// TMA multicast: three CTAs sharing B.
+// expected-error @+1 {{multicast 3 is not supported: expected 1 or 2 CTAs sharing each B tile}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b multicast 3 target sm_100a
+
+// -----
+
+// TMA multicast on sm_90a.
+// expected-error @+1 {{multicast 2 needs sm_100a (tcgen05.commit multicast to release shared B tiles), not sm_90a}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b multicast 2 target sm_90a
+
+// -----
+
+// TMA multicast with 2-CTA mode.
+// expected-error @+1 {{multicast 2 cannot be combined with ctas 2: in 2-CTA mode the CTAs already load separate halves of B}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [128, 256, 64] consumers 1 ctas 2 multicast 2 target sm_100a
+
+// -----
+
+// TMA multicast, B as [N, K]: halves of 12 rows split a swizzle pattern.
+// expected-error @+1 {{block_n 24 is not supported with multicast 2: each CTA loads block_n / 2 rows of B, which must be a multiple of 8 (a swizzle pattern), so block_n a multiple of 16}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [128, 24, 64] multicast 2 target sm_100a
+
+// -----
+
+// TMA multicast, B as [K, N]: rows of 192 elements move as three boxes.
+// expected-error @+1 {{block_n 192 is not supported with multicast 2: B's rows of 384 bytes move as 3 TMA boxes of 128 bytes, which two CTAs cannot share evenly; use transpose_b or an even number of boxes}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [128, 192, 64] consumers 1 multicast 2 target sm_100a
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Structure, parsing and malformed IR
 //===----------------------------------------------------------------------===//

@@ -127,3 +127,9 @@ fmha.gemm @gemm_sm100_wide (tensor<?x?xbf16>, tensor<?x?xbf16>)
 fmha.gemm @gemm_sm100_2cta (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16> transpose_b tile [128, 256, 64] stages 4 consumers 1
     ctas 2 target sm_100a
+
+// TMA multicast: a cluster of two CTAs shares each B tile.
+// CHECK: fmha.gemm @gemm_sm100_multicast (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 3 consumers 2 multicast 2 target sm_100a
+fmha.gemm @gemm_sm100_multicast (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 3 consumers 2
+    multicast 2 target sm_100a

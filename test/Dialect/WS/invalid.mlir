@@ -778,6 +778,61 @@ func.func @mbarrier_arrive_negative_tx_bytes(%bars: !ws.mbarrier<2>, %s: i32) {
 
 // -----
 
+func.func @mbarrier_arrive_multicast_without_tcgen05(%bars: !ws.mbarrier<2>, %s: i32) attributes {ws.multicast} {
+  // expected-error @+1 {{'ws.mbarrier_arrive' op multicast arrivals are tcgen05 commits: add 'tcgen05'}}
+  ws.mbarrier_arrive %bars[%s] leader multicast : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @mbarrier_arrive_multicast_outside_cluster(%bars: !ws.mbarrier<2>, %s: i32) {
+  // expected-error @+1 {{'ws.mbarrier_arrive' op multicast needs a kernel in clusters of two CTAs (the 'ws.multicast' attribute on its function)}}
+  ws.mbarrier_arrive %bars[%s] leader tcgen05 multicast : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @tma_load_mbarrier_multicast_outside_cluster(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
+                                                       %buf: memref<128x64xbf16, 3>, %bars: !ws.mbarrier<2>) {
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op multicast needs a kernel in clusters of two CTAs (the 'ws.multicast' attribute on its function)}}
+  ws.tma_load_mbarrier %d[%i, %i], %buf, %bars[%i] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @tma_load_mbarrier_multicast_rank(%d: !tile.desc<tensor<2x64x64xbf16>>, %i: i32,
+                                            %buf: memref<2x64x64xbf16, 3>, %bars: !ws.mbarrier<2>) attributes {ws.multicast} {
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op multicast splits a 2-d block, got 'tensor<2x64x64xbf16>'}}
+  ws.tma_load_mbarrier %d[%i, %i, %i], %buf, %bars[%i] multicast : !tile.desc<tensor<2x64x64xbf16>>, memref<2x64x64xbf16, 3>, !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+// Halves of 12 rows would split a swizzle pattern.
+func.func @tma_load_mbarrier_multicast_rows(%d: !tile.desc<tensor<24x64xbf16>>, %i: i32,
+                                            %buf: memref<24x64xbf16, 3>, %bars: !ws.mbarrier<2>) attributes {ws.multicast} {
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op multicast splits the 24 rows of block 'tensor<24x64xbf16>' between two CTAs: expected a multiple of 16 (halves of whole swizzle patterns)}}
+  ws.tma_load_mbarrier %d[%i, %i], %buf, %bars[%i] multicast : !tile.desc<tensor<24x64xbf16>>, memref<24x64xbf16, 3>, !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+// Rows of 384 bytes move as three 128-byte boxes.
+#sw = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+func.func @tma_load_mbarrier_multicast_boxes(%d: !tile.desc<tensor<64x192xbf16, #sw>>, %i: i32,
+                                             %buf: memref<64x192xbf16, 3>, %bars: !ws.mbarrier<2>) attributes {ws.multicast} {
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op multicast splits the 3 TMA boxes of block}}
+  ws.tma_load_mbarrier %d[%i, %i], %buf, %bars[%i] multicast : !tile.desc<tensor<64x192xbf16, #sw>>, memref<64x192xbf16, 3>, !ws.mbarrier<2>
+  return
+}
+
+// -----
+
 func.func @tma_load_mbarrier_coordinate_count(%d: !tile.desc<tensor<128x64xbf16>>, %i: i32,
                                               %buf: memref<128x64xbf16, 3>, %bars: !ws.mbarrier<2>) {
   // expected-error @+1 {{'ws.tma_load_mbarrier' op needs one coordinate per global dimension (2), got 3}}

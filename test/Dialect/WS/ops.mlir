@@ -84,6 +84,21 @@ func.func @explicit_rings(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
   return
 }
 
+// TMA multicast in a kernel of two-CTA clusters: a copy of half of a block
+// into both CTAs, and a commit to both CTAs' barriers.
+// CHECK-LABEL: func.func @multicast
+func.func @multicast(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) attributes {ws.multicast} {
+  %ring = ws.buffer_alloc : memref<2x128x64xbf16, 3>
+  %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  %empty = ws.mbarrier_alloc arrivals 2 : !ws.mbarrier<2>
+  %buf = ws.slot %ring[%i] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+  // CHECK: ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %{{.*}}[%{{.*}}] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+  ws.tma_load_mbarrier %desc[%i, %i], %buf, %full[%i] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+  // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] leader tcgen05 multicast : !ws.mbarrier<2>
+  ws.mbarrier_arrive %empty[%i] leader tcgen05 multicast : !ws.mbarrier<2>
+  return
+}
+
 // CHECK-LABEL: func.func @tensor_memory
 func.func @tensor_memory() {
   // CHECK: %[[T:.*]] = ws.tmem_alloc columns 256

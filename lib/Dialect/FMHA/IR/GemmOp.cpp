@@ -108,6 +108,12 @@ int64_t GemmOp::getNumCtas() {
   return 1;
 }
 
+int64_t GemmOp::getNumMulticast() {
+  if (IntegerAttr multicast = getMulticastAttr())
+    return multicast.getInt();
+  return 1;
+}
+
 int64_t GemmOp::getStagesOrDefault() {
   if (IntegerAttr stages = getStagesAttr())
     return stages.getInt();
@@ -259,6 +265,64 @@ static LogicalResult verifyCtas(GemmOp op, Target target, int64_t blockN) {
   return success();
 }
 
+/// Rows of a swizzled shared-memory layout that one swizzle pattern spans:
+/// a TMA box written at a multiple of them lands where it would in a whole
+/// block.
+static constexpr int64_t kSwizzleAtomRows = 8;
+
+/// Checks TMA multicast (`multicast`): sm_100a only, not with 2-CTA mode,
+/// and a B block that splits into two halves TMA can write where the whole
+/// block would be (the split ws.tma_load {multicast} makes).
+static LogicalResult verifyMulticast(GemmOp op, Target target, int64_t blockN) {
+  IntegerAttr multicast = op.getMulticastAttr();
+  if (!multicast)
+    return success();
+  int64_t value = multicast.getInt();
+  if (value != 1 && value != 2)
+    return op.emitOpError()
+           << "multicast " << value
+           << " is not supported: expected 1 or 2 CTAs sharing each B tile";
+  if (value == 1)
+    return success();
+  if (target != Target::Sm100a)
+    return op.emitOpError()
+           << "multicast 2 needs sm_100a (tcgen05.commit multicast to "
+              "release shared B tiles), not "
+           << stringifyTarget(target);
+  if (op.getNumCtas() != 1)
+    return op.emitOpError()
+           << "multicast 2 cannot be combined with ctas " << op.getNumCtas()
+           << ": in 2-CTA mode the CTAs already load separate halves of B";
+  if (op.getTransposeB()) {
+    if (blockN % (2 * kSwizzleAtomRows) != 0)
+      return op.emitOpError()
+             << "block_n " << blockN << " is not supported with multicast 2: "
+             << "each CTA loads block_n / 2 rows of B, which must be a "
+                "multiple of "
+             << kSwizzleAtomRows << " (a swizzle pattern), so block_n a "
+             << "multiple of " << 2 * kSwizzleAtomRows;
+    return success();
+  }
+  // B as [K, N]: a row of block_n elements moves in boxes one swizzle span
+  // wide; one box is split by its rows of K, several between the CTAs.
+  int64_t rowBytes = blockN * getElementBytes(op.getAType().getElementType());
+  int64_t span = rowBytes;
+  for (int64_t swizzle : {128, 64, 32})
+    if (rowBytes % swizzle == 0) {
+      span = swizzle;
+      break;
+    }
+  int64_t boxes = rowBytes / span;
+  if (boxes > 1 && boxes % 2 != 0)
+    return op.emitOpError()
+           << "block_n " << blockN << " is not supported with multicast 2: "
+           << "B's rows of " << rowBytes << " bytes move as " << boxes
+           << " TMA boxes of " << span
+           << " bytes, which two CTAs cannot share evenly; use transpose_b "
+              "or an even number of boxes";
+  return success();
+}
+
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(GemmOp op) {
   if (std::optional<ArrayRef<int64_t>> tile = op.getTile())
@@ -293,7 +357,8 @@ static LogicalResult verifyConfig(GemmOp op) {
            << 2 * limits::kMinSwizzleBytes / inBytes << " or "
            << limits::kMaxSwizzleBytes / inBytes;
   Target target = op.getTarget();
-  if (failed(verifyCtas(op, target, blockN)))
+  if (failed(verifyCtas(op, target, blockN)) ||
+      failed(verifyMulticast(op, target, blockN)))
     return failure();
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())))

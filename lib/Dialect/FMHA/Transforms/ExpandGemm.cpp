@@ -51,8 +51,19 @@ static std::string gemmManifest(GemmOp op) {
       op.getAType().getElementType().getIntOrFloatBitWidth() / 8;
   int64_t bSwizzle = kMajorB ? swizzle : widestSwizzle(blockNB * elementBytes);
   json::Array bShape = kMajorB ? json::Array{n, k} : json::Array{k, n};
-  json::Array bBox = kMajorB ? json::Array{blockNB, blockK}
-                             : json::Array{blockK, bSwizzle / elementBytes};
+  int64_t bBoxRows = kMajorB ? blockNB : blockK;
+  int64_t bBoxColumns = kMajorB ? blockK : bSwizzle / elementBytes;
+  // With TMA multicast each CTA of the cluster loads half of the B block:
+  // half of its rows when a row is one box, else half of the boxes (the
+  // split of ws.tma_load {multicast}).
+  int64_t multicast = op.getNumMulticast();
+  bool rowIsOneBox =
+      kMajorB || bSwizzle == 0 || bSwizzle == blockNB * elementBytes;
+  if (multicast == 2 && rowIsOneBox)
+    bBoxRows /= 2;
+  json::Array bBox{bBoxRows, bBoxColumns};
+  // CTAs of a cluster: those of a pair (ctas) or those sharing B tiles.
+  int64_t cluster = ctas * multicast;
   json::Object manifest{
       {"name", op.getSymName()},
       {"tensors", json::Object{{"a", json::Object{{"shape", json::Array{m, k}},
@@ -82,18 +93,19 @@ static std::string gemmManifest(GemmOp op) {
            json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", n}},
            json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", k}}}},
       // Persistent: one CTA per SM; CTAs past the last tile do nothing. In
-      // 2-CTA mode clusters of two along x, so an even count of CTAs.
+      // 2-CTA and multicast mode clusters of two along x, so an even count
+      // of CTAs.
       {"grid",
-       ctas == 1
+       cluster == 1
            ? json::Array{"num_sms", 1, 1}
            : json::Array{json::Object{
                              {"mul",
                               json::Array{json::Object{{"ceildiv",
                                                         json::Array{"num_sms",
-                                                                    ctas}}},
-                                          ctas}}},
+                                                                    cluster}}},
+                                          cluster}}},
                          1, 1}},
-      {"cluster", json::Array{ctas, 1, 1}}};
+      {"cluster", json::Array{cluster, 1, 1}}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << json::Value(std::move(manifest));
@@ -117,6 +129,11 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   int64_t ctas = op.getNumCtas();
   bool pair = ctas == 2;
   int64_t blockNB = blockN / ctas;
+  // TMA multicast: the two CTAs of a cluster take neighbouring row tiles of
+  // the same column tile and share its B block (each loads half into both).
+  bool multicast = op.getNumMulticast() == 2;
+  // CTAs of a cluster, which walks the tiles as one persistent worker.
+  int64_t cluster = pair || multicast ? 2 : 1;
 
   auto aDesc = tile::TensorDescType::get(
       RankedTensorType::get({blockM, blockK}, inType));
@@ -134,6 +151,8 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   func->setAttr("fmha.stages", b.getI64IntegerAttr(op.getStagesOrDefault()));
   if (pair)
     func->setAttr(ws::kCtaPairAttrName, b.getUnitAttr());
+  if (multicast)
+    func->setAttr(ws::kMulticastAttrName, b.getUnitAttr());
   Value a = func.getArgument(0), bArg = func.getArgument(1),
         c = func.getArgument(2), k = func.getArgument(5);
 
@@ -149,9 +168,9 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
     return arith::DivUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
   };
-  // In 2-CTA mode a tile spans both CTAs' rows and the pair (cluster) is
-  // the persistent worker: CTA 2p + r is rank r of pair p.
-  Value tilesM = ceilDiv(m, ctas * blockM * consumers);
+  // In 2-CTA and multicast mode a tile spans both CTAs' rows and the
+  // cluster is the persistent worker: CTA 2p + r is rank r of cluster p.
+  Value tilesM = ceilDiv(m, cluster * blockM * consumers);
   Value tilesN = ceilDiv(n, blockN);
   Value tiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
   Value pid = tile::ProgramIdOp::create(
@@ -159,10 +178,11 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   Value numPrograms = tile::NumProgramsOp::create(
       b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
   Value rank;
-  if (pair) {
-    rank = arith::RemUIOp::create(b, loc, pid, constant(ctas));
-    pid = arith::DivUIOp::create(b, loc, pid, constant(ctas));
-    numPrograms = arith::DivUIOp::create(b, loc, numPrograms, constant(ctas));
+  if (cluster > 1) {
+    rank = arith::RemUIOp::create(b, loc, pid, constant(cluster));
+    pid = arith::DivUIOp::create(b, loc, pid, constant(cluster));
+    numPrograms =
+        arith::DivUIOp::create(b, loc, numPrograms, constant(cluster));
   }
   auto tileLoop = scf::ForOp::create(b, loc, pid, tiles, numPrograms);
   b.setInsertionPointToStart(tileLoop.getBody());
@@ -177,14 +197,20 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
       b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
   Value pidN = arith::DivUIOp::create(b, loc, inGroup, groupRows);
   SmallVector<Value> rows;
-  Value m0 =
-      arith::MulIOp::create(b, loc, pidM, constant(ctas * blockM * consumers));
+  Value m0 = arith::MulIOp::create(b, loc, pidM,
+                                   constant(cluster * blockM * consumers));
   // Consumer i's MMA covers ctas * block_m rows; this CTA holds block_m of
-  // them, the even CTA the first.
+  // them, the even CTA the first. With multicast, rank r computes the r-th
+  // consumers * block_m rows of the cluster's tile.
   if (pair)
     m0 = arith::AddIOp::create(
         b, loc, m0,
         arith::MulIOp::create(b, loc, rank, constant(blockM)).getResult());
+  if (multicast)
+    m0 = arith::AddIOp::create(
+        b, loc, m0,
+        arith::MulIOp::create(b, loc, rank, constant(blockM * consumers))
+            .getResult());
   for (int64_t i = 0; i < consumers; ++i)
     rows.push_back(
         i == 0 ? m0

@@ -64,6 +64,18 @@ int64_t ws::getMemRefBytes(MemRefType type) {
          llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
 }
 
+ws::TMABoxes ws::getTMABoxes(RankedTensorType block) {
+  int64_t elementBytes = block.getElementTypeBitWidth() / 8;
+  int64_t rowBytes = block.getShape().back() * elementBytes;
+  int64_t span = rowBytes;
+  if (auto layout =
+          dyn_cast_or_null<tile::NvmmaSharedAttr>(block.getEncoding()))
+    if (layout.getSwizzle() > 0 && rowBytes > int64_t(layout.getSwizzle()))
+      span = layout.getSwizzle();
+  return {span, rowBytes / span,
+          block.getNumElements() / block.getShape().back() * span};
+}
+
 //===----------------------------------------------------------------------===//
 // Types
 //===----------------------------------------------------------------------===//

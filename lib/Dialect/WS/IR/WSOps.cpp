@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -193,10 +194,39 @@ static LogicalResult verifyTMACopy(Operation *op, tile::TensorDescType desc,
   return success();
 }
 
+/// A TMA multicast copy: a kernel marked ws.multicast, and a block that
+/// splits into two halves written where the whole block would be (by rows
+/// when a row is one box, else by boxes).
+static LogicalResult verifyMulticastCopy(Operation *op,
+                                         tile::TensorDescType desc) {
+  auto kernel = op->getParentOfType<FunctionOpInterface>();
+  if (!kernel || !kernel->hasAttr(kMulticastAttrName))
+    return op->emitOpError("multicast needs a kernel in clusters of two CTAs "
+                           "(the '")
+           << kMulticastAttrName << "' attribute on its function)";
+  RankedTensorType block = desc.getBlock();
+  if (block.getRank() != 2)
+    return op->emitOpError("multicast splits a 2-d block, got ") << block;
+  TMABoxes boxes = getTMABoxes(block);
+  int64_t rows = block.getShape().front();
+  if (boxes.count == 1 && rows % (2 * kSwizzleAtomRows) != 0)
+    return op->emitOpError("multicast splits the ")
+           << rows << " rows of block " << block
+           << " between two CTAs: expected a multiple of "
+           << 2 * kSwizzleAtomRows << " (halves of whole swizzle patterns)";
+  if (boxes.count > 1 && boxes.count % 2 != 0)
+    return op->emitOpError("multicast splits the ")
+           << boxes.count << " TMA boxes of block " << block
+           << " between two CTAs: expected an even number";
+  return success();
+}
+
 LogicalResult TMALoadOp::verify() {
   if (failed(verifyInRole(*this)) ||
       failed(verifyTMACopy(*this, getDesc().getType(), getCoords(),
                            getBuffer().getType())))
+    return failure();
+  if (getMulticast() && failed(verifyMulticastCopy(*this, getDesc().getType())))
     return failure();
   auto take = getToken().getDefiningOp<ProducerAcquireOp>();
   if (!take)
@@ -397,12 +427,26 @@ LogicalResult MBarrierArriveOp::verify() {
   if (std::optional<int64_t> bytes = getTxBytes())
     if (*bytes <= 0)
       return emitOpError("tx_bytes must be positive, got ") << *bytes;
+  if (getMulticast()) {
+    if (!getTcgen05())
+      return emitOpError("multicast arrivals are tcgen05 commits: add "
+                         "'tcgen05'");
+    auto kernel = (*this)->getParentOfType<FunctionOpInterface>();
+    if (!kernel || !kernel->hasAttr(kMulticastAttrName))
+      return emitOpError("multicast needs a kernel in clusters of two CTAs "
+                         "(the '")
+             << kMulticastAttrName << "' attribute on its function)";
+  }
   return success();
 }
 
 LogicalResult TMALoadMBarrierOp::verify() {
-  return verifyTMACopy(*this, getDesc().getType(), getCoords(),
-                       getBuffer().getType());
+  if (failed(verifyTMACopy(*this, getDesc().getType(), getCoords(),
+                           getBuffer().getType())))
+    return failure();
+  if (getMulticast() && failed(verifyMulticastCopy(*this, getDesc().getType())))
+    return failure();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

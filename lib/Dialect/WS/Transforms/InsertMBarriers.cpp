@@ -43,6 +43,9 @@ struct Ring {
   unsigned stages;
   /// The channel's index among the channels of its kernel, in program order.
   unsigned index;
+  /// TMA multicast fills its slots in both CTAs of a cluster: both CTAs'
+  /// releases (multicast tcgen05 commits) arrive on each empty barrier.
+  bool multicast = false;
 };
 
 /// One side of one channel, as seen by a role.
@@ -157,12 +160,33 @@ LogicalResult ChannelLowering::createRing(ChannelOp channel, unsigned index) {
   if (failed(fullArrivals) || failed(emptyArrivals))
     return failure();
   ChannelType type = channel.getType();
+  // A slot filled by TMA multicast holds data of both CTAs of the cluster:
+  // it is free again once both have released it, so each CTA's empty
+  // barrier also counts the peer's release, which a tcgen05 commit
+  // multicast to both CTAs delivers.
+  bool multicast = false;
+  for (Operation *user : channel->getUsers())
+    if (auto acquire = dyn_cast<ProducerAcquireOp>(user))
+      for (Operation *tokenUser : acquire.getToken().getUsers())
+        if (auto load = dyn_cast<TMALoadOp>(tokenUser))
+          multicast |= load.getMulticast();
+  if (multicast) {
+    for (Operation *user : channel->getUsers())
+      if (auto release = dyn_cast<ConsumerReleaseOp>(user))
+        if (release.getUnit() != AsyncUnit::TCGen05)
+          return release.emitOpError(
+                     "releases a slot filled by TMA multicast by ")
+                 << stringifyAsyncUnit(release.getUnit())
+                 << ": only tcgen05 commits reach the peer CTA's barrier";
+    *emptyArrivals *= 2;
+  }
 
   rewriter.setInsertionPoint(channel);
   Location loc = channel.getLoc();
   Ring ring;
   ring.stages = type.getStages();
   ring.index = index;
+  ring.multicast = multicast;
   // A channel over another one: its rings alias the other's (created
   // first, in program order).
   Ring *aliased = nullptr;
@@ -356,11 +380,13 @@ LogicalResult ChannelLowering::threadRole(RoleOp role) {
   if (failed(threadBlock(body, state)))
     return failure();
   // In 2-CTA mode the even CTA's tcgen05 commits release slots in both CTAs
-  // and its MMAs read the odd CTA's shared memory: a producer waits for all
+  // and its MMAs read the odd CTA's shared memory; with TMA multicast each
+  // CTA's copies and commits land in the other: a producer waits for all
   // its slots to come back before its role ends, so that no CTA exits with
-  // arrivals or reads still aimed at it.
+  // arrivals, writes or reads still aimed at it.
   auto kernel = role->getParentOfType<FunctionOpInterface>();
-  if (kernel && kernel->hasAttr(kCtaPairAttrName))
+  if (kernel && (kernel->hasAttr(kCtaPairAttrName) ||
+                 kernel->hasAttr(kMulticastAttrName)))
     drain(role, sides, state);
   return success();
 }
@@ -492,7 +518,8 @@ LogicalResult ChannelLowering::lowerSlotUsers() {
     if (auto load = dyn_cast<TMALoadOp>(op)) {
       auto [ring, stage] = slotOf(load.getToken());
       TMALoadMBarrierOp::create(rewriter, loc, load.getDesc(), load.getCoords(),
-                                load.getBuffer(), ring->full, stage);
+                                load.getBuffer(), ring->full, stage,
+                                load.getMulticast());
       rewriter.eraseOp(op);
       continue;
     }
@@ -528,10 +555,11 @@ LogicalResult ChannelLowering::lowerSlotUsers() {
       break;
     case AsyncUnit::TCGen05:
       // tcgen05.commit by the thread that issued the MMAs: one arrival, when
-      // they complete.
+      // they complete; a release of a multicast ring arrives in both CTAs.
       MBarrierArriveOp::create(rewriter, loc, barriers, stage,
                                /*leader=*/true, IntegerAttr(),
-                               /*tcgen05=*/true);
+                               /*tcgen05=*/true,
+                               /*multicast=*/!commit && ring->multicast);
       break;
     }
     rewriter.eraseOp(op);

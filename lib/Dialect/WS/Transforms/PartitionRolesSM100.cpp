@@ -7,7 +7,8 @@
 // each finished accumulator over) and one epilogue warpgroup per
 // accumulator (tcgen05.ld, conversion, TMA store through shared memory).
 // The accumulator ring has two slots, so the epilogue of one output tile
-// overlaps the MMAs of the next.
+// overlaps the MMAs of the next. In a ws.multicast kernel the B operands
+// are loaded by TMA multicast.
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,12 +112,21 @@ static ClonedProgram cloneInto(OpBuilder &b, Block *wsBody, Location loc,
 }
 
 /// The load warp: every iteration's loads go by TMA into one slot of the
-/// operand ring, committed with their bytes.
-static void buildLoad(OpBuilder &b, Value stream, Program &p) {
+/// operand ring, committed with their bytes. In a kernel marked
+/// ws.multicast (a cluster of two CTAs sharing B tiles) the loads of the
+/// dots' B operands are TMA multicast copies: each CTA loads half of the
+/// block into both.
+static void buildLoad(OpBuilder &b, Value stream, Program &p, bool multicast) {
   for (tile::StoreOp store : p.stores)
     store.erase();
   dropCarried(p.loop);
-  produceLoads(b, stream, p.loads);
+  DenseSet<Operation *> shared;
+  if (multicast)
+    for (auto [dot, position] : p.chains)
+      shared.insert(dot.getB().getDefiningOp());
+  produceLoads(b, stream, p.loads, [&](tile::LoadOp load) {
+    return shared.contains(load.getOperation());
+  });
 }
 
 /// The MMA warp: per output tile, take an accumulator slot; per operand
@@ -266,7 +276,7 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
   {
     auto [role, p] = cloneInto(b, wsBody, loc, original, *program, "load", 1,
                                options.loadRegs);
-    buildLoad(b, stream, p);
+    buildLoad(b, stream, p, func->hasAttr(kMulticastAttrName));
     cleanUpRole(role);
   }
   {

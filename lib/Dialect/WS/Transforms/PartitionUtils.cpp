@@ -12,14 +12,15 @@ using namespace mlir;
 using namespace mlir::ws;
 
 void ws::produceLoads(OpBuilder &b, Value channel,
-                      MutableArrayRef<tile::LoadOp> loads) {
+                      MutableArrayRef<tile::LoadOp> loads,
+                      function_ref<bool(tile::LoadOp)> multicast) {
   b.setInsertionPoint(loads.front());
   auto acquire = ProducerAcquireOp::create(b, loads.front().getLoc(), channel);
   int64_t bytes = 0;
   for (auto [load, buffer] : llvm::zip(loads, acquire.getBuffers())) {
     b.setInsertionPoint(load);
     TMALoadOp::create(b, load.getLoc(), load.getDesc(), load.getCoords(),
-                      buffer, acquire.getToken());
+                      buffer, acquire.getToken(), multicast && multicast(load));
     bytes += load.getDesc().getType().getBlockBytes();
   }
   b.setInsertionPointAfter(loads.back());

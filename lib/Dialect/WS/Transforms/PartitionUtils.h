@@ -21,8 +21,11 @@ namespace ws {
 /// Turns `loads` into TMA copies into one slot of `channel`: acquired before
 /// the first, committed `by tma` with their bytes after the last. The loads
 /// stay for their other users (canonicalization drops them once unused).
+/// The copies of the loads `multicast` accepts are TMA multicast copies
+/// (`ws.tma_load ... multicast`).
 void produceLoads(OpBuilder &b, Value channel,
-                  MutableArrayRef<tile::LoadOp> loads);
+                  MutableArrayRef<tile::LoadOp> loads,
+                  function_ref<bool(tile::LoadOp)> multicast = nullptr);
 
 /// Waits for one slot of `channel` before the first of `loads` and replaces
 /// them by in-place reads of its buffers (`ws.as_tensor`); returns the

@@ -4,7 +4,10 @@
 // arithmetic of explicit mbarrier rings (the output of ws-insert-mbarriers,
 // or rings written by hand) by interpreting every role of a
 // ws.warp_specialize for concrete trip counts and simulating the mbarriers
-// the roles wait on and arrive at.
+// the roles wait on and arrive at. A kernel in clusters of two CTAs that
+// share blocks by TMA multicast (ws.multicast) is simulated as two copies
+// of its roles, one per CTA (both run the same program), whose multicast
+// copies and commits reach the barriers of both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -384,6 +387,9 @@ struct Event {
   /// Arrive: bytes added to the expected transactions. CompleteTx: bytes
   /// delivered.
   int64_t bytes;
+  /// Arrive, CompleteTx: reaches the barrier at the same index in every CTA
+  /// of the cluster (a multicast commit or TMA copy).
+  bool multicast = false;
 };
 
 /// A protocol or interpretation error, reported at `op`.
@@ -742,10 +748,16 @@ LogicalResult RoleRun::runBarrierOp(Operation *op) {
     event.kind = Event::Arrive;
     event.amount = arrive.getLeader() ? 1 : role.getNumThreads();
     event.bytes = arrive.getTxBytes().value_or(0);
+    event.multicast = arrive.getMulticast();
   } else {
     auto load = cast<TMALoadMBarrierOp>(op);
     event.kind = Event::CompleteTx;
     event.bytes = getMemRefBytes(load.getBuffer().getType());
+    // A multicast copy brings this CTA's half of the block to every CTA.
+    if (load.getMulticast()) {
+      event.bytes /= 2;
+      event.multicast = true;
+    }
   }
   events.push_back(event);
   return success();
@@ -767,6 +779,8 @@ struct BarrierState {
 
 struct RoleTrace {
   RoleOp role;
+  /// The CTA of the cluster that runs this copy of the role.
+  unsigned cta;
   std::vector<Event> events;
   size_t next = 0;
   /// Waits passed so far, per barrier.
@@ -792,11 +806,11 @@ static std::string describeTx(int64_t tx) {
 /// completed), as mbarrier.try_wait.parity does.
 static std::optional<Error> simulate(Kernel &kernel,
                                      MutableArrayRef<RoleTrace> traces,
-                                     StringRef trial) {
-  std::map<std::pair<BarrierArray *, int64_t>, BarrierState> states;
-  auto stateOf = [&](const Event &event) -> BarrierState & {
+                                     unsigned ctas, StringRef trial) {
+  std::map<std::tuple<unsigned, BarrierArray *, int64_t>, BarrierState> states;
+  auto stateIn = [&](unsigned cta, const Event &event) -> BarrierState & {
     auto [it, inserted] =
-        states.try_emplace({event.array, event.index}, BarrierState());
+        states.try_emplace({cta, event.array, event.index}, BarrierState());
     if (inserted)
       it->second.pending = event.array->arrivals;
     return it->second;
@@ -812,10 +826,13 @@ static std::optional<Error> simulate(Kernel &kernel,
   while (progress) {
     progress = false;
     for (RoleTrace &trace : traces) {
-      StringRef roleName = trace.role.getRoleName();
+      // "role 'load'", or "role 'load' of CTA 1" in a cluster.
+      std::string who = "role '" + trace.role.getRoleName().str() + "'";
+      if (ctas > 1)
+        who += " of CTA " + std::to_string(trace.cta);
       while (trace.next < trace.events.size()) {
         const Event &event = trace.events[trace.next];
-        BarrierState &state = stateOf(event);
+        BarrierState &state = stateIn(trace.cta, event);
         // Only for messages: built on every event, it would dominate.
         auto barrier = [&] {
           return kernel.describe(*event.array, event.index);
@@ -830,7 +847,7 @@ static std::optional<Error> simulate(Kernel &kernel,
             if (state.completed != needed)
               return Error{
                   event.op,
-                  ("role '" + roleName + "' passes this wait on " + barrier() +
+                  (who + " passes this wait on " + barrier() +
                    (state.completed < needed ? " too early" : " too late") +
                    ": its " + ordinal(nth) + " wait on this " +
                    (full ? "full" : "empty") + " barrier needs " +
@@ -842,23 +859,34 @@ static std::optional<Error> simulate(Kernel &kernel,
                       .str()};
           }
         } else if (event.kind == Event::Arrive) {
-          if (event.amount > state.pending)
-            return Error{event.op,
-                         ("role '" + roleName + "' arrives " +
-                          plural(event.amount, "time") + " on " + barrier() +
-                          ", more than the " + Twine(state.pending) +
-                          " arrivals left in its current phase (it counts " +
-                          Twine(event.array->arrivals) +
-                          " per phase): the barrier would complete a phase "
-                          "early" +
-                          trial)
-                             .str()};
-          state.pending -= event.amount;
-          state.tx += event.bytes;
-          maybeComplete(state, *event.array);
+          for (unsigned cta = 0; cta < ctas; ++cta) {
+            if (!event.multicast && cta != trace.cta)
+              continue;
+            BarrierState &target = stateIn(cta, event);
+            if (event.amount > target.pending)
+              return Error{event.op,
+                           (who + " arrives " + plural(event.amount, "time") +
+                            " on " + barrier() +
+                            (ctas > 1 ? " of CTA " + std::to_string(cta) : "") +
+                            ", more than the " + Twine(target.pending) +
+                            " arrivals left in its current phase (it counts " +
+                            Twine(event.array->arrivals) +
+                            " per phase): the barrier would complete a phase "
+                            "early" +
+                            trial)
+                               .str()};
+            target.pending -= event.amount;
+            target.tx += event.bytes;
+            maybeComplete(target, *event.array);
+          }
         } else {
-          state.tx -= event.bytes;
-          maybeComplete(state, *event.array);
+          for (unsigned cta = 0; cta < ctas; ++cta) {
+            if (!event.multicast && cta != trace.cta)
+              continue;
+            BarrierState &target = stateIn(cta, event);
+            target.tx -= event.bytes;
+            maybeComplete(target, *event.array);
+          }
         }
         ++trace.next;
         progress = true;
@@ -875,10 +903,13 @@ static std::optional<Error> simulate(Kernel &kernel,
     std::string message = "deadlock: ";
     for (auto [i, trace] : llvm::enumerate(blocked)) {
       const Event &event = trace->events[trace->next];
-      BarrierState &state = stateOf(event);
+      BarrierState &state = stateIn(trace->cta, event);
       if (i != 0)
         message += "; ";
-      message += "role '" + trace->role.getRoleName().str() + "' waits " +
+      message += "role '" + trace->role.getRoleName().str() + "' " +
+                 (ctas > 1 ? "of CTA " + std::to_string(trace->cta) + " "
+                           : std::string()) +
+                 "waits " +
                  (i == 0 ? std::string("here")
                          : "at " + describeLoc(event.op->getLoc())) +
                  " forever on " + kernel.describe(*event.array, event.index) +
@@ -908,14 +939,16 @@ static std::optional<Error> simulate(Kernel &kernel,
 
   // Every role finished: each barrier must be between phases.
   for (auto &[key, state] : states) {
-    auto [array, index] = key;
+    auto [cta, array, index] = key;
     if (state.pending == array->arrivals && state.tx == 0)
       continue;
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << kernel.describe(*array, index) << " is left with "
-       << array->arrivals - state.pending << " of its " << array->arrivals
-       << " arrivals per phase";
+    os << kernel.describe(*array, index);
+    if (ctas > 1)
+      os << " of CTA " << cta;
+    os << " is left with " << array->arrivals - state.pending << " of its "
+       << array->arrivals << " arrivals per phase";
     os << describeTx(state.tx);
     os << " when every role has finished: the arrivals on it do not add up "
           "to whole phases"
@@ -1031,6 +1064,9 @@ static LogicalResult verifyKernel(WarpSpecializeOp op) {
   int64_t maxTrips = 2 * stages + 3;
 
   SmallVector<RoleOp> roles(op.getRoles());
+  // A TMA multicast kernel: two CTAs run the roles, each its own copy.
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  unsigned ctas = func && func->hasAttr(kMulticastAttrName) ? 2 : 1;
   for (int64_t trips = 1; trips <= maxTrips; ++trips) {
     bool anySubstituted = false;
     for (bool defaultBranch : {true, false}) {
@@ -1058,7 +1094,9 @@ static LogicalResult verifyKernel(WarpSpecializeOp op) {
         }
         anySubstituted |= run.substituted;
         anyDefault |= run.usedDefault;
-        traces.push_back({role, std::move(run.events), 0, {}});
+        for (unsigned cta = 0; cta + 1 < ctas; ++cta)
+          traces.push_back({role, cta, run.events, 0, {}});
+        traces.push_back({role, ctas - 1, std::move(run.events), 0, {}});
       }
       std::string trial;
       if (anySubstituted)
@@ -1070,7 +1108,7 @@ static LogicalResult verifyKernel(WarpSpecializeOp op) {
                  (defaultBranch ? "then" : "else") + " branch";
       if (!trial.empty())
         trial += ")";
-      if (std::optional<Error> error = simulate(kernel, traces, trial)) {
+      if (std::optional<Error> error = simulate(kernel, traces, ctas, trial)) {
         error->op->emitError(error->message);
         return failure();
       }

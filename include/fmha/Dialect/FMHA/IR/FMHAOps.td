@@ -37,6 +37,8 @@ def FMHA_ConsumersAttr : FMHA_CountAttr<
     "consumer warpgroups per CTA, 1 or 2">;
 def FMHA_CtasAttr : FMHA_CountAttr<
     "CTAs of a cluster that issue one MMA together (cta_group), 1 or 2">;
+def FMHA_MulticastAttr : FMHA_CountAttr<
+    "CTAs of a cluster along M that share each B tile by TMA multicast, 1 or 2">;
 
 /// Base class of the kernel declarations: module-level symbols whose name is
 /// the kernel's and whose signature is a function type of builtin tensors.
@@ -291,7 +293,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     ```
     fmha.gemm @name (a, b) -> c
         [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
-        [consumers n] [ctas n] target (sm_90a | sm_100a) attr-dict
+        [consumers n] [ctas n] [multicast n] target (sm_90a | sm_100a)
+        attr-dict
     ```
 
     **Configuration** (all optional; the defaults are chosen so that every
@@ -304,6 +307,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `stages`         | A/B shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
+    | `multicast`      | CTAs of a cluster, 1 or 2 (`sm_100a` only), that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -319,6 +323,24 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     the even CTA of the pair issues the MMAs. Rules: `block_m` is 128 (the
     pair's M is 256) and `block_n` a multiple of 16 from 16 to 256 (the
     2-CTA shapes, PTX ISA 9.7.16.2.1). Attention has no 2-CTA mode.
+
+    **TMA multicast** (`multicast 2`, `sm_100a`): the kernel is launched in
+    clusters of two CTAs along x that take the same tiles of N and
+    neighbouring tiles of M (CTA rank r the r-th `consumers * block_m` rows
+    of the cluster's tile). Each CTA issues its own `tcgen05.mma.cta_group::1`
+    on a whole B tile, but loads only half of it with
+    `cp.async.bulk.tensor...multicast::cluster` into the same shared-memory
+    offset of both CTAs, so each B tile is read from L2 once per cluster; a
+    B slot is refilled only when the MMAs of both CTAs released it. Rules:
+    not with `ctas 2` (that mode already splits B between the CTAs), and B's
+    block must split in two halves that TMA can write where a whole block
+    would be, i.e. at a multiple of 8 rows of the swizzled layout: with
+    `transpose_b` (B is `[N, K]`, the halves are `block_n / 2` rows)
+    `block_n` a multiple of 16; without it (B is `[K, N]`, whose rows of
+    `block_n` elements move in boxes one swizzle span wide, the widest of
+    128, 64 and 32 bytes that divides the row) one box (the halves are
+    `block_k / 2` rows of K) or an even number of boxes (each CTA loads
+    half of them).
 
     **Resources** one CTA needs, which must fit the target:
 
@@ -353,6 +375,15 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
         -> tensor<?x?xbf16> transpose_b tile [128, 256, 64] stages 4
         consumers 1 ctas 2 target sm_100a
     ```
+
+    Example: a bf16 GEMM on `sm_100a` whose clusters of two CTAs share each
+    128 x 64 B tile by TMA multicast:
+
+    ```mlir
+    fmha.gemm @gemm_multicast (tensor<?x?xbf16>, tensor<?x?xbf16>)
+        -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 3
+        consumers 2 multicast 2 target sm_100a
+    ```
   }];
 
   let arguments = (ins
@@ -363,6 +394,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     OptionalAttr<FMHA_StagesAttr>:$stages,
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
     OptionalAttr<FMHA_CtasAttr>:$ctas,
+    OptionalAttr<FMHA_MulticastAttr>:$multicast,
     FMHA_TargetAttr:$target
   );
 
@@ -373,6 +405,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     (`stages` $stages^)?
     (`consumers` $consumers^)?
     (`ctas` $ctas^)?
+    (`multicast` $multicast^)?
     `target` `` $target attr-dict
   }];
 
@@ -411,6 +444,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     int64_t getNumConsumerGroups();
     /// CTAs that issue each MMA together: 1, or 2 in 2-CTA mode.
     int64_t getNumCtas();
+    /// CTAs of a cluster that share each B tile by TMA multicast: 1, or 2.
+    int64_t getNumMulticast();
 
     //===------------------------------------------------------------------===//
     // Resources of one CTA with the effective configuration.

@@ -220,15 +220,30 @@ def WS_TMALoadOp : WS_Op<"tma_load"> {
     the slot's barrier: commit the slot `by tma` with the bytes of all copies
     into it. Elements outside the tensor read as zero.
 
+    With `multicast` (a kernel marked `ws.multicast`: a cluster of two CTAs
+    along x running the same program), each CTA copies half of the block,
+    rank r the r-th half, into `buffer` in both CTAs
+    (`cp.async.bulk.tensor...multicast::cluster`, CTA mask 0b11), so the
+    buffer holds the whole block in both and the slot's barrier in each CTA
+    receives the whole block's bytes. A block whose rows move as one TMA box
+    is split by rows (the tensor map's box has half the rows), one whose
+    rows move as several boxes one swizzle span wide by boxes; a half must
+    start at a multiple of 8 rows (a swizzle pattern). The slots of the
+    channel are released by tcgen05 commits, multicast to both CTAs, so a
+    slot is refilled only when both CTAs are done with it.
+
     ```mlir
     ws.tma_load %desc[%i, %k], %buf, %tok
+        : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+    ws.tma_load %desc[%n, %k], %buf, %tok multicast
         : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
     ```
   }];
   let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords,
-                       WS_SharedMemRef:$buffer, WS_TokenType:$token);
+                       WS_SharedMemRef:$buffer, WS_TokenType:$token,
+                       UnitAttr:$multicast);
   let assemblyFormat = [{
-    $desc `[` $coords `]` `,` $buffer `,` $token attr-dict `:` qualified(type($desc)) `,` type($buffer)
+    $desc `[` $coords `]` `,` $buffer `,` $token (`multicast` $multicast^)? attr-dict `:` qualified(type($desc)) `,` type($buffer)
   }];
   let hasVerifier = 1;
 }
@@ -474,19 +489,25 @@ def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive"> {
     the slot complete them). With `tcgen05` (and `leader`), the leader's
     arrival is made by `tcgen05.commit` when every `tcgen05` operation the
     leader issued before has completed (Blackwell MMAs reading or writing
-    the slot).
+    the slot). With `multicast` (and `tcgen05`, in a `ws.multicast`
+    kernel), the commit arrives on barrier `index` of this array in both
+    CTAs of the cluster (`tcgen05.commit...multicast::cluster`, CTA mask
+    0b11): each such barrier expects one arrival from each CTA.
 
     ```mlir
     ws.mbarrier_arrive %empty[%stage] : !ws.mbarrier<2>
     ws.mbarrier_arrive %full[%stage] leader tx_bytes 16384 : !ws.mbarrier<2>
     ws.mbarrier_arrive %full[%stage] leader tcgen05 : !ws.mbarrier<2>
+    ws.mbarrier_arrive %empty[%stage] leader tcgen05 multicast : !ws.mbarrier<2>
     ```
   }];
   let arguments = (ins WS_MBarrierType:$barriers, I32:$index, UnitAttr:$leader,
-                       OptionalAttr<I64Attr>:$tx_bytes, UnitAttr:$tcgen05);
+                       OptionalAttr<I64Attr>:$tx_bytes, UnitAttr:$tcgen05,
+                       UnitAttr:$multicast);
   let assemblyFormat = [{
     $barriers `[` $index `]` (`leader` $leader^)? (`tcgen05` $tcgen05^)?
-    (`tx_bytes` $tx_bytes^)? attr-dict `:` qualified(type($barriers))
+    (`multicast` $multicast^)? (`tx_bytes` $tx_bytes^)? attr-dict `:`
+    qualified(type($barriers))
   }];
   let hasVerifier = 1;
 }
@@ -496,18 +517,23 @@ def WS_TMALoadMBarrierOp : WS_Op<"tma_load_mbarrier"> {
   let description = [{
     The explicit form of `ws.tma_load` after `ws-insert-mbarriers`: the
     leader thread of the role issues the copy, which completes barrier
-    `index` of `barriers` with its bytes.
+    `index` of `barriers` with its bytes. With `multicast` (see
+    `ws.tma_load`), the leader copies its CTA's half of the block into
+    `buffer` and completes barrier `index` in both CTAs of the cluster.
 
     ```mlir
     ws.tma_load_mbarrier %desc[%i, %k], %buf, %full[%stage]
+        : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+    ws.tma_load_mbarrier %desc[%n, %k], %buf, %full[%stage] multicast
         : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
     ```
   }];
   let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords,
                        WS_SharedMemRef:$buffer, WS_MBarrierType:$barriers,
-                       I32:$index);
+                       I32:$index, UnitAttr:$multicast);
   let assemblyFormat = [{
-    $desc `[` $coords `]` `,` $buffer `,` $barriers `[` $index `]` attr-dict
+    $desc `[` $coords `]` `,` $buffer `,` $barriers `[` $index `]`
+    (`multicast` $multicast^)? attr-dict
     `:` qualified(type($desc)) `,` type($buffer) `,` qualified(type($barriers))
   }];
   let hasVerifier = 1;

@@ -31,6 +31,14 @@ constexpr int64_t kRegistersPerSM = 65536;
 /// (`tcgen05.mma.cta_group::2`, docs/Development.md, "SM100").
 constexpr const char kCtaPairAttrName[] = "ws.cta_pair";
 
+/// Marks a kernel launched in clusters of two CTAs along x that run the
+/// same program and share blocks by TMA multicast (a unit attribute on the
+/// function, set by fmha-expand-kernels for `fmha.gemm ... multicast 2`):
+/// the `ws.tma_load {multicast}` copies of a channel land in both CTAs, and
+/// its slots are released by both CTAs' commits (docs/Development.md,
+/// "SM100").
+constexpr const char kMulticastAttrName[] = "ws.multicast";
+
 /// True when `type` lives in shared memory: memory space 3 or
 /// `#gpu.address_space<workgroup>`.
 bool isSharedMemory(MemRefType type);
@@ -40,6 +48,25 @@ bool isTensorMemory(MemRefType type);
 
 /// Bytes of a statically shaped memref of int or float elements.
 int64_t getMemRefBytes(MemRefType type);
+
+/// How TMA moves one block of a swizzled shared-memory layout: rows wider
+/// than the swizzle span go as several boxes one span wide, stored one
+/// after the other.
+struct TMABoxes {
+  /// Bytes of one row of a box.
+  int64_t spanBytes;
+  /// Boxes per block (1 when a row is one box).
+  int64_t count;
+  /// Bytes of one box.
+  int64_t boxBytes;
+};
+/// The boxes of `block` (a !tile.desc block, swizzled by its
+/// #tile.nvmma_shared encoding if any).
+TMABoxes getTMABoxes(RankedTensorType block);
+
+/// Rows of a swizzle pattern: a TMA box written at a multiple of them lands
+/// where it would in a whole block.
+constexpr int64_t kSwizzleAtomRows = 8;
 
 } // namespace ws
 } // namespace mlir

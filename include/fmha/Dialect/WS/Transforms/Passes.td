@@ -168,8 +168,17 @@ def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
     nothing loaded. The role ends only once the consumers have released
     every slot, so that no CTA of the pair exits while the other's
     tcgen05 commits are still to arrive on its barriers or its shared
-    memory is still to be read. Other kernels do not drain: their
-    asynchronous arrivals target their own CTA only.
+    memory is still to be read. A TMA multicast kernel (`ws.multicast`)
+    drains the same way, for the other CTA's copies and commits. Other
+    kernels do not drain: their asynchronous arrivals target their own CTA
+    only.
+
+    A channel filled by a `ws.tma_load ... multicast` holds data of both
+    CTAs of the cluster in each slot, which is free again only once both
+    have released it: its empty barriers expect twice the releasing roles'
+    arrivals, its releases (which must be by tcgen05) become `ws.mbarrier_arrive
+    ... tcgen05 multicast` (a commit that arrives in both CTAs), and its
+    copies `ws.tma_load_mbarrier ... multicast`.
 
     Before:
     ```mlir
@@ -407,6 +416,13 @@ def WSVerifyPhases : Pass<"ws-verify-phases"> {
       count is too large, or the bytes do not match), reported at the
       `ws.mbarrier_alloc`;
     - a stage outside the barrier array, a parity other than 0 or 1.
+
+    **Clusters.** A kernel marked `ws.multicast` runs in clusters of two
+    CTAs that run the same program: the roles are simulated twice, once per
+    CTA, each copy on its own barriers, and a `multicast` arrival (a
+    tcgen05 commit to both CTAs) or TMA copy (each CTA's half of the block,
+    so half the buffer's bytes) reaches the barrier in both. Errors then
+    name the CTA (`role 'load' of CTA 1`).
 
     Which side of a ring a barrier array is comes from the `ws.ring`
     attribute (`"full"` or `"empty"`) that `ws-insert-mbarriers` puts on
