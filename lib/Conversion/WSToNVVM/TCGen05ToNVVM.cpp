@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TCGen05ToNVVM.h"
+#include "BranchUtils.h"
 
 #include "fmha/Conversion/UMMADescriptors.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
@@ -100,15 +101,7 @@ static void inWarpZero(ConversionPatternRewriter &rewriter, Location loc,
                                     i32Const(rewriter, loc, kThreadsPerWarp));
   Value isWarpZero = LLVM::ICmpOp::create(
       rewriter, loc, LLVM::ICmpPredicate::eq, warp, i32Const(rewriter, loc, 0));
-  Block *before = rewriter.getInsertionBlock();
-  Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
-  Block *then = rewriter.createBlock(after);
-  rewriter.setInsertionPointToEnd(before);
-  LLVM::CondBrOp::create(rewriter, loc, isWarpZero, then, after);
-  rewriter.setInsertionPointToEnd(then);
-  body();
-  LLVM::BrOp::create(rewriter, loc, after);
-  rewriter.setInsertionPointToStart(after);
+  emitIf(rewriter, loc, isWarpZero, body);
 }
 
 /// A CTA barrier between tcgen05 fences: orders the tensor-memory work of

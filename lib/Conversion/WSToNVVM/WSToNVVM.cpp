@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BranchUtils.h"
 #include "LowerRoles.h"
 #include "TCGen05ToNVVM.h"
 #include "TileToNVVM.h"
@@ -141,21 +142,15 @@ struct MBarrierAllocLowering : ConvertOpToLLVMPattern<MBarrierAllocOp> {
     Value isThread0 =
         LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, tid,
                              i32Const(rewriter, loc, 0));
-    Block *before = rewriter.getInsertionBlock();
-    Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
-    Block *init = rewriter.createBlock(after);
-    rewriter.setInsertionPointToEnd(before);
-    LLVM::CondBrOp::create(rewriter, loc, isThread0, init, after);
-    rewriter.setInsertionPointToEnd(init);
-    Value arrivals = i32Const(rewriter, loc, op.getArrivals());
-    Value initBase = sharedMemoryAt(rewriter, loc, *op.getOffset());
-    for (unsigned i = 0; i < op.getType().getCount(); ++i)
-      NVVM::MBarrierInitOp::create(
-          rewriter, loc,
-          barrierAt(rewriter, loc, initBase, i32Const(rewriter, loc, i)),
-          arrivals, isThread0);
-    LLVM::BrOp::create(rewriter, loc, after);
-    rewriter.setInsertionPointToStart(after);
+    emitIf(rewriter, loc, isThread0, [&] {
+      Value arrivals = i32Const(rewriter, loc, op.getArrivals());
+      Value initBase = sharedMemoryAt(rewriter, loc, *op.getOffset());
+      for (unsigned i = 0; i < op.getType().getCount(); ++i)
+        NVVM::MBarrierInitOp::create(
+            rewriter, loc,
+            barrierAt(rewriter, loc, initBase, i32Const(rewriter, loc, i)),
+            arrivals, isThread0);
+    });
     rewriter.replaceOp(op, base);
     return success();
   }
