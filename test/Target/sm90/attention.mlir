@@ -9,23 +9,41 @@
 // CHECK: .target sm_90a
 // CHECK-LABEL: .entry attn_fwd_d128(
 // CHECK: .maxntid 384, 1, 1
-// Producer: Q once (two 64-row tiles, each two 128-byte-wide boxes), the
-// first K tile, then per step the next K tile ahead of the previous V tile,
-// the last V tile after the loop.
+// Producer, per work item: Q (two 64-row tiles, each two 128-byte-wide
+// boxes), the first K tile, then per step the next K tile ahead of the
+// previous V tile, the last V tile after the loop.
 // CHECK: setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.try_wait.parity
 // CHECK: cp.async.bulk.tensor.4d.shared::cta.global
-// Consumer 0: the first S = Q K^T by wgmma from shared memory and its
-// softmax (row max across the quad, exp2) before the loop.
+// Consumer 0. A persistent kernel (the sm_90a default): every role loops
+// over work items, and LLVM lays the end of an item out first: the last
+// turn taken (named barrier 3 of 2 x 128 threads), the last P V waited
+// for, O normalised by one reciprocal per row and multiplies (no IEEE
+// division: each is a dozen instructions and a called slow path), staged
+// in the Q slot (named barrier 1 of its 128 threads) and stored by one
+// predicated TMA store, then the Q slot released.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: bar.sync 3, 256;
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: div.rn.f32
+// CHECK: rcp.approx.f32
+// CHECK-NOT: div.rn.f32
+// CHECK: bar.sync 1, 128;
+// CHECK: st.shared
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: bar.sync 1, 128;
+// CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta
+// CHECK: mbarrier.arrive.shared.b64
+// An item: the first S = Q K^T by wgmma from shared memory and its softmax
+// (row max across the quad, exp2) before the loop.
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: shfl.sync.bfly
 // CHECK: ex2.approx.ftz.f32
-// In the loop, its turn (named barrier 3 of 2 x 128 threads): the next S
-// and P V with P from registers issued back to back, the turn handed to
-// consumer 1 (barrier 4), then a wait for S only while P V runs.
+// In the loop, its turn (named barrier 3): the next S and P V with P from
+// registers issued back to back, the turn handed to consumer 1 (barrier
+// 4), then a wait for S only while P V runs.
 // CHECK: bar.sync 3, 256;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, %rd
 // CHECK: wgmma.commit_group.sync.aligned;
@@ -33,13 +51,9 @@
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: bar.arrive 4, 256;
 // CHECK: wgmma.wait_group.sync.aligned 1;
-// After the loop O is normalised by one reciprocal per row and multiplies,
-// no IEEE division (each a dozen instructions and a called slow path).
-// CHECK-NOT: div.rn.f32
-// CHECK: rcp.approx.f32
-// CHECK-NOT: div.rn.f32
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta
-// Consumer 1 opens consumer 0's first turn before its loop.
+// Consumer 1 stages its O with named barrier 2, and opens consumer 0's
+// first turn of every item before its loop.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: bar.sync 2, 128;
 // CHECK: bar.arrive 3, 256;
 // CHECK: bar.sync 4, 256;
