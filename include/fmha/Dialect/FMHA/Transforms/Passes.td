@@ -33,17 +33,22 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     Kernel parameters are tensor descriptors for A, B and C and the sizes
     M, N, K as i32; the manifest launches one CTA per SM.
 
-    Attention forward (`fmha.attention`, sm_90a): the grid is (query tiles,
-    heads, batch); each CTA takes `consumers` Q tiles of block_m rows and,
-    for each, runs an online softmax over the K/V tiles of block_n keys that
+    Attention forward (`fmha.attention`, sm_90a): with `schedule
+    per_block` the grid is (query tiles, heads, batch); persistent (the
+    default where two Q slots fit) the grid is min(num_sms, work items) and
+    each CTA loops over work items (a query block, or with masks a pair of
+    them), the kernel marked `fmha.item_slots` (the Q ring's slots). For
+    each block a CTA takes `consumers` Q tiles of block_m rows and, for
+    each, runs an online softmax over the K/V tiles of block_n keys that
     its masks leave visible: S = Q K^T scaled by scale * log2(e), the
     sequence-length, causal (diagonal aligned bottom-right) and window
     masks, the running row max m and row sum l, P = exp2(S - m) kept
-    unnormalised, O = O * exp2(m_old - m_new) + P V, and at the end O / l
-    and, on request, LSE = (m + log2 l) * ln 2 (rows with no visible key get
+    unnormalised, O = O * exp2(m_old - m_new) + P V, and at the end O times
+    the reciprocal of l and, on request, LSE = (m + log2 l) * ln 2 (rows with no visible key get
     O = 0 and LSE = -inf). The KV head of query head h is h / (heads_q /
     heads_kv), so GQA and MQA read K and V without copies. Parameters: Q, K,
-    V, O (and LSE) descriptors, then heads_q, heads_kv, seq_q, seq_k as i32. The kernel records its launch contract (tensors, their
+    V, O (and LSE) descriptors, then batch, heads_q, heads_kv, seq_q, seq_k
+    as i32. The kernel records its launch contract (tensors, their
     symbolic shapes, parameters, grid) as the JSON string attribute
     `fmha.manifest`, which `fmha-translate --fmha-manifest` completes, and
     the pipeline depth as `fmha.stages`.
