@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BranchUtils.h"
 #include "TileToNVVM.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
@@ -333,11 +334,7 @@ struct StoreDirectLowering : ConvertOpToLLVMPattern<tile::StoreDirectOp> {
     Value stride = dest.stride(rewriter, loc, rank - 1);
     Value base = dest.alignedPtr(rewriter, loc);
 
-    // The op's block, split before the op: one conditional store per row,
-    // then the rest of the block.
-    Block *block = op->getBlock();
-    Block *rest = rewriter.splitBlock(block, op->getIterator());
-    rewriter.setInsertionPointToEnd(block);
+    // One conditional store per row, in program order before the op.
     for (int64_t v = 0; v < *values; ++v) {
       Value r = LLVM::AddOp::create(
           rewriter, loc, first,
@@ -349,20 +346,10 @@ struct StoreDirectLowering : ConvertOpToLLVMPattern<tile::StoreDirectOp> {
                                        base, ValueRange{at});
       Value value =
           LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(), v);
-      Block *current = rewriter.getInsertionBlock();
-      Block *next =
-          v + 1 == *values
-              ? rest
-              : rewriter.createBlock(rest->getParent(), Region::iterator(rest));
-      Block *store =
-          rewriter.createBlock(next->getParent(), Region::iterator(next));
-      LLVM::StoreOp::create(rewriter, loc, value, addr,
-                            element.getIntOrFloatBitWidth() / 8);
-      LLVM::BrOp::create(rewriter, loc, next);
-      rewriter.setInsertionPointToEnd(current);
-      LLVM::CondBrOp::create(rewriter, loc, inside, store, next);
-      if (next != rest)
-        rewriter.setInsertionPointToEnd(next);
+      emitIf(rewriter, loc, inside, [&] {
+        LLVM::StoreOp::create(rewriter, loc, value, addr,
+                              element.getIntOrFloatBitWidth() / 8);
+      });
     }
     rewriter.eraseOp(op);
     return success();

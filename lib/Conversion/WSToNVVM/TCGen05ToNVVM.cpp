@@ -852,16 +852,10 @@ struct TMEMRowStoreDirectLowering
         dest.alignedPtr(rewriter, loc), ValueRange{at});
     Value value = LLVM::ExtractValueOp::create(
         rewriter, loc, adaptor.getValue(), ArrayRef<int64_t>{0});
-    Block *block = rewriter.getInsertionBlock();
-    Block *rest = rewriter.splitBlock(block, rewriter.getInsertionPoint());
-    Block *store = rewriter.createBlock(rest);
-    rewriter.setInsertionPointToEnd(block);
-    LLVM::CondBrOp::create(rewriter, loc, ok, store, rest);
-    rewriter.setInsertionPointToEnd(store);
-    LLVM::StoreOp::create(rewriter, loc, value, addr,
-                          element.getIntOrFloatBitWidth() / 8);
-    LLVM::BrOp::create(rewriter, loc, rest);
-    rewriter.setInsertionPointToStart(rest);
+    emitIf(rewriter, loc, ok, [&] {
+      LLVM::StoreOp::create(rewriter, loc, value, addr,
+                            element.getIntOrFloatBitWidth() / 8);
+    });
     rewriter.eraseOp(op);
     return success();
   }
