@@ -2,7 +2,7 @@
 """Times several builds of fmha's attention kernels against cuDNN in one run.
 
 usage: compare_attention.py DIR [DIR ...] [--seqlens ..] [--head-dims ..]
-                            [--causal 0,1] [--rep MS]
+                            [--causal 0,1] [--rep MS] [--rounds N]
 
 Each DIR holds attn_d<D>[_causal].json manifests and cubins (as
 bench/compile_attention.sh writes them, with or without extra attributes
@@ -10,10 +10,15 @@ such as `schedule per_block`). Per shape of the FlashAttention-3 grid (batch x
 seqlen = 16384 tokens, hidden 2048, bf16) it prints cuDNN's TFLOP/s and,
 for each DIR, the kernel's TFLOP/s and its ratio to cuDNN; a kernel whose
 output differs from cuDNN's (relative error >= 2e-2) is reported, not
-timed. Run on the GPU machine with python/ and bench/ on PYTHONPATH.
+timed. With --rounds N, cuDNN and the kernels are timed in turn N times
+and each figure is the median of its N medians: builds that differ by a few
+percent need it, as one timing of a kernel varies by about that much from
+one call to the next. Run on the GPU machine with python/ and bench/ on
+PYTHONPATH.
 """
 import argparse
 import os
+import statistics
 
 import torch
 import triton.testing
@@ -29,6 +34,7 @@ def main():
     parser.add_argument("--head-dims", default="128")
     parser.add_argument("--causal", default="0,1")
     parser.add_argument("--rep", type=float, default=40)
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     torch.zeros(1, device="cuda")
     print("d causal seqlen cudnn " +
@@ -54,26 +60,42 @@ def main():
                                                           is_causal=causal)
 
                 ref = cudnn()
-                base = tflops(b, h, s, d, causal, bench(cudnn))
-                row = [f"{base:.0f}"]
+                runs = [cudnn]
                 for kernel in kernels:
                     if kernel is None:
-                        row.append("-")
+                        runs.append(None)
                         continue
                     o = torch.full_like(q, float("nan"))
                     kernel(q=q, k=k, v=v, o=o)
                     torch.cuda.synchronize()
                     err = rel_err(o, ref)
                     if not err < 2e-2:
-                        row.append(f"wrong(rel err {err:.0e})")
+                        runs.append(f"wrong(rel err {err:.0e})")
                         continue
                     launch = kernel.prepare({"q": q, "k": k, "v": v, "o": o})
-                    run = lambda: kernel.driver.launch(  # noqa: E731
-                        launch.function, launch.grid, launch.block,
-                        launch.dynamic_smem, launch.stream,
-                        launch.params.array, launch.cluster)
-                    t = tflops(b, h, s, d, causal, bench(run))
-                    row.append(f"{t:.0f}({t / base:.2f})")
+                    # The output stays alive as long as the launch.
+                    runs.append(lambda launch=launch, kernel=kernel, o=o:
+                                kernel.driver.launch(
+                                    launch.function, launch.grid,
+                                    launch.block, launch.dynamic_smem,
+                                    launch.stream, launch.params.array,
+                                    launch.cluster))
+                times = [[] for _ in runs]
+                for _ in range(args.rounds):
+                    for run, ts in zip(runs, times):
+                        if callable(run):
+                            ts.append(bench(run))
+                rates = [tflops(b, h, s, d, causal, statistics.median(ts))
+                         if ts else None for ts in times]
+                base = rates[0]
+                row = [f"{base:.0f}"]
+                for run, t in zip(runs[1:], rates[1:]):
+                    if run is None:
+                        row.append("-")
+                    elif t is None:
+                        row.append(run)
+                    else:
+                        row.append(f"{t:.0f}({t / base:.2f})")
                 print(d, int(causal), s, " ".join(row), flush=True)
 
 

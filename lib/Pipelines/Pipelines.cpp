@@ -27,11 +27,12 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                     "{2}"
                     "ws-allocate-smem,"
                     "ws-allocate-registers,"
-                    "convert-ws-to-nvvm{{wait-timeout={0}},"
+                    "convert-ws-to-nvvm{{wait-timeout={0} replica-roles={3}},"
                     "convert-nvvm-to-llvm,"
                     "reconcile-unrealized-casts",
                     unsigned(options.waitTimeout), target,
-                    sm100 ? "ws-allocate-tmem," : "")
+                    sm100 ? "ws-allocate-tmem," : "",
+                    options.replicaRoles ? "true" : "false")
           .str();
   if (options.binary != fmha::BinaryFormat::None)
     pipeline +=

@@ -13,6 +13,20 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
       warpgroup first moves to its role's register budget with `setmaxnreg`
       (`inc` or `dec` from the cap the kernel starts with, which is set by
       `nvvm.maxntid` and `nvvm.minctasm = 1` so that ptxas honours it);
+    - replica roles (`replica-roles`, on by default): roles of the same
+      size and register budget that follow each other in the warp space and
+      differ only in values (the consumer roles partitioning clones per
+      tile: their rows, their staging buffers, their named barriers) run one
+      copy of the code. The bodies are lined up op by op (a longest common
+      subsequence per block); a differing operand becomes a select on the
+      replica index ((warp - first warp) / warps, warp-uniform), a named
+      barrier whose id differs takes it from such a select (ptxas then
+      reserves all 16 barriers: fine for the one CTA per SM these kernels
+      run), an op with effects that only some replicas have runs under a
+      test of the index, and a pure op only some have runs in all. Roles
+      that do not line up this way stay apart. One copy halves the code the
+      consumers run from the instruction cache; with `wait-timeout` roles
+      stay apart, so that each hang report names its role;
     - mbarriers: initialised by thread 0 before the roles start, then
       `fence.mbarrier_init` and a CTA barrier; waits spin on
       `mbarrier.try_wait.parity`; arrivals (with `expect_tx` for TMA) by
@@ -68,7 +82,10 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
   let options = [
     Option<"waitTimeout", "wait-timeout", "unsigned", "0",
            "Debug: a ws.mbarrier_wait that has not completed after this many "
-           "microseconds prints what it waits for and traps (0: off)">
+           "microseconds prints what it waits for and traps (0: off)">,
+    Option<"replicaRoles", "replica-roles", "bool", "true",
+           "Lower roles that differ only in values (a kernel's consumer "
+           "roles) as one copy of code, parameterised by the replica index">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

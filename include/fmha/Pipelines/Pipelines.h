@@ -38,6 +38,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "this many microseconds prints what it waits for and "
                      "traps (convert-ws-to-nvvm{wait-timeout}; 0: off)"),
       llvm::cl::init(0)};
+  Option<bool> replicaRoles{
+      *this, "replica-roles",
+      llvm::cl::desc("Roles that differ only in values run one copy of code "
+                     "(convert-ws-to-nvvm{replica-roles})"),
+      llvm::cl::init(true)};
 };
 
 /// fmha ops to sm_90a kernels: expansion, layouts, roles, protocol check,

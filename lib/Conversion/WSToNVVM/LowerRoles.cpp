@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LowerRoles.h"
+#include "ReplicaRoles.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
@@ -67,11 +68,15 @@ static bool issuesPairMMAs(RoleOp role) {
 
 /// Moves `role`'s body into a branch taken by its warps, resolving
 /// ws.thread_id and guarding leader operations by its first thread. A role
-/// that issues a CTA pair's MMAs runs in the pair's even CTA only.
-static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid) {
+/// that issues a CTA pair's MMAs runs in the pair's even CTA only. A role
+/// that `replicas` roles were merged into (mergeReplicaRoles) is taken by
+/// all their warps; `index` tells each replica apart, and each has its own
+/// first thread.
+static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid,
+                      int64_t replicas = 1, Value index = Value()) {
   int64_t first = *role.getFirstWarp();
-  Value inRole =
-      inRange(b, role.getLoc(), warp, first, first + role.getWarps());
+  Value inRole = inRange(b, role.getLoc(), warp, first,
+                         first + replicas * role.getWarps());
   if (issuesPairMMAs(role)) {
     Value rank = NVVM::ClusterId::create(b, role.getLoc(), b.getI32Type());
     Value even =
@@ -88,6 +93,13 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid) {
 
   OpBuilder rb(ifOp.thenBlock(), ifOp.thenBlock()->begin());
   Value firstThread = i32Const(rb, role.getLoc(), first * kThreadsPerWarp);
+  if (index) {
+    rb.setInsertionPointAfterValue(index);
+    Value offset = arith::MulIOp::create(
+        rb, role.getLoc(), index,
+        i32Const(rb, role.getLoc(), role.getWarps() * kThreadsPerWarp));
+    firstThread = arith::AddIOp::create(rb, role.getLoc(), firstThread, offset);
+  }
   Value isLeader = arith::CmpIOp::create(
       rb, role.getLoc(), arith::CmpIPredicate::eq, tid, firstThread);
   SmallVector<Operation *> leaderOps;
@@ -116,9 +128,65 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid) {
     guard(rb, leaderOp, isLeader);
 }
 
+namespace {
+/// Roles sharing warpgroups, which share a register budget.
+struct Cluster {
+  int64_t firstGroup, lastGroup;
+  SmallVector<RoleOp> roles;
+  /// Set when `roles` is one role that replica roles were merged into.
+  int64_t replicas = 1;
+  Value index;
+};
+} // namespace
+
+/// Whether `next` holds the `k`-th replica of the single role of `cluster`:
+/// one role of as many whole warpgroups and the same register budget,
+/// `k` roles further on in the warp space.
+static bool isReplicaCluster(const Cluster &cluster, const Cluster &next,
+                             int64_t k) {
+  if (cluster.roles.size() != 1 || next.roles.size() != 1)
+    return false;
+  RoleOp role = cluster.roles.front(), other = next.roles.front();
+  int64_t warps = role.getWarps();
+  return warps % kWarpsPerGroup == 0 && other.getWarps() == warps &&
+         other.getRegs() == role.getRegs() &&
+         *other.getFirstWarp() == *role.getFirstWarp() + k * warps &&
+         !issuesPairMMAs(role) && !issuesPairMMAs(other);
+}
+
+/// `clusters`, with each run of replica clusters (isReplicaCluster) whose
+/// roles merge (mergeReplicaRoles) made one cluster: their warps run one
+/// copy of the code.
+static SmallVector<Cluster> mergeReplicaClusters(ArrayRef<Cluster> clusters,
+                                                 Value warp) {
+  SmallVector<Cluster> merged;
+  for (size_t i = 0; i < clusters.size();) {
+    size_t end = i + 1;
+    while (end < clusters.size() &&
+           isReplicaCluster(clusters[i], clusters[end], end - i))
+      ++end;
+    SmallVector<RoleOp> replicas;
+    for (size_t j = i; j < end; ++j)
+      replicas.push_back(clusters[j].roles.front());
+    Value index =
+        replicas.size() > 1 ? mergeReplicaRoles(replicas, warp) : Value();
+    if (!index) {
+      merged.push_back(clusters[i++]);
+      continue;
+    }
+    merged.push_back({clusters[i].firstGroup,
+                      clusters[end - 1].lastGroup,
+                      {replicas.front()},
+                      int64_t(replicas.size()),
+                      index});
+    i = end;
+  }
+  return merged;
+}
+
 static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
                                          int64_t numThreads, bool hasMBarriers,
-                                         bool ctaPair) {
+                                         bool ctaPair, bool mergeReplicas) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   for (RoleOp role : op.getRoles())
@@ -165,10 +233,6 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
   llvm::sort(roles, [](RoleOp x, RoleOp y) {
     return *x.getFirstWarp() < *y.getFirstWarp();
   });
-  struct Cluster {
-    int64_t firstGroup, lastGroup;
-    SmallVector<RoleOp> roles;
-  };
   SmallVector<Cluster> clusters;
   for (RoleOp role : roles) {
     auto [firstGroup, lastGroup] = role.getWarpgroupRange();
@@ -180,6 +244,8 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
     }
     clusters.push_back({firstGroup, lastGroup, {role}});
   }
+  if (mergeReplicas)
+    clusters = mergeReplicaClusters(clusters, warp);
   for (Cluster &cluster : clusters) {
     Value inCluster =
         inRange(b, loc, group, cluster.firstGroup, cluster.lastGroup + 1);
@@ -193,13 +259,13 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
           int64_t(*regs) > cap ? NVVM::SetMaxRegisterAction::increase
                                : NVVM::SetMaxRegisterAction::decrease);
     for (RoleOp role : cluster.roles)
-      lowerRole(cb, role, warp, tid);
+      lowerRole(cb, role, warp, tid, cluster.replicas, cluster.index);
   }
   op.erase();
   return success();
 }
 
-LogicalResult ws::lowerRoles(FunctionOpInterface func) {
+LogicalResult ws::lowerRoles(FunctionOpInterface func, bool mergeReplicas) {
   SmallVector<WarpSpecializeOp> ops;
   func->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
   bool hasMBarriers = false;
@@ -217,7 +283,8 @@ LogicalResult ws::lowerRoles(FunctionOpInterface func) {
                              "ws-allocate-registers before convert-ws-to-nvvm");
     for (WarpSpecializeOp op : ops)
       if (failed(lowerWarpSpecialize(op, numThreads.getInt(), hasMBarriers,
-                                     func->hasAttr(kCtaPairAttrName))))
+                                     func->hasAttr(kCtaPairAttrName),
+                                     mergeReplicas)))
         return failure();
     func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                   b.getDenseI32ArrayAttr({int32_t(numThreads.getInt()), 1, 1}));

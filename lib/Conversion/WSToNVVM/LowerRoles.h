@@ -16,8 +16,9 @@ namespace ws {
 /// Replaces each ws.warp_specialize in `func` by branches on the warp index
 /// (after per-warpgroup setmaxnreg), resolves ws.thread_id, guards leader
 /// operations by the role's first thread, and sets the kernel attributes
-/// nvvm.maxntid and nvvm.minctasm.
-LogicalResult lowerRoles(FunctionOpInterface func);
+/// nvvm.maxntid and nvvm.minctasm. With `mergeReplicas`, roles that differ
+/// only in values run one copy of the code (mergeReplicaRoles).
+LogicalResult lowerRoles(FunctionOpInterface func, bool mergeReplicas);
 
 } // namespace ws
 } // namespace mlir

@@ -662,7 +662,8 @@ struct ConvertWSToNVVMPass
   /// which lowerRoles places before the roles), and neither exits before
   /// both have finished their roles (a cluster barrier after them; their
   /// producers drained their rings first). Lowers the kernel's roles.
-  static LogicalResult lowerMulticastRoles(FunctionOpInterface func) {
+  static LogicalResult lowerMulticastRoles(FunctionOpInterface func,
+                                           bool mergeReplicas) {
     SmallVector<WarpSpecializeOp> ops;
     func->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
     for (WarpSpecializeOp op : ops) {
@@ -671,7 +672,7 @@ struct ConvertWSToNVVMPass
       NVVM::ClusterArriveOp::create(b, op.getLoc(), b.getUnitAttr());
       NVVM::ClusterWaitOp::create(b, op.getLoc(), b.getUnitAttr());
     }
-    if (failed(lowerRoles(func)))
+    if (failed(lowerRoles(func, mergeReplicas)))
       return failure();
     SmallVector<NVVM::FenceMbarrierInitOp> fences;
     func->walk(
@@ -695,6 +696,9 @@ struct ConvertWSToNVVMPass
     // Before the roles are lowered: the reports name the waits' roles.
     if (waitTimeout != 0)
       createHangReports(module, waitTimeout);
+    // A hang report names the role of its wait: with the reports on, each
+    // role keeps its own code.
+    bool mergeReplicas = replicaRoles && waitTimeout == 0;
     bool usesSharedMemory = false;
     SmallVector<TensorMapParams> kernels;
     WalkResult walk = module.walk([&](FunctionOpInterface func) {
@@ -715,9 +719,9 @@ struct ConvertWSToNVVMPass
               << kMulticastAttrName << "'), not both";
           return WalkResult::interrupt();
         }
-        if (failed(lowerMulticastRoles(func)))
+        if (failed(lowerMulticastRoles(func, mergeReplicas)))
           return WalkResult::interrupt();
-      } else if (failed(lowerRoles(func))) {
+      } else if (failed(lowerRoles(func, mergeReplicas))) {
         return WalkResult::interrupt();
       }
       usesSharedMemory |= func->hasAttr("ws.smem_bytes");

@@ -72,39 +72,40 @@
 // CHECK: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.arrive.expect_tx.shared.b64
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// Consumer 0 waits for its Q tile and the first K slot, computes the first
-// S = Q K^T by wgmma and its softmax with exp2 and releases the slot. In the
-// loop, on its turn (named barrier 3, 2 x 128 threads), it issues the next
-// S and P V (P from registers) back to back, hands the turn to consumer 1
-// (barrier 4), waits for S only (wait_group 1) while P V runs, releases the
-// K slot, and the V slot once P V is done. After the loop the last P V; O
-// goes out by TMA through shared memory, ordered by named barrier 1 of its
-// 128 threads; consumer 1 does the same with named barrier 2.
+// The two consumer roles run one copy of the code (replica roles): each
+// waits for its Q tile and the first K slot, computes the first S = Q K^T
+// by wgmma and its softmax with exp2 and releases the slot; consumer 1
+// opens consumer 0's first turn (named barrier 3, 2 x 128 threads). In the
+// loop, on its turn (barrier 3 for consumer 0, 4 for consumer 1: an id
+// selected by the replica index), it issues the next S and P V (P from
+// registers) back to back, hands the turn over (barrier 4 or 3), waits for
+// S only (wait_group 1) while P V runs, releases the K slot, and the V
+// slot once P V is done. After the loop consumer 0 takes the last turn,
+// then the last P V; O goes out by TMA through shared memory, ordered by a
+// named barrier of the consumer's 128 threads (1 or 2).
+// CHECK-NOT: setmaxnreg
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: mbarrier.arrive.shared.b64
 // CHECK: ex2.approx.ftz.f32
-// CHECK: bar.sync 3, 256;
+// CHECK: bar.arrive 3, 256;
+// CHECK: bar.sync %r{{[0-9]+}}, 256;
 // CHECK: wgmma.mma_async.sync.aligned.{{.*}}}, %rd
 // CHECK: wgmma.mma_async.sync.aligned.{{.*}}, {%r
-// CHECK: bar.arrive 4, 256;
+// CHECK: bar.arrive %r{{[0-9]+}}, 256;
 // CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK: mbarrier.arrive.shared.b64
+// CHECK: bar.sync 3, 256;
 // CHECK: cp.async.bulk.wait_group.read 0;
-// CHECK: bar.sync 1, 128;
+// CHECK: bar.sync [[STAGE:%r[0-9]+]], 128;
 // CHECK: st.shared
 // CHECK: fence.proxy.async.shared::cta;
-// CHECK: bar.sync 1, 128;
+// CHECK: bar.sync [[STAGE]], 128;
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.commit_group;
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: ex2.approx.ftz.f32
-// CHECK: bar.arrive 3, 256;
-// CHECK: bar.sync 4, 256;
-// CHECK: bar.sync 2, 128;
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
+// CHECK-NOT: setmaxnreg
 
 //--- d64.mlir
 // Head dim 64, not causal, static batch and heads, a CTA per query block,
@@ -122,7 +123,7 @@
 // D64-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D64-NOT: wgmma.mma_async
 // D64: ex2.approx.ftz.f32
-// D64: bar.sync 3, 256;
+// D64: bar.sync %r{{[0-9]+}}, 256;
 // D64-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D64-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r
 fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
@@ -147,7 +148,7 @@ fmha.attention @attn_d64 (tensor<2x8x?x64xbf16>, tensor<2x8x?x64xbf16>,
 // D128-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D128-NOT: wgmma.mma_async
 // D128: ex2.approx.ftz.f32
-// D128: bar.sync 3, 256;
+// D128: bar.sync %r{{[0-9]+}}, 256;
 // D128-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D128-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r
 //
@@ -188,26 +189,27 @@ fmha.attention @attn_d128_causal_gqa (tensor<?x?x?x128xbf16>,
 // D256: mbarrier.try_wait.parity
 // D256-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // D256: setmaxnreg.inc
+// The replica index picks the consumer's Q buffer (offset 0 or 32768).
+// D256: setp.eq.b32 [[SECOND:%p[0-9]+]], %r{{[0-9]+}}, 1;
+// D256-NEXT: add.s64 [[Q1:%rd[0-9]+]], [[Q0:%rd[0-9]+]], 32768;
+// D256-NEXT: selp.b64 [[Q:%rd[0-9]+]], [[Q1]], [[Q0]], [[SECOND]];
 // D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256-NOT: wgmma.mma_async
 // D256: ex2.approx.ftz.f32
-// D256: bar.sync 3, 256;
+// D256: bar.sync %r{{[0-9]+}}, 256;
 // D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, {%r
+// The one copy of the epilogue stages O in the buffer the replica index
+// picked, stores it, and releases the Q slot once the store has read it.
 // D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
-// D256: st.shared.b32 [%rd{{[0-9]+}}]
+// D256: st.shared.b32
 // D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
-// D256: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {{.*}}], [%r{{[0-9]+}}];
+// D256: cvt.u32.u64 [[QS:%r[0-9]+]], [[Q]];
+// D256: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {{.*}}], [[[QS]]];
 // D256: cp.async.bulk.commit_group;
 // D256-NEXT: cp.async.bulk.wait_group.read 0;
 // D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
-// D256: st.shared.b32 [%rd{{[0-9]+}}+32768]
-// D256-NOT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
-// D256: add.s32 [[O1:%r[0-9]+]], %r{{[0-9]+}}, 32768;
-// D256: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {{.*}}], [[[O1]]];
-// D256: cp.async.bulk.commit_group;
-// D256-NEXT: cp.async.bulk.wait_group.read 0;
-// D256-NEXT: mbarrier.arrive.shared.b64 {{.*}}, [__fmha_smem+196616];
+// D256-NOT: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 //
 // 2 x 2 x 32768 bytes of K/V, 2 x 32768 of Q (and O), 6 barriers: what the
 // fmha.attention verifier estimates.
@@ -225,7 +227,7 @@ fmha.attention @attn_d256 (tensor<?x?x?x256xbf16>, tensor<?x?x?x256xbf16>,
 // D256C-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256C-NOT: wgmma.mma_async
 // D256C: ex2.approx.ftz.f32
-// D256C: bar.sync 3, 256;
+// D256C: bar.sync %r{{[0-9]+}}, 256;
 // D256C-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256C-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}, {%r
 fmha.attention @attn_d256_causal_gqa (tensor<?x8x?x256xf16>,
@@ -278,7 +280,8 @@ fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
 // PERSISTENT-NEXT: cp.async.bulk.commit_group;
 // PERSISTENT-NEXT: cp.async.bulk.wait_group.read 0;
 // PERSISTENT-NEXT: mbarrier.arrive.shared.b64
-// PERSISTENT: setmaxnreg.inc.sync.aligned.u32 232;
+// PERSISTENT-NOT: setmaxnreg
+// PERSISTENT: ret;
 // MANIFEST-PERSISTENT: "grid": [
 // MANIFEST-PERSISTENT-NEXT: {
 // MANIFEST-PERSISTENT-NEXT: "min": [

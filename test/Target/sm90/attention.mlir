@@ -16,44 +16,51 @@
 // CHECK-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.try_wait.parity
 // CHECK: cp.async.bulk.tensor.4d.shared::cta.global
-// Consumer 0. A persistent kernel (the sm_90a default): every role loops
-// over work items, and LLVM lays the end of an item out first: the last
-// turn taken (named barrier 3 of 2 x 128 threads), the last P V waited
+// The consumers: partitioning makes a role per consumer tile, and the
+// lowering runs both on one copy of the code (replica roles), one
+// setmaxnreg for both warpgroups. Where the copies differed, the replica
+// index selects: the ping-pong turns (consumer 0 waits at named barrier 3
+// and hands over at 4, consumer 1 the other way round) and the staging
+// barrier (1 or 2, of 128 threads).
+// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK-NOT: setmaxnreg
+// CHECK: selp.b32 [[TURN:%r[0-9]+]], 4, 3, [[SECOND:%p[0-9]+]];
+// CHECK: selp.b32 [[HANDOVER:%r[0-9]+]], 3, 4, [[SECOND]];
+// A persistent kernel (the sm_90a default): every role loops over work
+// items, and LLVM lays the end of an item out first: the last P V waited
 // for, O normalised by one reciprocal per row and multiplies (no IEEE
 // division: each is a dozen instructions and a called slow path), staged
-// in the Q slot (named barrier 1 of its 128 threads) and stored by one
-// predicated TMA store, then the Q slot released.
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: bar.sync 3, 256;
+// in the Q slot and stored by one predicated TMA store, then the Q slot
+// released.
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: div.rn.f32
 // CHECK: rcp.approx.f32
 // CHECK-NOT: div.rn.f32
-// CHECK: bar.sync 1, 128;
+// CHECK: bar.sync [[STAGE:%r[0-9]+]], 128;
 // CHECK: st.shared
 // CHECK: fence.proxy.async.shared::cta;
-// CHECK: bar.sync 1, 128;
+// CHECK: bar.sync [[STAGE]], 128;
 // CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta
 // CHECK: mbarrier.arrive.shared.b64
 // An item: the first S = Q K^T by wgmma from shared memory and its softmax
-// (row max across the quad, exp2) before the loop.
+// (row max across the quad, exp2) before the loop; consumer 1 alone opens
+// consumer 0's first turn (named barrier 3).
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: shfl.sync.bfly
 // CHECK: ex2.approx.ftz.f32
-// In the loop, its turn (named barrier 3): the next S and P V with P from
-// registers issued back to back, the turn handed to consumer 1 (barrier
-// 4), then a wait for S only while P V runs.
-// CHECK: bar.sync 3, 256;
+// CHECK: bar.arrive 3, 256;
+// In the loop, its turn: the next S and P V with P from registers issued
+// back to back, the turn handed over, then a wait for S only while P V
+// runs.
+// CHECK: bar.sync [[TURN]], 256;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}}, %rd
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r
 // CHECK: wgmma.commit_group.sync.aligned;
-// CHECK: bar.arrive 4, 256;
+// CHECK: bar.arrive [[HANDOVER]], 256;
 // CHECK: wgmma.wait_group.sync.aligned 1;
-// Consumer 1 stages its O with named barrier 2, and opens consumer 0's
-// first turn of every item before its loop.
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: bar.sync 2, 128;
-// CHECK: bar.arrive 3, 256;
-// CHECK: bar.sync 4, 256;
+// After the loop consumer 0 alone takes the last turn, so each barrier
+// sees as many arrivals as waits.
+// CHECK: bar.sync 3, 256;
+// CHECK: ret;

@@ -34,31 +34,27 @@
 // CHECK: mbarrier.try_wait.parity
 // CHECK-COUNT-3: cp.async.bulk.tensor.2d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.arrive.expect_tx
-// Consumer 0: wait for a full slot, 2 (M) x 4 (K) wgmmas, round to bf16,
-// stage, sync its warpgroup, TMA-store: the store is a predicated
-// instruction (its leader's), not a branch, and LLVM lays the persistent
-// loop out with the previous tile's store first.
+// The consumers, one copy of code for both warpgroups (replica roles): wait
+// for a full slot, 2 (M) x 4 (K) wgmmas, round to bf16, stage, sync the
+// warpgroup (named barrier 1 or 2, picked by the replica index),
+// TMA-store rows 0-63 or 64-127 of the tile (the row picked likewise): the
+// store is a predicated instruction (its leader's), not a branch, and LLVM
+// lays the persistent loop out with the previous tile's store first.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK-NOT: setmaxnreg
 // CHECK: cvt.rn.bf16{{(x2)?}}.f32
 // CHECK: fence.proxy.async.shared::cta;
-// CHECK: bar.sync {{.*}}1, 128;
-// CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// CHECK: bar.sync %r{{[0-9]+}}, 128;
+// CHECK: selp.b32 [[ROW:%r[0-9]+]], %r{{[0-9]+}}, %r{{[0-9]+}}, %p{{[0-9]+}};
+// CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, [[ROW]]} ]
 // CHECK: cp.async.bulk.commit_group;
 // CHECK: mbarrier.try_wait.parity
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NOT: wgmma.mma_async
 // CHECK: cp.async.bulk.wait_group.read {{.*}}0;
-// Consumer 1: the same on its own barrier.
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK: fence.proxy.async.shared::cta;
-// CHECK: bar.sync {{.*}}2, 128;
-// CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
-// CHECK: mbarrier.try_wait.parity
-// CHECK: wgmma.fence.sync.aligned;
-// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// CHECK: wgmma.commit_group.sync.aligned;
-// CHECK: cp.async.bulk.wait_group.read {{.*}}0;
+// CHECK-NOT: setmaxnreg
 
 // The manifest: 384 threads, shared memory for 3 stages of 3 x 16 KiB tiles,
 // two 32 KiB staging buffers and 6 mbarriers (3 x 49152 + 2 x 32768 + 48),
