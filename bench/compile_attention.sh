@@ -4,7 +4,8 @@
 # compiler's default tile and stages, into OUT_DIR as <name>.json manifests
 # and sm_90a cubins (ptxas's spill report printed per kernel). Run it where
 # fmha is built, copy OUT_DIR to the GPU machine, then
-# `python3 bench/attention.py OUT_DIR`.
+# `python3 bench/attention.py OUT_DIR`. FMHA_PIPELINE_OPTS adds options
+# to the pipeline (e.g. `replica-roles=false`, to compare builds).
 # usage: bench/compile_attention.sh BUILD_BIN_DIR OUT_DIR [PTXAS]
 set -euo pipefail
 bin=$1 out=$2 ptxas=${3:-ptxas}
@@ -18,7 +19,8 @@ fmha.attention @$name (tensor<?x?x?x${d}xbf16>, tensor<?x?x?x${d}xbf16>,
                        tensor<?x?x?x${d}xbf16>)
     -> tensor<?x?x?x${d}xbf16> $mask target sm_90a
 MLIR
-    "$bin/fmha-opt" "$out/$name.mlir" --fmha-sm90-pipeline=binary=none \
+    "$bin/fmha-opt" "$out/$name.mlir" \
+      --fmha-sm90-pipeline="binary=none ${FMHA_PIPELINE_OPTS:-}" \
       -o "$out/$name.llvm.mlir"
     "$bin/fmha-translate" --fmha-manifest "$out/$name.llvm.mlir" \
       -o "$out/$name.json"
