@@ -50,6 +50,10 @@
 // CHECK: %[[NOT1:.*]] = llvm.icmp "ne" %[[IDX]], %{{.*}} : i32
 // CHECK: llvm.cond_br %[[NOT1]]
 // CHECK: nvvm.barrier id =
+// Each arrives on its own barrier.
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.arrive
+// CHECK-NOT: nvvm.mbarrier.arrive
 // CHECK-NOT: nvvm.cp.async.bulk.tensor
 // CHECK: llvm.return
 //
@@ -61,8 +65,10 @@
 // APART: nvvm.cp.async.bulk.tensor.global.shared.cta
 module attributes {gpu.container_module} {
   gpu.module @replicas {
-    gpu.func @k(%desc: !tile.desc<tensor<64x64xbf16>>, %row: i32) kernel attributes {ws.num_threads = 384 : i64, ws.smem_bytes = 16384 : i64} {
+    gpu.func @k(%desc: !tile.desc<tensor<64x64xbf16>>, %row: i32) kernel attributes {ws.num_threads = 384 : i64, ws.smem_bytes = 16400 : i64} {
       %bufs = ws.buffer_alloc offset 0 : memref<2x64x64xbf16, 3>
+      %done0 = ws.mbarrier_alloc arrivals 128 offset 16384 : !ws.mbarrier<1>
+      %done1 = ws.mbarrier_alloc arrivals 128 offset 16392 : !ws.mbarrier<1>
       ws.warp_specialize {
         ws.role "producer" warps 1 regs 40 first_warp 0 {
         }
@@ -74,6 +80,7 @@ module attributes {gpu.container_module} {
           ws.barrier_sync 1 threads 128
           ws.tma_store %desc[%r, %c0], %buf : !tile.desc<tensor<64x64xbf16>>, memref<64x64xbf16, 3>
           ws.barrier_sync 3 threads 256
+          ws.mbarrier_arrive %done0[%c0] : !ws.mbarrier<1>
         }
         ws.role "consumer1" warps 4 regs 232 first_warp 8 {
           %c0 = arith.constant 0 : i32
@@ -86,6 +93,7 @@ module attributes {gpu.container_module} {
           ws.barrier_arrive 3 threads 256
           ws.barrier_sync 2 threads 128
           ws.tma_store %desc[%r1, %c0], %buf : !tile.desc<tensor<64x64xbf16>>, memref<64x64xbf16, 3>
+          ws.mbarrier_arrive %done1[%c0] : !ws.mbarrier<1>
         }
       }
       gpu.return
@@ -121,6 +129,44 @@ module attributes {gpu.container_module} {
         }
         ws.role "consumer2" warps 4 regs 136 first_warp 12 {
           ws.barrier_sync 2 threads 128
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Consumers that differ in the tensor-memory ring they index stay apart:
+// the lowering of ws.slot reads the stage stride off the ws.tmem_buffer
+// that placed the ring, so the ring cannot come from a select. (A
+// tensor-memory buffer used directly, as ws.store_tmem's, can.)
+// CHECK-LABEL: gpu.module @tmem
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.tcgen05.st
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.tcgen05.st
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @tmem {
+    gpu.func @k(%v: f32, %base: i32) kernel attributes {ws.num_threads = 384 : i64} {
+      %t0 = ws.tmem_buffer base %base column 0 : memref<1x128x128xf32, #ws.tmem>
+      %t1 = ws.tmem_buffer base %base column 128 : memref<1x128x128xf32, #ws.tmem>
+      ws.warp_specialize {
+        ws.role "producer" warps 1 regs 40 first_warp 0 {
+        }
+        ws.role "consumer0" warps 4 regs 232 first_warp 4 {
+          %c0 = arith.constant 0 : i32
+          %acc = ws.slot %t0[%c0] : memref<1x128x128xf32, #ws.tmem> -> memref<128x128xf32, #ws.tmem>
+          %s = tensor.splat %v : tensor<128x128xf32, #regs>
+          ws.store_tmem %s, %acc : tensor<128x128xf32, #regs>, memref<128x128xf32, #ws.tmem>
+        }
+        ws.role "consumer1" warps 4 regs 232 first_warp 8 {
+          %c0 = arith.constant 0 : i32
+          %acc = ws.slot %t1[%c0] : memref<1x128x128xf32, #ws.tmem> -> memref<128x128xf32, #ws.tmem>
+          %s = tensor.splat %v : tensor<128x128xf32, #regs>
+          ws.store_tmem %s, %acc : tensor<128x128xf32, #regs>, memref<128x128xf32, #ws.tmem>
         }
       }
       gpu.return

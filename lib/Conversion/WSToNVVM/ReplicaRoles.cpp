@@ -51,9 +51,20 @@ static std::optional<std::pair<int64_t, int64_t>> namedBarrier(Operation *op) {
   return std::nullopt;
 }
 
+/// `op`'s attributes but those that only name things for diagnostics (the
+/// ring and channel of a wait: replicas that each own channels wait on
+/// different ones in the same place).
+static DictionaryAttr semanticAttrs(Operation *op) {
+  NamedAttrList attrs(op->getAttrDictionary());
+  attrs.erase(kRingAttrName);
+  attrs.erase(kChannelAttrName);
+  return attrs.getDictionary(op->getContext());
+}
+
 /// Whether `a` and `b` can be one op of the merged body: the same op with
-/// the same attributes (a named barrier's id aside) and types, and regions
-/// of at most one block. Operands are compared after the alignment.
+/// the same attributes (a named barrier's id and diagnostic names aside)
+/// and types, and regions of at most one block. Operands are compared after
+/// the alignment.
 static bool sameShape(Operation *a, Operation *b) {
   if (a->getName() != b->getName() ||
       a->getNumOperands() != b->getNumOperands() ||
@@ -67,7 +78,9 @@ static bool sameShape(Operation *a, Operation *b) {
       return false;
   if (auto barrier = namedBarrier(a))
     return barrier->second == namedBarrier(b)->second;
-  return a->getAttrDictionary() == b->getAttrDictionary();
+  if (a->getAttrDictionary() == b->getAttrDictionary())
+    return true;
+  return isa<MBarrierWaitOp>(a) && semanticAttrs(a) == semanticAttrs(b);
 }
 
 /// Whether every replica may run `op` though only some have it: it computes
@@ -150,9 +163,16 @@ static bool alignBlocks(Block &ref, Block &rep, Alignment &al) {
   return true;
 }
 
-/// Whether a differing value of type `type` can be chosen by a select.
-static bool isSelectable(Type type) {
-  return isa<IntegerType, IndexType, FloatType, MemRefType>(type);
+/// Whether a differing value of `operand` can be chosen by a select: a
+/// scalar, a buffer, or a barrier array, but not the tensor-memory ring a
+/// `ws.slot` indexes (its lowering reads the stage stride off the
+/// `ws.tmem_buffer` that placed the ring).
+static bool isSelectable(OpOperand &operand) {
+  Type type = operand.get().getType();
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return isSharedMemory(memref) ||
+           (isTensorMemory(memref) && !isa<SlotOp>(operand.getOwner()));
+  return isa<IntegerType, IndexType, FloatType, MBarrierType>(type);
 }
 
 /// Whether `a` and `b` are constants of one value.
@@ -238,7 +258,7 @@ static FailureOr<MergePlan> planMerge(ArrayRef<RoleOp> roles,
         Value mapped = al.map.lookupOrDefault(theirs);
         if (mine == mapped || sameConstant(mine, mapped))
           continue;
-        if (!isSelectable(mine.getType()) ||
+        if (!isSelectable(operand) ||
             !willHaveValue(theirs, replica, al.map, extras))
           return failure();
         auto [it, _] =

@@ -48,10 +48,6 @@ static constexpr unsigned kSharedClusterAddressSpace = 7;
 /// Suspend-time hint of mbarrier.try_wait, in nanoseconds.
 static constexpr int64_t kTryWaitTicks = 10000000;
 
-/// What ws-insert-mbarriers records on the waits it creates: the side of the
-/// ring ("full" or "empty") and the channel's index in its kernel.
-static constexpr StringLiteral kRingAttrName = "ws.ring";
-static constexpr StringLiteral kChannelAttrName = "ws.channel";
 /// With wait-timeout, each ws.mbarrier_wait names the format string of its
 /// hang report (a global of the gpu.module) by this attribute.
 static constexpr StringLiteral kHangReportAttrName = "ws.hang_report";
@@ -108,6 +104,8 @@ struct SlotLowering : ConvertOpToLLVMPattern<SlotOp> {
   LogicalResult
   matchAndRewrite(SlotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (!isSharedMemory(op.getRing().getType()))
+      return rewriter.notifyMatchFailure(op, "not a shared-memory ring");
     Location loc = op.getLoc();
     Value ring = MemRefDescriptor(adaptor.getRing()).alignedPtr(rewriter, loc);
     Value bytes = LLVM::MulOp::create(

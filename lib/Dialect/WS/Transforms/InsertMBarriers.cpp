@@ -25,11 +25,6 @@ namespace ws {
 using namespace mlir;
 using namespace mlir::ws;
 
-/// Discardable attributes on the ws.mbarrier_wait ops this pass creates: the
-/// side of the ring ("full" or "empty") and the channel's index in its
-/// kernel. ws-verify-phases and convert-ws-to-nvvm read them by these names.
-static constexpr StringLiteral kRingAttrName = "ws.ring";
-static constexpr StringLiteral kChannelAttrName = "ws.channel";
 /// Marks the waits of a producer's drain at the end of its role (2-CTA
 /// kernels): they take no slot, they only see every slot released.
 static constexpr StringLiteral kDrainAttrName = "ws.drain";

@@ -35,11 +35,6 @@ namespace ws {
 using namespace mlir;
 using namespace mlir::ws;
 
-/// Discardable attributes of ws.mbarrier_wait set by ws-insert-mbarriers:
-/// the side of the ring ("full" or "empty") and the channel's index.
-static constexpr StringLiteral kRingAttrName = "ws.ring";
-static constexpr StringLiteral kChannelAttrName = "ws.channel";
-
 /// Operations one role may interpret in one simulated run.
 static constexpr size_t kMaxSteps = size_t(1) << 20;
 /// Operations all roles of one ws.warp_specialize may interpret over all

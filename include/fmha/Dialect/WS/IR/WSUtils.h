@@ -39,6 +39,13 @@ constexpr const char kCtaPairAttrName[] = "ws.cta_pair";
 /// "SM100").
 constexpr const char kMulticastAttrName[] = "ws.multicast";
 
+/// What a `ws.mbarrier_wait` made by ws-insert-mbarriers waits for, for
+/// diagnostics only (ws-verify-phases' messages, the hang reports of
+/// convert-ws-to-nvvm{wait-timeout}): the ring ("full" or "empty") and the
+/// index of its channel.
+constexpr const char kRingAttrName[] = "ws.ring";
+constexpr const char kChannelAttrName[] = "ws.channel";
+
 /// True when `type` lives in shared memory: memory space 3 or
 /// `#gpu.address_space<workgroup>`.
 bool isSharedMemory(MemRefType type);
