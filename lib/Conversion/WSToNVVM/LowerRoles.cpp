@@ -6,6 +6,7 @@
 
 #include "LowerRoles.h"
 #include "ReplicaRoles.h"
+#include "RoleUtils.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
@@ -27,24 +28,13 @@ static int64_t entryRegisterCap(int64_t threads) {
   return std::min<int64_t>(255, (kRegistersPerSM / threads) & ~int64_t(7));
 }
 
-/// Moves `op` into the then-block of a new `scf.if %cond`.
-static void guard(OpBuilder &b, Operation *op, Value cond) {
-  b.setInsertionPoint(op);
-  auto ifOp = scf::IfOp::create(b, op->getLoc(), cond, /*withElse=*/false);
-  op->moveBefore(ifOp.thenBlock()->getTerminator());
-}
-
-static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-}
-
 /// `lo <= x < hi`.
 static Value inRange(OpBuilder &b, Location loc, Value x, int64_t lo,
                      int64_t hi) {
   Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, x,
-                                   i32Const(b, loc, lo));
+                                   constI32(b, loc, lo));
   Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x,
-                                   i32Const(b, loc, hi));
+                                   constI32(b, loc, hi));
   return arith::AndIOp::create(b, loc, ge, lt);
 }
 
@@ -81,7 +71,7 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid,
     Value rank = NVVM::ClusterId::create(b, role.getLoc(), b.getI32Type());
     Value even =
         arith::CmpIOp::create(b, role.getLoc(), arith::CmpIPredicate::eq, rank,
-                              i32Const(b, role.getLoc(), 0));
+                              constI32(b, role.getLoc(), 0));
     inRole = arith::AndIOp::create(b, role.getLoc(), inRole, even);
   }
   auto ifOp =
@@ -92,12 +82,12 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid,
       ifOp.thenBlock()->getTerminator()->getIterator(), body.getOperations());
 
   OpBuilder rb(ifOp.thenBlock(), ifOp.thenBlock()->begin());
-  Value firstThread = i32Const(rb, role.getLoc(), first * kThreadsPerWarp);
+  Value firstThread = constI32(rb, role.getLoc(), first * kThreadsPerWarp);
   if (index) {
     rb.setInsertionPointAfterValue(index);
     Value offset = arith::MulIOp::create(
         rb, role.getLoc(), index,
-        i32Const(rb, role.getLoc(), role.getWarps() * kThreadsPerWarp));
+        constI32(rb, role.getLoc(), role.getWarps() * kThreadsPerWarp));
     firstThread = arith::AddIOp::create(rb, role.getLoc(), firstThread, offset);
   }
   Value isLeader = arith::CmpIOp::create(
@@ -215,10 +205,10 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
   // loop values (wgmma descriptors, ring stages) out of the uniform
   // registers. The shuffle's result is warp-uniform by construction.
   Value warp =
-      arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, kThreadsPerWarp));
+      arith::DivUIOp::create(b, loc, tid, constI32(b, loc, kThreadsPerWarp));
   warp = NVVM::ShflOp::create(b, loc, b.getI32Type(),
-                              i32Const(b, loc, int64_t(0xffffffff)), warp,
-                              i32Const(b, loc, 0), i32Const(b, loc, 0x1f),
+                              constI32(b, loc, int64_t(0xffffffff)), warp,
+                              constI32(b, loc, 0), constI32(b, loc, 0x1f),
                               NVVM::ShflKind::idx, UnitAttr());
 
   // Roles that share warpgroups form a cluster. Each cluster's warps first
@@ -228,7 +218,7 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
   // under the setmaxnreg that governs it, which ptxas needs to honour it.
   int64_t cap = entryRegisterCap(numThreads);
   Value group =
-      arith::DivUIOp::create(b, loc, warp, i32Const(b, loc, kWarpsPerGroup));
+      arith::DivUIOp::create(b, loc, warp, constI32(b, loc, kWarpsPerGroup));
   SmallVector<RoleOp> roles(op.getRoles());
   llvm::sort(roles, [](RoleOp x, RoleOp y) {
     return *x.getFirstWarp() < *y.getFirstWarp();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ReplicaRoles.h"
+#include "RoleUtils.h"
 
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
@@ -279,8 +280,8 @@ static FailureOr<MergePlan> planMerge(ArrayRef<RoleOp> roles,
 
 /// `index == k`.
 static Value isReplica(OpBuilder &b, Location loc, Value index, int64_t k) {
-  Value kv = arith::ConstantIntOp::create(b, loc, b.getI32Type(), k);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index, kv);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, index,
+                               constI32(b, loc, k));
 }
 
 /// The value of replica `index` among `values` (one per replica).
@@ -301,13 +302,11 @@ static void guardExcept(OpBuilder &b, Operation *op, Value index,
   b.setInsertionPoint(op);
   Value cond;
   for (int64_t k : skip) {
-    Value kv = arith::ConstantIntOp::create(b, loc, b.getI32Type(), k);
-    Value other =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, index, kv);
+    Value other = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, index,
+                                        constI32(b, loc, k));
     cond = cond ? arith::AndIOp::create(b, loc, cond, other) : other;
   }
-  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
-  op->moveBefore(ifOp.thenBlock()->getTerminator());
+  guard(b, op, cond);
 }
 
 /// Replaces the named barrier `op` by its NVVM op with the id of replica
@@ -316,16 +315,12 @@ static void replaceBarrierId(OpBuilder &b, Operation *op, Value index,
                              ArrayRef<int64_t> ids) {
   Location loc = op->getLoc();
   b.setInsertionPoint(op);
-  SmallVector<Value> idValues = llvm::map_to_vector(ids, [&](int64_t id) {
-    return Value(arith::ConstantIntOp::create(b, loc, b.getI32Type(), id));
-  });
-  // Constants of one id are distinct values: select only where ids differ.
-  for (size_t k = 1; k < ids.size(); ++k)
-    if (ids[k] == ids[0])
-      idValues[k] = idValues[0];
-  Value id = selectByReplica(b, loc, index, idValues);
-  Value threads = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                               namedBarrier(op)->second);
+  Value id = constI32(b, loc, ids.front());
+  for (auto [k, other] : llvm::enumerate(ids))
+    if (other != ids.front())
+      id = arith::SelectOp::create(b, loc, isReplica(b, loc, index, k),
+                                   constI32(b, loc, other), id);
+  Value threads = constI32(b, loc, namedBarrier(op)->second);
   if (isa<BarrierSyncOp>(op))
     NVVM::BarrierOp::create(b, loc, Type(), id, threads,
                             NVVM::BarrierReductionAttr(), Value());
@@ -344,13 +339,10 @@ Value ws::mergeReplicaRoles(ArrayRef<RoleOp> roles, Value warp) {
   Block &body = first.getBody().front();
   Location loc = first.getLoc();
   OpBuilder b = OpBuilder::atBlockBegin(&body);
-  Value offset =
-      arith::SubIOp::create(b, loc, warp,
-                            arith::ConstantIntOp::create(
-                                b, loc, b.getI32Type(), *first.getFirstWarp()));
-  Value index = arith::DivUIOp::create(
-      b, loc, offset,
-      arith::ConstantIntOp::create(b, loc, b.getI32Type(), first.getWarps()));
+  Value offset = arith::SubIOp::create(b, loc, warp,
+                                       constI32(b, loc, *first.getFirstWarp()));
+  Value index = arith::DivUIOp::create(b, loc, offset,
+                                       constI32(b, loc, first.getWarps()));
 
   // Each replica's own ops, in its order, after the op they follow.
   DenseMap<std::pair<Block *, Operation *>, Operation *> lastPlaced;
