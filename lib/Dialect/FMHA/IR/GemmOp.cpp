@@ -265,11 +265,6 @@ static LogicalResult verifyCtas(GemmOp op, Target target, int64_t blockN) {
   return success();
 }
 
-/// Rows of a swizzled shared-memory layout that one swizzle pattern spans:
-/// a TMA box written at a multiple of them lands where it would in a whole
-/// block.
-static constexpr int64_t kSwizzleAtomRows = 8;
-
 /// Checks TMA multicast (`multicast`): sm_100a only, not with 2-CTA mode,
 /// and a B block that splits into two halves TMA can write where the whole
 /// block would be (the split ws.tma_load {multicast} makes).
@@ -294,13 +289,14 @@ static LogicalResult verifyMulticast(GemmOp op, Target target, int64_t blockN) {
            << "multicast 2 cannot be combined with ctas " << op.getNumCtas()
            << ": in 2-CTA mode the CTAs already load separate halves of B";
   if (op.getTransposeB()) {
-    if (blockN % (2 * kSwizzleAtomRows) != 0)
+    if (blockN % (2 * limits::kSwizzleAtomRows) != 0)
       return op.emitOpError()
              << "block_n " << blockN << " is not supported with multicast 2: "
              << "each CTA loads block_n / 2 rows of B, which must be a "
                 "multiple of "
-             << kSwizzleAtomRows << " (a swizzle pattern), so block_n a "
-             << "multiple of " << 2 * kSwizzleAtomRows;
+             << limits::kSwizzleAtomRows
+             << " (a swizzle pattern), so block_n a "
+             << "multiple of " << 2 * limits::kSwizzleAtomRows;
     return success();
   }
   // B as [K, N]: a row of block_n elements moves in boxes one swizzle span

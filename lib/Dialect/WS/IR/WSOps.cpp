@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
@@ -209,11 +210,12 @@ static LogicalResult verifyMulticastCopy(Operation *op,
     return op->emitOpError("multicast splits a 2-d block, got ") << block;
   TMABoxes boxes = getTMABoxes(block);
   int64_t rows = block.getShape().front();
-  if (boxes.count == 1 && rows % (2 * kSwizzleAtomRows) != 0)
+  if (boxes.count == 1 && rows % (2 * fmha::limits::kSwizzleAtomRows) != 0)
     return op->emitOpError("multicast splits the ")
            << rows << " rows of block " << block
            << " between two CTAs: expected a multiple of "
-           << 2 * kSwizzleAtomRows << " (halves of whole swizzle patterns)";
+           << 2 * fmha::limits::kSwizzleAtomRows
+           << " (halves of whole swizzle patterns)";
   if (boxes.count > 1 && boxes.count % 2 != 0)
     return op->emitOpError("multicast splits the ")
            << boxes.count << " TMA boxes of block " << block

@@ -115,6 +115,11 @@ constexpr int64_t kMaxSwizzleBytes = 128;
 /// Shortest swizzle span (32B swizzle).
 constexpr int64_t kMinSwizzleBytes = 32;
 
+/// Rows of a swizzle pattern: a TMA box written at a multiple of them lands
+/// where it would in a whole block (what splitting a block between the two
+/// CTAs of a multicast needs).
+constexpr int64_t kSwizzleAtomRows = 8;
+
 //===----------------------------------------------------------------------===//
 // Pipelines and warp specialization
 //===----------------------------------------------------------------------===//

@@ -71,10 +71,6 @@ struct TMABoxes {
 /// #tile.nvmma_shared encoding if any).
 TMABoxes getTMABoxes(RankedTensorType block);
 
-/// Rows of a swizzle pattern: a TMA box written at a multiple of them lands
-/// where it would in a whole block.
-constexpr int64_t kSwizzleAtomRows = 8;
-
 } // namespace ws
 } // namespace mlir
 
