@@ -234,23 +234,37 @@ static LogicalResult verifySizes(GemmOp op) {
   return success();
 }
 
+/// Reads a CTA-pair option (`ctas`, `multicast`: 1 or 2) of `op`: whether
+/// it asks for a pair, or a failure (reported) when its value is neither or
+/// the pair is asked for off sm_100a. `counts` says what the value counts,
+/// `needs` what on sm_100a a pair needs.
+static FailureOr<bool> isPairAsked(GemmOp op, StringRef name, IntegerAttr attr,
+                                   StringRef counts, StringRef needs,
+                                   Target target) {
+  if (!attr)
+    return false;
+  int64_t value = attr.getInt();
+  if (value != 1 && value != 2)
+    return op.emitOpError() << name << " " << value
+                            << " is not supported: expected 1 or 2 " << counts;
+  if (value == 1)
+    return false;
+  if (target != Target::Sm100a)
+    return op.emitOpError() << name << " 2 needs sm_100a (" << needs
+                            << "), not " << stringifyTarget(target);
+  return true;
+}
+
 /// Checks 2-CTA mode (`ctas`): sm_100a only, and a tile pair that is a
 /// `cta_group::2` MMA shape (M = 256 across the pair, N a multiple of 16).
 static LogicalResult verifyCtas(GemmOp op, Target target, int64_t blockN) {
-  IntegerAttr ctas = op.getCtasAttr();
-  if (!ctas)
+  FailureOr<bool> pair =
+      isPairAsked(op, "ctas", op.getCtasAttr(), "CTAs per MMA",
+                  "tcgen05.mma.cta_group::2", target);
+  if (failed(pair))
+    return failure();
+  if (!*pair)
     return success();
-  int64_t value = ctas.getInt();
-  if (value != 1 && value != 2)
-    return op.emitOpError()
-           << "ctas " << value
-           << " is not supported: expected 1 or 2 CTAs per MMA";
-  if (value == 1)
-    return success();
-  if (target != Target::Sm100a)
-    return op.emitOpError()
-           << "ctas 2 needs sm_100a (tcgen05.mma.cta_group::2), not "
-           << stringifyTarget(target);
   int64_t blockM = op.getBlockM();
   if (blockM != limits::kMaxBlockM)
     return op.emitOpError()
@@ -269,21 +283,13 @@ static LogicalResult verifyCtas(GemmOp op, Target target, int64_t blockN) {
 /// and a B block that splits into two halves TMA can write where the whole
 /// block would be (the split ws.tma_load {multicast} makes).
 static LogicalResult verifyMulticast(GemmOp op, Target target, int64_t blockN) {
-  IntegerAttr multicast = op.getMulticastAttr();
-  if (!multicast)
+  FailureOr<bool> pair = isPairAsked(
+      op, "multicast", op.getMulticastAttr(), "CTAs sharing each B tile",
+      "tcgen05.commit multicast to release shared B tiles", target);
+  if (failed(pair))
+    return failure();
+  if (!*pair)
     return success();
-  int64_t value = multicast.getInt();
-  if (value != 1 && value != 2)
-    return op.emitOpError()
-           << "multicast " << value
-           << " is not supported: expected 1 or 2 CTAs sharing each B tile";
-  if (value == 1)
-    return success();
-  if (target != Target::Sm100a)
-    return op.emitOpError()
-           << "multicast 2 needs sm_100a (tcgen05.commit multicast to "
-              "release shared B tiles), not "
-           << stringifyTarget(target);
   if (op.getNumCtas() != 1)
     return op.emitOpError()
            << "multicast 2 cannot be combined with ctas " << op.getNumCtas()
