@@ -79,6 +79,25 @@ def attention_spec(dtype: str, head_dim: int, causal: bool = False,
         scale=scale, tile=tile, stages=stages, target=target)
 
 
+def gemm_kernel_specs(dtype: str, out_dtype: str,
+                      target: str = "sm_90a") -> list:
+    """Every GemmSpec fmha.gemm may compile for these types, whatever the
+    shape: what a cache must hold for a machine without a compiler."""
+    return [gemm_spec(dtype, out_dtype, target)]
+
+
+def attention_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
+                           window: Optional[tuple] = None,
+                           scale: Optional[float] = None,
+                           return_lse: bool = False,
+                           target: str = "sm_90a") -> list:
+    """Every AttentionSpec fmha.attention may compile for these options,
+    whatever the shape: what a cache must hold for a machine without a
+    compiler."""
+    return [attention_spec(dtype, head_dim, causal, window, scale,
+                           return_lse, target)]
+
+
 def _require(cond: Any, message: Callable[[], str]) -> None:
     if not cond:
         raise ValueError(message())
