@@ -22,7 +22,7 @@ from . import __version__
 from . import cache as _cache
 from . import tools as _tools
 from .compiler import CompileError, compile, copy_artifacts, stderr_progress
-from .ops import ATTENTION_CONFIGS, gemm_spec
+from .ops import gemm_spec
 from .specs import AttentionSpec, GemmSpec
 
 
@@ -134,8 +134,6 @@ def _spec(args: argparse.Namespace):
                         stages=stages, consumers=args.consumers,
                         target=args.target, m=args.m, n=args.n, k=args.k)
     tile, stages = args.tile, args.stages
-    if tile is None and stages is None:
-        tile, stages = ATTENTION_CONFIGS.get(args.head_dim, (None, None))
     return AttentionSpec(
         dtype=args.dtype, head_dim=args.head_dim, batch=args.batch,
         heads_q=args.heads_q, heads_kv=args.heads_kv, seq_q=args.seq_q,

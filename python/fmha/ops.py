@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Optional
 
-from . import torch_ops
+from . import torch_ops, tuning
 from .specs import ATTENTION_HEAD_DIMS, AttentionSpec, GemmSpec
 
 ALIGNMENT = 16
@@ -49,41 +49,44 @@ def target_for_capability(capability: tuple, device: str = "the device") \
     return target
 
 
-def gemm_spec(dtype: str, out_dtype: str, target: str = "sm_90a") \
-        -> GemmSpec:
-    """The spec fmha.gemm compiles for these types (dynamic M, N, K): the
-    GemmSpec defaults, with 2 stages for an f32 output (3 stages and an
-    f32 C staging tile do not fit in shared memory)."""
-    stages = 2 if out_dtype == "f32" else 3
-    return GemmSpec(dtype=dtype, out_dtype=out_dtype, stages=stages,
-                    target=target)
-
-
-# The attention tile configuration fmha.attention compiles, by head dim:
-# (tile, stages) measured fastest on an H100 (bench/RESULTS.md); head dims
-# not listed take the compiler's defaults.
-ATTENTION_CONFIGS = {64: ((64, 128), 3), 128: ((64, 128), 3)}
+def gemm_spec(dtype: str, out_dtype: str, target: str = "sm_90a",
+              config: Optional[dict] = None,
+              b_transposed: bool = True) -> GemmSpec:
+    """The spec fmha.gemm compiles for these types (dynamic M, N, K), B's
+    layout (``[N, K]`` with ``b_transposed``, else ``[K, N]``) and
+    ``config`` (spec fields: ``tile``, ``stages``, ``consumers``; absent
+    ones take GemmSpec's defaults, stages the most that fit)."""
+    return GemmSpec(dtype=dtype, out_dtype=out_dtype, target=target,
+                    transpose_b=b_transposed,
+                    **tuning.normalize_config(config))
 
 
 def attention_spec(dtype: str, head_dim: int, causal: bool = False,
                    window: Optional[tuple] = None,
                    scale: Optional[float] = None, return_lse: bool = False,
-                   target: str = "sm_90a") -> AttentionSpec:
+                   target: str = "sm_90a",
+                   config: Optional[dict] = None) -> AttentionSpec:
     """The spec fmha.attention compiles: batch, heads and sequence lengths
     dynamic (one kernel serves every shape of a head dim; the runtime
-    passes the sizes), the configuration of ATTENTION_CONFIGS."""
-    tile, stages = ATTENTION_CONFIGS.get(head_dim, (None, None))
+    passes the sizes), ``config`` (spec fields: ``tile``, ``stages``,
+    ``consumers``, ``schedule``) or the compiler's defaults."""
     return AttentionSpec(
         dtype=dtype, head_dim=head_dim, return_lse=return_lse,
         causal=causal, window=None if window is None else tuple(window),
-        scale=scale, tile=tile, stages=stages, target=target)
+        scale=scale, target=target, **tuning.normalize_config(config))
 
 
-def gemm_kernel_specs(dtype: str, out_dtype: str,
-                      target: str = "sm_90a") -> list:
+def gemm_kernel_specs(dtype: str, out_dtype: str, target: str = "sm_90a",
+                      b_transposed: bool = True) -> list:
     """Every GemmSpec fmha.gemm may compile for these types, whatever the
-    shape: what a cache must hold for a machine without a compiler."""
-    return [gemm_spec(dtype, out_dtype, target)]
+    shape (the defaults, the candidates the autotuner tries and every
+    configuration of the tuning table): what a cache must hold for a
+    machine without a compiler. Some may not compile (an f32 output needs
+    more shared memory); fmha.gemm then falls back to the defaults."""
+    configs = [{}, *tuning.GEMM_CANDIDATES,
+               *tuning.table().configs(("gemm",))]
+    return _unique(gemm_spec(dtype, out_dtype, target, c, b_transposed)
+                   for c in configs)
 
 
 def attention_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
@@ -94,8 +97,18 @@ def attention_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
     """Every AttentionSpec fmha.attention may compile for these options,
     whatever the shape: what a cache must hold for a machine without a
     compiler."""
-    return [attention_spec(dtype, head_dim, causal, window, scale,
-                           return_lse, target)]
+    configs = [{}, *tuning.attention_candidates(head_dim),
+               *tuning.table().configs(("attention", head_dim))]
+    return _unique(attention_spec(dtype, head_dim, causal, window, scale,
+                                  return_lse, target, c) for c in configs)
+
+
+def _unique(specs: Any) -> list:
+    out: list = []
+    for spec in specs:
+        if spec not in out:
+            out.append(spec)
+    return out
 
 
 def _require(cond: Any, message: Callable[[], str]) -> None:
@@ -174,10 +187,20 @@ def fmha_dtype(dtype: Any) -> Optional[str]:
     return TORCH_TO_FMHA.get(str(dtype).removeprefix("torch."))
 
 
-def _register(what: str) -> None:
-    if not torch_ops.register():
-        raise ImportError(f"{what} needs PyTorch (import torch failed); "
-                          "fmha.compile and fmha.runtime work without it")
+def _torch(what: str) -> Any:
+    """The torch module, with fmha's custom ops registered."""
+    torch = _TORCH[0]
+    if torch is None:
+        if not torch_ops.register():
+            raise ImportError(f"{what} needs PyTorch (import torch failed); "
+                              "fmha.compile and fmha.runtime work without "
+                              "it")
+        import torch
+        _TORCH[0] = torch
+    return torch
+
+
+_TORCH: list = [None]
 
 
 def gemm(a: Any, b: Any, out_dtype: Any = None, *,
@@ -186,8 +209,9 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
 
     ``a``: ``[..., K]`` (bf16 or f16; leading dimensions are flattened into
     M); ``b``: ``[N, K]``, same dtype, the layout of a ``torch.nn.Linear``
-    weight, so ``fmha.gemm(x, w)`` is ``x @ w.T``. ``b_transposed=False``
-    (b given as ``[K, N]``) is not supported yet. ``out_dtype``:
+    weight, so ``fmha.gemm(x, w)`` is ``x @ w.T``; with
+    ``b_transposed=False`` b is ``[K, N]`` and the result ``a @ b``.
+    ``out_dtype``:
     ``torch.bfloat16``, ``torch.float16`` or ``torch.float32``; default
     ``a.dtype``. Returns ``[..., N]``; when a row of ``N`` elements is not a
     multiple of 16 bytes the result is a view of a row-padded buffer (row
@@ -197,20 +221,21 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
     Compiles (once, cached on disk) a kernel for the dtypes, then launches
     it on the current stream. Works under ``torch.compile``.
     """
-    if not b_transposed:
-        raise NotImplementedError(
-            "fmha.gemm: b given as [K, N] (b_transposed=False) is not "
-            "supported yet; pass b as [N, K] (e.g. b.t().contiguous() or a "
-            "Linear weight as is)")
-    _register("fmha.gemm")
-    import torch
-    if a.dim() < 2 or b.dim() != 2:
-        raise ValueError(f"fmha.gemm: a must be [..., K] and b [N, K], got "
-                         f"shapes {list(a.shape)} and {list(b.shape)}")
+    torch = _torch("fmha.gemm")
     if a.dim() == 2:
-        return torch.ops.fmha.gemm(a, b, out_dtype)
+        c = torch_ops.gemm_fast(torch, a, b, out_dtype, b_transposed)
+        if c is not None:
+            return c
+        return torch.ops.fmha.gemm(a, b, out_dtype, b_transposed)
+    if a.dim() < 2 or b.dim() != 2:
+        raise ValueError(f"fmha.gemm: a must be [..., K] and b "
+                         f"{'[N, K]' if b_transposed else '[K, N]'}, got "
+                         f"shapes {list(a.shape)} and {list(b.shape)}")
     lead = a.shape[:-1]
-    c = torch.ops.fmha.gemm(a.reshape(-1, a.shape[-1]), b, out_dtype)
+    a2 = a.reshape(-1, a.shape[-1])
+    c = torch_ops.gemm_fast(torch, a2, b, out_dtype, b_transposed)
+    if c is None:
+        c = torch.ops.fmha.gemm(a2, b, out_dtype, b_transposed)
     return c.view(*lead, c.shape[-1])
 
 
@@ -246,10 +271,16 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     Raises ValueError or TypeError naming a wrong shape, dtype, device,
     window or scale.
     """
-    _register("fmha.attention")
-    import torch
+    torch = _torch("fmha.attention")
     if isinstance(scale, int) and not isinstance(scale, bool):
         scale = float(scale)  # the op's schema takes a float
+    if isinstance(window, list):
+        window = tuple(window)
+    if window is None or type(window) is tuple:
+        fast = torch_ops.attention_fast(torch, q, k, v, causal, window, scale,
+                                        return_lse)
+        if fast is not None:
+            return fast if return_lse else fast[0]
     o, lse = torch.ops.fmha.attention(
         q, k, v, causal, None if window is None else list(window), scale,
         return_lse)

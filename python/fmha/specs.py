@@ -21,6 +21,7 @@ TARGETS = ("sm_90a", "sm_100a")
 INPUT_DTYPES = ("bf16", "f16")
 GEMM_OUT_DTYPES = ("bf16", "f16", "f32")
 ATTENTION_HEAD_DIMS = (64, 128, 256)
+ATTENTION_SCHEDULES = ("per_block", "persistent")
 
 
 def _check_choice(what: str, value: Any, choices: tuple) -> None:
@@ -108,22 +109,23 @@ class _Spec:
 @dataclass(frozen=True)
 class GemmSpec(_Spec):
     """``C = A @ B^T``: A is ``[M, K]``, B is given as ``[N, K]`` (the op's
-    ``transpose_b``; a B given as ``[K, N]`` is not supported yet), C is
-    ``[M, N]``, accumulated in fp32.
+    ``transpose_b``; ``transpose_b=False``: B as ``[K, N]``, ``C = A @
+    B``), C is ``[M, N]``, accumulated in fp32.
 
     ``m``, ``n``, ``k``: static sizes, or None for sizes known only at run
     time. ``tile``: ``(block_m, block_n, block_k)``; ``stages``: A/B
-    shared-memory buffers (1 to 8); ``consumers``: consumer warpgroups per
-    CTA (1 or 2). The defaults fit 16-bit outputs; an ``f32`` C needs
-    ``stages=2`` with the default tile (see fmha.ops.gemm_spec).
+    shared-memory buffers (1 to 8; None: the most, up to 4, that fit, the
+    compiler's default); ``consumers``: consumer warpgroups per CTA (1 or
+    2).
     """
 
     dtype: str = "bf16"
     out_dtype: str = "bf16"
     tile: tuple = (128, 128, 64)
-    stages: int = 3
+    stages: Optional[int] = None
     consumers: int = 2
     target: str = "sm_90a"
+    transpose_b: bool = True
     m: Optional[int] = None
     n: Optional[int] = None
     k: Optional[int] = None
@@ -134,37 +136,47 @@ class GemmSpec(_Spec):
         _check_choice("dtype", self.dtype, INPUT_DTYPES)
         _check_choice("out_dtype", self.out_dtype, GEMM_OUT_DTYPES)
         _int_tuple(self, "tile", 3)
-        _check_int("stages", self.stages, 1, 8)
+        if self.stages is not None:
+            _check_int("stages", self.stages, 1, 8)
         _check_int("consumers", self.consumers, 1, 2)
         _check_choice("target", self.target, TARGETS)
+        if not isinstance(self.transpose_b, bool):
+            raise TypeError(f"transpose_b must be a bool, got "
+                            f"{self.transpose_b!r}")
         for size in ("m", "n", "k"):
             _check_size(size, getattr(self, size))
 
     @property
     def name(self) -> str:
         """The kernel's symbol (and the cubin's entry point), e.g.
-        ``gemm_bf16_bf16_128x128x64_s3_c2``; static sizes add ``_m4096``
-        and so on."""
+        ``gemm_bf16_bf16_128x128x64_c2`` (``_s3`` after the tile with
+        ``stages=3``); static sizes add ``_m4096`` and so on."""
         bm, bn, bk = self.tile
+        stages = "" if self.stages is None else f"_s{self.stages}"
         name = (f"gemm_{self.dtype}_{self.out_dtype}_{bm}x{bn}x{bk}"
-                f"_s{self.stages}_c{self.consumers}")
+                f"{stages}_c{self.consumers}")
         for size in ("m", "n", "k"):
             if getattr(self, size) is not None:
                 name += f"_{size}{getattr(self, size)}"
+        if not self.transpose_b:
+            name += "_bkn"
         return name
 
     def signature(self) -> str:
         a = tensor_type((self.m, self.k), self.dtype)
-        b = tensor_type((self.n, self.k), self.dtype)
+        b = tensor_type((self.n, self.k) if self.transpose_b else
+                        (self.k, self.n), self.dtype)
         c = tensor_type((self.m, self.n), self.out_dtype)
         return f"({a}, {b}) -> {c}"
 
     def to_mlir(self) -> str:
         """The ``fmha.gemm`` op, one declaration in a module."""
         bm, bn, bk = self.tile
+        stages = "" if self.stages is None else f"stages {self.stages} "
+        transpose = "transpose_b " if self.transpose_b else ""
         return (f"fmha.gemm @{self.name} {self.signature()}\n"
-                f"    transpose_b tile [{bm}, {bn}, {bk}] "
-                f"stages {self.stages} consumers {self.consumers} "
+                f"    {transpose}tile [{bm}, {bn}, {bk}] "
+                f"{stages}consumers {self.consumers} "
                 f"target {self.target}\n")
 
 
@@ -177,9 +189,9 @@ class AttentionSpec(_Spec):
     optional ``lse`` (``return_lse=True``) is ``[batch, heads_q, seq_q]``
     in f32. Sizes left None are dynamic; ``head_dim`` must be static (64,
     128 or 256). ``causal``, ``window=(left, right)``, ``scale`` (default
-    ``1/sqrt(head_dim)``), ``tile=(block_m, block_n)``, ``stages`` and
-    ``consumers`` are the op's optional configuration (None: the
-    compiler's default).
+    ``1/sqrt(head_dim)``), ``tile=(block_m, block_n)``, ``stages``,
+    ``consumers`` and ``schedule`` (``"per_block"`` or ``"persistent"``)
+    are the op's optional configuration (None: the compiler's default).
     """
 
     dtype: str = "bf16"
@@ -196,6 +208,7 @@ class AttentionSpec(_Spec):
     tile: Optional[tuple] = None
     stages: Optional[int] = None
     consumers: Optional[int] = None
+    schedule: Optional[str] = None
     target: str = "sm_90a"
 
     kind = "attention"
@@ -223,6 +236,8 @@ class AttentionSpec(_Spec):
             _check_int("stages", self.stages, 1, 8)
         if self.consumers is not None:
             _check_int("consumers", self.consumers, 1, 2)
+        if self.schedule is not None:
+            _check_choice("schedule", self.schedule, ATTENTION_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
 
     @property
@@ -246,6 +261,8 @@ class AttentionSpec(_Spec):
             name += f"_s{self.stages}"
         if self.consumers is not None:
             name += f"_c{self.consumers}"
+        if self.schedule is not None:
+            name += "_pb" if self.schedule == "per_block" else "_pers"
         return name
 
     def signature(self) -> str:
@@ -274,6 +291,8 @@ class AttentionSpec(_Spec):
             config.append(f"stages {self.stages}")
         if self.consumers is not None:
             config.append(f"consumers {self.consumers}")
+        if self.schedule is not None:
+            config.append(f"schedule {self.schedule}")
         config.append(f"target {self.target}")
         return (f"fmha.attention @{self.name} {self.signature()}\n"
                 f"    {' '.join(config)}\n")

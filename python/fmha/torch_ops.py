@@ -11,18 +11,23 @@ eagerly instead of tracing it.
 Imports PyTorch only inside :func:`register`.
 """
 
+import contextlib
+import sys
 import threading
 from typing import Any, Optional
 
 from . import ops as _ops
+from . import tuning
 
 _REGISTERED = False
 _LOCK = threading.Lock()
-# (a.device, b.device, a.dtype, b.dtype, out dtype) -> fmha.runtime.Kernel
-_GEMM_KERNELS: dict = {}
-# (device, AttentionSpec) -> fmha.runtime.Kernel
-_ATTENTION_KERNELS: dict = {}
+# (a.device, b.device, a.dtype, b.dtype, out dtype, b_transposed) -> target,
+# once the checks that depend on them passed.
+_GEMM_CHECKED: dict = {}
+# (options key, shape bucket) -> fmha.runtime.Kernel: the selected kernel.
+_SELECTED: dict = {}
 _TARGETS: dict = {}
+_DEVICE_NAMES: dict = {}
 
 
 def register() -> bool:
@@ -64,14 +69,19 @@ def gemm_output(torch: Any, m: Any, n: Any, dtype: Any, device: Any) -> Any:
     the elements from n up to the boundary get zeros."""
     stride = _ops.padded_row_stride(n, dtype.itemsize)
     buffer = torch.empty((m, stride), dtype=dtype, device=device)
-    # No branch on stride == n: under torch.compile n may be symbolic.
+    if type(n) is int and stride == n:  # eager, rows already aligned
+        return buffer
+    # No branch on stride == n otherwise: under torch.compile n may be
+    # symbolic.
     return buffer.as_strided((m, n), (stride, 1))
 
 
-def _check_gemm(torch: Any, a: Any, b: Any, out_dtype: Any) -> Any:
+def _check_gemm(torch: Any, a: Any, b: Any, out_dtype: Any,
+                b_transposed: bool = True) -> Any:
     """Checks the operands; returns the output dtype."""
+    b_shape = "[N, K]" if b_transposed else "[K, N]"
     if a.dim() != 2 or b.dim() != 2:
-        raise ValueError(f"fmha.gemm: a must be [M, K] and b [N, K], got "
+        raise ValueError(f"fmha.gemm: a must be [M, K] and b {b_shape}, got "
                          f"shapes {list(a.shape)} and {list(b.shape)}")
     if _ops.fmha_dtype(a.dtype) not in ("bf16", "f16"):
         raise TypeError(f"fmha.gemm: a must be bfloat16 or float16, got "
@@ -86,8 +96,9 @@ def _check_gemm(torch: Any, a: Any, b: Any, out_dtype: Any) -> Any:
     if a.device != b.device:
         raise ValueError(f"fmha.gemm: a is on {a.device} but b on "
                          f"{b.device}")
-    torch._check(a.shape[1] == b.shape[1], lambda: (
-        f"fmha.gemm: a is [M, K] = {list(a.shape)} and b [N, K] = "
+    kb = b.shape[1] if b_transposed else b.shape[0]
+    torch._check(a.shape[1] == kb, lambda: (
+        f"fmha.gemm: a is [M, K] = {list(a.shape)} and b {b_shape} = "
         f"{list(b.shape)}: their K differ"))
     return out
 
@@ -115,44 +126,114 @@ def _target(torch: Any, device: Any) -> str:
     return target
 
 
-def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any) -> Any:
-    """The runtime Kernel for these operands (compiled or found in the
-    cache on first use), after the checks that depend only on dtypes and
-    devices; memoized per (devices, dtypes), so later calls skip them."""
-    key = (a.device, b.device, a.dtype, b.dtype, out)
-    kernel = _GEMM_KERNELS.get(key)
-    if kernel is None:
-        _check_gemm(torch, a, b, out)
+def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
+                 b_transposed: bool = True) -> Any:
+    """The runtime Kernel for these operands: checks what depends only on
+    dtypes and devices once per (devices, dtypes), then selects the
+    configuration for the shape (fmha.tuning) and compiles it or finds it
+    in the cache, once per shape bucket."""
+    key = (a.device, b.device, a.dtype, b.dtype, out, b_transposed)
+    if key not in _GEMM_CHECKED:
+        _check_gemm(torch, a, b, out, b_transposed)
         if a.device.type != "cuda":
             raise ValueError(f"fmha.gemm needs CUDA tensors, got "
                              f"{a.device}")
-        from .compiler import compile
-        spec = _ops.gemm_spec(_ops.fmha_dtype(a.dtype), _ops.fmha_dtype(out),
-                              _target(torch, a.device))
-        kernel = _GEMM_KERNELS[key] = compile(spec).kernel
+        _GEMM_CHECKED[key] = _target(torch, a.device)
+    target = _GEMM_CHECKED[key]
+    m, k = a.shape
+    n = b.shape[0] if b_transposed else b.shape[1]
+    category, sizes = tuning.gemm_problem(m, n, k)
+    dtype, out_name = _ops.fmha_dtype(a.dtype), _ops.fmha_dtype(out)
+
+    def make_spec(config: dict) -> Any:
+        return _ops.gemm_spec(dtype, out_name, target, config,
+                              b_transposed=b_transposed)
+
+    def run(kernel: Any) -> Any:
+        c = gemm_output(torch, m, n, out, a.device)
+        tensors = {"a": a, "b": b, "c": c}
+        return lambda: kernel.launch(tensors)
+
+    return _select(torch, a.device, key, category, sizes, make_spec,
+                   tuning.GEMM_CANDIDATES, run)
+
+
+def _device_name(torch: Any, device: Any) -> str:
+    index = device.index if device.index is not None else \
+        torch.cuda.current_device()
+    name = _DEVICE_NAMES.get(index)
+    if name is None:
+        name = _DEVICE_NAMES[index] = torch.cuda.get_device_name(index)
+    return name
+
+
+def _select(torch: Any, device: Any, options: tuple, category: tuple,
+            sizes: tuple, make_spec: Any, candidates: tuple,
+            run: Any) -> Any:
+    """The kernel for a problem, memoized per options and shape bucket:
+    the autotuner's recorded winner, else the tuning table's nearest shape,
+    else the defaults (fmha.tuning.choose). With FMHA_AUTOTUNE=1 an
+    unrecorded bucket is tuned first (not while a CUDA graph is being
+    captured). A selected configuration that does not compile (or is not
+    in a compiler-less cache) falls back to the defaults."""
+    memo = (options, tuning.bucket(sizes))
+    kernel = _SELECTED.get(memo)
+    if kernel is not None:
+        return kernel
+    from .cache import cache_dir
+    from .compiler import CompileError, compile, stderr_progress
+    record = tuning.record(_device_name(torch, device), cache_dir())
+    config = tuning.choose(category, sizes, record)
+    if tuning.autotune_enabled() and record.get(category, sizes) is None \
+            and not torch.cuda.is_current_stream_capturing():
+        config, _ = tuning.tune(
+            candidates, lambda c: compile(make_spec(c)).kernel, run, torch,
+            progress=stderr_progress,
+            what=f"{category} {tuple(sizes)}")
+        record.put(category, sizes, config)
+    try:
+        kernel = compile(make_spec(config)).kernel
+    except CompileError:
+        if not config:
+            raise
+        if tuning.verbose():
+            print(f"fmha: configuration {config} of {category} does not "
+                  "compile here; using the defaults", file=sys.stderr)
+        kernel = compile(make_spec({})).kernel
+    _SELECTED[memo] = kernel
     return kernel
 
 
-def gemm_impl(a: Any, b: Any, out_dtype: Any = None) -> Any:
+def gemm_impl(a: Any, b: Any, out_dtype: Any = None,
+              b_transposed: bool = True) -> Any:
     """The real implementation of fmha::gemm (CUDA tensors)."""
     import torch
     out = a.dtype if out_dtype is None else out_dtype
-    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[1]:
-        _check_gemm(torch, a, b, out)  # raises, naming the mistake
-    kernel = _gemm_kernel(torch, a, b, out)
-    m, n = a.shape[0], b.shape[0]
+    kb = b.shape[1] if b_transposed else b.shape[0]
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != kb:
+        _check_gemm(torch, a, b, out, b_transposed)  # raises, naming it
+    m, n = a.shape[0], (b.shape[0] if b_transposed else b.shape[1])
     c = gemm_output(torch, m, n, out, a.device)
     if m == 0 or n == 0:
+        _check_gemm(torch, a, b, out, b_transposed)
         return c
     if a.shape[1] == 0:
+        _check_gemm(torch, a, b, out, b_transposed)
         return c.zero_()
-    tensors = {"a": _tma_ready(torch, a), "b": _tma_ready(torch, b), "c": c}
-    if a.device.index != torch.cuda.current_device():
-        with torch.cuda.device(a.device):
-            kernel.launch(tensors)
-    else:
-        kernel.launch(tensors)
+    with _on_device(torch, a.device):
+        a, b = _tma_ready(torch, a), _tma_ready(torch, b)
+        kernel = _gemm_kernel(torch, a, b, out, b_transposed)
+        kernel.launch({"a": a, "b": b, "c": c})
     return c
+
+
+def _on_device(torch: Any, device: Any) -> Any:
+    """``torch.cuda.device(device)`` when it is not the current device, else
+    a context that does nothing."""
+    if device.type == "cuda" and device.index is not None and \
+            device.index != torch.cuda.current_device():
+        return torch.cuda.device(device)
+    return contextlib.nullcontext()
 
 
 def _check_attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
@@ -213,19 +294,36 @@ def attention_spec(q: Any, k: Any, causal: bool, window: Optional[list],
         None if window is None else tuple(window), scale, return_lse, target)
 
 
-def _attention_kernel(torch: Any, q: Any, causal: bool,
+def _attention_kernel(torch: Any, q: Any, k: Any, v: Any, causal: bool,
                       window: Optional[list], scale: Optional[float],
                       return_lse: bool) -> Any:
-    """The runtime Kernel of a call (compiled or found in the cache on
-    first use), memoized per device and spec."""
+    """The runtime Kernel of a call: the configuration selected for its
+    shape (fmha.tuning), compiled or found in the cache on first use of
+    its shape bucket."""
     target = _target(torch, q.device)
-    spec = attention_spec(q, q, causal, window, scale, return_lse, target)
-    key = (q.device, spec)
-    kernel = _ATTENTION_KERNELS.get(key)
-    if kernel is None:
-        from .compiler import compile
-        kernel = _ATTENTION_KERNELS[key] = compile(spec).kernel
-    return kernel
+    dtype = _ops.fmha_dtype(q.dtype)
+    head_dim = int(q.shape[3])
+    wkey = None if window is None else tuple(window)
+    batch, heads, seq_q, _ = q.shape
+    seq_k = k.shape[2]
+    category, sizes = tuning.attention_problem(
+        head_dim, causal or window is not None, batch * heads, seq_q, seq_k)
+
+    def make_spec(config: dict) -> Any:
+        return _ops.attention_spec(dtype, head_dim, causal, wkey, scale,
+                                   return_lse, target, config)
+
+    def run(kernel: Any) -> Any:
+        o, lse = _attention_outputs(torch, q, return_lse)
+        tensors = {"q": _tma_ready_nd(q), "k": _tma_ready_nd(k),
+                   "v": _tma_ready_nd(v), "o": o}
+        if return_lse:
+            tensors["lse"] = lse
+        return lambda: kernel.launch(tensors)
+
+    key = (q.device, q.dtype, head_dim, causal, wkey, scale, return_lse)
+    return _select(torch, q.device, key, category, sizes, make_spec,
+                   tuning.attention_candidates(head_dim), run)
 
 
 def attention_impl(q: Any, k: Any, v: Any, causal: bool,
@@ -246,17 +344,153 @@ def attention_impl(q: Any, k: Any, v: Any, causal: bool,
         o.zero_()
         lse.fill_(float("-inf"))
         return o, lse
-    kernel = _attention_kernel(torch, q, causal, window, scale, return_lse)
     tensors = {"q": _tma_ready_nd(q), "k": _tma_ready_nd(k),
                "v": _tma_ready_nd(v), "o": o}
     if return_lse:
         tensors["lse"] = lse
-    if q.device.index != torch.cuda.current_device():
-        with torch.cuda.device(q.device):
-            kernel.launch(tensors)
-    else:
+    with _on_device(torch, q.device):
+        kernel = _attention_kernel(torch, q, k, v, causal, window, scale,
+                                   return_lse)
         kernel.launch(tensors)
     return o, lse
+
+
+# -- the eager fast path ------------------------------------------------------
+#
+# fmha.gemm and fmha.attention called eagerly (not traced by torch.compile,
+# no gradient needed) skip the custom op's dispatch: the first call of a
+# layout (shapes, strides, dtypes, devices, options) runs every check,
+# selects and loads the kernel and binds a launch (fmha.runtime.BoundLaunch);
+# later calls of that layout only check the addresses' alignment and the
+# current device, allocate the output and launch, rewriting the addresses
+# that moved. Anything else (tracing, autograd, tensor subclasses, empty or
+# misaligned tensors) takes the custom op, which checks and reports errors.
+
+_FAST: dict = {}
+_FAST_LIMIT = 1024
+_FAST_STATE: dict = {}
+
+
+def _fast_env(torch: Any) -> tuple:
+    """(Tensor class, is_compiling, is_grad_enabled, current device,
+    raw current stream) of this PyTorch, looked up once."""
+    env = _FAST_STATE.get("env")
+    if env is None:
+        env = _FAST_STATE["env"] = (
+            torch.Tensor, torch.compiler.is_compiling,
+            torch.is_grad_enabled, torch._C._cuda_getDevice,
+            torch._C._cuda_getCurrentRawStream)
+    return env
+
+
+def _remember(key: tuple, bound: Any) -> None:
+    if len(_FAST) >= _FAST_LIMIT:
+        _FAST.clear()
+    _FAST[key] = bound
+
+
+def _tma_layout(t: Any) -> bool:
+    """Whether TMA reads ``t`` in place (strides; the address is checked
+    per call)."""
+    size = t.element_size()
+    strides = t.stride()
+    return strides[-1] == 1 and all((st * size) % 16 == 0
+                                    for st in strides[:-1])
+
+
+def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
+              b_transposed: bool) -> Any:
+    """fmha.gemm's eager fast path: the result, or None when the call must
+    go through the custom op."""
+    tensor, compiling, grad, get_device, raw_stream = _fast_env(torch)
+    if type(a) is not tensor or type(b) is not tensor or compiling():
+        return None
+    if grad() and (a.requires_grad or b.requires_grad):
+        return None
+    out = a.dtype if out_dtype is None else out_dtype
+    device = a.device
+    key = ("gemm", a.shape, a.stride(), b.shape, b.stride(), a.dtype,
+           b.dtype, out, device, b.device, b_transposed)
+    bound = _FAST.get(key)
+    if bound is None:
+        if (a.dim() != 2 or b.dim() != 2 or device.type != "cuda"
+                or b.device != device or 0 in a.shape or 0 in b.shape
+                or not _tma_layout(a) or not _tma_layout(b)
+                or a.dtype != b.dtype
+                or device.index != get_device()):
+            return None
+        _check_gemm(torch, a, b, out, b_transposed)
+        m = a.shape[0]
+        n = b.shape[0] if b_transposed else b.shape[1]
+        c = gemm_output(torch, m, n, out, device)
+        kernel = _gemm_kernel(torch, a, b, out, b_transposed)
+        if kernel._names != ("a", "b", "c"):
+            return None
+        bound = kernel.bind({"a": a, "b": b, "c": c})
+        _remember(key, bound)
+    else:
+        m = a.shape[0]
+        n = b.shape[0] if b_transposed else b.shape[1]
+        if device.index != get_device():
+            return None
+        c = gemm_output(torch, m, n, out, device)
+    pa, pb = a.data_ptr(), b.data_ptr()
+    if (pa | pb) & 15:
+        return None
+    bound.run((pa, pb, c.data_ptr()), raw_stream(device.index))
+    return c
+
+
+def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+                   window: Optional[tuple], scale: Optional[float],
+                   return_lse: bool) -> Any:
+    """fmha.attention's eager fast path: ``(o, lse)``, or None when the
+    call must go through the custom op."""
+    tensor, compiling, grad, get_device, raw_stream = _fast_env(torch)
+    if (type(q) is not tensor or type(k) is not tensor
+            or type(v) is not tensor or compiling()):
+        return None
+    if grad() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return None
+    device = q.device
+    key = ("attention", q.shape, q.stride(), k.shape, k.stride(), v.shape,
+           v.stride(), q.dtype, k.dtype, v.dtype, device, k.device,
+           v.device, causal, window, scale, return_lse)
+    bound = _FAST.get(key)
+    if bound is None:
+        if (q.dim() != 4 or k.dim() != 4 or device.type != "cuda"
+                or 0 in q.shape or 0 in k.shape
+                or not (_tma_layout(q) and _tma_layout(k)
+                        and _tma_layout(v))
+                or device.index != get_device()):
+            return None
+        _check_attention(torch, q, k, v, causal,
+                         None if window is None else list(window), scale)
+        o, lse = _attention_outputs(torch, q, return_lse)
+        kernel = _attention_kernel(torch, q, k, v, causal, window, scale,
+                                   return_lse)
+        names = ("q", "k", "v", "o", "lse") if return_lse else \
+            ("q", "k", "v", "o")
+        if kernel._names != names:
+            return None
+        tensors = {"q": q, "k": k, "v": v, "o": o}
+        if return_lse:
+            tensors["lse"] = lse
+        bound = kernel.bind(tensors)
+        _remember(key, bound)
+    elif device.index != get_device():
+        return None
+    pq, pk, pv = q.data_ptr(), k.data_ptr(), v.data_ptr()
+    if (pq | pk | pv) & 15:
+        return None
+    o = torch.empty(q.shape, dtype=q.dtype, device=device)
+    if return_lse:
+        lse = torch.empty(q.shape[:3], dtype=torch.float32, device=device)
+        bound.run((pq, pk, pv, o.data_ptr(), lse.data_ptr()),
+                  raw_stream(device.index))
+        return o, lse
+    bound.run((pq, pk, pv, o.data_ptr()), raw_stream(device.index))
+    return o, None
 
 
 # -- registration -----------------------------------------------------------
@@ -266,26 +500,32 @@ def _define(torch: Any) -> None:
     Tensor = torch.Tensor
 
     @torch.library.custom_op("fmha::gemm", mutates_args=())
-    def gemm(a: Tensor, b: Tensor,
-             out_dtype: Optional[torch.dtype] = None) -> Tensor:
-        return gemm_impl(a, b, out_dtype)
+    def gemm(a: Tensor, b: Tensor, out_dtype: Optional[torch.dtype] = None,
+             b_transposed: bool = True) -> Tensor:
+        return gemm_impl(a, b, out_dtype, b_transposed)
 
     @gemm.register_fake
-    def _(a, b, out_dtype=None):
-        out = _check_gemm(torch, a, b, out_dtype)
-        return gemm_output(torch, a.shape[0], b.shape[0], out, a.device)
+    def _(a, b, out_dtype=None, b_transposed=True):
+        out = _check_gemm(torch, a, b, out_dtype, b_transposed)
+        n = b.shape[0] if b_transposed else b.shape[1]
+        return gemm_output(torch, a.shape[0], n, out, a.device)
 
     def setup_context(ctx, inputs, output):
-        a, b, _ = inputs
+        a, b, _, b_transposed = inputs
+        ctx.b_transposed = b_transposed
         ctx.save_for_backward(a, b)
 
     def backward(ctx, grad):
-        # dA = dC @ B and dB = dC^T @ A, through PyTorch's matmul.
+        # C = A B^T (or A B): dA = dC B (or dC B^T), dB = dC^T A (or
+        # A^T dC), through PyTorch's matmul.
         a, b = ctx.saved_tensors
         grad = grad.to(a.dtype)
-        da = grad @ b if ctx.needs_input_grad[0] else None
-        db = grad.t() @ a if ctx.needs_input_grad[1] else None
-        return da, db, None
+        bt = b if ctx.b_transposed else b.t()
+        da = grad @ bt if ctx.needs_input_grad[0] else None
+        db = None
+        if ctx.needs_input_grad[1]:
+            db = grad.t() @ a if ctx.b_transposed else a.t() @ grad
+        return da, db, None, None
 
     gemm.register_autograd(backward, setup_context=setup_context)
 

@@ -6,7 +6,7 @@ import importlib.util
 import unittest
 
 import fmha
-from fmha import ops, torch_ops
+from fmha import ops, tuning, torch_ops
 from fmha.specs import AttentionSpec, GemmSpec
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -40,27 +40,53 @@ class TargetTest(unittest.TestCase):
                 ops.target_for_capability(cap, "cuda:3")
 
     def test_gemm_spec(self):
+        # Without a configuration: GemmSpec's defaults, the stages the
+        # compiler's (the most that fit, so also right for an f32 output).
         self.assertEqual(ops.gemm_spec("bf16", "bf16"), GemmSpec())
-        self.assertEqual(ops.gemm_spec("f16", "f16").stages, 3)
+        self.assertIsNone(ops.gemm_spec("f16", "f16").stages)
         spec = ops.gemm_spec("bf16", "f32")
-        self.assertEqual((spec.stages, spec.tile), (2, (128, 128, 64)))
+        self.assertEqual((spec.stages, spec.tile), (None, (128, 128, 64)))
         self.assertEqual((spec.m, spec.n, spec.k), (None, None, None))
+        spec = ops.gemm_spec("bf16", "bf16", config={
+            "tile": [64, 256, 64], "consumers": 1, "stages": None},
+            b_transposed=False)
+        self.assertEqual((spec.tile, spec.consumers, spec.stages,
+                          spec.transpose_b),
+                         ((64, 256, 64), 1, None, False))
+        self.assertNotIn("transpose_b", spec.to_mlir())
+
+    def test_kernel_specs(self):
+        # Every configuration the selector can pick is listed (the defaults
+        # first), each once.
+        specs = ops.gemm_kernel_specs("bf16", "bf16")
+        self.assertEqual(specs[0], ops.gemm_spec("bf16", "bf16"))
+        self.assertEqual(len(specs), len(set(specs)))
+        for c in tuning.GEMM_CANDIDATES:
+            self.assertIn(ops.gemm_spec("bf16", "bf16", config=c), specs)
+        for row in tuning.table().configs(("gemm",)):
+            self.assertIn(ops.gemm_spec("bf16", "bf16", config=row), specs)
+        specs = ops.attention_kernel_specs("bf16", 128, causal=True)
+        self.assertEqual(specs[0], ops.attention_spec("bf16", 128, True))
+        for row in tuning.table().configs(("attention", 128)):
+            self.assertIn(ops.attention_spec("bf16", 128, True, config=row),
+                          specs)
 
     def test_attention_spec(self):
         spec = ops.attention_spec("bf16", 128, causal=True, return_lse=True)
+        # Without a configuration: the compiler's defaults (which choose
+        # the persistent schedule where it fits).
         self.assertEqual(spec, AttentionSpec(
-            dtype="bf16", head_dim=128, causal=True, return_lse=True,
-            tile=(64, 128), stages=3))
+            dtype="bf16", head_dim=128, causal=True, return_lse=True))
         # Batch, heads and lengths are dynamic: one kernel for every shape.
         self.assertEqual((spec.batch, spec.heads_q, spec.heads_kv,
                           spec.seq_q, spec.seq_k), (None,) * 5)
         spec = ops.attention_spec("f16", 64, window=[16, 4], scale=0.5)
         self.assertEqual((spec.window, spec.scale, spec.return_lse),
                          ((16, 4), 0.5, False))
-        # Head dims without a measured configuration: the compiler's
-        # defaults.
-        spec = ops.attention_spec("bf16", 256)
-        self.assertEqual((spec.tile, spec.stages), (None, None))
+        spec = ops.attention_spec("bf16", 256, config={
+            "schedule": "persistent", "tile": [64, 48]})
+        self.assertEqual((spec.tile, spec.stages, spec.schedule),
+                         ((64, 48), None, "persistent"))
         self.assertIn("-> tensor<?x?x?x256xbf16>\n", spec.to_mlir())
         with self.assertRaisesRegex(ValueError, "head_dim"):
             ops.attention_spec("bf16", 96)
@@ -134,10 +160,6 @@ class AttentionArgsTest(unittest.TestCase):
 
 
 class ApiTest(unittest.TestCase):
-    def test_b_transposed_false(self):
-        with self.assertRaisesRegex(NotImplementedError, r"\[K, N\]"):
-            fmha.gemm(None, None, b_transposed=False)
-
     @unittest.skipIf(HAS_TORCH, "PyTorch is installed")
     def test_without_torch(self):
         self.assertFalse(torch_ops.register())

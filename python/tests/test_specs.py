@@ -10,9 +10,9 @@ class GemmSpecTest(unittest.TestCase):
     def test_default_rendering(self):
         self.assertEqual(
             GemmSpec().to_mlir(),
-            "fmha.gemm @gemm_bf16_bf16_128x128x64_s3_c2 (tensor<?x?xbf16>, "
+            "fmha.gemm @gemm_bf16_bf16_128x128x64_c2 (tensor<?x?xbf16>, "
             "tensor<?x?xbf16>) -> tensor<?x?xbf16>\n"
-            "    transpose_b tile [128, 128, 64] stages 3 consumers 2 "
+            "    transpose_b tile [128, 128, 64] consumers 2 "
             "target sm_90a\n")
 
     def test_static_sizes_and_types(self):

@@ -100,6 +100,7 @@ SIGNATURES: dict[str, list[Any]] = {
                                POINTER(c_uint64), POINTER(c_uint64),
                                POINTER(c_uint32), POINTER(c_uint32), c_int,
                                c_int, c_int, c_int],
+    "cuTensorMapReplaceAddress": [c_void_p, c_void_p],
 }
 
 
@@ -336,6 +337,32 @@ class Driver:
                 f", box {list(args.box_dim)}, innermost first)", e.code,
                 e.name, e.description) from None
         return tmap
+
+    def replace_tensor_map_address(self, tmap: TensorMap,
+                                   address: int) -> None:
+        """Points the encoded map ``tmap`` at ``address`` (16-byte aligned),
+        everything else unchanged: ``cuTensorMapReplaceAddress``."""
+        self.call("cuTensorMapReplaceAddress", tmap.address, address)
+
+    def launcher(self, func: int, grid: Sequence[int], block: Sequence[int],
+                 smem: int, params: Any,
+                 cluster: Sequence[int] = (1, 1, 1)) -> Any:
+        """A function of a stream handle that launches ``func`` as
+        :meth:`launch` does, with every other argument bound: the least
+        host work per launch."""
+        if cluster_attributes(cluster) is not None:
+            return lambda stream: self.launch(func, grid, block, smem,
+                                              stream, params, cluster)
+        fn = self.function("cuLaunchKernel")
+        gx, gy, gz = grid
+        bx, by, bz = block
+
+        def go(stream: int) -> None:
+            result = fn(func, gx, gy, gz, bx, by, bz, smem, stream or None,
+                        params, None)
+            if result != CUDA_SUCCESS:
+                raise self.error("cuLaunchKernel", result)
+        return go
 
     def launch(self, func: int, grid: Sequence[int], block: Sequence[int],
                smem: int, stream: int, params: Any,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import threading
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Union
 
@@ -32,7 +33,7 @@ from .driver import DEFAULT_DYNAMIC_SMEM_LIMIT, MAX_PORTABLE_CLUSTER_SIZE
 from .errors import ManifestError
 from .manifest import Manifest, bind_symbols, launch_grid, load_manifest
 from .lru import LRUCache
-from .params import PackedParams, pack_params
+from .params import PackedParams, pack_params, rebindable_copy
 from .tensormap import TensorMapArgs, tensor_map_key
 from .tensors import (TensorView, as_view, current_torch_stream,
                       is_torch_tensor, torch_tensor_class)
@@ -229,6 +230,17 @@ class Kernel:
                            launch.dynamic_smem, launch.stream,
                            launch.params.array, launch.cluster)
 
+    def bind(self, tensors: Mapping[str, Any],
+             stream: Any = None) -> "BoundLaunch":
+        """Prepares a launch on ``tensors`` (every check of :meth:`prepare`)
+        that later launches can repeat on other tensors of the same shapes,
+        strides, dtypes and device, given only their addresses: see
+        :class:`BoundLaunch`. This is the front door's fast path."""
+        launch = self.prepare(tensors, stream)
+        params, slots = rebindable_copy(self.manifest, launch.params)
+        ptrs = [as_view(tensors[name], name).data_ptr for name in self._names]
+        return BoundLaunch(self, launch, params, slots, ptrs)
+
     def cache_info(self) -> dict:
         """Sizes and hit counts of the launch and tensor-map caches."""
         return {name: {"size": len(c), "maxsize": c.maxsize,
@@ -370,3 +382,54 @@ class Kernel:
             raise ValueError(f"the stream is on cuda:{stream_device} but the "
                              f"tensors are on cuda:{device}")
         return int(handle)
+
+
+class BoundLaunch:
+    """A checked, prepared launch of a kernel whose tensors may move.
+
+    :meth:`Kernel.bind` made it from one set of tensors; :meth:`run` repeats
+    the launch for tensors of the same shapes, strides, dtypes and device
+    at other addresses: it rewrites only the addresses that changed (in the
+    tensor maps with ``cuTensorMapReplaceAddress``, in pointer parameters
+    directly) and launches. The caller guarantees the layouts are those it
+    was bound with (fmha.gemm and fmha.attention key their bound launches
+    by shapes and strides) and that the addresses of tensors read by TMA
+    are 16-byte aligned. Safe to use from several threads: a lock holds
+    the parameters from the rewrite to the launch (the driver copies them
+    at launch).
+    """
+
+    def __init__(self, kernel: Kernel, launch: Launch, params: PackedParams,
+                 slots: dict, ptrs: list) -> None:
+        self.kernel = kernel
+        self.launch_info = launch
+        self._params = params  # keeps the parameter storage alive
+        self._slots = [slots.get(name, []) for name in kernel._names]
+        self._bound = list(ptrs)  # the addresses the parameters hold
+        driver = kernel.driver
+        self._replace = driver.replace_tensor_map_address
+        launcher = getattr(driver, "launcher", None)
+        if launcher is not None:
+            self._go = launcher(launch.function, launch.grid, launch.block,
+                                launch.dynamic_smem, params.array,
+                                launch.cluster)
+        else:
+            self._go = lambda stream: driver.launch(
+                launch.function, launch.grid, launch.block,
+                launch.dynamic_smem, stream, params.array, launch.cluster)
+        self._lock = threading.Lock()
+
+    def run(self, ptrs: tuple, stream: int) -> None:
+        """Launches on the tensors at ``ptrs`` (data pointers, in the
+        kernel's tensor order) on stream handle ``stream``."""
+        with self._lock:
+            bound = self._bound
+            for i, ptr in enumerate(ptrs):
+                if ptr != bound[i]:
+                    for kind, obj in self._slots[i]:
+                        if kind == "tensor_map":
+                            self._replace(obj, ptr)
+                        else:
+                            obj.value = ptr
+                    bound[i] = ptr
+            self._go(stream)

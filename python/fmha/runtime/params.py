@@ -108,3 +108,42 @@ def pack_params(manifest: Manifest, views: Mapping[str, TensorView],
         else:  # pragma: no cover - the manifest parser knows every kind
             raise TypeError(f"{what}: unknown parameter {p!r}")
     return packed._finish()
+
+
+def rebindable_copy(manifest: Manifest, packed: PackedParams) -> tuple:
+    """A copy of ``packed`` whose tensor addresses can be changed in place,
+    and where they are: ``(copy, slots)`` with ``slots[name]`` the list of
+    ``("tensor_map", TensorMap)`` and ``("ptr", c_uint64)`` values that hold
+    tensor ``name``'s address. Tensor maps are copied (the originals may be
+    shared with other launches through the runtime's map cache)."""
+    from .tensormap import TENSOR_MAP_BYTES, TensorMap
+    copy = PackedParams()
+    slots: dict = {}
+    pos = 0
+
+    def take(name: Any) -> None:
+        nonlocal pos
+        kind, value = packed.entries[pos]
+        obj = packed.storage[pos]
+        if kind == "tensor_map":
+            new: Any = TensorMap()
+            ctypes.memmove(new.address, obj.address, TENSOR_MAP_BYTES)
+        else:
+            new = _CTYPES[kind](obj.value)
+        copy.entries.append((kind, value))
+        copy.storage.append(new)
+        if name is not None:
+            slots.setdefault(name, []).append((kind, new))
+        pos += 1
+
+    for p in manifest.params:
+        if isinstance(p, (TensorMapParam, PointerParam)):
+            take(p.tensor)
+        elif isinstance(p, MemrefParam):
+            take(p.tensor)  # allocated
+            take(p.tensor)  # aligned
+            for _ in range(1 + 2 * manifest.tensors[p.tensor].rank):
+                take(None)  # offset, sizes, strides
+        else:
+            take(None)
+    return copy._finish(), slots

@@ -1,0 +1,348 @@
+"""Kernel selection: which configuration fmha.gemm and fmha.attention run.
+
+One kernel configuration is not the fastest for every shape: a thin GEMM
+wants narrow tiles that spread over every SM, a large one wide tiles; a
+long-sequence attention wants the persistent schedule, a short one may
+not. fmha.gemm and fmha.attention therefore choose a configuration per
+call from the problem (``select``), in this order:
+
+1. the autotuner's record for the shape's bucket (on disk, per device
+   name: ``<cache dir>/tuning/<device>.json``), when there is one;
+2. the table of winners shipped with the package (``fmha/data/
+   tuning.json``, written by ``bench/tune.py``, which times every candidate
+   on a GPU): the configuration of the nearest measured shape of the same
+   kind (same head dim and mask for attention), nearness measured in
+   octaves of each size;
+3. the compiler's default configuration, when neither has a shape of the
+   kind.
+
+The autotuner is opt-in (``FMHA_AUTOTUNE=1``): the first call in an unseen
+bucket (sizes rounded to half octaves) compiles every candidate
+configuration (well under a second each; a line per candidate on stderr),
+times each on the call's own tensors (median of CUDA-event timings, L2
+flushed before each) and records the winner, so later calls and later
+processes on the same device start tuned.
+
+A configuration is a dict of spec fields (``tile``, ``stages``,
+``consumers``, and ``schedule`` for attention); ``None`` or a missing field
+means the compiler's default.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+FORMAT = "fmha-tuning/1"
+TABLE_PATH = Path(__file__).parent / "data" / "tuning.json"
+
+# Candidate configurations, in the order the autotuner and bench/tune.py
+# try them. Every one compiles for 16-bit outputs on sm_90a (an f32 output
+# needs more shared memory; a candidate that does not compile is skipped).
+GEMM_CANDIDATES: tuple = (
+    {"tile": (128, 128, 64), "consumers": 2},
+    {"tile": (64, 256, 64), "consumers": 2},
+    {"tile": (128, 192, 64), "consumers": 2},
+    {"tile": (64, 192, 64), "consumers": 2},
+    {"tile": (64, 128, 64), "consumers": 2},
+    {"tile": (128, 64, 64), "consumers": 2},
+    {"tile": (64, 64, 64), "consumers": 2},
+    {"tile": (64, 256, 64), "consumers": 1},
+    {"tile": (64, 128, 64), "consumers": 1},
+    {"tile": (64, 64, 64), "consumers": 1},
+)
+
+ATTENTION_CANDIDATES: dict = {
+    64: (
+        {},
+        {"schedule": "per_block"},
+        {"consumers": 1},
+        {"tile": (64, 128), "stages": 4, "schedule": "per_block"},
+    ),
+    128: (
+        {},
+        {"schedule": "per_block"},
+        {"tile": (64, 112)},
+        {"tile": (64, 96)},
+        {"consumers": 1},
+    ),
+    256: (
+        {},
+        {"schedule": "persistent"},
+        {"tile": (64, 48)},
+        {"consumers": 1},
+    ),
+}
+
+
+def attention_candidates(head_dim: int) -> tuple:
+    return ATTENTION_CANDIDATES.get(head_dim, ({},))
+
+
+# -- shapes, buckets and distances -------------------------------------------
+
+
+def _log2(x: int) -> float:
+    return math.log2(max(int(x), 1))
+
+
+def bucket(sizes: Sequence[int]) -> tuple:
+    """The autotuner's bucket of a shape: each size rounded to half an
+    octave (1, 1.4, 2, 2.8, 4, ...)."""
+    return tuple(int(round(2 * _log2(s))) for s in sizes)
+
+
+def distance(a: Sequence[int], b: Sequence[int]) -> float:
+    """How far two shapes are apart: the sum of their sizes' ratios, in
+    octaves."""
+    return sum(abs(_log2(x) - _log2(y)) for x, y in zip(a, b))
+
+
+def gemm_problem(m: int, n: int, k: int) -> tuple:
+    """The (category, sizes) GEMM selection looks at."""
+    return ("gemm",), (m, n, k)
+
+
+def attention_problem(head_dim: int, masked: bool, batch_heads: int,
+                      seq_q: int, seq_k: int) -> tuple:
+    """The (category, sizes) attention selection looks at: the head dim and
+    whether a mask hides keys (causal or a window) decide the category."""
+    return (("attention", int(head_dim), bool(masked)),
+            (batch_heads, seq_q, seq_k))
+
+
+def normalize_config(config: Optional[dict]) -> dict:
+    """A config with tuples for lists and without None fields."""
+    out = {}
+    for name, value in (config or {}).items():
+        if value is None:
+            continue
+        out[name] = tuple(value) if isinstance(value, list) else value
+    return out
+
+
+# -- the shipped table --------------------------------------------------------
+
+
+class Table:
+    """Measured winners: per category, a list of (sizes, config)."""
+
+    def __init__(self, entries: Optional[dict] = None,
+                 source: str = "") -> None:
+        self.entries: dict = entries or {}
+        self.source = source
+
+    @classmethod
+    def from_json(cls, data: dict, source: str = "") -> "Table":
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError(f"{source or 'tuning table'}: not a "
+                             f"{FORMAT} table")
+        entries: dict = {}
+        for row in data.get("gemm", []):
+            category, sizes = gemm_problem(row["m"], row["n"], row["k"])
+            entries.setdefault(category, []).append(
+                (sizes, normalize_config(row["config"])))
+        for row in data.get("attention", []):
+            category, sizes = attention_problem(
+                row["head_dim"], row["masked"], row["batch_heads"],
+                row["seq_q"], row["seq_k"])
+            entries.setdefault(category, []).append(
+                (sizes, normalize_config(row["config"])))
+        return cls(entries, source)
+
+    @classmethod
+    def load(cls, path: Path = TABLE_PATH) -> "Table":
+        """The table at ``path``; an empty one when there is none."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+        except FileNotFoundError:
+            return cls()
+        return cls.from_json(data, str(path))
+
+    def nearest(self, category: tuple, sizes: Sequence[int]) \
+            -> Optional[dict]:
+        """The config of the nearest measured shape of ``category``."""
+        rows = self.entries.get(category)
+        if not rows:
+            return None
+        return min(rows, key=lambda row: distance(row[0], sizes))[1]
+
+    def configs(self, category_prefix: tuple) -> list:
+        """Every distinct config recorded for categories starting with
+        ``category_prefix``."""
+        seen: list = []
+        for category, rows in self.entries.items():
+            if category[:len(category_prefix)] != category_prefix:
+                continue
+            for _, config in rows:
+                if config not in seen:
+                    seen.append(config)
+        return seen
+
+
+_TABLE: list = [None]
+
+
+def table() -> Table:
+    """The package's table (loaded once)."""
+    if _TABLE[0] is None:
+        _TABLE[0] = Table.load()
+    return _TABLE[0]
+
+
+# -- the autotuner's record ---------------------------------------------------
+
+
+def verbose() -> bool:
+    return os.environ.get("FMHA_VERBOSE", "").lower() not in (
+        "", "0", "false", "no")
+
+
+def autotune_enabled() -> bool:
+    return os.environ.get("FMHA_AUTOTUNE", "").lower() not in (
+        "", "0", "false", "no")
+
+
+def _device_file_name(device_name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", device_name).strip("_") \
+        + ".json"
+
+
+class Record:
+    """The autotuner's winners for one device, kept in a JSON file:
+    ``{"format": ..., "device": ..., "winners": {key: config}}`` with key
+    ``category|bucket`` as text. Reads once; each new winner rewrites the
+    file atomically (a temporary file renamed over it), merged with what
+    other processes wrote meanwhile."""
+
+    def __init__(self, path: Path, device_name: str) -> None:
+        self.path = path
+        self.device_name = device_name
+        self._lock = threading.Lock()
+        self._winners: Optional[dict] = None
+
+    @staticmethod
+    def key(category: tuple, sizes: Sequence[int]) -> str:
+        return json.dumps([list(category), list(bucket(sizes))])
+
+    def _read(self) -> dict:
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                data = json.load(f)
+            if isinstance(data, dict) and data.get("format") == FORMAT and \
+                    isinstance(data.get("winners"), dict):
+                return {k: normalize_config(v)
+                        for k, v in data["winners"].items()}
+        except (OSError, ValueError):
+            pass
+        return {}
+
+    def get(self, category: tuple, sizes: Sequence[int]) -> Optional[dict]:
+        if self._winners is None:
+            with self._lock:
+                if self._winners is None:
+                    self._winners = self._read()
+        return self._winners.get(self.key(category, sizes))
+
+    def put(self, category: tuple, sizes: Sequence[int],
+            config: dict) -> None:
+        key = self.key(category, sizes)
+        with self._lock:
+            winners = self._read()
+            winners[key] = normalize_config(config)
+            self._winners = winners
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(
+                f".{self.path.name}.{os.getpid()}.{os.urandom(4).hex()}")
+            data = {"format": FORMAT, "device": self.device_name,
+                    "winners": {k: {n: list(v) if isinstance(v, tuple)
+                                    else v for n, v in c.items()}
+                                for k, c in winners.items()}}
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+
+
+_RECORDS: dict = {}
+
+
+def record(device_name: str, cache_root: Path) -> Record:
+    """The autotuner's record of ``device_name`` in the cache ``cache_root``."""
+    key = (device_name, str(cache_root))
+    rec = _RECORDS.get(key)
+    if rec is None:
+        rec = _RECORDS[key] = Record(
+            cache_root / "tuning" / _device_file_name(device_name),
+            device_name)
+    return rec
+
+
+def choose(category: tuple, sizes: Sequence[int],
+           rec: Optional[Record] = None) -> dict:
+    """The configuration for a problem: the record's, the table's nearest,
+    or {} (the compiler's defaults)."""
+    if rec is not None:
+        config = rec.get(category, sizes)
+        if config is not None:
+            return config
+    config = table().nearest(category, sizes)
+    return dict(config) if config is not None else {}
+
+
+# -- timing -------------------------------------------------------------------
+
+
+def time_cuda(fn: Callable[[], Any], torch: Any, reps: int = 20,
+              warmup: int = 3, flush_bytes: int = 128 << 20) -> float:
+    """The median time of ``fn()`` in microseconds, by CUDA events on the
+    current stream, with the L2 cache flushed (a ``flush_bytes`` buffer
+    zeroed) before each timed run."""
+    flush = torch.empty(flush_bytes, dtype=torch.int8, device="cuda")
+    for _ in range(warmup):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        flush.zero_()
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    times = sorted(s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends))
+    return times[len(times) // 2]
+
+
+def tune(candidates: Iterable[dict], build: Callable[[dict], Any],
+         run: Callable[[Any], Callable[[], Any]], torch: Any,
+         progress: Optional[Callable[[str], None]] = None,
+         what: str = "") -> tuple:
+    """Times every candidate config: ``build(config)`` gives a kernel (or
+    raises: the candidate is skipped), ``run(kernel)`` a function that runs
+    it once. Returns (best config, {config text: microseconds})."""
+    results: dict = {}
+    best: Optional[tuple] = None
+    candidates = list(candidates)
+    for i, config in enumerate(candidates):
+        text = json.dumps(normalize_config(config), sort_keys=True,
+                          default=list)
+        if progress is not None:
+            progress(f"autotune {what}: candidate {i + 1}/{len(candidates)} "
+                     f"{text}")
+        try:
+            kernel = build(config)
+        except Exception as e:  # a config that does not compile: skip it
+            results[text] = f"skipped: {str(e).splitlines()[0][:200]}"
+            continue
+        us = time_cuda(run(kernel), torch)
+        results[text] = us
+        if best is None or us < best[0]:
+            best = (us, config)
+    if best is None:
+        return {}, results
+    return normalize_config(best[1]), results
