@@ -14,6 +14,7 @@ PyTorch.
 from __future__ import annotations
 
 import math
+import struct
 from typing import Any, Callable, Optional
 
 from . import torch_ops, tuning
@@ -70,10 +71,20 @@ def attention_spec(dtype: str, head_dim: int, causal: bool = False,
     dynamic (one kernel serves every shape of a head dim; the runtime
     passes the sizes), ``config`` (spec fields: ``tile``, ``stages``,
     ``consumers``, ``schedule``) or the compiler's defaults."""
+    if scale is not None and _same_f32(scale, 1.0 / math.sqrt(head_dim)):
+        scale = None  # the default: one kernel, whoever spells it
     return AttentionSpec(
         dtype=dtype, head_dim=head_dim, return_lse=return_lse,
         causal=causal, window=None if window is None else tuple(window),
         scale=scale, target=target, **tuning.normalize_config(config))
+
+
+def _same_f32(x: float, y: float) -> bool:
+    """Whether two scales round to the same float32 (the kernel's)."""
+    try:
+        return struct.pack("f", x) == struct.pack("f", y)
+    except (OverflowError, struct.error):
+        return False
 
 
 def gemm_kernel_specs(dtype: str, out_dtype: str, target: str = "sm_90a",

@@ -420,13 +420,13 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
                 or device.index != get_device()):
             return None
         _check_gemm(torch, a, b, out, b_transposed)
+        if (a.data_ptr() | b.data_ptr()) & 15:
+            return None
         m = a.shape[0]
         n = b.shape[0] if b_transposed else b.shape[1]
         c = gemm_output(torch, m, n, out, device)
         kernel = _gemm_kernel(torch, a, b, out, b_transposed)
-        if kernel._names != ("a", "b", "c"):
-            return None
-        bound = kernel.bind({"a": a, "b": b, "c": c})
+        bound = kernel.bind({"a": a, "b": b, "c": c}, order=("a", "b", "c"))
         _remember(key, bound)
     else:
         m = a.shape[0]
@@ -466,17 +466,15 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
             return None
         _check_attention(torch, q, k, v, causal,
                          None if window is None else list(window), scale)
+        if (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15:
+            return None
         o, lse = _attention_outputs(torch, q, return_lse)
         kernel = _attention_kernel(torch, q, k, v, causal, window, scale,
                                    return_lse)
-        names = ("q", "k", "v", "o", "lse") if return_lse else \
-            ("q", "k", "v", "o")
-        if kernel._names != names:
-            return None
         tensors = {"q": q, "k": k, "v": v, "o": o}
         if return_lse:
             tensors["lse"] = lse
-        bound = kernel.bind(tensors)
+        bound = kernel.bind(tensors, order=tuple(tensors))
         _remember(key, bound)
     elif device.index != get_device():
         return None

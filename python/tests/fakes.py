@@ -132,5 +132,8 @@ class FakeDriver:
         self.calls.append(("launch", func, tuple(grid), tuple(block), smem,
                            stream, params, tuple(cluster)))
 
+    def replace_tensor_map_address(self, tmap, address: int) -> None:
+        self.calls.append(("replace", tmap, address))
+
     def names(self) -> list[str]:
         return [c[0] for c in self.calls]

@@ -11,7 +11,8 @@ import fmha
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Runs with an import hook that makes `import torch` fail, as on a machine
-# without PyTorch, then imports every module of the package.
+# without PyTorch, then imports every module of the package but the
+# optional integrations (fmha.integrations.*, which need their library).
 SCRIPT = r"""
 import importlib, pkgutil, sys
 
@@ -23,7 +24,9 @@ class NoTorch:
 sys.meta_path.insert(0, NoTorch())
 import fmha, fmha.runtime
 for info in pkgutil.walk_packages(fmha.__path__, "fmha."):
-    importlib.import_module(info.name)
+    # Optional integrations import their library (transformers, torch).
+    if not info.name.startswith("fmha.integrations."):
+        importlib.import_module(info.name)
 from fmha.runtime import driver
 assert "torch" not in sys.modules, "torch was imported"
 assert driver._DRIVER is None, "the driver was loaded at import"

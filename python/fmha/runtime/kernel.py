@@ -230,16 +230,23 @@ class Kernel:
                            launch.dynamic_smem, launch.stream,
                            launch.params.array, launch.cluster)
 
-    def bind(self, tensors: Mapping[str, Any],
-             stream: Any = None) -> "BoundLaunch":
+    def bind(self, tensors: Mapping[str, Any], stream: Any = None,
+             order: Optional[tuple] = None) -> "BoundLaunch":
         """Prepares a launch on ``tensors`` (every check of :meth:`prepare`)
         that later launches can repeat on other tensors of the same shapes,
-        strides, dtypes and device, given only their addresses: see
+        strides, dtypes and device, given only their addresses, in
+        ``order`` (tensor names; default the manifest's): see
         :class:`BoundLaunch`. This is the front door's fast path."""
         launch = self.prepare(tensors, stream)
         params, slots = rebindable_copy(self.manifest, launch.params)
-        ptrs = [as_view(tensors[name], name).data_ptr for name in self._names]
-        return BoundLaunch(self, launch, params, slots, ptrs)
+        order = tuple(self._names if order is None else order)
+        if sorted(order) != sorted(self._names):
+            raise ValueError(f"kernel '{self.name}' takes tensors "
+                             f"{', '.join(self._names)}, not "
+                             f"{', '.join(order)}")
+        ptrs = [as_view(tensors[name], name).data_ptr for name in order]
+        return BoundLaunch(self, launch, params,
+                           [slots.get(name, []) for name in order], ptrs)
 
     def cache_info(self) -> dict:
         """Sizes and hit counts of the launch and tensor-map caches."""
@@ -400,11 +407,11 @@ class BoundLaunch:
     """
 
     def __init__(self, kernel: Kernel, launch: Launch, params: PackedParams,
-                 slots: dict, ptrs: list) -> None:
+                 slots: list, ptrs: list) -> None:
         self.kernel = kernel
         self.launch_info = launch
         self._params = params  # keeps the parameter storage alive
-        self._slots = [slots.get(name, []) for name in kernel._names]
+        self._slots = slots  # per tensor, in the order run() takes them
         self._bound = list(ptrs)  # the addresses the parameters hold
         driver = kernel.driver
         self._replace = driver.replace_tensor_map_address
@@ -420,8 +427,8 @@ class BoundLaunch:
         self._lock = threading.Lock()
 
     def run(self, ptrs: tuple, stream: int) -> None:
-        """Launches on the tensors at ``ptrs`` (data pointers, in the
-        kernel's tensor order) on stream handle ``stream``."""
+        """Launches on the tensors at ``ptrs`` (data pointers, in the order
+        the launch was bound with) on stream handle ``stream``."""
         with self._lock:
             bound = self._bound
             for i, ptr in enumerate(ptrs):

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""fmha's public API against the libraries a user would call instead, in
+one run, host path included.
+
+    FMHA_CACHE_DIR=DIR python3 bench/api.py [--quick] [--json FILE]
+        [--only host,gemm,attention,decode,model]
+
+Every figure times the call a user makes: ``fmha.attention(q, k, v,
+causal=...)`` against ``torch.nn.functional.scaled_dot_product_attention``
+(cuDNN and FlashAttention-2 backends), ``fmha.gemm(a, w)`` against
+``torch.matmul(a, w.t())`` (cuBLAS), a transformers Llama with
+``attn_implementation="fmha"`` against ``"sdpa"``. Device times are
+``triton.testing.do_bench`` medians (L2 flushed before each run) of the
+whole call, so host work that the GPU waits for is counted; host time is
+the wall clock per call over 1000 calls on a tiny shape (best of 5). The
+kernel cache (FMHA_CACHE_DIR) must hold the kernels the API selects
+(test/GPU/prepare_cache.py).
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+import fmha  # noqa: E402
+
+SEQLENS = [512, 1024, 2048, 4096, 8192, 16384]
+GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000),
+               (16384, 16384, 256), (7, 8192, 4096), (64, 8192, 4096),
+               (8192, 14336, 4096), (8192, 4096, 14336), (1000, 1000, 1000)]
+RESULTS = {}
+
+
+def bench(fn):
+    return do_bench(fn, warmup=25, rep=100, return_mode="median") * 1e3
+
+
+def host_us(fn, n=1000):
+    best = math.inf
+    for _ in range(5):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(n):
+            fn()
+        torch.cuda.synchronize()
+        best = min(best, (time.perf_counter() - t) / n)
+    return best * 1e6
+
+
+def row(kind, what, **values):
+    RESULTS.setdefault(kind, []).append({"what": what, **values})
+    text = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
+                     for k, v in values.items())
+    print(f"{kind} {what}: {text}", flush=True)
+
+
+def host():
+    q = torch.randn(1, 2, 16, 64, device="cuda", dtype=torch.bfloat16)
+    a = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
+    for causal in (False, True):
+        sdpa = host_us(lambda: F.scaled_dot_product_attention(
+            q, q, q, is_causal=causal))
+        ours = host_us(lambda: fmha.attention(q, q, q, causal=causal))
+        row("host", f"attention 1x2x16x64 causal={causal}", fmha_us=ours,
+            sdpa_us=sdpa, diff_us=ours - sdpa)
+    mm = host_us(lambda: torch.matmul(a, a.t()))
+    ours = host_us(lambda: fmha.gemm(a, a))
+    row("host", "gemm 64x64x64", fmha_us=ours, matmul_us=mm,
+        diff_us=ours - mm)
+
+
+def gemm(quick):
+    for m, n, k in GEMM_SHAPES[::3] if quick else GEMM_SHAPES:
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        err = ((fmha.gemm(a, w).float() - a.float() @ w.float().t()).norm()
+               / (a.float() @ w.float().t()).norm()).item()
+        assert err < 1e-2, (m, n, k, err)
+        ref = bench(lambda: torch.matmul(a, w.t()))
+        ours = bench(lambda: fmha.gemm(a, w))
+        wt = w.t().contiguous()
+        ours_kn = bench(lambda: fmha.gemm(a, wt, b_transposed=False))
+        tf = 2 * m * n * k / 1e6
+        row("gemm", f"{m}x{n}x{k}", fmha=tf / ours, cublas=tf / ref,
+            ratio=ref / ours, fmha_b_kn=tf / ours_kn)
+
+
+def attention(quick):
+    for hd in (64, 128, 256):
+        for causal in (False, True):
+            for s in SEQLENS[::2] if quick else SEQLENS:
+                b, h = 16384 // s, 2048 // hd
+                q = torch.randn(b, h, s, hd, device="cuda",
+                                dtype=torch.bfloat16)
+                k = torch.randn_like(q)
+                v = torch.randn_like(q)
+                flop = 4 * b * h * s * s * hd / (2 if causal else 1) / 1e6
+                ours = bench(lambda: fmha.attention(q, k, v, causal=causal))
+                times = {}
+                for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                      ("fa2", SDPBackend.FLASH_ATTENTION)):
+                    with sdpa_kernel([backend]):
+                        times[name] = bench(
+                            lambda: F.scaled_dot_product_attention(
+                                q, k, v, is_causal=causal))
+                row("attention", f"d{hd} {'causal' if causal else 'full'} "
+                    f"{s}", fmha=flop / ours, cudnn=flop / times["cudnn"],
+                    fa2=flop / times["fa2"], x_cudnn=times["cudnn"] / ours,
+                    x_fa2=times["fa2"] / ours)
+
+
+def decode(quick):
+    for batch in (1, 8, 64):
+        for keys in ((4096, 32768) if quick else (1024, 4096, 32768,
+                                                  131072)):
+            if batch * keys > 8 * 131072:
+                continue
+            q = torch.randn(batch, 32, 1, 128, device="cuda",
+                            dtype=torch.bfloat16)
+            k = torch.randn(batch, 8, keys, 128, device="cuda",
+                            dtype=torch.bfloat16)
+            v = torch.randn_like(k)
+            nbytes = 2 * k.numel() * k.element_size()
+            ours = bench(lambda: fmha.attention(q, k, v))
+            times = {}
+            for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                  ("fa2", SDPBackend.FLASH_ATTENTION)):
+                try:
+                    with sdpa_kernel([backend]):
+                        times[name] = bench(
+                            lambda: F.scaled_dot_product_attention(
+                                q, k, v, enable_gqa=True))
+                except RuntimeError:
+                    times[name] = math.nan
+            row("decode", f"batch {batch} keys {keys} GQA 32:8 d128",
+                fmha_tbs=nbytes / ours / 1e6,
+                cudnn_tbs=nbytes / times["cudnn"] / 1e6,
+                fa2_tbs=nbytes / times["fa2"] / 1e6)
+
+
+def model(quick):
+    from transformers import LlamaConfig, LlamaForCausalLM
+    import fmha.integrations.transformers  # noqa: F401 (registers "fmha")
+    torch.manual_seed(0)
+    config = LlamaConfig(hidden_size=2048, intermediate_size=5632,
+                         num_hidden_layers=4, num_attention_heads=16,
+                         num_key_value_heads=4, vocab_size=32000,
+                         max_position_embeddings=8192)
+    models = {}
+    for attn in ("sdpa", "fmha"):
+        torch.manual_seed(0)
+        models[attn] = LlamaForCausalLM._from_config(
+            config, attn_implementation=attn,
+            torch_dtype=torch.bfloat16).to("cuda").eval()
+    for batch, seq in ((2, 1500),) if quick else ((2, 1500), (8, 4096)):
+        ids = torch.randint(0, 32000, (batch, seq), device="cuda")
+        times = {}
+        with torch.no_grad():
+            for attn, m in models.items():
+                times[attn] = bench(lambda: m(ids, use_cache=False))
+        row("model", f"Llama 4 layers 2048 GQA 16:4, {batch}x{seq}",
+            fmha_ms=times["fmha"] / 1e3, sdpa_ms=times["sdpa"] / 1e3,
+            x_sdpa=times["sdpa"] / times["fmha"])
+    ids = torch.randint(0, 32000, (1, 64), device="cuda")
+    with torch.no_grad():
+        out = {attn: m.generate(ids, max_new_tokens=32, do_sample=False)
+               for attn, m in models.items()}
+    same = int((out["fmha"] == out["sdpa"]).all())
+    row("model", "greedy tokens, 64 + 32", same=same)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--json")
+    p.add_argument("--only", default="host,gemm,attention,decode,model")
+    args = p.parse_args()
+    torch.zeros(1, device="cuda")
+    print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"{time.strftime('%Y-%m-%d')}", flush=True)
+    for part in args.only.split(","):
+        globals()[part](args.quick) if part != "host" else host()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(RESULTS, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

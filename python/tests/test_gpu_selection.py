@@ -1,0 +1,219 @@
+"""Every kernel configuration fmha.gemm and fmha.attention can select, and
+the eager fast path, on a Hopper GPU against PyTorch.
+
+Skipped without PyTorch or a CUDA device of compute capability 9.0; a
+configuration neither in the cache nor compilable here is skipped with a
+message (on a machine without the compiler, FMHA_CACHE_DIR must hold the
+kernels: python3 test/GPU/prepare_cache.py DIR).
+"""
+
+import threading
+import unittest
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+import fmha
+from fmha import ops, torch_ops
+
+from .test_gpu_ops import NEEDS_HOPPER, attention_reference, rel_err
+
+GEMM_SIZES = [(1, 8, 8), (17, 33, 65), (129, 264, 200), (300, 1000, 64),
+              (1000, 1000, 1000), (7, 4096, 520)]
+# (batch, heads_q, heads_kv, seq_q, seq_k)
+ATTENTION_SHAPES = [(1, 2, 2, 1, 1), (2, 4, 1, 17, 300), (1, 8, 2, 300, 300),
+                    (1, 2, 2, 1000, 77), (1, 4, 4, 129, 1000)]
+
+
+def compiled_or_skip(test, spec):
+    try:
+        return fmha.compile(spec).kernel
+    except fmha.CompileError as e:
+        if e.step == "tools":
+            test.skipTest(f"{spec.name} is not in the cache and there is "
+                          "no compiler (FMHA_CACHE_DIR)")
+        return None  # a configuration that does not compile for these types
+
+
+@NEEDS_HOPPER
+class SelectableGemmTest(unittest.TestCase):
+    """Each GEMM configuration, launched directly, on odd sizes."""
+
+    def test_every_configuration(self):
+        torch.manual_seed(0)
+        for dtype, out, b_transposed in (
+                ("bf16", "bf16", True), ("f16", "f32", True),
+                ("bf16", "bf16", False)):
+            for spec in ops.gemm_kernel_specs(dtype, out, "sm_90a",
+                                              b_transposed):
+                kernel = compiled_or_skip(self, spec)
+                if kernel is None:
+                    continue
+                tdt = getattr(torch, {"bf16": "bfloat16",
+                                      "f16": "float16"}[dtype])
+                odt = tdt if out != "f32" else torch.float32
+                for m, n, k in GEMM_SIZES:
+                    with self.subTest(spec=spec.name, m=m, n=n, k=k):
+                        a = torch.randn(m, k, device="cuda").to(tdt)
+                        b = torch.randn(n, k, device="cuda").to(tdt)
+                        bb = b if b_transposed else b.t().contiguous()
+                        c = torch.full((m, n), float("nan"), device="cuda",
+                                       dtype=odt)
+                        kernel.launch({"a": a, "b": bb, "c": c})
+                        torch.cuda.synchronize()
+                        ref = a.float() @ b.float().t()
+                        self.assertEqual(int(torch.isnan(c).sum()), 0)
+                        self.assertLess(rel_err(c, ref),
+                                        1e-4 if out == "f32" else 1e-2)
+
+
+@NEEDS_HOPPER
+class SelectableAttentionTest(unittest.TestCase):
+    """Each attention configuration, launched directly, on odd shapes with
+    GQA, empty rows and the log-sum-exp."""
+
+    def test_every_configuration(self):
+        torch.manual_seed(0)
+        for head_dim in (64, 128, 256):
+            for causal in (False, True):
+                for spec in ops.attention_kernel_specs(
+                        "bf16", head_dim, causal, return_lse=True):
+                    kernel = compiled_or_skip(self, spec)
+                    if kernel is None:
+                        continue
+                    for b, hq, hkv, sq, sk in ATTENTION_SHAPES:
+                        with self.subTest(spec=spec.name, shape=(
+                                b, hq, hkv, sq, sk)):
+                            self.check(kernel, b, hq, hkv, sq, sk, head_dim,
+                                       causal)
+
+    def check(self, kernel, b, hq, hkv, sq, sk, d, causal):
+        q = torch.randn(b, hq, sq, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn_like(k)
+        o = torch.full_like(q, float("nan"))
+        lse = torch.full((b, hq, sq), float("nan"), device="cuda")
+        kernel.launch({"q": q, "k": k, "v": v, "o": o, "lse": lse})
+        torch.cuda.synchronize()
+        ref, ref_lse = attention_reference(q, k, v, causal=causal)
+        self.assertEqual(int(torch.isnan(o).sum()), 0, "unwritten o")
+        self.assertLess(rel_err(o, ref), 2e-2)
+        seen = ~torch.isinf(ref_lse)
+        self.assertTrue(bool(torch.isneginf(lse[~seen]).all()))
+        if bool(seen.any()):
+            self.assertLess(float((lse[seen] - ref_lse[seen]).abs().max()),
+                            1e-3)
+
+
+@NEEDS_HOPPER
+class FastPathTest(unittest.TestCase):
+    """The eager fast path: bound launches on moving tensors, several
+    layouts, threads, CUDA graphs and torch.compile."""
+
+    @classmethod
+    def setUpClass(cls):
+        torch.zeros(1, device="cuda")
+        torch.manual_seed(0)
+
+    def attention_case(self, b=2, hq=4, hkv=2, sq=130, sk=257, d=128):
+        q = torch.randn(b, hq, sq, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(b, hkv, sk, d, device="cuda", dtype=torch.bfloat16)
+        return q, k, torch.randn_like(k)
+
+    def test_addresses_move(self):
+        # The same layout at new addresses (and a transposed view, another
+        # layout) many times: every result right.
+        for i in range(6):
+            for causal in (False, True):
+                q, k, v = self.attention_case(sq=130 + (i % 2), sk=257)
+                torch.full((1 << 22,), float("nan"), device="cuda")
+                o, lse = fmha.attention(q, k, v, causal=causal,
+                                        return_lse=True)
+                ref, ref_lse = attention_reference(q, k, v, causal=causal)
+                self.assertLess(rel_err(o, ref), 2e-2)
+                self.assertLess(float((lse - ref_lse).abs().max()), 1e-3)
+            a = torch.randn(100 + i, 264, device="cuda",
+                            dtype=torch.bfloat16)
+            w = torch.randn(136, 264, device="cuda", dtype=torch.bfloat16)
+            self.assertLess(rel_err(fmha.gemm(a, w), a.float() @
+                                    w.float().t()), 1e-2)
+            self.assertLess(rel_err(fmha.gemm(a, w.t().contiguous(),
+                                              b_transposed=False),
+                                    a.float() @ w.float().t()), 1e-2)
+        self.assertTrue(torch_ops._FAST, "the fast path was not taken")
+
+    def test_threads_and_streams(self):
+        errors = []
+        q, k, v = self.attention_case()
+        ref = attention_reference(q, k, v, causal=True)[0]
+
+        def work():
+            stream = torch.cuda.Stream()
+            try:
+                with torch.cuda.stream(stream):
+                    for _ in range(20):
+                        o = fmha.attention(q, k, v, causal=True)
+                    stream.synchronize()
+                    errors.append(rel_err(o, ref))
+            except Exception as e:  # reported below
+                errors.append(e)
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for e in errors:
+            self.assertNotIsInstance(e, Exception, repr(e))
+            self.assertLess(e, 2e-2)
+        self.assertEqual(len(errors), 4)
+
+    def test_cuda_graph(self):
+        q, k, v = self.attention_case()
+        a = torch.randn(256, 512, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(384, 512, device="cuda", dtype=torch.bfloat16)
+        fmha.attention(q, k, v, causal=True)
+        fmha.gemm(a, w)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            o = fmha.attention(q, k, v, causal=True)
+            c = fmha.gemm(a, w)
+        for _ in range(2):
+            q.copy_(torch.randn_like(q))
+            a.copy_(torch.randn_like(a))
+            graph.replay()
+            torch.cuda.synchronize()
+            self.assertLess(rel_err(o, attention_reference(
+                q, k, v, causal=True)[0]), 2e-2)
+            self.assertLess(rel_err(c, a.float() @ w.float().t()), 1e-2)
+
+    def test_compile_reduce_overhead(self):
+        q, k, v = self.attention_case()
+        a = torch.randn(256, 512, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(384, 512, device="cuda", dtype=torch.bfloat16)
+
+        def f(q, k, v, a, w):
+            return fmha.attention(q, k, v, causal=True) * 2, fmha.gemm(a, w)
+        g = torch.compile(f, mode="reduce-overhead", fullgraph=True)
+        for _ in range(3):
+            o, c = g(q, k, v, a, w)
+        torch.cuda.synchronize()
+        self.assertLess(rel_err(o, 2 * attention_reference(
+            q, k, v, causal=True)[0]), 2e-2)
+        self.assertLess(rel_err(c, a.float() @ w.float().t()), 1e-2)
+
+    def test_grad_takes_the_custom_op(self):
+        a = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16,
+                        requires_grad=True)
+        w = torch.randn(64, 64, device="cuda", dtype=torch.bfloat16)
+        c = fmha.gemm(a, w)
+        self.assertIsNotNone(c.grad_fn)
+        c.float().sum().backward()
+        self.assertLess(rel_err(a.grad, torch.ones(64, 64, device="cuda")
+                                @ w.float()), 1e-2)
+
+
+if __name__ == "__main__":
+    unittest.main()
