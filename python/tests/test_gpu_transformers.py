@@ -40,11 +40,15 @@ class TransformersTest(unittest.TestCase):
         # The model (hidden 2048, 4 layers, GQA 16:4), greedy.
         models = {a: llama(a, layers=4, hidden=2048, heads=16, kv_heads=4,
                            vocab=32000) for a in ("sdpa", "fmha")}
+        import fmha.integrations.transformers as integration
         ids = torch.randint(0, 32000, (1, 64),
                             generator=torch.Generator().manual_seed(0)).cuda()
+        before = integration.FALLBACKS["masked"]
         with torch.no_grad():
             out = {a: m.generate(ids, max_new_tokens=32, do_sample=False)
                    for a, m in models.items()}
+        # fmha's kernels ran (no call took PyTorch's masked attention).
+        self.assertEqual(integration.FALLBACKS["masked"], before)
         self.assertTrue(torch.equal(out["fmha"], out["sdpa"]),
                         f"{out['fmha']} vs {out['sdpa']}")
 
