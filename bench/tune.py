@@ -100,7 +100,8 @@ def sweep(args):
     out = {"format": tuning.FORMAT, "device": dev,
            "date": datetime.date.today().isoformat(),
            "command": "python3 bench/tune.py sweep" +
-           (" --quick" if args.quick else ""),
+           (" --quick" if args.quick else "") +
+           (f" --only {args.only}" if args.only else ""),
            "gemm": [], "attention": []}
     t0 = time.time()
     if args.only in (None, "gemm"):
@@ -117,7 +118,8 @@ def sweep(args):
                 times[spec.name] = (tuning.time_cuda(
                     lambda: kern.launch(tensors), torch),
                     tuning.normalize_config({"tile": spec.tile,
-                                             "consumers": spec.consumers}))
+                                             "consumers": spec.consumers,
+                                             "stages": spec.stages}))
             name, (us, config) = min(times.items(), key=lambda x: x[1][0])
             flop = 2 * m * n * k
             out["gemm"].append({
@@ -177,6 +179,19 @@ def sweep(args):
                           ", ".join(f"{n2.split('_', 3)[-1] if '_' in n2 else n2}"
                                     f"={t[0]:.0f}" for n2, t in
                                     times.items()), flush=True)
+    if args.only and os.path.exists(args.out):
+        # One part re-swept: the other part of the existing table stays,
+        # and the table says which command produced which part.
+        with open(args.out) as f:
+            old = json.load(f)
+        other = "attention" if args.only == "gemm" else "gemm"
+        out[other] = old.get(other, [])
+        parts = old.get("parts", {other: {"date": old.get("date"),
+                                          "command": old.get("command")}})
+        parts[args.only] = {"date": out["date"], "command": out["command"]}
+        out["parts"] = parts
+        if "note" in old:
+            out["note"] = old["note"]
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1, default=list)
     print(f"wrote {args.out} in {time.time() - t0:.0f} s")

@@ -47,14 +47,18 @@ TABLE_PATH = Path(__file__).parent / "data" / "tuning.json"
 GEMM_CANDIDATES: tuple = (
     {"tile": (128, 128, 64), "consumers": 2},
     {"tile": (64, 256, 64), "consumers": 2},
-    {"tile": (128, 192, 64), "consumers": 2},
     {"tile": (64, 192, 64), "consumers": 2},
     {"tile": (64, 128, 64), "consumers": 2},
-    {"tile": (128, 64, 64), "consumers": 2},
+    {"tile": (64, 128, 64), "consumers": 2, "stages": 6},
     {"tile": (64, 64, 64), "consumers": 2},
     {"tile": (64, 256, 64), "consumers": 1},
     {"tile": (64, 128, 64), "consumers": 1},
     {"tile": (64, 64, 64), "consumers": 1},
+    # Thin M (decode-like, a few rows): the kernel streams B, and more
+    # buffers in flight per SM reach the memory bandwidth (8 stages: 0.96x
+    # cuBLAS at 7x8192x4096, 4 stages: 0.82x; bench/gemm_diagnose.py).
+    {"tile": (64, 128, 64), "consumers": 1, "stages": 6},
+    {"tile": (64, 64, 64), "consumers": 1, "stages": 8},
 )
 
 ATTENTION_CANDIDATES: dict = {

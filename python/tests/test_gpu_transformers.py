@@ -37,20 +37,49 @@ def llama(attn, dtype=None, layers=2, hidden=512, heads=4, kv_heads=2,
 @NEEDS_TRANSFORMERS
 class TransformersTest(unittest.TestCase):
     def test_greedy_tokens_match_sdpa(self):
-        # The issue's model (hidden 2048, 4 layers, GQA 16:4), greedy.
+        # The issue's model (hidden 2048, 4 layers, GQA 16:4), greedy, 32
+        # new tokens after three prompts. The tokens must be the same; the
+        # only allowed difference is a continuation after a near-tie (each
+        # implementation's choice within 1% of the top logit in the
+        # other's logits), where bf16 rounding decides; from there on the
+        # two sequences are different prompts. A random-init model's
+        # logits over 32000 tokens are nearly flat, so such ties occur
+        # within 32 tokens.
         models = {a: llama(a, layers=4, hidden=2048, heads=16, kv_heads=4,
                            vocab=32000) for a in ("sdpa", "fmha")}
+        self.assertEqual(models["sdpa"].config._attn_implementation, "sdpa")
         import fmha.integrations.transformers as integration
-        ids = torch.randint(0, 32000, (1, 64),
-                            generator=torch.Generator().manual_seed(0)).cuda()
         before = integration.FALLBACKS["masked"]
-        with torch.no_grad():
-            out = {a: m.generate(ids, max_new_tokens=32, do_sample=False)
-                   for a, m in models.items()}
+        calls = integration.CALLS["fmha"]
+        for seed in range(3):
+            ids = torch.randint(0, 32000, (1, 64 + 37 * seed),
+                                generator=torch.Generator().manual_seed(
+                                    seed)).cuda()
+            with torch.no_grad():
+                out = {a: m.generate(ids, max_new_tokens=32,
+                                     do_sample=False, output_logits=True,
+                                     return_dict_in_generate=True)
+                       for a, m in models.items()}
+            new = {a: o.sequences[0, ids.shape[1]:] for a, o in out.items()}
+            differ = (new["fmha"] != new["sdpa"]).nonzero().flatten()
+            if len(differ) == 0:
+                continue
+            first = int(differ[0])
+            # A near-tie for both: each one's choice is within 1% of the
+            # top logit in the other's logits at that step.
+            for mine, other in (("sdpa", "fmha"), ("fmha", "sdpa")):
+                logits = out[mine].logits[first][0].float()
+                top = float(logits.max())
+                gap = (top - float(logits[new[other][first]])) / abs(top)
+                self.assertLess(gap, 1e-2,
+                                f"prompt {seed}: new token {first} differs "
+                                f"({int(new['fmha'][first])} with fmha, "
+                                f"{int(new['sdpa'][first])} with SDPA) and "
+                                f"{mine}'s logits have a clear winner "
+                                f"(gap {gap:.3g})")
         # fmha's kernels ran (no call took PyTorch's masked attention).
         self.assertEqual(integration.FALLBACKS["masked"], before)
-        self.assertTrue(torch.equal(out["fmha"], out["sdpa"]),
-                        f"{out['fmha']} vs {out['sdpa']}")
+        self.assertGreater(integration.CALLS["fmha"], calls)
 
     def test_teacher_forced_choices_agree(self):
         # A random-init model has near-ties that bf16 rounding may flip, so
