@@ -266,8 +266,11 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     ``right`` after that diagonal (``right`` 0 with ``causal``);
     ``scale``: default ``1/sqrt(head_dim)``.
 
-    Returns ``o`` (``[batch, heads_q, seq_q, head_dim]``, contiguous, q's
-    dtype) and, with ``return_lse``, ``(o, lse)``: ``lse[b, h, i]`` is the
+    Returns ``o`` (``[batch, heads_q, seq_q, head_dim]``, q's dtype, laid
+    out in memory as q is where q is dense: a ``transpose(1, 2)`` view of
+    ``[batch, seq, heads, head_dim]`` gives one too, so the caller's
+    ``o.transpose(1, 2).reshape(batch, seq, -1)`` copies nothing; else
+    contiguous) and, with ``return_lse``, ``(o, lse)``: ``lse[b, h, i]`` is the
     natural log of row i's softmax denominator, ``log(sum_j exp(scale *
     q_i . k_j))`` over the keys it sees, in f32; a row that sees no key
     gets ``o = 0`` and ``lse = -inf``.

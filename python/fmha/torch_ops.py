@@ -263,9 +263,12 @@ def _check_attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
 
 
 def _attention_outputs(torch: Any, q: Any, return_lse: bool) -> tuple:
-    """``o`` (contiguous, like q) and ``lse`` (``[batch, heads_q, seq_q]``
-    f32, contiguous; ``[0]`` without ``return_lse``)."""
-    o = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    """``o`` (laid out as q where q is dense, else contiguous) and ``lse``
+    (``[batch, heads_q, seq_q]`` f32, contiguous; ``[0]`` without
+    ``return_lse``)."""
+    o = (torch.empty_like(q, memory_format=torch.preserve_format)
+         if _tma_layout(q) else
+         torch.empty(q.shape, dtype=q.dtype, device=q.device))
     lse_shape = tuple(q.shape[:3]) if return_lse else (0,)
     lse = torch.empty(lse_shape, dtype=torch.float32, device=q.device)
     return o, lse
@@ -481,7 +484,7 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
     pq, pk, pv = q.data_ptr(), k.data_ptr(), v.data_ptr()
     if (pq | pk | pv) & 15:
         return None
-    o = torch.empty(q.shape, dtype=q.dtype, device=device)
+    o = torch.empty_like(q, memory_format=torch.preserve_format)
     if return_lse:
         lse = torch.empty(q.shape[:3], dtype=torch.float32, device=device)
         bound.run((pq, pk, pv, o.data_ptr(), lse.data_ptr()),

@@ -146,6 +146,30 @@ class FastPathTest(unittest.TestCase):
                                     a.float() @ w.float().t()), 1e-2)
         self.assertTrue(torch_ops._FAST, "the fast path was not taken")
 
+    def test_output_follows_the_query_layout(self):
+        # q as transformers passes it, a transpose(1, 2) view of [b, s, h,
+        # d]: o comes in the same layout (its transpose back is
+        # contiguous, no copy for the caller), on the fast path and
+        # through the custom op; a contiguous q gives a contiguous o.
+        b, s, h, hkv, d = 2, 77, 4, 2, 128
+        q = torch.randn(b, s, h, d, device="cuda",
+                        dtype=torch.bfloat16).transpose(1, 2)
+        k = torch.randn(b, s, hkv, d, device="cuda",
+                        dtype=torch.bfloat16).transpose(1, 2)
+        v = torch.randn_like(k)
+        ref = attention_reference(q, k, v, causal=True)[0]
+        for op in (fmha.attention, torch.ops.fmha.attention):
+            for _ in range(2):
+                torch.full((1 << 22,), float("nan"), device="cuda")
+                o = op(q, k, v, causal=True) if op is fmha.attention \
+                    else op(q, k, v, True, None, None, False)[0]
+                self.assertEqual(o.stride(), q.stride())
+                self.assertTrue(o.transpose(1, 2).is_contiguous())
+                self.assertLess(rel_err(o, ref), 2e-2)
+        o = fmha.attention(q.contiguous(), k, v, causal=True)
+        self.assertTrue(o.is_contiguous())
+        self.assertLess(rel_err(o, ref), 2e-2)
+
     def test_threads_and_streams(self):
         errors = []
         q, k, v = self.attention_case()
