@@ -119,3 +119,43 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// sm_90a TMA multicast: consumers release a slot after wgmma by one
+// arrival per warp in each CTA. The first lane of each warp (thread id
+// mod 32 = 0) arrives on this CTA's empty barrier and, through `mapa` to
+// the peer (cluster rank xor 1), on the peer's; both with the default
+// semantics (release at CTA scope).
+// CHECK-LABEL: llvm.func @wgmma_release(
+// CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NEXT: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT: %[[LANE:.*]] = llvm.and %{{.*}}, %[[C31]] : i32
+// CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[LANE]], %{{.*}} : i32
+// CHECK: llvm.cond_br %[[FIRST]]
+// CHECK: nvvm.mbarrier.arrive %[[BAR:.*]] : !llvm.ptr<3>
+// CHECK: %[[RANK:.*]] = nvvm.read.ptx.sreg.cluster.ctarank : i32
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: %[[PEER:.*]] = llvm.xor %[[RANK]], %[[ONE]] : i32
+// CHECK: %[[REMOTE:.*]] = nvvm.mapa %[[BAR]], %[[PEER]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK-NEXT: nvvm.mbarrier.arrive %[[REMOTE]] : !llvm.ptr<7>
+// CHECK: nvvm.cluster.arrive {aligned}
+// CHECK-NEXT: nvvm.cluster.wait {aligned}
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @wgmma_release(%stage: i32) kernel
+        attributes {ws.multicast, ws.num_threads = 128 : i64, ws.smem_bytes = 16 : i64} {
+      %empty = ws.mbarrier_alloc arrivals 8 offset 0 : !ws.mbarrier<2>
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          nvvm.wgmma.wait.group.sync.aligned 0
+          ws.mbarrier_arrive %empty[%stage] multicast : !ws.mbarrier<2>
+        }
+      }
+      gpu.return
+    }
+  }
+}

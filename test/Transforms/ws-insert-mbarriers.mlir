@@ -320,8 +320,8 @@ func.func @multicast(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attributes {w
 
 !ch = !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
 
-// A slot filled by multicast must be released by a tcgen05 commit: a
-// thread arrival cannot reach the peer CTA's barrier.
+// A slot filled by multicast must be released by a tcgen05 commit or after
+// wgmma: a release by threads has no point where every warp is known done.
 func.func @multicast_threads(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attributes {ws.multicast} {
   %ch = ws.channel : !ch
   ws.warp_specialize {
@@ -333,8 +333,61 @@ func.func @multicast_threads(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attri
     }
     ws.role "consumer" warps 1 {
       %tok, %sa = ws.consumer_wait %ch : !ch
-      // expected-error @+1 {{releases a slot filled by TMA multicast by threads: only tcgen05 commits reach the peer CTA's barrier}}
+      // expected-error @+1 {{releases a slot filled by TMA multicast by threads: only tcgen05 commits and releases after wgmma reach the peer CTA's barrier}}
       ws.consumer_release %ch, %tok by threads : !ch
+    }
+  }
+  return
+}
+
+// -----
+
+!ch = !ws.channel<[memref<128x64xbf16, 3>], stages = 2>
+
+// TMA multicast on sm_90a: slots released by wgmma in the loop. Each warp
+// of the two consumer warpgroups arrives once in each CTA, so the empty
+// barriers count 2 x (4 + 4) = 16 arrivals; the releases, deferred by one
+// iteration, are multicast arrivals by threads.
+// CHECK-LABEL: func.func @multicast_wgmma
+// CHECK: %[[FULL:.*]] = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+// CHECK-NEXT: %[[EMPTY:.*]] = ws.mbarrier_alloc arrivals 16 : !ws.mbarrier<2>
+// CHECK: ws.role "producer"
+// CHECK: ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %[[FULL]][%{{.*}}] multicast :
+// CHECK: ws.mbarrier_wait %[[EMPTY]][%{{.*}}], %{{.*}} {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"}
+// CHECK: ws.role "consumer0"
+// CHECK: scf.for
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: ws.mbarrier_arrive %[[EMPTY]][%{{.*}}] multicast :
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: ws.mbarrier_arrive %[[EMPTY]][%{{.*}}] multicast :
+// CHECK: ws.role "consumer1"
+func.func @multicast_wgmma(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) attributes {ws.multicast} {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.producer_acquire %ch : !ch
+        ws.tma_load %a[%c0, %k], %sa, %tok multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+        ws.producer_commit %ch, %tok by tma tx_bytes 16384 : !ch
+      }
+    }
+    ws.role "consumer0" warps 4 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.consumer_wait %ch : !ch
+        ws.consumer_release %ch, %tok by wgmma : !ch
+      }
+    }
+    ws.role "consumer1" warps 4 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %tok, %sa = ws.consumer_wait %ch : !ch
+        ws.consumer_release %ch, %tok by wgmma : !ch
+      }
     }
   }
   return

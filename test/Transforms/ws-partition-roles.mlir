@@ -185,6 +185,49 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// TMA multicast (`ws.multicast`, clusters of two CTAs sharing B tiles): the
+// producer loads B, the dot's B operand, by multicast (each CTA half of it,
+// into both CTAs); A stays this CTA's own load. The consumer still releases
+// its slots by wgmma (ws-insert-mbarriers makes those releases reach both
+// CTAs).
+// CHECK-LABEL: gpu.func @gemm_multicast(
+// CHECK: ws.role "producer" warps 1 regs 40 {
+// CHECK:   %[[TOK:.*]], %[[BUFS:.*]]:2 = ws.producer_acquire
+// CHECK:   ws.tma_load %{{.*}}[%{{.*}}, %{{.*}}], %[[BUFS]]#0, %[[TOK]] :
+// CHECK:   ws.tma_load %{{.*}}[%{{.*}}, %{{.*}}], %[[BUFS]]#1, %[[TOK]] multicast :
+// CHECK:   ws.producer_commit %{{.*}}, %[[TOK]] by tma tx_bytes 12288
+// CHECK: ws.role "consumer0" warps 4 regs 232 {
+// CHECK:   ws.consumer_release %{{.*}}, %{{.*}} by wgmma
+
+#smem = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_multicast_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm_multicast(%a: !tile.desc<tensor<64x32xf16, #smem>>,
+                             %b: !tile.desc<tensor<128x32xf16, #smem>>,
+                             %c: !tile.desc<tensor<64x128xf32>>,
+                             %m0: i32, %n0: i32, %ktiles: i32) kernel
+        attributes {ws.multicast} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c32 = arith.constant 32 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+      %r = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%acc0 = %zero)
+          -> (tensor<64x128xf32, #acc>) : i32 {
+        %ko = arith.muli %kt, %c32 : i32
+        %x = tile.load %a[%m0, %ko] : !tile.desc<tensor<64x32xf16, #smem>>
+        %y = tile.load %b[%n0, %ko] : !tile.desc<tensor<128x32xf16, #smem>>
+        %d = tile.dot %x, %y, %acc0 {transpose_b} : tensor<64x32xf16, #smem>, tensor<128x32xf16, #smem>, tensor<64x128xf32, #acc>
+        scf.yield %d : tensor<64x128xf32, #acc>
+      }
+      tile.store %c[%m0, %n0], %r : !tile.desc<tensor<64x128xf32>>, tensor<64x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Loads in two loops: one producer loop cannot feed both.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>

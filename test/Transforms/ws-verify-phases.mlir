@@ -974,3 +974,223 @@ func.func @multicast_one_arrival(%arg0: !tile.desc<tensor<128x64xbf16>>, %arg1: 
   }
   return
 }
+
+// -----
+
+// TMA multicast on sm_90a (ws-insert-mbarriers' output): two consumer
+// warpgroups release each slot after wgmma by one arrival per warp in each
+// CTA, so each empty barrier counts 2 x 8 = 16 arrivals per phase.
+// CHECK-LABEL: func.func @multicast_wgmma
+func.func @multicast_wgmma(%arg0: !tile.desc<tensor<128x64xbf16>>, %arg1: i32) attributes {ws.multicast} {
+  %0 = ws.buffer_alloc : memref<2x128x64xbf16, 3>
+  %1 = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  %2 = ws.mbarrier_alloc arrivals 16 : !ws.mbarrier<2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %3:2 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32) -> (i32, i32)  : i32 {
+        %c1_i32_3 = arith.constant 1 : i32
+        %11 = arith.xori %arg4, %c1_i32_3 : i32
+        ws.mbarrier_wait %2[%arg3], %11 {ws.channel = 0 : i32, ws.ring = "empty"} : !ws.mbarrier<2>
+        %12 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %13 = arith.xori %arg4, %c1_i32_3 : i32
+        %14 = arith.addi %arg3, %c1_i32_3 : i32
+        %c2_i32_4 = arith.constant 2 : i32
+        %15 = arith.cmpi eq, %14, %c2_i32_4 : i32
+        %c0_i32_5 = arith.constant 0 : i32
+        %16 = arith.select %15, %c0_i32_5, %14 : i32
+        %17 = arith.select %15, %13, %arg4 : i32
+        ws.tma_load_mbarrier %arg0[%c0_i32_0, %arg2], %12, %1[%arg3] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+        ws.mbarrier_arrive %1[%arg3] leader tx_bytes 16384 : !ws.mbarrier<2>
+        scf.yield %16, %17 : i32, i32
+      }
+      %c1_i32_1 = arith.constant 1 : i32
+      %4 = arith.xori %3#1, %c1_i32_1 : i32
+      ws.mbarrier_wait %2[%3#0], %4 {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"} : !ws.mbarrier<2>
+      %5 = arith.addi %3#0, %c1_i32_1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %6 = arith.cmpi eq, %5, %c2_i32 : i32
+      %7 = arith.xori %3#1, %c1_i32_1 : i32
+      %c0_i32_2 = arith.constant 0 : i32
+      %8 = arith.select %6, %c0_i32_2, %5 : i32
+      %9 = arith.select %6, %7, %3#1 : i32
+      %10 = arith.xori %9, %c1_i32_1 : i32
+      ws.mbarrier_wait %2[%8], %10 {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"} : !ws.mbarrier<2>
+    }
+    ws.role "consumer0" warps 4 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %c-1_i32 = arith.constant -1 : i32
+      %3:3 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32, %arg5 = %c-1_i32) -> (i32, i32, i32)  : i32 {
+        %c1_i32_2 = arith.constant 1 : i32
+        ws.mbarrier_wait %1[%arg3], %arg4 {ws.channel = 0 : i32, ws.ring = "full"} : !ws.mbarrier<2>
+        %5 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %6 = arith.xori %arg4, %c1_i32_2 : i32
+        %7 = arith.addi %arg3, %c1_i32_2 : i32
+        %c2_i32 = arith.constant 2 : i32
+        %8 = arith.cmpi eq, %7, %c2_i32 : i32
+        %c0_i32_3 = arith.constant 0 : i32
+        %9 = arith.select %8, %c0_i32_3, %7 : i32
+        %10 = arith.select %8, %6, %arg4 : i32
+        nvvm.wgmma.wait.group.sync.aligned 1
+        %c0_i32_4 = arith.constant 0 : i32
+        %11 = arith.cmpi sge, %arg5, %c0_i32_4 : i32
+        scf.if %11 {
+          ws.mbarrier_arrive %2[%arg5] multicast : !ws.mbarrier<2>
+        }
+        scf.yield %9, %10, %arg3 : i32, i32, i32
+      }
+      nvvm.wgmma.wait.group.sync.aligned 0
+      %c0_i32_1 = arith.constant 0 : i32
+      %4 = arith.cmpi sge, %3#2, %c0_i32_1 : i32
+      scf.if %4 {
+        ws.mbarrier_arrive %2[%3#2] multicast : !ws.mbarrier<2>
+      }
+    }
+    ws.role "consumer1" warps 4 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %c-1_i32 = arith.constant -1 : i32
+      %3:3 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32, %arg5 = %c-1_i32) -> (i32, i32, i32)  : i32 {
+        %c1_i32_2 = arith.constant 1 : i32
+        ws.mbarrier_wait %1[%arg3], %arg4 {ws.channel = 0 : i32, ws.ring = "full"} : !ws.mbarrier<2>
+        %5 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %6 = arith.xori %arg4, %c1_i32_2 : i32
+        %7 = arith.addi %arg3, %c1_i32_2 : i32
+        %c2_i32 = arith.constant 2 : i32
+        %8 = arith.cmpi eq, %7, %c2_i32 : i32
+        %c0_i32_3 = arith.constant 0 : i32
+        %9 = arith.select %8, %c0_i32_3, %7 : i32
+        %10 = arith.select %8, %6, %arg4 : i32
+        nvvm.wgmma.wait.group.sync.aligned 1
+        %c0_i32_4 = arith.constant 0 : i32
+        %11 = arith.cmpi sge, %arg5, %c0_i32_4 : i32
+        scf.if %11 {
+          ws.mbarrier_arrive %2[%arg5] multicast : !ws.mbarrier<2>
+        }
+        scf.yield %9, %10, %arg3 : i32, i32, i32
+      }
+      nvvm.wgmma.wait.group.sync.aligned 0
+      %c0_i32_1 = arith.constant 0 : i32
+      %4 = arith.cmpi sge, %3#2, %c0_i32_1 : i32
+      scf.if %4 {
+        ws.mbarrier_arrive %2[%3#2] multicast : !ws.mbarrier<2>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// The same with the empty barriers counting one CTA's warps (8): the two
+// CTAs' releases complete two phases where one was due, and the drain waits
+// forever.
+func.func @multicast_wgmma_per_cta(%arg0: !tile.desc<tensor<128x64xbf16>>, %arg1: i32) attributes {ws.multicast} {
+  %0 = ws.buffer_alloc : memref<2x128x64xbf16, 3>
+  %1 = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  %2 = ws.mbarrier_alloc arrivals 8 : !ws.mbarrier<2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %3:2 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32) -> (i32, i32)  : i32 {
+        %c1_i32_3 = arith.constant 1 : i32
+        %11 = arith.xori %arg4, %c1_i32_3 : i32
+        ws.mbarrier_wait %2[%arg3], %11 {ws.channel = 0 : i32, ws.ring = "empty"} : !ws.mbarrier<2>
+        %12 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %13 = arith.xori %arg4, %c1_i32_3 : i32
+        %14 = arith.addi %arg3, %c1_i32_3 : i32
+        %c2_i32_4 = arith.constant 2 : i32
+        %15 = arith.cmpi eq, %14, %c2_i32_4 : i32
+        %c0_i32_5 = arith.constant 0 : i32
+        %16 = arith.select %15, %c0_i32_5, %14 : i32
+        %17 = arith.select %15, %13, %arg4 : i32
+        ws.tma_load_mbarrier %arg0[%c0_i32_0, %arg2], %12, %1[%arg3] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+        ws.mbarrier_arrive %1[%arg3] leader tx_bytes 16384 : !ws.mbarrier<2>
+        scf.yield %16, %17 : i32, i32
+      }
+      %c1_i32_1 = arith.constant 1 : i32
+      %4 = arith.xori %3#1, %c1_i32_1 : i32
+      ws.mbarrier_wait %2[%3#0], %4 {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"} : !ws.mbarrier<2>
+      %5 = arith.addi %3#0, %c1_i32_1 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %6 = arith.cmpi eq, %5, %c2_i32 : i32
+      %7 = arith.xori %3#1, %c1_i32_1 : i32
+      %c0_i32_2 = arith.constant 0 : i32
+      %8 = arith.select %6, %c0_i32_2, %5 : i32
+      %9 = arith.select %6, %7, %3#1 : i32
+      %10 = arith.xori %9, %c1_i32_1 : i32
+      // expected-error @+1 {{deadlock: role 'producer' of CTA 0 waits here forever on empty[0] of channel 0 for parity 0 (2 phases completed, 0 of 8 arrivals in the current one)}}
+      ws.mbarrier_wait %2[%8], %10 {ws.channel = 0 : i32, ws.drain, ws.ring = "empty"} : !ws.mbarrier<2>
+    }
+    ws.role "consumer0" warps 4 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %c-1_i32 = arith.constant -1 : i32
+      %3:3 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32, %arg5 = %c-1_i32) -> (i32, i32, i32)  : i32 {
+        %c1_i32_2 = arith.constant 1 : i32
+        ws.mbarrier_wait %1[%arg3], %arg4 {ws.channel = 0 : i32, ws.ring = "full"} : !ws.mbarrier<2>
+        %5 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %6 = arith.xori %arg4, %c1_i32_2 : i32
+        %7 = arith.addi %arg3, %c1_i32_2 : i32
+        %c2_i32 = arith.constant 2 : i32
+        %8 = arith.cmpi eq, %7, %c2_i32 : i32
+        %c0_i32_3 = arith.constant 0 : i32
+        %9 = arith.select %8, %c0_i32_3, %7 : i32
+        %10 = arith.select %8, %6, %arg4 : i32
+        nvvm.wgmma.wait.group.sync.aligned 1
+        %c0_i32_4 = arith.constant 0 : i32
+        %11 = arith.cmpi sge, %arg5, %c0_i32_4 : i32
+        scf.if %11 {
+          ws.mbarrier_arrive %2[%arg5] multicast : !ws.mbarrier<2>
+        }
+        scf.yield %9, %10, %arg3 : i32, i32, i32
+      }
+      nvvm.wgmma.wait.group.sync.aligned 0
+      %c0_i32_1 = arith.constant 0 : i32
+      %4 = arith.cmpi sge, %3#2, %c0_i32_1 : i32
+      scf.if %4 {
+        ws.mbarrier_arrive %2[%3#2] multicast : !ws.mbarrier<2>
+      }
+    }
+    ws.role "consumer1" warps 4 {
+      %c0_i32 = arith.constant 0 : i32
+      %c0_i32_0 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %c-1_i32 = arith.constant -1 : i32
+      %3:3 = scf.for %arg2 = %c0_i32_0 to %arg1 step %c1_i32 iter_args(%arg3 = %c0_i32, %arg4 = %c0_i32, %arg5 = %c-1_i32) -> (i32, i32, i32)  : i32 {
+        %c1_i32_2 = arith.constant 1 : i32
+        ws.mbarrier_wait %1[%arg3], %arg4 {ws.channel = 0 : i32, ws.ring = "full"} : !ws.mbarrier<2>
+        %5 = ws.slot %0[%arg3] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+        %6 = arith.xori %arg4, %c1_i32_2 : i32
+        %7 = arith.addi %arg3, %c1_i32_2 : i32
+        %c2_i32 = arith.constant 2 : i32
+        %8 = arith.cmpi eq, %7, %c2_i32 : i32
+        %c0_i32_3 = arith.constant 0 : i32
+        %9 = arith.select %8, %c0_i32_3, %7 : i32
+        %10 = arith.select %8, %6, %arg4 : i32
+        nvvm.wgmma.wait.group.sync.aligned 1
+        %c0_i32_4 = arith.constant 0 : i32
+        %11 = arith.cmpi sge, %arg5, %c0_i32_4 : i32
+        scf.if %11 {
+          ws.mbarrier_arrive %2[%arg5] multicast : !ws.mbarrier<2>
+        }
+        scf.yield %9, %10, %arg3 : i32, i32, i32
+      }
+      nvvm.wgmma.wait.group.sync.aligned 0
+      %c0_i32_1 = arith.constant 0 : i32
+      %4 = arith.cmpi sge, %3#2, %c0_i32_1 : i32
+      scf.if %4 {
+        ws.mbarrier_arrive %2[%3#2] multicast : !ws.mbarrier<2>
+      }
+    }
+  }
+  return
+}

@@ -57,7 +57,8 @@ static bool issuesPairMMAs(RoleOp role) {
 }
 
 /// Moves `role`'s body into a branch taken by its warps, resolving
-/// ws.thread_id and guarding leader operations by its first thread. A role
+/// ws.thread_id and guarding leader operations by its first thread and
+/// multicast arrivals by threads by each warp's first lane. A role
 /// that issues a CTA pair's MMAs runs in the pair's even CTA only. A role
 /// that `replicas` roles were merged into (mergeReplicaRoles) is taken by
 /// all their warps; `index` tells each replica apart, and each has its own
@@ -92,12 +93,14 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid,
   }
   Value isLeader = arith::CmpIOp::create(
       rb, role.getLoc(), arith::CmpIPredicate::eq, tid, firstThread);
-  SmallVector<Operation *> leaderOps;
+  SmallVector<Operation *> leaderOps, laneZeroOps;
   SmallVector<ThreadIdOp> threadIds;
   ifOp.thenBlock()->walk([&](Operation *nested) {
     if (auto arrive = dyn_cast<MBarrierArriveOp>(nested)) {
       if (arrive.getLeader())
         leaderOps.push_back(nested);
+      else if (arrive.getMulticast() && !arrive.getTcgen05())
+        laneZeroOps.push_back(nested);
     } else if (auto store = dyn_cast<TMAStoreOp>(nested)) {
       // Predicated, not branched around (see ws.tma_store).
       store.getPredMutable().assign(isLeader);
@@ -116,6 +119,17 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid,
   }
   for (Operation *leaderOp : leaderOps)
     guard(rb, leaderOp, isLeader);
+  // A multicast arrival by threads is made by each warp's first lane (roles
+  // start at a warp).
+  for (Operation *arrive : laneZeroOps) {
+    rb.setInsertionPoint(arrive);
+    Location loc = arrive->getLoc();
+    Value lane = arith::AndIOp::create(rb, loc, tid,
+                                       constI32(rb, loc, kThreadsPerWarp - 1));
+    guard(rb, arrive,
+          arith::CmpIOp::create(rb, loc, arith::CmpIPredicate::eq, lane,
+                                constI32(rb, loc, 0)));
+  }
 }
 
 namespace {

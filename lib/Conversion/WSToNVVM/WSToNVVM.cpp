@@ -283,7 +283,9 @@ static Value inEvenCta(OpBuilder &b, Location loc, Value addr) {
 
 /// ws.mbarrier_arrive -> mbarrier.arrive, or arrive.expect_tx with bytes.
 /// In 2-CTA mode (marked by markCtaPair) the arrival goes to the barrier of
-/// the pair's even CTA, with cluster scope.
+/// the pair's even CTA, with cluster scope. A multicast arrival by threads
+/// (made by each warp's first lane, which lowerRoles guards) arrives on
+/// this CTA's barrier and on the peer's.
 struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -292,6 +294,28 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
     Location loc = op.getLoc();
     Value addr =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+    if (op.getMulticast() && !op.getTcgen05()) {
+      // The peer's arrival keeps the default semantics (release at CTA
+      // scope), as for a local one: the slot was read by wgmma, which
+      // wgmma.wait_group completed, and the peer's next write to it is a
+      // TMA copy that waits for this arrival. A cluster-scope release here
+      // cost a third of the GEMM's throughput on an H100.
+      auto cta = NVVM::MemScopeKindAttr::get(rewriter.getContext(),
+                                             NVVM::MemScopeKind::CTA);
+      NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr, Value(), cta);
+      Value rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+      Value peer = LLVM::XOrOp::create(rewriter, loc, rank,
+                                       i32Const(rewriter, loc, 1));
+      Value remote = NVVM::MapaOp::create(
+          rewriter, loc,
+          LLVM::LLVMPointerType::get(rewriter.getContext(),
+                                     kSharedClusterAddressSpace),
+          addr, peer);
+      NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), remote, Value(),
+                                     cta);
+      rewriter.eraseOp(op);
+      return success();
+    }
     bool pair = op->hasAttr(kCtaPairAttrName);
     if (pair)
       addr = inEvenCta(rewriter, loc, addr);

@@ -782,14 +782,6 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 
 // -----
 
-// TMA multicast on sm_90a.
-// expected-error @+1 {{multicast 2 needs sm_100a (tcgen05.commit multicast to release shared B tiles), not sm_90a}}
-fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
-    -> tensor<?x?xbf16>
-    transpose_b multicast 2 target sm_90a
-
-// -----
-
 // TMA multicast with 2-CTA mode.
 // expected-error @+1 {{multicast 2 cannot be combined with ctas 2: in 2-CTA mode the CTAs already load separate halves of B}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)

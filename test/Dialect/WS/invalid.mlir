@@ -778,8 +778,8 @@ func.func @mbarrier_arrive_negative_tx_bytes(%bars: !ws.mbarrier<2>, %s: i32) {
 
 // -----
 
-func.func @mbarrier_arrive_multicast_without_tcgen05(%bars: !ws.mbarrier<2>, %s: i32) attributes {ws.multicast} {
-  // expected-error @+1 {{'ws.mbarrier_arrive' op multicast arrivals are tcgen05 commits: add 'tcgen05'}}
+func.func @mbarrier_arrive_multicast_leader_without_tcgen05(%bars: !ws.mbarrier<2>, %s: i32) attributes {ws.multicast} {
+  // expected-error @+1 {{'ws.mbarrier_arrive' op a multicast arrival by threads is one per warp in each CTA: it takes no 'leader' or tx_bytes (a single thread's multicast arrival is a tcgen05 commit: add 'tcgen05')}}
   ws.mbarrier_arrive %bars[%s] leader multicast : !ws.mbarrier<2>
   return
 }

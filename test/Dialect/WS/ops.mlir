@@ -96,6 +96,8 @@ func.func @multicast(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) attributes
   ws.tma_load_mbarrier %desc[%i, %i], %buf, %full[%i] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
   // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] leader tcgen05 multicast : !ws.mbarrier<2>
   ws.mbarrier_arrive %empty[%i] leader tcgen05 multicast : !ws.mbarrier<2>
+  // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] multicast : !ws.mbarrier<2>
+  ws.mbarrier_arrive %empty[%i] multicast : !ws.mbarrier<2>
   return
 }
 

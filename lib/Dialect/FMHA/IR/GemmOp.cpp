@@ -236,8 +236,9 @@ static LogicalResult verifySizes(GemmOp op) {
 
 /// Reads a CTA-pair option (`ctas`, `multicast`: 1 or 2) of `op`: whether
 /// it asks for a pair, or a failure (reported) when its value is neither or
-/// the pair is asked for off sm_100a. `counts` says what the value counts,
-/// `needs` what on sm_100a a pair needs.
+/// the pair is asked for on a target that cannot build it. `counts` says
+/// what the value counts; a non-empty `needs` says what only sm_100a has
+/// for a pair (an option every target builds passes none).
 static FailureOr<bool> isPairAsked(GemmOp op, StringRef name, IntegerAttr attr,
                                    StringRef counts, StringRef needs,
                                    Target target) {
@@ -249,7 +250,7 @@ static FailureOr<bool> isPairAsked(GemmOp op, StringRef name, IntegerAttr attr,
                             << " is not supported: expected 1 or 2 " << counts;
   if (value == 1)
     return false;
-  if (target != Target::Sm100a)
+  if (!needs.empty() && target != Target::Sm100a)
     return op.emitOpError() << name << " 2 needs sm_100a (" << needs
                             << "), not " << stringifyTarget(target);
   return true;
@@ -279,13 +280,15 @@ static LogicalResult verifyCtas(GemmOp op, Target target, int64_t blockN) {
   return success();
 }
 
-/// Checks TMA multicast (`multicast`): sm_100a only, not with 2-CTA mode,
-/// and a B block that splits into two halves TMA can write where the whole
-/// block would be (the split ws.tma_load {multicast} makes).
+/// Checks TMA multicast (`multicast`): not with 2-CTA mode, and a B block
+/// that splits into two halves TMA can write where the whole block would be
+/// (the split ws.tma_load {multicast} makes). Both targets build it: on
+/// sm_100a tcgen05 commits release the shared B tiles in both CTAs, on
+/// sm_90a one lane per consumer warp arrives in both.
 static LogicalResult verifyMulticast(GemmOp op, Target target, int64_t blockN) {
-  FailureOr<bool> pair = isPairAsked(
-      op, "multicast", op.getMulticastAttr(), "CTAs sharing each B tile",
-      "tcgen05.commit multicast to release shared B tiles", target);
+  FailureOr<bool> pair =
+      isPairAsked(op, "multicast", op.getMulticastAttr(),
+                  "CTAs sharing each B tile", /*needs=*/"", target);
   if (failed(pair))
     return failure();
   if (!*pair)

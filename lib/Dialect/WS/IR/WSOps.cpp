@@ -430,9 +430,11 @@ LogicalResult MBarrierArriveOp::verify() {
     if (*bytes <= 0)
       return emitOpError("tx_bytes must be positive, got ") << *bytes;
   if (getMulticast()) {
-    if (!getTcgen05())
-      return emitOpError("multicast arrivals are tcgen05 commits: add "
-                         "'tcgen05'");
+    if (!getTcgen05() && (getLeader() || getTxBytes()))
+      return emitOpError("a multicast arrival by threads is one per warp in "
+                         "each CTA: it takes no 'leader' or tx_bytes (a "
+                         "single thread's multicast arrival is a tcgen05 "
+                         "commit: add 'tcgen05')");
     auto kernel = (*this)->getParentOfType<FunctionOpInterface>();
     if (!kernel || !kernel->hasAttr(kMulticastAttrName))
       return emitOpError("multicast needs a kernel in clusters of two CTAs "

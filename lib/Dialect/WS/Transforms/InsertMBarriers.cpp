@@ -39,7 +39,8 @@ struct Ring {
   /// The channel's index among the channels of its kernel, in program order.
   unsigned index;
   /// TMA multicast fills its slots in both CTAs of a cluster: both CTAs'
-  /// releases (multicast tcgen05 commits) arrive on each empty barrier.
+  /// releases (multicast tcgen05 commits, or per-warp arrivals in both CTAs
+  /// after wgmma) arrive on each empty barrier.
   bool multicast = false;
 };
 
@@ -102,7 +103,7 @@ private:
   void drain(RoleOp role, ArrayRef<SideKey> sides, const State &state);
   LogicalResult lowerSlotUsers();
   void deferRelease(Operation *op, scf::ForOp loop, Value barriers,
-                    Value stage);
+                    Value stage, bool multicast);
 
   Operation *root;
   IRRewriter rewriter;
@@ -113,17 +114,21 @@ private:
 
 } // namespace
 
-/// Arrivals one role makes per phase when it signals by `unit`.
-static int64_t arrivalsOf(RoleOp role, AsyncUnit unit) {
-  return unit == AsyncUnit::TMA || unit == AsyncUnit::TCGen05
-             ? 1
-             : role.getNumThreads();
+/// Arrivals one role makes per phase when it signals by `unit`: one by a
+/// single thread (TMA, tcgen05), one per warp where each warp's first lane
+/// arrives for it (`perWarp`, the releases of a multicast ring by wgmma),
+/// else one per thread.
+static int64_t arrivalsOf(RoleOp role, AsyncUnit unit, bool perWarp) {
+  if (unit == AsyncUnit::TMA || unit == AsyncUnit::TCGen05)
+    return 1;
+  return perWarp ? role.getWarps() : role.getNumThreads();
 }
 
 /// Adds up the arrivals of the roles that signal one barrier of a channel,
 /// checking that each role signals it by a single unit.
 template <typename SignalOp>
-static FailureOr<int64_t> countArrivals(ChannelOp channel, StringRef what) {
+static FailureOr<int64_t> countArrivals(ChannelOp channel, StringRef what,
+                                        bool perWarp = false) {
   // Program order, so that a conflict is reported at the later signal.
   SmallVector<SignalOp> signals;
   channel->getParentRegion()->walk([&](SignalOp signal) {
@@ -143,38 +148,41 @@ static FailureOr<int64_t> countArrivals(ChannelOp channel, StringRef what) {
     return channel.emitOpError("has no ") << what << " in any role";
   int64_t arrivals = 0;
   for (auto [role, unit] : units)
-    arrivals += arrivalsOf(cast<RoleOp>(role), unit);
+    arrivals += arrivalsOf(cast<RoleOp>(role), unit, perWarp);
   return arrivals;
 }
 
 LogicalResult ChannelLowering::createRing(ChannelOp channel, unsigned index) {
-  FailureOr<int64_t> fullArrivals =
-      countArrivals<ProducerCommitOp>(channel, "commits");
-  FailureOr<int64_t> emptyArrivals =
-      countArrivals<ConsumerReleaseOp>(channel, "releases");
-  if (failed(fullArrivals) || failed(emptyArrivals))
-    return failure();
-  ChannelType type = channel.getType();
   // A slot filled by TMA multicast holds data of both CTAs of the cluster:
   // it is free again once both have released it, so each CTA's empty
-  // barrier also counts the peer's release, which a tcgen05 commit
-  // multicast to both CTAs delivers.
+  // barrier also counts the peer's release: a tcgen05 commit multicast to
+  // both CTAs, or, after wgmma, the first lane of each consumer warp
+  // arriving in both.
   bool multicast = false;
   for (Operation *user : channel->getUsers())
     if (auto acquire = dyn_cast<ProducerAcquireOp>(user))
       for (Operation *tokenUser : acquire.getToken().getUsers())
         if (auto load = dyn_cast<TMALoadOp>(tokenUser))
           multicast |= load.getMulticast();
-  if (multicast) {
+  if (multicast)
     for (Operation *user : channel->getUsers())
       if (auto release = dyn_cast<ConsumerReleaseOp>(user))
-        if (release.getUnit() != AsyncUnit::TCGen05)
+        if (release.getUnit() != AsyncUnit::TCGen05 &&
+            release.getUnit() != AsyncUnit::WGMMA)
           return release.emitOpError(
                      "releases a slot filled by TMA multicast by ")
                  << stringifyAsyncUnit(release.getUnit())
-                 << ": only tcgen05 commits reach the peer CTA's barrier";
+                 << ": only tcgen05 commits and releases after wgmma reach "
+                    "the peer CTA's barrier";
+  FailureOr<int64_t> fullArrivals =
+      countArrivals<ProducerCommitOp>(channel, "commits");
+  FailureOr<int64_t> emptyArrivals = countArrivals<ConsumerReleaseOp>(
+      channel, "releases", /*perWarp=*/multicast);
+  if (failed(fullArrivals) || failed(emptyArrivals))
+    return failure();
+  ChannelType type = channel.getType();
+  if (multicast)
     *emptyArrivals *= 2;
-  }
 
   rewriter.setInsertionPoint(channel);
   Location loc = channel.getLoc();
@@ -440,9 +448,11 @@ void ChannelLowering::drain(RoleOp role, ArrayRef<SideKey> sides,
 /// loop, wait for all wgmmas and release the last slot. Dots whose result
 /// only goes round the loop then need no wait of their own
 /// (`ws.async_wgmma`), so one iteration's wgmmas overlap the next
-/// iteration's wait for data.
+/// iteration's wait for data. The releases of a `multicast` ring arrive in
+/// both CTAs, one per warp.
 void ChannelLowering::deferRelease(Operation *op, scf::ForOp loop,
-                                   Value barriers, Value stage) {
+                                   Value barriers, Value stage,
+                                   bool multicast) {
   Location loc = op->getLoc();
   Type i32 = rewriter.getI32Type();
   rewriter.setInsertionPoint(loop);
@@ -476,7 +486,7 @@ void ChannelLowering::deferRelease(Operation *op, scf::ForOp loop,
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     MBarrierArriveOp::create(rewriter, loc, barriers, slot, /*leader=*/false,
-                             IntegerAttr());
+                             IntegerAttr(), /*tcgen05=*/false, multicast);
   };
   rewriter.setInsertionPoint(op);
   NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 1);
@@ -541,12 +551,13 @@ LogicalResult ChannelLowering::lowerSlotUsers() {
     case AsyncUnit::WGMMA:
       if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
           loop && !commit) {
-        deferRelease(op, loop, barriers, stage);
+        deferRelease(op, loop, barriers, stage, !commit && ring->multicast);
         break;
       }
       NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
       MBarrierArriveOp::create(rewriter, loc, barriers, stage,
-                               /*leader=*/false, IntegerAttr());
+                               /*leader=*/false, IntegerAttr(),
+                               /*tcgen05=*/false, !commit && ring->multicast);
       break;
     case AsyncUnit::TCGen05:
       // tcgen05.commit by the thread that issued the MMAs: one arrival, when

@@ -338,10 +338,22 @@ static void buildProducer(OpBuilder &b, ArrayRef<Value> channels,
     store.erase();
   for (tile::StoreDirectOp store : directStores)
     store.erase();
+  // In a kernel marked ws.multicast (a cluster of two CTAs sharing B
+  // tiles) the loads of the dots' B operands are TMA multicast copies: each
+  // CTA loads half of the block into both.
+  DenseSet<Operation *> shared;
+  auto kernel = loop->getParentOfType<FunctionOpInterface>();
+  if (kernel && kernel->hasAttr(kMulticastAttrName))
+    loop.walk([&](tile::DotOp dot) {
+      if (Operation *def = dot.getB().getDefiningOp())
+        shared.insert(def);
+    });
   dropCarried(loop);
   for (auto [channel, groups] : llvm::zip(channels, loads))
     for (SmallVector<tile::LoadOp> &group : groups)
-      produceLoads(b, channel, group);
+      produceLoads(b, channel, group, [&](tile::LoadOp load) {
+        return shared.contains(load.getOperation());
+      });
 }
 
 /// The op of `block` that contains `op` (or `op` itself).

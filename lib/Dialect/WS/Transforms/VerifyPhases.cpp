@@ -741,7 +741,11 @@ LogicalResult RoleRun::runBarrierOp(Operation *op) {
     event.amount = *parity;
   } else if (auto arrive = dyn_cast<MBarrierArriveOp>(op)) {
     event.kind = Event::Arrive;
-    event.amount = arrive.getLeader() ? 1 : role.getNumThreads();
+    // One arrival by the leader, one per warp for a multicast arrival by
+    // threads (each warp's first lane), else one per thread.
+    event.amount = arrive.getLeader()                             ? 1
+                   : arrive.getMulticast() && !arrive.getTcgen05() ? role.getWarps()
+                                                                   : role.getNumThreads();
     event.bytes = arrive.getTxBytes().value_or(0);
     event.multicast = arrive.getMulticast();
   } else {

@@ -307,7 +307,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `stages`         | A/B shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
-    | `multicast`      | CTAs of a cluster, 1 or 2 (`sm_100a` only), that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
+    | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -324,14 +324,17 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     pair's M is 256) and `block_n` a multiple of 16 from 16 to 256 (the
     2-CTA shapes, PTX ISA 9.7.16.2.1). Attention has no 2-CTA mode.
 
-    **TMA multicast** (`multicast 2`, `sm_100a`): the kernel is launched in
-    clusters of two CTAs along x that take the same tiles of N and
-    neighbouring tiles of M (CTA rank r the r-th `consumers * block_m` rows
-    of the cluster's tile). Each CTA issues its own `tcgen05.mma.cta_group::1`
-    on a whole B tile, but loads only half of it with
-    `cp.async.bulk.tensor...multicast::cluster` into the same shared-memory
-    offset of both CTAs, so each B tile is read from L2 once per cluster; a
-    B slot is refilled only when the MMAs of both CTAs released it. Rules:
+    **TMA multicast** (`multicast 2`): the kernel is launched in clusters of
+    two CTAs along x that take the same tiles of N and neighbouring tiles of
+    M (CTA rank r the r-th `consumers * block_m` rows of the cluster's tile).
+    Each CTA runs its own MMAs (`wgmma` on `sm_90a`,
+    `tcgen05.mma.cta_group::1` on `sm_100a`) on a whole B tile, but loads
+    only half of it with `cp.async.bulk.tensor...multicast::cluster` into
+    the same shared-memory offset of both CTAs, so each B tile is read from
+    L2 once per cluster; a B slot is refilled only when the MMAs of both
+    CTAs released it (on `sm_100a` a `tcgen05.commit` multicast to both
+    CTAs, on `sm_90a` one lane of each consumer warp arriving on the empty
+    barriers of both). Rules:
     not with `ctas 2` (that mode already splits B between the CTAs), and B's
     block must split in two halves that TMA can write where a whole block
     would be, i.e. at a multiple of 8 rows of the swizzled layout: with

@@ -489,16 +489,25 @@ def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive"> {
     the slot complete them). With `tcgen05` (and `leader`), the leader's
     arrival is made by `tcgen05.commit` when every `tcgen05` operation the
     leader issued before has completed (Blackwell MMAs reading or writing
-    the slot). With `multicast` (and `tcgen05`, in a `ws.multicast`
-    kernel), the commit arrives on barrier `index` of this array in both
-    CTAs of the cluster (`tcgen05.commit...multicast::cluster`, CTA mask
-    0b11): each such barrier expects one arrival from each CTA.
+    the slot). With `multicast` (in a `ws.multicast` kernel, clusters of
+    two CTAs) the arrival reaches barrier `index` of this array in both CTAs
+    of the cluster: with `tcgen05` the commit is multicast
+    (`tcgen05.commit...multicast::cluster`, CTA mask 0b11) and each such
+    barrier expects one arrival from each CTA; without it (and without
+    `leader`) the first lane of each executing warp arrives on this CTA's
+    barrier and on the peer's (`mapa` and
+    `mbarrier.arrive.shared::cluster`), so each such barrier
+    expects one arrival per warp from each CTA. The warp's threads must be
+    done with the slot when its first lane arrives: the lowering uses this
+    form after `wgmma.wait_group`, which every thread of the warp executes
+    together.
 
     ```mlir
     ws.mbarrier_arrive %empty[%stage] : !ws.mbarrier<2>
     ws.mbarrier_arrive %full[%stage] leader tx_bytes 16384 : !ws.mbarrier<2>
     ws.mbarrier_arrive %full[%stage] leader tcgen05 : !ws.mbarrier<2>
     ws.mbarrier_arrive %empty[%stage] leader tcgen05 multicast : !ws.mbarrier<2>
+    ws.mbarrier_arrive %empty[%stage] multicast : !ws.mbarrier<2>
     ```
   }];
   let arguments = (ins WS_MBarrierType:$barriers, I32:$index, UnitAttr:$leader,
