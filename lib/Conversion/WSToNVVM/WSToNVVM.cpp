@@ -303,9 +303,10 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
       auto cta = NVVM::MemScopeKindAttr::get(rewriter.getContext(),
                                              NVVM::MemScopeKind::CTA);
       NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr, Value(), cta);
-      Value rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
-      Value peer = LLVM::XOrOp::create(rewriter, loc, rank,
-                                       i32Const(rewriter, loc, 1));
+      Value rank =
+          NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+      Value peer =
+          LLVM::XOrOp::create(rewriter, loc, rank, i32Const(rewriter, loc, 1));
       Value remote = NVVM::MapaOp::create(
           rewriter, loc,
           LLVM::LLVMPointerType::get(rewriter.getContext(),

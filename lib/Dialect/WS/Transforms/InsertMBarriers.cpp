@@ -102,8 +102,8 @@ private:
   void takeSlot(Operation *op, SideKey side, State &state);
   void drain(RoleOp role, ArrayRef<SideKey> sides, const State &state);
   LogicalResult lowerSlotUsers();
-  void deferRelease(Operation *op, scf::ForOp loop, Value barriers,
-                    Value stage, bool multicast);
+  void deferRelease(Operation *op, scf::ForOp loop, Value barriers, Value stage,
+                    bool multicast);
 
   Operation *root;
   IRRewriter rewriter;

@@ -743,9 +743,12 @@ LogicalResult RoleRun::runBarrierOp(Operation *op) {
     event.kind = Event::Arrive;
     // One arrival by the leader, one per warp for a multicast arrival by
     // threads (each warp's first lane), else one per thread.
-    event.amount = arrive.getLeader()                             ? 1
-                   : arrive.getMulticast() && !arrive.getTcgen05() ? role.getWarps()
-                                                                   : role.getNumThreads();
+    if (arrive.getLeader())
+      event.amount = 1;
+    else if (arrive.getMulticast() && !arrive.getTcgen05())
+      event.amount = role.getWarps();
+    else
+      event.amount = role.getNumThreads();
     event.bytes = arrive.getTxBytes().value_or(0);
     event.multicast = arrive.getMulticast();
   } else {
