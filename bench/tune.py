@@ -117,9 +117,11 @@ def sweep(args):
                 tensors = {"a": a, "b": b, "c": c}
                 times[spec.name] = (tuning.time_cuda(
                     lambda: kern.launch(tensors), torch),
-                    tuning.normalize_config({"tile": spec.tile,
-                                             "consumers": spec.consumers,
-                                             "stages": spec.stages}))
+                    tuning.normalize_config({
+                        "tile": spec.tile, "consumers": spec.consumers,
+                        "stages": spec.stages,
+                        "multicast": (spec.multicast
+                                      if spec.multicast != 1 else None)}))
             name, (us, config) = min(times.items(), key=lambda x: x[1][0])
             flop = 2 * m * n * k
             out["gemm"].append({

@@ -116,7 +116,9 @@ class GemmSpec(_Spec):
     time. ``tile``: ``(block_m, block_n, block_k)``; ``stages``: A/B
     shared-memory buffers (1 to 8; None: the most, up to 4, that fit, the
     compiler's default); ``consumers``: consumer warpgroups per CTA (1 or
-    2).
+    2); ``multicast``: 2 launches clusters of two CTAs along M that share
+    each B tile by TMA multicast (each loads half of it into both), 1 does
+    not.
     """
 
     dtype: str = "bf16"
@@ -129,6 +131,7 @@ class GemmSpec(_Spec):
     m: Optional[int] = None
     n: Optional[int] = None
     k: Optional[int] = None
+    multicast: int = 1
 
     kind = "gemm"
 
@@ -139,6 +142,7 @@ class GemmSpec(_Spec):
         if self.stages is not None:
             _check_int("stages", self.stages, 1, 8)
         _check_int("consumers", self.consumers, 1, 2)
+        _check_int("multicast", self.multicast, 1, 2)
         _check_choice("target", self.target, TARGETS)
         if not isinstance(self.transpose_b, bool):
             raise TypeError(f"transpose_b must be a bool, got "
@@ -150,11 +154,14 @@ class GemmSpec(_Spec):
     def name(self) -> str:
         """The kernel's symbol (and the cubin's entry point), e.g.
         ``gemm_bf16_bf16_128x128x64_c2`` (``_s3`` after the tile with
-        ``stages=3``); static sizes add ``_m4096`` and so on."""
+        ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``);
+        static sizes add ``_m4096`` and so on."""
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"_s{self.stages}"
         name = (f"gemm_{self.dtype}_{self.out_dtype}_{bm}x{bn}x{bk}"
                 f"{stages}_c{self.consumers}")
+        if self.multicast != 1:
+            name += f"_mc{self.multicast}"
         for size in ("m", "n", "k"):
             if getattr(self, size) is not None:
                 name += f"_{size}{getattr(self, size)}"
@@ -174,10 +181,12 @@ class GemmSpec(_Spec):
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"stages {self.stages} "
         transpose = "transpose_b " if self.transpose_b else ""
+        multicast = ("" if self.multicast == 1 else
+                     f"multicast {self.multicast} ")
         return (f"fmha.gemm @{self.name} {self.signature()}\n"
                 f"    {transpose}tile [{bm}, {bn}, {bk}] "
                 f"{stages}consumers {self.consumers} "
-                f"target {self.target}\n")
+                f"{multicast}target {self.target}\n")
 
 
 @dataclass(frozen=True)

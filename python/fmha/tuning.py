@@ -59,6 +59,14 @@ GEMM_CANDIDATES: tuple = (
     # cuBLAS at 7x8192x4096, 4 stages: 0.82x; bench/gemm_diagnose.py).
     {"tile": (64, 128, 64), "consumers": 1, "stages": 6},
     {"tile": (64, 64, 64), "consumers": 1, "stages": 8},
+    # Clusters of two CTAs sharing each B tile by TMA multicast: half of
+    # B's L2 reads, for shapes whose rows are not 128-byte aligned (3000^3:
+    # a box row spans two L2 lines and the kernel is L2-bound) and large
+    # squares.
+    {"tile": (64, 256, 64), "consumers": 2, "multicast": 2},
+    {"tile": (64, 192, 64), "consumers": 2, "multicast": 2},
+    {"tile": (64, 128, 64), "consumers": 2, "multicast": 2},
+    {"tile": (128, 128, 64), "consumers": 2, "multicast": 2},
 )
 
 ATTENTION_CANDIDATES: dict = {

@@ -109,6 +109,8 @@ class FakeDriver:
     def compute_capability(self, ordinal: int):
         return self.capability
 
+    clusters_short = 0
+
     def multiprocessor_count(self, ordinal: int) -> int:
         self.calls.append(("multiprocessor_count", ordinal))
         return self.sms
@@ -122,6 +124,14 @@ class FakeDriver:
 
     def allow_non_portable_cluster(self, func: int) -> None:
         self.calls.append(("allow_non_portable_cluster", func))
+
+    def max_active_clusters(self, func: int, block, smem: int,
+                            cluster) -> int:
+        """As many clusters as leave `clusters_short` multiprocessors out."""
+        self.calls.append(("max_active_clusters", func, tuple(block), smem,
+                           tuple(cluster)))
+        size = cluster[0] * cluster[1] * cluster[2]
+        return (self.sms - self.clusters_short) // size
 
     def encode_tensor_map(self, args) -> TensorMap:
         self.encoded.append(args)

@@ -77,6 +77,24 @@ class LaunchTest(unittest.TestCase):
         self.assertEqual(drv.calls[-1][2], (156, 1, 1))
         self.assertIn(("multiprocessor_count", 0), drv.calls)
 
+    def test_num_sms_of_clusters(self):
+        # In clusters, num_sms is what whole clusters occupy at once: 132
+        # SMs of which 4 cannot join a cluster of two give 128 CTAs, one
+        # wave, where 132 would leave two clusters for a second one.
+        drv = FakeDriver(sms=132)
+        drv.clusters_short = 4
+        gemm_kernel(drv, cluster=[2, 1, 1], dynamic_smem=200000,
+                    grid=[{"mul": [{"ceildiv": ["num_sms", 2]}, 2]}, 1, 1])(
+            **gemm_tensors())
+        self.assertEqual(drv.calls[-1][2], (128, 1, 1))
+        self.assertIn(("max_active_clusters", 0xF00, (384, 1, 1), 200000,
+                       (2, 1, 1)), drv.calls)
+        self.assertNotIn("multiprocessor_count", drv.names())
+        # The dynamic shared memory limit is raised before the query.
+        names = drv.names()
+        self.assertLess(names.index("set_max_dynamic_smem"),
+                        names.index("max_active_clusters"))
+
     def test_streams(self):
         class Stream:
             cuda_stream = 0x5555

@@ -109,6 +109,34 @@ class NativeDriverTest(unittest.TestCase):
             "cuLaunchKernelEx 1 grid 4 2 1 block 384 1 1 smem 196608 stream 0"
             f" extra 1 attrs 1 id 4 cluster 2 1 1 params {params}"])
 
+    def test_persistent_grid_of_clusters(self):
+        # num_sms of a cluster kernel: what cuOccupancyMaxActiveClusters
+        # says whole clusters occupy (64 clusters of two, not 132 SMs).
+        kernel = Kernel(gemm_manifest(
+            cluster=[2, 1, 1],
+            grid=[{"mul": [{"ceildiv": ["num_sms", 2]}, 2]}, 1, 1]),
+            b"cubin", self.driver)
+        tensors = {"a": view((1024, 128)), "b": view((256, 128)),
+                   "c": view((1024, 256))}
+        self.lib.fake_reset(0)
+        launch = kernel.prepare(tensors)
+        self.assertEqual(launch.grid, (128, 1, 1))
+        self.assertIn("cuOccupancyMaxActiveClusters 1 grid 2 block 384 smem "
+                      "196608 attrs 1 cluster 2", self.log())
+        # A bound launcher keeps its configuration; the stream is per call.
+        go = self.driver.launcher(launch.function, launch.grid, launch.block,
+                                  launch.dynamic_smem, launch.params.array,
+                                  launch.cluster)
+        self.lib.fake_reset(len(launch.params))
+        go(0x1234)
+        go(0x5678)
+        log = self.log()
+        self.assertEqual(len(log), 2)
+        self.assertTrue(log[0].startswith(
+            "cuLaunchKernelEx 1 grid 128 1 1 block 384 1 1 smem 196608 "
+            "stream 1234 extra 1 attrs 1 id 4 cluster 2 1 1"), log[0])
+        self.assertIn("stream 5678", log[1])
+
     def test_same_params_as_the_fake_driver(self):
         # The fake driver used elsewhere sees what the native one does.
         manifest = load_manifest(data_path("ws-row-sum.json"))

@@ -28,6 +28,16 @@ class GemmSpecTest(unittest.TestCase):
             "    transpose_b tile [128, 64, 32] stages 2 consumers 1 "
             "target sm_90a\n")
 
+    def test_multicast(self):
+        spec = GemmSpec(tile=(64, 256, 64), multicast=2)
+        self.assertEqual(spec.name, "gemm_bf16_bf16_64x256x64_c2_mc2")
+        self.assertIn("consumers 2 multicast 2 target sm_90a",
+                      spec.to_mlir())
+        self.assertNotIn("multicast", GemmSpec().to_mlir())
+        with self.assertRaisesRegex(ValueError,
+                                    r"multicast must be in \[1, 2\]"):
+            GemmSpec(multicast=3)
+
     def test_equal_and_hashable(self):
         a = GemmSpec(tile=[128, 128, 64])
         b = GemmSpec(tile=(128, 128, 64))

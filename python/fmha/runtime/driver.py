@@ -101,6 +101,8 @@ SIGNATURES: dict[str, list[Any]] = {
                                POINTER(c_uint32), POINTER(c_uint32), c_int,
                                c_int, c_int, c_int],
     "cuTensorMapReplaceAddress": [c_void_p, c_void_p],
+    "cuOccupancyMaxActiveClusters": [POINTER(c_int), CUfunction,
+                                     POINTER(CUlaunchConfig)],
 }
 
 
@@ -146,6 +148,7 @@ class Driver:
         self._kernels: dict[tuple[Any, str, str], int] = {}
         self._smem_set: set[tuple[int, int]] = set()
         self._cluster_set: set[int] = set()
+        self._clusters: dict[tuple, int] = {}
         self._primary: dict[int, int] = {}
         self._sms: dict[int, int] = {}
         self._capabilities: dict[int, tuple[int, int]] = {}
@@ -306,6 +309,25 @@ class Driver:
                   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes)
         self._smem_set.add((func, nbytes))
 
+    def max_active_clusters(self, func: int, block: Sequence[int],
+                            smem: int, cluster: Sequence[int]) -> int:
+        """How many clusters of shape ``cluster`` of ``func`` (``block``
+        threads and ``smem`` bytes of dynamic shared memory per CTA, the
+        limit already raised) the device runs at once:
+        ``cuOccupancyMaxActiveClusters``. Not every multiprocessor can take
+        part in clusters (they are formed within a GPC), so a persistent
+        grid of clusters is sized by this, not by the multiprocessor
+        count."""
+        key = (func, tuple(block), smem, tuple(cluster))
+        if key not in self._clusters:
+            attrs = cluster_attributes(cluster)
+            config = launch_config(tuple(cluster), block, smem, 0, attrs)
+            count = c_int()
+            self.call("cuOccupancyMaxActiveClusters", ctypes.byref(count),
+                      func, ctypes.byref(config))
+            self._clusters[key] = count.value
+        return self._clusters[key]
+
     def allow_non_portable_cluster(self, func: int) -> None:
         """Lets ``func`` launch with clusters of more than 8 CTAs."""
         if func in self._cluster_set:
@@ -349,10 +371,22 @@ class Driver:
                  cluster: Sequence[int] = (1, 1, 1)) -> Any:
         """A function of a stream handle that launches ``func`` as
         :meth:`launch` does, with every other argument bound: the least
-        host work per launch."""
-        if cluster_attributes(cluster) is not None:
-            return lambda stream: self.launch(func, grid, block, smem,
-                                              stream, params, cluster)
+        host work per launch. With a cluster, the launch configuration is
+        built once and only its stream changes per call, so calls of one
+        launcher must not overlap (fmha.runtime.BoundLaunch holds a lock)."""
+        attrs = cluster_attributes(cluster)
+        if attrs is not None:
+            config = launch_config(grid, block, smem, 0, attrs)
+            config_ref = ctypes.byref(config)
+            ex = self.function("cuLaunchKernelEx")
+
+            def go_cluster(stream: int) -> None:
+                config.hStream = stream or None
+                result = ex(config_ref, func, params, None)
+                if result != CUDA_SUCCESS:
+                    raise self.error("cuLaunchKernelEx", result)
+            go_cluster.keep = (attrs, config)  # type: ignore[attr-defined]
+            return go_cluster
         fn = self.function("cuLaunchKernel")
         gx, gy, gz = grid
         bx, by, bz = block

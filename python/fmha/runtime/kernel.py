@@ -300,18 +300,31 @@ class Kernel:
         for name, view in views.items():
             check_layout(name, view, name in self._tma)
 
+        loaded: list = []
+
+        def function() -> int:
+            if not loaded:
+                func = driver.get_function(self._cubin_key, self.cubin,
+                                           m.entry)
+                if m.dynamic_smem > DEFAULT_DYNAMIC_SMEM_LIMIT:
+                    driver.set_max_dynamic_smem(func, m.dynamic_smem)
+                if math.prod(m.cluster) > MAX_PORTABLE_CLUSTER_SIZE:
+                    driver.allow_non_portable_cluster(func)
+                loaded.append(func)
+            return loaded[0]
+
         def num_sms() -> int:
-            return driver.multiprocessor_count(device)
+            # A kernel launched in clusters runs on the multiprocessors
+            # that whole clusters can occupy at once (docs/Manifest.md).
+            if math.prod(m.cluster) == 1:
+                return driver.multiprocessor_count(device)
+            return math.prod(m.cluster) * driver.max_active_clusters(
+                function(), m.block, m.dynamic_smem, m.cluster)
 
         grid = launch_grid(m, symbols, num_sms)
         params = pack_params(m, views, symbols, self._encode, num_sms)
         handle = self._stream(stream, device, tensors)
-        function = driver.get_function(self._cubin_key, self.cubin, m.entry)
-        if m.dynamic_smem > DEFAULT_DYNAMIC_SMEM_LIMIT:
-            driver.set_max_dynamic_smem(function, m.dynamic_smem)
-        if math.prod(m.cluster) > MAX_PORTABLE_CLUSTER_SIZE:
-            driver.allow_non_portable_cluster(function)
-        return Launch(function=function, grid=grid, block=m.block,
+        return Launch(function=function(), grid=grid, block=m.block,
                       cluster=m.cluster, dynamic_smem=m.dynamic_smem,
                       stream=handle, params=params, symbols=symbols,
                       device=device)

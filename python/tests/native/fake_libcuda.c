@@ -112,6 +112,19 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f,
   return CUDA_SUCCESS;
 }
 
+/* As many clusters as leave four multiprocessors out. */
+CUresult cuOccupancyMaxActiveClusters(int *n, CUfunction f,
+                                      const CUlaunchConfig *c) {
+  say("cuOccupancyMaxActiveClusters %d grid %u block %u smem %u attrs %u",
+      f == (CUfunction)&function_storage, c->gridDimX, c->blockDimX,
+      c->sharedMemBytes, c->numAttrs);
+  for (unsigned i = 0; i < c->numAttrs; ++i)
+    say(" cluster %u", c->attrs[i].value.clusterDim.x);
+  say("\n");
+  *n = (132 - 4) / (int)c->attrs[0].value.clusterDim.x;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuTensorMapEncodeTiled(
     CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank, void *addr,
     const cuuint64_t *dims, const cuuint64_t *strides, const cuuint32_t *box,
