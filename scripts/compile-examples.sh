@@ -12,8 +12,10 @@ out=${FMHA_OUT_DIR:-$root/out}
 ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 [ -x "$ptxas" ] || ptxas=$(command -v ptxas || true)
 
-# The ws-level pipeline: channels to rings, shared memory, warp ranges, NVVM.
-ws_pipeline=(--ws-insert-mbarriers --ws-allocate-smem --ws-allocate-registers
+# The ws-level pipeline: protocol check, channels to rings, phase check,
+# shared memory, warp ranges, NVVM.
+ws_pipeline=(--ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases
+             --ws-allocate-smem --ws-allocate-registers
              --convert-ws-to-nvvm --convert-nvvm-to-llvm
              --reconcile-unrealized-casts)
 
@@ -24,7 +26,7 @@ finish() {
   local llvm=$1 target=$2 name=$3 dir=$4
   local smem
   smem=$(grep -o 'ws.smem_bytes = [0-9]*' "$llvm" | head -1 | grep -o '[0-9]*$' || echo 0)
-  "$bin/fmha-opt" "$llvm" --gpu-module-to-binary=format=isa |
+  "$bin/fmha-opt" "$llvm" --fmha-module-to-binary=format=isa |
     "$bin/fmha-translate" --fmha-extract-object -o "$dir/$name.$target.ptx"
   if [ -n "$ptxas" ]; then
     info=$("$ptxas" -arch="$target" -v "$dir/$name.$target.ptx" \

@@ -1,6 +1,6 @@
 /*===-- fmha-c/FMHA.h - fmha's C API ------------------------------*- C -*-===*\
 |*                                                                            *|
-|* Part of fmha. A C interface to fmha's dialects, passes and sm90 pipeline,  *|
+|* Part of fmha. A C interface to fmha's dialects, passes and pipelines,      *|
 |* in the style of MLIR's C API and used together with it (mlir-c/IR.h,       *|
 |* mlir-c/Pass.h): contexts, registries, modules and pass managers are        *|
 |* MLIR's. Link FMHA::FMHACAPI, which also brings the core of MLIR's C API    *|
@@ -44,18 +44,45 @@ MLIR_CAPI_EXPORTED void fmhaRegisterAllPasses(void);
  * `options` is the pipeline's option string, e.g. "binary=isa",
  * "binary=bin toolkit=/usr/local/cuda" or "binary=none wait-timeout=2000000";
  * NULL or "" takes the defaults (PTX). Fails, printing why to stderr, when
- * the options do not parse. */
+ * the options do not parse; fmhaBuildPipeline hands the reason to a
+ * callback instead. */
 MLIR_CAPI_EXPORTED MlirLogicalResult
 fmhaBuildSM90Pipeline(MlirOpPassManager passManager, const char *options);
 
-/** Parses `sourceMLIR` (a module with fmha ops) in `context`, runs the sm90
- * pipeline with `pipelineOptions` (as in fmhaBuildSM90Pipeline) on it, and
- * calls `callback` once with the object that gpu-module-to-binary made: the
+/** Adds the pipeline of `target`, "sm90" (--fmha-sm90-pipeline) or "sm100"
+ * (--fmha-sm100-pipeline), with the option string `options` (as in
+ * fmhaBuildSM90Pipeline; empty for the defaults) to `passManager`. When the
+ * target is unknown or the options do not parse, calls `errorCallback`
+ * (unless NULL) once with the reason and fails; nothing goes to stderr.
+ * Diagnostics of the passes themselves go to the context's diagnostic
+ * handlers (mlirContextAttachDiagnosticHandler) when the pass manager
+ * runs. */
+MLIR_CAPI_EXPORTED MlirLogicalResult
+fmhaBuildPipeline(MlirOpPassManager passManager, MlirStringRef target,
+                  MlirStringRef options, MlirStringCallback errorCallback,
+                  void *userData);
+
+/** Parses `sourceMLIR` (a module with fmha ops, or ws/tile kernels in a
+ * gpu.module with an #nvvm.target) in `context` and runs on it the pipeline
+ * of its kernels' target (that of its first fmha op, else of its first
+ * gpu.module's #nvvm.target chip; sm90 when it names none) with
+ * `pipelineOptions` (as in fmhaBuildSM90Pipeline). On success it calls
+ * `objectCallback` once with the object that gpu-module-to-binary made: the
  * PTX (binary=isa, the default) or the cubin (binary=bin; the string then
- * holds binary data, mind its length). On failure it calls `callback` once
- * with the diagnostics instead and returns failure. fmha's dialects are
- * added to `context`, so a bare context will do. The module must hold
- * exactly one kernel. */
+ * holds binary data, mind its length). `diagnosticCallback` (unless NULL)
+ * gets every diagnostic, with the source lines they point at, and every
+ * other reason to fail (options that do not parse, included), once, as
+ * one text: on failure always, on success when there were any (warnings).
+ * Nothing goes to stderr. fmha's dialects are added to `context`, so a bare
+ * context will do. The module must hold exactly one kernel. */
+MLIR_CAPI_EXPORTED MlirLogicalResult
+fmhaCompile(MlirContext context, MlirStringRef sourceMLIR,
+            MlirStringRef pipelineOptions, MlirStringCallback objectCallback,
+            MlirStringCallback diagnosticCallback, void *userData);
+
+/** fmhaCompile with one callback: it gets the object on success, and on
+ * failure the diagnostics instead (warnings of a successful compile are not
+ * passed on: use fmhaCompile for them). */
 MLIR_CAPI_EXPORTED MlirLogicalResult
 fmhaCompileToPTX(MlirContext context, MlirStringRef sourceMLIR,
                  MlirStringRef pipelineOptions, MlirStringCallback callback,

@@ -18,6 +18,7 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -37,70 +38,166 @@ void fmhaRegisterAllDialects(MlirDialectRegistry registry) {
 
 void fmhaRegisterAllPasses(void) { fmha::registerAllFMHAPasses(); }
 
-MlirLogicalResult fmhaBuildSM90Pipeline(MlirOpPassManager passManager,
-                                        const char *options) {
-  // The pipeline names its passes; registering them again is harmless.
-  fmha::registerAllFMHAPasses();
-  std::unique_ptr<fmha::PipelineOptions> parsed =
-      fmha::PipelineOptions::createFromString(options ? options : "");
-  if (!parsed)
-    return wrap(failure());
-  return wrap(fmha::buildSM90Pipeline(*unwrap(passManager), *parsed));
+/// The pipeline builder of `target` ("sm90" or "sm100"), or null.
+static LogicalResult (*getPipelineBuilder(StringRef target))(
+    OpPassManager &, const fmha::PipelineOptions &) {
+  if (target == "sm90")
+    return fmha::buildSM90Pipeline;
+  if (target == "sm100")
+    return fmha::buildSM100Pipeline;
+  return nullptr;
 }
 
-MlirLogicalResult fmhaCompileToPTX(MlirContext context, MlirStringRef sourceMLIR,
-                                   MlirStringRef pipelineOptions,
-                                   MlirStringCallback callback,
-                                   void *userData) {
+/// Parses `options` and adds the pipeline of `target` to `pm`; writes why
+/// it cannot to `errors`.
+static LogicalResult buildPipeline(OpPassManager &pm, StringRef target,
+                                   StringRef options,
+                                   llvm::raw_ostream &errors) {
+  auto build = getPipelineBuilder(target);
+  if (!build) {
+    errors << "fmha: unknown pipeline target '" << target
+           << "' (known: sm90, sm100)\n";
+    return failure();
+  }
+  fmha::PipelineOptions parsed;
+  if (failed(fmha::parsePipelineOptions(options, parsed, errors)))
+    return failure();
+  // The pipeline names its passes; registering them again is harmless.
+  fmha::registerAllFMHAPasses();
+  if (succeeded(build(pm, parsed)))
+    return success();
+  errors << "fmha: the " << target << " pipeline could not be built\n";
+  return failure();
+}
+
+MlirLogicalResult fmhaBuildSM90Pipeline(MlirOpPassManager passManager,
+                                        const char *options) {
+  return wrap(buildPipeline(*unwrap(passManager), "sm90",
+                            options ? options : "", llvm::errs()));
+}
+
+MlirLogicalResult fmhaBuildPipeline(MlirOpPassManager passManager,
+                                    MlirStringRef target,
+                                    MlirStringRef options,
+                                    MlirStringCallback errorCallback,
+                                    void *userData) {
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  if (succeeded(buildPipeline(*unwrap(passManager), unwrap(target),
+                              unwrap(options), errorStream)))
+    return wrap(success());
+  if (errorCallback)
+    errorCallback(wrap(StringRef(errors)), userData);
+  return wrap(failure());
+}
+
+/// The pipeline target of the kernels in `module`: that of its first fmha
+/// op, else that of the first #nvvm.target chip of a gpu.module, else sm90
+/// (fmha-verify-target then reports what does not match).
+static StringRef pickPipelineTarget(ModuleOp module) {
+  std::optional<fmha::Target> target;
+  module.walk([&](Operation *op) {
+    if (auto attention = dyn_cast<fmha::AttentionOp>(op))
+      target = attention.getTarget();
+    else if (auto gemm = dyn_cast<fmha::GemmOp>(op))
+      target = gemm.getTarget();
+    else if (auto gpuModule = dyn_cast<gpu::GPUModuleOp>(op))
+      if (ArrayAttr targets = gpuModule.getTargetsAttr())
+        for (Attribute attr : targets)
+          if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr))
+            target = fmha::symbolizeTarget(nvvm.getChip());
+    return target ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return target == fmha::Target::Sm100a ? "sm100" : "sm90";
+}
+
+MlirLogicalResult fmhaCompile(MlirContext context, MlirStringRef sourceMLIR,
+                              MlirStringRef pipelineOptions,
+                              MlirStringCallback objectCallback,
+                              MlirStringCallback diagnosticCallback,
+                              void *userData) {
   MLIRContext *ctx = unwrap(context);
   DialectRegistry registry;
   fmha::registerAllFMHADialects(registry);
   ctx->appendDialectRegistry(registry);
 
-  std::string errors;
-  llvm::raw_string_ostream errorStream(errors);
-  auto fail = [&]() {
-    callback(wrap(StringRef(errors)), userData);
-    return wrap(failure());
+  // Every diagnostic, with the source line it points at, and every other
+  // reason to fail go to `diagnostics`, which the callback gets at the end.
+  std::string diagnostics;
+  llvm::raw_string_ostream diagnosticStream(diagnostics);
+  auto finish = [&](LogicalResult result) {
+    if (diagnosticCallback && (failed(result) || !diagnostics.empty()))
+      diagnosticCallback(wrap(StringRef(diagnostics)), userData);
+    return wrap(result);
   };
 
   fmha::PipelineOptions options;
-  if (failed(options.parseFromString(unwrap(pipelineOptions), errorStream))) {
-    errorStream << "fmha: invalid pipeline options '" << unwrap(pipelineOptions)
-                << "'\n";
-    return fail();
-  }
+  if (failed(fmha::parsePipelineOptions(unwrap(pipelineOptions), options,
+                                        diagnosticStream)))
+    return finish(failure());
   if (options.binary == fmha::BinaryFormat::None) {
-    errorStream << "fmha: fmhaCompileToPTX needs binary=isa or binary=bin\n";
-    return fail();
+    diagnosticStream << "fmha: compiling to an object needs binary=isa or "
+                        "binary=bin\n";
+    return finish(failure());
   }
 
-  // Diagnostics, with the source line they point at, go to `errors`.
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(unwrap(sourceMLIR), "<source>"),
       llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, ctx, errorStream);
+  SourceMgrDiagnosticHandler handler(sourceMgr, ctx, diagnosticStream);
 
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(ctx));
   if (!module)
-    return fail();
+    return finish(failure());
 
   fmha::registerAllFMHAPasses();
   PassManager pm(ctx);
-  if (failed(fmha::buildSM90Pipeline(pm, options)) ||
+  StringRef target = pickPipelineTarget(*module);
+  if (failed(getPipelineBuilder(target)(pm, options)) ||
       failed(pm.run(*module)))
-    return fail();
+    return finish(failure());
 
   SmallVector<gpu::BinaryOp> binaries;
   module->walk([&](gpu::BinaryOp op) { binaries.push_back(op); });
   if (binaries.size() != 1 || binaries.front().getObjects().size() != 1) {
-    errorStream << "fmha: expected exactly one kernel, found "
-                << binaries.size() << " gpu.binary ops\n";
-    return fail();
+    diagnosticStream << "fmha: expected exactly one kernel, found "
+                     << binaries.size() << " gpu.binary ops\n";
+    return finish(failure());
   }
   auto object = cast<gpu::ObjectAttr>(binaries.front().getObjects()[0]);
-  callback(wrap(object.getObject().getValue()), userData);
-  return wrap(success());
+  objectCallback(wrap(object.getObject().getValue()), userData);
+  return finish(success());
+}
+
+namespace {
+/// What fmhaCompileToPTX's one callback gets: the object on success, the
+/// diagnostics on failure.
+struct OneCallback {
+  MlirStringCallback callback;
+  void *userData;
+  std::string diagnostics;
+};
+} // namespace
+
+MlirLogicalResult fmhaCompileToPTX(MlirContext context, MlirStringRef sourceMLIR,
+                                   MlirStringRef pipelineOptions,
+                                   MlirStringCallback callback,
+                                   void *userData) {
+  OneCallback one{callback, userData, {}};
+  MlirLogicalResult result = fmhaCompile(
+      context, sourceMLIR, pipelineOptions,
+      [](MlirStringRef object, void *data) {
+        auto *one = static_cast<OneCallback *>(data);
+        one->callback(object, one->userData);
+      },
+      [](MlirStringRef text, void *data) {
+        static_cast<OneCallback *>(data)->diagnostics.assign(text.data,
+                                                             text.length);
+      },
+      &one);
+  if (mlirLogicalResultIsFailure(result))
+    callback(wrap(StringRef(one.diagnostics)), userData);
+  return result;
 }

@@ -7,7 +7,9 @@
 #include "fmha/Pipelines/Pipelines.h"
 
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -18,7 +20,8 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                                    StringRef target) {
   bool sm100 = target == "sm100";
   std::string pipeline =
-      llvm::formatv("fmha-expand-kernels,"
+      llvm::formatv("fmha-verify-target{{target={1}},"
+                    "fmha-expand-kernels,"
                     "tile-assign-layouts{{target={1}},"
                     "ws-partition-roles{{target={1}},"
                     "ws-verify-protocol,"
@@ -36,11 +39,79 @@ static LogicalResult buildPipeline(OpPassManager &pm,
           .str();
   if (options.binary != fmha::BinaryFormat::None)
     pipeline +=
-        llvm::formatv(",gpu-module-to-binary{{format={0} toolkit={1}}",
+        llvm::formatv(",fmha-module-to-binary{{format={0} toolkit={1}}",
                       options.binary == fmha::BinaryFormat::Isa ? "isa" : "bin",
                       std::string(options.toolkit))
             .str();
   return parsePassPipeline(pipeline, pm);
+}
+
+/// Splits an option string into `name=value` items at spaces outside
+/// quotes and braces.
+static SmallVector<StringRef> splitOptions(StringRef text) {
+  SmallVector<StringRef> items;
+  size_t start = 0, depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ' ';
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '{') {
+      ++depth;
+    } else if (c == '}' && depth > 0) {
+      --depth;
+    } else if (c == ' ' && depth == 0) {
+      if (i > start)
+        items.push_back(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return items;
+}
+
+/// Checks the value of option `name`, what the option's own parser would
+/// report to stderr. Names not listed pass (parseFromString reports those).
+static LogicalResult checkOptionValue(StringRef name, StringRef value,
+                                      llvm::raw_ostream &errors) {
+  if (name == "binary" && !llvm::is_contained({"none", "isa", "bin"}, value)) {
+    errors << "option 'binary' takes none, isa or bin, got '" << value
+           << "'\n";
+    return failure();
+  }
+  unsigned number;
+  if (name == "wait-timeout" && value.getAsInteger(0, number)) {
+    errors << "option 'wait-timeout' takes a number of microseconds (an "
+              "unsigned integer), got '"
+           << value << "'\n";
+    return failure();
+  }
+  if (name == "replica-roles" &&
+      !llvm::is_contained({"true", "false", "1", "0", "TRUE", "FALSE", "True",
+                           "False"},
+                          value)) {
+    errors << "option 'replica-roles' takes true or false, got '" << value
+           << "'\n";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult fmha::parsePipelineOptions(StringRef text,
+                                         PipelineOptions &options,
+                                         llvm::raw_ostream &errors) {
+  for (StringRef item : splitOptions(text)) {
+    auto [name, value] = item.split('=');
+    if (failed(checkOptionValue(name.trim(), value.trim(), errors)))
+      return failure();
+  }
+  if (succeeded(options.parseFromString(text, errors)))
+    return success();
+  errors << "invalid pipeline options '" << text
+         << "' (options: binary=none|isa|bin, toolkit=PATH, "
+            "wait-timeout=MICROSECONDS, replica-roles=true|false)\n";
+  return failure();
 }
 
 LogicalResult fmha::buildSM90Pipeline(OpPassManager &pm,

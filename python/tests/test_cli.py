@@ -109,7 +109,8 @@ class CliTest(unittest.TestCase):
     def test_verbose_lists_the_passes(self):
         r = self.fmha("compile", "gemm", "--dtype", "f16", "-v")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("pass  1: fmha-expand-kernels", r.stderr)
+        self.assertIn("pass  1: fmha-verify-target", r.stderr)
+        self.assertIn("pass  2: fmha-expand-kernels", r.stderr)
         self.assertIn("convert-ws-to-nvvm", r.stderr)
 
     @NEEDS_TOOLS

@@ -1,4 +1,8 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm=verify-phases=false | FileCheck %s
+
+// Units of the lowering on IR that is not a whole protocol: the rings are
+// not model-checked first (verify-phases=false; the default check is tested
+// in test/Conversion/convert-ws-to-nvvm-checks.mlir).
 
 // 2-CTA mode (`ws.cta_pair` on the kernel) in convert-ws-to-nvvm: a cluster
 // of two CTAs (nvvm.cluster_dim); tensor memory is allocated, given up and

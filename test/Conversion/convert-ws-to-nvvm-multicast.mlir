@@ -1,4 +1,8 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm=verify-phases=false | FileCheck %s
+
+// Units of the lowering on IR that is not a whole protocol: the rings are
+// not model-checked first (verify-phases=false; the default check is tested
+// in test/Conversion/convert-ws-to-nvvm-checks.mlir).
 
 // TMA multicast (`ws.multicast` on the kernel) in convert-ws-to-nvvm: a
 // cluster of two CTAs (nvvm.cluster_dim) that run the same roles with

@@ -7,7 +7,17 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
   let summary = "lower warp-specialized kernels (explicit rings) to NVVM";
   let description = [{
     Lowers every `gpu.module` below the op it runs on, after
-    `ws-insert-mbarriers`, `ws-allocate-smem` and `ws-allocate-registers`:
+    `ws-insert-mbarriers`, `ws-allocate-smem` and `ws-allocate-registers`.
+
+    First it checks, before changing anything: it rejects ws ops outside a
+    `gpu.module`, a kernel with more than one `ws.warp_specialize` or one
+    that does not stand directly in the kernel's body (the roles divide the
+    kernel's warps once, from the register cap it starts with), and it
+    model-checks the rings of every `ws.warp_specialize` that
+    `ws-verify-phases` has not marked (`ws.phases_verified`) with that
+    pass's check, so a hand-written chain gets it too
+    (docs/Conventions.md; `verify-phases=false` turns this off for IR that
+    is not a whole protocol). Then it lowers:
 
     - `ws.warp_specialize`: the warp index selects each role's body; every
       warpgroup first moves to its role's register budget with `setmaxnreg`
@@ -85,7 +95,12 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
            "microseconds prints what it waits for and traps (0: off)">,
     Option<"replicaRoles", "replica-roles", "bool", "true",
            "Lower roles that differ only in values (a kernel's consumer "
-           "roles) as one copy of code, parameterised by the replica index">
+           "roles) as one copy of code, parameterised by the replica index">,
+    Option<"verifyPhases", "verify-phases", "bool", "true",
+           "Model-check the rings of each ws.warp_specialize that "
+           "ws-verify-phases has not marked; off only for IR that is not a "
+           "whole protocol (unit tests of the lowering, a deliberately "
+           "broken kernel)">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -45,8 +45,17 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(true)};
 };
 
-/// fmha ops to sm_90a kernels: expansion, layouts, roles, protocol check,
-/// rings, phase check, shared memory, registers, NVVM, and PTX or a cubin.
+/// Parses the option string `text` (as after `--fmha-sm90-pipeline=`) into
+/// `options`. When it does not parse, writes why to `errors` and fails:
+/// every reason goes there, also those that MLIR's option parser would
+/// print to stderr (a value an option does not take).
+LogicalResult parsePipelineOptions(StringRef text, PipelineOptions &options,
+                                   llvm::raw_ostream &errors);
+
+/// fmha ops to sm_90a kernels: a check that the module is for sm_90a
+/// (fmha-verify-target), expansion, layouts, roles, protocol check, rings,
+/// phase check, shared memory, registers, NVVM, and PTX or a cubin
+/// (fmha-module-to-binary, which fails on any error).
 /// The pipeline names its passes, so they must be registered first
 /// (fmha::registerAllFMHAPasses(), InitAllPasses.h); it fails otherwise.
 LogicalResult buildSM90Pipeline(OpPassManager &pm,

@@ -12,6 +12,7 @@
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -627,11 +628,63 @@ static void createHangReports(gpu::GPUModuleOp module,
   }
 }
 
+/// Rejects, before anything changes, the ws constructs the lowering has no
+/// translation for: ws ops outside a gpu.module (the pass converts
+/// gpu.modules only), and a ws.warp_specialize that is not the only one of
+/// its kernel or does not stand directly in the kernel's body (the roles
+/// divide the kernel's warps once, from the register cap the kernel starts
+/// with).
+static LogicalResult checkSupported(Operation *root) {
+  WalkResult outside = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op))
+      return WalkResult::skip();
+    if (!isa_and_nonnull<WSDialect>(op->getDialect()))
+      return WalkResult::advance();
+    op->emitOpError("is outside a gpu.module: convert-ws-to-nvvm lowers the "
+                    "kernels of gpu.module ops only");
+    return WalkResult::interrupt();
+  });
+  if (outside.wasInterrupted())
+    return failure();
+  WalkResult walk = root->walk([&](FunctionOpInterface func) {
+    WarpSpecializeOp first;
+    WalkResult nested = func->walk([&](WarpSpecializeOp op) {
+      if (first) {
+        InFlightDiagnostic diag =
+            op.emitOpError("is the second ws.warp_specialize of kernel @")
+            << func.getName() << ": convert-ws-to-nvvm lowers one per kernel";
+        diag.attachNote(first.getLoc()) << "the first";
+        return WalkResult::interrupt();
+      }
+      first = op;
+      if (op->getParentOp() != func.getOperation()) {
+        op.emitOpError("must stand directly in the body of its kernel, not "
+                       "in '")
+            << op->getParentOp()->getName()
+            << "': convert-ws-to-nvvm divides the kernel's warps into roles "
+               "once, at its start";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return nested.wasInterrupted() ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 struct ConvertWSToNVVMPass
     : public fmha::impl::ConvertWSToNVVMBase<ConvertWSToNVVMPass> {
   using ConvertWSToNVVMBase::ConvertWSToNVVMBase;
 
   void runOnOperation() override {
+    // Rings that ws-verify-phases has not checked are checked here first:
+    // a wrong stage or phase would be a hang or a race in the kernel.
+    if (failed(checkSupported(getOperation())) ||
+        (verifyPhases &&
+         failed(verifyUnmarked(getOperation(), kPhasesVerifiedAttrName,
+                               ws::verifyPhases))))
+      return signalPassFailure();
     SmallVector<gpu::GPUModuleOp> modules;
     getOperation()->walk([&](gpu::GPUModuleOp m) { modules.push_back(m); });
     for (gpu::GPUModuleOp module : modules)

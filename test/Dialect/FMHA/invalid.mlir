@@ -93,12 +93,39 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x0x128xbf16>,
 
 // -----
 
-// A size TMA cannot address.
-// expected-error @+1 {{q seq_q 8589934592 is too large: TMA addresses at most 4294967296 elements per dimension}}
-fmha.attention @attn (tensor<?x32x8589934592x128xbf16>, tensor<?x8x?x128xbf16>,
+// A size the kernel's i32 parameters (and the manifest) cannot hold: 2^31.
+// expected-error @+1 {{q seq_q 2147483648 is too large: sizes are i32 in the kernel and its manifest, at most 2147483647}}
+fmha.attention @attn (tensor<?x32x2147483648x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
     target sm_90a
+
+// -----
+
+// The largest i32 size passes that check (2^31 - 1), here as heads_q of a
+// persistent kernel, whose grid does not hold heads.
+fmha.attention @attn (tensor<?x2147483647x?x128xbf16>, tensor<?x1x?x128xbf16>,
+                      tensor<?x1x?x128xbf16>)
+    -> tensor<?x2147483647x?x128xbf16>
+    schedule persistent target sm_90a
+
+// -----
+
+// Too many heads for the grid of a per_block kernel (heads_q is its y).
+// expected-error @+1 {{heads_q 65536 is too large for the per_block schedule, whose grid has heads_q CTAs along y and batch along z: at most 65535 (the persistent schedule has no such limit)}}
+fmha.attention @attn (tensor<?x65536x?x128xbf16>, tensor<?x1x?x128xbf16>,
+                      tensor<?x1x?x128xbf16>)
+    -> tensor<?x65536x?x128xbf16>
+    schedule per_block target sm_90a
+
+// -----
+
+// Too large a batch for the grid of a per_block kernel (batch is its z).
+// expected-error @+1 {{batch 70000 is too large for the per_block schedule}}
+fmha.attention @attn (tensor<70000x8x?x128xbf16>, tensor<70000x8x?x128xbf16>,
+                      tensor<70000x8x?x128xbf16>)
+    -> tensor<70000x8x?x128xbf16>
+    target sm_100a
 
 // -----
 
@@ -247,11 +274,38 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // A negative window size.
-// expected-error @+1 {{window size must be non-negative, got -1}}
+// expected-error @+1 {{window left size must be non-negative, got -1}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
     window [-1, 0] target sm_90a
+
+// -----
+
+// A window size beyond i32, which the kernel would cut to 32 bits.
+// expected-error @+1 {{window left size 4294967296 is too large: the kernel computes with i32, at most 2147483647 (a window as long as the sequence is no bound: omit it)}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    window [4294967296, 0] target sm_90a
+
+// -----
+
+// 2^31 on the right.
+// expected-error @+1 {{window right size 2147483648 is too large}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    window [0, 2147483648] target sm_90a
+
+// -----
+
+// INT64_MAX, which once became -1.
+// expected-error @+1 {{window left size 9223372036854775807 is too large}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    window [9223372036854775807, 9223372036854775807] target sm_90a
 
 // -----
 
@@ -297,6 +351,33 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
     scale 0x7FF8000000000000 target sm_90a
+
+// -----
+
+// A scale finite in f64 that overflows f32 in the kernel (scale * log2(e)).
+// expected-error @+1 {{softmax scale 1e+300 is out of range: the kernel multiplies scores by scale * log2(e) in f32, so scale must be from 8.15e-39 to 2.36e+38}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    scale 1.0e300 target sm_90a
+
+// -----
+
+// A scale that is 0 in f32 (the smallest f64 subnormal).
+// expected-error @+1 {{softmax scale 4.94066e-324 is out of range}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    scale 4.9e-324 target sm_90a
+
+// -----
+
+// A scale whose product with log2(e) is an f32 subnormal.
+// expected-error @+1 {{softmax scale 1e-40 is out of range}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    scale 1.0e-40 target sm_90a
 
 // -----
 

@@ -18,6 +18,22 @@ func.func @ws_non_role_op() {
 
 // -----
 
+func.func @ws_nested() {
+  // expected-note @+1 {{the enclosing ws.warp_specialize}}
+  ws.warp_specialize {
+    ws.role "outer" warps 4 {
+      // expected-error @+1 {{'ws.warp_specialize' op cannot be nested in another ws.warp_specialize: roles divide the warps of the CTA once}}
+      ws.warp_specialize {
+        ws.role "inner" warps 1 {
+        }
+      }
+    }
+  }
+  return
+}
+
+// -----
+
 func.func @ws_no_roles() {
   // expected-error @+1 {{'ws.warp_specialize' op needs at least one ws.role}}
   ws.warp_specialize {
@@ -1150,5 +1166,48 @@ func.func @channel_alias_too_wide() {
   %s = ws.channel : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
   // expected-error @+1 {{'ws.channel' op buffer 'memref<128x256xbf16, #ws.tmem>' does not fit in the columns of 'memref<128x64xf32, #ws.tmem>'}}
   %p = ws.channel aliases %s : !ws.channel<[memref<128x256xbf16, #ws.tmem>], stages = 1> over !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Leader operations outside a role
+//===----------------------------------------------------------------------===//
+
+func.func @tma_load_outside_role(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
+  %ring = ws.buffer_alloc : memref<2x128x64xbf16, 3>
+  %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  %buf = ws.slot %ring[%i] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+  // expected-error @+1 {{'ws.tma_load_mbarrier' op must be inside a ws.role: the first thread of its role issues it, and outside a role every thread would}}
+  ws.tma_load_mbarrier %desc[%i, %i], %buf, %full[%i] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+func.func @leader_arrive_outside_role(%i: i32) {
+  %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+  // expected-error @+1 {{'ws.mbarrier_arrive' op must be inside a ws.role: the first thread of its role issues it}}
+  ws.mbarrier_arrive %full[%i] leader tx_bytes 16384 : !ws.mbarrier<2>
+  return
+}
+
+// -----
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+func.func @mma_outside_role(%abuf: memref<128x64xbf16, 3>, %bbuf: memref<256x64xbf16, 3>, %d: memref<128x256xf32, #ws.tmem>, %acc: i1) {
+  %a = ws.as_tensor %abuf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
+  %b = ws.as_tensor %bbuf : memref<256x64xbf16, 3> -> tensor<256x64xbf16, #smem>
+  // expected-error @+1 {{'ws.tcgen05_mma' op must be inside a ws.role: the first thread of its role issues it}}
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+func.func @tma_store_outside_role(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64xbf16, 3>, %i: i32) {
+  // expected-error @+1 {{'ws.tma_store' op must be inside a ws.role: the first thread of its role issues it}}
+  ws.tma_store %desc[%i, %i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
   return
 }

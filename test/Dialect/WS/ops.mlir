@@ -61,26 +61,31 @@ func.func @tmem_channel() {
 
 // CHECK-LABEL: func.func @explicit_rings
 func.func @explicit_rings(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
-  // CHECK: ws.buffer_alloc offset 0 : memref<2x128x64xbf16, 3>
-  %ring = ws.buffer_alloc offset 0 : memref<2x128x64xbf16, 3>
-  // CHECK: ws.buffer_alloc : memref<2x64xf32, 3>
-  %ring2 = ws.buffer_alloc : memref<2x64xf32, 3>
-  // CHECK: %[[FULL:.*]] = ws.mbarrier_alloc arrivals 1 offset 32768 : !ws.mbarrier<2>
-  %full = ws.mbarrier_alloc arrivals 1 offset 32768 : !ws.mbarrier<2>
-  // CHECK: ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
-  %empty = ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
-  // CHECK: ws.mbarrier_wait %[[FULL]][%{{.*}}], %{{.*}} : !ws.mbarrier<2>
-  ws.mbarrier_wait %full[%i], %i : !ws.mbarrier<2>
-  // CHECK: %[[BUF:.*]] = ws.slot %{{.*}}[%{{.*}}] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
-  %buf = ws.slot %ring[%i] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
-  // CHECK: ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %[[BUF]], %[[FULL]][%{{.*}}] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
-  ws.tma_load_mbarrier %desc[%i, %i], %buf, %full[%i] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
-  // CHECK: ws.mbarrier_arrive %[[FULL]][%{{.*}}] leader tx_bytes 16384 : !ws.mbarrier<2>
-  ws.mbarrier_arrive %full[%i] leader tx_bytes 16384 : !ws.mbarrier<2>
-  // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] : !ws.mbarrier<2>
-  ws.mbarrier_arrive %empty[%i] : !ws.mbarrier<2>
-  // CHECK: ws.fence_async_shared
-  ws.fence_async_shared
+  // Leader operations (TMA copies, MMAs, leader arrivals) run in a role.
+  ws.warp_specialize {
+    ws.role "r" warps 4 {
+      // CHECK: ws.buffer_alloc offset 0 : memref<2x128x64xbf16, 3>
+      %ring = ws.buffer_alloc offset 0 : memref<2x128x64xbf16, 3>
+      // CHECK: ws.buffer_alloc : memref<2x64xf32, 3>
+      %ring2 = ws.buffer_alloc : memref<2x64xf32, 3>
+      // CHECK: %[[FULL:.*]] = ws.mbarrier_alloc arrivals 1 offset 32768 : !ws.mbarrier<2>
+      %full = ws.mbarrier_alloc arrivals 1 offset 32768 : !ws.mbarrier<2>
+      // CHECK: ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
+      %empty = ws.mbarrier_alloc arrivals 128 : !ws.mbarrier<2>
+      // CHECK: ws.mbarrier_wait %[[FULL]][%{{.*}}], %{{.*}} : !ws.mbarrier<2>
+      ws.mbarrier_wait %full[%i], %i : !ws.mbarrier<2>
+      // CHECK: %[[BUF:.*]] = ws.slot %{{.*}}[%{{.*}}] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+      %buf = ws.slot %ring[%i] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+      // CHECK: ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %[[BUF]], %[[FULL]][%{{.*}}] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+      ws.tma_load_mbarrier %desc[%i, %i], %buf, %full[%i] : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+      // CHECK: ws.mbarrier_arrive %[[FULL]][%{{.*}}] leader tx_bytes 16384 : !ws.mbarrier<2>
+      ws.mbarrier_arrive %full[%i] leader tx_bytes 16384 : !ws.mbarrier<2>
+      // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] : !ws.mbarrier<2>
+      ws.mbarrier_arrive %empty[%i] : !ws.mbarrier<2>
+      // CHECK: ws.fence_async_shared
+      ws.fence_async_shared
+    }
+  }
   return
 }
 
@@ -88,16 +93,21 @@ func.func @explicit_rings(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) {
 // into both CTAs, and a commit to both CTAs' barriers.
 // CHECK-LABEL: func.func @multicast
 func.func @multicast(%desc: !tile.desc<tensor<128x64xbf16>>, %i: i32) attributes {ws.multicast} {
-  %ring = ws.buffer_alloc : memref<2x128x64xbf16, 3>
-  %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
-  %empty = ws.mbarrier_alloc arrivals 2 : !ws.mbarrier<2>
-  %buf = ws.slot %ring[%i] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
-  // CHECK: ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %{{.*}}[%{{.*}}] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
-  ws.tma_load_mbarrier %desc[%i, %i], %buf, %full[%i] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
-  // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] leader tcgen05 multicast : !ws.mbarrier<2>
-  ws.mbarrier_arrive %empty[%i] leader tcgen05 multicast : !ws.mbarrier<2>
-  // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] multicast : !ws.mbarrier<2>
-  ws.mbarrier_arrive %empty[%i] multicast : !ws.mbarrier<2>
+  // Leader operations (TMA copies, MMAs, leader arrivals) run in a role.
+  ws.warp_specialize {
+    ws.role "r" warps 4 {
+      %ring = ws.buffer_alloc : memref<2x128x64xbf16, 3>
+      %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+      %empty = ws.mbarrier_alloc arrivals 2 : !ws.mbarrier<2>
+      %buf = ws.slot %ring[%i] : memref<2x128x64xbf16, 3> -> memref<128x64xbf16, 3>
+      // CHECK: ws.tma_load_mbarrier %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}, %{{.*}}[%{{.*}}] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+      ws.tma_load_mbarrier %desc[%i, %i], %buf, %full[%i] multicast : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>, !ws.mbarrier<2>
+      // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] leader tcgen05 multicast : !ws.mbarrier<2>
+      ws.mbarrier_arrive %empty[%i] leader tcgen05 multicast : !ws.mbarrier<2>
+      // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] multicast : !ws.mbarrier<2>
+      ws.mbarrier_arrive %empty[%i] multicast : !ws.mbarrier<2>
+    }
+  }
   return
 }
 
@@ -128,16 +138,21 @@ func.func @tensor_memory() {
 
 // CHECK-LABEL: func.func @tcgen05_mma
 func.func @tcgen05_mma(%abuf: memref<128x64xbf16, 3>, %bbuf: memref<256x64xbf16, 3>, %d: memref<128x256xf32, #ws.tmem>, %acc: i1) {
-  %a = ws.as_tensor %abuf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
-  %b = ws.as_tensor %bbuf : memref<256x64xbf16, 3> -> tensor<256x64xbf16, #smem>
-  // CHECK: ws.tcgen05_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<128x64xbf16, #{{.*}}>, tensor<256x64xbf16, #{{.*}}>, memref<128x256xf32, #ws.tmem>
-  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
-  // A CTA pair's MMA: B is this CTA's half of N = 256.
-  // CHECK: ws.tcgen05_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {cta_pair, transpose_b} : tensor<128x64xbf16, #{{.*}}>, tensor<128x64xbf16, #{{.*}}>, memref<128x256xf32, #ws.tmem>
-  %bhalf = ws.as_tensor %abuf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
-  ws.tcgen05_mma %a, %bhalf, %d, %acc {cta_pair, transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
-  // CHECK: ws.as_tensor %{{.*}} : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #{{.*}}>
-  %t = ws.as_tensor %d : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #tile.tmem<block = [128, 256], unpacked = true>>
+  // Leader operations (TMA copies, MMAs, leader arrivals) run in a role.
+  ws.warp_specialize {
+    ws.role "r" warps 4 {
+      %a = ws.as_tensor %abuf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
+      %b = ws.as_tensor %bbuf : memref<256x64xbf16, 3> -> tensor<256x64xbf16, #smem>
+      // CHECK: ws.tcgen05_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<128x64xbf16, #{{.*}}>, tensor<256x64xbf16, #{{.*}}>, memref<128x256xf32, #ws.tmem>
+      ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
+      // A CTA pair's MMA: B is this CTA's half of N = 256.
+      // CHECK: ws.tcgen05_mma %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {cta_pair, transpose_b} : tensor<128x64xbf16, #{{.*}}>, tensor<128x64xbf16, #{{.*}}>, memref<128x256xf32, #ws.tmem>
+      %bhalf = ws.as_tensor %abuf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
+      ws.tcgen05_mma %a, %bhalf, %d, %acc {cta_pair, transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
+      // CHECK: ws.as_tensor %{{.*}} : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #{{.*}}>
+      %t = ws.as_tensor %d : memref<128x256xf32, #ws.tmem> -> tensor<128x256xf32, #tile.tmem<block = [128, 256], unpacked = true>>
+    }
+  }
   return
 }
 
@@ -159,9 +174,14 @@ func.func @store_tmem(%p: tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>
 
 // CHECK-LABEL: func.func @tcgen05_arrive
 func.func @tcgen05_arrive(%i: i32) {
-  %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
-  // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] leader tcgen05 : !ws.mbarrier<2>
-  ws.mbarrier_arrive %full[%i] leader tcgen05 : !ws.mbarrier<2>
+  // Leader operations (TMA copies, MMAs, leader arrivals) run in a role.
+  ws.warp_specialize {
+    ws.role "r" warps 4 {
+      %full = ws.mbarrier_alloc arrivals 1 : !ws.mbarrier<2>
+      // CHECK: ws.mbarrier_arrive %{{.*}}[%{{.*}}] leader tcgen05 : !ws.mbarrier<2>
+      ws.mbarrier_arrive %full[%i] leader tcgen05 : !ws.mbarrier<2>
+    }
+  }
   return
 }
 
@@ -174,17 +194,22 @@ func.func @load_shared(%buf: memref<128xf32, 3>) {
 
 // CHECK-LABEL: func.func @epilogue
 func.func @epilogue(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64xbf16, 3>, %t: tensor<128x64xbf16>, %i: i32) {
-  // CHECK: ws.as_tensor %{{.*}} : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
-  %v = ws.as_tensor %buf : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
-  // CHECK: ws.store_shared %{{.*}}, %{{.*}} : tensor<128x64xbf16>, memref<128x64xbf16, 3>
-  ws.store_shared %t, %buf : tensor<128x64xbf16>, memref<128x64xbf16, 3>
-  // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
-  ws.tma_store %desc[%i, %i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
-  // Issued only where the predicate holds (the role's leader).
-  // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} if %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
-  %leader = arith.cmpi eq, %i, %i : i32
-  ws.tma_store %desc[%i, %i], %buf if %leader : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
-  // CHECK: ws.tma_store_wait
-  ws.tma_store_wait
+  // Leader operations (TMA copies, MMAs, leader arrivals) run in a role.
+  ws.warp_specialize {
+    ws.role "r" warps 4 {
+      // CHECK: ws.as_tensor %{{.*}} : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
+      %v = ws.as_tensor %buf : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
+      // CHECK: ws.store_shared %{{.*}}, %{{.*}} : tensor<128x64xbf16>, memref<128x64xbf16, 3>
+      ws.store_shared %t, %buf : tensor<128x64xbf16>, memref<128x64xbf16, 3>
+      // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+      ws.tma_store %desc[%i, %i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+      // Issued only where the predicate holds (the role's leader).
+      // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} if %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+      %leader = arith.cmpi eq, %i, %i : i32
+      ws.tma_store %desc[%i, %i], %buf if %leader : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+      // CHECK: ws.tma_store_wait
+      ws.tma_store_wait
+    }
+  }
   return
 }

@@ -7,7 +7,8 @@
 // for and traps; test/GPU/ws_hang.py runs it (test/GPU/run-ws-hang.sh).
 //
 // RUN: fmha-opt %s --ws-allocate-smem --ws-allocate-registers \
-// RUN:   --convert-ws-to-nvvm=wait-timeout=200000 --convert-nvvm-to-llvm \
+// RUN:   "--convert-ws-to-nvvm=wait-timeout=200000 verify-phases=false" \
+// RUN:   --convert-nvvm-to-llvm \
 // RUN:   --reconcile-unrealized-casts --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx
 // RUN: FileCheck %s < %t.ptx
@@ -18,6 +19,11 @@
 // RUN: not fmha-opt %s --ws-verify-phases -o /dev/null 2>&1 \
 // RUN: | FileCheck %s --check-prefix=PHASES
 // PHASES: ws-hang-detection.mlir:{{[0-9]+}}:13: error: deadlock: role 'consumer' waits here forever on full[1] of channel 0 for parity 0
+//
+// So does convert-ws-to-nvvm on its own, unless told not to
+// (verify-phases=false above, to build the broken kernel on purpose):
+// RUN: not fmha-opt %s --ws-allocate-smem --ws-allocate-registers \
+// RUN:   --convert-ws-to-nvvm -o /dev/null 2>&1 | FileCheck %s --check-prefix=PHASES
 //
 // The whole pipeline passes wait-timeout on: every wait of the GEMM example
 // (which ws-verify-phases accepts) reports its role and ring.

@@ -12,9 +12,11 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -26,6 +28,7 @@ constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
 constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
 constexpr StringRef kLseDims[] = {"batch", "heads_q", "seq_q"};
 constexpr StringRef kTileNames[] = {"block_m", "block_n"};
+constexpr StringRef kWindowNames[] = {"left", "right"};
 
 /// Supported head dimensions.
 constexpr int64_t kHeadDims[] = {64, 128, 256};
@@ -337,16 +340,40 @@ static LogicalResult verifySizes(AttentionOp op) {
   return success();
 }
 
+/// Checks that a per-block grid fits CUDA's limits: heads_q and batch are
+/// its y and z.
+static LogicalResult verifyGrid(AttentionOp op) {
+  if (op.isPersistent())
+    return success();
+  for (auto [name, size] : {std::pair<StringRef, int64_t>{"heads_q",
+                                                          op.getNumHeadsQ()},
+                            {"batch", op.getBatch()}})
+    if (!ShapedType::isDynamic(size) && size > limits::kMaxGridYZ)
+      return op.emitOpError()
+             << name << " " << size << " is too large for the per_block "
+             << "schedule, whose grid has heads_q CTAs along y and batch "
+             << "along z: at most " << limits::kMaxGridYZ
+             << " (the persistent schedule has no such limit)";
+  return success();
+}
+
 /// Checks the mask and the softmax scale.
 static LogicalResult verifySoftmax(AttentionOp op) {
   if (std::optional<ArrayRef<int64_t>> window = op.getWindow()) {
     if (window->size() != 2)
       return op.emitOpError()
              << "window needs 2 sizes [left, right], got " << window->size();
-    for (int64_t size : *window)
+    for (auto [size, side] : llvm::zip(*window, kWindowNames)) {
       if (size < 0)
+        return op.emitOpError() << "window " << side
+                                << " size must be non-negative, got " << size;
+      if (size > limits::kMaxProblemSize)
         return op.emitOpError()
-               << "window size must be non-negative, got " << size;
+               << "window " << side << " size " << size
+               << " is too large: the kernel computes with i32, at most "
+               << limits::kMaxProblemSize
+               << " (a window as long as the sequence is no bound: omit it)";
+    }
     if (op.getCausal() && (*window)[1] != 0)
       return op.emitOpError()
              << "causal attention sees no keys to the right of the "
@@ -361,6 +388,19 @@ static LogicalResult verifySoftmax(AttentionOp op) {
       return op.emitOpError() << "softmax scale must be finite, got " << text;
     if (scale.isNegative() || scale.isZero())
       return op.emitOpError() << "softmax scale must be positive, got " << text;
+    // The kernel scales scores by scale * log2(e) in f32 (exp2 softmax).
+    double minScale = std::numeric_limits<float>::min() / M_LOG2E;
+    double maxScale = std::numeric_limits<float>::max() / M_LOG2E;
+    float scaled = static_cast<float>(scale.convertToDouble() * M_LOG2E);
+    if (!std::isnormal(scaled)) {
+      std::string numbers;
+      llvm::raw_string_ostream(numbers)
+          << llvm::format("%g", scale.convertToDouble())
+          << " is out of range: the kernel multiplies scores by scale * "
+             "log2(e) in f32, so scale must be "
+          << llvm::format("from %.3g to %.3g", minScale, maxScale);
+      return op.emitOpError() << "softmax scale " << numbers;
+    }
   }
   return success();
 }
@@ -386,7 +426,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
       failed(verifyConsumers(op, op.getConsumersAttr())))
     return failure();
 
-  if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
+  if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())) ||
+      failed(verifyGrid(op)))
     return failure();
 
   int64_t blockM = op.getBlockM();

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
+#include "fmha/Dialect/FMHA/IR/KernelAttrs.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -36,4 +37,9 @@ void FMHADialect::initialize() {
 #define GET_OP_LIST
 #include "fmha/Dialect/FMHA/IR/FMHAOps.cpp.inc"
       >();
+}
+
+LogicalResult FMHADialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  return verifyKernelAttr(attr, [&] { return op->emitError(); });
 }

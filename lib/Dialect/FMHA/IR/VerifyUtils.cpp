@@ -60,11 +60,15 @@ LogicalResult checks::verifyStaticSizes(Operation *op,
       return op->emitOpError()
              << tensor.name << " " << dim
              << " is 0; sizes must be positive or dynamic (?)";
-    if (!ShapedType::isDynamic(size) && size > limits::kTmaMaxDimSize)
+    // The kernel takes the sizes as i32 (and the manifest lists them so);
+    // this also keeps them below TMA's limit (2^32 per dimension).
+    static_assert(limits::kMaxProblemSize < limits::kTmaMaxDimSize);
+    if (!ShapedType::isDynamic(size) && size > limits::kMaxProblemSize)
       return op->emitOpError()
              << tensor.name << " " << dim << " " << size
-             << " is too large: TMA addresses at most "
-             << limits::kTmaMaxDimSize << " elements per dimension";
+             << " is too large: sizes are i32 in the kernel and its manifest, "
+                "at most "
+             << limits::kMaxProblemSize;
   }
   return success();
 }

@@ -53,7 +53,8 @@ LogicalResult verifyTensorRank(Operation *op, const NamedTensor &tensor);
 
 /// Checks that every static dimension of `tensor` (already known to be
 /// ranked) is positive ("k heads_kv is 0; sizes must be positive or dynamic
-/// (?)") and at most what TMA can address (2^32).
+/// (?)") and fits the kernel's i32 size parameters (limits::kMaxProblemSize,
+/// which is also below what TMA addresses).
 LogicalResult verifyStaticSizes(Operation *op, const NamedTensor &tensor);
 
 /// Checks that `type` is a supported MMA input element type (bf16, f16), and

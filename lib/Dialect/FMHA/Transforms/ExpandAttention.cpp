@@ -47,6 +47,29 @@ private:
   RankedTensorType tensorType(ArrayRef<int64_t> shape, Type element) {
     return RankedTensorType::get(shape, element);
   }
+  /// A window size as an i32 scalar, at most `seqLen`: a window as long as
+  /// the sequence bounds nothing, and the bound keeps the mask arithmetic
+  /// below i32's limit for windows up to 2^31 - 1 (the verifier's limit).
+  /// A size of 0 (causal) stays a constant.
+  Value windowSize(int64_t size, Value seqLen) {
+    if (size == 0)
+      return constI32(0);
+    return arith::MinSIOp::create(b, loc, constI32(size), seqLen);
+  }
+  /// `offset + windowSize(size, seqLen)`, a constant when size is 0.
+  Value addWindow(int64_t offset, int64_t size, Value seqLen) {
+    if (size == 0)
+      return constI32(offset);
+    return arith::AddIOp::create(b, loc, constI32(offset),
+                                 windowSize(size, seqLen));
+  }
+  /// `offset - windowSize(size, seqLen)`, a constant when size is 0.
+  Value subWindow(int64_t offset, int64_t size, Value seqLen) {
+    if (size == 0)
+      return constI32(offset);
+    return arith::SubIOp::create(b, loc, constI32(offset),
+                                 windowSize(size, seqLen));
+  }
   std::string manifest();
   /// The mask of one S tile: true where key `n0 + col` is visible to query
   /// `m0 + row`.
@@ -185,15 +208,15 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
   Value diag = arith::AddIOp::create(
       b, loc, rows, splat(arith::SubIOp::create(b, loc, seqK, seqQ), idxType));
   if (std::optional<int64_t> right = op.getRightWindow()) {
-    Value last =
-        arith::AddIOp::create(b, loc, diag, splat(constI32(*right), idxType));
+    Value last = arith::AddIOp::create(
+        b, loc, diag, splat(windowSize(*right, seqQ), idxType));
     mask = arith::AndIOp::create(
         b, loc, mask,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, cols, last));
   }
   if (std::optional<int64_t> left = op.getLeftWindow()) {
-    Value first =
-        arith::SubIOp::create(b, loc, diag, splat(constI32(*left), idxType));
+    Value first = arith::SubIOp::create(
+        b, loc, diag, splat(windowSize(*left, seqK), idxType));
     mask = arith::AndIOp::create(
         b, loc, mask,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, cols, first));
@@ -221,14 +244,14 @@ std::pair<Value, Value> AttentionBuilder::keyRange(ArrayRef<Value> rows) {
   if (std::optional<int64_t> right = op.getRightWindow()) {
     Value last = arith::AddIOp::create(
         b, loc, arith::AddIOp::create(b, loc, rows.back(), shift),
-        constI32(blockM + *right));
+        addWindow(blockM, *right, seqQ));
     end = arith::MinSIOp::create(b, loc, end, last);
   }
   Value begin = zero;
   if (std::optional<int64_t> left = op.getLeftWindow()) {
     Value first = arith::SubIOp::create(
         b, loc, arith::AddIOp::create(b, loc, rows.front(), shift),
-        constI32(*left));
+        windowSize(*left, seqK));
     first = arith::MaxSIOp::create(b, loc, first, zero);
     begin = arith::MulIOp::create(
         b, loc, arith::DivSIOp::create(b, loc, first, constI32(blockN)),
@@ -287,7 +310,8 @@ Value AttentionBuilder::needsMask(Value m0, Value n0) {
   // Its last key lies right of the first row's diagonal (+ right window).
   if (std::optional<int64_t> right = op.getRightWindow()) {
     Value limit = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, m0, shift), constI32(*right));
+        b, loc, arith::AddIOp::create(b, loc, m0, shift),
+        windowSize(*right, seqQ));
     needs = arith::OrIOp::create(
         b, loc, needs,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, lastKey,
@@ -296,7 +320,8 @@ Value AttentionBuilder::needsMask(Value m0, Value n0) {
   // Its first key lies left of the last row's window start.
   if (std::optional<int64_t> left = op.getLeftWindow()) {
     Value start = arith::SubIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, m0, constI32(blockM - 1 - *left)),
+        b, loc,
+        arith::AddIOp::create(b, loc, m0, subWindow(blockM - 1, *left, seqK)),
         arith::SubIOp::create(b, loc, seqQ, seqK));
     needs = arith::OrIOp::create(
         b, loc, needs,
@@ -576,10 +601,10 @@ LogicalResult AttentionBuilder::build() {
   KernelShell shell =
       createKernelShell(b, op, op.getSymName(), op.getTarget(), args);
   gpu::GPUFuncOp func = shell.func;
-  func->setAttr("fmha.manifest", b.getStringAttr(manifest()));
-  func->setAttr("fmha.stages", b.getI64IntegerAttr(op.getStagesOrDefault()));
+  func->setAttr(kManifestAttrName, b.getStringAttr(manifest()));
+  func->setAttr(kStagesAttrName, b.getI64IntegerAttr(op.getStagesOrDefault()));
   if (persistent())
-    func->setAttr("fmha.item_slots", b.getI64IntegerAttr(op.getQuerySlots()));
+    func->setAttr(kItemSlotsAttrName, b.getI64IntegerAttr(op.getQuerySlots()));
   unsigned next = 0;
   q = func.getArgument(next++);
   k = func.getArgument(next++);

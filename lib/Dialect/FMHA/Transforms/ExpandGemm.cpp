@@ -147,8 +147,8 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   KernelShell shell = createKernelShell(b, op, op.getSymName(), op.getTarget(),
                                         {aDesc, bDesc, cDesc, i32, i32, i32});
   gpu::GPUFuncOp func = shell.func;
-  func->setAttr("fmha.manifest", b.getStringAttr(gemmManifest(op)));
-  func->setAttr("fmha.stages", b.getI64IntegerAttr(op.getStagesOrDefault()));
+  func->setAttr(kManifestAttrName, b.getStringAttr(gemmManifest(op)));
+  func->setAttr(kStagesAttrName, b.getI64IntegerAttr(op.getStagesOrDefault()));
   if (pair)
     func->setAttr(ws::kCtaPairAttrName, b.getUnitAttr());
   if (multicast)

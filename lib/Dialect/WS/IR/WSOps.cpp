@@ -52,6 +52,13 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
   }
   if (numRoles == 0)
     return emitOpError("needs at least one ws.role");
+  if (auto outer = (*this)->getParentOfType<WarpSpecializeOp>()) {
+    InFlightDiagnostic diag =
+        emitOpError("cannot be nested in another ws.warp_specialize: roles "
+                    "divide the warps of the CTA once");
+    diag.attachNote(outer.getLoc()) << "the enclosing ws.warp_specialize";
+    return diag;
+  }
   int64_t warps = getTotalWarps();
   if (warps > kMaxWarpsPerCTA)
     return emitOpError("roles need ")
@@ -78,10 +85,10 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
 
 LogicalResult RoleOp::verify() {
   if (std::optional<uint32_t> regs = getRegs())
-    if (*regs < 24 || *regs > 256 || *regs % 8 != 0)
-      return emitOpError("register budget must be a multiple of 8 in [24, "
-                         "256] (setmaxnreg), got ")
-             << *regs;
+    if (!isValidRegisterBudget(*regs))
+      return emitOpError("register budget must be a multiple of ")
+             << kRegisterBudgetStep << " in [" << kMinRegisterBudget << ", "
+             << kMaxRegisterBudget << "] (setmaxnreg), got " << *regs;
   if (std::optional<uint32_t> first = getFirstWarp()) {
     if (getWarps() % 4 == 0 && *first % 4 != 0)
       return emitOpError("a role of whole warpgroups must start on a "
@@ -103,6 +110,17 @@ LogicalResult RoleOp::verify() {
 static LogicalResult verifyInRole(Operation *op) {
   if (!op->getParentOfType<RoleOp>())
     return op->emitOpError("must be inside a ws.role");
+  return success();
+}
+
+/// Ops that the role's first thread alone executes (TMA copies, MMAs,
+/// `leader` arrivals): the lowering guards them by the role's leader, which
+/// only a role has.
+static LogicalResult verifyLeaderInRole(Operation *op) {
+  if (!op->getParentOfType<RoleOp>())
+    return op->emitOpError("must be inside a ws.role: the first thread of "
+                           "its role issues it, and outside a role every "
+                           "thread would");
   return success();
 }
 
@@ -344,7 +362,7 @@ LogicalResult TCGen05MMAOp::verify() {
     return emitOpError("shapes do not multiply: A is ")
            << m << "x" << ka << ", B " << kb << "x" << n
            << (getCtaPair() ? " (half of the pair's)" : "") << ", D " << d;
-  return success();
+  return verifyLeaderInRole(*this);
 }
 
 LogicalResult StoreSharedOp::verify() {
@@ -358,8 +376,11 @@ LogicalResult StoreSharedOp::verify() {
 }
 
 LogicalResult TMAStoreOp::verify() {
-  return verifyTMACopy(*this, getDesc().getType(), getCoords(),
-                       getBuffer().getType());
+  if (failed(verifyTMACopy(*this, getDesc().getType(), getCoords(),
+                           getBuffer().getType())))
+    return failure();
+  // With a predicate it says itself which thread issues it.
+  return getPred() ? success() : verifyLeaderInRole(*this);
 }
 
 //===----------------------------------------------------------------------===//
@@ -441,7 +462,7 @@ LogicalResult MBarrierArriveOp::verify() {
                          "(the '")
              << kMulticastAttrName << "' attribute on its function)";
   }
-  return success();
+  return getLeader() ? verifyLeaderInRole(*this) : success();
 }
 
 LogicalResult TMALoadMBarrierOp::verify() {
@@ -450,7 +471,7 @@ LogicalResult TMALoadMBarrierOp::verify() {
     return failure();
   if (getMulticast() && failed(verifyMulticastCopy(*this, getDesc().getType())))
     return failure();
-  return success();
+  return verifyLeaderInRole(*this);
 }
 
 //===----------------------------------------------------------------------===//

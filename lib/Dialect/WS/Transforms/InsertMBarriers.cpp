@@ -613,8 +613,16 @@ LogicalResult ChannelLowering::run() {
 namespace {
 struct WSInsertMBarriersPass
     : public ws::impl::WSInsertMBarriersBase<WSInsertMBarriersPass> {
+  using Base::Base;
+
   void runOnOperation() override {
-    if (failed(ChannelLowering(getOperation()).run()))
+    // A protocol that ws-verify-protocol has not proved is proved here
+    // first: the rings built below would make a broken one a hang or a
+    // race.
+    if ((verifyProtocol &&
+         failed(verifyUnmarked(getOperation(), kProtocolVerifiedAttrName,
+                               ws::verifyProtocol))) ||
+        failed(ChannelLowering(getOperation()).run()))
       signalPassFailure();
   }
 };

@@ -568,6 +568,9 @@ struct WSPartitionRolesPass
   LogicalResult partition(FunctionOpInterface func) {
     if (func.isExternal())
       return success();
+    if (failed(verifyPartitionOptions(func, stages, producerRegs,
+                                      consumerRegs)))
+      return failure();
     if (target == "sm100")
       return partitionRolesSM100(func, {stages, producerRegs, consumerRegs});
     if (target != "sm90")

@@ -6,6 +6,9 @@
 
 #include "PartitionUtils.h"
 
+#include "fmha/Dialect/FMHA/IR/KernelAttrs.h"
+#include "fmha/Dialect/WS/IR/WSUtils.h"
+
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -76,8 +79,34 @@ SmallVector<MemRefType> ws::sharedBuffersFor(ArrayRef<tile::LoadOp> loads) {
   return buffers;
 }
 
+LogicalResult ws::verifyPartitionOptions(FunctionOpInterface func,
+                                         unsigned optionStages,
+                                         unsigned producerRegs,
+                                         unsigned consumerRegs) {
+  for (auto [name, regs] : {std::pair<StringRef, unsigned>{"producer-regs",
+                                                           producerRegs},
+                            {"consumer-regs", consumerRegs}})
+    if (!isValidRegisterBudget(regs))
+      return func->emitError("ws-partition-roles: option '")
+             << name << "' must be a multiple of " << kRegisterBudgetStep
+             << " from " << kMinRegisterBudget << " to " << kMaxRegisterBudget
+             << " (setmaxnreg), got " << regs;
+  for (StringRef name : {fmha::kStagesAttrName, fmha::kItemSlotsAttrName})
+    if (Attribute value = func->getAttr(name))
+      if (failed(fmha::verifyKernelAttr(
+              NamedAttribute(StringAttr::get(func->getContext(), name), value),
+              [&] { return func->emitError(); })))
+        return failure();
+  if (!func->hasAttr(fmha::kStagesAttrName) &&
+      (optionStages < 1 || optionStages > fmha::limits::kMaxStages))
+    return func->emitError("ws-partition-roles: option 'stages' must be from "
+                           "1 to ")
+           << fmha::limits::kMaxStages << ", got " << optionStages;
+  return success();
+}
+
 unsigned ws::stagesOf(FunctionOpInterface func, unsigned fallback) {
-  if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.stages"))
+  if (auto attr = func->getAttrOfType<IntegerAttr>(fmha::kStagesAttrName))
     return attr.getInt();
   return fallback;
 }
@@ -95,7 +124,7 @@ void ws::walkBackward(
 }
 
 unsigned ws::itemSlotsOf(FunctionOpInterface func) {
-  if (auto attr = func->getAttrOfType<IntegerAttr>("fmha.item_slots"))
+  if (auto attr = func->getAttrOfType<IntegerAttr>(fmha::kItemSlotsAttrName))
     return attr.getInt();
   return 1;
 }

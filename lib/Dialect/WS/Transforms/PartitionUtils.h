@@ -50,6 +50,17 @@ MemRefType sharedBufferFor(RankedTensorType type);
 /// The shared-memory buffers of a channel slot that `loads` fill, in order.
 SmallVector<MemRefType> sharedBuffersFor(ArrayRef<tile::LoadOp> loads);
 
+/// Checks what ws-partition-roles builds the roles and channels of `func`
+/// from, before it builds anything: the register budgets `producerRegs` and
+/// `consumerRegs` (a valid ws.role budget), the kernel's `fmha.stages` and
+/// `fmha.item_slots` (fmha::verifyKernelAttr) and, when the kernel has no
+/// `fmha.stages`, the option `optionStages`; the error names the attribute
+/// or option and its range.
+LogicalResult verifyPartitionOptions(FunctionOpInterface func,
+                                     unsigned optionStages,
+                                     unsigned producerRegs,
+                                     unsigned consumerRegs);
+
 /// The stages of a kernel's rings: its `fmha.stages` attribute (set by
 /// fmha-expand-kernels from the op's configuration), else `fallback` (the
 /// pass option).

@@ -1161,6 +1161,27 @@ LogicalResult ProtocolVerifier::run() {
   return failure(failed);
 }
 
+LogicalResult ws::verifyProtocol(WarpSpecializeOp op) {
+  if (failed(ProtocolVerifier(op).run()))
+    return failure();
+  op->setAttr(kProtocolVerifiedAttrName, UnitAttr::get(op.getContext()));
+  return success();
+}
+
+LogicalResult
+ws::verifyUnmarked(Operation *root, StringRef marker,
+                   function_ref<LogicalResult(WarpSpecializeOp)> check) {
+  SmallVector<WarpSpecializeOp> kernels;
+  root->walk([&](WarpSpecializeOp op) {
+    if (!op->hasAttr(marker))
+      kernels.push_back(op);
+  });
+  bool ok = true;
+  for (WarpSpecializeOp op : kernels)
+    ok &= succeeded(check(op));
+  return success(ok);
+}
+
 namespace {
 struct WSVerifyProtocolPass
     : public ws::impl::WSVerifyProtocolBase<WSVerifyProtocolPass> {
@@ -1169,7 +1190,8 @@ struct WSVerifyProtocolPass
     getOperation()->walk([&](WarpSpecializeOp op) { kernels.push_back(op); });
     bool ok = true;
     for (WarpSpecializeOp op : kernels)
-      ok &= succeeded(ProtocolVerifier(op).run());
+      ok &= succeeded(verifyProtocol(op));
+    // Only the markers changed.
     markAllAnalysesPreserved();
     if (!ok)
       signalPassFailure();

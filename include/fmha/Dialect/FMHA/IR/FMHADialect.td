@@ -34,6 +34,8 @@ def FMHA_Dialect : Dialect {
     ```
   }];
   let useDefaultAttributePrinterParser = 1;
+  // fmha.stages, fmha.item_slots, fmha.manifest on kernels (KernelAttrs.h).
+  let hasOperationAttrVerify = 1;
   let useDefaultTypePrinterParser = 0;
 }
 

@@ -25,9 +25,10 @@ class FMHA_CountAttr<string desc>
                                    "64-bit signless integer attribute: " # desc>;
 
 def FMHA_WindowAttr : FMHA_SizesAttr<
-    "[left, right] sliding-window key distances, both >= 0">;
+    "[left, right] sliding-window key distances, both from 0 to 2^31 - 1">;
 def FMHA_ScaleAttr : FloatAttrBase<F64,
-    "64-bit float attribute: softmax scale, > 0 and finite">;
+    "64-bit float attribute: softmax scale, > 0, finite and a normal f32 "
+    "once multiplied by log2(e)">;
 def FMHA_TileAttr : FMHA_SizesAttr<
     "tile sizes [block_m, block_n] (attention) or [block_m, block_n, block_k] "
     "(gemm)">;
@@ -85,7 +86,9 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     Sizes that several tensors share (for example `batch` of `q` and `k`)
     must be equal wherever both are static. `heads_q` must be a multiple of
     `heads_kv` when both are static. Static sizes are positive and at most
-    2^32 (what TMA addresses). `f8E4M3FN` parses but is not supported yet.
+    2^31 - 1 (the kernel takes them as `i32`, and so does its manifest);
+    with the `per_block` schedule, static `heads_q` and `batch` are at most
+    65535 (they are the grid's y and z). `f8E4M3FN` parses but is not supported yet.
     Tensors are dense and row-major; their rows (`head_dim` elements) are 128,
     256 or 512 bytes, which TMA can always address; `lse` is written with
     plain stores.
@@ -107,15 +110,17 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
 
     * neither `causal` nor `window`: every query sees every key.
     * `causal`: `right = 0`, `left` unbounded.
-    * `window [left, right]`: both sizes `>= 0`; with `causal`, `right` must
-      be 0 (a causal sliding window).
+    * `window [left, right]`: both sizes from 0 to 2^31 - 1 (`i32` in the
+      kernel; a size at least the sequence length is no bound, as if it
+      were omitted); with `causal`, `right` must be 0 (a causal sliding
+      window).
 
     **Configuration** (all optional; the defaults are chosen so that every
     valid signature also has a valid default configuration):
 
     | field         | meaning                              | default                     |
     |---------------|--------------------------------------|-----------------------------|
-    | `scale`       | softmax scale, `> 0` and finite (a float literal: `0.125`, `1.0`) | `1/sqrt(head_dim)` |
+    | `scale`       | softmax scale, `> 0` and finite (a float literal: `0.125`, `1.0`); the kernel computes in f32 with `scale * log2(e)`, which must be a normal f32 (about `8.1e-39` to `2.3e38`) | `1/sqrt(head_dim)` |
     | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
     | `stages`      | K/V shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 3, that fit in shared memory |
     | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
@@ -281,7 +286,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `c`    | `[M, N]` (the result)                      | `bf16`, `f16` or `f32` |
 
     `M`, `N` and `K` must be equal wherever two tensors carry them statically.
-    Static sizes are positive and at most 2^32 (what TMA addresses).
+    Static sizes are positive and at most 2^31 - 1 (the kernel takes them as
+    `i32`, and so does its manifest).
     `f8E4M3FN` parses but is not supported yet. Tensors are dense and
     row-major. TMA needs every row to be a multiple of 16 bytes, so where the
     innermost size of a tensor is static it must be a multiple of 8 (16-bit

@@ -11,6 +11,7 @@
 #define FMHA_DIALECT_FMHA_IR_TARGETLIMITS_H
 
 #include <cstdint>
+#include <limits>
 
 namespace mlir {
 namespace fmha {
@@ -96,6 +97,18 @@ constexpr int64_t kMmaNGranularity = 8;
 
 /// Largest N of one MMA instruction (wgmma and tcgen05).
 constexpr int64_t kMaxMmaN = 256;
+
+//===----------------------------------------------------------------------===//
+// Problem sizes and launch
+//===----------------------------------------------------------------------===//
+
+/// Largest size of a problem dimension (batch, heads, sequence lengths, M,
+/// N, K): the kernels take sizes as `i32` parameters and the launch manifest
+/// lists them as `i32` scalars.
+constexpr int64_t kMaxProblemSize = std::numeric_limits<int32_t>::max();
+
+/// Largest grid size along y and z (CUDA's limit; x allows 2^31 - 1).
+constexpr int64_t kMaxGridYZ = 65535;
 
 //===----------------------------------------------------------------------===//
 // TMA

@@ -62,4 +62,52 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
                            "::mlir::tile::TileDialect"];
 }
 
+def FMHAVerifyTarget : Pass<"fmha-verify-target", "::mlir::ModuleOp"> {
+  let summary = "check that a module's kernels are for the pipeline's target";
+  let description = [{
+    The first pass of `--fmha-sm90-pipeline` and `--fmha-sm100-pipeline`:
+    before anything is lowered, it checks that what the module holds can go
+    through the pipeline of `target`, and names the pipeline to use when it
+    cannot:
+
+    - every `fmha.attention` and `fmha.gemm` has the pipeline's target
+      (`target sm_100a` goes through `--fmha-sm100-pipeline`);
+    - every `gpu.module` with `#nvvm.target`s has one for the pipeline's
+      chip (`sm_90a` or `sm_100a`) and no other;
+    - a `gpu.module` holding `tile` or `ws` ops (a kernel written below the
+      fmha level) has a target: without one, the error says how to attach
+      it (`--nvvm-attach-target="chip=sm_90a features=+ptx86"`, or a
+      `targets = [#nvvm.target<...>]` attribute on the `gpu.module`);
+    - no kernel uses what only the other target has: `ws.tcgen05_mma`, the
+      tensor-memory ops and types (`#ws.tmem`, `#tile.tmem`,
+      `#tile.tmem_32x32b`) and `ws.cta_pair` / `ws.multicast` kernels are
+      sm_100a's, `#tile.wgmma_acc` tensors (wgmma) sm_90a's.
+
+    Example of an error:
+    ```
+    'fmha.gemm' op targets sm_100a, but this is the sm_90a pipeline: compile it with --fmha-sm100-pipeline
+    ```
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"sm90\"",
+           "The pipeline's target: sm90 or sm100">
+  ];
+}
+
+def FMHAModuleToBinary : Pass<"fmha-module-to-binary", "::mlir::ModuleOp"> {
+  let summary = "gpu-module-to-binary that fails when it reports an error";
+  let description = [{
+    Runs upstream `gpu-module-to-binary` with `format` and `toolkit`, and
+    fails when it reports an error: the upstream pass reports some errors
+    (a `toolkit` that does not exist, a failed `ptxas`) but still succeeds,
+    so a tool would exit 0. The pipelines end with this pass.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"isa\"",
+           "What to embed: isa (PTX) or bin (a cubin)">,
+    Option<"toolkit", "toolkit", "std::string", "\"\"",
+           "CUDA toolkit whose ptxas makes cubins">
+  ];
+}
+
 #endif // FMHA_DIALECT_FMHA_TRANSFORMS_PASSES_TD

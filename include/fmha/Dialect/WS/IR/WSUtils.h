@@ -24,6 +24,15 @@ constexpr int64_t kWarpsPerGroup = 4;
 constexpr int64_t kMaxWarpsPerCTA = 32;
 /// Registers of one SM, shared by the threads of the CTA.
 constexpr int64_t kRegistersPerSM = 65536;
+/// The register budgets setmaxnreg accepts: multiples of 8 from 24 to 256.
+constexpr int64_t kMinRegisterBudget = 24;
+constexpr int64_t kMaxRegisterBudget = 256;
+constexpr int64_t kRegisterBudgetStep = 8;
+/// Whether `regs` is a budget setmaxnreg accepts (what ws.role verifies).
+inline bool isValidRegisterBudget(int64_t regs) {
+  return regs >= kMinRegisterBudget && regs <= kMaxRegisterBudget &&
+         regs % kRegisterBudgetStep == 0;
+}
 
 /// The kernel attribute of 2-CTA mode (a unit attribute on the kernel,
 /// set by fmha-expand-kernels for `fmha.gemm ... ctas 2`): the kernel runs

@@ -65,6 +65,11 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     Every value that crosses roles is either recomputed in each role (index
     arithmetic, program ids) or passed through the channel (loaded tiles).
 
+    Before it builds anything it checks what it builds from: the kernel's
+    `fmha.stages` (1 to 8) and `fmha.item_slots` (1 or 2), and the
+    `stages` (1 to 8), `producer-regs` and `consumer-regs` (multiples of 8
+    from 24 to 256) options; a value out of range is an error naming it.
+
     With `target=sm100` (accumulators in tensor memory, from
     `tile-assign-layouts{target=sm100}`; GEMM main loops so far):
 
@@ -139,7 +144,15 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
 def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
   let summary = "turn channels into buffer rings with full/empty mbarriers";
   let description = [{
-    Rewrites every `ws.channel` into explicit rings:
+    First it proves the protocol of every `ws.warp_specialize` that
+    `ws-verify-protocol` has not marked (`ws.protocol_verified`), with that
+    pass's check: a hand-written chain that leaves the check out still gets
+    it, and a broken protocol (wrong `tx_bytes`, a slot committed twice or
+    on one branch only, trip counts or slot counts that differ between the
+    roles) is an error here instead of a hang in the kernel
+    (docs/Conventions.md; `verify-protocol=false` turns this off for IR
+    that is not a whole protocol). Then it rewrites every `ws.channel` into
+    explicit rings:
 
     - one `ws.buffer_alloc` per slot buffer, with a leading stage dimension;
     - a "full" and an "empty" `ws.mbarrier_alloc` with one barrier per
@@ -200,6 +213,12 @@ def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
       ws.mbarrier_arrive %full[%stage] leader tx_bytes 16384 : !ws.mbarrier<2>
     ```
   }];
+  let options = [
+    Option<"verifyProtocol", "verify-protocol", "bool", "true",
+           "Prove the protocol of each ws.warp_specialize that "
+           "ws-verify-protocol has not marked; off only for IR that is not a "
+           "whole protocol (unit tests of this pass)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::NVVM::NVVMDialect"];
@@ -298,10 +317,12 @@ def WSAllocateRegisters : Pass<"ws-allocate-registers"> {
 def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
   let summary = "prove the channel and barrier protocol of warp-specialized kernels";
   let description = [{
-    Checks, without changing anything, that the roles of every
-    `ws.warp_specialize` follow the channel and named-barrier protocol, and
-    reports each violation as an error at the offending op, naming the
-    channel (as the printer numbers it: `%0`, `%arg1`) and the roles.
+    Checks that the roles of every `ws.warp_specialize` follow the channel
+    and named-barrier protocol, and reports each violation as an error at
+    the offending op, naming the channel (as the printer numbers it: `%0`,
+    `%arg1`) and the roles. It changes nothing but marking each op it proved
+    with the unit attribute `ws.protocol_verified`; `ws-insert-mbarriers`
+    runs the same check on ops without the mark.
     Assumptions: all threads of a role take the same path, and every
     producer role and every consumer role of a channel takes every slot
     (the arrival counts of ws-insert-mbarriers).
@@ -372,7 +393,9 @@ def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
 def WSVerifyPhases : Pass<"ws-verify-phases"> {
   let summary = "model-check the stage and phase arithmetic of mbarrier rings";
   let description = [{
-    Checks, without changing anything, the explicit rings of every
+    Marks each op it checked with the unit attribute `ws.phases_verified`
+    (`convert-ws-to-nvvm` runs the same check on ops without it) and
+    otherwise changes nothing. It checks the explicit rings of every
     `ws.warp_specialize` (the output of `ws-insert-mbarriers`, or rings
     written by hand with `ws.mbarrier_alloc`, `ws.mbarrier_wait`,
     `ws.mbarrier_arrive` and `ws.tma_load_mbarrier`) by a bounded model
