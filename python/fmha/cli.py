@@ -5,8 +5,13 @@
     fmha cache list | fmha cache clear | fmha cache dir
     fmha version
 
-Progress goes to stderr, results to stdout. Exit status 1 on a compile
-error (the compiler's message on stderr), 2 on a usage error.
+Progress goes to stderr, results to stdout. Exit status 1 on a compile or
+cache error (the message on stderr), 2 on a usage error; never a Python
+traceback, unless ``FMHA_VERBOSE=1`` asks for one on an internal error.
+Defaults are the API's: a spec field not given takes GemmSpec's /
+AttentionSpec's default, which is what fmha.gemm / fmha.attention compile
+when the shape has no tuned configuration. ``FMHA_VERBOSE=1`` acts as
+``-v``.
 """
 
 from __future__ import annotations
@@ -15,15 +20,17 @@ import argparse
 import datetime
 import json
 import os
+import re
 import sys
+import traceback
 from typing import Optional, Sequence
 
 from . import __version__
 from . import cache as _cache
 from . import tools as _tools
-from .compiler import CompileError, compile, copy_artifacts, stderr_progress
-from .ops import gemm_spec
-from .specs import AttentionSpec, GemmSpec
+from .compiler import (CompileError, _env_verbose, compile, copy_artifacts,
+                       stderr_progress)
+from .specs import AttentionSpec, GemmSpec, TARGETS
 
 
 def _ints(text: str) -> tuple:
@@ -72,23 +79,27 @@ def _parser() -> argparse.ArgumentParser:
     kernel_opts.add_argument("--force", action="store_true",
                              help="compile even when cached")
     kernel_opts.add_argument("-v", "--verbose", action="store_true",
-                             help="list the pipeline's passes")
-    kernel_opts.add_argument("--target", default="sm_90a",
-                             choices=["sm_90a", "sm_100a"])
+                             help="list the pipeline's passes (also "
+                             "FMHA_VERBOSE=1)")
+    kernel_opts.add_argument("--target", default="sm_90a", choices=TARGETS,
+                             help="default: sm_90a (sm_100a compiles to "
+                             "PTX and a cubin; fmha.gemm and "
+                             "fmha.attention launch sm_90a)")
 
     g = kinds.add_parser(
         "gemm", parents=[kernel_opts],
         help="C = A @ B^T, B given as [N, K]",
         description="C[M, N] = A[M, K] @ B[N, K]^T with fp32 accumulation. "
-        "Sizes left out are dynamic. Without --stages, the stages "
-        "fmha.gemm uses: 3, or 2 for an f32 output.")
+        "Sizes left out are dynamic; options left out take fmha.GemmSpec's "
+        "defaults, the configuration fmha.gemm uses by default.")
     g.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
     g.add_argument("--out-dtype", choices=["bf16", "f16", "f32"],
                    help="default: --dtype")
-    g.add_argument("--tile", type=_ints, default=(128, 128, 64),
-                   metavar="M,N,K", help="default: 128,128,64")
-    g.add_argument("--stages", type=int)
-    g.add_argument("--consumers", type=int, default=2)
+    g.add_argument("--tile", type=_ints, metavar="M,N,K",
+                   help="default: 128,128,64")
+    g.add_argument("--stages", type=int,
+                   help="default: the most, up to 4, that fit")
+    g.add_argument("--consumers", type=int, help="default: 2")
     for size in ("m", "n", "k"):
         g.add_argument(f"--{size}", type=_size, metavar=size.upper(),
                        help=f"static {size.upper()} (default: dynamic)")
@@ -107,7 +118,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--lse", action="store_true",
                    help="also return the log-sum-exp")
     a.add_argument("--causal", action="store_true")
-    a.add_argument("--window", type=_ints, metavar="LEFT,RIGHT")
+    a.add_argument("--window", type=_ints, metavar="LEFT,RIGHT",
+                   help="keys within LEFT before and RIGHT after the "
+                   "diagonal, each in [0, 2^31-1]")
     a.add_argument("--scale", type=float)
     a.add_argument("--tile", type=_ints, metavar="M,N")
     a.add_argument("--stages", type=int)
@@ -125,21 +138,22 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _given(args: argparse.Namespace, names: tuple) -> dict:
+    """The spec fields among ``names`` given on the command line."""
+    return {n: getattr(args, n) for n in names
+            if getattr(args, n) is not None}
+
+
 def _spec(args: argparse.Namespace):
     if args.kind == "gemm":
-        out = args.out_dtype or args.dtype
-        stages = args.stages if args.stages is not None else \
-            gemm_spec(args.dtype, out, args.target).stages
-        return GemmSpec(dtype=args.dtype, out_dtype=out, tile=args.tile,
-                        stages=stages, consumers=args.consumers,
-                        target=args.target, m=args.m, n=args.n, k=args.k)
-    tile, stages = args.tile, args.stages
+        return GemmSpec(**_given(args, (
+            "dtype", "out_dtype", "tile", "stages", "consumers", "target",
+            "m", "n", "k")))
     return AttentionSpec(
-        dtype=args.dtype, head_dim=args.head_dim, batch=args.batch,
-        heads_q=args.heads_q, heads_kv=args.heads_kv, seq_q=args.seq_q,
-        seq_k=args.seq_k, return_lse=args.lse, causal=args.causal,
-        window=args.window, scale=args.scale, tile=tile,
-        stages=stages, consumers=args.consumers, target=args.target)
+        return_lse=args.lse, causal=args.causal, **_given(args, (
+            "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
+            "seq_k", "window", "scale", "tile", "stages", "consumers",
+            "target")))
 
 
 def _compile(args: argparse.Namespace) -> int:
@@ -150,13 +164,13 @@ def _compile(args: argparse.Namespace) -> int:
         return 2
     try:
         kernel = compile(spec, cache_dir=args.cache_dir, force=args.force,
-                         progress=stderr_progress, verbose=args.verbose)
+                         progress=stderr_progress,
+                         verbose=args.verbose or _env_verbose())
     except CompileError as e:
         print(f"fmha compile: {e}", file=sys.stderr)
         return 1
     info = kernel.info
-    with open(kernel.manifest_path, encoding="utf-8") as f:
-        manifest = json.load(f)
+    manifest = kernel.entry.manifest_data or {}
     how = "found in the cache" if kernel.cache_hit else \
         f"compiled in {sum(info.get('seconds', {}).values()):.1f} s"
     print(f"{spec.name} ({spec.target}): {how}")
@@ -242,13 +256,44 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt:
+        print("fmha: interrupted", file=sys.stderr)
+        return 130
+    except (_cache.CacheError, OSError) as e:
+        print(f"fmha: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # noqa: BLE001 - a message, not a traceback
+        if _env_verbose():
+            traceback.print_exc()
+        print(f"fmha: internal error: {type(e).__name__}: {e} (set "
+              f"FMHA_VERBOSE=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+# An option's value that starts with '-' (``--window -1,0``, ``--scale
+# -1e3``): argparse would take it for an option. Such values are joined to
+# their option (``--window=-1,0``), so the spec's range check reports them.
+_NEGATIVE = re.compile(r"^-(\d|\.\d|inf|nan)", re.IGNORECASE)
+
+
+def _join_negative_values(argv: Sequence[str]) -> list:
+    out: list = []
+    for arg in argv:
+        if out and _NEGATIVE.match(arg) and out[-1].startswith("--") \
+                and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
 
 
 def _main(argv: Optional[Sequence[str]] = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(_join_negative_values(argv))
     root = _cache.cache_dir(getattr(args, "cache_dir", None))
     if args.command == "compile":
         return _compile(args)
+    _cache.check_root(root)
     if args.command == "cache":
         if args.action == "list":
             return _cache_list(root)

@@ -17,6 +17,7 @@ at hand it runs ``fmha-opt --version`` once per process for the key.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -95,12 +96,17 @@ class CompiledKernel:
 
     @property
     def kernel(self) -> Any:
-        """The ``fmha.runtime.Kernel`` of the manifest and cubin."""
+        """The ``fmha.runtime.Kernel`` of the manifest and cubin, as the
+        cache lookup validated them (not read again)."""
         if self._kernel is None:
             with self._lock:
                 if self._kernel is None:
                     from .runtime import Kernel
-                    self._kernel = Kernel.load(self.manifest_path)
+                    entry = self.entry
+                    if entry.manifest is None or entry.cubin is None:
+                        self._kernel = Kernel.load(self.manifest_path)
+                    else:
+                        self._kernel = Kernel(entry.manifest, entry.cubin)
         return self._kernel
 
     @property
@@ -257,8 +263,14 @@ def _build(spec: Spec, tools: _tools.Tools, version: str, key: str,
         _run("fmha-translate --fmha-manifest",
              [translate, "--fmha-manifest", str(llvm), "-o",
               str(manifest_tmp)], spec)
-        import json
-        manifest = json.loads(manifest_tmp.read_text(encoding="utf-8"))
+        try:
+            manifest = json.loads(manifest_tmp.read_text(encoding="utf-8"))
+            if not isinstance(manifest, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as e:
+            raise CompileError(f"{spec.name}: fmha-translate --fmha-manifest "
+                               f"wrote no valid manifest: {e}", spec,
+                               "fmha-translate") from None
         entry_name = str(manifest.get("entry") or spec.name)
         cubin_name = str(manifest.get("cubin")
                          or f"{entry_name}.{spec.target}.cubin")
@@ -306,9 +318,7 @@ def _build(spec: Spec, tools: _tools.Tools, version: str, key: str,
         seconds["cubin"] = time.monotonic() - t
         llvm.unlink()
 
-        import hashlib
         from . import __version__
-        cubin = (tmp / cubin_name).read_bytes()
         info_json = {
             "format": _cache.FORMAT,
             "key": key,
@@ -323,15 +333,14 @@ def _build(spec: Spec, tools: _tools.Tools, version: str, key: str,
             "created": time.time(),
             "manifest": manifest_name,
             "cubin": cubin_name,
-            "cubin_sha256": hashlib.sha256(cubin).hexdigest(),
             "ptx": ptx_name,
+            "sha256": _cache.hashes(tmp, [manifest_name, cubin_name,
+                                          ptx_name]),
             "ptxas_info": info,
             "seconds": {k: round(v, 3) for k, v in seconds.items()},
         }
-        with open(tmp / _cache.ENTRY_FILE, "w", encoding="utf-8") as f:
-            json.dump(info_json, f, indent=2, sort_keys=True)
-            f.write("\n")
-        return _cache.publish(tmp, root, spec, key, replace=replace)
+        return _cache.publish(tmp, root, spec, key, info_json,
+                              replace=replace)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -349,9 +358,16 @@ def compile(spec: Spec, *, cache_dir: Union[str, os.PathLike, None] = None,
     step with ``FMHA_VERBOSE=1``). ``verbose``: also list the pipeline's
     passes (default: ``FMHA_VERBOSE``).
 
+    Cache entries are validated on lookup (fmha.cache): a damaged one is
+    compiled again, or without a compiler reported. Processes compiling
+    the same kernel at once take turns (a lock per entry): one compiles,
+    the others find its entry.
+
     Raises CompileError with the compiler's message when the spec does not
-    compile, or when no compiler is found and the cache holds no entry for
-    the spec.
+    compile (``step``: the tool), when no compiler is found and the cache
+    holds no valid entry for the spec (``step`` ``"tools"``, or
+    ``"cache"`` for a damaged entry), or when the cache cannot be used (a
+    path that is not a folder, a lock not obtained in time: ``"cache"``).
     """
     if not hasattr(spec, "to_mlir") or not hasattr(spec, "kind"):
         raise TypeError(f"fmha.compile takes a GemmSpec or AttentionSpec, "
@@ -364,9 +380,32 @@ def compile(spec: Spec, *, cache_dir: Union[str, os.PathLike, None] = None,
             return hit
     if verbose is None:
         verbose = _env_verbose()
+    try:
+        result = _compile(spec, root, force, progress, bool(verbose))
+    except _cache.CacheError as e:
+        raise CompileError(f"{spec.name} ({spec.target}): {e}", spec,
+                           "cache") from None
+    with _MEMO_LOCK:
+        _MEMO[memo] = result
+    return result
+
+
+def _compile(spec: Spec, root: Path, force: bool,
+             progress: Optional[Progress], verbose: bool) -> CompiledKernel:
+    """fmha.compile after the memo: validated lookups, and a compile under
+    the entry's lock when they miss."""
+    _cache.check_root(root)
     tools = _tools.find_tools()
     if not tools.compiler:
-        entry = None if force else _cache.lookup_spec(root, spec)
+        try:
+            entry = None if force else _cache.lookup_spec(root, spec)
+        except _cache.EntryError as e:
+            raise CompileError(
+                f"{spec.name} ({spec.target}): {e}; no compiler was found "
+                f"to rebuild it ({tools.missing()}). Compile it again where "
+                f"fmha-opt is (`fmha compile ... --force`) and copy the "
+                f"cache, or remove the entry (`fmha cache clear`).",
+                spec, "cache") from None
         if entry is None:
             raise CompileError(
                 f"{spec.name} ({spec.target}) is not in the cache {root} and "
@@ -374,32 +413,56 @@ def compile(spec: Spec, *, cache_dir: Union[str, os.PathLike, None] = None,
                 f"fmha-opt is (`fmha compile ...` or fmha.compile with "
                 f"FMHA_CACHE_DIR pointing at a folder you then copy here).",
                 spec, "tools")
-        result = CompiledKernel(spec, entry, cache_hit=True)
-    else:
+        return CompiledKernel(spec, entry, cache_hit=True)
+    try:
+        version = _tools.compiler_identity(
+            tools.opt.path, tools.translate.path)  # type: ignore
+    except (OSError, subprocess.SubprocessError) as e:
+        raise CompileError(f"cannot run {tools.opt.path} --version: {e}",
+                           spec, "tools") from None
+    key = _cache.cache_key(spec, version)
+    if progress is None:
+        progress = stderr_progress if verbose else _Once(
+            f"compiling {spec.name} for {spec.target} (cached in {root})")
+
+    def find() -> Optional[_cache.Entry]:
         try:
-            version = _tools.compiler_identity(
-                tools.opt.path, tools.translate.path)  # type: ignore
-        except (OSError, subprocess.SubprocessError) as e:
-            raise CompileError(f"cannot run {tools.opt.path} --version: {e}",
-                               spec, "tools") from None
-        key = _cache.cache_key(spec, version)
-        entry = None if force else _cache.lookup(root, spec, key)
+            return _cache.lookup(root, spec, key)
+        except _cache.EntryError as e:
+            report = stderr_progress if isinstance(progress, _Once) \
+                else progress
+            report(f"{e}; compiling it again")  # type: ignore[misc]
+            return None
+
+    entry = None if force else find()
+    if entry is not None:
+        return CompiledKernel(spec, entry, cache_hit=True)
+    with _cache.entry_lock(root, _cache.entry_dirname(spec, key)):
+        # Another process may have compiled it while this one waited.
+        entry = None if force else find()
         if entry is not None:
-            result = CompiledKernel(spec, entry, cache_hit=True)
-        else:
-            if progress is None:
-                if verbose:
-                    progress = stderr_progress
-                else:
-                    stderr_progress(f"compiling {spec.name} for {spec.target}"
-                                    f" (cached in {root})")
-                    progress = _quiet
+            return CompiledKernel(spec, entry, cache_hit=True)
+        try:
             entry = _build(spec, tools, version, key, root, progress,
-                           bool(verbose), replace=force)
-            result = CompiledKernel(spec, entry, cache_hit=False)
-    with _MEMO_LOCK:
-        _MEMO[memo] = result
-    return result
+                           verbose, replace=True)
+        except _cache.EntryError as e:
+            raise CompileError(f"{spec.name} ({spec.target}): the compiler's "
+                               f"artifacts do not check out: {e}", spec,
+                               "cache") from None
+    return CompiledKernel(spec, entry, cache_hit=False)
+
+
+class _Once:
+    """A progress callback that prints one line on stderr, on the first
+    message (a compile starts), and nothing after."""
+
+    def __init__(self, line: str) -> None:
+        self.line: Optional[str] = line
+
+    def __call__(self, message: str) -> None:
+        if self.line is not None:
+            stderr_progress(self.line)
+            self.line = None
 
 
 def _quiet(message: str) -> None:
@@ -420,7 +483,9 @@ def copy_artifacts(kernel: CompiledKernel,
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     copied = []
-    for path in sorted(kernel.directory.iterdir()):
+    files = [*kernel.entry.files.iterdir(), kernel.directory /
+             _cache.ENTRY_FILE]
+    for path in sorted(files, key=lambda p: p.name):
         if path.is_file():
             target = out / path.name
             tmp = out / f".tmp-{os.getpid()}-{path.name}"

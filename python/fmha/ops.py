@@ -18,7 +18,8 @@ import struct
 from typing import Any, Callable, Optional
 
 from . import torch_ops, tuning
-from .specs import ATTENTION_HEAD_DIMS, AttentionSpec, GemmSpec
+from .specs import (ATTENTION_HEAD_DIMS, I32_MAX, AttentionSpec, GemmSpec,
+                    check_scale)
 
 ALIGNMENT = 16
 # Compute capability -> the target fmha compiles for it.
@@ -155,20 +156,16 @@ def check_attention_args(q_shape: Any, k_shape: Any, v_shape: Any,
     if window is not None:
         items = list(window)
         if len(items) != 2 or any(isinstance(x, bool) or not isinstance(
-                x, int) or x < 0 for x in items):
+                x, int) or not 0 <= x <= I32_MAX for x in items):
             raise ValueError(f"fmha.attention: window must be (left, right) "
-                             f"with two ints >= 0, got {window!r}")
+                             f"with two ints in [0, {I32_MAX}] (i32 in the "
+                             f"kernel), got {window!r}")
         if causal and items[1] != 0:
             raise ValueError(f"fmha.attention: a causal window sees no key "
                              f"after the diagonal: right must be 0, got "
                              f"window={tuple(items)}")
     if scale is not None:
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-            raise TypeError(f"fmha.attention: scale must be a float, got "
-                            f"{scale!r}")
-        if not (math.isfinite(scale) and scale > 0):
-            raise ValueError(f"fmha.attention: scale must be > 0 and finite, "
-                             f"got {scale}")
+        check_scale(scale, "fmha.attention: scale")
     check(k_shape[3] == q_shape[3] and v_shape[3] == q_shape[3], lambda: (
         f"fmha.attention: q, k, v must have one head_dim, got shapes "
         f"{list(q_shape)}, {list(k_shape)}, {list(v_shape)}"))

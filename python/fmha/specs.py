@@ -9,11 +9,18 @@ syntax); ``spec.to_dict()`` is the canonical form the cache key hashes.
 Only what the op's syntax can express is checked here (types, counts,
 ranges); the compiler's verifier checks the rest (tile rules, shared memory
 and register budgets) and fmha.compile reports its message as CompileError.
+
+Every number is range-checked against what the kernel and its manifest can
+represent (docs/Conventions.md, "Ranges"): sizes, tile entries and window
+distances are i32 (at most ``I32_MAX``), and the scale must stay a normal,
+finite float32 (the kernel computes in float32), so no value is silently
+cut or rounded into another kernel.
 """
 
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, fields
 from typing import Any, Optional, Union
 
@@ -22,6 +29,13 @@ INPUT_DTYPES = ("bf16", "f16")
 GEMM_OUT_DTYPES = ("bf16", "f16", "f32")
 ATTENTION_HEAD_DIMS = (64, 128, 256)
 ATTENTION_SCHEDULES = ("per_block", "persistent")
+# The largest size, tile entry or window distance: the kernel's sizes and
+# the manifest's symbols are i32.
+I32_MAX = 2**31 - 1
+# The scale as the kernel holds it, a float32: the smallest normal and the
+# largest finite value.
+F32_MIN_NORMAL = 2.0**-126
+F32_MAX = struct.unpack("f", struct.pack("I", 0x7F7FFFFF))[0]
 
 
 def _check_choice(what: str, value: Any, choices: tuple) -> None:
@@ -32,18 +46,39 @@ def _check_choice(what: str, value: Any, choices: tuple) -> None:
 
 
 def _check_int(what: str, value: Any, low: int = 1,
-               high: Optional[int] = None) -> None:
+               high: Optional[int] = None, why: str = "") -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{what} must be an int, got {value!r}")
     if value < low or (high is not None and value > high):
         bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"{what} must be {bound}, got {value}")
+        raise ValueError(f"{what} must be {bound}{why}, got {value}")
+
+
+_I32 = " (an i32 in the kernel and its manifest)"
 
 
 def _check_size(what: str, value: Any) -> None:
-    """A static size (positive, at most 2^32) or None (dynamic)."""
+    """A static size (positive, at most I32_MAX: the kernel's sizes are
+    i32) or None (dynamic)."""
     if value is not None:
-        _check_int(what, value, 1, 2**32)
+        _check_int(what, value, 1, I32_MAX, _I32)
+
+
+def check_scale(value: Any, what: str = "scale") -> float:
+    """A softmax scale as a float: > 0, and finite and nonzero as the
+    float32 the kernel computes with (a normal float32, in
+    [F32_MIN_NORMAL, F32_MAX]). Raises TypeError or ValueError naming
+    ``what`` and the limit."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{what} must be a float, got {value!r}")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{what} must be > 0 and finite, got {value}")
+    if not F32_MIN_NORMAL <= value <= F32_MAX:
+        raise ValueError(
+            f"{what} must be a normal float32, in [{F32_MIN_NORMAL:.8g}, "
+            f"{F32_MAX:.8g}] (the kernel computes in float32), got {value}")
+    return value
 
 
 def _int_tuple(spec: Any, name: str, length: int) -> None:
@@ -61,7 +96,13 @@ def _int_tuple(spec: Any, name: str, length: int) -> None:
         raise ValueError(f"{name} must have {length} entries, got "
                          f"{list(items)}")
     for i, item in enumerate(items):
-        _check_int(f"{name}[{i}]", item, 0 if name == "window" else 1)
+        if name == "window" and isinstance(item, int) and item < 0:
+            raise ValueError(
+                f"window[{i}] must be in [0, {I32_MAX}], got {item}: no "
+                f"negative value means unbounded (causal leaves the left "
+                f"side unbounded; no window: every key)")
+        _check_int(f"{name}[{i}]", item, 0 if name == "window" else 1,
+                   I32_MAX, _I32)
     object.__setattr__(spec, name, items)
 
 
@@ -113,16 +154,17 @@ class GemmSpec(_Spec):
     B``), C is ``[M, N]``, accumulated in fp32.
 
     ``m``, ``n``, ``k``: static sizes, or None for sizes known only at run
-    time. ``tile``: ``(block_m, block_n, block_k)``; ``stages``: A/B
+    time. ``out_dtype``: C's type (None: ``dtype``, as fmha.gemm's
+    default). ``tile``: ``(block_m, block_n, block_k)``; ``stages``: A/B
     shared-memory buffers (1 to 8; None: the most, up to 4, that fit, the
-    compiler's default); ``consumers``: consumer warpgroups per CTA (1 or
-    2); ``multicast``: 2 launches clusters of two CTAs along M that share
-    each B tile by TMA multicast (each loads half of it into both), 1 does
-    not.
+    compiler's default, as fmha.gemm and ``fmha compile gemm`` use);
+    ``consumers``: consumer warpgroups per CTA (1 or 2); ``multicast``: 2
+    launches clusters of two CTAs along M that share each B tile by TMA
+    multicast (each loads half of it into both), 1 does not.
     """
 
     dtype: str = "bf16"
-    out_dtype: str = "bf16"
+    out_dtype: Optional[str] = None
     tile: tuple = (128, 128, 64)
     stages: Optional[int] = None
     consumers: int = 2
@@ -137,6 +179,8 @@ class GemmSpec(_Spec):
 
     def __post_init__(self) -> None:
         _check_choice("dtype", self.dtype, INPUT_DTYPES)
+        if self.out_dtype is None:
+            object.__setattr__(self, "out_dtype", self.dtype)
         _check_choice("out_dtype", self.out_dtype, GEMM_OUT_DTYPES)
         _int_tuple(self, "tile", 3)
         if self.stages is not None:
@@ -233,13 +277,7 @@ class AttentionSpec(_Spec):
                                 f"{getattr(self, flag)!r}")
         _int_tuple(self, "window", 2)
         if self.scale is not None:
-            if isinstance(self.scale, bool) or not isinstance(
-                    self.scale, (int, float)):
-                raise TypeError(f"scale must be a float, got {self.scale!r}")
-            if not (math.isfinite(self.scale) and self.scale > 0):
-                raise ValueError(f"scale must be > 0 and finite, got "
-                                 f"{self.scale}")
-            object.__setattr__(self, "scale", float(self.scale))
+            object.__setattr__(self, "scale", check_scale(self.scale))
         _int_tuple(self, "tile", 2)
         if self.stages is not None:
             _check_int("stages", self.stages, 1, 8)

@@ -8,9 +8,10 @@ this order:
    that is set wins over what follows even when its file does not exist:
    the tool then counts as missing (so ``FMHA_OPT=/nonexistent`` turns the
    compiler off and fmha.compile serves from the cache alone);
-3. ``PATH``;
-4. the source tree's build, when the package runs from it:
-   ``$FMHA_BUILD_DIR/bin`` or ``<repo>/build/bin``.
+3. ``$FMHA_BUILD_DIR/bin``, a build folder of the compiler, whether the
+   package runs from the source tree or is installed;
+4. ``PATH``;
+5. the source tree's ``build/bin``, when the package runs from it.
 
 ``ptxas``: ``FMHA_PTXAS`` (same rule as above), ``$CUDA_HOME/bin``,
 ``/usr/local/cuda/bin``, ``PATH``.
@@ -40,14 +41,19 @@ def _executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def build_dir_bin() -> Optional[Path]:
+    """``$FMHA_BUILD_DIR/bin``, or None when the variable is not set."""
+    build = os.environ.get("FMHA_BUILD_DIR")
+    return Path(build).expanduser() / "bin" if build else None
+
+
 def source_tree_bin() -> Optional[Path]:
-    """``<build>/bin`` of the source tree the package runs from, or None
-    when it does not run from one."""
+    """``<repo>/build/bin`` of the source tree the package runs from, or
+    None when it does not run from one."""
     if not ((SOURCE_ROOT / "CMakeLists.txt").is_file()
             and (SOURCE_ROOT / "python" / "fmha").is_dir()):
         return None
-    build = os.environ.get("FMHA_BUILD_DIR")
-    return (Path(build) if build else SOURCE_ROOT / "build") / "bin"
+    return SOURCE_ROOT / "build" / "bin"
 
 
 @dataclass
@@ -85,19 +91,28 @@ def find_tool(name: str) -> Tool:
             candidates.append(("CUDA_HOME", Path(cuda_home) / "bin" / name))
         candidates.append(("/usr/local/cuda",
                            Path("/usr/local/cuda/bin") / name))
+    else:
+        build = build_dir_bin()
+        if build is not None:
+            candidates.append(("FMHA_BUILD_DIR", build / name))
     which = shutil.which(name)
-    if which:
-        candidates.append(("PATH", Path(which)))
+    candidates.append(("PATH", Path(which) if which else None))
     if name != "ptxas":
         tree = source_tree_bin()
         if tree is not None:
             candidates.append(("source tree", tree / name))
     for origin, candidate in candidates:
-        if _executable(candidate):
+        if candidate is not None and _executable(candidate):
             return Tool(name, str(candidate), origin)
-    where = ", ".join(str(c) for _, c in candidates) or "nowhere"
-    return Tool(name, problem=f"{name} not found (looked in: {where}; set "
-                f"{env})")
+    where = ", ".join("PATH" if c is None else str(c)
+                      for _, c in candidates)
+    if name == "ptxas":
+        hint = f"set {env} or CUDA_HOME, or add it to PATH"
+    else:
+        hint = (f"set {env}, or FMHA_BUILD_DIR to the compiler's build "
+                f"folder (with bin/{name}), or add it to PATH")
+    return Tool(name, problem=f"{name} not found (looked in: {where}; "
+                f"{hint})")
 
 
 @dataclass

@@ -63,6 +63,49 @@ class CliTest(unittest.TestCase):
         r = self.fmha("frobnicate")
         self.assertEqual(r.returncode, 2)
 
+    def test_ranges(self):
+        """Every number is range-checked with the field and the limit (exit
+        2, no traceback); negative values are values, not options."""
+        for args, text in (
+                (("--window", "-1,0"), "window[0] must be in [0, 2147483647], "
+                 "got -1: no negative value means unbounded"),
+                (("--window", "4294967296,0"), "window[0] must be in [0, "
+                 "2147483647] (an i32 in the kernel and its manifest), got "
+                 "4294967296"),
+                (("--window=0,-5",), "window[1] must be in [0, 2147483647]"),
+                (("--scale", "1e300"), "scale must be a normal float32, in "
+                 "[1.1754944e-38, 3.4028235e+38] (the kernel computes in "
+                 "float32), got 1e+300"),
+                (("--scale", "4.9e-324"), "scale must be a normal float32"),
+                (("--scale", "-0.5"), "scale must be > 0 and finite"),
+                (("--scale", "nan"), "scale must be > 0 and finite"),
+                (("--seq-q", "2147483648"), "seq_q must be in [1, 2147483647]"),
+                (("--batch", "-3"), "batch must be in [1, 2147483647]"),
+                (("--tile", "64,-16"), "tile[1] must be in [1, 2147483647]")):
+            with self.subTest(args=args):
+                r = self.fmha("compile", "attention", *args,
+                              env={"FMHA_OPT": "/nonexistent"})
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(text, r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
+        r = self.fmha("compile", "gemm", "--k", "4294967296",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("k must be in [1, 2147483647]", r.stderr)
+
+    def test_defaults_are_the_api_rule(self):
+        # `--dtype f16` alone is GemmSpec(dtype="f16"): an f16 output, as
+        # fmha.gemm on f16 tensors gives; looked up without a compiler the
+        # miss names that kernel.
+        r = self.fmha("compile", "gemm", "--dtype", "f16",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"{GemmSpec(dtype='f16').name} (sm_90a) is not in the "
+                      "cache", r.stderr)
+        self.assertIn("gemm_f16_f16_128x128x64_c2", r.stderr)
+        r = self.fmha("compile", "gemm", "--help")
+        self.assertIn("sm_100a", r.stdout)
+
     def test_miss_without_compiler(self):
         r = self.fmha("compile", "gemm", env={"FMHA_OPT": "/nonexistent"})
         self.assertEqual(r.returncode, 1)
@@ -91,7 +134,8 @@ class CliTest(unittest.TestCase):
         r = self.fmha("compile", "gemm", env={"FMHA_OPT": "/nonexistent"})
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("found in the cache", r.stdout)
-        # An f32 output: the compiler chooses the stages that fit.
+        # An f32 output with the default stages (the compiler's: the most
+        # that fit) compiles.
         r = self.fmha("compile", "gemm", "--out-dtype", "f32", "--m", "?",
                       "--n", "256")
         self.assertEqual(r.returncode, 0, r.stderr)

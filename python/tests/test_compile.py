@@ -62,10 +62,13 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(k.cubin_path.name, f"{self.spec.name}.sm_90a.cubin")
         self.assertTrue(k.cubin_path.read_bytes().startswith(b"\x7fELF"))
         self.assertIn(f".entry {self.spec.name}", k.ptx_path.read_text())
-        self.assertEqual((k.directory / "kernel.mlir").read_text(),
+        self.assertEqual((k.entry.files / "kernel.mlir").read_text(),
                          self.spec.to_mlir())
-        self.assertFalse((k.directory / "kernel.llvm.mlir").exists())
+        self.assertFalse((k.entry.files / "kernel.llvm.mlir").exists())
         info = json.loads((k.directory / "entry.json").read_text())
+        for name in (k.manifest_path, k.cubin_path, k.ptx_path):
+            self.assertEqual(info["sha256"][name.name],
+                             cache.sha256(name.read_bytes()))
         self.assertEqual(info["key"], cache.cache_key(
             self.spec, tools.compiler_identity(TOOLS.opt.path,
                                                TOOLS.translate.path)))
@@ -78,9 +81,10 @@ class CompileTest(unittest.TestCase):
         self.assertTrue(all(self.spec.name in m for m in self.messages))
         self.assertIn("[1/4]", self.messages[0])
         self.assertIn("ptxas", self.messages[3])
-        # Nothing else in the cache: no temporary folder left.
-        self.assertEqual([p.name for p in self.root.iterdir()],
-                         [k.directory.name])
+        # Nothing else in the cache: no temporary folder left (the lock
+        # file of the compile stays).
+        self.assertEqual(sorted(p.name for p in self.root.iterdir()),
+                         sorted([k.directory.name, cache.LOCK_DIR]))
 
     def test_manifest(self):
         m = load_manifest(self.kernel.manifest_path)
@@ -187,6 +191,15 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(passes[1], "fmha-expand-kernels")
         self.assertTrue(any(p.startswith("convert-ws-to-nvvm") for p in passes))
 
+    def test_sm100a(self):
+        """sm_100a compiles (--fmha-sm100-pipeline) to PTX and a cubin."""
+        kernel = fmha.compile(GemmSpec(target="sm_100a"), cache_dir=self.root,
+                              progress=lambda m: None)
+        self.assertEqual(kernel.manifest.target, "sm_100a")
+        self.assertEqual(kernel.info["pipeline"], "fmha-sm100-pipeline")
+        self.assertIn(".target sm_100a", kernel.ptx_path.read_text())
+        self.assertTrue(kernel.entry.cubin.startswith(b"\x7fELF"))
+
     def test_rendered_specs_parse(self):
         """The compiler's parser and verifier accept what specs render."""
         specs = [GemmSpec(), GemmSpec(dtype="f16", out_dtype="f32", stages=2,
@@ -239,10 +252,42 @@ class ToolsTest(unittest.TestCase):
     def test_source_tree(self):
         if not (tools.SOURCE_ROOT / "CMakeLists.txt").is_file():
             self.skipTest("the package does not run from the source tree")
-        self.assertEqual(tools.source_tree_bin().parent.name, "build") \
-            if "FMHA_BUILD_DIR" not in os.environ else None
+        self.assertEqual(tools.source_tree_bin(),
+                         tools.SOURCE_ROOT / "build" / "bin")
         with mock.patch.dict(os.environ, {"FMHA_BUILD_DIR": "/b"}):
-            self.assertEqual(tools.source_tree_bin(), Path("/b/bin"))
+            self.assertEqual(tools.build_dir_bin(), Path("/b/bin"))
+
+    def test_build_dir_when_installed(self):
+        """FMHA_BUILD_DIR is honoured by an installed package too (not
+        running from the source tree), before PATH."""
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("FMHA_OPT", "FMHA_TRANSLATE")}
+        with tempfile.TemporaryDirectory() as d:
+            (Path(d) / "bin").mkdir()
+            exe = Path(d) / "bin" / "fmha-opt"
+            exe.write_text("#!/bin/sh\n")
+            exe.chmod(0o755)
+            env["FMHA_BUILD_DIR"] = d
+            with mock.patch.dict(os.environ, env, clear=True), \
+                    mock.patch.object(tools, "source_tree_bin",
+                                      lambda: None), \
+                    mock.patch.object(tools, "PACKAGE_BIN",
+                                      Path(d) / "none"):
+                t = tools.find_tool("fmha-opt")
+                self.assertEqual((t.path, t.origin),
+                                 (str(exe), "FMHA_BUILD_DIR"))
+                env["FMHA_BUILD_DIR"] = str(Path(d) / "elsewhere")
+                env["PATH"] = d
+                with mock.patch.dict(os.environ, env, clear=True):
+                    t = tools.find_tool("fmha-translate")
+        self.assertFalse(t)
+        # The message names what to set: the variable, the build folder
+        # and PATH.
+        self.assertIn("FMHA_TRANSLATE", t.problem)
+        self.assertIn("FMHA_BUILD_DIR", t.problem)
+        self.assertIn("PATH", t.problem)
+        self.assertIn(str(Path(d) / "elsewhere" / "bin" / "fmha-translate"),
+                      t.problem)
 
 
 if __name__ == "__main__":

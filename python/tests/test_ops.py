@@ -138,13 +138,22 @@ class AttentionArgsTest(unittest.TestCase):
                 ({"k": (2, 0, 300, 128), "v": (2, 0, 300, 128)}, ValueError,
                  "at least one head"),
                 ({"window": (1, 2, 3)}, ValueError, r"window must be \(left"),
-                ({"window": (-1, 0)}, ValueError, "ints >= 0"),
-                ({"window": (True, 0)}, ValueError, "ints >= 0"),
+                ({"window": (-1, 0)}, ValueError,
+                 r"two ints in \[0, 2147483647\]"),
+                ({"window": (True, 0)}, ValueError, r"ints in \[0, "),
+                ({"window": (2**31, 0)}, ValueError,
+                 r"ints in \[0, 2147483647\] \(i32"),
+                ({"window": (0, 2**32)}, ValueError, "ints in"),
                 ({"causal": True, "window": (8, 2)}, ValueError,
                  "right must be 0"),
                 ({"causal": 1}, TypeError, "causal must be a bool"),
                 ({"scale": 0.0}, ValueError, "scale must be > 0"),
                 ({"scale": float("nan")}, ValueError, "finite"),
+                ({"scale": 1e300}, ValueError,
+                 r"scale must be a normal float32, in \[1.1754944e-38, "
+                 r"3.4028235e\+38\]"),
+                ({"scale": 4.9e-324}, ValueError, "normal float32"),
+                ({"scale": 1e-39}, ValueError, "normal float32"),
                 ({"scale": "0.1"}, TypeError, "scale must be a float")):
             with self.subTest(kwargs=kwargs):
                 with self.assertRaisesRegex(error, text):

@@ -62,10 +62,35 @@ class GemmSpecTest(unittest.TestCase):
                 ({"target": "sm_80"}, ValueError, "target"),
                 ({"m": 0}, ValueError, "m must be"),
                 ({"k": 2**32 + 1}, ValueError, "k must be"),
+                ({"m": 2**31}, ValueError,
+                 r"m must be in \[1, 2147483647\] \(an i32"),
+                ({"n": 2**32}, ValueError, r"n must be in \[1, 2147483647\]"),
+                ({"tile": (2**31, 128, 64)}, ValueError,
+                 r"tile\[0\] must be in \[1, 2147483647\]"),
+                ({"out_dtype": "f64"}, ValueError, "out_dtype"),
                 ({"n": True}, TypeError, "n must be an int")):
             with self.subTest(kwargs=kwargs):
                 with self.assertRaisesRegex(error, text):
                     GemmSpec(**kwargs)
+
+    def test_limits_accepted(self):
+        # The largest values that fit pass, and render as given.
+        spec = GemmSpec(m=2**31 - 1, n=1, k=2**31 - 1)
+        self.assertIn("tensor<2147483647x2147483647xbf16>", spec.to_mlir())
+
+    def test_defaults_are_the_api_rule(self):
+        # fmha.gemm's default output type is the input type, and it leaves
+        # the stages to the compiler (the most that fit): so does GemmSpec.
+        from fmha import ops
+        self.assertEqual(GemmSpec(dtype="f16").out_dtype, "f16")
+        self.assertEqual(GemmSpec(dtype="f16").name,
+                         "gemm_f16_f16_128x128x64_c2")
+        self.assertIsNone(GemmSpec(out_dtype="f32").stages)
+        for dtype, out in (("bf16", "bf16"), ("f16", "f16"),
+                           ("bf16", "f32"), ("f16", "f32")):
+            self.assertEqual(GemmSpec(dtype=dtype, out_dtype=out),
+                             ops.gemm_spec(dtype, out))
+        self.assertEqual(GemmSpec(dtype="f16"), ops.gemm_spec("f16", "f16"))
 
     def test_dict_round_trip(self):
         spec = GemmSpec(out_dtype="f32", stages=2, m=128)
@@ -122,7 +147,27 @@ class AttentionSpecTest(unittest.TestCase):
                 ({"scale": float("inf")}, ValueError, "finite"),
                 ({"scale": "1"}, TypeError, "scale must be a float"),
                 ({"window": (1, 2, 3)}, ValueError, "window must have 2"),
-                ({"window": (-1, 0)}, ValueError, r"window\[0\]"),
+                ({"window": (-1, 0)}, ValueError,
+                 r"window\[0\] must be in \[0, 2147483647\], got -1: no "
+                 "negative value means unbounded"),
+                ({"window": (2**32, 0)}, ValueError,
+                 r"window\[0\] must be in \[0, 2147483647\] \(an i32"),
+                ({"window": (2**31, 0)}, ValueError, r"window\[0\]"),
+                ({"window": (0, 2**63 - 1)}, ValueError, r"window\[1\]"),
+                ({"scale": 1.0e300}, ValueError,
+                 r"scale must be a normal float32, in \[1.1754944e-38, "
+                 r"3.4028235e\+38\] \(the kernel computes in float32\)"),
+                ({"scale": 4.9e-324}, ValueError, "normal float32"),
+                ({"scale": 3.5e38}, ValueError, "normal float32"),
+                ({"scale": float("nan")}, ValueError, "finite"),
+                ({"batch": 2**31}, ValueError, r"batch must be in \[1, "),
+                ({"heads_q": 2**40}, ValueError, "heads_q"),
+                ({"heads_kv": 0}, ValueError, "heads_kv"),
+                ({"seq_k": 2**31}, ValueError, r"seq_k must be in \[1, "
+                 r"2147483647\]"),
+                ({"tile": (64, 2**31)}, ValueError, r"tile\[1\]"),
+                ({"consumers": 3}, ValueError, "consumers"),
+                ({"stages": 9}, ValueError, r"stages must be in \[1, 8\]"),
                 ({"tile": (64,)}, ValueError, "tile must have 2"),
                 ({"causal": 1}, TypeError, "causal must be a bool"),
                 ({"stages": 0}, ValueError, "stages"),
@@ -130,6 +175,13 @@ class AttentionSpecTest(unittest.TestCase):
             with self.subTest(kwargs=kwargs):
                 with self.assertRaisesRegex(error, text):
                     AttentionSpec(**kwargs)
+
+    def test_limits_accepted(self):
+        spec = AttentionSpec(window=(2**31 - 1, 2**31 - 1), scale=3.4e38,
+                             seq_q=2**31 - 1)
+        self.assertIn("window [2147483647, 2147483647] scale 3.4e+38",
+                      spec.to_mlir())
+        self.assertEqual(AttentionSpec(scale=1.2e-38).scale, 1.2e-38)
 
     def test_dict_round_trip(self):
         spec = AttentionSpec(causal=True, window=(128, 0), scale=0.1)

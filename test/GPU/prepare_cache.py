@@ -6,9 +6,11 @@ cache, for a GPU machine without the compiler.
     FMHA_CACHE_DIR=DIR python3 -m unittest ... # there
 
 The kernels: fmha.ops.gemm_kernel_specs for every dtype pair and both B
-layouts, fmha.ops.attention_kernel_specs for every dtype, head dim, mask
-and lse option the tests use. Configurations that do not compile for a
-type (an f32 output needs more shared memory) are listed and skipped.
+layouts, fmha.ops.attention_kernel_specs for every head dim and lse option
+with each (dtype, mask, scale) the tests use: python/tests' and
+test/GPU/stress.py's (stress.ATTENTION_OPTIONS). Configurations that do
+not compile for a type (an f32 output needs more shared memory) are listed
+and skipped.
 """
 
 import itertools
@@ -18,22 +20,22 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fmha  # noqa: E402
+import stress  # noqa: E402
 from fmha import ops  # noqa: E402
 
 
 def specs():
-    for dtype, out in (("bf16", "bf16"), ("f16", "f16"), ("bf16", "f32"),
-                       ("f16", "f32")):
+    for dtype, out in stress.GEMM_TYPES:
         for bt in (True, False):
             yield from ops.gemm_kernel_specs(dtype, out, "sm_90a", bt)
-    for dtype, hd, causal, lse in itertools.product(
-            ("bf16", "f16"), (64, 128, 256), (False, True), (False, True)):
-        yield from ops.attention_kernel_specs(dtype, hd, causal,
-                                              return_lse=lse)
-        if not causal:
-            yield from ops.attention_kernel_specs(
-                dtype, hd, False, (64, 16), 0.05, lse)
+    # The unit tests' options (no mask, causal, a window with a scale) are
+    # among the stress test's.
+    for (dtype, causal, window, scale), hd, lse in itertools.product(
+            stress.ATTENTION_OPTIONS, stress.HEAD_DIMS, (False, True)):
+        yield from ops.attention_kernel_specs(dtype, hd, causal, window,
+                                              scale, lse)
 
 
 def main():
