@@ -100,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--stages", type=int,
                    help="default: the most, up to 4, that fit")
     g.add_argument("--consumers", type=int, help="default: 2")
+    g.add_argument("--multicast", type=int,
+                   help="2: clusters of two CTAs share each B tile by TMA "
+                   "multicast (default: 1)")
     for size in ("m", "n", "k"):
         g.add_argument(f"--{size}", type=_size, metavar=size.upper(),
                        help=f"static {size.upper()} (default: dynamic)")
@@ -148,7 +151,7 @@ def _spec(args: argparse.Namespace):
     if args.kind == "gemm":
         return GemmSpec(**_given(args, (
             "dtype", "out_dtype", "tile", "stages", "consumers", "target",
-            "m", "n", "k")))
+            "m", "n", "k", "multicast")))
     return AttentionSpec(
         return_lse=args.lse, causal=args.causal, **_given(args, (
             "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
