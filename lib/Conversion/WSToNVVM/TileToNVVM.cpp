@@ -7,6 +7,7 @@
 #include "TileToNVVM.h"
 #include "RegisterTensor.h"
 
+#include "fmha/Conversion/WGMMADescriptors.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
@@ -20,6 +21,7 @@
 
 using namespace mlir;
 using namespace mlir::ws;
+namespace wgmma = mlir::fmha::wgmma;
 
 /// Rows of one wgmma instruction (m64nNk16).
 static constexpr int64_t kWgmmaM = 64;
@@ -234,25 +236,23 @@ struct ElementwiseLowering : ConversionPattern {
 };
 
 /// The 64-bit wgmma matrix descriptor of an operand in swizzled shared
-/// memory: start address, leading and stride byte offsets, swizzle mode.
-/// K-major operands (rows along K) step 8 rows of one swizzle span along
-/// M/N. MN-major operands step `leadingBytes` between column blocks one
-/// swizzle span wide along M/N, and 8 rows of one span along K.
+/// memory at `base` + `byteOffset`: the start address at run time, the rest
+/// (fmha/Conversion/WGMMADescriptors.h) a constant. K-major operands (rows
+/// along K) step 8 rows of one swizzle span along M/N. MN-major operands
+/// step `leadingBytes` between column blocks one swizzle span wide along
+/// M/N, and 8 rows of one span along K.
 static Value wgmmaDescriptor(OpBuilder &b, Location loc, Value base,
                              int64_t byteOffset, tile::NvmmaSharedAttr layout,
                              int64_t leadingBytes) {
-  int64_t swizzle = layout.getSwizzle();
-  // Layout type field (bits 62-63): 1 = 128B, 2 = 64B, 3 = 32B swizzle.
-  int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
-  int64_t strideBytes = 8 * swizzle;
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
   addr = LLVM::AddOp::create(b, loc, addr, i64Const(b, loc, byteOffset));
+  // matrix-descriptor-encode(addr) = (addr & 0x3FFFF) >> 4.
   Value start = LLVM::AndOp::create(
       b, loc, LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4)),
       i64Const(b, loc, 0x3FFF));
-  int64_t fixed = (((leadingBytes >> 4) & 0x3FFF) << 16) |
-                  ((strideBytes >> 4) << 32) | (mode << 62);
-  return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, fixed));
+  uint64_t fixed = wgmma::encode(
+      wgmma::canonicalDescriptor(layout.getSwizzle(), leadingBytes));
+  return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, int64_t(fixed)));
 }
 
 /// The A operand of the k-step `kk` (columns 16kk..16kk+15) for the m64 row
