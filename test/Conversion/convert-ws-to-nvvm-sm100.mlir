@@ -141,9 +141,10 @@ module attributes {gpu.container_module} {
 // CHECK: nvvm.tcgen05.ld %{{.*}} {shape = #nvvm.tcgen05_ldst_shape<shape_32x32b>} : vector<32xi32>
 // CHECK: nvvm.tcgen05.wait <load>
 // CHECK: llvm.mlir.constant(32 : index) : i64
-// CHECK: %[[OFF:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK: %[[ROW:.*]] = llvm.urem
 // CHECK-NEXT: %[[STRIDE:.*]] = llvm.mlir.constant(128 : i32) : i32
-// CHECK-NEXT: %[[R:.*]] = llvm.mul %{{.*}}, %[[STRIDE]] : i32
+// CHECK-NEXT: %[[R:.*]] = llvm.mul %[[ROW]], %[[STRIDE]] : i32
+// CHECK-NEXT: %[[OFF:.*]] = llvm.mlir.constant(32 : i32) : i32
 // CHECK-NEXT: %[[START:.*]] = llvm.add %[[R]], %[[OFF]] : i32
 // CHECK-NEXT: llvm.getelementptr %{{.*}}[%[[START]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
 // CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>

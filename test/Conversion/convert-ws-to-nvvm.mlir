@@ -814,11 +814,43 @@ module attributes {gpu.container_module} {
       ws.warp_specialize {
         ws.role "consumer" warps 4 first_warp 0 {
           %s = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
-          // expected-error @+2 {{'tile.store_direct' op lowers row vectors (#tile.slice<dim = 1> of a one-warpgroup #tile.wgmma_acc) only, got 'tensor<64x16xf32, #tile.wgmma_acc<instr_n = 16, warpgroups = 1>>'}}
+          // expected-error @+2 {{'tile.store_direct' op lowers row vectors (#tile.slice<dim = 1> of a one-warpgroup register layout) only, got 'tensor<64x16xf32, #tile.wgmma_acc<instr_n = 16, warpgroups = 1>>'}}
           // expected-error @+1 {{failed to legalize operation 'tile.store_direct'}}
           tile.store_direct %out[%m, %m], %s : memref<?x16xf32>, tensor<64x16xf32, #acc>
         }
       }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Row vectors of a wgmma accumulator through shared memory, as the same
+// pattern lowers them for every register layout: value 1 of a thread is its
+// row + 8 (16 w + l / 4 + 8), read and written at that index by all 4 lanes
+// of the quad that hold it.
+// CHECK-LABEL: llvm.func @wgmma_rows(
+// CHECK: %[[ROW:.*]] = llvm.add
+// CHECK: %[[EIGHT:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[ROW8:.*]] = llvm.add %[[ROW]], %[[EIGHT]] : i32
+// CHECK-NEXT: %[[ADDR:.*]] = llvm.getelementptr %{{.*}}[%[[ROW8]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: %[[V:.*]] = llvm.load %[[ADDR]] : !llvm.ptr<3> -> f32
+// CHECK-NEXT: llvm.insertvalue %[[V]], %{{.*}}[1] : !llvm.struct<(f32, f32)>
+// CHECK: %[[SROW:.*]] = llvm.add
+// CHECK: %[[SEIGHT:.*]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT: %[[SROW8:.*]] = llvm.add %[[SROW]], %[[SEIGHT]] : i32
+// CHECK-NEXT: %[[SADDR:.*]] = llvm.getelementptr %{{.*}}[%[[SROW8]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: %[[SV:.*]] = llvm.extractvalue %{{.*}}[1] : !llvm.struct<(f32, f32)>
+// CHECK-NEXT: llvm.store %[[SV]], %[[SADDR]] : f32, !llvm.ptr<3>
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @wgmma_rows() kernel attributes {ws.smem_bytes = 1024 : i64} {
+      %buf = ws.buffer_alloc offset 0 : memref<64xf32, 3>
+      %r = ws.load_shared %buf : memref<64xf32, 3> -> tensor<64xf32, #row>
+      ws.store_shared %r, %buf : tensor<64xf32, #row>, memref<64xf32, 3>
       gpu.return
     }
   }

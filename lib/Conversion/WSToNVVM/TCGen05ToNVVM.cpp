@@ -33,21 +33,6 @@ static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
 }
 
-/// The tensor-memory lane (the accumulator row) of this thread in the
-/// 32x32b layout: thread t of a warpgroup holds row t % 128.
-static Value threadRow(OpBuilder &b, Location loc) {
-  return LLVM::URemOp::create(b, loc,
-                              NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()),
-                              i32Const(b, loc, kTMEMLanes));
-}
-
-/// The address of this thread's element of a row vector held one value per
-/// row in the shared buffer `base` (elements of `element`).
-static Value rowVectorAddress(OpBuilder &b, Location loc, Value base,
-                              Type element) {
-  return LLVM::GEPOp::create(b, loc, base.getType(), element, base,
-                             ValueRange{threadRow(b, loc)});
-}
 static Value i64Const(OpBuilder &b, Location loc, int64_t v) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
 }
@@ -65,23 +50,16 @@ void ws::populateTCGen05TypeConversions(LLVMTypeConverter &converter) {
   });
 }
 
-std::optional<int64_t> ws::getTmemRowValues(RankedTensorType type) {
+/// For a tensor laid out by `#tile.tmem_32x32b<warpgroups = 1>` with 128
+/// rows, what tcgen05.ld and tcgen05.st move: the values each thread holds
+/// (its row, every column), value v being column v. nullopt for other
+/// tensors.
+static std::optional<int64_t> getTmemRowValues(RankedTensorType type) {
   auto layout = dyn_cast_or_null<tile::Tmem32x32bAttr>(type.getEncoding());
   if (!layout || layout.getWarpgroups() != 1 || type.getRank() != 2 ||
       type.getShape()[0] != kTMEMLanes)
     return std::nullopt;
   return type.getShape()[1];
-}
-
-std::optional<int64_t> ws::getTmemRowVectorValues(RankedTensorType type) {
-  auto slice = dyn_cast_or_null<tile::SliceAttr>(type.getEncoding());
-  if (!slice || slice.getDim() != 1 || type.getRank() != 1 ||
-      type.getShape()[0] != kTMEMLanes)
-    return std::nullopt;
-  auto parent = dyn_cast<tile::Tmem32x32bAttr>(slice.getParent());
-  if (!parent || parent.getWarpgroups() != 1)
-    return std::nullopt;
-  return 1;
 }
 
 /// A TMEM address as the pointer NVVM's tcgen05 ops take.
@@ -529,102 +507,6 @@ struct TMEMLoadLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
   }
 };
 
-/// ws.store_shared of a `#tile.tmem_32x32b` tensor -> thread t writes its
-/// row (t % 128) of the row-major buffer, or of a view of some of its
-/// columns (static strides), in 16-byte vectors.
-struct TMEMRowStoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
-  TMEMRowStoreSharedLowering(const LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
-  LogicalResult
-  matchAndRewrite(StoreSharedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getValue().getType();
-    std::optional<int64_t> values = getTmemRowValues(type);
-    Location loc = op.getLoc();
-    if (!values && getTmemRowVectorValues(type)) {
-      // A row vector (LSE): thread t writes its row's value at t % 128.
-      Value base =
-          MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-      Type element = getTypeConverter()->convertType(type.getElementType());
-      Value addr = rowVectorAddress(rewriter, loc, base, element);
-      LLVM::StoreOp::create(rewriter, loc,
-                            LLVM::ExtractValueOp::create(rewriter, loc,
-                                                         adaptor.getValue(),
-                                                         ArrayRef<int64_t>{0}),
-                            addr);
-      rewriter.eraseOp(op);
-      return success();
-    }
-    if (!values)
-      return rewriter.notifyMatchFailure(op, "not a 32x32b tensor");
-    Type element = getTypeConverter()->convertType(type.getElementType());
-    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    int64_t perVector = 16 / elementBytes;
-    // The buffer, or a view of some of its columns (a chunk of a row).
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(op.getBuffer().getType().getStridesAndOffset(strides, offset)) ||
-        ShapedType::isDynamic(offset) || ShapedType::isDynamic(strides[0]) ||
-        strides[1] != 1)
-      return op.emitOpError("stores into rows of static stride only");
-    if (*values % perVector != 0 || strides[0] % perVector != 0 ||
-        offset % perVector != 0)
-      return op.emitOpError("stores rows of a multiple of 16 bytes only");
-    Value base =
-        MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-    Value row = threadRow(rewriter, loc);
-    Value rowBase = LLVM::GEPOp::create(
-        rewriter, loc, base.getType(), element, base,
-        ValueRange{LLVM::AddOp::create(
-            rewriter, loc,
-            LLVM::MulOp::create(rewriter, loc, row,
-                                i32Const(rewriter, loc, strides[0])),
-            i32Const(rewriter, loc, offset))});
-    auto vectorType = VectorType::get({perVector}, element);
-    for (int64_t column = 0; column < *values; column += perVector) {
-      Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
-      for (int64_t i = 0; i < perVector; ++i)
-        vector = LLVM::InsertElementOp::create(
-            rewriter, loc, vector,
-            LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
-                                         ArrayRef<int64_t>{column + i}),
-            i32Const(rewriter, loc, i));
-      Value addr =
-          LLVM::GEPOp::create(rewriter, loc, base.getType(), element, rowBase,
-                              ArrayRef<LLVM::GEPArg>{int32_t(column)});
-      LLVM::StoreOp::create(rewriter, loc, vector, addr, /*alignment=*/16);
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-/// ws.load_shared of a 32x32b row vector -> thread t reads its row's value
-/// at t % 128 (what ws.store_shared of a row vector wrote).
-struct TMEMRowLoadSharedLowering : ConvertOpToLLVMPattern<LoadSharedOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(LoadSharedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getResult().getType();
-    if (!getTmemRowVectorValues(type) ||
-        !op.getBuffer().getType().getLayout().isIdentity())
-      return op.emitOpError("loads row vectors of the #tile.tmem_32x32b "
-                            "layout from a whole buffer only so far");
-    Location loc = op.getLoc();
-    Value base =
-        MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-    Type element = getTypeConverter()->convertType(type.getElementType());
-    Value addr = rowVectorAddress(rewriter, loc, base, element);
-    Value value = LLVM::LoadOp::create(rewriter, loc, element, addr);
-    Value result = LLVM::UndefOp::create(rewriter, loc,
-                                         getTypeConverter()->convertType(type));
-    rewriter.replaceOpWithNewOp<LLVM::InsertValueOp>(op, result, value,
-                                                     ArrayRef<int64_t>{0});
-    return success();
-  }
-};
-
 /// ws.store_tmem of a `#tile.tmem_32x32b<warpgroups = 1>` tensor (128 rows)
 /// -> tcgen05.st.32x32b: each thread stores its row into its warp's 32
 /// lanes, 32-bit elements one column each, 16-bit ones two to a column (the
@@ -699,168 +581,6 @@ struct TMEMStoreLowering : ConvertOpToLLVMPattern<StoreTMEMOp> {
   }
 };
 
-/// tile.reduce max|sum axis 1 of a `#tile.tmem_32x32b` f32 tensor -> the
-/// thread's own row combined (a thread holds a whole row: no shuffles).
-struct TMEMRowReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
-  TMEMRowReduceLowering(const LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
-  LogicalResult
-  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<int64_t> values = getTmemRowValues(op.getInput().getType());
-    if (!values)
-      return rewriter.notifyMatchFailure(op, "not a 32x32b input");
-    if (op.getAxis() != 1 || !getTmemRowVectorValues(op.getResult().getType()))
-      return op.emitOpError("lowers row reductions (axis 1) of a "
-                            "#tile.tmem_32x32b tensor into its row slice only");
-    if (!op.getInput().getType().getElementType().isF32())
-      return op.emitOpError("lowers f32 reductions only");
-    Location loc = op.getLoc();
-    bool isMax = op.getKind() == tile::ReduceKind::max;
-    SmallVector<Value> row;
-    for (int64_t v = 0; v < *values; ++v)
-      row.push_back(LLVM::ExtractValueOp::create(
-          rewriter, loc, adaptor.getInput(), ArrayRef<int64_t>{v}));
-    // A balanced tree: independent operations first.
-    while (row.size() > 1) {
-      SmallVector<Value> next;
-      for (size_t i = 0; i + 1 < row.size(); i += 2)
-        next.push_back(
-            isMax ? LLVM::MaximumOp::create(rewriter, loc, row[i], row[i + 1])
-                        .getResult()
-                  : LLVM::FAddOp::create(rewriter, loc, row[i], row[i + 1])
-                        .getResult());
-      if (row.size() % 2)
-        next.push_back(row.back());
-      row = std::move(next);
-    }
-    Value result = LLVM::UndefOp::create(
-        rewriter, loc, getTypeConverter()->convertType(op.getType()));
-    rewriter.replaceOpWithNewOp<LLVM::InsertValueOp>(op, result, row.front(),
-                                                     ArrayRef<int64_t>{0});
-    return success();
-  }
-};
-
-/// tile.broadcast axis 1 of a 32x32b row vector -> its value in every
-/// column of the thread's row.
-struct TMEMRowBroadcastLowering : ConvertOpToLLVMPattern<tile::BroadcastOp> {
-  TMEMRowBroadcastLowering(const LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
-  LogicalResult
-  matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto outType = cast<RankedTensorType>(op.getResult().getType());
-    auto inType = cast<RankedTensorType>(op.getInput().getType());
-    std::optional<int64_t> values = getTmemRowValues(outType);
-    if (!values)
-      return rewriter.notifyMatchFailure(op, "not a 32x32b result");
-    if (op.getAxis() != 1 || !getTmemRowVectorValues(inType))
-      return op.emitOpError("lowers row broadcasts (axis 1) of a 32x32b row "
-                            "vector only");
-    Location loc = op.getLoc();
-    Value value = LLVM::ExtractValueOp::create(
-        rewriter, loc, adaptor.getInput(), ArrayRef<int64_t>{0});
-    Value result = LLVM::UndefOp::create(
-        rewriter, loc, getTypeConverter()->convertType(outType));
-    for (int64_t v = 0; v < *values; ++v)
-      result = LLVM::InsertValueOp::create(rewriter, loc, result, value,
-                                           ArrayRef<int64_t>{v});
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-/// tile.iota in the 32x32b layout -> column v of the thread's row for
-/// axis 1, its row (%tid.x % 128) for axis 0; for a 32x32b row vector, the
-/// row.
-struct TMEMIotaLowering : ConvertOpToLLVMPattern<tile::IotaOp> {
-  TMEMIotaLowering(const LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
-  LogicalResult
-  matchAndRewrite(tile::IotaOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getType();
-    std::optional<int64_t> values = getTmemRowValues(type);
-    bool rowVector = !values && getTmemRowVectorValues(type);
-    if (!values && !rowVector)
-      return rewriter.notifyMatchFailure(op, "not a 32x32b tensor");
-    Location loc = op.getLoc();
-    Value result = LLVM::UndefOp::create(rewriter, loc,
-                                         getTypeConverter()->convertType(type));
-    if (rowVector || op.getAxis() == 0) {
-      Value row = threadRow(rewriter, loc);
-      for (int64_t v = 0; v < (rowVector ? 1 : *values); ++v)
-        result = LLVM::InsertValueOp::create(rewriter, loc, result, row,
-                                             ArrayRef<int64_t>{v});
-    } else {
-      for (int64_t v = 0; v < *values; ++v)
-        result = LLVM::InsertValueOp::create(rewriter, loc, result,
-                                             i32Const(rewriter, loc, v),
-                                             ArrayRef<int64_t>{v});
-    }
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-/// tile.store_direct of a 32x32b row vector into the innermost dimension of
-/// a memref -> each thread stores its row's value (row %tid.x % 128), unless
-/// the row or an outer coordinate is outside the memref (unsigned compares:
-/// negative coordinates are outside too).
-struct TMEMRowStoreDirectLowering
-    : ConvertOpToLLVMPattern<tile::StoreDirectOp> {
-  TMEMRowStoreDirectLowering(const LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
-  LogicalResult
-  matchAndRewrite(tile::StoreDirectOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getValue().getType();
-    if (!getTmemRowVectorValues(type))
-      return rewriter.notifyMatchFailure(op, "not a 32x32b row vector");
-    Location loc = op.getLoc();
-    Type i64 = rewriter.getI64Type();
-    Type element = getTypeConverter()->convertType(type.getElementType());
-    int64_t rank = op.getDest().getType().getRank();
-    MemRefDescriptor dest(adaptor.getDest());
-    auto below = [&](Value x, Value size) -> Value {
-      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
-                                  size);
-    };
-    Value row = threadRow(rewriter, loc);
-    Value r = LLVM::AddOp::create(
-        rewriter, loc,
-        LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getCoords()[rank - 1]),
-        LLVM::ZExtOp::create(rewriter, loc, i64, row));
-    Value ok = below(r, dest.size(rewriter, loc, rank - 1));
-    Value offset = dest.offset(rewriter, loc);
-    for (int64_t d = 0; d + 1 < rank; ++d) {
-      Value c =
-          LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getCoords()[d]);
-      ok = LLVM::AndOp::create(rewriter, loc, ok,
-                               below(c, dest.size(rewriter, loc, d)));
-      offset = LLVM::AddOp::create(
-          rewriter, loc, offset,
-          LLVM::MulOp::create(rewriter, loc, c, dest.stride(rewriter, loc, d)));
-    }
-    Value at = LLVM::AddOp::create(
-        rewriter, loc, offset,
-        LLVM::MulOp::create(rewriter, loc, r,
-                            dest.stride(rewriter, loc, rank - 1)));
-    Value addr = LLVM::GEPOp::create(
-        rewriter, loc, dest.alignedPtr(rewriter, loc).getType(), element,
-        dest.alignedPtr(rewriter, loc), ValueRange{at});
-    Value value = LLVM::ExtractValueOp::create(
-        rewriter, loc, adaptor.getValue(), ArrayRef<int64_t>{0});
-    emitIf(rewriter, loc, ok, [&] {
-      LLVM::StoreOp::create(rewriter, loc, value, addr,
-                            element.getIntOrFloatBitWidth() / 8);
-    });
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 } // namespace
 
 void ws::populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
@@ -869,8 +589,5 @@ void ws::populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
       .add<TMEMAllocLowering, TMEMRelinquishLowering, TMEMDeallocLowering,
            TMEMBufferLowering, TMEMSlotLowering, TMEMSubViewLowering,
            SharedSubViewLowering, TMEMAsTensorLowering, TCGen05CommitLowering,
-           TCGen05MMALowering, TMEMLoadLowering, TMEMRowStoreSharedLowering,
-           TMEMRowLoadSharedLowering, TMEMStoreLowering, TMEMRowReduceLowering,
-           TMEMRowBroadcastLowering, TMEMIotaLowering,
-           TMEMRowStoreDirectLowering>(converter);
+           TCGen05MMALowering, TMEMLoadLowering, TMEMStoreLowering>(converter);
 }

@@ -3,7 +3,7 @@
 //
 // Part of fmha. The sm100 half of convert-ws-to-nvvm: tensor-memory
 // allocation and buffers, tcgen05.mma with its descriptors, tcgen05.commit
-// arrivals, and tcgen05.ld into the 32x32b register layout.
+// arrivals, and tcgen05.ld and tcgen05.st of the 32x32b register layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,16 +20,6 @@ namespace ws {
 /// `#ws.tmem`) and a tensor in tensor memory (`#tile.tmem`) become their
 /// 32-bit TMEM address (lane in the high half, column in the low half).
 void populateTCGen05TypeConversions(LLVMTypeConverter &converter);
-
-/// For a tensor laid out by `#tile.tmem_32x32b<warpgroups = 1>` with 128
-/// rows: the values each thread holds (its row, every column), value v
-/// being column v. nullopt for other tensors.
-std::optional<int64_t> getTmemRowValues(RankedTensorType type);
-
-/// For a row vector laid out by `#tile.slice<dim = 1>` of a
-/// `#tile.tmem_32x32b<warpgroups = 1>` layout with 128 rows: 1, the value of
-/// the thread's row. nullopt for other tensors.
-std::optional<int64_t> getTmemRowVectorValues(RankedTensorType type);
 
 /// Patterns lowering the sm100 ops.
 void populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,

@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileToNVVM.h"
-#include "TCGen05ToNVVM.h"
+#include "RegisterTensor.h"
 
+#include "fmha/Conversion/WGMMADescriptors.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
@@ -20,13 +21,26 @@
 
 using namespace mlir;
 using namespace mlir::ws;
+namespace wgmma = mlir::fmha::wgmma;
 
 /// Rows of one wgmma instruction (m64nNk16).
 static constexpr int64_t kWgmmaM = 64;
 /// K of one 16-bit wgmma instruction.
 static constexpr int64_t kWgmmaK = 16;
 
-std::optional<Fragments> ws::getFragments(RankedTensorType type) {
+/// The register fragments of a `#tile.wgmma_acc` tensor in one warpgroup:
+/// `count` m64 x instr_n fragments of `values` values each, fragment index
+/// `mr * (N / instr_n) + nr`. Value v of a fragment is row
+/// `8 * ((v / 2) % 2)` and column `8 * (v / 4) + v % 2` relative to the
+/// thread's first element (see `#tile.wgmma_acc`): what wgmma reads and
+/// writes, one fragment per instruction.
+struct Fragments {
+  int64_t rowReps, colReps, instrN, values;
+  int64_t count() const { return rowReps * colReps; }
+};
+
+/// The fragments of a `#tile.wgmma_acc` tensor over one warpgroup.
+static std::optional<Fragments> getFragments(RankedTensorType type) {
   auto acc = dyn_cast_or_null<tile::WgmmaAccAttr>(type.getEncoding());
   if (!acc || acc.getWarpgroups() != 1 || type.getRank() != 2)
     return std::nullopt;
@@ -35,75 +49,19 @@ std::optional<Fragments> ws::getFragments(RankedTensorType type) {
                    instrN, instrN / 2};
 }
 
-std::optional<int64_t> ws::getSliceRowValues(RankedTensorType type) {
-  auto slice = dyn_cast_or_null<tile::SliceAttr>(type.getEncoding());
-  if (!slice || slice.getDim() != 1 || type.getRank() != 1)
-    return std::nullopt;
-  auto acc = dyn_cast<tile::WgmmaAccAttr>(slice.getParent());
-  if (!acc || acc.getWarpgroups() != 1)
-    return std::nullopt;
-  return 2 * (type.getShape()[0] / kWgmmaM);
-}
-
-std::optional<SmallVector<SmallVector<int64_t, 2>>>
-ws::getRegisterPositions(RankedTensorType type) {
-  SmallVector<SmallVector<int64_t, 2>> positions;
-  if (std::optional<Fragments> f = getFragments(type)) {
-    for (int64_t i = 0; i < f->count(); ++i)
-      for (int64_t v = 0; v < f->values; ++v)
-        positions.push_back({i, v});
-    return positions;
-  }
-  if (std::optional<int64_t> values = getSliceRowValues(type)) {
-    for (int64_t v = 0; v < *values; ++v)
-      positions.push_back({v});
-    return positions;
-  }
-  // sm100: a row of a #tile.tmem_32x32b tensor per thread, or its value.
-  std::optional<int64_t> values = getTmemRowValues(type);
-  if (!values)
-    values = getTmemRowVectorValues(type);
-  if (values) {
-    for (int64_t v = 0; v < *values; ++v)
-      positions.push_back({v});
-    return positions;
-  }
-  return std::nullopt;
-}
-
-static Type fragmentStructType(MLIRContext *ctx, Type element,
-                               const Fragments &f) {
-  auto inner = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(f.values, element));
-  return LLVM::LLVMStructType::getLiteral(ctx,
-                                          SmallVector<Type>(f.count(), inner));
-}
-
 void ws::populateTileTypeConversions(LLVMTypeConverter &converter) {
   converter.addConversion(
       [&converter](RankedTensorType type) -> std::optional<Type> {
-        MLIRContext *ctx = type.getContext();
         if (isa_and_nonnull<tile::NvmmaSharedAttr>(type.getEncoding()))
-          return LLVM::LLVMPointerType::get(ctx, kSharedAddressSpace);
-        if (std::optional<Fragments> f = getFragments(type)) {
-          Type element = converter.convertType(type.getElementType());
-          if (!element)
-            return std::nullopt;
-          return fragmentStructType(ctx, element, *f);
-        }
-        std::optional<int64_t> values = getSliceRowValues(type);
-        if (!values)
-          values = getTmemRowValues(type); // sm100: one row per thread.
-        if (!values)
-          values = getTmemRowVectorValues(type);
-        if (values) {
-          Type element = converter.convertType(type.getElementType());
-          if (!element)
-            return std::nullopt;
-          return LLVM::LLVMStructType::getLiteral(
-              ctx, SmallVector<Type>(*values, element));
-        }
-        return std::nullopt;
+          return LLVM::LLVMPointerType::get(type.getContext(),
+                                            kSharedAddressSpace);
+        std::optional<RegisterTensor> t = RegisterTensor::get(type);
+        if (!t)
+          return std::nullopt;
+        Type element = converter.convertType(type.getElementType());
+        if (!element)
+          return std::nullopt;
+        return t->getStructType(element);
       });
 }
 
@@ -185,18 +143,18 @@ struct SplatConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
   LogicalResult
   matchAndRewrite(arith::ConstantOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto type = dyn_cast<RankedTensorType>(op.getType());
     auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
-    auto positions = type ? getRegisterPositions(type) : std::nullopt;
-    if (!positions || !dense)
+    std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
+    if (!t || !dense)
       return rewriter.notifyMatchFailure(op, "not a register splat");
+    RankedTensorType type = t->getType();
     Location loc = op.getLoc();
     Type structType = getTypeConverter()->convertType(type);
     Value scalar = LLVM::ConstantOp::create(
         rewriter, loc, getTypeConverter()->convertType(type.getElementType()),
         dense.getSplatValue<Attribute>());
     Value result = LLVM::UndefOp::create(rewriter, loc, structType);
-    for (ArrayRef<int64_t> position : *positions)
+    for (ArrayRef<int64_t> position : t->getPositions())
       result =
           LLVM::InsertValueOp::create(rewriter, loc, result, scalar, position);
     rewriter.replaceOp(op, result);
@@ -216,10 +174,11 @@ struct ElementwiseLowering : ConversionPattern {
     if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
         op->getNumRegions() != 0)
       return failure();
-    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    auto positions = type ? getRegisterPositions(type) : std::nullopt;
-    if (!positions)
+    std::optional<RegisterTensor> t =
+        RegisterTensor::get(op->getResult(0).getType());
+    if (!t)
       return failure();
+    RankedTensorType type = t->getType();
     for (Value operand : op->getOperands()) {
       if (operand.getType().isIntOrIndexOrFloat())
         continue;
@@ -231,7 +190,7 @@ struct ElementwiseLowering : ConversionPattern {
     Location loc = op->getLoc();
     Value result = LLVM::UndefOp::create(rewriter, loc,
                                          getTypeConverter()->convertType(type));
-    for (ArrayRef<int64_t> position : *positions) {
+    for (ArrayRef<int64_t> position : t->getPositions()) {
       SmallVector<Value> scalars;
       for (auto [operand, converted] : llvm::zip(op->getOperands(), operands))
         scalars.push_back(isa<RankedTensorType>(operand.getType())
@@ -277,25 +236,23 @@ struct ElementwiseLowering : ConversionPattern {
 };
 
 /// The 64-bit wgmma matrix descriptor of an operand in swizzled shared
-/// memory: start address, leading and stride byte offsets, swizzle mode.
-/// K-major operands (rows along K) step 8 rows of one swizzle span along
-/// M/N. MN-major operands step `leadingBytes` between column blocks one
-/// swizzle span wide along M/N, and 8 rows of one span along K.
+/// memory at `base` + `byteOffset`: the start address at run time, the rest
+/// (fmha/Conversion/WGMMADescriptors.h) a constant. K-major operands (rows
+/// along K) step 8 rows of one swizzle span along M/N. MN-major operands
+/// step `leadingBytes` between column blocks one swizzle span wide along
+/// M/N, and 8 rows of one span along K.
 static Value wgmmaDescriptor(OpBuilder &b, Location loc, Value base,
                              int64_t byteOffset, tile::NvmmaSharedAttr layout,
                              int64_t leadingBytes) {
-  int64_t swizzle = layout.getSwizzle();
-  // Layout type field (bits 62-63): 1 = 128B, 2 = 64B, 3 = 32B swizzle.
-  int64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
-  int64_t strideBytes = 8 * swizzle;
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
   addr = LLVM::AddOp::create(b, loc, addr, i64Const(b, loc, byteOffset));
+  // matrix-descriptor-encode(addr) = (addr & 0x3FFFF) >> 4.
   Value start = LLVM::AndOp::create(
       b, loc, LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4)),
       i64Const(b, loc, 0x3FFF));
-  int64_t fixed = (((leadingBytes >> 4) & 0x3FFF) << 16) |
-                  ((strideBytes >> 4) << 32) | (mode << 62);
-  return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, fixed));
+  uint64_t fixed = wgmma::encode(
+      wgmma::canonicalDescriptor(layout.getSwizzle(), leadingBytes));
+  return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, int64_t(fixed)));
 }
 
 /// The A operand of the k-step `kk` (columns 16kk..16kk+15) for the m64 row
@@ -586,75 +543,6 @@ struct DotWaitLowering : ConvertOpToLLVMPattern<tile::DotWaitOp> {
   }
 };
 
-/// ws.store_shared of a wgmma-layout tensor -> each thread stores its pairs
-/// of adjacent columns into the row-major buffer.
-struct StoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(StoreSharedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getValue().getType();
-    std::optional<Fragments> f = getFragments(type);
-    if (!f)
-      return rewriter.notifyMatchFailure(op, "not a wgmma-layout tensor");
-    Location loc = op.getLoc();
-    int64_t cols = type.getShape()[1];
-    Type element = getTypeConverter()->convertType(type.getElementType());
-    auto pair = VectorType::get({2}, element);
-    Value base =
-        MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-
-    // This thread's first element: warp w of the warpgroup owns rows
-    // 16w..16w+15; lane l holds row l/4 (and l/4 + 8), columns 2(l%4)+{0,1}.
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value t =
-        LLVM::URemOp::create(rewriter, loc, tid, i32Const(rewriter, loc, 128));
-    Value warp = LLVM::UDivOp::create(rewriter, loc, t,
-                                      i32Const(rewriter, loc, kThreadsPerWarp));
-    Value lane = LLVM::URemOp::create(rewriter, loc, t,
-                                      i32Const(rewriter, loc, kThreadsPerWarp));
-    Value rowInWarp =
-        LLVM::UDivOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 4));
-    Value rowOf = LLVM::AddOp::create(
-        rewriter, loc,
-        LLVM::MulOp::create(rewriter, loc, warp, i32Const(rewriter, loc, 16)),
-        rowInWarp);
-    Value colOf = LLVM::MulOp::create(
-        rewriter, loc,
-        LLVM::URemOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 4)),
-        i32Const(rewriter, loc, 2));
-    Value threadOffset =
-        LLVM::AddOp::create(rewriter, loc,
-                            LLVM::MulOp::create(rewriter, loc, rowOf,
-                                                i32Const(rewriter, loc, cols)),
-                            colOf);
-    Value threadBase = LLVM::GEPOp::create(rewriter, loc, base.getType(),
-                                           element, base, threadOffset);
-    for (int64_t i = 0; i < f->count(); ++i) {
-      int64_t mr = i / f->colReps, nr = i % f->colReps;
-      for (int64_t v = 0; v < f->values; v += 2) {
-        int64_t rowOffset = mr * kWgmmaM + 8 * ((v % 4) / 2);
-        int64_t colOffset = nr * f->instrN + 8 * (v / 4);
-        Value vec = LLVM::UndefOp::create(rewriter, loc, pair);
-        for (int64_t j = 0; j < 2; ++j)
-          vec = LLVM::InsertElementOp::create(
-              rewriter, loc, vec,
-              LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
-                                           ArrayRef<int64_t>{i, v + j}),
-              i32Const(rewriter, loc, j));
-        Value addr = LLVM::GEPOp::create(
-            rewriter, loc, base.getType(), element, threadBase,
-            ArrayRef<LLVM::GEPArg>{int32_t(rowOffset * cols + colOffset)});
-        LLVM::StoreOp::create(rewriter, loc, vec, addr,
-                              /*alignment=*/2 *
-                                  (element.getIntOrFloatBitWidth() / 8));
-      }
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 /// ws.tma_store -> cp.async.bulk.tensor shared::cta -> global under its
 /// predicate, committed as a bulk group by every thread (coordinates
 /// reversed for PTX).
@@ -695,7 +583,7 @@ void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
   patterns.add<ProgramIdLowering, NumProgramsLowering, AsTensorLowering,
                SplatConstantLowering, DotLowering, DotWaitLowering,
-               StoreSharedLowering, TMAStoreLowering, TMAStoreWaitLowering>(
+               TMAStoreLowering, TMAStoreWaitLowering>(
       converter);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());
   populateRegisterOpPatterns(converter, patterns);

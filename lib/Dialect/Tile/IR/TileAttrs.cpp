@@ -50,8 +50,7 @@ bool mlir::tile::isRegisterParentLayout(Attribute encoding) {
 }
 
 bool mlir::tile::isRegisterLayout(Attribute encoding) {
-  return isRegisterParentLayout(encoding) ||
-         isa_and_nonnull<SliceAttr>(encoding);
+  return isa_and_nonnull<RegisterLayoutAttrInterface>(encoding);
 }
 
 SmallVector<int64_t, 2>
@@ -96,10 +95,6 @@ LogicalResult WgmmaAccAttr::verifyEncoding(
   return success();
 }
 
-int64_t WgmmaAccAttr::getValuesPerThread(ArrayRef<int64_t> shape) const {
-  return shape[0] * shape[1] / (128 * static_cast<int64_t>(getWarpgroups()));
-}
-
 //===----------------------------------------------------------------------===//
 // Tmem32x32bAttr
 //===----------------------------------------------------------------------===//
@@ -130,10 +125,6 @@ LogicalResult Tmem32x32bAttr::verifyEncoding(
                           "got "
                        << tensorString(shape, elementType);
   return success();
-}
-
-int64_t Tmem32x32bAttr::getValuesPerThread(ArrayRef<int64_t> shape) const {
-  return shape[0] / 128 * (shape[1] / getWarpgroups());
 }
 
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 #define FMHA_DIALECT_TILE_IR_TILEATTRS_TD
 
 include "fmha/Dialect/Tile/IR/TileDialect.td"
+include "fmha/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/TensorEncoding.td"
 
@@ -58,16 +59,23 @@ def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind",
 // Layout encodings
 //===----------------------------------------------------------------------===//
 
-class Tile_LayoutAttr<string name, string attrMnemonic>
+class Tile_LayoutAttr<string name, string attrMnemonic,
+                      list<Trait> traits = []>
     : Tile_Attr<name, attrMnemonic,
-                [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+                [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]
+                    # traits> {
   let genVerifyDecl = 1;
   // Print `#wgmma_acc = #tile.wgmma_acc<...>` aliases: layouts repeat on
   // every tensor type of a program.
   let genMnemonicAlias = 1;
 }
 
-def Tile_WgmmaAccAttr : Tile_LayoutAttr<"WgmmaAcc", "wgmma_acc"> {
+// A layout of tensors in registers.
+class Tile_RegisterLayoutAttr<string name, string attrMnemonic>
+    : Tile_LayoutAttr<name, attrMnemonic,
+          [DeclareAttrInterfaceMethods<Tile_RegisterLayoutAttrInterface>]>;
+
+def Tile_WgmmaAccAttr : Tile_RegisterLayoutAttr<"WgmmaAcc", "wgmma_acc"> {
   let summary = "register layout of a Hopper wgmma accumulator";
   let description = [{
     The layout in which Hopper's `wgmma.mma_async` with instruction shape
@@ -109,20 +117,16 @@ def Tile_WgmmaAccAttr : Tile_LayoutAttr<"WgmmaAcc", "wgmma_acc"> {
                   "in [1, 8]">:$warpgroups);
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
-    /// The warps the layout spreads a tensor over.
-    unsigned getNumWarps() const { return 4 * getWarpgroups(); }
     /// The rows and columns one repetition of the layout covers: tensors are
     /// multiples of it.
     ::llvm::SmallVector<int64_t, 2> getTileShape() const {
       return {64 * static_cast<int64_t>(getWarpgroups()),
               static_cast<int64_t>(getInstrN())};
     }
-    /// The elements each thread holds of a tensor of `shape`.
-    int64_t getValuesPerThread(::llvm::ArrayRef<int64_t> shape) const;
   }];
 }
 
-def Tile_Tmem32x32bAttr : Tile_LayoutAttr<"Tmem32x32b", "tmem_32x32b"> {
+def Tile_Tmem32x32bAttr : Tile_RegisterLayoutAttr<"Tmem32x32b", "tmem_32x32b"> {
   let summary = "register layout of tcgen05.ld/st with shape 32x32b";
   let description = [{
     The layout in which Blackwell's `tcgen05.ld.sync.aligned.32x32b` reads a
@@ -153,19 +157,15 @@ def Tile_Tmem32x32bAttr : Tile_LayoutAttr<"Tmem32x32b", "tmem_32x32b"> {
                   "over, in [1, 8]">:$warpgroups);
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
-    /// The warps the layout spreads a tensor over.
-    unsigned getNumWarps() const { return 4 * getWarpgroups(); }
     /// The rows and columns one repetition of the layout covers: tensors are
     /// multiples of it.
     ::llvm::SmallVector<int64_t, 2> getTileShape() const {
       return {128, static_cast<int64_t>(getWarpgroups())};
     }
-    /// The elements each thread holds of a tensor of `shape`.
-    int64_t getValuesPerThread(::llvm::ArrayRef<int64_t> shape) const;
   }];
 }
 
-def Tile_SliceAttr : Tile_LayoutAttr<"Slice", "slice"> {
+def Tile_SliceAttr : Tile_RegisterLayoutAttr<"Slice", "slice"> {
   let summary = "register layout of a reduction of a 2-d register layout";
   let description = [{
     The layout of the 1-d tensor that `tile.reduce ... axis dim` makes of a
@@ -195,6 +195,18 @@ def Tile_SliceAttr : Tile_LayoutAttr<"Slice", "slice"> {
       return $_get(parent.getContext(), dim, parent);
     }]>
   ];
+  let extraClassDeclaration = [{
+    /// The parent layout.
+    RegisterLayoutAttrInterface getParentLayout() const {
+      return ::llvm::cast<RegisterLayoutAttrInterface>(getParent());
+    }
+    /// The shape of a parent tensor whose reduction along `dim` is a tensor
+    /// of `shape`: `shape` along the kept dimension, one parent tile along
+    /// `dim` (the thread's indices along the kept dimension do not depend on
+    /// the parent's extent along `dim`).
+    ::llvm::SmallVector<int64_t, 2>
+    getParentShape(::llvm::ArrayRef<int64_t> shape) const;
+  }];
 }
 
 def Tile_NvmmaSharedAttr : Tile_LayoutAttr<"NvmmaShared", "nvmma_shared"> {

@@ -20,6 +20,7 @@
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h.inc"
 #include "fmha/Dialect/Tile/IR/TileEnums.h.inc"
+#include "fmha/Dialect/Tile/IR/TileInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "fmha/Dialect/Tile/IR/TileAttrs.h.inc"

@@ -8,34 +8,24 @@
 
 #include "fmha/Conversion/UMMADescriptors.h"
 
+#include "DescriptorFields.h"
+
+using namespace mlir::fmha;
 using namespace mlir::fmha::umma;
 
 std::optional<Swizzle> mlir::fmha::umma::swizzleFromBytes(unsigned bytes) {
-  switch (bytes) {
-  case 0:
-    return Swizzle::None;
-  case 32:
-    return Swizzle::B32;
-  case 64:
-    return Swizzle::B64;
-  case 128:
-    return Swizzle::B128;
-  default:
-    return std::nullopt;
-  }
+  return swizzleForSpan(bytes, Swizzle::None, Swizzle::B32, Swizzle::B64,
+                        Swizzle::B128);
 }
 
-/// matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4: 14 bits.
-static uint64_t descriptorEncode(uint64_t x) { return (x & 0x3FFFF) >> 4; }
-
 uint64_t mlir::fmha::umma::encodeStartAddress(uint64_t address) {
-  return descriptorEncode(address);
+  return matrixDescriptorEncode(address);
 }
 
 uint64_t mlir::fmha::umma::encode(const SmemDescriptor &fields) {
-  return descriptorEncode(fields.startAddress) |
-         descriptorEncode(fields.leadingByteOffset) << 16 |
-         descriptorEncode(fields.strideByteOffset) << 32 |
+  return matrixDescriptorEncode(fields.startAddress) |
+         matrixDescriptorEncode(fields.leadingByteOffset) << 16 |
+         matrixDescriptorEncode(fields.strideByteOffset) << 32 |
          kSmemDescriptorVersion << 46 |
          uint64_t(fields.baseOffset & 0x7) << 49 |
          uint64_t(fields.leadingAbsolute) << 52 |
