@@ -175,7 +175,8 @@ def _select(torch: Any, device: Any, options: tuple, category: tuple,
     else the defaults (fmha.tuning.choose). With FMHA_AUTOTUNE=1 an
     unrecorded bucket is tuned first (not while a CUDA graph is being
     captured). A selected configuration that does not compile (or is not
-    in a compiler-less cache) falls back to the defaults."""
+    in a compiler-less cache) falls back to the winners of the next nearest
+    measured shapes, then to the defaults."""
     memo = (options, tuning.bucket(sizes))
     kernel = _SELECTED.get(memo)
     if kernel is not None:
@@ -191,15 +192,18 @@ def _select(torch: Any, device: Any, options: tuple, category: tuple,
             progress=stderr_progress,
             what=f"{category} {tuple(sizes)}")
         record.put(category, sizes, config)
-    try:
-        kernel = compile(make_spec(config)).kernel
-    except CompileError:
-        if not config:
-            raise
-        if tuning.verbose():
-            print(f"fmha: configuration {config} of {category} does not "
-                  "compile here; using the defaults", file=sys.stderr)
-        kernel = compile(make_spec({})).kernel
+    fallbacks = [c for c in tuning.table().by_distance(category, sizes)
+                 if c and c != config]
+    for choice in (config, *fallbacks, {}):
+        try:
+            kernel = compile(make_spec(choice)).kernel
+            break
+        except CompileError:
+            if not choice:
+                raise
+            if tuning.verbose():
+                print(f"fmha: configuration {choice} of {category} does not "
+                      "compile here; trying the next", file=sys.stderr)
     _SELECTED[memo] = kernel
     return kernel
 

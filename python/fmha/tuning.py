@@ -185,6 +185,18 @@ class Table:
             return None
         return min(rows, key=lambda row: distance(row[0], sizes))[1]
 
+    def by_distance(self, category: tuple, sizes: Sequence[int]) -> list:
+        """The distinct configs of ``category``'s measured shapes, nearest
+        shape first: where the nearest one's winner does not build for a
+        call's types or layout, the next is the best measured guess."""
+        rows = sorted(self.entries.get(category, ()),
+                      key=lambda row: distance(row[0], sizes))
+        out: list = []
+        for _, config in rows:
+            if config not in out:
+                out.append(config)
+        return out
+
     def configs(self, category_prefix: tuple) -> list:
         """Every distinct config recorded for categories starting with
         ``category_prefix``."""

@@ -1,0 +1,33 @@
+"""The table of winners: nearest shapes and the fallback order."""
+
+import unittest
+
+from fmha import tuning
+
+
+def table(rows):
+    return tuning.Table.from_json({
+        "format": tuning.FORMAT,
+        "gemm": [{"m": m, "n": n, "k": k, "config": c} for m, n, k, c in rows]})
+
+
+class TableTest(unittest.TestCase):
+    def test_nearest_and_by_distance(self):
+        mc = {"tile": [64, 192, 64], "consumers": 2, "multicast": 2}
+        big = {"tile": [64, 256, 64], "consumers": 2, "multicast": 2}
+        small = {"tile": [64, 128, 64], "consumers": 2, "stages": 6}
+        t = table([(4096, 4096, 4096, big), (3000, 3000, 3000, mc),
+                   (2048, 2048, 2048, small), (8192, 8192, 8192, big)])
+        category, sizes = tuning.gemm_problem(3000, 3000, 3000)
+        self.assertEqual(t.nearest(category, sizes),
+                         tuning.normalize_config(mc))
+        # Nearest shape first, each config once: where 3000^3's winner
+        # does not build (B as [K, N]), 4096^3's comes next, then 2048^3's.
+        self.assertEqual(t.by_distance(category, sizes), [
+            tuning.normalize_config(c) for c in (mc, big, small)])
+        self.assertEqual(t.by_distance(("attention", 64, False), (1, 2, 3)),
+                         [])
+
+
+if __name__ == "__main__":
+    unittest.main()
