@@ -240,7 +240,7 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
                          f"{'[N, K]' if b_transposed else '[K, N]'}, got "
                          f"shapes {list(a.shape)} and {list(b.shape)}")
     lead = a.shape[:-1]
-    a2 = a.reshape(-1, a.shape[-1])
+    a2 = a.reshape(math.prod(lead), a.shape[-1])  # -1 is ambiguous at K = 0
     c = torch_ops.gemm_fast(torch, a2, b, out_dtype, b_transposed)
     if c is None:
         c = torch.ops.fmha.gemm(a2, b, out_dtype, b_transposed)

@@ -461,6 +461,8 @@ class Counter:
         self.failed = {}
         self.failures = []
         self.fatal = False
+        # Per worker thread: (case index, when it started).
+        self.current = {}
 
     def take(self):
         with self.lock:
@@ -489,8 +491,32 @@ def worker(seed, deadline, counter, max_cases):
         index = counter.take()
         if max_cases is not None and index >= max_cases:
             return
+        counter.current[threading.get_ident()] = (index, time.monotonic())
         case, failure = run_case(seed, index, streams)
+        counter.current.pop(threading.get_ident(), None)
         counter.record(index, case, failure)
+
+
+def watchdog(seed, counter, workers, stall_seconds):
+    """Ends the run, as a failure, when a case takes longer than
+    ``stall_seconds``: a hang (a kernel that never ends, a lock never
+    released) must not pass as a slow run. Prints the case and every
+    thread's stack, then exits at once (a hung GPU cannot be waited for)."""
+    while any(t.is_alive() for t in workers):
+        time.sleep(1)
+        now = time.monotonic()
+        for index, start in list(counter.current.values()):
+            if now - start > stall_seconds:
+                _, case = draw(seed, index)
+                print(f"STALL case {index}: still running after "
+                      f"{now - start:.0f} s\n  {describe(case)}", flush=True)
+                for ident, frame in sys._current_frames().items():
+                    print(f"thread {ident:#x}:\n" + "".join(
+                        traceback.format_stack(frame, limit=12)), flush=True)
+                print(f"{sum(counter.passed.values())} passed, "
+                      f"{sum(counter.failed.values()) + 1} failed",
+                      flush=True)
+                os._exit(1)
 
 
 def check_environment():
@@ -538,6 +564,8 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=3)
     p.add_argument("--cases", type=int, help="stop after this many cases")
     p.add_argument("--case", type=int, help="run only case CASE of --seed")
+    p.add_argument("--stall", type=float, default=120.0,
+                   help="seconds after which a case counts as hung")
     args = p.parse_args(argv)
     print(f"fmha stress: seed {args.seed}, {args.minutes:g} minutes, "
           f"{args.threads} threads (replay a case: --seed {args.seed} "
@@ -560,6 +588,7 @@ def main(argv=None):
             for _ in range(max(1, args.threads))]
         for t in threads:
             t.start()
+        watchdog(args.seed, counter, threads, args.stall)
         for t in threads:
             t.join()
     torch.cuda.synchronize()
