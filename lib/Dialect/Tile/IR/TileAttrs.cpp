@@ -1,16 +1,29 @@
 //===- TileAttrs.cpp - Layout encodings of the tile dialect ---------------===//
 //
-// Part of fmha. Parameter verifiers of the layout encodings, their checks
-// against the tensors they lay out, and layout helpers.
+// Part of fmha. The layout encodings: their registration, parameter
+// verifiers, their checks against the tensors they lay out, and layout
+// helpers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tile;
+
+#define GET_ATTRDEF_CLASSES
+#include "fmha/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fmha/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+}
 
 /// Prints `shape` and `elementType` as `tensor<128x64xbf16>`, without quotes.
 static std::string tensorString(ArrayRef<int64_t> shape, Type elementType) {
