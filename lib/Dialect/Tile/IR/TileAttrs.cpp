@@ -78,17 +78,24 @@ mlir::tile::getRegisterLayoutTileShape(Attribute encoding) {
 // WgmmaAccAttr
 //===----------------------------------------------------------------------===//
 
+/// Checks the `warpgroups` parameter of a register layout: a CTA has 1 to 8.
+static LogicalResult
+verifyWarpgroups(function_ref<InFlightDiagnostic()> emitError,
+                 unsigned warpgroups) {
+  if (warpgroups < 1 || warpgroups > 8)
+    return emitError() << "warpgroups must be in [1, 8] (a CTA has at most "
+                          "1024 threads), got "
+                       << warpgroups;
+  return success();
+}
+
 LogicalResult WgmmaAccAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    unsigned instrN, unsigned warpgroups) {
   if (instrN < 8 || instrN > 256 || instrN % 8 != 0)
     return emitError() << "instr_n must be a multiple of 8 in [8, 256] "
                           "(wgmma m64nNk16), got "
                        << instrN;
-  if (warpgroups < 1 || warpgroups > 8)
-    return emitError() << "warpgroups must be in [1, 8] (a CTA has at most "
-                          "1024 threads), got "
-                       << warpgroups;
-  return success();
+  return verifyWarpgroups(emitError, warpgroups);
 }
 
 LogicalResult WgmmaAccAttr::verifyEncoding(
@@ -115,11 +122,7 @@ LogicalResult WgmmaAccAttr::verifyEncoding(
 LogicalResult
 Tmem32x32bAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        unsigned warpgroups) {
-  if (warpgroups < 1 || warpgroups > 8)
-    return emitError() << "warpgroups must be in [1, 8] (a CTA has at most "
-                          "1024 threads), got "
-                       << warpgroups;
-  return success();
+  return verifyWarpgroups(emitError, warpgroups);
 }
 
 LogicalResult Tmem32x32bAttr::verifyEncoding(
