@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "BranchUtils.h"
+#include "Patterns.h"
 #include "RegisterTensor.h"
-#include "TileToNVVM.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -152,17 +152,14 @@ struct LoadSharedLowering : ConvertOpToLLVMPattern<LoadSharedOp> {
     Type element =
         getTypeConverter()->convertType(t->getType().getElementType());
     OpFoldResult row = t->buildThreadOrigin(rewriter, loc)[0];
-    Value result = LLVM::UndefOp::create(
-        rewriter, loc, getTypeConverter()->convertType(t->getType()));
-    for (int64_t v = 0; v < t->getNumValues(); ++v) {
+    auto loadValue = [&](int64_t v) -> Value {
       Value addr = elementAddress(
           rewriter, loc, base, element,
           buildCoordinate(rewriter, loc, row, t->getOffsets(v)[0]));
-      Value value = LLVM::LoadOp::create(rewriter, loc, element, addr);
-      result = LLVM::InsertValueOp::create(rewriter, loc, result, value,
-                                           t->getPosition(v));
-    }
-    rewriter.replaceOp(op, result);
+      return LLVM::LoadOp::create(rewriter, loc, element, addr);
+    };
+    rewriter.replaceOp(
+        op, t->buildStruct(rewriter, loc, *getTypeConverter(), loadValue));
     return success();
   }
 };

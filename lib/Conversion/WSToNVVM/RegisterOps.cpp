@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Patterns.h"
 #include "RegisterTensor.h"
-#include "TileToNVVM.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
@@ -68,9 +68,7 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
     Type f32 = rewriter.getF32Type();
     Value allLanes = buildI32Constant(rewriter, loc, -1);
     Value clamp = buildI32Constant(rewriter, loc, kThreadsPerWarp - 1);
-    Value result = LLVM::UndefOp::create(
-        rewriter, loc, getTypeConverter()->convertType(outType));
-    for (int64_t r = 0; r < out->getNumValues(); ++r) {
+    auto reduceRow = [&](int64_t r) {
       // The thread's values of the row, columns increasing.
       int64_t row = out->getOffsets(r)[0];
       SmallVector<Value> values;
@@ -95,10 +93,10 @@ struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
                                  NVVM::ShflKind::bfly, UnitAttr());
         value = combine(value, other);
       }
-      result = LLVM::InsertValueOp::create(rewriter, loc, result, value,
-                                           out->getPosition(r));
-    }
-    rewriter.replaceOp(op, result);
+      return value;
+    };
+    rewriter.replaceOp(
+        op, out->buildStruct(rewriter, loc, *getTypeConverter(), reduceRow));
     return success();
   }
 };
@@ -160,14 +158,10 @@ struct IotaLowering : ConvertOpToLLVMPattern<tile::IotaOp> {
     Location loc = op.getLoc();
     int64_t axis = t->getRowSlice() ? 0 : op.getAxis();
     OpFoldResult origin = t->buildThreadOrigin(rewriter, loc)[axis];
-    Value result = LLVM::UndefOp::create(
-        rewriter, loc, getTypeConverter()->convertType(t->getType()));
-    for (int64_t v = 0; v < t->getNumValues(); ++v)
-      result = LLVM::InsertValueOp::create(
-          rewriter, loc, result,
-          buildCoordinate(rewriter, loc, origin, t->getOffsets(v)[axis]),
-          t->getPosition(v));
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(
+        op, t->buildStruct(rewriter, loc, *getTypeConverter(), [&](int64_t v) {
+          return buildCoordinate(rewriter, loc, origin, t->getOffsets(v)[axis]);
+        }));
     return success();
   }
 };
@@ -182,13 +176,9 @@ struct SplatLowering : ConvertOpToLLVMPattern<tensor::SplatOp> {
     std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
     if (!t)
       return rewriter.notifyMatchFailure(op, "not a register layout");
-    Location loc = op.getLoc();
-    Value result = LLVM::UndefOp::create(
-        rewriter, loc, getTypeConverter()->convertType(t->getType()));
-    for (ArrayRef<int64_t> position : t->getPositions())
-      result = LLVM::InsertValueOp::create(rewriter, loc, result,
-                                           adaptor.getInput(), position);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(
+        op, t->buildStruct(rewriter, op.getLoc(), *getTypeConverter(),
+                           [&](int64_t) { return adaptor.getInput(); }));
     return success();
   }
 };
@@ -238,15 +228,12 @@ struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
     DenseMap<ArrayRef<int64_t>, int64_t> source;
     for (int64_t v = 0; v < from->getNumValues(); ++v)
       source[from->getOffsets(v)] = v;
-    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
-    for (int64_t v = 0; v < to->getNumValues(); ++v)
-      result = LLVM::InsertValueOp::create(
-          rewriter, loc, result,
-          LLVM::ExtractValueOp::create(
+    rewriter.replaceOp(
+        op, to->buildStruct(rewriter, loc, *getTypeConverter(), [&](int64_t v) {
+          return LLVM::ExtractValueOp::create(
               rewriter, loc, adaptor.getInput(),
-              from->getPosition(source.lookup(to->getOffsets(v)))),
-          to->getPosition(v));
-    rewriter.replaceOp(op, result);
+              from->getPosition(source.lookup(to->getOffsets(v))));
+        }));
     return success();
   }
 };

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -78,6 +79,16 @@ SmallVector<SmallVector<int64_t, 2>> RegisterTensor::getPositions() const {
   for (int64_t v = 0; v < getNumValues(); ++v)
     positions.push_back(getPosition(v));
   return positions;
+}
+
+Value RegisterTensor::buildStruct(
+    OpBuilder &b, Location loc, const TypeConverter &converter,
+    function_ref<Value(int64_t v)> valueAt) const {
+  Value result = LLVM::UndefOp::create(b, loc, converter.convertType(type));
+  for (int64_t v = 0; v < getNumValues(); ++v)
+    result =
+        LLVM::InsertValueOp::create(b, loc, result, valueAt(v), getPosition(v));
+  return result;
 }
 
 Type RegisterTensor::getStructType(Type element) const {

@@ -16,6 +16,8 @@
 #include "mlir/IR/Builders.h"
 
 namespace mlir {
+class TypeConverter;
+
 namespace ws {
 
 /// A register tensor of one warpgroup. Its values (see
@@ -50,6 +52,11 @@ public:
 
   /// The LLVM struct of `element`s that holds a thread's values.
   Type getStructType(Type element) const;
+  /// A thread's values as their lowered struct (the type `converter` gives
+  /// the tensor): value `v` is what `valueAt(v)` builds, called in value
+  /// order.
+  Value buildStruct(OpBuilder &b, Location loc, const TypeConverter &converter,
+                    function_ref<Value(int64_t v)> valueAt) const;
 
   /// The thread's index among the layout's threads (`%tid.x` modulo their
   /// count: roles start on warpgroup boundaries).

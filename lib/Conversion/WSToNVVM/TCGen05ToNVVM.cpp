@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TCGen05ToNVVM.h"
 #include "BranchUtils.h"
+#include "Patterns.h"
 
 #include "fmha/Conversion/UMMADescriptors.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"

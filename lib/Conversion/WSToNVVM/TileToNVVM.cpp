@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileToNVVM.h"
+#include "Patterns.h"
 #include "RegisterTensor.h"
 
 #include "fmha/Conversion/WGMMADescriptors.h"
@@ -74,53 +74,40 @@ static Value i64Const(OpBuilder &b, Location loc, int64_t v) {
 
 namespace {
 
-/// tile.program_id -> the CTA index (ctaid.x/y/z).
-struct ProgramIdLowering : ConvertOpToLLVMPattern<tile::ProgramIdOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// A grid query -> the NVVM special register of the op's dimension: `XOp`,
+/// `YOp` or `ZOp`.
+template <typename SourceOp, typename XOp, typename YOp, typename ZOp>
+struct GridQueryLowering : ConvertOpToLLVMPattern<SourceOp> {
+  using ConvertOpToLLVMPattern<SourceOp>::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::ProgramIdOp op, OpAdaptor,
+  matchAndRewrite(SourceOp op, typename SourceOp::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type i32 = rewriter.getI32Type();
-    Value id;
+    Value value;
     switch (op.getDim()) {
     case tile::GridDim::x:
-      id = NVVM::BlockIdXOp::create(rewriter, op.getLoc(), i32);
+      value = XOp::create(rewriter, op.getLoc(), i32);
       break;
     case tile::GridDim::y:
-      id = NVVM::BlockIdYOp::create(rewriter, op.getLoc(), i32);
+      value = YOp::create(rewriter, op.getLoc(), i32);
       break;
     case tile::GridDim::z:
-      id = NVVM::BlockIdZOp::create(rewriter, op.getLoc(), i32);
+      value = ZOp::create(rewriter, op.getLoc(), i32);
       break;
     }
-    rewriter.replaceOp(op, id);
+    rewriter.replaceOp(op, value);
     return success();
   }
 };
 
+/// tile.program_id -> the CTA index (ctaid.x/y/z).
+using ProgramIdLowering = GridQueryLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
+                                            NVVM::BlockIdYOp, NVVM::BlockIdZOp>;
+
 /// tile.num_programs -> the grid size (nctaid.x/y/z).
-struct NumProgramsLowering : ConvertOpToLLVMPattern<tile::NumProgramsOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::NumProgramsOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type i32 = rewriter.getI32Type();
-    Value count;
-    switch (op.getDim()) {
-    case tile::GridDim::x:
-      count = NVVM::GridDimXOp::create(rewriter, op.getLoc(), i32);
-      break;
-    case tile::GridDim::y:
-      count = NVVM::GridDimYOp::create(rewriter, op.getLoc(), i32);
-      break;
-    case tile::GridDim::z:
-      count = NVVM::GridDimZOp::create(rewriter, op.getLoc(), i32);
-      break;
-    }
-    rewriter.replaceOp(op, count);
-    return success();
-  }
-};
+using NumProgramsLowering =
+    GridQueryLowering<tile::NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp,
+                      NVVM::GridDimZOp>;
 
 /// ws.as_tensor -> the buffer's shared-memory address.
 struct AsTensorLowering : ConvertOpToLLVMPattern<AsTensorOp> {
@@ -149,15 +136,11 @@ struct SplatConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
       return rewriter.notifyMatchFailure(op, "not a register splat");
     RankedTensorType type = t->getType();
     Location loc = op.getLoc();
-    Type structType = getTypeConverter()->convertType(type);
     Value scalar = LLVM::ConstantOp::create(
         rewriter, loc, getTypeConverter()->convertType(type.getElementType()),
         dense.getSplatValue<Attribute>());
-    Value result = LLVM::UndefOp::create(rewriter, loc, structType);
-    for (ArrayRef<int64_t> position : t->getPositions())
-      result =
-          LLVM::InsertValueOp::create(rewriter, loc, result, scalar, position);
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, t->buildStruct(rewriter, loc, *getTypeConverter(),
+                                          [&](int64_t) { return scalar; }));
     return success();
   }
 };
@@ -188,9 +171,8 @@ struct ElementwiseLowering : ConversionPattern {
         return rewriter.notifyMatchFailure(op, "operands in other layouts");
     }
     Location loc = op->getLoc();
-    Value result = LLVM::UndefOp::create(rewriter, loc,
-                                         getTypeConverter()->convertType(type));
-    for (ArrayRef<int64_t> position : t->getPositions()) {
+    auto lowerValue = [&](int64_t v) {
+      SmallVector<int64_t, 2> position = t->getPosition(v);
       SmallVector<Value> scalars;
       for (auto [operand, converted] : llvm::zip(op->getOperands(), operands))
         scalars.push_back(isa<RankedTensorType>(operand.getType())
@@ -227,10 +209,10 @@ struct ElementwiseLowering : ConversionPattern {
                              {type.getElementType()}, op->getAttrs());
         scalar = rewriter.create(state)->getResult(0);
       }
-      result =
-          LLVM::InsertValueOp::create(rewriter, loc, result, scalar, position);
-    }
-    rewriter.replaceOp(op, result);
+      return scalar;
+    };
+    rewriter.replaceOp(
+        op, t->buildStruct(rewriter, loc, *getTypeConverter(), lowerValue));
     return success();
   }
 };

@@ -6,8 +6,7 @@
 
 #include "BranchUtils.h"
 #include "LowerRoles.h"
-#include "TCGen05ToNVVM.h"
-#include "TileToNVVM.h"
+#include "Patterns.h"
 
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"

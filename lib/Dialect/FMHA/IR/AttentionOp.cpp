@@ -78,39 +78,29 @@ Type AttentionOp::getElementType() {
 }
 
 int64_t AttentionOp::getBatch() {
-  return mergeSizes(
-      {getDimOrDynamic(getQueryType(), 0), getDimOrDynamic(getKeyType(), 0),
-       getDimOrDynamic(getValueType(), 0), getDimOrDynamic(getOutputType(), 0),
-       getDimOrDynamic(getLseType(), 0)});
+  return mergeDims(0, {getQueryType(), getKeyType(), getValueType(),
+                       getOutputType(), getLseType()});
 }
 
 int64_t AttentionOp::getNumHeadsQ() {
-  return mergeSizes({getDimOrDynamic(getQueryType(), 1),
-                     getDimOrDynamic(getOutputType(), 1),
-                     getDimOrDynamic(getLseType(), 1)});
+  return mergeDims(1, {getQueryType(), getOutputType(), getLseType()});
 }
 
 int64_t AttentionOp::getNumHeadsKV() {
-  return mergeSizes(
-      {getDimOrDynamic(getKeyType(), 1), getDimOrDynamic(getValueType(), 1)});
+  return mergeDims(1, {getKeyType(), getValueType()});
 }
 
 int64_t AttentionOp::getSeqLenQ() {
-  return mergeSizes({getDimOrDynamic(getQueryType(), 2),
-                     getDimOrDynamic(getOutputType(), 2),
-                     getDimOrDynamic(getLseType(), 2)});
+  return mergeDims(2, {getQueryType(), getOutputType(), getLseType()});
 }
 
 int64_t AttentionOp::getSeqLenK() {
-  return mergeSizes(
-      {getDimOrDynamic(getKeyType(), 2), getDimOrDynamic(getValueType(), 2)});
+  return mergeDims(2, {getKeyType(), getValueType()});
 }
 
 int64_t AttentionOp::getHeadDim() {
-  return mergeSizes({getDimOrDynamic(getQueryType(), 3),
-                     getDimOrDynamic(getKeyType(), 3),
-                     getDimOrDynamic(getValueType(), 3),
-                     getDimOrDynamic(getOutputType(), 3)});
+  return mergeDims(
+      3, {getQueryType(), getKeyType(), getValueType(), getOutputType()});
 }
 
 //===----------------------------------------------------------------------===//
@@ -118,17 +108,15 @@ int64_t AttentionOp::getHeadDim() {
 //===----------------------------------------------------------------------===//
 
 int64_t AttentionOp::getBlockM() {
-  std::optional<ArrayRef<int64_t>> tile = getTile();
-  if (tile && tile->size() == std::size(kTileNames))
-    return (*tile)[0];
+  if (std::optional<int64_t> blockM = getTileSize(getTile(), kTileNames, 0))
+    return *blockM;
   return getTarget() == Target::Sm100a ? kSm100DefaultBlockM
                                        : kSm90DefaultBlockM;
 }
 
 int64_t AttentionOp::getBlockN() {
-  std::optional<ArrayRef<int64_t>> tile = getTile();
-  if (tile && tile->size() == std::size(kTileNames))
-    return (*tile)[1];
+  if (std::optional<int64_t> blockN = getTileSize(getTile(), kTileNames, 1))
+    return *blockN;
   return getHeadDim() > 128 ? kDefaultBlockNLargeHeadDim : kDefaultBlockN;
 }
 
@@ -266,13 +254,7 @@ static LogicalResult verifyStructure(AttentionOp op) {
                                       {"o", type.getResult(0), kQDims}};
   if (type.getNumResults() == 2)
     tensors.push_back({"lse", type.getResult(1), kLseDims});
-  for (const NamedTensor &tensor : tensors)
-    if (failed(verifyTensorRank(op, tensor)))
-      return failure();
-  for (const NamedTensor &tensor : tensors)
-    if (failed(verifyStaticSizes(op, tensor)))
-      return failure();
-  return success();
+  return verifyTensors(op, tensors);
 }
 
 /// Checks the element types: q/k/v/o bf16 or f16 and all the same, lse f32.
@@ -407,18 +389,11 @@ static LogicalResult verifySoftmax(AttentionOp op) {
 
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(AttentionOp op) {
-  if (std::optional<ArrayRef<int64_t>> tile = op.getTile())
-    if (failed(verifyTileRank(op, *tile, kTileNames)))
-      return failure();
-  if (failed(verifyBlockM(op, op.getBlockM())))
-    return failure();
   int64_t blockN = op.getBlockN();
-  if (blockN < limits::kMmaK16Bit || blockN > limits::kMaxMmaN ||
-      blockN % limits::kMmaK16Bit != 0)
-    return op.emitOpError()
-           << "block_n " << blockN << " is not supported: expected a multiple "
-           << "of " << limits::kMmaK16Bit << " from " << limits::kMmaK16Bit
-           << " to " << limits::kMaxMmaN;
+  if (failed(verifyTileRank(op, op.getTile(), kTileNames)) ||
+      failed(verifyBlockM(op, op.getBlockM())) ||
+      failed(verifyBlockN(op, blockN, limits::kMmaK16Bit)))
+    return failure();
   Target target = op.getTarget();
   if (op.getSchedule() == Schedule::Persistent && target != Target::Sm90a)
     return op.emitOpError("schedule persistent is supported on sm_90a only");
@@ -432,27 +407,21 @@ static LogicalResult verifyConfig(AttentionOp op) {
 
   int64_t blockM = op.getBlockM();
   int64_t headDim = op.getHeadDim();
-  if (target == Target::Sm90a) {
-    std::string parts;
-    llvm::raw_string_ostream os(parts);
-    os << blockM << "x" << blockN << " fp32 S + " << blockM << "x" << blockN
-       << " " << op.getElementType() << " P and softmax temporaries + "
-       << blockM << "x" << headDim << " fp32 O tiles + "
-       << blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
-              limits::kSm90AttentionLoopRegisters
-       << " for the row and loop state";
-    if (failed(verifyConsumerRegisters(op, op.getConsumerRegisters(), parts)))
-      return failure();
-  }
-  if (target == Target::Sm100a) {
-    std::string parts;
-    llvm::raw_string_ostream os(parts);
-    os << op.getNumConsumerGroups() << " consumer tiles x (" << blockN
-       << " S/P + " << headDim << " O) fp32 columns";
-    if (failed(verifyTmemColumns(op, op.getTmemColumns(), parts)))
-      return failure();
-  }
-  return success();
+  return verifyAccumulators(
+      op, target, op.getConsumerRegisters(),
+      [&](raw_ostream &os) {
+        os << blockM << "x" << blockN << " fp32 S + " << blockM << "x" << blockN
+           << " " << op.getElementType() << " P and softmax temporaries + "
+           << blockM << "x" << headDim << " fp32 O tiles + "
+           << blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
+                  limits::kSm90AttentionLoopRegisters
+           << " for the row and loop state";
+      },
+      op.getTmemColumns(),
+      [&](raw_ostream &os) {
+        os << op.getNumConsumerGroups() << " consumer tiles x (" << blockN
+           << " S/P + " << headDim << " O) fp32 columns";
+      });
 }
 
 LogicalResult AttentionOp::verify() {

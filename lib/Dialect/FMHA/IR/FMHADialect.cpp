@@ -1,6 +1,6 @@
 //===- FMHADialect.cpp - The fmha dialect ---------------------------------===//
 //
-// Part of fmha. Registers the fmha dialect's attributes, types and ops.
+// Part of fmha. Registers the fmha dialect's attributes and ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,17 +21,10 @@ using namespace mlir::fmha;
 #define GET_ATTRDEF_CLASSES
 #include "fmha/Dialect/FMHA/IR/FMHAAttrs.cpp.inc"
 
-#define GET_TYPEDEF_CLASSES
-#include "fmha/Dialect/FMHA/IR/FMHATypes.cpp.inc"
-
 void FMHADialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "fmha/Dialect/FMHA/IR/FMHAAttrs.cpp.inc"
-      >();
-  addTypes<
-#define GET_TYPEDEF_LIST
-#include "fmha/Dialect/FMHA/IR/FMHATypes.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST

@@ -49,10 +49,7 @@ RankedTensorType GemmOp::getCType() {
   return getResultTensor(getFunctionType(), 0, 2);
 }
 
-int64_t GemmOp::getM() {
-  return mergeSizes(
-      {getDimOrDynamic(getAType(), 0), getDimOrDynamic(getCType(), 0)});
-}
+int64_t GemmOp::getM() { return mergeDims(0, {getAType(), getCType()}); }
 
 int64_t GemmOp::getN() {
   return mergeSizes({getDimOrDynamic(getBType(), getTransposeB() ? 0 : 1),
@@ -75,23 +72,16 @@ static Type getInputElementType(GemmOp op) {
 }
 
 int64_t GemmOp::getBlockM() {
-  std::optional<ArrayRef<int64_t>> tile = getTile();
-  if (tile && tile->size() == std::size(kTileNames))
-    return (*tile)[0];
-  return kDefaultBlockM;
+  return getTileSize(getTile(), kTileNames, 0).value_or(kDefaultBlockM);
 }
 
 int64_t GemmOp::getBlockN() {
-  std::optional<ArrayRef<int64_t>> tile = getTile();
-  if (tile && tile->size() == std::size(kTileNames))
-    return (*tile)[1];
-  return kDefaultBlockN;
+  return getTileSize(getTile(), kTileNames, 1).value_or(kDefaultBlockN);
 }
 
 int64_t GemmOp::getBlockK() {
-  std::optional<ArrayRef<int64_t>> tile = getTile();
-  if (tile && tile->size() == std::size(kTileNames))
-    return (*tile)[2];
+  if (std::optional<int64_t> blockK = getTileSize(getTile(), kTileNames, 2))
+    return *blockK;
   // One 128-byte swizzle span: 64 elements of bf16 / f16.
   return limits::kMaxSwizzleBytes / getElementBytes(getInputElementType(*this));
 }
@@ -177,13 +167,7 @@ static LogicalResult verifyStructure(GemmOp op) {
                                 ? ArrayRef<StringRef>(kBTransposedDims)
                                 : ArrayRef<StringRef>(kBDims)},
                            {"c", type.getResult(0), kCDims}};
-  for (const NamedTensor &tensor : tensors)
-    if (failed(verifyTensorRank(op, tensor)))
-      return failure();
-  for (const NamedTensor &tensor : tensors)
-    if (failed(verifyStaticSizes(op, tensor)))
-      return failure();
-  return success();
+  return verifyTensors(op, tensors);
 }
 
 /// Checks the element types: a and b bf16 or f16 and the same, c bf16, f16
@@ -330,18 +314,11 @@ static LogicalResult verifyMulticast(GemmOp op, Target target, int64_t blockN) {
 
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(GemmOp op) {
-  if (std::optional<ArrayRef<int64_t>> tile = op.getTile())
-    if (failed(verifyTileRank(op, *tile, kTileNames)))
-      return failure();
-  if (failed(verifyBlockM(op, op.getBlockM())))
-    return failure();
   int64_t blockN = op.getBlockN();
-  if (blockN < limits::kMmaNGranularity || blockN > limits::kMaxMmaN ||
-      blockN % limits::kMmaNGranularity != 0)
-    return op.emitOpError()
-           << "block_n " << blockN << " is not supported: expected a multiple "
-           << "of " << limits::kMmaNGranularity << " from "
-           << limits::kMmaNGranularity << " to " << limits::kMaxMmaN;
+  if (failed(verifyTileRank(op, op.getTile(), kTileNames)) ||
+      failed(verifyBlockM(op, op.getBlockM())) ||
+      failed(verifyBlockN(op, blockN, limits::kMmaNGranularity)))
+    return failure();
   int64_t blockK = op.getBlockK();
   if (blockK <= 0 || blockK % limits::kMmaK16Bit != 0)
     return op.emitOpError()
@@ -372,23 +349,18 @@ static LogicalResult verifyConfig(GemmOp op) {
   if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
     return failure();
 
-  if (target == Target::Sm90a) {
-    std::string parts;
-    llvm::raw_string_ostream os(parts);
-    os << op.getBlockM() << "x" << blockN << " fp32 tile + "
-       << limits::kSm90GemmReservedRegisters << " for addresses and loop state";
-    if (failed(verifyConsumerRegisters(op, op.getConsumerRegisters(), parts)))
-      return failure();
-  }
-  if (target == Target::Sm100a) {
-    std::string parts;
-    llvm::raw_string_ostream os(parts);
-    os << op.getNumConsumerGroups() << " consumer tiles x 2 x " << blockN
-       << " double-buffered fp32 accumulator columns";
-    if (failed(verifyTmemColumns(op, op.getTmemColumns(), parts)))
-      return failure();
-  }
-  return success();
+  return verifyAccumulators(
+      op, target, op.getConsumerRegisters(),
+      [&](raw_ostream &os) {
+        os << op.getBlockM() << "x" << blockN << " fp32 tile + "
+           << limits::kSm90GemmReservedRegisters
+           << " for addresses and loop state";
+      },
+      op.getTmemColumns(),
+      [&](raw_ostream &os) {
+        os << op.getNumConsumerGroups() << " consumer tiles x 2 x " << blockN
+           << " double-buffered fp32 accumulator columns";
+      });
 }
 
 LogicalResult GemmOp::verify() {

@@ -40,6 +40,17 @@ RankedTensorType checks::getResultTensor(FunctionType type, unsigned index,
   return getTensorOfRank(type.getResults(), index, rank);
 }
 
+LogicalResult checks::verifyTensors(Operation *op,
+                                    ArrayRef<NamedTensor> tensors) {
+  for (const NamedTensor &tensor : tensors)
+    if (failed(verifyTensorRank(op, tensor)))
+      return failure();
+  for (const NamedTensor &tensor : tensors)
+    if (failed(verifyStaticSizes(op, tensor)))
+      return failure();
+  return success();
+}
+
 LogicalResult checks::verifyTensorRank(Operation *op,
                                        const NamedTensor &tensor) {
   auto ranked = dyn_cast<RankedTensorType>(tensor.type);
@@ -119,6 +130,14 @@ int64_t checks::getDimOrDynamic(RankedTensorType type, unsigned dim) {
   return type.getDimSize(dim);
 }
 
+int64_t checks::mergeDims(unsigned dim,
+                          std::initializer_list<RankedTensorType> types) {
+  for (RankedTensorType type : types)
+    if (int64_t size = getDimOrDynamic(type, dim); !ShapedType::isDynamic(size))
+      return size;
+  return ShapedType::kDynamic;
+}
+
 LogicalResult checks::verifyTmaRowStride(Operation *op, StringRef tensorName,
                                          StringRef dimName, int64_t rowElements,
                                          Type elementType) {
@@ -152,14 +171,23 @@ std::string checks::formatSize(int64_t size) {
 // Configuration
 //===----------------------------------------------------------------------===//
 
-LogicalResult checks::verifyTileRank(Operation *op, ArrayRef<int64_t> tile,
+std::optional<int64_t>
+checks::getTileSize(std::optional<ArrayRef<int64_t>> tile,
+                    ArrayRef<StringRef> names, unsigned index) {
+  if (!tile || tile->size() != names.size())
+    return std::nullopt;
+  return (*tile)[index];
+}
+
+LogicalResult checks::verifyTileRank(Operation *op,
+                                     std::optional<ArrayRef<int64_t>> tile,
                                      ArrayRef<StringRef> names) {
-  if (tile.size() == names.size())
+  if (!tile || tile->size() == names.size())
     return success();
   InFlightDiagnostic diag = op->emitOpError()
                             << "tile needs " << names.size() << " sizes [";
   llvm::interleaveComma(names, diag);
-  return diag << "], got " << tile.size();
+  return diag << "], got " << tile->size();
 }
 
 LogicalResult checks::verifyBlockM(Operation *op, int64_t blockM) {
@@ -170,6 +198,17 @@ LogicalResult checks::verifyBlockM(Operation *op, int64_t blockM) {
                            << " or " << limits::kMaxBlockM
                            << " (a wgmma covers " << limits::kWgmmaM
                            << " rows of a warpgroup's tile)";
+}
+
+LogicalResult checks::verifyBlockN(Operation *op, int64_t blockN,
+                                   int64_t multiple) {
+  if (blockN >= multiple && blockN <= limits::kMaxMmaN &&
+      blockN % multiple == 0)
+    return success();
+  return op->emitOpError() << "block_n " << blockN
+                           << " is not supported: expected a multiple of "
+                           << multiple << " from " << multiple << " to "
+                           << limits::kMaxMmaN;
 }
 
 int64_t checks::getMinStages(Target target) {
@@ -238,6 +277,24 @@ LogicalResult checks::verifyTmemColumns(Operation *op, int64_t columns,
   return op->emitOpError() << "needs " << columns << " tensor memory columns ("
                            << parts << "), " << stringifyTarget(Target::Sm100a)
                            << " has " << limits::kSm100TmemColumns;
+}
+
+LogicalResult
+checks::verifyAccumulators(Operation *op, Target target, int64_t registers,
+                           function_ref<void(raw_ostream &)> describeRegisters,
+                           int64_t columns,
+                           function_ref<void(raw_ostream &)> describeColumns) {
+  std::string parts;
+  llvm::raw_string_ostream os(parts);
+  if (target == Target::Sm90a) {
+    describeRegisters(os);
+    return verifyConsumerRegisters(op, registers, parts);
+  }
+  if (target == Target::Sm100a) {
+    describeColumns(os);
+    return verifyTmemColumns(op, columns, parts);
+  }
+  return success();
 }
 
 int64_t checks::pickStages(int64_t maxStages, int64_t minStages,

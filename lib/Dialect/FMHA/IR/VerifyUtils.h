@@ -17,6 +17,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -46,6 +47,10 @@ struct NamedTensor {
   /// the tensor must have.
   ArrayRef<StringRef> dims;
 };
+
+/// Checks the rank of each of `tensors` (verifyTensorRank), then their
+/// static sizes (verifyStaticSizes).
+LogicalResult verifyTensors(Operation *op, ArrayRef<NamedTensor> tensors);
 
 /// Checks that `tensor.type` is a ranked tensor of the expected rank:
 /// "q must be a rank-4 tensor [batch, heads_q, seq_q, head_dim], got ...".
@@ -79,6 +84,10 @@ int64_t mergeSizes(std::initializer_list<int64_t> sizes);
 /// has no such dimension.
 int64_t getDimOrDynamic(RankedTensorType type, unsigned dim);
 
+/// Dimension `dim` of the first of `types` where it is static, or
+/// ShapedType::kDynamic.
+int64_t mergeDims(unsigned dim, std::initializer_list<RankedTensorType> types);
+
 /// Checks that a row of `rowElements` elements of `elementType` (where the
 /// size is static) is a multiple of 16 bytes, as TMA needs for the row stride:
 /// "rows of A are 2002 bytes; TMA needs a multiple of 16 (pad K to a multiple
@@ -98,13 +107,24 @@ std::string formatSize(int64_t size);
 // Configuration
 //===----------------------------------------------------------------------===//
 
-/// Checks that `tile` has `names.size()` entries:
+/// Size `index` of a `tile` option with a size for each of `names`; none
+/// when the option is absent or has another number of sizes (which the
+/// verifier reports).
+std::optional<int64_t> getTileSize(std::optional<ArrayRef<int64_t>> tile,
+                                   ArrayRef<StringRef> names, unsigned index);
+
+/// Checks that `tile`, when given, has `names.size()` entries:
 /// "tile needs 2 sizes [block_m, block_n], got 3".
-LogicalResult verifyTileRank(Operation *op, ArrayRef<int64_t> tile,
+LogicalResult verifyTileRank(Operation *op,
+                             std::optional<ArrayRef<int64_t>> tile,
                              ArrayRef<StringRef> names);
 
 /// Checks that block_m is 64 or 128.
 LogicalResult verifyBlockM(Operation *op, int64_t blockM);
+
+/// Checks that block_n is a multiple of `multiple` from `multiple` to
+/// limits::kMaxMmaN.
+LogicalResult verifyBlockN(Operation *op, int64_t blockN, int64_t multiple);
 
 /// Checks that `stages` (when given) is within [1, limits::kMaxStages], and
 /// at least limits::kSm90MinStages on sm_90a.
@@ -132,6 +152,16 @@ LogicalResult verifyConsumerRegisters(Operation *op, int64_t registers,
 /// describes where they come from.
 LogicalResult verifyTmemColumns(Operation *op, int64_t columns,
                                 StringRef parts);
+
+/// Checks what the consumers' accumulators need of `target`: on sm_90a the
+/// `registers` of a consumer thread (verifyConsumerRegisters), on sm_100a the
+/// tensor memory `columns` (verifyTmemColumns); `describeRegisters` and
+/// `describeColumns` write what they hold.
+LogicalResult
+verifyAccumulators(Operation *op, Target target, int64_t registers,
+                   function_ref<void(raw_ostream &)> describeRegisters,
+                   int64_t columns,
+                   function_ref<void(raw_ostream &)> describeColumns);
 
 /// The most stages, from `maxStages` down to `minStages`, whose shared memory
 /// (`bytesFor(stages)`) fits; `minStages` when none does.

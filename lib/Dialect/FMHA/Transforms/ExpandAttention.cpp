@@ -29,7 +29,9 @@ public:
   AttentionBuilder(AttentionOp op, OpBuilder &b)
       : op(op), b(b), loc(op.getLoc()), i32(b.getI32Type()),
         f32(b.getF32Type()), blockM(op.getBlockM()), blockN(op.getBlockN()),
-        headDim(op.getHeadDim()) {}
+        headDim(op.getHeadDim()), sType(tensorType({blockM, blockN}, f32)),
+        oType(tensorType({blockM, headDim}, f32)),
+        rowType(tensorType({blockM}, f32)) {}
 
   LogicalResult build();
 
@@ -95,6 +97,12 @@ private:
   };
   SoftmaxStep softmaxStep(Value s, Value m0, Value n0, Value rowMax,
                           Value rowSum);
+  /// The online softmax's rescaling after a tile whose unnormalised
+  /// probabilities `p` were taken against the row maxima `ref`: alpha =
+  /// exp2(`rowMax` - ref), the factor of the old sum and O, and the new sum
+  /// `rowSum` * alpha + the rows of p.
+  std::pair<Value, Value> rescaleSum(Value p, Value rowMax, Value ref,
+                                     Value rowSum);
   void buildQueryTiles(Value batch, Value head, Value kvHead,
                        ArrayRef<Value> rows);
   void buildSerialQueryTiles(Value batch, Value head, Value kvHead,
@@ -119,6 +127,9 @@ private:
   Location loc;
   Type i32, f32;
   int64_t blockM, blockN, headDim;
+  /// The f32 tiles of a query tile's program: the scores S (block_m x
+  /// block_n), the output O (block_m x head_dim) and the per-row values.
+  RankedTensorType sType, oType, rowType;
   /// Kernel parameters.
   Value q, k, v, o, lse, batchCount, headsQ, headsKV, seqQ, seqK;
 };
@@ -207,20 +218,19 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
   // bottom-right when the lengths differ, as FlashAttention defines it.
   Value diag = arith::AddIOp::create(
       b, loc, rows, splat(arith::SubIOp::create(b, loc, seqK, seqQ), idxType));
-  if (std::optional<int64_t> right = op.getRightWindow()) {
-    Value last = arith::AddIOp::create(
-        b, loc, diag, splat(windowSize(*right, seqQ), idxType));
+  // Keeps the keys whose column compares to `bound` by `predicate`.
+  auto keep = [&](arith::CmpIPredicate predicate, Value bound) {
     mask = arith::AndIOp::create(
-        b, loc, mask,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, cols, last));
-  }
-  if (std::optional<int64_t> left = op.getLeftWindow()) {
-    Value first = arith::SubIOp::create(
-        b, loc, diag, splat(windowSize(*left, seqK), idxType));
-    mask = arith::AndIOp::create(
-        b, loc, mask,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, cols, first));
-  }
+        b, loc, mask, arith::CmpIOp::create(b, loc, predicate, cols, bound));
+  };
+  if (std::optional<int64_t> right = op.getRightWindow())
+    keep(arith::CmpIPredicate::sle,
+         arith::AddIOp::create(b, loc, diag,
+                               splat(windowSize(*right, seqQ), idxType)));
+  if (std::optional<int64_t> left = op.getLeftWindow())
+    keep(arith::CmpIPredicate::sge,
+         arith::SubIOp::create(b, loc, diag,
+                               splat(windowSize(*left, seqK), idxType)));
   return mask;
 }
 
@@ -267,8 +277,6 @@ std::pair<Value, Value> AttentionBuilder::keyRange(ArrayRef<Value> rows) {
 
 void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
                                     Value acc, Value rowMax, Value rowSum) {
-  auto oType = tensorType({blockM, headDim}, f32);
-  auto rowType = tensorType({blockM}, f32);
   double negInf = -std::numeric_limits<double>::infinity();
   // Rows with no visible key: o = 0 and lse = -inf.
   Value hasKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
@@ -334,8 +342,6 @@ AttentionBuilder::SoftmaxStep AttentionBuilder::softmaxStep(Value s, Value m0,
                                                             Value n0,
                                                             Value rowMax,
                                                             Value rowSum) {
-  auto sType = cast<RankedTensorType>(s.getType());
-  auto rowType = cast<RankedTensorType>(rowMax.getType());
   double negInf = -std::numeric_limits<double>::infinity();
   // Masks cost several instructions per element: only tiles that cross the
   // sequence end, the diagonal or a window edge pay them.
@@ -379,6 +385,14 @@ AttentionBuilder::SoftmaxStep AttentionBuilder::softmaxStep(Value s, Value m0,
   Value p = c > 0 ? math::FmaOp::create(b, loc, s, cSplat, negRef).getResult()
                   : arith::AddFOp::create(b, loc, s, negRef).getResult();
   p = math::Exp2Op::create(b, loc, p);
+  auto [alpha, newSum] = rescaleSum(p, rowMax, ref, rowSum);
+  Value pLow = arith::TruncFOp::create(
+      b, loc, tensorType(sType.getShape(), op.getElementType()), p);
+  return {pLow, newMax, newSum, alpha};
+}
+
+std::pair<Value, Value> AttentionBuilder::rescaleSum(Value p, Value rowMax,
+                                                     Value ref, Value rowSum) {
   // P stays unnormalised; the running sum and O are rescaled by
   // exp2(old max - new max) and divided by the sum once, at the end.
   Value alpha =
@@ -389,16 +403,11 @@ AttentionBuilder::SoftmaxStep AttentionBuilder::softmaxStep(Value s, Value m0,
       b.getI64IntegerAttr(1));
   Value newSum = arith::AddFOp::create(
       b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), tileSum);
-  Value pLow = arith::TruncFOp::create(
-      b, loc, tensorType(sType.getShape(), op.getElementType()), p);
-  return {pLow, newMax, newSum, alpha};
+  return {alpha, newSum};
 }
 
 void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
                                        ArrayRef<Value> rows) {
-  auto sType = tensorType({blockM, blockN}, f32);
-  auto oType = tensorType({blockM, headDim}, f32);
-  auto rowType = tensorType({blockM}, f32);
   Value zero = constI32(0);
   SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
@@ -491,9 +500,6 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
 void AttentionBuilder::buildSerialQueryTiles(Value batch, Value head,
                                              Value kvHead,
                                              ArrayRef<Value> rows) {
-  auto sType = tensorType({blockM, blockN}, f32);
-  auto oType = tensorType({blockM, headDim}, f32);
-  auto rowType = tensorType({blockM}, f32);
   Value zero = constI32(0);
   SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
@@ -550,16 +556,7 @@ void AttentionBuilder::buildSerialQueryTiles(Value batch, Value head,
               b, loc, s,
               tile::BroadcastOp::create(b, loc, sType, ref,
                                         b.getI64IntegerAttr(1))));
-      // P stays unnormalised; the running sum and O are rescaled by
-      // exp2(old max - new max) and divided by the sum once, at the end.
-      Value alpha = math::Exp2Op::create(
-          b, loc, arith::SubFOp::create(b, loc, rowMax, ref));
-      Value tileSum = tile::ReduceOp::create(
-          b, loc, rowType,
-          tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::sum), p,
-          b.getI64IntegerAttr(1));
-      Value newSum = arith::AddFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), tileSum);
+      auto [alpha, newSum] = rescaleSum(p, rowMax, ref, rowSum);
       Value scaled = arith::MulFOp::create(
           b, loc, acc,
           tile::BroadcastOp::create(b, loc, oType, alpha,

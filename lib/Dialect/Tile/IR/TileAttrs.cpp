@@ -1,16 +1,29 @@
 //===- TileAttrs.cpp - Layout encodings of the tile dialect ---------------===//
 //
-// Part of fmha. Parameter verifiers of the layout encodings, their checks
-// against the tensors they lay out, and layout helpers.
+// Part of fmha. The layout encodings: their registration, parameter
+// verifiers, their checks against the tensors they lay out, and layout
+// helpers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tile;
+
+#define GET_ATTRDEF_CLASSES
+#include "fmha/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fmha/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+}
 
 /// Prints `shape` and `elementType` as `tensor<128x64xbf16>`, without quotes.
 static std::string tensorString(ArrayRef<int64_t> shape, Type elementType) {
@@ -65,17 +78,24 @@ mlir::tile::getRegisterLayoutTileShape(Attribute encoding) {
 // WgmmaAccAttr
 //===----------------------------------------------------------------------===//
 
+/// Checks the `warpgroups` parameter of a register layout: a CTA has 1 to 8.
+static LogicalResult
+verifyWarpgroups(function_ref<InFlightDiagnostic()> emitError,
+                 unsigned warpgroups) {
+  if (warpgroups < 1 || warpgroups > 8)
+    return emitError() << "warpgroups must be in [1, 8] (a CTA has at most "
+                          "1024 threads), got "
+                       << warpgroups;
+  return success();
+}
+
 LogicalResult WgmmaAccAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    unsigned instrN, unsigned warpgroups) {
   if (instrN < 8 || instrN > 256 || instrN % 8 != 0)
     return emitError() << "instr_n must be a multiple of 8 in [8, 256] "
                           "(wgmma m64nNk16), got "
                        << instrN;
-  if (warpgroups < 1 || warpgroups > 8)
-    return emitError() << "warpgroups must be in [1, 8] (a CTA has at most "
-                          "1024 threads), got "
-                       << warpgroups;
-  return success();
+  return verifyWarpgroups(emitError, warpgroups);
 }
 
 LogicalResult WgmmaAccAttr::verifyEncoding(
@@ -102,11 +122,7 @@ LogicalResult WgmmaAccAttr::verifyEncoding(
 LogicalResult
 Tmem32x32bAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        unsigned warpgroups) {
-  if (warpgroups < 1 || warpgroups > 8)
-    return emitError() << "warpgroups must be in [1, 8] (a CTA has at most "
-                          "1024 threads), got "
-                       << warpgroups;
-  return success();
+  return verifyWarpgroups(emitError, warpgroups);
 }
 
 LogicalResult Tmem32x32bAttr::verifyEncoding(

@@ -17,17 +17,11 @@ using namespace mlir::tile;
 #include "fmha/Dialect/Tile/IR/TileDialect.cpp.inc"
 #include "fmha/Dialect/Tile/IR/TileEnums.cpp.inc"
 
-#define GET_ATTRDEF_CLASSES
-#include "fmha/Dialect/Tile/IR/TileAttrs.cpp.inc"
-
 #define GET_TYPEDEF_CLASSES
 #include "fmha/Dialect/Tile/IR/TileTypes.cpp.inc"
 
 void TileDialect::initialize() {
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "fmha/Dialect/Tile/IR/TileAttrs.cpp.inc"
-      >();
+  registerAttributes();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "fmha/Dialect/Tile/IR/TileTypes.cpp.inc"

@@ -60,6 +60,28 @@ static SmallVector<int64_t> dropAxis(ArrayRef<int64_t> shape, uint64_t axis) {
 /// dimension `axis` (the operands of reduce and broadcast): `full` is in a
 /// register layout or none, and `sliced` is laid out by the slice of it
 /// along `axis` or has no encoding.
+/// Checks that `axis` is a dimension of `type`, the type of the op's `name`
+/// ("input", "result").
+static LogicalResult verifyAxis(Operation *op, uint64_t axis,
+                                RankedTensorType type, StringRef name) {
+  if (axis < static_cast<uint64_t>(type.getRank()))
+    return success();
+  return op->emitOpError() << "axis " << axis << " is out of range for the "
+                           << type.getRank() << "-d " << name << " " << type;
+}
+
+/// Checks that the result of an op that moves values between tensors has
+/// the element type of its input.
+static LogicalResult verifySameElementType(Operation *op,
+                                           RankedTensorType inType,
+                                           RankedTensorType outType) {
+  if (outType.getElementType() == inType.getElementType())
+    return success();
+  return op->emitOpError() << "result element type " << outType.getElementType()
+                           << " differs from the input's "
+                           << inType.getElementType();
+}
+
 static LogicalResult verifySliceLayouts(Operation *op, RankedTensorType full,
                                         RankedTensorType sliced, uint64_t axis,
                                         StringRef fullName,
@@ -287,19 +309,16 @@ LogicalResult ReduceOp::verify() {
   RankedTensorType inType = getInput().getType();
   RankedTensorType outType = getResult().getType();
   uint64_t axis = getAxis();
-  if (axis >= static_cast<uint64_t>(inType.getRank()))
-    return emitOpError() << "axis " << axis << " is out of range for the "
-                         << inType.getRank() << "-d input " << inType;
+  if (failed(verifyAxis(*this, axis, inType, "input")))
+    return failure();
   auto expected = RankedTensorType::get(dropAxis(inType.getShape(), axis),
                                         inType.getElementType());
   if (outType.getShape() != expected.getShape())
     return emitOpError() << "reducing " << inType << " along axis " << axis
                          << " gives " << expected << ", but the result type is "
                          << outType;
-  if (outType.getElementType() != inType.getElementType())
-    return emitOpError() << "result element type " << outType.getElementType()
-                         << " differs from the input's "
-                         << inType.getElementType();
+  if (failed(verifySameElementType(*this, inType, outType)))
+    return failure();
   return verifySliceLayouts(*this, inType, outType, axis, "input", "result");
 }
 
@@ -311,19 +330,16 @@ LogicalResult BroadcastOp::verify() {
   RankedTensorType inType = getInput().getType();
   RankedTensorType outType = getResult().getType();
   uint64_t axis = getAxis();
-  if (axis >= static_cast<uint64_t>(outType.getRank()))
-    return emitOpError() << "axis " << axis << " is out of range for the "
-                         << outType.getRank() << "-d result " << outType;
+  if (failed(verifyAxis(*this, axis, outType, "result")))
+    return failure();
   auto expected = RankedTensorType::get(dropAxis(outType.getShape(), axis),
                                         outType.getElementType());
   if (inType.getShape() != expected.getShape())
     return emitOpError() << "broadcasting to " << outType << " along axis "
                          << axis << " takes an input of type " << expected
                          << ", got " << inType;
-  if (outType.getElementType() != inType.getElementType())
-    return emitOpError() << "result element type " << outType.getElementType()
-                         << " differs from the input's "
-                         << inType.getElementType();
+  if (failed(verifySameElementType(*this, inType, outType)))
+    return failure();
   return verifySliceLayouts(*this, outType, inType, axis, "result", "input");
 }
 
@@ -333,9 +349,8 @@ LogicalResult BroadcastOp::verify() {
 
 LogicalResult IotaOp::verify() {
   RankedTensorType type = getResult().getType();
-  if (getAxis() >= static_cast<uint64_t>(type.getRank()))
-    return emitOpError() << "axis " << getAxis() << " is out of range for the "
-                         << type.getRank() << "-d result " << type;
+  if (failed(verifyAxis(*this, getAxis(), type, "result")))
+    return failure();
   Attribute encoding = type.getEncoding();
   if (encoding && !isRegisterLayout(encoding))
     return emitOpError() << "the result must be in a register layout "

@@ -406,12 +406,19 @@ LogicalResult BarrierArriveOp::verify() {
 // Explicit rings
 //===----------------------------------------------------------------------===//
 
+/// Checks that the explicit `offset` of an allocation, when given, is a
+/// non-negative multiple of `alignment`: "<what> are <alignment>-byte
+/// aligned, but offset is <offset>".
+static LogicalResult verifyOffset(Operation *op, std::optional<int64_t> offset,
+                                  int64_t alignment, StringRef what) {
+  if (!offset || (*offset >= 0 && *offset % alignment == 0))
+    return success();
+  return op->emitOpError() << what << " are " << alignment
+                           << "-byte aligned, but offset is " << *offset;
+}
+
 LogicalResult MBarrierAllocOp::verify() {
-  if (std::optional<int64_t> offset = getOffset())
-    if (*offset < 0 || *offset % 8 != 0)
-      return emitOpError("mbarriers are 8-byte aligned, but offset is ")
-             << *offset;
-  return success();
+  return verifyOffset(*this, getOffset(), 8, "mbarriers");
 }
 
 LogicalResult BufferAllocOp::verify() {
@@ -421,11 +428,7 @@ LogicalResult BufferAllocOp::verify() {
     return emitOpError("allocates a statically shaped shared-memory buffer "
                        "of integers or floats, got ")
            << type;
-  if (std::optional<int64_t> offset = getOffset())
-    if (*offset < 0 || *offset % 16 != 0)
-      return emitOpError("buffers are 16-byte aligned, but offset is ")
-             << *offset;
-  return success();
+  return verifyOffset(*this, getOffset(), 16, "buffers");
 }
 
 LogicalResult SlotOp::verify() {

@@ -587,12 +587,8 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
   if (failed(attention))
     return failure();
   MLIRContext *ctx = func.getContext();
-  Block &body = func.getFunctionBody().front();
-  Operation *terminator = body.getTerminator();
-  SmallVector<Operation *> original = opsBeforeTerminator(body);
-
-  OpBuilder b(ctx);
-  b.setInsertionPointToStart(&body);
+  RolePartition partition(func);
+  OpBuilder &b = partition.getBuilder();
   Location loc = func.getLoc();
   auto tmem = TensorMemoryAttr::get(ctx);
   auto tmemOf = [&](RankedTensorType type) {
@@ -661,16 +657,10 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
         std::distance(attention->consumers.begin(), mine));
   }
 
-  b.setInsertionPoint(terminator);
-  auto ws = WarpSpecializeOp::create(b, loc);
-  Block *wsBody = b.createBlock(&ws.getBody());
+  partition.createKernel();
   auto addRole = [&](StringRef name, int64_t warps, unsigned regs) {
-    IRMapping map;
-    RoleOp role =
-        createRoleCopy(b, wsBody, loc, name, warps, regs, original, map);
-    auto lookup = [&](auto op) {
-      return cast<decltype(op)>(map.lookup(op.getOperation()));
-    };
+    RoleCopy copy = partition.addRole(name, warps, regs);
+    auto lookup = [&](auto op) { return copy.lookup(op); };
     Attention cloned;
     cloned.loop = lookup(attention->loop);
     for (tile::LoadOp load : attention->prologue)
@@ -685,7 +675,7 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
       cloned.stores.push_back(lookup(store));
     for (tile::StoreDirectOp store : attention->directStores)
       cloned.directStores.push_back(lookup(store));
-    return std::make_pair(role, cloned);
+    return std::make_pair(copy.role, cloned);
   };
   // The load, MMA and epilogue warps share the first warpgroup, the
   // correction has one; the softmax warpgroups share the rest of the
@@ -725,10 +715,6 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
     eraseDeadLoads(role);
     cleanUpRole(role);
   }
-  for (Operation *op : llvm::reverse(original))
-    op->erase();
-  for (Operation &op : llvm::make_early_inc_range(body))
-    if (isa<arith::ConstantOp>(op) && op.use_empty())
-      op.erase();
+  partition.eraseProgram(/*eraseUnusedConstants=*/true);
   return success();
 }

@@ -582,12 +582,8 @@ struct WSPartitionRolesPass
     if (program->channels.empty())
       return success();
     MLIRContext *ctx = func.getContext();
-    Block &body = func.getFunctionBody().front();
-    Operation *terminator = body.getTerminator();
-    SmallVector<Operation *> original = opsBeforeTerminator(body);
-
-    OpBuilder b(ctx);
-    b.setInsertionPointToStart(&body);
+    RolePartition partition(func);
+    OpBuilder &b = partition.getBuilder();
     Location loc = func.getLoc();
     unsigned numStages = stagesOf(func, stages);
     unsigned itemSlots = itemSlotsOf(func);
@@ -603,16 +599,10 @@ struct WSPartitionRolesPass
     for (tile::StoreOp store : program->stores)
       staging.push_back(allocStaging(b, store));
 
-    b.setInsertionPoint(terminator);
-    auto ws = WarpSpecializeOp::create(b, loc);
-    Block *wsBody = b.createBlock(&ws.getBody());
+    WarpSpecializeOp ws = partition.createKernel();
     auto addRole = [&](StringRef name, int64_t warps, int64_t regs) {
-      IRMapping map;
-      RoleOp role =
-          createRoleCopy(b, wsBody, loc, name, warps, regs, original, map);
-      auto lookup = [&](auto op) {
-        return cast<decltype(op)>(map.lookup(op.getOperation()));
-      };
+      RoleCopy copy = partition.addRole(name, warps, regs);
+      auto lookup = [&](auto op) { return copy.lookup(op); };
       auto loop = lookup(program->loop);
       RoleLoads loads;
       for (ChannelLoads &channel : program->channels) {
@@ -629,7 +619,7 @@ struct WSPartitionRolesPass
       SmallVector<tile::StoreDirectOp> directStores;
       for (tile::StoreDirectOp store : program->directStores)
         directStores.push_back(lookup(store));
-      return std::make_tuple(role, loop, loads, stores, directStores);
+      return std::make_tuple(copy.role, loop, loads, stores, directStores);
     };
 
     {
@@ -661,8 +651,7 @@ struct WSPartitionRolesPass
       if (!loads.inLoop && loads.groups.size() == 1 &&
           loads.groups.front().front()->isBeforeInBlock(program->loop))
         stageInHeldSlots(ws, channel);
-    for (Operation *op : llvm::reverse(original))
-      op->erase();
+    partition.eraseProgram(/*eraseUnusedConstants=*/false);
     return success();
   }
 };

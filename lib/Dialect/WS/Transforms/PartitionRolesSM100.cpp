@@ -90,16 +90,10 @@ struct ClonedProgram {
   Program program;
 };
 
-static ClonedProgram cloneInto(OpBuilder &b, Block *wsBody, Location loc,
-                               ArrayRef<Operation *> original,
-                               const Program &program, StringRef name,
-                               int64_t warps, unsigned regs) {
-  IRMapping map;
-  RoleOp role =
-      createRoleCopy(b, wsBody, loc, name, warps, regs, original, map);
-  auto lookup = [&](auto op) {
-    return cast<decltype(op)>(map.lookup(op.getOperation()));
-  };
+static ClonedProgram cloneInto(RolePartition &partition, const Program &program,
+                               StringRef name, int64_t warps, unsigned regs) {
+  RoleCopy copy = partition.addRole(name, warps, regs);
+  auto lookup = [&](auto op) { return copy.lookup(op); };
   Program cloned;
   cloned.loop = lookup(program.loop);
   for (tile::LoadOp load : program.loads)
@@ -108,7 +102,7 @@ static ClonedProgram cloneInto(OpBuilder &b, Block *wsBody, Location loc,
     cloned.chains.push_back({lookup(dot), position});
   for (tile::StoreOp store : program.stores)
     cloned.stores.push_back(lookup(store));
-  return {role, cloned};
+  return {copy.role, cloned};
 }
 
 /// The load warp: every iteration's loads go by TMA into one slot of the
@@ -247,12 +241,8 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
   if (program->loads.empty())
     return success();
   MLIRContext *ctx = func.getContext();
-  Block &body = func.getFunctionBody().front();
-  Operation *terminator = body.getTerminator();
-  SmallVector<Operation *> original = opsBeforeTerminator(body);
-
-  OpBuilder b(ctx);
-  b.setInsertionPointToStart(&body);
+  RolePartition partition(func);
+  OpBuilder &b = partition.getBuilder();
   Location loc = func.getLoc();
   unsigned stages = stagesOf(func, options.stages);
   Value stream = ChannelOp::create(
@@ -270,26 +260,23 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
   for (tile::StoreOp store : program->stores)
     staging.push_back(allocStaging(b, store));
 
-  b.setInsertionPoint(terminator);
-  auto ws = WarpSpecializeOp::create(b, loc);
-  Block *wsBody = b.createBlock(&ws.getBody());
+  partition.createKernel();
   {
-    auto [role, p] = cloneInto(b, wsBody, loc, original, *program, "load", 1,
-                               options.loadRegs);
+    auto [role, p] =
+        cloneInto(partition, *program, "load", 1, options.loadRegs);
     buildLoad(b, stream, p, func->hasAttr(kMulticastAttrName));
     cleanUpRole(role);
   }
   {
     // The MMA warp shares the load warp's warpgroup, and so its budget.
-    auto [role, p] = cloneInto(b, wsBody, loc, original, *program, "mma", 1,
-                               options.loadRegs);
+    auto [role, p] = cloneInto(partition, *program, "mma", 1, options.loadRegs);
     buildMMA(b, stream, accChannel, p);
     cleanUpRole(role);
   }
   for (unsigned i = 0; i < program->chains.size(); ++i) {
-    auto [role, p] = cloneInto(b, wsBody, loc, original, *program,
-                               ("epilogue" + Twine(i)).str(), kWarpsPerGroup,
-                               options.epilogueRegs);
+    auto [role, p] =
+        cloneInto(partition, *program, ("epilogue" + Twine(i)).str(),
+                  kWarpsPerGroup, options.epilogueRegs);
     if (failed(
             buildEpilogue(b, accChannel, p, i, staging, /*barrierId=*/1 + i)))
       return failure();
@@ -299,13 +286,8 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
     }
     cleanUpRole(role);
   }
-  for (Operation *op : llvm::reverse(original))
-    op->erase();
-  // Canonicalizing the roles hoists constants into the kernel's body; those
-  // no role uses (the accumulators' zeros, replaced by not accumulating)
-  // have no lowering in tensor memory.
-  for (Operation &op : llvm::make_early_inc_range(body))
-    if (isa<arith::ConstantOp>(op) && op.use_empty())
-      op.erase();
+  // The constants no role uses (the accumulators' zeros, replaced by not
+  // accumulating) have no lowering in tensor memory.
+  partition.eraseProgram(/*eraseUnusedConstants=*/true);
   return success();
 }

@@ -58,13 +58,6 @@ void ws::cleanUpRole(RoleOp role) {
   (void)applyPatternsGreedily(role, std::move(patterns));
 }
 
-SmallVector<Operation *> ws::opsBeforeTerminator(Block &block) {
-  SmallVector<Operation *> ops;
-  for (Operation &op : block.without_terminator())
-    ops.push_back(&op);
-  return ops;
-}
-
 MemRefType ws::sharedBufferFor(RankedTensorType type) {
   return MemRefType::get(
       type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
@@ -135,16 +128,40 @@ Value ws::allocStaging(OpBuilder &b, tile::StoreOp store) {
                                IntegerAttr());
 }
 
-RoleOp ws::createRoleCopy(OpBuilder &b, Block *body, Location loc,
-                          StringRef name, int64_t warps, int64_t regs,
-                          ArrayRef<Operation *> original, IRMapping &map) {
-  b.setInsertionPointToEnd(body);
-  auto role =
-      RoleOp::create(b, loc, b.getStringAttr(name), b.getI32IntegerAttr(warps),
-                     b.getI32IntegerAttr(regs), IntegerAttr());
-  Block *block = b.createBlock(&role.getBody());
-  b.setInsertionPointToStart(block);
-  for (Operation *op : original)
-    b.clone(*op, map);
-  return role;
+RolePartition::RolePartition(FunctionOpInterface func)
+    : body(func.getFunctionBody().front()), builder(func.getContext()),
+      loc(func.getLoc()) {
+  for (Operation &op : body.without_terminator())
+    program.push_back(&op);
+  builder.setInsertionPointToStart(&body);
+}
+
+WarpSpecializeOp RolePartition::createKernel() {
+  builder.setInsertionPoint(body.getTerminator());
+  auto kernel = WarpSpecializeOp::create(builder, loc);
+  kernelBody = builder.createBlock(&kernel.getBody());
+  return kernel;
+}
+
+RoleCopy RolePartition::addRole(StringRef name, int64_t warps, int64_t regs) {
+  assert(kernelBody && "createKernel comes first");
+  RoleCopy copy;
+  builder.setInsertionPointToEnd(kernelBody);
+  copy.role = RoleOp::create(builder, loc, builder.getStringAttr(name),
+                             builder.getI32IntegerAttr(warps),
+                             builder.getI32IntegerAttr(regs), IntegerAttr());
+  builder.setInsertionPointToStart(builder.createBlock(&copy.role.getBody()));
+  for (Operation *op : program)
+    builder.clone(*op, copy.map);
+  return copy;
+}
+
+void RolePartition::eraseProgram(bool eraseUnusedConstants) {
+  for (Operation *op : llvm::reverse(program))
+    op->erase();
+  if (!eraseUnusedConstants)
+    return;
+  for (Operation &op : llvm::make_early_inc_range(body))
+    if (isa<arith::ConstantOp>(op) && op.use_empty())
+      op.erase();
 }

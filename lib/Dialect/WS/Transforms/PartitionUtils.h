@@ -40,10 +40,6 @@ void dropCarried(scf::ForOp loop);
 /// Drops what a role does not need: dead ops and unused loop values.
 void cleanUpRole(RoleOp role);
 
-/// The ops of `block` but its terminator: a tile program to copy into
-/// each role.
-SmallVector<Operation *> opsBeforeTerminator(Block &block);
-
 /// A buffer of `type`'s shape and element type in shared memory.
 MemRefType sharedBufferFor(RankedTensorType type);
 
@@ -81,12 +77,50 @@ Value allocStaging(OpBuilder &b, tile::StoreOp store);
 void walkBackward(ArrayRef<Value> roots,
                   function_ref<void(Value, SmallVectorImpl<Value> &)> visit);
 
-/// A new role `name` of `warps` warps and `regs` registers at the end of
-/// `body` (a ws.warp_specialize's block), holding a copy of the ops
-/// `original`; `map` maps each of them to its copy.
-RoleOp createRoleCopy(OpBuilder &b, Block *body, Location loc, StringRef name,
-                      int64_t warps, int64_t regs,
-                      ArrayRef<Operation *> original, IRMapping &map);
+/// A role that holds a copy of the tile program, and the map from the
+/// program's ops to their copies.
+struct RoleCopy {
+  RoleOp role;
+  IRMapping map;
+
+  /// The copy of `op`, an op of the program.
+  template <typename OpT> OpT lookup(OpT op) const {
+    return cast<OpT>(map.lookup(op.getOperation()));
+  }
+};
+
+/// What every partition does the same way around its per-kind choices: the
+/// tile program in the body of `func` (its ops but the terminator) is
+/// copied into each role of a ws.warp_specialize created before the
+/// terminator, then erased. Until `createKernel`, the builder inserts at the
+/// start of the body, where what the roles share goes (channels, staging
+/// buffers).
+class RolePartition {
+public:
+  explicit RolePartition(FunctionOpInterface func);
+
+  OpBuilder &getBuilder() { return builder; }
+
+  /// Creates the ws.warp_specialize the roles go into, before the body's
+  /// terminator.
+  WarpSpecializeOp createKernel();
+
+  /// A new role `name` of `warps` warps and `regs` registers at the end of
+  /// the ws.warp_specialize, holding a copy of the program; the builder
+  /// inserts at the start of the copy.
+  RoleCopy addRole(StringRef name, int64_t warps, int64_t regs);
+
+  /// Erases the program the roles copied, and the constants of the body no
+  /// role uses (canonicalizing the roles hoists constants into the body).
+  void eraseProgram(bool eraseUnusedConstants);
+
+private:
+  Block &body;
+  OpBuilder builder;
+  Location loc;
+  SmallVector<Operation *> program;
+  Block *kernelBody = nullptr;
+};
 
 } // namespace ws
 } // namespace mlir

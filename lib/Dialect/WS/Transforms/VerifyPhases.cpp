@@ -11,10 +11,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CheckerUtils.h"
+
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/DenseSet.h"
@@ -54,16 +57,6 @@ static constexpr int64_t kMaxStages = 32;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// "line:col" of the first file location in `loc`, or the location printed.
-static std::string describeLoc(Location loc) {
-  if (auto file = loc->findInstanceOf<FileLineColLoc>())
-    return (Twine(file.getLine()) + ":" + Twine(file.getColumn())).str();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
-
 /// "1st", "2nd", "3rd", "4th", ...
 static std::string ordinal(int64_t n) {
   const char *suffix = "th";
@@ -76,10 +69,6 @@ static std::string ordinal(int64_t n) {
       suffix = "rd";
   }
   return std::to_string(n) + suffix;
-}
-
-static std::string plural(int64_t n, StringRef word) {
-  return (Twine(n) + " " + word + (n == 1 ? "" : "s")).str();
 }
 
 /// Bits of an integer or index value; none for other types.
@@ -171,9 +160,9 @@ static Val evaluateArith(Operation *op, function_ref<Val(Value)> get) {
         return false;
     return true;
   };
-  auto binary = [&](function_ref<std::optional<APInt>(const APInt &,
-                                                      const APInt &)>
-                        fn) -> Val {
+  auto binary =
+      [&](function_ref<std::optional<APInt>(const APInt &, const APInt &)> fn)
+      -> Val {
     if (!sameWidth(2))
       return self;
     std::optional<APInt> r = fn(x[0], x[1]);
@@ -181,8 +170,21 @@ static Val evaluateArith(Operation *op, function_ref<Val(Value)> get) {
   };
   // Division and remainder are undefined for a zero divisor and for the
   // smallest signed value divided by -1.
-  auto divisible = [](const APInt &a, const APInt &b, bool isSigned) {
-    return !b.isZero() && !(isSigned && a.isMinSignedValue() && b.isAllOnes());
+  auto divide = [&](bool isSigned,
+                    function_ref<APInt(const APInt &, const APInt &)> fn) {
+    return binary([&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+      if (b.isZero() || (isSigned && a.isMinSignedValue() && b.isAllOnes()))
+        return std::nullopt;
+      return fn(a, b);
+    });
+  };
+  // Shifts by the width or more are poison.
+  auto shift = [&](function_ref<APInt(const APInt &, unsigned)> fn) {
+    return binary([&](const APInt &a, const APInt &b) -> std::optional<APInt> {
+      if (b.uge(a.getBitWidth()))
+        return std::nullopt;
+      return fn(a, b.getZExtValue());
+    });
   };
   auto resize = [&](bool isSigned) -> Val {
     if (x.size() != 1)
@@ -211,140 +213,71 @@ static Val evaluateArith(Operation *op, function_ref<Val(Value)> get) {
         return binary([](const APInt &a, const APInt &b) { return a ^ b; });
       })
       .Case([&](arith::MaxSIOp) {
-        return binary(
-            [](const APInt &a, const APInt &b) { return llvm::APIntOps::smax(a, b); });
+        return binary([](const APInt &a, const APInt &b) {
+          return llvm::APIntOps::smax(a, b);
+        });
       })
       .Case([&](arith::MinSIOp) {
-        return binary(
-            [](const APInt &a, const APInt &b) { return llvm::APIntOps::smin(a, b); });
+        return binary([](const APInt &a, const APInt &b) {
+          return llvm::APIntOps::smin(a, b);
+        });
       })
       .Case([&](arith::MaxUIOp) {
-        return binary(
-            [](const APInt &a, const APInt &b) { return llvm::APIntOps::umax(a, b); });
+        return binary([](const APInt &a, const APInt &b) {
+          return llvm::APIntOps::umax(a, b);
+        });
       })
       .Case([&](arith::MinUIOp) {
-        return binary(
-            [](const APInt &a, const APInt &b) { return llvm::APIntOps::umin(a, b); });
+        return binary([](const APInt &a, const APInt &b) {
+          return llvm::APIntOps::umin(a, b);
+        });
       })
       .Case([&](arith::DivSIOp) {
-        return binary([&](const APInt &a,
-                          const APInt &b) -> std::optional<APInt> {
-          if (!divisible(a, b, true))
-            return std::nullopt;
-          return a.sdiv(b);
-        });
+        return divide(true,
+                      [](const APInt &a, const APInt &b) { return a.sdiv(b); });
       })
       .Case([&](arith::DivUIOp) {
-        return binary([&](const APInt &a,
-                          const APInt &b) -> std::optional<APInt> {
-          if (!divisible(a, b, false))
-            return std::nullopt;
-          return a.udiv(b);
-        });
+        return divide(false,
+                      [](const APInt &a, const APInt &b) { return a.udiv(b); });
       })
       .Case([&](arith::RemSIOp) {
-        return binary([&](const APInt &a,
-                          const APInt &b) -> std::optional<APInt> {
-          if (!divisible(a, b, true))
-            return std::nullopt;
-          return a.srem(b);
-        });
+        return divide(true,
+                      [](const APInt &a, const APInt &b) { return a.srem(b); });
       })
       .Case([&](arith::RemUIOp) {
-        return binary([&](const APInt &a,
-                          const APInt &b) -> std::optional<APInt> {
-          if (!divisible(a, b, false))
-            return std::nullopt;
-          return a.urem(b);
-        });
+        return divide(false,
+                      [](const APInt &a, const APInt &b) { return a.urem(b); });
       })
       .Case([&](arith::CeilDivSIOp) {
-        return binary([&](const APInt &a,
-                          const APInt &b) -> std::optional<APInt> {
-          if (!divisible(a, b, true))
-            return std::nullopt;
+        return divide(true, [](const APInt &a, const APInt &b) {
           return llvm::APIntOps::RoundingSDiv(a, b, APInt::Rounding::UP);
         });
       })
       .Case([&](arith::CeilDivUIOp) {
-        return binary([&](const APInt &a,
-                          const APInt &b) -> std::optional<APInt> {
-          if (!divisible(a, b, false))
-            return std::nullopt;
+        return divide(false, [](const APInt &a, const APInt &b) {
           return llvm::APIntOps::RoundingUDiv(a, b, APInt::Rounding::UP);
         });
       })
       .Case([&](arith::FloorDivSIOp) {
-        return binary([&](const APInt &a,
-                          const APInt &b) -> std::optional<APInt> {
-          if (!divisible(a, b, true))
-            return std::nullopt;
+        return divide(true, [](const APInt &a, const APInt &b) {
           return llvm::APIntOps::RoundingSDiv(a, b, APInt::Rounding::DOWN);
         });
       })
       .Case([&](arith::ShLIOp) {
-        return binary([](const APInt &a,
-                         const APInt &b) -> std::optional<APInt> {
-          if (b.uge(a.getBitWidth()))
-            return std::nullopt;
-          return a.shl(b.getZExtValue());
-        });
+        return shift([](const APInt &a, unsigned n) { return a.shl(n); });
       })
       .Case([&](arith::ShRSIOp) {
-        return binary([](const APInt &a,
-                         const APInt &b) -> std::optional<APInt> {
-          if (b.uge(a.getBitWidth()))
-            return std::nullopt;
-          return a.ashr(b.getZExtValue());
-        });
+        return shift([](const APInt &a, unsigned n) { return a.ashr(n); });
       })
       .Case([&](arith::ShRUIOp) {
-        return binary([](const APInt &a,
-                         const APInt &b) -> std::optional<APInt> {
-          if (b.uge(a.getBitWidth()))
-            return std::nullopt;
-          return a.lshr(b.getZExtValue());
-        });
+        return shift([](const APInt &a, unsigned n) { return a.lshr(n); });
       })
       .Case([&](arith::CmpIOp cmp) {
         if (x.size() != 2 || x[0].getBitWidth() != x[1].getBitWidth() ||
             *width != 1)
           return self;
-        const APInt &a = x[0], &b = x[1];
-        bool r = false;
-        switch (cmp.getPredicate()) {
-        case arith::CmpIPredicate::eq:
-          r = a.eq(b);
-          break;
-        case arith::CmpIPredicate::ne:
-          r = a.ne(b);
-          break;
-        case arith::CmpIPredicate::slt:
-          r = a.slt(b);
-          break;
-        case arith::CmpIPredicate::sle:
-          r = a.sle(b);
-          break;
-        case arith::CmpIPredicate::sgt:
-          r = a.sgt(b);
-          break;
-        case arith::CmpIPredicate::sge:
-          r = a.sge(b);
-          break;
-        case arith::CmpIPredicate::ult:
-          r = a.ult(b);
-          break;
-        case arith::CmpIPredicate::ule:
-          r = a.ule(b);
-          break;
-        case arith::CmpIPredicate::ugt:
-          r = a.ugt(b);
-          break;
-        case arith::CmpIPredicate::uge:
-          r = a.uge(b);
-          break;
-        }
-        return Val::of(APInt(1, r));
+        return Val::of(
+            APInt(1, arith::applyCmpPredicate(cmp.getPredicate(), x[0], x[1])));
       })
       .Case([&](arith::ExtSIOp) { return resize(true); })
       .Case([&](arith::ExtUIOp) { return resize(false); })
@@ -417,8 +350,7 @@ struct Kernel {
   /// "barrier 1 of the mbarrier array at 12:5".
   std::string describe(const BarrierArray &array, int64_t index) const {
     if (array.side == RingSide::Unknown)
-      return "barrier " + std::to_string(index) + " of " +
-             describeArray(array);
+      return "barrier " + std::to_string(index) + " of " + describeArray(array);
     std::string text = (array.side == RingSide::Full ? "full[" : "empty[") +
                        std::to_string(index) + "]";
     if (array.channel)
@@ -453,8 +385,8 @@ static Val evaluateOutside(Kernel &kernel, Value value, unsigned depth) {
 class RoleRun {
 public:
   RoleRun(Kernel &kernel, RoleOp role, int64_t trips, bool defaultBranch)
-      : kernel(kernel), role(role), trips(trips),
-        defaultBranch(defaultBranch) {}
+      : kernel(kernel), role(role), trips(trips), defaultBranch(defaultBranch) {
+  }
 
   /// Interprets the role, recording its barrier events.
   LogicalResult run() { return runBlock(role.getBody().front(), nullptr); }
@@ -542,8 +474,7 @@ FailureOr<BarrierArray *> RoleRun::getArray(Operation *op) {
   return &it->second;
 }
 
-FailureOr<int64_t> RoleRun::getInt(Operation *op, Value value,
-                                   StringRef what) {
+FailureOr<int64_t> RoleRun::getInt(Operation *op, Value value, StringRef what) {
   Val v = get(value);
   if (!v.known)
     return cannotInterpret(op, v.cause, what);
@@ -660,8 +591,8 @@ LogicalResult RoleRun::runFor(scf::ForOp loop) {
   for (uint64_t i = 0; i < count; ++i) {
     if (lb.known && step.known &&
         lb.known->getBitWidth() == step.known->getBitWidth())
-      env[iv] = Val::of(*lb.known +
-                        *step.known * APInt(lb.known->getBitWidth(), i));
+      env[iv] =
+          Val::of(*lb.known + *step.known * APInt(lb.known->getBitWidth(), i));
     else
       env[iv] = Val::unknown(lb.known ? step.cause : lb.cause);
     for (auto [arg, value] : llvm::zip(loop.getRegionIterArgs(), iters))
@@ -723,9 +654,8 @@ LogicalResult RoleRun::runBarrierOp(Operation *op) {
     return failure();
   if (*index < 0 || *index >= (*array)->count)
     return fail(op, "role '" + role.getRoleName() + "' uses barrier " +
-                        Twine(*index) + " of " +
-                        kernel.describeArray(**array) + ", which holds " +
-                        plural((*array)->count, "barrier") +
+                        Twine(*index) + " of " + kernel.describeArray(**array) +
+                        ", which holds " + plural((*array)->count, "barrier") +
                         ": the stage is out of range (simulating loops of "
                         "unknown trip count with " +
                         Twine(trips) + " iterations)");
@@ -794,10 +724,12 @@ struct RoleTrace {
 /// What is amiss with the transaction bytes of a phase, if anything.
 static std::string describeTx(int64_t tx) {
   if (tx > 0)
-    return ", " + std::to_string(tx) + " expected transaction bytes not "
+    return ", " + std::to_string(tx) +
+           " expected transaction bytes not "
            "delivered";
   if (tx < 0)
-    return ", " + std::to_string(-tx) + " transaction bytes delivered "
+    return ", " + std::to_string(-tx) +
+           " transaction bytes delivered "
            "beyond those expected";
   return "";
 }
@@ -969,8 +901,8 @@ static void collectArrays(Kernel &kernel) {
   SmallVector<Operation *> barrierOps;
   for (RoleOp role : kernel.op.getRoles())
     role.getBody().walk([&](Operation *op) {
-      if (isBarrierOp(op) && op->getParentOfType<WarpSpecializeOp>() ==
-                                 kernel.op.getOperation())
+      if (isBarrierOp(op) &&
+          op->getParentOfType<WarpSpecializeOp>() == kernel.op.getOperation())
         barrierOps.push_back(op);
     });
   for (Operation *op : barrierOps) {
@@ -1023,9 +955,8 @@ static void collectArrays(Kernel &kernel) {
         array.side = RingSide::Full;
       else if (arrayTags.front() == "empty")
         array.side = RingSide::Empty;
-    } else if (arrayTags.empty() || llvm::all_of(arrayTags, [](StringRef t) {
-                 return t.empty();
-               })) {
+    } else if (arrayTags.empty() ||
+               llvm::all_of(arrayTags, [](StringRef t) { return t.empty(); })) {
       if (filled.contains(barriers)) {
         array.side = RingSide::Full;
       } else {
@@ -1134,12 +1065,7 @@ namespace {
 struct WSVerifyPhasesPass
     : public ws::impl::WSVerifyPhasesBase<WSVerifyPhasesPass> {
   void runOnOperation() override {
-    SmallVector<WarpSpecializeOp> ops;
-    getOperation()->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
-    bool ok = true;
-    for (WarpSpecializeOp op : ops)
-      ok &= succeeded(verifyPhases(op));
-    if (!ok)
+    if (failed(verifyEachKernel(getOperation(), verifyPhases)))
       signalPassFailure();
     markAllAnalysesPreserved();
   }

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CheckerUtils.h"
+
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
@@ -44,20 +46,6 @@ static constexpr unsigned kMaxExprDepth = 32;
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-/// "line:col" of the first file location in `loc`, or the location printed.
-static std::string describeLoc(Location loc) {
-  if (auto file = loc->findInstanceOf<FileLineColLoc>())
-    return (Twine(file.getLine()) + ":" + Twine(file.getColumn())).str();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
-
-static std::string slots(int64_t n) {
-  return (Twine(n) + (n == 1 ? " slot" : " slots")).str();
-}
 
 /// The value of an integer constant of at most 64 bits.
 static std::optional<int64_t> getConstant(Value value) {
@@ -695,7 +683,7 @@ std::string StructureComparison::describe(const Item *item, scf::ForOp loop) {
   std::string at = describeLoc(item->op->getLoc());
   switch (item->kind) {
   case Item::Take:
-    return "takes " + slots(item->count) + " at " + at;
+    return "takes " + plural(item->count, "slot") + " at " + at;
   case Item::Loop:
     return "enters the loop at " + at;
   case Item::If:
@@ -718,9 +706,10 @@ bool StructureComparison::compare(ArrayRef<Item> a, ArrayRef<Item> b,
       return true;
     if (report)
       error(b.empty() ? loopB.getOperation() : b.front().op)
-          << "role '" << roleA.getRoleName() << "' takes " << slots(countA)
-          << " per iteration of the loop at " << describeLoc(loopA.getLoc())
-          << ", role '" << roleB.getRoleName() << "' takes " << countB;
+          << "role '" << roleA.getRoleName() << "' takes "
+          << plural(countA, "slot") << " per iteration of the loop at "
+          << describeLoc(loopA.getLoc()) << ", role '" << roleB.getRoleName()
+          << "' takes " << countB;
     return false;
   }
   for (size_t i = 0, e = std::max(a.size(), b.size()); i < e; ++i) {
@@ -1168,33 +1157,14 @@ LogicalResult ws::verifyProtocol(WarpSpecializeOp op) {
   return success();
 }
 
-LogicalResult
-ws::verifyUnmarked(Operation *root, StringRef marker,
-                   function_ref<LogicalResult(WarpSpecializeOp)> check) {
-  SmallVector<WarpSpecializeOp> kernels;
-  root->walk([&](WarpSpecializeOp op) {
-    if (!op->hasAttr(marker))
-      kernels.push_back(op);
-  });
-  bool ok = true;
-  for (WarpSpecializeOp op : kernels)
-    ok &= succeeded(check(op));
-  return success(ok);
-}
-
 namespace {
 struct WSVerifyProtocolPass
     : public ws::impl::WSVerifyProtocolBase<WSVerifyProtocolPass> {
   void runOnOperation() override {
-    SmallVector<WarpSpecializeOp> kernels;
-    getOperation()->walk([&](WarpSpecializeOp op) { kernels.push_back(op); });
-    bool ok = true;
-    for (WarpSpecializeOp op : kernels)
-      ok &= succeeded(verifyProtocol(op));
+    if (failed(verifyEachKernel(getOperation(), verifyProtocol)))
+      signalPassFailure();
     // Only the markers changed.
     markAllAnalysesPreserved();
-    if (!ok)
-      signalPassFailure();
   }
 };
 } // namespace

@@ -27,9 +27,6 @@
 #define GET_ATTRDEF_CLASSES
 #include "fmha/Dialect/FMHA/IR/FMHAAttrs.h.inc"
 
-#define GET_TYPEDEF_CLASSES
-#include "fmha/Dialect/FMHA/IR/FMHATypes.h.inc"
-
 #define GET_OP_CLASSES
 #include "fmha/Dialect/FMHA/IR/FMHAOps.h.inc"
 

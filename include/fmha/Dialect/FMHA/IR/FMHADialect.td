@@ -45,9 +45,5 @@ class FMHA_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<FMHA_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
 }
-class FMHA_Type<string name, string typeMnemonic, list<Trait> traits = []>
-    : TypeDef<FMHA_Dialect, name, traits> {
-  let mnemonic = typeMnemonic;
-}
 
 #endif // FMHA_DIALECT_FMHA_IR_FMHADIALECT_TD

@@ -3,7 +3,6 @@
 
 include "fmha/Dialect/FMHA/IR/FMHADialect.td"
 include "fmha/Dialect/FMHA/IR/FMHAAttrs.td"
-include "fmha/Dialect/FMHA/IR/FMHATypes.td"
 include "mlir/IR/BuiltinAttributes.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/SymbolInterfaces.td"

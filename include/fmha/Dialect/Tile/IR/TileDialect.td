@@ -119,6 +119,11 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Registers the layout encodings, next to their definitions
+    /// (TileAttrs.cpp).
+    void registerAttributes();
+  }];
 }
 
 /// Base class of the tile ops.
