@@ -484,13 +484,15 @@ class Counter:
                     self.fatal = True
 
 
-def worker(seed, deadline, counter, max_cases):
+def worker(seed, deadline, counter, max_cases, kinds=None):
     streams = [torch.cuda.Stream(), torch.cuda.Stream(),
                torch.cuda.default_stream()]
     while time.monotonic() < deadline and not counter.fatal:
         index = counter.take()
         if max_cases is not None and index >= max_cases:
             return
+        if kinds is not None and draw(seed, index)[1]["kind"] not in kinds:
+            continue
         counter.current[threading.get_ident()] = (index, time.monotonic())
         case, failure = run_case(seed, index, streams)
         counter.current.pop(threading.get_ident(), None)
@@ -564,6 +566,10 @@ def main(argv=None):
     p.add_argument("--threads", type=int, default=3)
     p.add_argument("--cases", type=int, help="stop after this many cases")
     p.add_argument("--case", type=int, help="run only case CASE of --seed")
+    p.add_argument("--kinds", type=lambda x: set(x.split(",")),
+                   help="run only these kinds of case (attention, gemm, "
+                   "bad), comma-separated; the others are drawn and passed "
+                   "over, so case numbers stay those of the full run")
     p.add_argument("--stall", type=float, default=120.0,
                    help="seconds after which a case counts as hung")
     args = p.parse_args(argv)
@@ -584,7 +590,7 @@ def main(argv=None):
     else:
         deadline = time.monotonic() + args.minutes * 60
         threads = [threading.Thread(target=worker, args=(
-            args.seed, deadline, counter, args.cases))
+            args.seed, deadline, counter, args.cases, args.kinds))
             for _ in range(max(1, args.threads))]
         for t in threads:
             t.start()
