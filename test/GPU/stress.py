@@ -484,9 +484,13 @@ class Counter:
                     self.fatal = True
 
 
-def worker(seed, deadline, counter, max_cases, kinds=None):
-    streams = [torch.cuda.Stream(), torch.cuda.Stream(),
-               torch.cuda.default_stream()]
+def worker(seed, deadline, counter, max_cases, kinds=None, streams="mixed"):
+    # mixed: two streams of the thread's own and the (legacy) default one;
+    # own: one stream of the thread's own; default: the default stream only.
+    streams = {"mixed": lambda: [torch.cuda.Stream(), torch.cuda.Stream(),
+                                 torch.cuda.default_stream()],
+               "own": lambda: [torch.cuda.Stream()],
+               "default": lambda: [torch.cuda.default_stream()]}[streams]()
     while time.monotonic() < deadline and not counter.fatal:
         index = counter.take()
         if max_cases is not None and index >= max_cases:
@@ -570,6 +574,11 @@ def main(argv=None):
                    help="run only these kinds of case (attention, gemm, "
                    "bad), comma-separated; the others are drawn and passed "
                    "over, so case numbers stay those of the full run")
+    p.add_argument("--streams", choices=("mixed", "own", "default"),
+                   default="mixed",
+                   help="each thread's streams: two of its own and the "
+                   "default stream (mixed), one of its own (own), or the "
+                   "default stream only (default)")
     p.add_argument("--stall", type=float, default=120.0,
                    help="seconds after which a case counts as hung")
     args = p.parse_args(argv)
@@ -590,7 +599,8 @@ def main(argv=None):
     else:
         deadline = time.monotonic() + args.minutes * 60
         threads = [threading.Thread(target=worker, args=(
-            args.seed, deadline, counter, args.cases, args.kinds))
+            args.seed, deadline, counter, args.cases, args.kinds,
+            args.streams))
             for _ in range(max(1, args.threads))]
         for t in threads:
             t.start()
