@@ -180,10 +180,8 @@ class Table:
     def nearest(self, category: tuple, sizes: Sequence[int]) \
             -> Optional[dict]:
         """The config of the nearest measured shape of ``category``."""
-        rows = self.entries.get(category)
-        if not rows:
-            return None
-        return min(rows, key=lambda row: distance(row[0], sizes))[1]
+        configs = self.by_distance(category, sizes)
+        return configs[0] if configs else None
 
     def by_distance(self, category: tuple, sizes: Sequence[int]) -> list:
         """The distinct configs of ``category``'s measured shapes, nearest

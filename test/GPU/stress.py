@@ -216,27 +216,6 @@ def rel_err(out, ref):
             / ref.double().norm().clamp_min(1e-30)).item()
 
 
-def attention_reference(q, k, v, causal, window, scale):
-    """o and lse in float64 with fmha's masks (bottom-right aligned); rows
-    that see no key: o = 0, lse = -inf."""
-    group = q.shape[1] // k.shape[1]
-    kd = k.double().repeat_interleave(group, dim=1)
-    vd = v.double().repeat_interleave(group, dim=1)
-    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
-    s = q.double() @ kd.transpose(-1, -2) * scale
-    sq, sk = q.shape[2], k.shape[2]
-    diag = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
-    cols = torch.arange(sk, device=q.device)[None, :]
-    hidden = torch.zeros(sq, sk, dtype=torch.bool, device=q.device)
-    if causal:
-        hidden |= cols > diag
-    if window is not None:
-        hidden |= (cols < diag - window[0]) | (cols > diag + window[1])
-    s = s.masked_fill(hidden, float("-inf"))
-    lse = torch.logsumexp(s, dim=-1)
-    p = torch.nan_to_num(torch.softmax(s, dim=-1))
-    return p @ vd, lse
-
 
 def poison_pool(nbytes):
     """Fills (about) the current stream's next allocation of ``nbytes``
@@ -249,6 +228,7 @@ def poison_pool(nbytes):
 
 def run_attention(case, rng, gen):
     import fmha
+    from tests.test_gpu_ops import attention_reference
     dt = dtype_of(case["dtype"])
     b, hq, hkv = case["batch"], case["heads_q"], case["heads_kv"]
     sq, sk, d = case["seq_q"], case["seq_k"], case["head_dim"]
