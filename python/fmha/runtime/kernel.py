@@ -300,18 +300,20 @@ class Kernel:
         for name, view in views.items():
             check_layout(name, view, name in self._tma)
 
-        loaded: list = []
+        func: Optional[int] = None
 
         def function() -> int:
-            if not loaded:
+            # Loaded once, when first needed (a cluster kernel's occupancy
+            # query for its grid, else the launch), after the checks.
+            nonlocal func
+            if func is None:
                 func = driver.get_function(self._cubin_key, self.cubin,
                                            m.entry)
                 if m.dynamic_smem > DEFAULT_DYNAMIC_SMEM_LIMIT:
                     driver.set_max_dynamic_smem(func, m.dynamic_smem)
                 if math.prod(m.cluster) > MAX_PORTABLE_CLUSTER_SIZE:
                     driver.allow_non_portable_cluster(func)
-                loaded.append(func)
-            return loaded[0]
+            return func
 
         def num_sms() -> int:
             # A kernel launched in clusters runs on the multiprocessors
