@@ -388,6 +388,24 @@ class AttentionTest(unittest.TestCase):
                         v = torch.randn_like(k)
                         self.check(q, k, v, causal=causal)
 
+    def test_many_single_tile_items(self):
+        """A persistent CTA walking several work items of one key tile each
+        (the pipelined loop runs no iteration), the two consumers' masks
+        differing (seq_q < seq_k, causal): the ping-pong barriers once let
+        one consumer run an item ahead and the kernel hung. 864 items, 6-7
+        per CTA on 132 SMs."""
+        for dtype, head_dim in ((torch.float16, 64), (torch.bfloat16, 128)):
+            attention_or_skip(self, ops.fmha_dtype(dtype), head_dim,
+                              causal=True, return_lse=True)
+            for sq, sk in ((45, 128), (100, 128), (45, 200)):
+                with self.subTest(dtype=dtype, d=head_dim, shape=(sq, sk)):
+                    q = torch.randn(18, 48, sq, head_dim, device="cuda",
+                                    dtype=dtype)
+                    k = torch.randn(18, 24, sk, head_dim, device="cuda",
+                                    dtype=dtype)
+                    v = torch.randn_like(k)
+                    self.check(q, k, v, causal=True)
+
     def test_window_and_scale(self):
         attention_or_skip(self, window=(64, 16), scale=0.05)
         attention_or_skip(self, window=(64, 16), scale=0.05, return_lse=True)

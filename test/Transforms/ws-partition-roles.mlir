@@ -601,8 +601,9 @@ module attributes {gpu.container_module} {
 // asynchronous dots is released right after the tile.dot_wait that
 // completes them; one read by synchronous dots right after them. The two
 // consumers issue their loop's dots in turn (ping-pong on named barriers 3
-// and 4, 2 x 128 threads): consumer 1 opens the first turn before its loop,
-// consumer 0 takes the last one after it.
+// and 4, 2 x 128 threads) with one turn token: consumer 1 creates it at its
+// start, each waits for its turn once more after its loop and hands it on,
+// and consumer 0 takes it back at its end.
 // CHECK-LABEL: gpu.func @pipelined(
 // CHECK: %[[QC:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>, memref<64x64xbf16, 3>], stages = 1>
 // CHECK: %[[KC:.*]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
@@ -633,14 +634,20 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: ws.consumer_release %[[VC]], %[[VT]] by threads
 // CHECK:   }
 // CHECK-NEXT: ws.barrier_sync 3 threads 256
+// CHECK-NEXT: ws.barrier_arrive 4 threads 256
 // CHECK:   %[[VL:.*]], %{{.*}} = ws.consumer_wait %[[VC]]
 // CHECK:   tile.dot
 // CHECK-NEXT: ws.consumer_release %[[VC]], %[[VL]] by threads
+// CHECK:   ws.barrier_sync 3 threads 256
+// CHECK-NEXT: }
 // CHECK: ws.role "consumer1"
-// CHECK:   ws.barrier_arrive 3 threads 256
-// CHECK-NEXT: scf.for
+// CHECK-NEXT: ws.barrier_arrive 3 threads 256
+// CHECK:   scf.for
 // CHECK:     ws.barrier_sync 4 threads 256
 // CHECK:     ws.barrier_arrive 3 threads 256
+// CHECK:   }
+// CHECK-NEXT: ws.barrier_sync 4 threads 256
+// CHECK-NEXT: ws.barrier_arrive 3 threads 256
 
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>

@@ -704,6 +704,85 @@ func.func @barrier_deadlock() {
 
 // -----
 
+// The ping-pong of two consumers over an outer loop of tiles, whose inner
+// loop may run no iteration (a single key tile): consumer1 then arrives at
+// barrier 3 once per tile and never waits, so it can run a tile ahead and
+// complete a generation of barrier 3 with its own two arrivals, and
+// consumer0's wait there never returns. Consumer1's own 128-thread barrier
+// (a staging sync) does not hold it back. The simulation, which runs each
+// loop a fixed number of times, would not see it.
+func.func @barrier_arrives_twice(%tiles: i32, %keys: i32) {
+  ws.warp_specialize {
+    ws.role "consumer0" warps 4 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %t = %c0 to %tiles step %c1 : i32 {
+        scf.for %j = %c1 to %keys step %c1 : i32 {
+          ws.barrier_sync 3 threads 256
+          ws.barrier_arrive 4 threads 256
+        }
+        ws.barrier_sync 3 threads 256
+      }
+    }
+    ws.role "consumer1" warps 4 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %t = %c0 to %tiles step %c1 : i32 {
+        // expected-error-re @+2 {{named barrier 3: the role may arrive here again without waiting at a named barrier shared with another role since its arrival at {{[0-9]+:[0-9]+}}; two arrivals of one role can complete a generation alone and leave the roles that wait there blocked}}
+        // expected-note @+1 {{the earlier arrival}}
+        ws.barrier_arrive 3 threads 256
+        scf.for %j = %c1 to %keys step %c1 : i32 {
+          ws.barrier_sync 4 threads 256
+          ws.barrier_arrive 3 threads 256
+        }
+        ws.barrier_sync 2 threads 128
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// The same with the token kept going round (what ws-partition-roles
+// builds): after its inner loop each consumer waits for its turn and hands
+// it on; consumer1 creates the token once, consumer0 takes it back at its
+// end. Every arrival is followed by a wait shared with the other role.
+// CHECK-LABEL: func.func @barrier_token_round
+func.func @barrier_token_round(%tiles: i32, %keys: i32) {
+  ws.warp_specialize {
+    ws.role "consumer0" warps 4 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      scf.for %t = %c0 to %tiles step %c1 : i32 {
+        scf.for %j = %c1 to %keys step %c1 : i32 {
+          ws.barrier_sync 3 threads 256
+          ws.barrier_arrive 4 threads 256
+        }
+        ws.barrier_sync 3 threads 256
+        ws.barrier_arrive 4 threads 256
+      }
+      ws.barrier_sync 3 threads 256
+    }
+    ws.role "consumer1" warps 4 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      ws.barrier_arrive 3 threads 256
+      scf.for %t = %c0 to %tiles step %c1 : i32 {
+        scf.for %j = %c1 to %keys step %c1 : i32 {
+          ws.barrier_sync 4 threads 256
+          ws.barrier_arrive 3 threads 256
+        }
+        ws.barrier_sync 4 threads 256
+        ws.barrier_arrive 3 threads 256
+      }
+    }
+  }
+  return
+}
+
+// -----
+
 !ch = !ws.channel<[memref<128xf32, 3>], stages = 2>
 
 func.func @token_escapes_loop(%n: i32) {

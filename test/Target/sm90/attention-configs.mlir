@@ -72,32 +72,36 @@
 // CHECK: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // CHECK: mbarrier.arrive.expect_tx.shared.b64
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
-// The two consumer roles run one copy of the code (replica roles): each
-// waits for its Q tile and the first K slot, computes the first S = Q K^T
-// by wgmma and its softmax with exp2 and releases the slot; consumer 1
-// opens consumer 0's first turn (named barrier 3, 2 x 128 threads). In the
-// loop, on its turn (barrier 3 for consumer 0, 4 for consumer 1: an id
-// selected by the replica index), it issues the next S and P V (P from
-// registers) back to back, hands the turn over (barrier 4 or 3), waits for
-// S only (wait_group 1) while P V runs, releases the K slot, and the V
-// slot once P V is done. After the loop consumer 0 takes the last turn,
-// then the last P V; O goes out by TMA through shared memory, ordered by a
-// named barrier of the consumer's 128 threads (1 or 2).
+// The two consumer roles run one copy of the code (replica roles). One
+// turn token goes round them: consumer 1 creates it at its start, opening
+// consumer 0's first turn (named barrier 3, 2 x 128 threads). Each waits
+// for its Q tile and the first K slot, computes the first S = Q K^T by
+// wgmma and its softmax with exp2 and releases the slot. In the loop, on
+// its turn (barrier 3 for consumer 0, 4 for consumer 1: an id selected by
+// the replica index), it issues the next S and P V (P from registers) back
+// to back, hands the turn over (barrier 4 or 3), waits for S only
+// (wait_group 1) while P V runs, releases the K slot, and the V slot once
+// P V is done. After the loop it waits for its turn once more and hands it
+// over, then the last P V; O goes out by TMA through shared memory,
+// ordered by a named barrier of the consumer's 128 threads (1 or 2). At
+// its end consumer 0 takes the token back.
 // CHECK-NOT: setmaxnreg
+// CHECK: bar.arrive 3, 256;
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: mbarrier.arrive.shared.b64
 // CHECK: ex2.approx.ftz.f32
-// CHECK: bar.arrive 3, 256;
-// CHECK: bar.sync %r{{[0-9]+}}, 256;
+// CHECK: bar.sync [[TURN:%r[0-9]+]], 256;
 // CHECK: wgmma.mma_async.sync.aligned.{{.*}}}, %rd
 // CHECK: wgmma.mma_async.sync.aligned.{{.*}}, {%r
-// CHECK: bar.arrive %r{{[0-9]+}}, 256;
+// CHECK: bar.arrive [[HANDOVER:%r[0-9]+]], 256;
 // CHECK: wgmma.wait_group.sync.aligned 1;
 // CHECK: mbarrier.arrive.shared.b64
-// CHECK: bar.sync 3, 256;
+// CHECK: bar.sync [[TURN]], 256;
+// CHECK-NEXT: // begin inline asm
+// CHECK-NEXT: bar.arrive [[HANDOVER]], 256;
 // CHECK: cp.async.bulk.wait_group.read 0;
 // CHECK: bar.sync [[STAGE:%r[0-9]+]], 128;
 // CHECK: st.shared
@@ -105,6 +109,7 @@
 // CHECK: bar.sync [[STAGE]], 128;
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // CHECK: cp.async.bulk.commit_group;
+// CHECK: bar.sync 3, 256;
 // CHECK-NOT: setmaxnreg
 
 //--- d64.mlir
@@ -189,10 +194,14 @@ fmha.attention @attn_d128_causal_gqa (tensor<?x?x?x128xbf16>,
 // D256: mbarrier.try_wait.parity
 // D256-COUNT-4: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes
 // D256: setmaxnreg.inc
-// The replica index picks the consumer's Q buffer (offset 0 or 32768).
-// D256: setp.eq.b32 [[SECOND:%p[0-9]+]], %r{{[0-9]+}}, 1;
-// D256-NEXT: add.s64 [[Q1:%rd[0-9]+]], [[Q0:%rd[0-9]+]], 32768;
-// D256-NEXT: selp.b64 [[Q:%rd[0-9]+]], [[Q1]], [[Q0]], [[SECOND]];
+// The replica index picks the consumer's Q buffer (offset 0 or 32768);
+// LLVM folds the choice into the branch around consumer 1's creation of
+// the turn token.
+// D256: setp.ne.b32 [[FIRST:%p[0-9]+]], %r{{[0-9]+}}, 1;
+// D256-NEXT: mov.b64 [[Q:%rd[0-9]+]], %rd{{[0-9]+}};
+// D256-NEXT: @[[FIRST]] bra
+// D256: bar.arrive 3, 256;
+// D256: add.s64 [[Q]], %rd{{[0-9]+}}, 32768;
 // D256-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
 // D256-NOT: wgmma.mma_async
 // D256: ex2.approx.ftz.f32

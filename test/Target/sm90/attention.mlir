@@ -22,8 +22,11 @@
 // index selects: the ping-pong turns (consumer 0 waits at named barrier 3
 // and hands over at 4, consumer 1 the other way round) and the staging
 // barrier (1 or 2, of 128 threads).
+// One turn token goes round the consumers: consumer 1 alone creates it at
+// its start, opening consumer 0's first turn (named barrier 3).
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK-NOT: setmaxnreg
+// CHECK: bar.arrive 3, 256;
 // CHECK: selp.b32 [[TURN:%r[0-9]+]], 4, 3, [[SECOND:%p[0-9]+]];
 // CHECK: selp.b32 [[HANDOVER:%r[0-9]+]], 3, 4, [[SECOND]];
 // A persistent kernel (the sm_90a default): every role loops over work
@@ -32,6 +35,11 @@
 // division: each is a dozen instructions and a called slow path), staged
 // in the Q slot and stored by one predicated TMA store, then the Q slot
 // released.
+// After its loop every consumer waits for its turn once more and hands it
+// over, so no consumer arrives twice at a barrier without waiting between
+// (with a single key tile the loop runs no iteration).
+// CHECK: bar.sync [[TURN]], 256;
+// CHECK: bar.arrive [[HANDOVER]], 256;
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: div.rn.f32
 // CHECK: rcp.approx.f32
@@ -43,13 +51,11 @@
 // CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta
 // CHECK: mbarrier.arrive.shared.b64
 // An item: the first S = Q K^T by wgmma from shared memory and its softmax
-// (row max across the quad, exp2) before the loop; consumer 1 alone opens
-// consumer 0's first turn (named barrier 3).
+// (row max across the quad, exp2) before the loop.
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: shfl.sync.bfly
 // CHECK: ex2.approx.ftz.f32
-// CHECK: bar.arrive 3, 256;
 // In the loop, its turn: the next S and P V with P from registers issued
 // back to back, the turn handed over, then a wait for S only while P V
 // runs.
@@ -60,7 +66,7 @@
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK: bar.arrive [[HANDOVER]], 256;
 // CHECK: wgmma.wait_group.sync.aligned 1;
-// After the loop consumer 0 alone takes the last turn, so each barrier
-// sees as many arrivals as waits.
+// At its end consumer 0 alone takes the token back, so each barrier sees as
+// many arrivals as waits.
 // CHECK: bar.sync 3, 256;
 // CHECK: ret;

@@ -497,9 +497,15 @@ static scf::ForOp mainLoopOf(RoleOp role) {
 /// dots (attention): consumer i issues its dots of an iteration only after
 /// consumer i-1 issued its own (named barrier `firstId + i`, waited by i,
 /// arrived at by i-1), so one consumer's softmax runs while the tensor
-/// cores work for the other. The last consumer opens the first turn before
-/// the loop and consumer 0 takes the last arrival after it, so each barrier
-/// sees as many arrivals as waits.
+/// cores work for the other. One turn token goes round the consumers: the
+/// last consumer creates it at the role's start and consumer 0 takes it
+/// back at the role's end. After the loop every consumer waits for its turn
+/// once more and passes it on, so the token is back at consumer 0 when the
+/// next tile begins, whatever the loop's trip count. A consumer therefore
+/// never arrives twice at a barrier without waiting in between: with a
+/// loop of no iterations (a single key tile), a consumer that only arrived
+/// would run a tile ahead and complete a barrier generation with its own
+/// two arrivals, leaving the other consumer waiting forever.
 static void schedulePingPong(OpBuilder &b, ArrayRef<RoleOp> consumers,
                              unsigned firstId) {
   int64_t count = consumers.size();
@@ -542,12 +548,16 @@ static void schedulePingPong(OpBuilder &b, ArrayRef<RoleOp> consumers,
     BarrierSyncOp::create(b, loc, mine, threads);
     b.setInsertionPointAfter(last);
     BarrierArriveOp::create(b, loc, next, threads);
+    b.setInsertionPointAfter(loop);
+    BarrierSyncOp::create(b, loc, mine, threads);
+    BarrierArriveOp::create(b, loc, next, threads);
+    Block &body = RoleOp(consumers[i]).getBody().front();
     if (static_cast<int64_t>(i) == count - 1) {
-      b.setInsertionPoint(loop);
+      b.setInsertionPointToStart(&body);
       BarrierArriveOp::create(b, loc, firstId, threads);
     }
     if (i == 0) {
-      b.setInsertionPointAfter(loop);
+      b.setInsertionPointToEnd(&body);
       BarrierSyncOp::create(b, loc, firstId, threads);
     }
   }

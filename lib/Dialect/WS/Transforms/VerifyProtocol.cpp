@@ -198,6 +198,11 @@ private:
   void checkTokens();
   void checkStructure();
   void checkBarriers();
+  /// Named barriers each role arrives at, mapped to the arrival, when it
+  /// has not waited at any named barrier since.
+  using PendingArrivals = std::map<uint32_t, Operation *>;
+  void checkArrivalsAlternate(RoleOp role, Block &block,
+                              PendingArrivals &pending);
   void simulate();
 
   std::vector<Item> buildItems(Block &block, Value channel);
@@ -217,10 +222,14 @@ private:
   DenseSet<Operation *> badRegionOps;
   /// Threads of each named barrier id, where its uses agree.
   std::map<uint32_t, int64_t> barrierThreads;
+  /// The roles that use each named barrier id.
+  std::map<uint32_t, SmallVector<RoleOp>> barrierRoles;
   /// Simulated iterations of a loop of unknown trip count.
   int64_t maxTrips = 4;
   /// A simulation was too large and a warning said so.
   bool warnedTooLarge = false;
+  /// Arrivals already reported as repeated.
+  DenseSet<Operation *> reportedArrivals;
 };
 
 } // namespace
@@ -860,6 +869,7 @@ void ProtocolVerifier::checkBarriers() {
     });
   }
   for (auto &[id, use] : uses) {
+    barrierRoles[id] = use.roles;
     if (use.conflict)
       continue;
     int64_t total = 0;
@@ -877,6 +887,89 @@ void ProtocolVerifier::checkBarriers() {
       diag << "'" << role.getRoleName() << "' (" << role.getNumThreads() << ")";
     });
     diag << " use it";
+  }
+}
+
+/// Adds `from`'s pending arrivals to `into`; true when `into` grew.
+static bool mergePending(std::map<uint32_t, Operation *> &into,
+                         const std::map<uint32_t, Operation *> &from) {
+  bool grew = false;
+  for (auto [id, op] : from)
+    grew |= into.insert({id, op}).second;
+  return grew;
+}
+
+/// A named barrier completes a generation when its thread count has
+/// arrived, whoever the threads are: a role that arrives twice without
+/// waiting in between (bar.arrive does not block) can complete one with its
+/// own two arrivals, and the role that waits there then waits for a
+/// generation that never completes. Loops of unknown trip count are taken
+/// to run any number of times, none included: a pipelined loop with a
+/// single tile runs no iteration, and the simulation below runs each loop
+/// a fixed number of times, so it would not see such a path.
+void ProtocolVerifier::checkArrivalsAlternate(RoleOp role, Block &block,
+                                              PendingArrivals &pending) {
+  for (Operation &op : block) {
+    if (auto sync = dyn_cast<BarrierSyncOp>(op)) {
+      // Only a wait that other roles take part in holds the role back.
+      if (llvm::any_of(barrierRoles[sync.getId()],
+                       [&](RoleOp other) { return other != role; }))
+        pending.clear();
+    } else if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
+      auto [it, inserted] = pending.insert({arrive.getId(), &op});
+      if (!inserted && reportedArrivals.insert(&op).second) {
+        failed = true;
+        InFlightDiagnostic diag = op.emitError()
+                                  << "named barrier " << arrive.getId()
+                                  << ": the role may arrive here again "
+                                     "without waiting at a named barrier "
+                                     "shared with another role since its "
+                                     "arrival at "
+                                  << describeLoc(it->second->getLoc())
+                                  << "; two arrivals of one role can "
+                                     "complete a generation alone and leave "
+                                     "the roles that wait there blocked";
+        diag.attachNote(it->second->getLoc()) << "the earlier arrival";
+      }
+      it->second = &op;
+    } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int64_t> trips = getConstantTripCount(loop);
+      if (trips && *trips == 0)
+        continue;
+      // Pending arrivals at the loop's head: on entry or after any number
+      // of iterations.
+      PendingArrivals head = pending, exits;
+      bool grew = true;
+      while (grew) {
+        PendingArrivals state = head;
+        checkArrivalsAlternate(role, *loop.getBody(), state);
+        mergePending(exits, state);
+        grew = mergePending(head, state);
+      }
+      if (trips)
+        pending = std::move(exits);
+      else
+        pending = std::move(head);
+    } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      PendingArrivals elseState = pending;
+      checkArrivalsAlternate(role, *ifOp.thenBlock(), pending);
+      if (Block *elseBlock = ifOp.elseBlock())
+        checkArrivalsAlternate(role, *elseBlock, elseState);
+      mergePending(pending, elseState);
+    } else {
+      // Other region ops: each block may run any number of times.
+      for (Region &region : op.getRegions())
+        for (Block &nested : region) {
+          PendingArrivals head = pending;
+          bool grew = true;
+          while (grew) {
+            PendingArrivals state = head;
+            checkArrivalsAlternate(role, nested, state);
+            grew = mergePending(head, state);
+          }
+          pending = std::move(head);
+        }
+    }
   }
 }
 
@@ -1145,6 +1238,10 @@ LogicalResult ProtocolVerifier::run() {
   if (!failed)
     checkStructure();
   checkBarriers();
+  for (RoleOp role : roles) {
+    PendingArrivals pending;
+    checkArrivalsAlternate(role, role.getBody().front(), pending);
+  }
   if (!failed)
     simulate();
   return failure(failed);

@@ -376,7 +376,16 @@ def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
        not taken, are visited without adding events).
     5. **Named barriers.** All `ws.barrier_sync` and `ws.barrier_arrive`
        ops of one id agree on `threads`, and the threads of the roles using
-       the id add up to it.
+       the id add up to it. A role never arrives at a barrier twice without
+       a `ws.barrier_sync` between, on a barrier other roles use too, on
+       any path: `scf.for` loops of unknown trip count taken zero times or
+       any number of times, both branches of each `scf.if`. A generation
+       completes when `threads` threads have arrived, whichever they are,
+       so a role that arrives twice (`bar.arrive` does not block) can
+       complete one alone and leave the roles that wait there blocked
+       forever; the simulation of 4 runs each loop a fixed number of times
+       and misses paths such as a pipelined loop of no iteration inside a
+       loop over tiles.
 
     Examples of errors:
     ```
@@ -386,6 +395,7 @@ def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
     channel %0: role 'producer' commits 16384 bytes but its TMA loads deliver 32768
     deadlock: role 'a' waits at ws.consumer_wait of channel %0 (14:20) for role 'b' to commit slot #1; role 'b' waits at ws.consumer_wait of channel %1 (24:20) for role 'a' to commit slot #1 (simulating up to 4 iterations per loop)
     named barrier 1 expects 256 threads but roles 'consumer0' (128) use it
+    named barrier 3: the role may arrive here again without waiting at a named barrier shared with another role since its arrival at 31:9; two arrivals of one role can complete a generation alone and leave the roles that wait there blocked
     ```
   }];
 }
