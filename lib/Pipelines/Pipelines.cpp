@@ -14,7 +14,9 @@
 using namespace mlir;
 
 /// The chain shared by the targets: they differ in layouts, roles and the
-/// tensor-memory allocation, nothing else.
+/// tensor-memory allocation, nothing else. fmha-verify-target checks that
+/// the module is for the pipeline's target; later passes read the target
+/// from each kernel's gpu.module (#nvvm.target, fmha::TargetInfo).
 static LogicalResult buildPipeline(OpPassManager &pm,
                                    const fmha::PipelineOptions &options,
                                    StringRef target) {
@@ -22,8 +24,8 @@ static LogicalResult buildPipeline(OpPassManager &pm,
   std::string pipeline =
       llvm::formatv("fmha-verify-target{{target={1}},"
                     "fmha-expand-kernels,"
-                    "tile-assign-layouts{{target={1}},"
-                    "ws-partition-roles{{target={1}},"
+                    "tile-assign-layouts,"
+                    "ws-partition-roles,"
                     "ws-verify-protocol,"
                     "ws-insert-mbarriers,"
                     "ws-verify-phases,"

@@ -1,4 +1,4 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts=target=sm90 | FileCheck %s
 // RUN: not fmha-opt %s -split-input-file --tile-assign-layouts=target=sm80 2>&1 | FileCheck %s --check-prefix=TARGET
 
 // An unknown target is refused before anything is looked at (once per split

@@ -1,5 +1,5 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles | FileCheck %s
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=stages=4 | FileCheck %s --check-prefix=STAGES
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=target=sm90 | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles="target=sm90 stages=4" | FileCheck %s --check-prefix=STAGES
 
 // A two-consumer GEMM as fmha-expand-kernels and tile-assign-layouts leave it
 // (the manifest dropped): one channel slot holds the three tiles of a K step

@@ -8,7 +8,7 @@
 #include "VerifyUtils.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
-#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"

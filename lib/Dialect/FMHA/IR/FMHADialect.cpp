@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
-#include "fmha/Dialect/FMHA/IR/KernelAttrs.h"
+#include "fmha/Target/KernelAttrs.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"

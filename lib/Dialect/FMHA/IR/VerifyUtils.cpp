@@ -7,7 +7,7 @@
 
 #include "VerifyUtils.h"
 
-#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"

@@ -9,7 +9,7 @@
 #define FMHA_LIB_DIALECT_FMHA_TRANSFORMS_EXPAND_H
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
-#include "fmha/Dialect/FMHA/IR/KernelAttrs.h"
+#include "fmha/Target/KernelAttrs.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "llvm/Support/JSON.h"

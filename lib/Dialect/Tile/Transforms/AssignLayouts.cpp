@@ -6,6 +6,7 @@
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/Tile/Transforms/Passes.h"
+#include "fmha/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -498,16 +499,49 @@ struct TileAssignLayoutsPass
     : public tile::impl::TileAssignLayoutsBase<TileAssignLayoutsPass> {
   using Base::Base;
 
+  /// The one target of the functions with tile ops (from their gpu.module's
+  /// #nvvm.target, or the `target` option); nothing when there are none.
+  FailureOr<std::optional<fmha::TargetInfo>> targetOfKernels() {
+    std::optional<fmha::TargetInfo> found;
+    WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
+      bool hasTileOps = func->walk([](Operation *op) {
+                              return isa<TileDialect>(op->getDialect())
+                                         ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+                            })
+                            .wasInterrupted();
+      if (!hasTileOps)
+        return WalkResult::advance();
+      FailureOr<fmha::TargetInfo> info =
+          fmha::TargetInfo::lookup(func, target, getArgument());
+      if (failed(info))
+        return WalkResult::interrupt();
+      if (found && found->getArch() != info->getArch()) {
+        func.emitError() << getArgument() << ": kernels for "
+                         << found->getChip() << " and " << info->getChip()
+                         << " in one run; run the pass on each "
+                         << "gpu.module (builtin.module(gpu.module("
+                         << getArgument() << ")))";
+        return WalkResult::interrupt();
+      }
+      found = *info;
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    return found;
+  }
+
   void runOnOperation() override {
-    if (target == "sm100") {
+    FailureOr<std::optional<fmha::TargetInfo>> info = targetOfKernels();
+    if (failed(info))
+      return signalPassFailure();
+    if (!*info)
+      return;
+    if ((*info)->hasTensorMemory()) {
       if (failed(assignSM100(getOperation())))
         signalPassFailure();
       return;
-    }
-    if (target != "sm90") {
-      getOperation()->emitError("tile-assign-layouts: unknown target '")
-          << target << "' (known: sm90, sm100)";
-      return signalPassFailure();
     }
     LayoutMap layouts;
     DenseMap<Value, Attribute> descLayouts;

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"

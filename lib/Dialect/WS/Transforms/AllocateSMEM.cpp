@@ -4,10 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fmha/Dialect/FMHA/IR/KernelResources.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
+#include "fmha/Target/KernelResources.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 

@@ -31,9 +31,9 @@
 #include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
 
-#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

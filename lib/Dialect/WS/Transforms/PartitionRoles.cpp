@@ -10,6 +10,7 @@
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
+#include "fmha/Target/TargetInfo.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -581,11 +582,20 @@ struct WSPartitionRolesPass
     if (failed(verifyPartitionOptions(func, stages, producerRegs,
                                       consumerRegs)))
       return failure();
-    if (target == "sm100")
+    bool hasTileOps = func->walk([](Operation *op) {
+                            return isa<tile::TileDialect>(op->getDialect())
+                                       ? WalkResult::interrupt()
+                                       : WalkResult::advance();
+                          })
+                          .wasInterrupted();
+    if (!hasTileOps)
+      return success();
+    FailureOr<fmha::TargetInfo> info =
+        fmha::TargetInfo::lookup(func, target, getArgument());
+    if (failed(info))
+      return failure();
+    if (info->hasTensorMemory())
       return partitionRolesSM100(func, {stages, producerRegs, consumerRegs});
-    if (target != "sm90")
-      return func.emitError("ws-partition-roles: unknown target '")
-             << target << "' (known: sm90, sm100)";
     FailureOr<TileProgram> program = analyze(func);
     if (failed(program))
       return failure();

@@ -6,8 +6,8 @@
 
 #include "PartitionUtils.h"
 
-#include "fmha/Dialect/FMHA/IR/KernelAttrs.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Target/KernelAttrs.h"
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 

@@ -17,7 +17,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "fmha/Dialect/FMHA/IR/KernelResources.h"
+#include "fmha/Target/KernelResources.h"
 
 #include <optional>
 

@@ -21,7 +21,13 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
       elementwise `arith`/`math` ops, splat constants, `scf.for` iteration
       arguments, results and yields, and stored values.
 
-    With `target=sm100` (Blackwell, `tcgen05.mma`), operands in shared
+    The target is each kernel's: the `#nvvm.target` chip of its
+    `gpu.module` (`sm_90a` or `sm_100a`, what `fmha-expand-kernels`
+    attaches), read through `fmha::TargetInfo`. Tile programs outside a
+    `gpu.module` with a target need the option `target=sm90` or
+    `target=sm100`; with a module target the option may only repeat it.
+
+    On sm_100a (Blackwell, `tcgen05.mma`), operands in shared
     memory are chosen as above, but accumulators live in tensor memory:
 
     - every `tile.dot` accumulator and result, and the `scf.for` positions
@@ -51,8 +57,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
     ```
   }];
   let options = [
-    Option<"target", "target", "std::string", "\"sm90\"",
-           "Layouts for this target: sm90 (wgmma) or sm100 (tcgen05, TMEM)">
+    Option<"target", "target", "std::string", "\"\"",
+           "For tile programs outside a gpu.module with an #nvvm.target: "
+           "sm90 (wgmma) or sm100 (tcgen05, TMEM)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -8,8 +8,8 @@
 #ifndef FMHA_DIALECT_WS_TRANSFORMS_PASSES_H
 #define FMHA_DIALECT_WS_TRANSFORMS_PASSES_H
 
-#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

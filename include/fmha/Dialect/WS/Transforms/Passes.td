@@ -70,8 +70,13 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     `stages` (1 to 8), `producer-regs` and `consumer-regs` (multiples of 8
     from 24 to 256) options; a value out of range is an error naming it.
 
-    With `target=sm100` (accumulators in tensor memory, from
-    `tile-assign-layouts{target=sm100}`; GEMM main loops so far):
+    The target is each kernel's `gpu.module` `#nvvm.target` chip (through
+    `fmha::TargetInfo`); for a kernel outside such a module, the option
+    `target=sm90` or `target=sm100`. Functions without tile ops are left
+    alone.
+
+    On sm_100a (accumulators in tensor memory, from
+    `tile-assign-layouts`; GEMM main loops so far):
 
     - a **load** warp issues the TMA loads into the operand ring, as the
       producer above;
@@ -131,9 +136,10 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     Option<"consumerRegs", "consumer-regs", "unsigned",
            "::mlir::fmha::limits::kSm90ConsumerRegisters",
            "Register budget of each consumer warpgroup (232)">,
-    Option<"target", "target", "std::string", "\"sm90\"",
-           "Roles for this target: sm90 (wgmma consumers) or sm100 (load, "
-           "MMA and epilogue warps around tensor memory)">
+    Option<"target", "target", "std::string", "\"\"",
+           "For kernels outside a gpu.module with an #nvvm.target: sm90 "
+           "(wgmma consumers) or sm100 (load, MMA and epilogue warps around "
+           "tensor memory)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",

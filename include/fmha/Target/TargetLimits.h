@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMHA_DIALECT_FMHA_IR_TARGETLIMITS_H
-#define FMHA_DIALECT_FMHA_IR_TARGETLIMITS_H
+#ifndef FMHA_TARGET_TARGETLIMITS_H
+#define FMHA_TARGET_TARGETLIMITS_H
 
 #include <cstdint>
 #include <limits>
@@ -153,4 +153,4 @@ constexpr int64_t kMaxConsumerGroups = 2;
 } // namespace fmha
 } // namespace mlir
 
-#endif // FMHA_DIALECT_FMHA_IR_TARGETLIMITS_H
+#endif // FMHA_TARGET_TARGETLIMITS_H

@@ -8,10 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMHA_DIALECT_FMHA_IR_KERNELRESOURCES_H
-#define FMHA_DIALECT_FMHA_IR_KERNELRESOURCES_H
+#ifndef FMHA_TARGET_KERNELRESOURCES_H
+#define FMHA_TARGET_KERNELRESOURCES_H
 
-#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -104,4 +104,4 @@ struct SharedMemoryUsage {
 } // namespace fmha
 } // namespace mlir
 
-#endif // FMHA_DIALECT_FMHA_IR_KERNELRESOURCES_H
+#endif // FMHA_TARGET_KERNELRESOURCES_H

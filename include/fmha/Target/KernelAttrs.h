@@ -1,4 +1,4 @@
-//===- KernelAttrs.h - Attributes fmha puts on tile-level kernels -*- C++ -*-===//
+//===- KernelAttrs.h - Attributes of tile-level kernels ---------*- C++ -*-===//
 //
 // Part of fmha. `fmha-expand-kernels` hands an fmha op's configuration to the
 // later passes as discardable attributes of the kernel it builds: the
@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMHA_DIALECT_FMHA_IR_KERNELATTRS_H
-#define FMHA_DIALECT_FMHA_IR_KERNELATTRS_H
+#ifndef FMHA_TARGET_KERNELATTRS_H
+#define FMHA_TARGET_KERNELATTRS_H
 
-#include "fmha/Dialect/FMHA/IR/TargetLimits.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -68,4 +68,4 @@ verifyKernelAttr(NamedAttribute attr,
 } // namespace fmha
 } // namespace mlir
 
-#endif // FMHA_DIALECT_FMHA_IR_KERNELATTRS_H
+#endif // FMHA_TARGET_KERNELATTRS_H

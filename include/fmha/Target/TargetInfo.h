@@ -1,0 +1,81 @@
+//===- TargetInfo.h - What fmha knows of the GPU it compiles for -*- C++
+//-*-===//
+//
+// Part of fmha. One object answers every question a pass asks about the GPU
+// a kernel is compiled for: the architecture and its instructions, the
+// on-chip limits (TargetLimits.h), the register budgets of roles and the
+// kind of accumulator layout. It is built from the `#nvvm.target` of the
+// kernel's `gpu.module` (what `fmha-expand-kernels` attaches), so the IR
+// says what the kernel targets and passes read it from there.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FMHA_TARGET_TARGETINFO_H
+#define FMHA_TARGET_TARGETINFO_H
+
+#include "fmha/Target/TargetLimits.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
+
+namespace mlir {
+namespace fmha {
+
+/// The architectures fmha compiles for.
+enum class Arch {
+  /// Hopper: wgmma from registers and shared memory, setmaxnreg.
+  Sm90a,
+  /// Blackwell: tcgen05.mma with accumulators in tensor memory.
+  Sm100a,
+};
+
+/// The target of one kernel. Cheap to copy.
+class TargetInfo {
+public:
+  /// The target a chip name denotes as `#nvvm.target` spells it (`sm_90a`,
+  /// `sm_100a`); nothing for chips fmha does not compile for.
+  static std::optional<TargetInfo> fromChip(StringRef chip);
+
+  /// The target of the kernel `op` belongs to: the `#nvvm.target` of the
+  /// closest enclosing `gpu.module` (or `op` itself). `option` is a pass's
+  /// target option (`sm90` or `sm100`, empty when not given): without a
+  /// module target it decides, with one it must agree. Errors at `op` say
+  /// what is missing or wrong and how to attach a target.
+  static FailureOr<TargetInfo> lookup(Operation *op, StringRef option,
+                                      StringRef pass);
+
+  Arch getArch() const { return arch; }
+  /// The chip as `#nvvm.target` and ptxas spell it: `sm_90a`, `sm_100a`.
+  StringRef getChip() const;
+  /// The short name of pass options: `sm90`, `sm100`.
+  StringRef getShortName() const;
+
+  /// wgmma (warpgroup MMA, accumulators in registers).
+  bool hasWgmma() const { return arch == Arch::Sm90a; }
+  /// tcgen05.mma with accumulators in tensor memory.
+  bool hasTensorMemory() const { return arch == Arch::Sm100a; }
+
+  /// Dynamic shared memory one CTA may use, in bytes.
+  int64_t getMaxSharedMemoryBytes() const {
+    return limits::kMaxSharedMemoryBytes;
+  }
+  /// Tensor memory columns of an SM (0 without tensor memory).
+  int64_t getTensorMemoryColumns() const {
+    return hasTensorMemory() ? limits::kSm100TmemColumns : 0;
+  }
+  /// Fewest pipeline stages a kernel's operand rings may have.
+  int64_t getMinStages() const {
+    return arch == Arch::Sm90a ? limits::kSm90MinStages : 1;
+  }
+
+private:
+  explicit TargetInfo(Arch arch) : arch(arch) {}
+  Arch arch;
+};
+
+} // namespace fmha
+} // namespace mlir
+
+#endif // FMHA_TARGET_TARGETINFO_H
