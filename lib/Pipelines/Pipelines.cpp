@@ -21,6 +21,12 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                                    const fmha::PipelineOptions &options,
                                    StringRef target) {
   bool sm100 = target == "sm100";
+  std::string hangReports =
+      options.waitTimeout == 0
+          ? std::string()
+          : llvm::formatv("ws-insert-hang-reports{{wait-timeout={0}},",
+                          unsigned(options.waitTimeout))
+                .str();
   std::string pipeline =
       llvm::formatv("fmha-verify-target{{target={1}},"
                     "fmha-expand-kernels,"
@@ -32,11 +38,11 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                     "{2}"
                     "ws-allocate-smem,"
                     "ws-allocate-registers,"
-                    "convert-ws-to-nvvm{{wait-timeout={0} replica-roles={3}},"
+                    "{0}"
+                    "convert-ws-to-nvvm{{replica-roles={3}},"
                     "convert-nvvm-to-llvm,"
                     "reconcile-unrealized-casts",
-                    unsigned(options.waitTimeout), target,
-                    sm100 ? "ws-allocate-tmem," : "",
+                    hangReports, target, sm100 ? "ws-allocate-tmem," : "",
                     options.replicaRoles ? "true" : "false")
           .str();
   if (options.binary != fmha::BinaryFormat::None)

@@ -2,7 +2,7 @@
 // RUN: fmha-opt %s -split-input-file --convert-ws-to-nvvm=replica-roles=false \
 // RUN: | FileCheck %s --check-prefix=APART
 // A hang report names the role of its wait: with reports on, roles stay apart.
-// RUN: fmha-opt %s -split-input-file --convert-ws-to-nvvm=wait-timeout=1000 \
+// RUN: fmha-opt %s -split-input-file --ws-insert-hang-reports=wait-timeout=1000 --convert-ws-to-nvvm \
 // RUN: | FileCheck %s --check-prefix=APART
 
 // Two consumer roles, clones but for their values (the tile row, the slot

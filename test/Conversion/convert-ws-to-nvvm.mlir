@@ -1,6 +1,4 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm=verify-phases=false | FileCheck %s
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics "--convert-ws-to-nvvm=wait-timeout=1000 verify-phases=false" \
-// RUN: | FileCheck %s --check-prefix=HANG
 
 // Units of the lowering on IR that is not a whole protocol: the rings are
 // not model-checked first (verify-phases=false; the default check is tested
@@ -147,77 +145,74 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Hang detection. Off by default: a wait is one try_wait.parity loop. With
-// wait-timeout=1000 (microseconds), it is a loop of single try_waits that,
-// once %globaltimer says 1 ms has passed since the first failed try, prints
-// the wait's report with vprintf and traps. The report names the role, the
-// wait's location, and the ring (from ws-insert-mbarriers' attributes, or
-// else the location of the barrier array); the stage, the parity, the thread
-// and the CTA are printed from their runtime values.
+// Hang detection. A wait with a hang report and a timeout
+// (ws-insert-hang-reports, here 1000 microseconds) is a loop of single
+// try_waits that, once %globaltimer says 1 ms has passed since the first
+// failed try, prints the wait's report with vprintf and traps; a wait
+// without is one try_wait.parity loop.
 // CHECK-LABEL: gpu.module @hang
-// CHECK-NOT: vprintf
-// CHECK: nvvm.mbarrier.try_wait.parity
-// CHECK-NOT: vprintf
-// CHECK: llvm.return
-// HANG-LABEL: gpu.module @hang
-// HANG-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
-// HANG-DAG: llvm.mlir.global internal constant @__fmha_hang_report_0("fmha: hang in role 'producer': ws.mbarrier_wait at convert-ws-to-nvvm.mlir:[[#]]:[[#]] on the empty barrier of channel 0, stage %u, phase parity %u, not completed after 1000 us; thread %u, CTA (%u, %u, %u)\0A\00")
-// HANG-DAG: llvm.mlir.global internal constant @__fmha_hang_report_1("fmha: hang in role 'con%%sumer': ws.mbarrier_wait at convert-ws-to-nvvm.mlir:[[#]]:[[#]] on the mbarrier array allocated at convert-ws-to-nvvm.mlir:[[#]]:[[#]], stage %u, phase parity %u, not completed after 1000 us; thread %u, CTA (%u, %u, %u)\0A\00")
-// HANG: llvm.func @k()
+// CHECK: llvm.func @k()
 // The reports' arguments: one stack slot per wait, in the entry block.
-// HANG-COUNT-2: llvm.alloca %{{.*}} x !llvm.struct<(i32, i32, i32, i32, i32, i32)> {alignment = 4 : i64} : (i64) -> !llvm.ptr
+// CHECK-COUNT-2: llvm.alloca %{{.*}} x !llvm.struct<(i32, i32, i32, i32, i32, i32)> {alignment = 4 : i64} : (i64) -> !llvm.ptr
 // A first try, then the slow path: the start time, more tries, the bound.
-// HANG: %[[OK0:.*]] = nvvm.mbarrier.try_wait %[[BAR:.*]], %[[PARITY:.*]] : !llvm.ptr<3>, i32 -> i1
-// HANG-NEXT: llvm.cond_br %[[OK0]], ^[[DONE:.*]], ^[[SLOW:[^ ]*]]
-// HANG-NEXT: ^[[SLOW]]:
-// HANG-NEXT: %[[START:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
-// HANG-NEXT: llvm.br ^[[RETRY:[^ ]*]]
-// HANG-NEXT: ^[[RETRY]]:
-// HANG-NEXT: %[[OK:.*]] = nvvm.mbarrier.try_wait %[[BAR]], %[[PARITY]] : !llvm.ptr<3>, i32 -> i1
-// HANG-NEXT: llvm.cond_br %[[OK]], ^[[DONE]], ^[[TIMER:[^ ]*]]
-// HANG-NEXT: ^[[TIMER]]:
-// HANG-NEXT: %[[NOW:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
-// HANG-NEXT: %[[ELAPSED:.*]] = llvm.sub %[[NOW]], %[[START]] : i64
-// HANG-NEXT: %[[LIMIT:.*]] = llvm.mlir.constant(1000000 : i64) : i64
-// HANG-NEXT: %[[OVER:.*]] = llvm.icmp "ugt" %[[ELAPSED]], %[[LIMIT]] : i64
-// HANG-NEXT: llvm.cond_br %[[OVER]], ^[[FAIL:[^ ]*]], ^[[RETRY]]
+// CHECK: %[[OK0:.*]] = nvvm.mbarrier.try_wait %[[BAR:.*]], %[[PARITY:.*]] : !llvm.ptr<3>, i32 -> i1
+// CHECK-NEXT: llvm.cond_br %[[OK0]], ^[[DONE:.*]], ^[[SLOW:[^ ]*]]
+// CHECK-NEXT: ^[[SLOW]]:
+// CHECK-NEXT: %[[START:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
+// CHECK-NEXT: llvm.br ^[[RETRY:[^ ]*]]
+// CHECK-NEXT: ^[[RETRY]]:
+// CHECK-NEXT: %[[OK:.*]] = nvvm.mbarrier.try_wait %[[BAR]], %[[PARITY]] : !llvm.ptr<3>, i32 -> i1
+// CHECK-NEXT: llvm.cond_br %[[OK]], ^[[DONE]], ^[[TIMER:[^ ]*]]
+// CHECK-NEXT: ^[[TIMER]]:
+// CHECK-NEXT: %[[NOW:.*]] = nvvm.read.ptx.sreg.globaltimer : i64
+// CHECK-NEXT: %[[ELAPSED:.*]] = llvm.sub %[[NOW]], %[[START]] : i64
+// CHECK-NEXT: %[[LIMIT:.*]] = llvm.mlir.constant(1000000 : i64) : i64
+// CHECK-NEXT: %[[OVER:.*]] = llvm.icmp "ugt" %[[ELAPSED]], %[[LIMIT]] : i64
+// CHECK-NEXT: llvm.cond_br %[[OVER]], ^[[FAIL:[^ ]*]], ^[[RETRY]]
 // The report: stage, parity, thread, CTA, then vprintf and trap.
-// HANG-NEXT: ^[[FAIL]]:
-// HANG-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
-// HANG-NEXT: %[[X:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
-// HANG-NEXT: %[[Y:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
-// HANG-NEXT: %[[Z:.*]] = nvvm.read.ptx.sreg.ctaid.z : i32
-// HANG-NEXT: %[[F0:.*]] = llvm.getelementptr %[[ARGS:.*]][0, 0]
-// HANG-NEXT: llvm.store %{{.*}}, %[[F0]] : i32, !llvm.ptr
-// HANG-NEXT: %[[F1:.*]] = llvm.getelementptr %[[ARGS]][0, 1]
-// HANG-NEXT: llvm.store %[[PARITY]], %[[F1]] : i32, !llvm.ptr
-// HANG-NEXT: %[[F2:.*]] = llvm.getelementptr %[[ARGS]][0, 2]
-// HANG-NEXT: llvm.store %[[TID]], %[[F2]] : i32, !llvm.ptr
-// HANG: llvm.store %[[Z]], %{{.*}} : i32, !llvm.ptr
-// HANG-NEXT: %[[FORMAT:.*]] = llvm.mlir.addressof @__fmha_hang_report_0 : !llvm.ptr
-// HANG-NEXT: llvm.call @vprintf(%[[FORMAT]], %[[ARGS]]) : (!llvm.ptr, !llvm.ptr) -> i32
-// HANG-NEXT: llvm.intr.trap
-// HANG-NEXT: llvm.unreachable
-// HANG-NEXT: ^[[DONE]]:
-// HANG: llvm.mlir.addressof @__fmha_hang_report_1 : !llvm.ptr
-// HANG: llvm.intr.trap
-// HANG-NOT: ws.
-// HANG: llvm.return
+// CHECK-NEXT: ^[[FAIL]]:
+// CHECK-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT: %[[X:.*]] = nvvm.read.ptx.sreg.ctaid.x : i32
+// CHECK-NEXT: %[[Y:.*]] = nvvm.read.ptx.sreg.ctaid.y : i32
+// CHECK-NEXT: %[[Z:.*]] = nvvm.read.ptx.sreg.ctaid.z : i32
+// CHECK-NEXT: %[[F0:.*]] = llvm.getelementptr %[[ARGS:.*]][0, 0]
+// CHECK-NEXT: llvm.store %{{.*}}, %[[F0]] : i32, !llvm.ptr
+// CHECK-NEXT: %[[F1:.*]] = llvm.getelementptr %[[ARGS]][0, 1]
+// CHECK-NEXT: llvm.store %[[PARITY]], %[[F1]] : i32, !llvm.ptr
+// CHECK-NEXT: %[[F2:.*]] = llvm.getelementptr %[[ARGS]][0, 2]
+// CHECK-NEXT: llvm.store %[[TID]], %[[F2]] : i32, !llvm.ptr
+// CHECK: llvm.store %[[Z]], %{{.*}} : i32, !llvm.ptr
+// CHECK-NEXT: %[[FORMAT:.*]] = llvm.mlir.addressof @__fmha_hang_report_0 : !llvm.ptr
+// CHECK-NEXT: llvm.call @vprintf(%[[FORMAT]], %[[ARGS]]) : (!llvm.ptr, !llvm.ptr) -> i32
+// CHECK-NEXT: llvm.intr.trap
+// CHECK-NEXT: llvm.unreachable
+// CHECK-NEXT: ^[[DONE]]:
+// A wait without a report spins.
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.mlir.addressof @__fmha_hang_report_1 : !llvm.ptr
+// CHECK: llvm.intr.trap
+// CHECK-NOT: ws.
+// CHECK: llvm.return
 module attributes {gpu.container_module} {
   gpu.module @hang {
-    gpu.func @k() kernel attributes {ws.num_threads = 256 : i64, ws.smem_bytes = 32 : i64} {
+    llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+    llvm.mlir.global internal constant @__fmha_hang_report_0("report 0\0A\00") {addr_space = 0 : i32}
+    llvm.mlir.global internal constant @__fmha_hang_report_1("report 1\0A\00") {addr_space = 0 : i32}
+    gpu.func @k() kernel attributes {ws.num_threads = 256 : i64, ws.smem_bytes = 40 : i64} {
       %full = ws.mbarrier_alloc arrivals 1 offset 0 : !ws.mbarrier<2>
       %empty = ws.mbarrier_alloc arrivals 128 offset 16 : !ws.mbarrier<2>
+      %done = ws.mbarrier_alloc arrivals 1 offset 32 : !ws.mbarrier<1>
       ws.warp_specialize {
         ws.role "producer" warps 1 first_warp 0 {
           %c0 = arith.constant 0 : i32
           %c1 = arith.constant 1 : i32
-          ws.mbarrier_wait %empty[%c0], %c1 {ws.channel = 0 : i32, ws.ring = "empty"} : !ws.mbarrier<2>
+          ws.mbarrier_wait %empty[%c0], %c1 {ws.hang_report = @__fmha_hang_report_0, ws.wait_timeout = 1000 : i64} : !ws.mbarrier<2>
           ws.mbarrier_arrive %full[%c0] leader : !ws.mbarrier<2>
+          ws.mbarrier_wait %done[%c0], %c0 : !ws.mbarrier<1>
         }
         ws.role "con%sumer" warps 4 first_warp 4 {
           %c0 = arith.constant 0 : i32
-          ws.mbarrier_wait %full[%c0], %c0 : !ws.mbarrier<2>
+          ws.mbarrier_wait %full[%c0], %c0 {ws.hang_report = @__fmha_hang_report_1, ws.wait_timeout = 1000 : i64} : !ws.mbarrier<2>
           ws.mbarrier_arrive %empty[%c0] : !ws.mbarrier<2>
         }
       }

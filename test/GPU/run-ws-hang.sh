@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU test: compiles the deliberately broken kernel of
 # test/Target/sm90/ws-hang-detection.mlir with hang detection
-# (convert-ws-to-nvvm{wait-timeout=200000}; verify-phases=false, since the
+# (ws-insert-hang-reports{wait-timeout=200000}; verify-phases=false, since the
 # rings' model check rejects it on purpose) and checks with ws_hang.py that it
 # traps with a hang report instead of hanging. Exits 77 (skipped) where there
 # is no sm_90 GPU or no ptxas.
@@ -14,7 +14,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$bin/fmha-opt" "$here/../Target/sm90/ws-hang-detection.mlir" \
   --ws-allocate-smem --ws-allocate-registers \
-  "--convert-ws-to-nvvm=wait-timeout=200000 verify-phases=false" \
+  --ws-insert-hang-reports=wait-timeout=200000 \
+  --convert-ws-to-nvvm=verify-phases=false \
   --convert-nvvm-to-llvm \
   --reconcile-unrealized-casts --gpu-module-to-binary=format=isa |
   "$bin/fmha-translate" --fmha-extract-object -o "$tmp/k.ptx"

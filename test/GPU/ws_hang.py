@@ -3,7 +3,7 @@
 
 Its consumer takes two slots per iteration of a ring the producer fills once
 per iteration, so after the producer's last slot the consumer waits forever.
-Compiled with convert-ws-to-nvvm{wait-timeout=N}, the wait must give up: the
+Compiled with ws-insert-hang-reports{wait-timeout=N}, the wait must give up: the
 launch fails (the kernel traps) within seconds instead of hanging, and the
 process prints the hang report of the consumer's wait.
 

@@ -35,8 +35,9 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
       run), an op with effects that only some replicas have runs under a
       test of the index, and a pure op only some have runs in all. Roles
       that do not line up this way stay apart. One copy halves the code the
-      consumers run from the instruction cache; with `wait-timeout` roles
-      stay apart, so that each hang report names its role;
+      consumers run from the instruction cache; in a kernel with hang
+      reports (`ws-insert-hang-reports`) roles stay apart, so that each
+      report names its role;
     - mbarriers: initialised by thread 0 before the roles start, then
       `fence.mbarrier_init` and a CTA barrier; waits spin on
       `mbarrier.try_wait.parity`; arrivals (with `expect_tx` for TMA) by
@@ -64,35 +65,15 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
     becomes an `llvm.func` with `nvvm.kernel`, `nvvm.maxntid = array<i32: 256, 1, 1>`,
     `nvvm.minctasm = 1` and NVVM ops.
 
-    **Hang detection** (`wait-timeout=N`, a debug option; 0, the default,
-    is off). Every `ws.mbarrier_wait` becomes a bounded loop of single
-    `mbarrier.try_wait.parity` tries (`nvvm.mbarrier.try_wait`, which may
-    return without completion) instead of a wait that spins forever. When a
-    wait has not completed N microseconds (by `%globaltimer`) after its
-    first failed try, each waiting thread prints one line with `vprintf`
-    and executes `trap`, so the launch fails (`CUDA_ERROR_LAUNCH_FAILED`
-    on an H200 with driver 580, `CUDA_ERROR_ILLEGAL_INSTRUCTION` on some
-    drivers) instead of hanging, and the lines appear on the host's stdout:
-
-    ```
-    fmha: hang in role 'consumer': ws.mbarrier_wait at gemm.mlir:41:7 on the full barrier of channel 0, stage 1, phase parity 0, not completed after 1000000 us; thread 128, CTA (3, 0, 0)
-    ```
-
-    The role is the `ws.role` the wait is in (read before the roles are
-    lowered); the ring and channel come from the `ws.ring` and `ws.channel`
-    attributes that `ws-insert-mbarriers` puts on the waits it creates. A
-    wait without them (a hand-written ring) names its barrier array by the
-    location of its `ws.mbarrier_alloc`. The stage is the barrier's index in
-    its array, the thread `%tid.x`, the CTA `%ctaid`. The format strings
-    are globals `__fmha_hang_report_<n>` of the `gpu.module`, next to a
-    declaration of `vprintf`; the report's arguments live in a stack slot
-    of the kernel. A debug build: the call makes ptxas serialize wgmmas in
-    flight across the wait (C7510), so do not time such kernels.
+    **Hang detection**: a `ws.mbarrier_wait` with a hang report and a
+    timeout (`ws.hang_report`, `ws.wait_timeout`, from
+    `ws-insert-hang-reports`) becomes a bounded loop of single
+    `mbarrier.try_wait.parity` tries that, once the wait has not completed
+    for that many microseconds by `%globaltimer`, stores the stage, the
+    parity, `%tid.x` and `%ctaid` in a stack slot of the kernel, prints the
+    report with `vprintf` and traps.
   }];
   let options = [
-    Option<"waitTimeout", "wait-timeout", "unsigned", "0",
-           "Debug: a ws.mbarrier_wait that has not completed after this many "
-           "microseconds prints what it waits for and traps (0: off)">,
     Option<"replicaRoles", "replica-roles", "bool", "true",
            "Lower roles that differ only in values (a kernel's consumer "
            "roles) as one copy of code, parameterised by the replica index">,

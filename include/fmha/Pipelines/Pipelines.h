@@ -36,7 +36,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "wait-timeout",
       llvm::cl::desc("Debug: a mbarrier wait that has not completed after "
                      "this many microseconds prints what it waits for and "
-                     "traps (convert-ws-to-nvvm{wait-timeout}; 0: off)"),
+                     "traps (ws-insert-hang-reports{wait-timeout}; 0: off)"),
       llvm::cl::init(0)};
   Option<bool> replicaRoles{
       *this, "replica-roles",

@@ -27,7 +27,6 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
-#include "llvm/Support/Path.h"
 
 namespace mlir {
 namespace fmha {
@@ -48,11 +47,6 @@ static constexpr unsigned kSharedClusterAddressSpace = 7;
 /// Suspend-time hint of mbarrier.try_wait, in nanoseconds.
 static constexpr int64_t kTryWaitTicks = 10000000;
 
-/// With wait-timeout, each ws.mbarrier_wait names the format string of its
-/// hang report (a global of the gpu.module) by this attribute.
-static constexpr StringLiteral kHangReportAttrName = "ws.hang_report";
-/// CUDA's device-side printf: vprintf(format, packed arguments).
-static constexpr StringLiteral kVPrintfName = "vprintf";
 /// Runtime values of a hang report: stage, parity, thread, CTA x, y, z.
 static constexpr unsigned kHangReportValues = 6;
 
@@ -154,15 +148,13 @@ struct MBarrierAllocLowering : ConvertOpToLLVMPattern<MBarrierAllocOp> {
   }
 };
 
-/// ws.mbarrier_wait -> a try_wait.parity loop. With a timeout (in
-/// microseconds), a bounded loop of single tries instead: once the wait has
-/// not completed for that long by %globaltimer, the thread prints the wait's
-/// hang report with vprintf and traps.
+/// ws.mbarrier_wait -> a try_wait.parity loop. With a hang report and a
+/// timeout in microseconds (ws-insert-hang-reports), a bounded loop of
+/// single tries instead: once the wait has not completed for that long by
+/// %globaltimer, the thread prints the wait's hang report with vprintf and
+/// traps.
 struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
-  MBarrierWaitLowering(const LLVMTypeConverter &converter,
-                       unsigned timeoutMicroseconds)
-      : ConvertOpToLLVMPattern(converter),
-        timeoutMicroseconds(timeoutMicroseconds) {}
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
   LogicalResult
   matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
@@ -171,7 +163,8 @@ struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
     Value addr =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
     auto report = op->getAttrOfType<FlatSymbolRefAttr>(kHangReportAttrName);
-    if (timeoutMicroseconds == 0 || !report) {
+    auto timeout = op->getAttrOfType<IntegerAttr>(kWaitTimeoutAttrName);
+    if (!report || !timeout || timeout.getInt() <= 0) {
       rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
           op, addr, adaptor.getPhase(), i32Const(rewriter, loc, kTryWaitTicks));
       return success();
@@ -231,8 +224,8 @@ struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
     rewriter.setInsertionPointToEnd(check);
     Value now = NVVM::GlobalTimerOp::create(rewriter, loc, i64);
     Value elapsed = LLVM::SubOp::create(rewriter, loc, now, start);
-    Value limit = LLVM::ConstantOp::create(rewriter, loc, i64,
-                                           int64_t(timeoutMicroseconds) * 1000);
+    Value limit =
+        LLVM::ConstantOp::create(rewriter, loc, i64, timeout.getInt() * 1000);
     Value expired = LLVM::ICmpOp::create(
         rewriter, loc, LLVM::ICmpPredicate::ugt, elapsed, limit);
     LLVM::CondBrOp::create(rewriter, loc, expired, fail, retry);
@@ -269,8 +262,6 @@ private:
         return region->empty() ? nullptr : region;
     return nullptr;
   }
-
-  unsigned timeoutMicroseconds;
 };
 
 /// The shared::cluster address of the barrier at `addr` (a shared::cta
@@ -540,93 +531,6 @@ static void markTensorMapParams(gpu::GPUModuleOp module,
   }
 }
 
-/// "file:line:col" of the first file location in `loc`, the file without
-/// its directory.
-static std::string describeLoc(Location loc) {
-  if (auto file = loc->findInstanceOf<FileLineColLoc>())
-    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
-            Twine(file.getLine()) + ":" + Twine(file.getColumn()))
-        .str();
-  return "an unknown location";
-}
-
-/// `text` with every '%' doubled, so that printf prints it as it is.
-static std::string escapeFormat(StringRef text) {
-  std::string escaped;
-  for (char c : text) {
-    escaped.push_back(c);
-    if (c == '%')
-      escaped.push_back('%');
-  }
-  return escaped;
-}
-
-/// The printf format of the report a wait prints when it times out. What is
-/// known at compile time (the role, the wait's location, the ring) is part
-/// of the format; the stage, the parity, the thread and the CTA are printed
-/// from their runtime values.
-static std::string getHangReportFormat(MBarrierWaitOp wait,
-                                       unsigned timeoutMicroseconds) {
-  std::string role = "(none)";
-  if (auto roleOp = wait->getParentOfType<RoleOp>())
-    role = roleOp.getRoleName().str();
-  std::string barrier;
-  if (auto ring = wait->getAttrOfType<StringAttr>(kRingAttrName)) {
-    barrier = ("the " + ring.getValue() + " barrier").str();
-    if (auto channel = wait->getAttrOfType<IntegerAttr>(kChannelAttrName))
-      barrier += " of channel " + std::to_string(channel.getInt());
-  } else if (Operation *alloc = wait.getBarriers().getDefiningOp()) {
-    barrier = "the mbarrier array allocated at " + describeLoc(alloc->getLoc());
-  } else {
-    barrier =
-        "the mbarrier array of block argument #" +
-        std::to_string(cast<BlockArgument>(wait.getBarriers()).getArgNumber());
-  }
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "fmha: hang in role '" << escapeFormat(role)
-     << "': ws.mbarrier_wait at " << escapeFormat(describeLoc(wait.getLoc()))
-     << " on " << escapeFormat(barrier)
-     << ", stage %u, phase parity %u, not completed after "
-     << timeoutMicroseconds << " us; thread %u, CTA (%u, %u, %u)\n";
-  return text;
-}
-
-/// For wait-timeout: declares vprintf in `module`, and gives every
-/// ws.mbarrier_wait the format string of its hang report as a global.
-static void createHangReports(gpu::GPUModuleOp module,
-                              unsigned timeoutMicroseconds) {
-  SmallVector<MBarrierWaitOp> waits;
-  module.walk([&](MBarrierWaitOp wait) { waits.push_back(wait); });
-  if (waits.empty())
-    return;
-  MLIRContext *ctx = module.getContext();
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  Location loc = module.getLoc();
-  if (!module.lookupSymbol(kVPrintfName)) {
-    auto ptr = LLVM::LLVMPointerType::get(ctx);
-    LLVM::LLVMFuncOp::create(
-        b, loc, kVPrintfName,
-        LLVM::LLVMFunctionType::get(b.getI32Type(), {ptr, ptr}));
-  }
-  unsigned next = 0;
-  for (MBarrierWaitOp wait : waits) {
-    std::string name;
-    do
-      name = "__fmha_hang_report_" + std::to_string(next++);
-    while (module.lookupSymbol(name));
-    std::string format = getHangReportFormat(wait, timeoutMicroseconds);
-    format.push_back('\0');
-    auto global = LLVM::GlobalOp::create(
-        b, wait.getLoc(),
-        LLVM::LLVMArrayType::get(b.getI8Type(), format.size()),
-        /*isConstant=*/true, LLVM::Linkage::Internal, name,
-        b.getStringAttr(format), /*alignment=*/1);
-    wait->setAttr(kHangReportAttrName,
-                  FlatSymbolRefAttr::get(global.getSymNameAttr()));
-  }
-}
-
 /// Rejects, before anything changes, the ws constructs the lowering has no
 /// translation for: ws ops outside a gpu.module (the pass converts
 /// gpu.modules only), and a ws.warp_specialize that is not the only one of
@@ -768,12 +672,9 @@ struct ConvertWSToNVVMPass
 
   LogicalResult convert(gpu::GPUModuleOp module) {
     MLIRContext *ctx = module.getContext();
-    // Before the roles are lowered: the reports name the waits' roles.
-    if (waitTimeout != 0)
-      createHangReports(module, waitTimeout);
     // A hang report names the role of its wait: with the reports on, each
     // role keeps its own code.
-    bool mergeReplicas = replicaRoles && waitTimeout == 0;
+    bool mergeReplicas = replicaRoles && !module->hasAttr(kHangReportsAttrName);
     bool usesSharedMemory = false;
     SmallVector<TensorMapParams> kernels;
     WalkResult walk = module.walk([&](FunctionOpInterface func) {
@@ -837,11 +738,10 @@ struct ConvertWSToNVVMPass
     populateTCGen05TypeConversions(converter);
 
     RewritePatternSet patterns(ctx);
-    patterns
-        .add<BufferAllocLowering, SlotLowering, MBarrierAllocLowering,
-             MBarrierArriveLowering, TMALoadLowering, FenceAsyncSharedLowering,
-             BarrierSyncLowering, BarrierArriveLowering>(converter);
-    patterns.add<MBarrierWaitLowering>(converter, waitTimeout);
+    patterns.add<BufferAllocLowering, SlotLowering, MBarrierAllocLowering,
+                 MBarrierArriveLowering, MBarrierWaitLowering, TMALoadLowering,
+                 FenceAsyncSharedLowering, BarrierSyncLowering,
+                 BarrierArriveLowering>(converter);
     populateTileToNVVMPatterns(converter, patterns);
     populateTCGen05ToNVVMPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);

@@ -7,7 +7,8 @@
 // for and traps; test/GPU/ws_hang.py runs it (test/GPU/run-ws-hang.sh).
 //
 // RUN: fmha-opt %s --ws-allocate-smem --ws-allocate-registers \
-// RUN:   "--convert-ws-to-nvvm=wait-timeout=200000 verify-phases=false" \
+// RUN:   --ws-insert-hang-reports=wait-timeout=200000 \
+// RUN:   --convert-ws-to-nvvm=verify-phases=false \
 // RUN:   --convert-nvvm-to-llvm \
 // RUN:   --reconcile-unrealized-casts --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx

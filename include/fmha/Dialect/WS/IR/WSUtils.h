@@ -50,10 +50,24 @@ constexpr const char kMulticastAttrName[] = "ws.multicast";
 
 /// What a `ws.mbarrier_wait` made by ws-insert-mbarriers waits for, for
 /// diagnostics only (ws-verify-phases' messages, the hang reports of
-/// convert-ws-to-nvvm{wait-timeout}): the ring ("full" or "empty") and the
+/// ws-insert-hang-reports): the ring ("full" or "empty") and the
 /// index of its channel.
 constexpr const char kRingAttrName[] = "ws.ring";
 constexpr const char kChannelAttrName[] = "ws.channel";
+
+/// What ws-insert-hang-reports puts on each `ws.mbarrier_wait`, and
+/// convert-ws-to-nvvm lowers to a bounded wait: the format string of the
+/// wait's hang report (a symbol reference to a global of the gpu.module),
+/// and after how many microseconds it is printed (an i64).
+constexpr const char kHangReportAttrName[] = "ws.hang_report";
+constexpr const char kWaitTimeoutAttrName[] = "ws.wait_timeout";
+/// The unit attribute ws-insert-hang-reports puts on each gpu.module it
+/// instruments: its replica roles stay apart, so that every report names
+/// its role.
+constexpr const char kHangReportsAttrName[] = "ws.hang_reports";
+/// CUDA's device-side printf: vprintf(format, packed arguments), declared
+/// by ws-insert-hang-reports.
+constexpr const char kVPrintfName[] = "vprintf";
 
 /// True when `type` lives in shared memory: memory space 3 or
 /// `#gpu.address_space<workgroup>`.

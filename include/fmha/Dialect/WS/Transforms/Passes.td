@@ -178,7 +178,7 @@ def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
     it waits on, in the discardable attributes `ws.ring` (`"full"` or
     `"empty"`) and `ws.channel` (the channel's index among the channels of
     its kernel, in program order): `ws-verify-phases` and the hang reports
-    of `convert-ws-to-nvvm{wait-timeout=N}` read them.
+    of `ws-insert-hang-reports` read them.
 
     In a 2-CTA kernel (`ws.cta_pair` on the function) every producer drains
     the rings it fills before its role ends: after its last acquire, one
@@ -496,6 +496,59 @@ def WSVerifyPhases : Pass<"ws-verify-phases"> {
     role 'consumer' arrives 128 times on empty[0] of channel 0, more than the 64 arrivals left in its current phase (it counts 64 per phase): the barrier would complete a phase early
     ```
   }];
+}
+
+def WSInsertHangReports : Pass<"ws-insert-hang-reports"> {
+  let summary = "give every mbarrier wait a hang report and a timeout";
+  let description = [{
+    A debug build: `convert-ws-to-nvvm` then lowers every
+    `ws.mbarrier_wait` of each `gpu.module` to a bounded loop of single
+    `mbarrier.try_wait.parity` tries (`nvvm.mbarrier.try_wait`, which may
+    return without completion) instead of a wait that spins forever. When a
+    wait has not completed `wait-timeout` microseconds (by `%globaltimer`)
+    after its first failed try, each waiting thread prints one line with
+    `vprintf` and executes `trap`, so the launch fails
+    (`CUDA_ERROR_LAUNCH_FAILED` on an H200 with driver 580,
+    `CUDA_ERROR_ILLEGAL_INSTRUCTION` on some drivers) instead of hanging,
+    and the lines appear on the host's stdout:
+
+    ```
+    fmha: hang in role 'consumer': ws.mbarrier_wait at gemm.mlir:41:7 on the full barrier of channel 0, stage 1, phase parity 0, not completed after 1000000 us; thread 128, CTA (3, 0, 0)
+    ```
+
+    Run it before the roles are lowered: the role is the `ws.role` the wait
+    is in; the ring and channel come from the `ws.ring` and `ws.channel`
+    attributes that `ws-insert-mbarriers` puts on the waits it creates. A
+    wait without them (a hand-written ring) names its barrier array by the
+    location of its `ws.mbarrier_alloc`. The stage is the barrier's index in
+    its array, the thread `%tid.x`, the CTA `%ctaid`: those are printed
+    from their runtime values, the rest is part of the format.
+
+    The pass declares `vprintf` in the `gpu.module` and adds one global
+    `__fmha_hang_report_<n>` per wait with its format string; each wait
+    names its format by `ws.hang_report` and carries the timeout as
+    `ws.wait_timeout` (microseconds), and the `gpu.module` is marked
+    `ws.hang_reports`: its replica roles stay apart, so that each report
+    names its role. `wait-timeout=0` changes nothing. Do not time such kernels: the
+    call makes ptxas serialize wgmmas in flight across the wait (C7510).
+
+    ```mlir
+    ws.mbarrier_wait %empty[%c0], %c1 {ws.channel = 0 : i32, ws.ring = "empty"} : !ws.mbarrier<2>
+    ```
+    becomes, with `wait-timeout=1000`,
+    ```mlir
+    llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+    llvm.mlir.global internal constant @__fmha_hang_report_0("fmha: hang in role 'producer': ws.mbarrier_wait at k.mlir:9:11 on the empty barrier of channel 0, stage %u, phase parity %u, not completed after 1000 us; thread %u, CTA (%u, %u, %u)\0A\00")
+    ...
+    ws.mbarrier_wait %empty[%c0], %c1 {ws.channel = 0 : i32, ws.hang_report = @__fmha_hang_report_0, ws.ring = "empty", ws.wait_timeout = 1000 : i64} : !ws.mbarrier<2>
+    ```
+  }];
+  let options = [
+    Option<"waitTimeout", "wait-timeout", "unsigned", "1000000",
+           "A ws.mbarrier_wait that has not completed after this many "
+           "microseconds prints what it waits for and traps (0: no reports)">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // FMHA_DIALECT_WS_TRANSFORMS_PASSES_TD
