@@ -39,6 +39,8 @@ GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000),
                (16384, 16384, 256), (7, 8192, 4096), (64, 8192, 4096),
                (8192, 14336, 4096), (8192, 4096, 14336), (1000, 1000, 1000)]
 RESULTS = {}
+# Rounds of the model comparison (--model-rounds).
+MODEL_ROUNDS = 5
 
 
 def bench(fn):
@@ -175,7 +177,7 @@ def model(quick):
             # Rounds alternate between the two models (clocks and the
             # allocator's state drift over a run); the median of the
             # rounds' medians is reported.
-            for _ in range(5):
+            for _ in range(MODEL_ROUNDS):
                 for attn, m in models.items():
                     times[attn].append(
                         bench(lambda: m(ids, use_cache=False)))
@@ -213,7 +215,10 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--json")
     p.add_argument("--only", default="host,gemm,attention,decode,model")
+    p.add_argument("--model-rounds", type=int, default=MODEL_ROUNDS,
+                   help="alternating rounds of the model comparison")
     args = p.parse_args()
+    globals()["MODEL_ROUNDS"] = args.model_rounds
     torch.zeros(1, device="cuda")
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"{time.strftime('%Y-%m-%d')}", flush=True)
