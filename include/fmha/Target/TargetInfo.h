@@ -56,6 +56,22 @@ public:
   bool hasWgmma() const { return arch == Arch::Sm90a; }
   /// tcgen05.mma with accumulators in tensor memory.
   bool hasTensorMemory() const { return arch == Arch::Sm100a; }
+  /// An MMA issued for a pair of CTAs (tcgen05 `cta_group::2`).
+  bool hasCtaPairMma() const { return hasTensorMemory(); }
+  /// Where MMA accumulators live: in the consumers' registers (wgmma) or
+  /// in tensor memory (tcgen05).
+  bool accumulatesInTensorMemory() const { return hasTensorMemory(); }
+
+  /// Rows of the accumulator tile one consumer's MMA covers: a warpgroup's
+  /// wgmma is m64, a tcgen05.mma m128.
+  int64_t getMmaM() const {
+    return hasTensorMemory() ? 2 * limits::kWgmmaM : limits::kWgmmaM;
+  }
+  /// Registers per thread of a consumer warpgroup after `setmaxnreg`, where
+  /// accumulators live in registers (0 where they do not).
+  int64_t getConsumerRegisters() const {
+    return hasWgmma() ? limits::kSm90ConsumerRegisters : 0;
+  }
 
   /// Dynamic shared memory one CTA may use, in bytes.
   int64_t getMaxSharedMemoryBytes() const {

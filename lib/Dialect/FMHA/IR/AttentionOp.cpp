@@ -38,11 +38,6 @@ constexpr int64_t kHeadDims[] = {64, 128, 256};
 constexpr int64_t kMaxDefaultStages = 3;
 /// Default consumer warpgroups per CTA.
 constexpr int64_t kDefaultConsumers = 2;
-/// Default block_m on sm_90a: S and O of a 64-row tile fit in registers for
-/// every head dim.
-constexpr int64_t kSm90DefaultBlockM = 64;
-/// Default block_m on sm_100a: one 128-row tcgen05.mma.
-constexpr int64_t kSm100DefaultBlockM = 128;
 /// Default block_n for head dims up to 128, and for head dim 256.
 constexpr int64_t kDefaultBlockN = 128;
 constexpr int64_t kDefaultBlockNLargeHeadDim = 64;
@@ -110,8 +105,9 @@ int64_t AttentionOp::getHeadDim() {
 int64_t AttentionOp::getBlockM() {
   if (std::optional<int64_t> blockM = getTileSize(getTile(), kTileNames, 0))
     return *blockM;
-  return getTarget() == Target::Sm100a ? kSm100DefaultBlockM
-                                       : kSm90DefaultBlockM;
+  // One MMA's rows: a warpgroup's m64 wgmma (S and O of a 64-row tile fit in
+  // registers for every head dim), or a tcgen05.mma's m128.
+  return getTargetInfo(getTarget()).getMmaM();
 }
 
 int64_t AttentionOp::getBlockN() {
@@ -123,9 +119,13 @@ int64_t AttentionOp::getBlockN() {
 int64_t AttentionOp::getNumConsumerGroups() {
   if (IntegerAttr consumers = getConsumersAttr())
     return consumers.getInt();
-  // Two 128-row tiles with head dim 256 need 2 x (block_n + 256) > 512 tensor
-  // memory columns for any block_n: use one consumer.
-  if (getTarget() == Target::Sm100a && getHeadDim() > 128)
+  // Each consumer's S (block_n columns) and O (head dim columns) live in
+  // tensor memory: with head dim 256 two of them need more than its 512
+  // columns for any block_n (at least one MMA K step): use one consumer.
+  TargetInfo info = getTargetInfo(getTarget());
+  if (info.accumulatesInTensorMemory() &&
+      kDefaultConsumers * (limits::kMmaK16Bit + getHeadDim()) >
+          info.getTensorMemoryColumns())
     return 1;
   return kDefaultConsumers;
 }
@@ -151,7 +151,8 @@ static bool twoQuerySlotsFit(AttentionOp op) {
 bool AttentionOp::isPersistent() {
   if (std::optional<Schedule> schedule = getSchedule())
     return *schedule == Schedule::Persistent;
-  return getTarget() == Target::Sm90a && twoQuerySlotsFit(*this);
+  // The persistent schedule is built for wgmma consumers.
+  return getTargetInfo(getTarget()).hasWgmma() && twoQuerySlotsFit(*this);
 }
 
 int64_t AttentionOp::getQuerySlots() {
@@ -395,7 +396,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
       failed(verifyBlockN(op, blockN, limits::kMmaK16Bit)))
     return failure();
   Target target = op.getTarget();
-  if (op.getSchedule() == Schedule::Persistent && target != Target::Sm90a)
+  if (op.getSchedule() == Schedule::Persistent &&
+      !getTargetInfo(target).hasWgmma())
     return op.emitOpError("schedule persistent is supported on sm_90a only");
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())))

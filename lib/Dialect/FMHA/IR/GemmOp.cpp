@@ -234,7 +234,7 @@ static FailureOr<bool> isPairAsked(GemmOp op, StringRef name, IntegerAttr attr,
                             << " is not supported: expected 1 or 2 " << counts;
   if (value == 1)
     return false;
-  if (!needs.empty() && target != Target::Sm100a)
+  if (!needs.empty() && !getTargetInfo(target).hasCtaPairMma())
     return op.emitOpError() << name << " 2 needs sm_100a (" << needs
                             << "), not " << stringifyTarget(target);
   return true;

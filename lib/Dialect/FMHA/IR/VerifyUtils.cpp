@@ -212,7 +212,7 @@ LogicalResult checks::verifyBlockN(Operation *op, int64_t blockN,
 }
 
 int64_t checks::getMinStages(Target target) {
-  return target == Target::Sm90a ? limits::kSm90MinStages : 1;
+  return getTargetInfo(target).getMinStages();
 }
 
 LogicalResult checks::verifyStages(Operation *op, IntegerAttr stages,
@@ -249,14 +249,15 @@ LogicalResult checks::verifyConsumers(Operation *op, IntegerAttr consumers) {
 LogicalResult checks::verifySharedMemory(Operation *op, Target target,
                                          const SharedMemoryUsage &usage) {
   int64_t total = usage.getTotalBytes();
-  if (total <= limits::kMaxSharedMemoryBytes)
+  int64_t limit = getTargetInfo(target).getMaxSharedMemoryBytes();
+  if (total <= limit)
     return success();
   std::string parts;
   llvm::raw_string_ostream os(parts);
   usage.printParts(os);
   return op->emitOpError() << "needs " << total << " bytes of shared memory ("
                            << parts << "), " << stringifyTarget(target)
-                           << " has " << limits::kMaxSharedMemoryBytes;
+                           << " has " << limit;
 }
 
 LogicalResult checks::verifyConsumerRegisters(Operation *op, int64_t registers,
@@ -286,15 +287,12 @@ checks::verifyAccumulators(Operation *op, Target target, int64_t registers,
                            function_ref<void(raw_ostream &)> describeColumns) {
   std::string parts;
   llvm::raw_string_ostream os(parts);
-  if (target == Target::Sm90a) {
-    describeRegisters(os);
-    return verifyConsumerRegisters(op, registers, parts);
-  }
-  if (target == Target::Sm100a) {
+  if (getTargetInfo(target).accumulatesInTensorMemory()) {
     describeColumns(os);
     return verifyTmemColumns(op, columns, parts);
   }
-  return success();
+  describeRegisters(os);
+  return verifyConsumerRegisters(op, registers, parts);
 }
 
 int64_t checks::pickStages(int64_t maxStages, int64_t minStages,

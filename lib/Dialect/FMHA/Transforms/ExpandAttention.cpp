@@ -652,7 +652,9 @@ void AttentionBuilder::buildTile(Value block, Value head, Value batch) {
   SmallVector<Value> rows{first};
   for (int64_t i = 1; i < op.getNumConsumerGroups(); ++i)
     rows.push_back(arith::AddIOp::create(b, loc, first, constI32(i * blockM)));
-  if (op.getTarget() == Target::Sm100a)
+  // With accumulators in tensor memory (tcgen05) the MMA and softmax warps
+  // take one step per iteration; wgmma consumers pipeline S and P V.
+  if (getTargetInfo(op.getTarget()).accumulatesInTensorMemory())
     buildSerialQueryTiles(batch, head, kvHead, rows);
   else
     buildQueryTiles(batch, head, kvHead, rows);

@@ -18,11 +18,22 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "fmha/Target/KernelResources.h"
+#include "fmha/Target/TargetInfo.h"
 
 #include <optional>
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h.inc"
 #include "fmha/Dialect/FMHA/IR/FMHAEnums.h.inc"
+
+namespace mlir {
+namespace fmha {
+/// What fmha knows of the target an op names (its `target` attribute).
+inline TargetInfo getTargetInfo(Target target) {
+  // Every case of the enum is a chip TargetInfo knows.
+  return *TargetInfo::fromChip(stringifyTarget(target));
+}
+} // namespace fmha
+} // namespace mlir
 
 #define GET_ATTRDEF_CLASSES
 #include "fmha/Dialect/FMHA/IR/FMHAAttrs.h.inc"
