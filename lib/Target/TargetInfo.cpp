@@ -24,10 +24,6 @@ StringRef TargetInfo::getChip() const {
   return arch == Arch::Sm90a ? "sm_90a" : "sm_100a";
 }
 
-StringRef TargetInfo::getShortName() const {
-  return arch == Arch::Sm90a ? "sm90" : "sm100";
-}
-
 /// The `#nvvm.target` of the closest `gpu.module` around `op` (or `op`).
 static NVVM::NVVMTargetAttr moduleTarget(Operation *op) {
   auto module = dyn_cast<gpu::GPUModuleOp>(op);
@@ -42,38 +38,19 @@ static NVVM::NVVMTargetAttr moduleTarget(Operation *op) {
   return {};
 }
 
-FailureOr<TargetInfo> TargetInfo::lookup(Operation *op, StringRef option,
-                                         StringRef pass) {
-  std::optional<TargetInfo> fromOption;
-  if (!option.empty()) {
-    if (option == "sm90")
-      fromOption = TargetInfo(Arch::Sm90a);
-    else if (option == "sm100")
-      fromOption = TargetInfo(Arch::Sm100a);
-    else
-      return op->emitError() << pass << ": unknown target '" << option
-                             << "' (known: sm90, sm100)";
-  }
+FailureOr<TargetInfo> TargetInfo::lookup(Operation *op, StringRef pass) {
   NVVM::NVVMTargetAttr nvvm = moduleTarget(op);
-  if (!nvvm) {
-    if (fromOption)
-      return *fromOption;
+  if (!nvvm)
     return op->emitError()
            << pass << ": no target: put the kernel in a gpu.module with an "
            << "#nvvm.target (gpu.module @kernels [#nvvm.target<chip = "
-              "\"sm_90a\">] or chip = \"sm_100a\"), or pass the option "
-           << "target=sm90 or target=sm100";
-  }
-  std::optional<TargetInfo> fromModule = fromChip(nvvm.getChip());
-  if (!fromModule)
+              "\"sm_90a\">], or chip = \"sm_100a\"; --nvvm-attach-target "
+              "attaches one to every gpu.module)";
+  std::optional<TargetInfo> info = fromChip(nvvm.getChip());
+  if (!info)
     return op->emitError() << pass << ": the gpu.module's target chip '"
                            << nvvm.getChip()
                            << "' is not one fmha compiles for (sm_90a, "
                               "sm_100a)";
-  if (fromOption && fromOption->getArch() != fromModule->getArch())
-    return op->emitError() << pass
-                           << ": option target=" << fromOption->getShortName()
-                           << " contradicts the gpu.module's target chip '"
-                           << nvvm.getChip() << "' (drop the option)";
-  return *fromModule;
+  return *info;
 }

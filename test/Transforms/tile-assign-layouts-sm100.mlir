@@ -1,4 +1,4 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts=target=sm100 | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts | FileCheck %s
 
 // A GEMM main loop on sm100: operands in swizzled shared memory as on sm90;
 // the accumulator lives in tensor memory, from the zero it starts at (no
@@ -18,7 +18,7 @@
 // CHECK: %[[V:.*]] = tile.convert_layout %[[R]] : tensor<128x256xf32, #[[TMEM]]> -> tensor<128x256xf32, #[[REGS]]>
 // CHECK: %[[T:.*]] = arith.truncf %[[V]] : tensor<128x256xf32, #[[REGS]]> to tensor<128x256xbf16, #[[REGS]]>
 // CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[T]] : !tile.desc<tensor<128x256xbf16>>, tensor<128x256xbf16, #[[REGS]]>
-gpu.module @gemm {
+gpu.module @gemm [#nvvm.target<chip = "sm_100a">] {
   gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16>>,
                  %b: !tile.desc<tensor<256x64xbf16>>,
                  %c: !tile.desc<tensor<128x256xbf16>>, %k: i32) kernel {
@@ -71,7 +71,7 @@ gpu.module @gemm {
 // CHECK:   %[[PT:.*]] = tile.convert_layout %[[PB]] : tensor<128x128xbf16, #[[REGS]]> -> tensor<128x128xbf16, #[[P]]>
 // CHECK:   %[[ON:.*]] = tile.dot %[[PT]], %{{.*}}, %[[OST]] : tensor<128x128xbf16, #[[P]]>, tensor<128x64xbf16, #{{.*}}>, tensor<128x64xf32, #[[O]]>
 // CHECK:   scf.yield %[[ON]], %{{.*}} : tensor<128x64xf32, #[[O]]>, tensor<128xf32, #[[ROW]]>
-gpu.module @m {
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
   gpu.func @attention(%q: !tile.desc<tensor<128x64xbf16>>, %k: !tile.desc<tensor<128x64xbf16>>,
                       %v: !tile.desc<tensor<128x64xbf16>>, %n: i32) kernel {
     %c0 = arith.constant 0 : i32
@@ -104,6 +104,7 @@ gpu.module @m {
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_100a">] {
 // The accumulator is a multiple of 128 rows (lanes); 64-row tcgen05.mma
 // accumulators have no register layout for their readers yet.
 func.func @acc_rows(%x: tensor<64x64xbf16>, %y: tensor<64x64xbf16>) -> tensor<64x64xf32> {
@@ -112,13 +113,16 @@ func.func @acc_rows(%x: tensor<64x64xbf16>, %y: tensor<64x64xbf16>) -> tensor<64
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
+}
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_100a">] {
 // At most 256 accumulator columns (one tcgen05.mma's N).
 func.func @acc_wide(%x: tensor<128x64xbf16>, %y: tensor<264x64xbf16>) -> tensor<128x264xf32> {
   %zero = arith.constant dense<0.0> : tensor<128x264xf32>
   // expected-error @+1 {{'tile.dot' op an sm100 accumulator tile is a multiple of 128 rows and 8 to 256 columns in steps of 8 (64-row accumulators are not supported yet), got 128x264}}
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<128x64xbf16>, tensor<264x64xbf16>, tensor<128x264xf32>
   return %d : tensor<128x264xf32>
+}
 }

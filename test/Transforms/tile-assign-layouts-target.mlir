@@ -1,12 +1,8 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts | FileCheck %s
-// RUN: not fmha-opt %s -split-input-file --tile-assign-layouts=target=sm100 2>&1 | FileCheck %s --check-prefix=CONTRADICT
 
 // tile-assign-layouts (like ws-partition-roles) takes the target from the
 // #nvvm.target chip of the kernel's gpu.module (fmha::TargetInfo), as the
-// pipelines leave it after fmha-expand-kernels; the option target= is only
-// for kernels outside such a module, and may only repeat the module's
-// target.
-// CONTRADICT: error: tile-assign-layouts: option target=sm100 contradicts the gpu.module's target chip 'sm_90a' (drop the option)
+// pipelines leave it after fmha-expand-kernels.
 
 // An sm_100a module without the option: the accumulator goes to tensor
 // memory.
@@ -48,7 +44,7 @@ gpu.module @hopper [#nvvm.target<chip = "sm_90a">] {
 func.func @no_tile_ops() {
   return
 }
-// expected-error @+1 {{tile-assign-layouts: no target: put the kernel in a gpu.module with an #nvvm.target (gpu.module @kernels [#nvvm.target<chip = "sm_90a">] or chip = "sm_100a"), or pass the option target=sm90 or target=sm100}}
+// expected-error @+1 {{tile-assign-layouts: no target: put the kernel in a gpu.module with an #nvvm.target (gpu.module @kernels [#nvvm.target<chip = "sm_90a">], or chip = "sm_100a"; --nvvm-attach-target attaches one to every gpu.module)}}
 func.func @untargeted(%x: tensor<64x64xbf16>, %y: tensor<64x64xbf16>) -> tensor<64x64xf32> {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>

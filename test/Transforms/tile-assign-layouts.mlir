@@ -1,9 +1,7 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts=target=sm90 | FileCheck %s
-// RUN: not fmha-opt %s -split-input-file --tile-assign-layouts=target=sm80 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --tile-assign-layouts | FileCheck %s
 
-// An unknown target is refused before anything is looked at (once per split
-// of this file).
-// TARGET: error: tile-assign-layouts: unknown target 'sm80' (known: sm90, sm100)
+// The kernels are in sm_90a gpu.modules: wgmma layouts
+// (tile-assign-layouts-target.mlir: how the target is found).
 
 // A GEMM main loop: the 64-column bf16 operands (128-byte rows) get the
 // 128-byte swizzle, on the loads and on the kernel's descriptor parameters;
@@ -24,7 +22,7 @@
 // CHECK: %[[T:.*]] = arith.truncf %[[R]] : tensor<128x128xf32, #[[ACC]]> to tensor<128x128xbf16, #[[ACC]]>
 // CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[T]] : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #[[ACC]]>
 // CHECK: gpu.return
-gpu.module @gemm {
+gpu.module @gemm [#nvvm.target<chip = "sm_90a">] {
   gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16>>,
                  %b: !tile.desc<tensor<128x64xbf16>>,
                  %c: !tile.desc<tensor<128x128xbf16>>, %k: i32) kernel {
@@ -74,6 +72,7 @@ gpu.module @gemm {
 // CHECK: %[[P:.*]] = arith.mulf %[[D]], %[[S]] : tensor<64x64xf32, #[[ACC64]]>
 // CHECK: %[[D2:.*]] = tile.dot %[[U]], %[[V]], %[[P]] {transpose_b} : tensor<64x16xf16, #[[S32]]>, tensor<64x16xf16, #[[S32]]>, tensor<64x64xf32, #[[ACC64]]>
 // CHECK: tile.store %[[O]][%{{.*}}, %{{.*}}], %[[D2]] : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #[[ACC64]]>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @narrow(%a: !tile.desc<tensor<64x32xbf16>>,
                   %b: !tile.desc<tensor<64x32xbf16>>,
                   %e: !tile.desc<tensor<64x16xf16>>,
@@ -94,9 +93,11 @@ func.func @narrow(%a: !tile.desc<tensor<64x32xbf16>>,
   tile.store %o[%i, %i], %d2 : !tile.desc<tensor<64x64xf32>>
   return
 }
+}
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // The accumulator needs a multiple of 64 rows.
 func.func @acc_rows(%x: tensor<32x64xbf16>, %y: tensor<64x64xbf16>) -> tensor<32x64xf32> {
   %zero = arith.constant dense<0.0> : tensor<32x64xf32>
@@ -104,9 +105,11 @@ func.func @acc_rows(%x: tensor<32x64xbf16>, %y: tensor<64x64xbf16>) -> tensor<32
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<32x64xbf16>, tensor<64x64xbf16>, tensor<32x64xf32>
   return %d : tensor<32x64xf32>
 }
+}
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // At most 256 accumulator columns (one wgmma's N).
 func.func @acc_wide(%x: tensor<64x64xbf16>, %y: tensor<264x64xbf16>) -> tensor<64x264xf32> {
   %zero = arith.constant dense<0.0> : tensor<64x264xf32>
@@ -114,9 +117,11 @@ func.func @acc_wide(%x: tensor<64x64xbf16>, %y: tensor<264x64xbf16>) -> tensor<6
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<264x64xbf16>, tensor<64x264xf32>
   return %d : tensor<64x264xf32>
 }
+}
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // Accumulator columns come in steps of 8.
 func.func @acc_step(%x: tensor<64x64xbf16>, %y: tensor<100x64xbf16>) -> tensor<64x100xf32> {
   %zero = arith.constant dense<0.0> : tensor<64x100xf32>
@@ -124,9 +129,11 @@ func.func @acc_step(%x: tensor<64x64xbf16>, %y: tensor<100x64xbf16>) -> tensor<6
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<100x64xbf16>, tensor<64x100xf32>
   return %d : tensor<64x100xf32>
 }
+}
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // Operands are read from shared memory, so they must be loaded by TMA.
 func.func @not_loaded(%a: !tile.desc<tensor<64x64xbf16>>, %y: tensor<64x64xbf16>, %i: i32) -> tensor<64x64xf32> {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
@@ -135,9 +142,11 @@ func.func @not_loaded(%a: !tile.desc<tensor<64x64xbf16>>, %y: tensor<64x64xbf16>
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
+}
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // Rows of 4 bf16 (8 bytes) fill no swizzle span.
 func.func @rows_8_bytes(%a: !tile.desc<tensor<64x4xbf16>>, %b: !tile.desc<tensor<64x4xbf16>>, %i: i32) -> tensor<64x64xf32> {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
@@ -147,9 +156,11 @@ func.func @rows_8_bytes(%a: !tile.desc<tensor<64x4xbf16>>, %b: !tile.desc<tensor
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x4xbf16>, tensor<64x4xbf16>, tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
+}
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // Rows of 24 bf16 (48 bytes) are wider than 32 bytes but fill no span
 // evenly either.
 func.func @rows_48_bytes(%a: !tile.desc<tensor<64x24xbf16>>, %b: !tile.desc<tensor<64x24xbf16>>, %i: i32) -> tensor<64x64xf32> {
@@ -160,9 +171,11 @@ func.func @rows_48_bytes(%a: !tile.desc<tensor<64x24xbf16>>, %b: !tile.desc<tens
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x24xbf16>, tensor<64x24xbf16>, tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
+}
 
 // -----
 
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // A loaded operand that also feeds an accumulator would need both the shared
 // and the register layout.
 func.func @conflict(%a: !tile.desc<tensor<64x64xbf16>>, %i: i32) -> tensor<64x64xf32> {
@@ -173,6 +186,7 @@ func.func @conflict(%a: !tile.desc<tensor<64x64xbf16>>, %i: i32) -> tensor<64x64
   %e = arith.extf %x : tensor<64x64xbf16> to tensor<64x64xf32>
   %d2 = tile.dot %x, %x, %e {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
   return %d2 : tensor<64x64xf32>
+}
 }
 
 // -----
@@ -188,7 +202,7 @@ func.func @conflict(%a: !tile.desc<tensor<64x64xbf16>>, %i: i32) -> tensor<64x64
 // CHECK: tile.broadcast %{{.*}} axis 1 : tensor<64xf32, #[[ROW]]> -> tensor<64x64xf32, #[[ACC]]>
 // CHECK: %[[P:.*]] = arith.truncf %{{.*}} : tensor<64x64xf32, #[[ACC]]> to tensor<64x64xbf16, #[[ACC]]>
 // CHECK: tile.dot %[[P]], %{{.*}}, %{{.*}} : tensor<64x64xbf16, #[[ACC]]>, tensor<64x64xbf16, #{{.*}}>, tensor<64x64xf32, #[[ACC]]>
-gpu.module @m {
+gpu.module @m [#nvvm.target<chip = "sm_90a">] {
   gpu.func @softmax(%q: !tile.desc<tensor<64x64xbf16>>, %k: !tile.desc<tensor<64x64xbf16>>,
                     %v: !tile.desc<tensor<64x64xbf16>>, %i: i32) kernel {
     %x = tile.load %q[%i, %i] : !tile.desc<tensor<64x64xbf16>>
@@ -219,6 +233,7 @@ gpu.module @m {
 // CHECK:   arith.select %{{.*}}, %[[W]], %{{.*}} : tensor<64x64xi1, #[[ACC]]>, tensor<64x64xf32, #[[ACC]]>
 // CHECK: } else {
 // CHECK:   scf.yield %[[W]] : tensor<64x64xf32, #[[ACC]]>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @async_masked(%a: !tile.desc<tensor<64x64xbf16>>,
                         %o: !tile.desc<tensor<64x64xf32>>,
                         %i: i32, %cond: i1) {
@@ -240,4 +255,5 @@ func.func @async_masked(%a: !tile.desc<tensor<64x64xbf16>>,
   }
   tile.store %o[%i, %i], %m : !tile.desc<tensor<64x64xf32>>
   return
+}
 }

@@ -10,6 +10,7 @@
 // No stages.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 8, got 0}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = 0 : i64} {
   %c0 = arith.constant 0 : i32
@@ -22,12 +23,14 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
   }
   return
 }
+}
 
 // -----
 
 // More stages than any kernel has.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 8, got 100}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = 100 : i64} {
   %c0 = arith.constant 0 : i32
@@ -40,12 +43,14 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
   }
   return
 }
+}
 
 // -----
 
 // Negative stages.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 8, got -3}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = -3 : i64} {
   %c0 = arith.constant 0 : i32
@@ -58,12 +63,14 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
   }
   return
 }
+}
 
 // -----
 
 // Stages that are not a number.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 8, got "many"}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = "many"} {
   %c0 = arith.constant 0 : i32
@@ -76,12 +83,14 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
   }
   return
 }
+}
 
 // -----
 
 // A float.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 8, got 2.000000e+00 : f32}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = 2.0 : f32} {
   %c0 = arith.constant 0 : i32
@@ -94,12 +103,14 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
   }
   return
 }
+}
 
 // -----
 
 // Three slots per work item.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 // expected-error @+1 {{'fmha.item_slots' (slots of the per-item ring) must be an integer from 1 to 2, got 3}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = 2 : i64, fmha.item_slots = 3 : i64} {
   %c0 = arith.constant 0 : i32
@@ -111,4 +122,5 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
     scf.yield %d : tensor<64x64xf32, #acc>
   }
   return
+}
 }

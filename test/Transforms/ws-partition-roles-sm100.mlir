@@ -1,14 +1,11 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=target=sm100 | FileCheck %s
-// RUN: not fmha-opt %s -split-input-file --ws-partition-roles=target=sm80 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles | FileCheck %s
 // The protocols it builds pass ws-verify-protocol and, as rings,
 // ws-verify-phases (tcgen05 commits count one arrival), and their tensor
 // memory fits:
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=target=sm100 \
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles \
 // RUN:   --ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases --ws-allocate-tmem -o /dev/null
 
-// TARGET: error: ws-partition-roles: unknown target 'sm80' (known: sm90, sm100)
-
-// A GEMM main loop after tile-assign-layouts{target=sm100}: the operand ring
+// A GEMM main loop after tile-assign-layouts (sm_100a): the operand ring
 // as on sm90 (fmha.stages sets its depth), and a two-slot tensor-memory ring
 // of accumulators between the MMA warp and the epilogue warpgroup.
 // CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
@@ -75,7 +72,7 @@
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #tmem = #tile.tmem<block = [128, 256], unpacked = true>
 #regs = #tile.tmem_32x32b<warpgroups = 1>
-gpu.module @gemm {
+gpu.module @gemm [#nvvm.target<chip = "sm_100a">] {
   gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
                  %b: !tile.desc<tensor<256x64xbf16, #smem>>,
                  %c: !tile.desc<tensor<128x256xbf16>>, %k: i32) kernel
@@ -114,7 +111,7 @@ gpu.module @gemm {
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #tmem = #tile.tmem<block = [128, 256], unpacked = true>
 #regs = #tile.tmem_32x32b<warpgroups = 1>
-gpu.module @gemm {
+gpu.module @gemm [#nvvm.target<chip = "sm_100a">] {
   gpu.func @gemm_pair(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
                       %b: !tile.desc<tensor<128x64xbf16, #smem>>,
                       %c: !tile.desc<tensor<128x256xbf16>>, %k: i32) kernel
@@ -157,7 +154,7 @@ gpu.module @gemm {
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #tmem = #tile.tmem<block = [128, 128], unpacked = true>
 #regs = #tile.tmem_32x32b<warpgroups = 1>
-gpu.module @gemm {
+gpu.module @gemm [#nvvm.target<chip = "sm_100a">] {
   gpu.func @gemm_multicast(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
                            %b: !tile.desc<tensor<128x64xbf16, #smem>>,
                            %c: !tile.desc<tensor<128x128xbf16>>, %k: i32) kernel
@@ -325,7 +322,7 @@ gpu.module @gemm {
 #tmem2 = #tile.tmem<block = [128, 128], unpacked = false>
 #tmem_32x32b = #tile.tmem_32x32b<warpgroups = 1>
 #slice = #tile.slice<dim = 1, parent = #tmem_32x32b>
-gpu.module @attention {
+gpu.module @attention [#nvvm.target<chip = "sm_100a">] {
   gpu.func @attention(%arg0: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg3: !tile.desc<tensor<128x64xf32>>, %arg4: i32) kernel {
     %c0_i32 = arith.constant 0 : i32
     %c1_i32 = arith.constant 1 : i32
@@ -371,7 +368,7 @@ gpu.module @attention {
 // -----
 
 // Every loop-carried value must be an accumulator.
-gpu.module @carried {
+gpu.module @carried [#nvvm.target<chip = "sm_100a">] {
   gpu.func @carried(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) kernel {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -390,14 +387,14 @@ gpu.module @carried {
 // The accumulator must be in tensor memory (layouts for sm100).
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
-gpu.module @sm90_layouts {
+gpu.module @sm90_layouts [#nvvm.target<chip = "sm_100a">] {
   gpu.func @sm90_layouts(%a: !tile.desc<tensor<128x64xbf16, #smem>>, %n: i32) kernel {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #acc>) : i32 {
       %x = tile.load %a[%i, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
-      // expected-error @+1 {{'tile.dot' op needs a tensor-memory accumulator: run tile-assign-layouts{target=sm100} first}}
+      // expected-error @+1 {{'tile.dot' op needs a tensor-memory accumulator: run tile-assign-layouts on an sm_100a gpu.module first}}
       %d = tile.dot %x, %x, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
       scf.yield %d : tensor<128x128xf32, #acc>
     }
@@ -410,7 +407,7 @@ gpu.module @sm90_layouts {
 // Operands are read in place from shared memory, so they come from loads.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #tmem = #tile.tmem<block = [128, 128], unpacked = true>
-gpu.module @operand {
+gpu.module @operand [#nvvm.target<chip = "sm_100a">] {
   gpu.func @operand(%a: !tile.desc<tensor<128x64xbf16, #smem>>, %y: tensor<128x64xbf16, #smem>, %n: i32) kernel {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -432,7 +429,7 @@ gpu.module @operand {
 #s = #tile.tmem<block = [128, 128], unpacked = true>
 #regs = #tile.tmem_32x32b<warpgroups = 1>
 #row = #tile.slice<dim = 1, parent = #regs>
-gpu.module @no_pv {
+gpu.module @no_pv [#nvvm.target<chip = "sm_100a">] {
   gpu.func @no_pv(%q: !tile.desc<tensor<128x64xbf16, #smem>>, %k: !tile.desc<tensor<128x64xbf16, #smem>>, %n: i32) kernel {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32

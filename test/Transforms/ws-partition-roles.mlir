@@ -1,5 +1,5 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=target=sm90 | FileCheck %s
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles="target=sm90 stages=4" | FileCheck %s --check-prefix=STAGES
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=stages=4 | FileCheck %s --check-prefix=STAGES
 
 // A two-consumer GEMM as fmha-expand-kernels and tile-assign-layouts leave it
 // (the manifest dropped): one channel slot holds the three tiles of a K step
@@ -231,6 +231,7 @@ module attributes {gpu.container_module} {
 // Loads in two loops: one producer loop cannot feed both.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -248,12 +249,14 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
   }
   return
 }
+}
 
 // -----
 
 // A load outside any loop.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @no_loop(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %i: i32) {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
   // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
@@ -261,12 +264,14 @@ func.func @no_loop(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %i: i32) {
   %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
   return
 }
+}
 
 // -----
 
 // The loop's dot does not accumulate into a loop-carried value.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @no_chain(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -279,12 +284,14 @@ func.func @no_chain(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
   }
   return
 }
+}
 
 // -----
 
 // A stored value that no consumer computes.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @foreign_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
                          %c: !tile.desc<tensor<64x64xf32>>,
                          %other: tensor<64x64xf32, #acc>, %n: i32) {
@@ -300,6 +307,7 @@ func.func @foreign_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
   // expected-error @+1 {{'tile.store' op stores a value that does not come from an accumulator of the main loop}}
   tile.store %c[%c0, %c0], %other : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
   return
+}
 }
 
 // -----
@@ -372,6 +380,7 @@ module attributes {gpu.container_module} {
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 #row = #tile.slice<dim = 1, parent = #acc>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @foreign_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
                                 %out: memref<?xf32>,
                                 %other: tensor<64xf32, #row>, %n: i32) {
@@ -387,6 +396,7 @@ func.func @foreign_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
   tile.store_direct %out[%c0], %other : memref<?xf32>, tensor<64xf32, #row>
   return
 }
+}
 
 // -----
 
@@ -394,6 +404,7 @@ func.func @foreign_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 #row = #tile.slice<dim = 1, parent = #acc>
+gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @shared_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
                                %out: memref<?xf32>, %n: i32) {
   %c0 = arith.constant 0 : i32
@@ -411,6 +422,7 @@ func.func @shared_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
   // expected-error @+1 {{'tile.store_direct' op stores a value computed from several accumulators (loop results 0 and 1): no one consumer role can store it}}
   tile.store_direct %out[%c0], %rows : memref<?xf32>, tensor<64xf32, #row>
   return
+}
 }
 
 // -----

@@ -39,18 +39,13 @@ public:
   static std::optional<TargetInfo> fromChip(StringRef chip);
 
   /// The target of the kernel `op` belongs to: the `#nvvm.target` of the
-  /// closest enclosing `gpu.module` (or `op` itself). `option` is a pass's
-  /// target option (`sm90` or `sm100`, empty when not given): without a
-  /// module target it decides, with one it must agree. Errors at `op` say
-  /// what is missing or wrong and how to attach a target.
-  static FailureOr<TargetInfo> lookup(Operation *op, StringRef option,
-                                      StringRef pass);
+  /// closest enclosing `gpu.module` (or `op` itself). Errors at `op`, named
+  /// after `pass`, say what is missing or wrong and how to attach a target.
+  static FailureOr<TargetInfo> lookup(Operation *op, StringRef pass);
 
   Arch getArch() const { return arch; }
   /// The chip as `#nvvm.target` and ptxas spell it: `sm_90a`, `sm_100a`.
   StringRef getChip() const;
-  /// The short name of pass options: `sm90`, `sm100`.
-  StringRef getShortName() const;
 
   /// wgmma (warpgroup MMA, accumulators in registers).
   bool hasWgmma() const { return arch == Arch::Sm90a; }

@@ -494,7 +494,7 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
 }
 
 /// The sm_100a program: one step per iteration (S, masked softmax, O
-/// rescaled, O += P V), which ws-partition-roles{target=sm100} spreads over
+/// rescaled, O += P V), which ws-partition-roles on sm_100a spreads over
 /// its MMA and softmax warps; the sm_90a program is software-pipelined
 /// instead (buildQueryTiles).
 void AttentionBuilder::buildSerialQueryTiles(Value batch, Value head,

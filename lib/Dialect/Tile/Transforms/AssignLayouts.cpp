@@ -499,8 +499,8 @@ struct TileAssignLayoutsPass
     : public tile::impl::TileAssignLayoutsBase<TileAssignLayoutsPass> {
   using Base::Base;
 
-  /// The one target of the functions with tile ops (from their gpu.module's
-  /// #nvvm.target, or the `target` option); nothing when there are none.
+  /// The one target of the functions with tile ops (their gpu.module's
+  /// #nvvm.target); nothing when there are none.
   FailureOr<std::optional<fmha::TargetInfo>> targetOfKernels() {
     std::optional<fmha::TargetInfo> found;
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
@@ -513,7 +513,7 @@ struct TileAssignLayoutsPass
       if (!hasTileOps)
         return WalkResult::advance();
       FailureOr<fmha::TargetInfo> info =
-          fmha::TargetInfo::lookup(func, target, getArgument());
+          fmha::TargetInfo::lookup(func, getArgument());
       if (failed(info))
         return WalkResult::interrupt();
       if (found && found->getArch() != info->getArch()) {

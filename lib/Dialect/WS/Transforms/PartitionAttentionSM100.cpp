@@ -1,6 +1,6 @@
 //===- PartitionAttentionSM100.cpp - Attention roles for Blackwell --------===//
 //
-// Part of fmha. ws-partition-roles{target=sm100} for attention tile programs
+// Part of fmha. ws-partition-roles on sm_100a for attention tile programs
 // (Q loaded before the main loop, S = Q K^T and O += P V per consumer):
 //
 // - a load warp: Q once (a one-slot channel), K and V per step (a ring);
@@ -119,8 +119,9 @@ static FailureOr<Attention> analyze(FunctionOpInterface func) {
     if (!dot)
       continue;
     if (!isTmem(dot.getAcc()))
-      return dot.emitOpError("needs a tensor-memory accumulator: run "
-                             "tile-assign-layouts{target=sm100} first");
+      return dot.emitOpError(
+          "needs a tensor-memory accumulator: run "
+          "tile-assign-layouts on an sm_100a gpu.module first");
     auto qLoad = dot.getA().getDefiningOp<tile::LoadOp>();
     if (qLoad && llvm::is_contained(a.prologue, qLoad) &&
         dot.getAcc().getDefiningOp<arith::ConstantOp>())

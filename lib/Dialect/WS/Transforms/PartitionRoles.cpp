@@ -591,7 +591,7 @@ struct WSPartitionRolesPass
     if (!hasTileOps)
       return success();
     FailureOr<fmha::TargetInfo> info =
-        fmha::TargetInfo::lookup(func, target, getArgument());
+        fmha::TargetInfo::lookup(func, getArgument());
     if (failed(info))
       return failure();
     if (info->hasTensorMemory())

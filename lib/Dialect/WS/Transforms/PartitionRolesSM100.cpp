@@ -1,6 +1,6 @@
 //===- PartitionRolesSM100.cpp - Warp roles for Blackwell -----------------===//
 //
-// Part of fmha. ws-partition-roles{target=sm100}: a tile program whose
+// Part of fmha. ws-partition-roles on sm_100a: a tile program whose
 // accumulators live in tensor memory becomes a load warp (TMA into a shared-
 // memory ring), an MMA warp (one thread issues tcgen05.mma into a tensor-
 // memory ring of accumulators, commits release the operand slots and hand
@@ -55,7 +55,7 @@ static FailureOr<Program> analyze(FunctionOpInterface func) {
   for (tile::LoadOp load : loads)
     if (!program.loop || load->getParentOp() != program.loop)
       return load.emitOpError(
-          "ws-partition-roles{target=sm100} handles GEMM tile programs "
+          "ws-partition-roles on sm_100a handles GEMM tile programs "
           "whose loads all sit directly in one scf.for, and attention "
           "programs that load Q before it");
   for (auto [i, yielded] : llvm::enumerate(program.loop.getYieldedValues())) {
@@ -71,8 +71,9 @@ static FailureOr<Program> analyze(FunctionOpInterface func) {
       return dot.emitOpError("operands must come straight from tile.load on "
                              "sm100 (shared memory)");
     if (!isa_and_nonnull<tile::TmemAttr>(dot.getAcc().getType().getEncoding()))
-      return dot.emitOpError("needs a tensor-memory accumulator: run "
-                             "tile-assign-layouts{target=sm100} first");
+      return dot.emitOpError(
+          "needs a tensor-memory accumulator: run "
+          "tile-assign-layouts on an sm_100a gpu.module first");
     program.chains.push_back({dot, unsigned(i)});
   }
   if (program.chains.empty())

@@ -23,9 +23,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
 
     The target is each kernel's: the `#nvvm.target` chip of its
     `gpu.module` (`sm_90a` or `sm_100a`, what `fmha-expand-kernels`
-    attaches), read through `fmha::TargetInfo`. Tile programs outside a
-    `gpu.module` with a target need the option `target=sm90` or
-    `target=sm100`; with a module target the option may only repeat it.
+    attaches, or `--nvvm-attach-target`), read through `fmha::TargetInfo`;
+    a tile program outside such a module is an error saying how to attach
+    one.
 
     On sm_100a (Blackwell, `tcgen05.mma`), operands in shared
     memory are chosen as above, but accumulators live in tensor memory:
@@ -56,11 +56,6 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
     %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>, ..., tensor<128x128xf32, #tile.wgmma_acc<instr_n = 128, warpgroups = 1>>
     ```
   }];
-  let options = [
-    Option<"target", "target", "std::string", "\"\"",
-           "For tile programs outside a gpu.module with an #nvvm.target: "
-           "sm90 (wgmma) or sm100 (tcgen05, TMEM)">
-  ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 

@@ -71,9 +71,8 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     from 24 to 256) options; a value out of range is an error naming it.
 
     The target is each kernel's `gpu.module` `#nvvm.target` chip (through
-    `fmha::TargetInfo`); for a kernel outside such a module, the option
-    `target=sm90` or `target=sm100`. Functions without tile ops are left
-    alone.
+    `fmha::TargetInfo`): sm_90a builds wgmma consumers, sm_100a the roles
+    below. Functions without tile ops are left alone.
 
     On sm_100a (accumulators in tensor memory, from
     `tile-assign-layouts`; GEMM main loops so far):
@@ -135,11 +134,7 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
            "Register budget of the producer warpgroup (40)">,
     Option<"consumerRegs", "consumer-regs", "unsigned",
            "::mlir::fmha::limits::kSm90ConsumerRegisters",
-           "Register budget of each consumer warpgroup (232)">,
-    Option<"target", "target", "std::string", "\"\"",
-           "For kernels outside a gpu.module with an #nvvm.target: sm90 "
-           "(wgmma consumers) or sm100 (load, MMA and epilogue warps around "
-           "tensor memory)">
+           "Register budget of each consumer warpgroup (232)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
