@@ -20,6 +20,15 @@ using namespace mlir::tile;
 #define GET_TYPEDEF_CLASSES
 #include "fmha/Dialect/Tile/IR/TileTypes.cpp.inc"
 
+bool mlir::tile::containsTileOps(Operation *root) {
+  return root
+      ->walk([](Operation *op) {
+        return isa<TileDialect>(op->getDialect()) ? WalkResult::interrupt()
+                                                  : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 void TileDialect::initialize() {
   registerAttributes();
   addTypes<

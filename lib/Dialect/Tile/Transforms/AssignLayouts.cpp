@@ -504,13 +504,7 @@ struct TileAssignLayoutsPass
   FailureOr<std::optional<fmha::TargetInfo>> targetOfKernels() {
     std::optional<fmha::TargetInfo> found;
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
-      bool hasTileOps = func->walk([](Operation *op) {
-                              return isa<TileDialect>(op->getDialect())
-                                         ? WalkResult::interrupt()
-                                         : WalkResult::advance();
-                            })
-                            .wasInterrupted();
-      if (!hasTileOps)
+      if (!containsTileOps(func))
         return WalkResult::advance();
       FailureOr<fmha::TargetInfo> info =
           fmha::TargetInfo::lookup(func, getArgument());

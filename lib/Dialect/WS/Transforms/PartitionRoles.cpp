@@ -582,13 +582,7 @@ struct WSPartitionRolesPass
     if (failed(verifyPartitionOptions(func, stages, producerRegs,
                                       consumerRegs)))
       return failure();
-    bool hasTileOps = func->walk([](Operation *op) {
-                            return isa<tile::TileDialect>(op->getDialect())
-                                       ? WalkResult::interrupt()
-                                       : WalkResult::advance();
-                          })
-                          .wasInterrupted();
-    if (!hasTileOps)
+    if (!tile::containsTileOps(func))
       return success();
     FailureOr<fmha::TargetInfo> info =
         fmha::TargetInfo::lookup(func, getArgument());

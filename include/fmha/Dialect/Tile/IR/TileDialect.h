@@ -40,6 +40,10 @@ bool isRegisterLayout(Attribute encoding);
 /// covers (see isRegisterParentLayout); empty for other encodings.
 SmallVector<int64_t, 2> getRegisterLayoutTileShape(Attribute encoding);
 
+/// Whether `root` holds an op of the tile dialect (a tile program to lay out
+/// or partition).
+bool containsTileOps(Operation *root);
+
 } // namespace tile
 } // namespace mlir
 
