@@ -16,7 +16,7 @@ ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 # shared memory, warp ranges, NVVM.
 ws_pipeline=(--ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases
              --ws-allocate-smem --ws-allocate-registers
-             --convert-ws-to-nvvm --convert-nvvm-to-llvm
+             --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm
              --reconcile-unrealized-casts)
 
 rows=()

@@ -39,7 +39,8 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                     "ws-allocate-smem,"
                     "ws-allocate-registers,"
                     "{0}"
-                    "convert-ws-to-nvvm{{replica-roles={3}},"
+                    "ws-lower-roles{{replica-roles={3}},"
+                    "convert-ws-to-nvvm,"
                     "convert-nvvm-to-llvm,"
                     "reconcile-unrealized-casts",
                     hangReports, target, sm100 ? "ws-allocate-tmem," : "",

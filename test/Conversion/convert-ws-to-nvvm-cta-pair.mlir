@@ -1,18 +1,18 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm=verify-phases=false | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm | FileCheck %s
 
 // Units of the lowering on IR that is not a whole protocol: the rings are
 // not model-checked first (verify-phases=false; the default check is tested
-// in test/Conversion/convert-ws-to-nvvm-checks.mlir).
+// in test/Transforms/ws-lower-roles.mlir).
 
-// 2-CTA mode (`ws.cta_pair` on the kernel) in convert-ws-to-nvvm: a cluster
-// of two CTAs (nvvm.cluster_dim); tensor memory is allocated, given up and
-// freed with cta_group::2; after the barriers are initialised the cluster
-// meets. The MMA role (it issues `ws.tcgen05_mma {cta_pair}`) runs in the
-// even CTA only and issues cta_group::2 MMAs of M = 256 (the instruction
-// descriptor 0x10400490: M >> 4 = 16 at bit 24, N >> 3 = 32 at bit 17);
-// its commits reach the barrier in both CTAs (mask 0b11). Barriers that
-// threads and TMA arrive on live in the even CTA and expect both CTAs'
-// arrivals (2 x 1, 2 x 128): loads complete there (cta_group::2, the
+// 2-CTA mode (`ws.cta_pair` on the kernel) in ws-lower-roles and
+// convert-ws-to-nvvm: a cluster of two CTAs (nvvm.cluster_dim); tensor memory
+// is allocated, given up and freed with cta_group::2; after the barriers are
+// initialised the cluster meets. The MMA role (it issues `ws.tcgen05_mma
+// {cta_pair}`) runs in the even CTA only and issues cta_group::2 MMAs of M =
+// 256 (the instruction descriptor 0x10400490: M >> 4 = 16 at bit 24, N >> 3 =
+// 32 at bit 17); its commits reach the barrier in both CTAs (mask 0b11).
+// Barriers that threads and TMA arrive on live in the even CTA and expect both
+// CTAs' arrivals (2 x 1, 2 x 128): loads complete there (cta_group::2, the
 // buffer as this CTA's shared::cluster address), threads arrive there with
 // cluster scope. At the end the cluster meets before the columns are freed.
 // CHECK-LABEL: llvm.func @k(

@@ -1,22 +1,21 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm=verify-phases=false | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm | FileCheck %s
 
 // Units of the lowering on IR that is not a whole protocol: the rings are
 // not model-checked first (verify-phases=false; the default check is tested
-// in test/Conversion/convert-ws-to-nvvm-checks.mlir).
+// in test/Transforms/ws-lower-roles.mlir).
 
-// TMA multicast (`ws.multicast` on the kernel) in convert-ws-to-nvvm: a
-// cluster of two CTAs (nvvm.cluster_dim) that run the same roles with
-// cta_group::1 tensor memory and MMAs. After the barriers are initialised
-// the cluster meets (each CTA's copies and commits reach the other's
-// barriers). A copy marked multicast loads this CTA's half of the block
-// (cluster rank r) into the same offset of both CTAs (mask 0b11),
-// completing the barrier at that offset in both: a block whose row is one
-// TMA box by rows (64 of 128 rows: row coordinate + 64 r, 8192 r bytes
-// in), a block whose rows are two 128-byte boxes by boxes (box r: column
-// coordinate + 64 r, 8192 r bytes in). A multicast commit reaches the
-// barrier in both CTAs (cta_group::1, mask 0b11); the others stay local.
-// After the roles the cluster meets again before tensor memory is freed
-// and the CTAs exit.
+// TMA multicast (`ws.multicast` on the kernel) in ws-lower-roles and
+// convert-ws-to-nvvm: a cluster of two CTAs (nvvm.cluster_dim) that run the
+// same roles with cta_group::1 tensor memory and MMAs. After the barriers are
+// initialised the cluster meets (each CTA's copies and commits reach the
+// other's barriers). A copy marked multicast loads this CTA's half of the block
+// (cluster rank r) into the same offset of both CTAs (mask 0b11), completing
+// the barrier at that offset in both: a block whose row is one TMA box by rows
+// (64 of 128 rows: row coordinate + 64 r, 8192 r bytes in), a block whose rows
+// are two 128-byte boxes by boxes (box r: column coordinate + 64 r, 8192 r
+// bytes in). A multicast commit reaches the barrier in both CTAs (cta_group::1,
+// mask 0b11); the others stay local. After the roles the cluster meets again
+// before tensor memory is freed and the CTAs exit.
 // CHECK-LABEL: llvm.func @k(
 // CHECK-SAME: nvvm.cluster_dim = array<i32: 2, 1, 1>
 // CHECK: nvvm.tcgen05.alloc %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
@@ -106,19 +105,6 @@ module attributes {gpu.container_module} {
         }
       }
       ws.tmem_dealloc %t columns 256 : i32
-      gpu.return
-    }
-  }
-}
-
-// -----
-
-// A kernel is a CTA pair or shares blocks by multicast, not both.
-module attributes {gpu.container_module} {
-  gpu.module @m {
-    // expected-error @+1 {{a kernel is either a CTA pair ('ws.cta_pair') or shares blocks by TMA multicast ('ws.multicast'), not both}}
-    gpu.func @both() kernel
-        attributes {ws.cta_pair, ws.multicast, ws.num_threads = 128 : i64} {
       gpu.return
     }
   }

@@ -1,4 +1,4 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles --convert-ws-to-nvvm | FileCheck %s
 
 // The sm100 ops of convert-ws-to-nvvm on a kernel as ws-allocate-tmem,
 // ws-allocate-smem and ws-allocate-registers leave it: warp 0 allocates the

@@ -1,8 +1,8 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm=verify-phases=false | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm | FileCheck %s
 
 // Units of the lowering on IR that is not a whole protocol: the rings are
 // not model-checked first (verify-phases=false; the default check is tested
-// in test/Conversion/convert-ws-to-nvvm-checks.mlir).
+// in test/Transforms/ws-lower-roles.mlir).
 
 // Roles become branches on the warp index after per-warpgroup setmaxnreg;
 // barriers are initialised by thread 0; the TMA descriptor is a by-value
@@ -46,36 +46,6 @@ module attributes {gpu.container_module} {
           ws.mbarrier_arrive %empty[%c0] : !ws.mbarrier<2>
           ws.barrier_sync 1 threads 128
           ws.barrier_arrive 2 threads 128
-        }
-      }
-      gpu.return
-    }
-  }
-}
-
-// -----
-
-module attributes {gpu.container_module} {
-  gpu.module @no_threads {
-    // expected-error @+1 {{kernel has no ws.num_threads: run ws-allocate-registers before convert-ws-to-nvvm}}
-    gpu.func @k() kernel {
-      ws.warp_specialize {
-        ws.role "producer" warps 1 first_warp 0 {
-        }
-      }
-      gpu.return
-    }
-  }
-}
-
-// -----
-
-module attributes {gpu.container_module} {
-  gpu.module @no_range {
-    gpu.func @k() kernel attributes {ws.num_threads = 32 : i64} {
-      ws.warp_specialize {
-        // expected-error @+1 {{'ws.role' op has no warp range: run ws-allocate-registers before convert-ws-to-nvvm}}
-        ws.role "producer" warps 1 {
         }
       }
       gpu.return

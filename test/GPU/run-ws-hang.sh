@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin/fmha-opt" "$here/../Target/sm90/ws-hang-detection.mlir" \
   --ws-allocate-smem --ws-allocate-registers \
   --ws-insert-hang-reports=wait-timeout=200000 \
-  --convert-ws-to-nvvm=verify-phases=false \
+  --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm \
   --convert-nvvm-to-llvm \
   --reconcile-unrealized-casts --gpu-module-to-binary=format=isa |
   "$bin/fmha-translate" --fmha-extract-object -o "$tmp/k.ptx"

@@ -41,7 +41,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<bool> replicaRoles{
       *this, "replica-roles",
       llvm::cl::desc("Roles that differ only in values run one copy of code "
-                     "(convert-ws-to-nvvm{replica-roles})"),
+                     "(ws-lower-roles{replica-roles})"),
       llvm::cl::init(true)};
 };
 

@@ -5,7 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "BranchUtils.h"
-#include "LowerRoles.h"
 #include "Patterns.h"
 
 #include "fmha/Conversion/Passes.h"
@@ -531,47 +530,25 @@ static void markTensorMapParams(gpu::GPUModuleOp module,
   }
 }
 
-/// Rejects, before anything changes, the ws constructs the lowering has no
-/// translation for: ws ops outside a gpu.module (the pass converts
-/// gpu.modules only), and a ws.warp_specialize that is not the only one of
-/// its kernel or does not stand directly in the kernel's body (the roles
-/// divide the kernel's warps once, from the register cap the kernel starts
-/// with).
+/// Rejects, before anything changes, the ws constructs the conversion has
+/// no translation for: ws ops outside a gpu.module (the pass converts
+/// gpu.modules only), and roles that ws-lower-roles has not lowered.
 static LogicalResult checkSupported(Operation *root) {
-  WalkResult outside = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (isa<gpu::GPUModuleOp>(op))
-      return WalkResult::skip();
+  WalkResult walk = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::GPUModuleOp>(op)) {
+      WalkResult roles = op->walk([](WarpSpecializeOp ws) {
+        ws.emitOpError("is not lowered: run ws-lower-roles before "
+                       "convert-ws-to-nvvm");
+        return WalkResult::interrupt();
+      });
+      return roles.wasInterrupted() ? WalkResult::interrupt()
+                                    : WalkResult::skip();
+    }
     if (!isa_and_nonnull<WSDialect>(op->getDialect()))
       return WalkResult::advance();
     op->emitOpError("is outside a gpu.module: convert-ws-to-nvvm lowers the "
                     "kernels of gpu.module ops only");
     return WalkResult::interrupt();
-  });
-  if (outside.wasInterrupted())
-    return failure();
-  WalkResult walk = root->walk([&](FunctionOpInterface func) {
-    WarpSpecializeOp first;
-    WalkResult nested = func->walk([&](WarpSpecializeOp op) {
-      if (first) {
-        InFlightDiagnostic diag =
-            op.emitOpError("is the second ws.warp_specialize of kernel @")
-            << func.getName() << ": convert-ws-to-nvvm lowers one per kernel";
-        diag.attachNote(first.getLoc()) << "the first";
-        return WalkResult::interrupt();
-      }
-      first = op;
-      if (op->getParentOp() != func.getOperation()) {
-        op.emitOpError("must stand directly in the body of its kernel, not "
-                       "in '")
-            << op->getParentOp()->getName()
-            << "': convert-ws-to-nvvm divides the kernel's warps into roles "
-               "once, at its start";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    return nested.wasInterrupted() ? WalkResult::interrupt()
-                                   : WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
 }
@@ -581,12 +558,7 @@ struct ConvertWSToNVVMPass
   using ConvertWSToNVVMBase::ConvertWSToNVVMBase;
 
   void runOnOperation() override {
-    // Rings that ws-verify-phases has not checked are checked here first:
-    // a wrong stage or phase would be a hang or a race in the kernel.
-    if (failed(checkSupported(getOperation())) ||
-        (verifyPhases &&
-         failed(verifyUnmarked(getOperation(), kPhasesVerifiedAttrName,
-                               ws::verifyPhases))))
+    if (failed(checkSupported(getOperation())))
       return signalPassFailure();
     SmallVector<gpu::GPUModuleOp> modules;
     getOperation()->walk([&](gpu::GPUModuleOp m) { modules.push_back(m); });
@@ -634,47 +606,8 @@ struct ConvertWSToNVVMPass
     return success();
   }
 
-  /// TMA multicast (a kernel marked kMulticastAttrName, clusters of two
-  /// CTAs along x): each CTA's copies and commits reach the other's
-  /// barriers, so both CTAs initialise theirs before either runs a role (a
-  /// cluster barrier after the initialisation's fence and CTA barrier,
-  /// which lowerRoles places before the roles), and neither exits before
-  /// both have finished their roles (a cluster barrier after them; their
-  /// producers drained their rings first). Lowers the kernel's roles.
-  static LogicalResult lowerMulticastRoles(FunctionOpInterface func,
-                                           bool mergeReplicas) {
-    SmallVector<WarpSpecializeOp> ops;
-    func->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
-    for (WarpSpecializeOp op : ops) {
-      OpBuilder b(op->getContext());
-      b.setInsertionPointAfter(op);
-      NVVM::ClusterArriveOp::create(b, op.getLoc(), b.getUnitAttr());
-      NVVM::ClusterWaitOp::create(b, op.getLoc(), b.getUnitAttr());
-    }
-    if (failed(lowerRoles(func, mergeReplicas)))
-      return failure();
-    SmallVector<NVVM::FenceMbarrierInitOp> fences;
-    func->walk(
-        [&](NVVM::FenceMbarrierInitOp fence) { fences.push_back(fence); });
-    for (NVVM::FenceMbarrierInitOp fence : fences) {
-      auto barrier = dyn_cast_or_null<NVVM::BarrierOp>(fence->getNextNode());
-      if (!barrier)
-        return fence.emitOpError("is not followed by a CTA barrier");
-      OpBuilder b(barrier->getContext());
-      b.setInsertionPointAfter(barrier);
-      NVVM::ClusterArriveOp::create(b, fence.getLoc(), b.getUnitAttr());
-      NVVM::ClusterWaitOp::create(b, fence.getLoc(), b.getUnitAttr());
-    }
-    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
-                  Builder(func->getContext()).getDenseI32ArrayAttr({2, 1, 1}));
-    return success();
-  }
-
   LogicalResult convert(gpu::GPUModuleOp module) {
     MLIRContext *ctx = module.getContext();
-    // A hang report names the role of its wait: with the reports on, each
-    // role keeps its own code.
-    bool mergeReplicas = replicaRoles && !module->hasAttr(kHangReportsAttrName);
     bool usesSharedMemory = false;
     SmallVector<TensorMapParams> kernels;
     WalkResult walk = module.walk([&](FunctionOpInterface func) {
@@ -688,18 +621,6 @@ struct ConvertWSToNVVMPass
         kernels.push_back(params);
       if (func->hasAttr(kCtaPairAttrName) && failed(markCtaPair(func)))
         return WalkResult::interrupt();
-      if (func->hasAttr(kMulticastAttrName)) {
-        if (func->hasAttr(kCtaPairAttrName)) {
-          func->emitError("a kernel is either a CTA pair ('")
-              << kCtaPairAttrName << "') or shares blocks by TMA multicast ('"
-              << kMulticastAttrName << "'), not both";
-          return WalkResult::interrupt();
-        }
-        if (failed(lowerMulticastRoles(func, mergeReplicas)))
-          return WalkResult::interrupt();
-      } else if (failed(lowerRoles(func, mergeReplicas))) {
-        return WalkResult::interrupt();
-      }
       usesSharedMemory |= func->hasAttr("ws.smem_bytes");
       return WalkResult::advance();
     });

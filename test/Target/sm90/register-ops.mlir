@@ -12,7 +12,7 @@
 //
 // RUN: fmha-opt %s --ws-verify-protocol --ws-insert-mbarriers \
 // RUN:   --ws-verify-phases --ws-allocate-smem --ws-allocate-registers \
-// RUN:   --convert-ws-to-nvvm --convert-nvvm-to-llvm \
+// RUN:   --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm \
 // RUN:   --reconcile-unrealized-casts \
 // RUN:   --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx

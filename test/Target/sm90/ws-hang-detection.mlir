@@ -8,7 +8,7 @@
 //
 // RUN: fmha-opt %s --ws-allocate-smem --ws-allocate-registers \
 // RUN:   --ws-insert-hang-reports=wait-timeout=200000 \
-// RUN:   --convert-ws-to-nvvm=verify-phases=false \
+// RUN:   --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm \
 // RUN:   --convert-nvvm-to-llvm \
 // RUN:   --reconcile-unrealized-casts --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx
@@ -21,10 +21,10 @@
 // RUN: | FileCheck %s --check-prefix=PHASES
 // PHASES: ws-hang-detection.mlir:{{[0-9]+}}:13: error: deadlock: role 'consumer' waits here forever on full[1] of channel 0 for parity 0
 //
-// So does convert-ws-to-nvvm on its own, unless told not to
+// So does ws-lower-roles on its own, unless told not to
 // (verify-phases=false above, to build the broken kernel on purpose):
 // RUN: not fmha-opt %s --ws-allocate-smem --ws-allocate-registers \
-// RUN:   --convert-ws-to-nvvm -o /dev/null 2>&1 | FileCheck %s --check-prefix=PHASES
+// RUN:   --ws-lower-roles -o /dev/null 2>&1 | FileCheck %s --check-prefix=PHASES
 //
 // The whole pipeline passes wait-timeout on: every wait of the GEMM example
 // (which ws-verify-phases accepts) reports its role and ring.

@@ -114,10 +114,11 @@ static LogicalResult verifyInRole(Operation *op) {
 }
 
 /// Ops that the role's first thread alone executes (TMA copies, MMAs,
-/// `leader` arrivals): the lowering guards them by the role's leader, which
-/// only a role has.
+/// `leader` arrivals): ws-lower-roles guards them by the role's leader,
+/// which only a role has, and marks them (kLeaderGuardedAttrName) as it
+/// takes them out of their role.
 static LogicalResult verifyLeaderInRole(Operation *op) {
-  if (!op->getParentOfType<RoleOp>())
+  if (!op->getParentOfType<RoleOp>() && !op->hasAttr(kLeaderGuardedAttrName))
     return op->emitOpError("must be inside a ws.role: the first thread of "
                            "its role issues it, and outside a role every "
                            "thread would");

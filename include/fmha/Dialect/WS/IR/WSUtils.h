@@ -48,6 +48,12 @@ constexpr const char kCtaPairAttrName[] = "ws.cta_pair";
 /// "SM100").
 constexpr const char kMulticastAttrName[] = "ws.multicast";
 
+/// The unit attribute ws-lower-roles puts on each op that the first thread
+/// of its role alone issues (TMA copies, MMAs, `leader` arrivals) once it has
+/// put the op under a test of that thread: out of its role, the op then
+/// still runs in that thread alone.
+constexpr const char kLeaderGuardedAttrName[] = "ws.leader_guarded";
+
 /// What a `ws.mbarrier_wait` made by ws-insert-mbarriers waits for, for
 /// diagnostics only (ws-verify-phases' messages, the hang reports of
 /// ws-insert-hang-reports): the ring ("full" or "empty") and the

@@ -31,8 +31,8 @@ namespace ws {
 /// the protocol of an op without it before lowering its channels.
 constexpr StringLiteral kProtocolVerifiedAttrName = "ws.protocol_verified";
 /// The unit attribute ws-verify-phases puts on a ws.warp_specialize whose
-/// mbarrier rings it checked; convert-ws-to-nvvm checks an op without it
-/// before lowering it.
+/// mbarrier rings it checked; ws-lower-roles checks an op without it before
+/// lowering it.
 constexpr StringLiteral kPhasesVerifiedAttrName = "ws.phases_verified";
 
 /// ws-verify-protocol's check of one op's roles; marks the op

@@ -405,7 +405,7 @@ def WSVerifyPhases : Pass<"ws-verify-phases"> {
   let summary = "model-check the stage and phase arithmetic of mbarrier rings";
   let description = [{
     Marks each op it checked with the unit attribute `ws.phases_verified`
-    (`convert-ws-to-nvvm` runs the same check on ops without it) and
+    (`ws-lower-roles` runs the same check on ops without it) and
     otherwise changes nothing. It checks the explicit rings of every
     `ws.warp_specialize` (the output of `ws-insert-mbarriers`, or rings
     written by hand with `ws.mbarrier_alloc`, `ws.mbarrier_wait`,
@@ -544,6 +544,102 @@ def WSInsertHangReports : Pass<"ws-insert-hang-reports"> {
            "microseconds prints what it waits for and traps (0: no reports)">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def WSLowerRoles : Pass<"ws-lower-roles"> {
+  let summary = "lower ws.warp_specialize to a dispatch on the warp index";
+  let description = [{
+    Runs after `ws-allocate-registers` on the kernels of every
+    `gpu.module` below the op it runs on, before `convert-ws-to-nvvm`.
+
+    First it checks, before changing anything: it rejects a kernel that is
+    both a CTA pair (`ws.cta_pair`) and a TMA multicast kernel
+    (`ws.multicast`), a kernel with more than one `ws.warp_specialize` or
+    one that does not stand directly in the kernel's body (the roles divide
+    the kernel's warps once, from the register cap it starts with), and it
+    model-checks the rings of every `ws.warp_specialize` that
+    `ws-verify-phases` has not marked (`ws.phases_verified`) with that
+    pass's check, so a hand-written chain gets it too (docs/Conventions.md;
+    `verify-phases=false` turns this off for IR that is not a whole
+    protocol). Then, in each kernel:
+
+    - the warp index (`%tid.x / 32`, broadcast from lane 0 by `shfl.sync`
+      so that ptxas sees it warp-uniform) selects each role's body, in
+      `scf.if`s marked likely; every warpgroup first moves to its role's
+      register budget with `setmaxnreg` (`inc` or `dec` from the cap the
+      kernel starts with, which `nvvm.maxntid` and `nvvm.minctasm = 1` set
+      so that ptxas honours it);
+    - `ws.thread_id` becomes the thread's index in its role; leader
+      operations (`leader` arrivals, TMA copies, MMAs) run under a test of
+      the role's first thread, a `ws.tma_store` is predicated on it, and a
+      multicast arrival by threads is made by each warp's first lane; a
+      role issuing a CTA pair's MMAs runs in the pair's even CTA only;
+    - when the kernel allocates mbarriers (thread 0 initialises them in
+      `convert-ws-to-nvvm`), `fence.mbarrier_init` and a CTA barrier
+      precede the roles;
+    - a kernel of CTA pairs (`ws.cta_pair`) or TMA multicast
+      (`ws.multicast`) runs in clusters of two CTAs (`nvvm.cluster_dim`):
+      the cluster meets (`barrier.cluster.arrive/wait`) after the barrier
+      initialisation, so no CTA signals the other's barriers before they
+      exist, and a multicast kernel meets again after the roles, so none
+      signals them after the other exited;
+    - replica roles (`replica-roles`, on by default): roles of the same
+      size and register budget that follow each other in the warp space and
+      differ only in values (the consumer roles partitioning clones per
+      tile: their rows, their staging buffers, their named barriers) run one
+      copy of the code. The bodies are lined up op by op (a longest common
+      subsequence per block); a differing operand becomes a select on the
+      replica index ((warp - first warp) / warps, warp-uniform), a named
+      barrier whose id differs takes it from such a select (ptxas then
+      reserves all 16 barriers: fine for the one CTA per SM these kernels
+      run), an op with effects that only some replicas have runs under a
+      test of the index, and a pure op only some have runs in all. Roles
+      that do not line up this way stay apart, and so do the roles of a
+      kernel with hang reports (`ws-insert-hang-reports`), so that each
+      report names its role. One copy halves the code the consumers run
+      from the instruction cache.
+
+    ```mlir
+    gpu.func @k() kernel attributes {ws.num_threads = 256 : i64} {
+      ws.warp_specialize {
+        ws.role "producer" warps 1 regs 40 first_warp 0 { ... }
+        ws.role "consumer" warps 4 regs 232 first_warp 4 { ... }
+      }
+      gpu.return
+    }
+    ```
+    becomes
+    ```mlir
+    gpu.func @k() kernel attributes {nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32, ws.num_threads = 256 : i64} {
+      %tid = arith.index_cast %thread_id_x : index to i32
+      %warp = nvvm.shfl.sync idx %mask, %tid_div_32, %c0, %c31 : i32 -> i32
+      %group = arith.divui %warp, %c4 : i32
+      scf.if %in_group_0_likely {
+        nvvm.setmaxregister decrease 40
+        scf.if %in_producer_likely { ... }
+      }
+      scf.if %in_group_1_likely {
+        nvvm.setmaxregister increase 232
+        scf.if %in_consumer_likely { ... }
+      }
+      gpu.return
+    }
+    ```
+  }];
+  let options = [
+    Option<"replicaRoles", "replica-roles", "bool", "true",
+           "Lower roles that differ only in values (a kernel's consumer "
+           "roles) as one copy of code, parameterised by the replica index">,
+    Option<"verifyPhases", "verify-phases", "bool", "true",
+           "Model-check the rings of each ws.warp_specialize that "
+           "ws-verify-phases has not marked; off only for IR that is not a "
+           "whole protocol (unit tests of the lowering, a deliberately "
+           "broken kernel)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 #endif // FMHA_DIALECT_WS_TRANSFORMS_PASSES_TD

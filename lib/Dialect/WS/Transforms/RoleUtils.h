@@ -1,13 +1,12 @@
 //===- RoleUtils.h - Building blocks of the role lowering -------*- C++ -*-===//
 //
-// Part of fmha. Shared by the role lowering (LowerRoles.cpp) and the
-// replica-role merge (ReplicaRoles.cpp), which build arith and scf ops
-// before the LLVM conversion.
+// Part of fmha. Shared by ws-lower-roles (LowerRoles.cpp) and its
+// replica-role merge (ReplicaRoles.cpp), which build arith and scf ops.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMHA_LIB_CONVERSION_WSTONVVM_ROLEUTILS_H
-#define FMHA_LIB_CONVERSION_WSTONVVM_ROLEUTILS_H
+#ifndef FMHA_LIB_DIALECT_WS_TRANSFORMS_ROLEUTILS_H
+#define FMHA_LIB_DIALECT_WS_TRANSFORMS_ROLEUTILS_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -31,4 +30,4 @@ inline void guard(OpBuilder &b, Operation *op, Value cond) {
 } // namespace ws
 } // namespace mlir
 
-#endif // FMHA_LIB_CONVERSION_WSTONVVM_ROLEUTILS_H
+#endif // FMHA_LIB_DIALECT_WS_TRANSFORMS_ROLEUTILS_H

@@ -1,15 +1,15 @@
 //===- LowerRoles.cpp - ws.warp_specialize to per-warp branches ----------===//
 //
-// Part of fmha.
+// Part of fmha. Implements ws-lower-roles.
 //
 //===----------------------------------------------------------------------===//
 
-#include "LowerRoles.h"
 #include "ReplicaRoles.h"
 #include "RoleUtils.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -18,6 +18,13 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallSet.h"
+
+namespace mlir {
+namespace ws {
+#define GEN_PASS_DEF_WSLOWERROLES
+#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
+} // namespace ws
+} // namespace mlir
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -117,8 +124,10 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid,
             .getResult());
     threadId.erase();
   }
-  for (Operation *leaderOp : leaderOps)
+  for (Operation *leaderOp : leaderOps) {
     guard(rb, leaderOp, isLeader);
+    leaderOp->setAttr(kLeaderGuardedAttrName, rb.getUnitAttr());
+  }
   // A multicast arrival by threads is made by each warp's first lane (roles
   // start at a warp).
   for (Operation *arrive : laneZeroOps) {
@@ -188,15 +197,18 @@ static SmallVector<Cluster> mergeReplicaClusters(ArrayRef<Cluster> clusters,
   return merged;
 }
 
+/// Replaces `op` by branches on the warp index. A kernel of two CTAs that
+/// reach each other's barriers (`clusterSync`) meets its cluster after the
+/// barrier initialisation, before any role runs.
 static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
                                          int64_t numThreads, bool hasMBarriers,
-                                         bool ctaPair, bool mergeReplicas) {
+                                         bool clusterSync, bool mergeReplicas) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   for (RoleOp role : op.getRoles())
     if (!role.getFirstWarp())
       return role.emitOpError("has no warp range: run ws-allocate-registers "
-                              "before convert-ws-to-nvvm");
+                              "before ws-lower-roles");
 
   Value tid = arith::IndexCastOp::create(
       b, loc, b.getI32Type(),
@@ -207,9 +219,10 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
     NVVM::FenceMbarrierInitOp::create(b, loc);
     NVVM::BarrierOp::create(b, loc);
   }
-  // A CTA pair arrives on, and commits to, the other CTA's barriers: both
-  // CTAs' barriers are initialised before either runs a role.
-  if (ctaPair) {
+  // A CTA pair, or a multicast kernel, arrives on, commits to and copies
+  // into the other CTA's barriers: both CTAs' barriers are initialised
+  // before either runs a role.
+  if (clusterSync) {
     NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
     NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
   }
@@ -269,7 +282,14 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
   return success();
 }
 
-LogicalResult ws::lowerRoles(FunctionOpInterface func, bool mergeReplicas) {
+/// Replaces each ws.warp_specialize in `func` by branches on the warp index
+/// and sets the kernel attributes nvvm.maxntid and nvvm.minctasm, and
+/// nvvm.cluster_dim for a kernel of CTA pairs or TMA multicast. With
+/// `mergeReplicas`, roles that differ only in values run one copy of the
+/// code (mergeReplicaRoles).
+static LogicalResult lowerRoles(FunctionOpInterface func, bool mergeReplicas) {
+  bool ctaPair = func->hasAttr(kCtaPairAttrName);
+  bool multicast = func->hasAttr(kMulticastAttrName);
   SmallVector<WarpSpecializeOp> ops;
   func->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
   bool hasMBarriers = false;
@@ -280,27 +300,111 @@ LogicalResult ws::lowerRoles(FunctionOpInterface func, bool mergeReplicas) {
     for (RoleOp role : op.getRoles())
       anyBudget |= role.getRegs().has_value();
 
+  // TMA multicast: neither CTA exits before both have finished their roles
+  // (their producers drained their rings first), so that no CTA signals
+  // the other's barriers after it exited.
+  if (multicast) {
+    for (WarpSpecializeOp op : ops) {
+      OpBuilder ob(op->getContext());
+      ob.setInsertionPointAfter(op);
+      NVVM::ClusterArriveOp::create(ob, op.getLoc(), ob.getUnitAttr());
+      NVVM::ClusterWaitOp::create(ob, op.getLoc(), ob.getUnitAttr());
+    }
+  }
   if (!ops.empty()) {
     auto numThreads = func->getAttrOfType<IntegerAttr>("ws.num_threads");
     if (!numThreads)
       return func->emitError("kernel has no ws.num_threads: run "
-                             "ws-allocate-registers before convert-ws-to-nvvm");
+                             "ws-allocate-registers before ws-lower-roles");
     for (WarpSpecializeOp op : ops)
       if (failed(lowerWarpSpecialize(op, numThreads.getInt(), hasMBarriers,
-                                     func->hasAttr(kCtaPairAttrName),
+                                     ctaPair || (multicast && hasMBarriers),
                                      mergeReplicas)))
         return failure();
     func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                   b.getDenseI32ArrayAttr({int32_t(numThreads.getInt()), 1, 1}));
-    // 2-CTA mode: the kernel runs in clusters of two CTAs along x.
-    if (func->hasAttr(kCtaPairAttrName))
-      func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
-                    b.getDenseI32ArrayAttr({2, 1, 1}));
     // A register cap at entry makes ptxas honour setmaxnreg.
     if (anyBudget)
       func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                     b.getI32IntegerAttr(1));
   }
-
+  // The kernel runs in clusters of two CTAs along x.
+  if ((ctaPair && !ops.empty()) || multicast)
+    func->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                  b.getDenseI32ArrayAttr({2, 1, 1}));
   return success();
 }
+
+/// Rejects, before anything changes, a kernel that is both a CTA pair and a
+/// TMA multicast kernel (each runs in clusters of two CTAs, for its own
+/// purpose), and a ws.warp_specialize that is not the only one of its
+/// kernel or does not stand directly in the kernel's body: the roles divide
+/// the kernel's warps once, from the register cap the kernel starts with.
+static LogicalResult checkSupported(gpu::GPUModuleOp module) {
+  WalkResult walk = module->walk([&](FunctionOpInterface func) {
+    if (func->hasAttr(kCtaPairAttrName) && func->hasAttr(kMulticastAttrName)) {
+      func->emitError("a kernel is either a CTA pair ('")
+          << kCtaPairAttrName << "') or shares blocks by TMA multicast ('"
+          << kMulticastAttrName << "'), not both";
+      return WalkResult::interrupt();
+    }
+    WarpSpecializeOp first;
+    WalkResult nested = func->walk([&](WarpSpecializeOp op) {
+      if (first) {
+        InFlightDiagnostic diag =
+            op.emitOpError("is the second ws.warp_specialize of kernel @")
+            << func.getName() << ": ws-lower-roles lowers one per kernel";
+        diag.attachNote(first.getLoc()) << "the first";
+        return WalkResult::interrupt();
+      }
+      first = op;
+      if (op->getParentOp() != func.getOperation()) {
+        op.emitOpError("must stand directly in the body of its kernel, not "
+                       "in '")
+            << op->getParentOp()->getName()
+            << "': ws-lower-roles divides the kernel's warps into roles "
+               "once, at its start";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return nested.wasInterrupted() ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+namespace {
+/// Lowers the roles of the kernels of every gpu.module to a dispatch on the
+/// warp index.
+struct WSLowerRolesPass : public ws::impl::WSLowerRolesBase<WSLowerRolesPass> {
+  using WSLowerRolesBase::WSLowerRolesBase;
+
+  void runOnOperation() override {
+    SmallVector<gpu::GPUModuleOp> modules;
+    getOperation()->walk([&](gpu::GPUModuleOp m) { modules.push_back(m); });
+    for (gpu::GPUModuleOp module : modules)
+      if (failed(checkSupported(module)))
+        return signalPassFailure();
+    // Rings that ws-verify-phases has not checked are checked here first:
+    // a wrong stage or phase would be a hang or a race in the kernel.
+    if (verifyPhases)
+      for (gpu::GPUModuleOp module : modules)
+        if (failed(verifyUnmarked(module, kPhasesVerifiedAttrName,
+                                  ws::verifyPhases)))
+          return signalPassFailure();
+    for (gpu::GPUModuleOp module : modules) {
+      // A hang report names the role of its wait: with the reports on, each
+      // role keeps its own code.
+      bool mergeReplicas =
+          replicaRoles && !module->hasAttr(kHangReportsAttrName);
+      WalkResult walk = module.walk([&](FunctionOpInterface func) {
+        return failed(lowerRoles(func, mergeReplicas)) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

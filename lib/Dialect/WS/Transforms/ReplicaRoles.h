@@ -1,11 +1,11 @@
 //===- ReplicaRoles.h - one code copy for roles that differ in values -----===//
 //
-// Part of fmha. Used by the role lowering of convert-ws-to-nvvm.
+// Part of fmha. Used by ws-lower-roles.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FMHA_LIB_CONVERSION_WSTONVVM_REPLICAROLES_H
-#define FMHA_LIB_CONVERSION_WSTONVVM_REPLICAROLES_H
+#ifndef FMHA_LIB_DIALECT_WS_TRANSFORMS_REPLICAROLES_H
+#define FMHA_LIB_DIALECT_WS_TRANSFORMS_REPLICAROLES_H
 
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 
@@ -34,4 +34,4 @@ Value mergeReplicaRoles(ArrayRef<RoleOp> roles, Value warp);
 } // namespace ws
 } // namespace mlir
 
-#endif // FMHA_LIB_CONVERSION_WSTONVVM_REPLICAROLES_H
+#endif // FMHA_LIB_DIALECT_WS_TRANSFORMS_REPLICAROLES_H
