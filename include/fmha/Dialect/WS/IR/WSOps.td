@@ -332,7 +332,7 @@ def WS_TMAStoreOp : WS_Op<"tma_store", [AttrSizedOperandSegments]> {
     group. Elements outside the tensor are not written. The buffer may be
     reused, and the kernel may exit, only after `ws.tma_store_wait`.
 
-    Inside a role the op names no thread: convert-ws-to-nvvm sets `pred`,
+    Inside a role the op names no thread: ws-lower-roles sets `pred`,
     true in the role's leader only. Every thread runs the op and only those
     where `pred` holds issue the copy, as a predicated instruction instead
     of a branch around it: a branch on the thread index inside a loop makes

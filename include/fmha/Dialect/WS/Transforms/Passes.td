@@ -571,9 +571,11 @@ def WSLowerRoles : Pass<"ws-lower-roles"> {
       so that ptxas honours it);
     - `ws.thread_id` becomes the thread's index in its role; leader
       operations (`leader` arrivals, TMA copies, MMAs) run under a test of
-      the role's first thread, a `ws.tma_store` is predicated on it, and a
-      multicast arrival by threads is made by each warp's first lane; a
-      role issuing a CTA pair's MMAs runs in the pair's even CTA only;
+      the role's first thread (marked `ws.leader_guarded`, which their
+      verifiers accept outside a `ws.role`), a `ws.tma_store` is
+      predicated on it, and a multicast arrival by threads is made by each
+      warp's first lane; a role issuing a CTA pair's MMAs runs in the
+      pair's even CTA only;
     - when the kernel allocates mbarriers (thread 0 initialises them in
       `convert-ws-to-nvvm`), `fence.mbarrier_init` and a CTA barrier
       precede the roles;
