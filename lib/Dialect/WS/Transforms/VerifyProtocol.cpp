@@ -203,6 +203,8 @@ private:
   using PendingArrivals = std::map<uint32_t, Operation *>;
   void checkArrivalsAlternate(RoleOp role, Block &block,
                               PendingArrivals &pending);
+  PendingArrivals repeatBlock(RoleOp role, Block &block,
+                              const PendingArrivals &entry);
   void simulate();
 
   std::vector<Item> buildItems(Block &block, Value channel);
@@ -907,6 +909,23 @@ static bool mergePending(std::map<uint32_t, Operation *> &into,
 /// to run any number of times, none included: a pipelined loop with a
 /// single tile runs no iteration, and the simulation below runs each loop
 /// a fixed number of times, so it would not see such a path.
+/// The pending arrivals after one or more runs of `block` entered with
+/// `entry`: runs it again from the union of what it left until that grows
+/// no more.
+ProtocolVerifier::PendingArrivals
+ProtocolVerifier::repeatBlock(RoleOp role, Block &block,
+                              const PendingArrivals &entry) {
+  PendingArrivals head = entry, exits;
+  bool grew;
+  do {
+    PendingArrivals state = head;
+    checkArrivalsAlternate(role, block, state);
+    mergePending(exits, state);
+    grew = mergePending(head, state);
+  } while (grew);
+  return exits;
+}
+
 void ProtocolVerifier::checkArrivalsAlternate(RoleOp role, Block &block,
                                               PendingArrivals &pending) {
   for (Operation &op : block) {
@@ -936,20 +955,12 @@ void ProtocolVerifier::checkArrivalsAlternate(RoleOp role, Block &block,
       std::optional<int64_t> trips = getConstantTripCount(loop);
       if (trips && *trips == 0)
         continue;
-      // Pending arrivals at the loop's head: on entry or after any number
-      // of iterations.
-      PendingArrivals head = pending, exits;
-      bool grew = true;
-      while (grew) {
-        PendingArrivals state = head;
-        checkArrivalsAlternate(role, *loop.getBody(), state);
-        mergePending(exits, state);
-        grew = mergePending(head, state);
-      }
+      // A loop of unknown trip count may also run no iteration.
+      PendingArrivals exits = repeatBlock(role, *loop.getBody(), pending);
       if (trips)
         pending = std::move(exits);
       else
-        pending = std::move(head);
+        mergePending(pending, exits);
     } else if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
       PendingArrivals elseState = pending;
       checkArrivalsAlternate(role, *ifOp.thenBlock(), pending);
@@ -959,16 +970,8 @@ void ProtocolVerifier::checkArrivalsAlternate(RoleOp role, Block &block,
     } else {
       // Other region ops: each block may run any number of times.
       for (Region &region : op.getRegions())
-        for (Block &nested : region) {
-          PendingArrivals head = pending;
-          bool grew = true;
-          while (grew) {
-            PendingArrivals state = head;
-            checkArrivalsAlternate(role, nested, state);
-            grew = mergePending(head, state);
-          }
-          pending = std::move(head);
-        }
+        for (Block &nested : region)
+          mergePending(pending, repeatBlock(role, nested, pending));
     }
   }
 }
