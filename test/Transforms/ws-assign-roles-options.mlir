@@ -1,19 +1,19 @@
-// RUN: not fmha-opt %s --ws-partition-roles=stages=0 2>&1 | FileCheck %s --check-prefix=STAGES
-// RUN: not fmha-opt %s --ws-partition-roles=stages=9 2>&1 | FileCheck %s --check-prefix=STAGES9
-// RUN: not fmha-opt %s --ws-partition-roles=consumer-regs=300 2>&1 | FileCheck %s --check-prefix=REGS
-// RUN: not fmha-opt %s --ws-partition-roles=producer-regs=41 2>&1 | FileCheck %s --check-prefix=PREGS
-// RUN: not fmha-opt %s --ws-partition-roles 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// RUN: not fmha-opt %s --ws-assign-roles=stages=0 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: not fmha-opt %s --ws-assign-roles=stages=9 2>&1 | FileCheck %s --check-prefix=STAGES9
+// RUN: not fmha-opt %s --ws-assign-roles=consumer-regs=300 2>&1 | FileCheck %s --check-prefix=REGS
+// RUN: not fmha-opt %s --ws-assign-roles=producer-regs=41 2>&1 | FileCheck %s --check-prefix=PREGS
+// RUN: not fmha-opt %s --ws-assign-roles 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
-// The options of ws-partition-roles are checked before it builds anything:
+// The options of ws-assign-roles are checked before it builds anything:
 // a kernel without fmha.stages takes `stages`, which must fit a channel;
 // the register budgets must be ones ws.role (setmaxnreg) takes.
-// STAGES: error: ws-partition-roles: option 'stages' must be from 1 to 8, got 0
-// STAGES9: error: ws-partition-roles: option 'stages' must be from 1 to 8, got 9
-// REGS: error: ws-partition-roles: option 'consumer-regs' must be a multiple of 8 from 24 to 256 (setmaxnreg), got 300
-// PREGS: error: ws-partition-roles: option 'producer-regs' must be a multiple of 8 from 24 to 256 (setmaxnreg), got 41
+// STAGES: error: ws-assign-roles: option 'stages' must be from 1 to 8, got 0
+// STAGES9: error: ws-assign-roles: option 'stages' must be from 1 to 8, got 9
+// REGS: error: ws-assign-roles: option 'consumer-regs' must be a multiple of 8 from 24 to 256 (setmaxnreg), got 300
+// PREGS: error: ws-assign-roles: option 'producer-regs' must be a multiple of 8 from 24 to 256 (setmaxnreg), got 41
 // A tile program outside a gpu.module with an #nvvm.target has no target
 // (fmha::TargetInfo).
-// NOTARGET: error: ws-partition-roles: no target: put the kernel in a gpu.module with an #nvvm.target (gpu.module @kernels [#nvvm.target<chip = "sm_90a">], or chip = "sm_100a"; --nvvm-attach-target attaches one to every gpu.module)
+// NOTARGET: error: ws-assign-roles: no target: put the kernel in a gpu.module with an #nvvm.target (gpu.module @kernels [#nvvm.target<chip = "sm_90a">], or chip = "sm_100a"; --nvvm-attach-target attaches one to every gpu.module)
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
