@@ -735,4 +735,56 @@ def WSLowerRoles : Pass<"ws-lower-roles"> {
                            "::mlir::NVVM::NVVMDialect"];
 }
 
+def WSLowerCtaPairs : Pass<"ws-lower-cta-pairs"> {
+  let summary = "place the barriers of a CTA pair and mark its ops";
+  let description = [{
+    Runs after `ws-lower-roles` and before `convert-ws-to-nvvm`, on the
+    kernels of CTA pairs (`ws.cta_pair`, 2-CTA mode: a cluster of two CTAs
+    whose even CTA issues each MMA for both with `tcgen05.mma.cta_group::2`)
+    of every `gpu.module` below the op it runs on; other kernels are left
+    as they are. It rejects a kernel whose roles are not lowered yet
+    (`ws-lower-roles` reads the kernel's `ws.cta_pair` to set up the
+    cluster; this pass consumes it).
+
+    The pair's MMA warp, in the even CTA, alone waits on the barriers that
+    the two CTAs' threads and TMA copies arrive on: those barriers live in
+    the even CTA and expect the arrivals of both CTAs, so their arrival
+    count doubles. Barriers that `tcgen05.commit`s arrive on live in both
+    CTAs (the commit multicasts) and keep their count; a barrier arrived on
+    both ways has no place and is an error. The barrier arrays are followed
+    through the `arith.select`s by which `ws-lower-roles` picks a replica
+    role's barriers (replica roles of a pair kernel arrive on both arrays
+    of a select).
+
+    The ops whose lowering changes are marked `ws.cta_pair` for
+    `convert-ws-to-nvvm`: arrivals by threads and TMA copies (they reach
+    the even CTA's barrier, at cluster scope; a copy lands in this CTA's
+    buffer with `.cta_group::2`), `tcgen05` commits (`.cta_group::2`,
+    multicast to both CTAs), and `ws.tmem_alloc`, `ws.tmem_relinquish` and
+    `ws.tmem_dealloc` (`.cta_group::2`: one warp of each CTA allocates and
+    frees together). The kernel's `ws.cta_pair` is removed:
+    `convert-ws-to-nvvm` rejects a kernel that still carries it.
+
+    ```mlir
+    gpu.func @k(...) kernel attributes {ws.cta_pair, ...} {
+      %full = ws.mbarrier_alloc arrivals 1 offset 82944 : !ws.mbarrier<1>
+      %done = ws.mbarrier_alloc arrivals 1 offset 82952 : !ws.mbarrier<1>
+      ...
+      ws.tma_load_mbarrier %desc[%c0, %c0], %abuf, %full[%c0] {ws.leader_guarded} : ...
+      ws.mbarrier_arrive %done[%c0] leader tcgen05 {ws.leader_guarded} : !ws.mbarrier<1>
+    }
+    ```
+    becomes
+    ```mlir
+    gpu.func @k(...) kernel attributes {...} {
+      %full = ws.mbarrier_alloc arrivals 2 offset 82944 : !ws.mbarrier<1>
+      %done = ws.mbarrier_alloc arrivals 1 offset 82952 : !ws.mbarrier<1>
+      ...
+      ws.tma_load_mbarrier %desc[%c0, %c0], %abuf, %full[%c0] {ws.cta_pair, ws.leader_guarded} : ...
+      ws.mbarrier_arrive %done[%c0] leader tcgen05 {ws.cta_pair, ws.leader_guarded} : !ws.mbarrier<1>
+    }
+    ```
+  }];
+}
+
 #endif // FMHA_DIALECT_WS_TRANSFORMS_PASSES_TD
