@@ -12,6 +12,7 @@
 
 #include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
+#include "PassUtils.h"
 
 #include "fmha/Dialect/WS/IR/RoleAssignment.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -415,10 +416,10 @@ struct WSAssignRolesPass
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation()->walk([&](FunctionOpInterface func) {
-      if (failed(assign(func)))
-        signalPassFailure();
-    });
+    if (failed(runOnEach<FunctionOpInterface>(
+            getOperation(),
+            [&](FunctionOpInterface func) { return assign(func); })))
+      signalPassFailure();
   }
 
   LogicalResult assign(FunctionOpInterface func) {

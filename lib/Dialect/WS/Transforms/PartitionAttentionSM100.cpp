@@ -647,9 +647,10 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func) {
   if (failed(attention))
     return failure();
   unsigned consumers = attention->consumers.size();
-  if (failed(checkRoleNames(func, roleNames(consumers))))
+  FailureOr<SmallVector<RoleSpecAttr>> specs =
+      rolesNamed(func, roleNames(consumers));
+  if (failed(specs))
     return failure();
-  SmallVector<RoleSpecAttr> specs = getRoles(func);
   MLIRContext *ctx = func.getContext();
   RolePartition partition(func);
   OpBuilder &b = partition.getBuilder();
@@ -724,28 +725,18 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func) {
       cloned.directStores.push_back(lookup(store));
     return std::make_pair(copy.role, cloned);
   };
-  {
-    auto [role, a] = addRole(specs[0]);
-    roles.buildLoad(a);
-    cleanUpRole(role);
-  }
-  {
-    auto [role, a] = addRole(specs[1]);
-    roles.buildMMA(a);
-    cleanUpRole(role);
-  }
-  {
-    auto [role, a] = addRole(specs[2]);
-    roles.buildEpilogue(a);
-    cleanUpRole(role);
-  }
-  {
-    auto [role, a] = addRole(specs[3]);
-    roles.buildCorrection(a);
+  // The roles before the softmax warpgroups, in the order of roleNames.
+  using Builder = void (AttentionRoles::*)(Attention &);
+  const Builder builders[] = {
+      &AttentionRoles::buildLoad, &AttentionRoles::buildMMA,
+      &AttentionRoles::buildEpilogue, &AttentionRoles::buildCorrection};
+  for (auto [spec, build] : llvm::zip(*specs, builders)) {
+    auto [role, a] = addRole(spec);
+    (roles.*build)(a);
     cleanUpRole(role);
   }
   for (unsigned i = 0; i < consumers; ++i) {
-    auto [role, a] = addRole(specs[4 + i]);
+    auto [role, a] = addRole((*specs)[4 + i]);
     if (failed(roles.buildSoftmax(a, i)))
       return failure();
     cleanUpRole(role);

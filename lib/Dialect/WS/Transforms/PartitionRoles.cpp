@@ -10,6 +10,7 @@
 
 #include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
+#include "PassUtils.h"
 
 #include "fmha/Dialect/WS/IR/RoleAssignment.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -327,10 +328,10 @@ struct WSPartitionRolesPass
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation()->walk([&](FunctionOpInterface func) {
-      if (failed(partition(func)))
-        signalPassFailure();
-    });
+    if (failed(runOnEach<FunctionOpInterface>(
+            getOperation(),
+            [&](FunctionOpInterface func) { return partition(func); })))
+      signalPassFailure();
   }
 
   LogicalResult partition(FunctionOpInterface func) {

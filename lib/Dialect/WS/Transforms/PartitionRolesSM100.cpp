@@ -239,14 +239,14 @@ static bool isAttention(FunctionOpInterface func) {
   return prologue;
 }
 
-LogicalResult ws::checkRoleNames(FunctionOpInterface func,
-                                 ArrayRef<std::string> expected) {
+FailureOr<SmallVector<RoleSpecAttr>>
+ws::rolesNamed(FunctionOpInterface func, ArrayRef<std::string> expected) {
   SmallVector<RoleSpecAttr> roles = getRoles(func);
   bool same = roles.size() == expected.size();
   for (auto [role, name] : llvm::zip(roles, expected))
     same &= role.getName() == name;
   if (same)
-    return success();
+    return roles;
   auto diag = func->emitError("ws-partition-roles: on sm_100a this program "
                               "is split into the roles");
   for (const std::string &name : expected)
@@ -289,15 +289,15 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func) {
   SmallVector<std::string> names{"load", "mma"};
   for (unsigned i = 0; i < program->chains.size(); ++i)
     names.push_back(("epilogue" + Twine(i)).str());
-  if (failed(checkRoleNames(func, names)))
+  FailureOr<SmallVector<RoleSpecAttr>> specs = rolesNamed(func, names);
+  if (failed(specs))
     return failure();
-  SmallVector<RoleSpecAttr> specs = getRoles(func);
+  unsigned stages =
+      func->getAttrOfType<DenseI32ArrayAttr>(kChannelStagesAttrName)[0];
   MLIRContext *ctx = func.getContext();
   RolePartition partition(func);
   OpBuilder &b = partition.getBuilder();
   Location loc = func.getLoc();
-  unsigned stages =
-      func->getAttrOfType<DenseI32ArrayAttr>(kChannelStagesAttrName)[0];
   Value stream = ChannelOp::create(
       b, loc, ChannelType::get(ctx, sharedBuffersFor(program->loads), stages));
   SmallVector<MemRefType> accBuffers;
@@ -315,17 +315,17 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func) {
 
   partition.createKernel();
   {
-    auto [role, p] = cloneInto(partition, *program, specs[0]);
+    auto [role, p] = cloneInto(partition, *program, (*specs)[0]);
     buildLoad(b, stream, p, func->hasAttr(kMulticastAttrName));
     cleanUpRole(role);
   }
   {
-    auto [role, p] = cloneInto(partition, *program, specs[1]);
+    auto [role, p] = cloneInto(partition, *program, (*specs)[1]);
     buildMMA(b, stream, accChannel, p);
     cleanUpRole(role);
   }
   for (unsigned i = 0; i < program->chains.size(); ++i) {
-    auto [role, p] = cloneInto(partition, *program, specs[2 + i]);
+    auto [role, p] = cloneInto(partition, *program, (*specs)[2 + i]);
     if (failed(
             buildEpilogue(b, accChannel, p, i, staging, /*barrierId=*/1 + i)))
       return failure();

@@ -8,6 +8,8 @@
 #ifndef FMHA_LIB_DIALECT_WS_TRANSFORMS_PARTITIONROLESSM100_H
 #define FMHA_LIB_DIALECT_WS_TRANSFORMS_PARTITIONROLESSM100_H
 
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -48,10 +50,11 @@ LogicalResult partitionRolesSM100(FunctionOpInterface func);
 /// (PartitionAttentionSM100.cpp).
 LogicalResult partitionAttentionSM100(FunctionOpInterface func);
 
-/// Checks that `func`'s `ws.roles` are the `expected` roles, by name, in
-/// order (the sm100 builders make their roles themselves).
-LogicalResult checkRoleNames(FunctionOpInterface func,
-                             ArrayRef<std::string> expected);
+/// The roles of `func` (its `ws.roles`), after checking that they are the
+/// `expected` roles, by name, in order (the sm100 builders make their roles
+/// themselves).
+FailureOr<SmallVector<RoleSpecAttr>> rolesNamed(FunctionOpInterface func,
+                                                ArrayRef<std::string> expected);
 
 /// Columns of tensor memory a thread loads per chunk of a row store: 32
 /// registers of 32 bits.
