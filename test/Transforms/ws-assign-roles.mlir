@@ -16,7 +16,7 @@
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
-// CHECK: } {ws.partition.outputs = [array<i32: 1>, array<i32: 2>]}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 2>]}
 // CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
 // CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
@@ -70,7 +70,7 @@ module attributes {gpu.container_module} {
 // CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>]
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.multicast_load, ws.partition = array<i32: 0>}
-// CHECK: } {ws.partition.outputs = [array<i32: 1>]}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>]}
 // CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
 #smem = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
@@ -109,7 +109,7 @@ module attributes {gpu.container_module} {
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
-// CHECK: } {ws.partition.outputs = [array<i32: 1>, array<i32: 1>, array<i32: 2>, array<i32: 2>]}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 1>, array<i32: 2>, array<i32: 2>]}
 // CHECK: tile.store_direct {{.*}} {ws.partition = array<i32: 1>}
 // CHECK: tile.store_direct {{.*}} {ws.partition = array<i32: 2>}
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
@@ -164,7 +164,7 @@ module attributes {gpu.container_module} {
 // CHECK: tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 2 : i32, ws.partition = array<i32: 0>}
-// CHECK: } {ws.partition.outputs = [array<i32: 1>, array<i32: 1>, array<i32: 2>, array<i32: 2>]}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 1>, array<i32: 2>, array<i32: 2>]}
 // CHECK: tile.load {{.*}} {ws.load_channel = 2 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
 // CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
@@ -229,7 +229,7 @@ module attributes {gpu.container_module} {
 // CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>]
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
-// CHECK: } {ws.partition.outputs = [array<i32: 1>]}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>]}
 // CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>

@@ -51,7 +51,7 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
       %y = tile.load %b[%c0, %k] {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
       %d = tile.dot %x, %y, %acc0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
       scf.yield %d : tensor<128x128xf32, #acc>
-    } {ws.partition.outputs = [array<i32: 1>]}
+    } {ws.partition_outputs = [array<i32: 1>]}
     %o = arith.truncf %r : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
     tile.store %c[%c0, %c0], %o {ws.partition = array<i32: 1>} : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
     gpu.return
@@ -161,7 +161,7 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
 
 // -----
 
-// One entry of ws.partition.outputs per loop-carried value.
+// One entry of ws.partition_outputs per loop-carried value.
 #acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 gpu.module @m [#nvvm.target<chip = "sm_90a">] {
@@ -171,11 +171,11 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
-    // expected-error @+1 {{ws-partition-roles: 'ws.partition.outputs' belongs on an scf.for, one i32 array per loop-carried value}}
+    // expected-error @+1 {{ws-partition-roles: 'ws.partition_outputs' belongs on an scf.for, one i32 array per loop-carried value}}
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero) -> (tensor<128x128xf32, #acc>) : i32 {
       %x = tile.load %a[%c0, %i] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
       scf.yield %acc0 : tensor<128x128xf32, #acc>
-    } {ws.partition.outputs = []}
+    } {ws.partition_outputs = []}
     gpu.return
   }
 }
@@ -195,12 +195,12 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
-    // expected-error @+1 {{ws-partition-roles: role 'producer' needs loop-carried value #0, which ws.partition.outputs does not give it}}
+    // expected-error @+1 {{ws-partition-roles: role 'producer' needs loop-carried value #0, which ws.partition_outputs does not give it}}
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero) -> (tensor<128x128xf32, #acc>) : i32 {
       %x = tile.load %a[%c0, %i] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
       %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
       scf.yield %d : tensor<128x128xf32, #acc>
-    } {ws.partition.outputs = [array<i32: 1>]}
+    } {ws.partition_outputs = [array<i32: 1>]}
     %o = arith.truncf %r : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
     tile.store %c[%c0, %c0], %o {ws.partition = array<i32: 0>} : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
     gpu.return
@@ -227,7 +227,7 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
       // expected-error @+1 {{ws-partition-roles: is assigned to other roles than 'consumer', which needs its results: assign it to that role too, or pass its value through a channel}}
       %d = tile.dot %x, %x, %acc0 {transpose_b, ws.partition = array<i32: 0>} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
       scf.yield %d : tensor<128x128xf32, #acc>
-    } {ws.partition.outputs = [array<i32: 1>]}
+    } {ws.partition_outputs = [array<i32: 1>]}
     %o = arith.truncf %r : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
     tile.store %c[%c0, %c0], %o {ws.partition = array<i32: 1>} : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
     gpu.return

@@ -73,7 +73,7 @@ collectChannels(FunctionOpInterface func, size_t numChannels) {
 }
 
 /// Makes each loop-carried value of the loops in `role` that the role does
-/// not compute (`ws.partition.outputs`) yield its own iteration argument:
+/// not compute (`ws.partition_outputs`) yield its own iteration argument:
 /// its computation dies and canonicalization drops it.
 static void dropOtherOutputs(RoleOp role, int32_t index) {
   role.walk([&](scf::ForOp loop) {
@@ -165,7 +165,7 @@ static LogicalResult checkOutputs(FunctionOpInterface func, int32_t role,
     failed = true;
     loop.emitOpError("ws-partition-roles: role '")
         << name << "' needs loop-carried value #" << position
-        << ", which ws.partition.outputs does not give it";
+        << ", which ws.partition_outputs does not give it";
   });
   return failure(failed);
 }

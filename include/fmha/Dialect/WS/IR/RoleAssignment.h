@@ -27,7 +27,7 @@ constexpr StringLiteral kChannelStagesAttrName = "ws.channel_stages";
 constexpr StringLiteral kPartitionAttrName = "ws.partition";
 /// On an `scf.for`: per loop-carried value, the roles that compute it (an
 /// array of i32 arrays); the other roles drop the value.
-constexpr StringLiteral kPartitionOutputsAttrName = "ws.partition.outputs";
+constexpr StringLiteral kPartitionOutputsAttrName = "ws.partition_outputs";
 /// On a `tile.load`: the index of the channel whose slot it fills (an i32).
 constexpr StringLiteral kLoadChannelAttrName = "ws.load_channel";
 /// On a `tile.load` of a `ws.multicast` kernel: the copy lands in both CTAs
@@ -44,12 +44,12 @@ ArrayRef<int32_t> getPartition(Operation *op);
 void setPartition(Operation *op, ArrayRef<int32_t> roles);
 
 /// Whether role `role` computes loop-carried value `position` of `loop`:
-/// true when the loop has no `ws.partition.outputs`.
+/// true when the loop has no `ws.partition_outputs`.
 bool computesOutput(scf::ForOp loop, unsigned position, int32_t role);
 
 /// Checks the role assignment of `func` before anything is built from it:
 /// `ws.roles` entries, `ws.channel_stages` (1 to 32 slots, as a channel),
-/// `ws.partition` indices in range, one `ws.partition.outputs` entry per
+/// `ws.partition` indices in range, one `ws.partition_outputs` entry per
 /// loop-carried value and, with `opLevel`, each `tile.load` with a channel
 /// in range and one role. The error is reported at the op, naming `pass`.
 LogicalResult verifyRoleAssignment(FunctionOpInterface func, StringRef pass,

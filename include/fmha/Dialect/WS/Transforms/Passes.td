@@ -35,7 +35,7 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
     - role 1 + i, **consumer i** (a warpgroup, `consumer-regs`), computes
       accumulator chain i of the loop (a loop-carried `tile.dot`
       accumulator): the loop-carried values the chain, its stores and, in
-      turn, what those read (`ws.partition.outputs` on the loop), the TMA
+      turn, what those read (`ws.partition_outputs` on the loop), the TMA
       stores of values computed from it and the plain stores
       (`tile.store_direct`, attention's log-sum-exp) of values of its
       chain only, such as the row max (`ws.partition` on the stores).
@@ -63,7 +63,7 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
         %a = tile.load %A[...] {ws.load_channel = 0 : i32,
                                 ws.partition = array<i32: 0>} : ...
         ...
-      } {ws.partition.outputs = [array<i32: 1>]}
+      } {ws.partition_outputs = [array<i32: 1>]}
       tile.store %C[...], %r {ws.partition = array<i32: 1>} : ...
     }
     ```
@@ -92,7 +92,7 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       tiles of one group of its loads (the loads of the channel in one
       block, in program order);
     - each role is a copy of the program pruned to what it runs: the
-      loop-carried values it does not compute (`ws.partition.outputs`)
+      loop-carried values it does not compute (`ws.partition_outputs`)
       yield their own iteration argument, the stores not assigned to it
       (`ws.partition`) go, and what nothing uses then goes too. A role
       that keeps an op assigned to other roles only is an error at that op;
