@@ -13,6 +13,8 @@
 #ifndef FMHA_CONVERSION_UMMADESCRIPTORS_H
 #define FMHA_CONVERSION_UMMADESCRIPTORS_H
 
+#include "fmha/Conversion/MMADescriptorAddress.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -67,10 +69,8 @@ constexpr uint64_t kSmemDescriptorVersion = 1;
 /// The 64-bit descriptor of `fields`.
 uint64_t encode(const SmemDescriptor &fields);
 
-/// The start-address field of a descriptor for shared-memory address
-/// `address`: what the lowering adds at run time to a descriptor encoded
-/// with `startAddress = 0`.
-uint64_t encodeStartAddress(uint64_t address);
+/// The start-address field (MMADescriptorAddress.h).
+using fmha::encodeStartAddress;
 
 /// The descriptor fields of an operand in the canonical swizzled layout of
 /// `#tile.nvmma_shared<swizzle = swizzleBytes>` (start address 0):

@@ -11,6 +11,8 @@
 #ifndef FMHA_CONVERSION_WGMMADESCRIPTORS_H
 #define FMHA_CONVERSION_WGMMADESCRIPTORS_H
 
+#include "fmha/Conversion/MMADescriptorAddress.h"
+
 #include <cstdint>
 #include <optional>
 
@@ -55,10 +57,8 @@ struct MatrixDescriptor {
 /// The 64-bit descriptor of `fields`.
 uint64_t encode(const MatrixDescriptor &fields);
 
-/// The start-address field of a descriptor for shared-memory address
-/// `address`: what the lowering ORs in at run time into a descriptor encoded
-/// with `startAddress = 0`.
-uint64_t encodeStartAddress(uint64_t address);
+/// The start-address field (MMADescriptorAddress.h).
+using fmha::encodeStartAddress;
 
 /// The descriptor fields of an operand in the canonical swizzled layout of
 /// `#tile.nvmma_shared<swizzle = swizzleBytes>` (start address 0): 8-row

@@ -17,10 +17,6 @@ std::optional<Swizzle> mlir::fmha::umma::swizzleFromBytes(unsigned bytes) {
   return swizzleForSpan<Swizzle>(bytes);
 }
 
-uint64_t mlir::fmha::umma::encodeStartAddress(uint64_t address) {
-  return matrixDescriptorEncode(address);
-}
-
 uint64_t mlir::fmha::umma::encode(const SmemDescriptor &fields) {
   return encodeCommonFields(fields) | kSmemDescriptorVersion << 46 |
          uint64_t(fields.leadingAbsolute) << 52 |

@@ -16,10 +16,6 @@ std::optional<Swizzle> mlir::fmha::wgmma::swizzleFromBytes(unsigned bytes) {
   return swizzleForSpan<Swizzle>(bytes);
 }
 
-uint64_t mlir::fmha::wgmma::encodeStartAddress(uint64_t address) {
-  return matrixDescriptorEncode(address);
-}
-
 uint64_t mlir::fmha::wgmma::encode(const MatrixDescriptor &fields) {
   return encodeCommonFields(fields) |
          uint64_t(static_cast<uint8_t>(fields.swizzle) & 0x3) << 62;

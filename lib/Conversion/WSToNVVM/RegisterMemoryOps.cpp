@@ -9,8 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "BranchUtils.h"
+#include "Lowering.h"
 #include "Patterns.h"
 #include "RegisterTensor.h"
+#include "Values.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -44,125 +46,112 @@ static Value elementAddress(OpBuilder &b, Location loc, Value base,
                              ValueRange{offset});
 }
 
-namespace {
-
 /// ws.store_shared of a register tensor into a shared-memory buffer with
 /// static strides -> each thread stores its values at its origin plus their
 /// offsets: a 2-d tensor's runs of contiguous values (a wgmma pair, a
 /// 32x32b row) as vectors of up to 16 bytes, a row vector's values one by
 /// one (lanes holding the same row store the same value).
-struct StoreSharedLowering : ConvertOpToLLVMPattern<StoreSharedOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(StoreSharedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<RegisterTensor> t =
-        RegisterTensor::get(op.getValue().getType());
-    if (!t)
-      return rewriter.notifyMatchFailure(op, "not a register tensor");
-    auto layout = getStaticStrides(op.getBuffer().getType());
-    if (failed(layout) || layout->first.back() != 1)
-      return op.emitOpError("stores into rows of static stride only");
-    auto [strides, offset] = *layout;
-    Location loc = op.getLoc();
-    Type element =
-        getTypeConverter()->convertType(t->getType().getElementType());
-    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    Value base =
-        MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-    SmallVector<OpFoldResult, 2> origin = t->buildThreadOrigin(rewriter, loc);
+static LogicalResult lowerStoreShared(StoreSharedOp op,
+                                      StoreSharedOp::Adaptor adaptor,
+                                      ConversionPatternRewriter &rewriter,
+                                      const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> t =
+      RegisterTensor::get(op.getValue().getType());
+  if (!t)
+    return rewriter.notifyMatchFailure(op, "not a register tensor");
+  auto layout = getStaticStrides(op.getBuffer().getType());
+  if (failed(layout) || layout->first.back() != 1)
+    return op.emitOpError("stores into rows of static stride only");
+  auto [strides, offset] = *layout;
+  Location loc = op.getLoc();
+  Type element = converter.convertType(t->getType().getElementType());
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  Value base = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+  SmallVector<OpFoldResult, 2> origin = t->buildThreadOrigin(rewriter, loc);
 
-    if (t->getRowSlice()) {
-      for (int64_t v = 0; v < t->getNumValues(); ++v) {
-        Value at = buildCoordinate(rewriter, loc, origin[0],
-                                   offset + t->getOffsets(v)[0]);
-        LLVM::StoreOp::create(rewriter, loc,
-                              LLVM::ExtractValueOp::create(rewriter, loc,
-                                                           adaptor.getValue(),
-                                                           t->getPosition(v)),
-                              elementAddress(rewriter, loc, base, element, at));
-      }
-      rewriter.eraseOp(op);
-      return success();
-    }
-
-    // Vectors of a run's values, aligned to their size.
-    int64_t run = t->getLayout().getContiguousValues(t->getType().getShape());
-    int64_t perVector = std::min(run, kMaxVectorBytes / elementBytes);
-    if (run % perVector != 0 || strides[0] % perVector != 0 ||
-        offset % perVector != 0)
-      return op.emitOpError("stores rows in vectors of ")
-             << perVector * elementBytes
-             << " bytes: the row stride and offset must be multiples of "
-             << perVector << " elements";
-    // The thread's first element: row * stride + column (+ offset).
-    Value threadOffset = LLVM::MulOp::create(
-        rewriter, loc, buildCoordinate(rewriter, loc, origin[0], 0),
-        buildI32Constant(rewriter, loc, strides[0]));
-    int64_t staticOffset = offset;
-    if (std::optional<int64_t> col = getStaticCoordinate(origin[1]))
-      staticOffset += *col;
-    else
-      threadOffset = LLVM::AddOp::create(rewriter, loc, threadOffset,
-                                         cast<Value>(origin[1]));
-    if (staticOffset != 0)
-      threadOffset =
-          LLVM::AddOp::create(rewriter, loc, threadOffset,
-                              buildI32Constant(rewriter, loc, staticOffset));
-    Value threadBase =
-        elementAddress(rewriter, loc, base, element, threadOffset);
-    auto vectorType = VectorType::get({perVector}, element);
-    for (int64_t v = 0; v < t->getNumValues(); v += perVector) {
-      Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
-      for (int64_t i = 0; i < perVector; ++i)
-        vector = LLVM::InsertElementOp::create(
-            rewriter, loc, vector,
-            LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
-                                         t->getPosition(v + i)),
-            buildI32Constant(rewriter, loc, i));
-      ArrayRef<int64_t> at = t->getOffsets(v);
-      Value addr = LLVM::GEPOp::create(
-          rewriter, loc, base.getType(), element, threadBase,
-          ArrayRef<LLVM::GEPArg>{int32_t(at[0] * strides[0] + at[1])});
-      LLVM::StoreOp::create(rewriter, loc, vector, addr,
-                            /*alignment=*/perVector * elementBytes);
+  if (t->getRowSlice()) {
+    for (int64_t v = 0; v < t->getNumValues(); ++v) {
+      Value at = buildCoordinate(rewriter, loc, origin[0],
+                                 offset + t->getOffsets(v)[0]);
+      LLVM::StoreOp::create(rewriter, loc,
+                            LLVM::ExtractValueOp::create(rewriter, loc,
+                                                         adaptor.getValue(),
+                                                         t->getPosition(v)),
+                            elementAddress(rewriter, loc, base, element, at));
     }
     rewriter.eraseOp(op);
     return success();
   }
-};
+
+  // Vectors of a run's values, aligned to their size.
+  int64_t run = t->getLayout().getContiguousValues(t->getType().getShape());
+  int64_t perVector = std::min(run, kMaxVectorBytes / elementBytes);
+  if (run % perVector != 0 || strides[0] % perVector != 0 ||
+      offset % perVector != 0)
+    return op.emitOpError("stores rows in vectors of ")
+           << perVector * elementBytes
+           << " bytes: the row stride and offset must be multiples of "
+           << perVector << " elements";
+  // The thread's first element: row * stride + column (+ offset).
+  Value threadOffset = LLVM::MulOp::create(
+      rewriter, loc, buildCoordinate(rewriter, loc, origin[0], 0),
+      i32Const(rewriter, loc, strides[0]));
+  int64_t staticOffset = offset;
+  if (std::optional<int64_t> col = getStaticCoordinate(origin[1]))
+    staticOffset += *col;
+  else
+    threadOffset = LLVM::AddOp::create(rewriter, loc, threadOffset,
+                                       cast<Value>(origin[1]));
+  if (staticOffset != 0)
+    threadOffset = LLVM::AddOp::create(rewriter, loc, threadOffset,
+                                       i32Const(rewriter, loc, staticOffset));
+  Value threadBase = elementAddress(rewriter, loc, base, element, threadOffset);
+  auto vectorType = VectorType::get({perVector}, element);
+  for (int64_t v = 0; v < t->getNumValues(); v += perVector) {
+    Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
+    for (int64_t i = 0; i < perVector; ++i)
+      vector = LLVM::InsertElementOp::create(
+          rewriter, loc, vector,
+          LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
+                                       t->getPosition(v + i)),
+          i32Const(rewriter, loc, i));
+    ArrayRef<int64_t> at = t->getOffsets(v);
+    Value addr = LLVM::GEPOp::create(
+        rewriter, loc, base.getType(), element, threadBase,
+        ArrayRef<LLVM::GEPArg>{int32_t(at[0] * strides[0] + at[1])});
+    LLVM::StoreOp::create(rewriter, loc, vector, addr,
+                          /*alignment=*/perVector * elementBytes);
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
 
 /// ws.load_shared of a row vector (`#tile.slice<dim = 1>`) from a whole
 /// buffer -> each thread reads the values of its rows (what ws.store_shared
 /// of a row vector wrote).
-struct LoadSharedLowering : ConvertOpToLLVMPattern<LoadSharedOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(LoadSharedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
-    if (!t || !t->getRowSlice() ||
-        !op.getBuffer().getType().getLayout().isIdentity())
-      return op.emitOpError("loads row vectors (#tile.slice<dim = 1> of a "
-                            "one-warpgroup register layout) from a whole "
-                            "buffer only so far");
-    Location loc = op.getLoc();
-    Value base =
-        MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-    Type element =
-        getTypeConverter()->convertType(t->getType().getElementType());
-    OpFoldResult row = t->buildThreadOrigin(rewriter, loc)[0];
-    auto loadValue = [&](int64_t v) -> Value {
-      Value addr = elementAddress(
-          rewriter, loc, base, element,
-          buildCoordinate(rewriter, loc, row, t->getOffsets(v)[0]));
-      return LLVM::LoadOp::create(rewriter, loc, element, addr);
-    };
-    rewriter.replaceOp(
-        op, t->buildStruct(rewriter, loc, *getTypeConverter(), loadValue));
-    return success();
-  }
-};
+static LogicalResult lowerLoadShared(LoadSharedOp op,
+                                     LoadSharedOp::Adaptor adaptor,
+                                     ConversionPatternRewriter &rewriter,
+                                     const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
+  if (!t || !t->getRowSlice() ||
+      !op.getBuffer().getType().getLayout().isIdentity())
+    return op.emitOpError("loads row vectors (#tile.slice<dim = 1> of a "
+                          "one-warpgroup register layout) from a whole "
+                          "buffer only so far");
+  Location loc = op.getLoc();
+  Value base = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+  Type element = converter.convertType(t->getType().getElementType());
+  OpFoldResult row = t->buildThreadOrigin(rewriter, loc)[0];
+  auto loadValue = [&](int64_t v) -> Value {
+    Value addr = elementAddress(
+        rewriter, loc, base, element,
+        buildCoordinate(rewriter, loc, row, t->getOffsets(v)[0]));
+    return LLVM::LoadOp::create(rewriter, loc, element, addr);
+  };
+  rewriter.replaceOp(op, t->buildStruct(rewriter, loc, converter, loadValue));
+  return success();
+}
 
 /// tile.store_direct of a row vector (`#tile.slice<dim = 1>`) into the
 /// innermost dimension of a memref -> for each of the thread's rows, a
@@ -171,101 +160,97 @@ struct LoadSharedLowering : ConvertOpToLLVMPattern<LoadSharedOp> {
 /// the row or an outer coordinate is outside the memref (unsigned compares:
 /// negative coordinates are outside too). Addresses come from the memref
 /// descriptor's offset, sizes and strides.
-struct StoreDirectLowering : ConvertOpToLLVMPattern<tile::StoreDirectOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::StoreDirectOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = op.getValue().getType();
-    std::optional<RegisterTensor> t = RegisterTensor::get(type);
-    if (!t || !t->getRowSlice())
-      return op.emitOpError("lowers row vectors (#tile.slice<dim = 1> of a "
-                            "one-warpgroup register layout) only, got ")
-             << type;
-    Location loc = op.getLoc();
-    Type element = getTypeConverter()->convertType(type.getElementType());
-    Type i64 = rewriter.getI64Type();
-    int64_t rank = op.getDest().getType().getRank();
-    MemRefDescriptor dest(adaptor.getDest());
-    auto index = [&](Value coord) -> Value {
-      return LLVM::SExtOp::create(rewriter, loc, i64, coord);
-    };
-    auto below = [&](Value x, Value size) -> Value {
-      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
-                                  size);
-    };
-    auto both = [&](Value x, Value y) -> Value {
-      return x ? LLVM::AndOp::create(rewriter, loc, x, y).getResult() : y;
-    };
+static LogicalResult lowerStoreDirect(tile::StoreDirectOp op,
+                                      tile::StoreDirectOp::Adaptor adaptor,
+                                      ConversionPatternRewriter &rewriter,
+                                      const LLVMTypeConverter &converter) {
+  RankedTensorType type = op.getValue().getType();
+  std::optional<RegisterTensor> t = RegisterTensor::get(type);
+  if (!t || !t->getRowSlice())
+    return op.emitOpError("lowers row vectors (#tile.slice<dim = 1> of a "
+                          "one-warpgroup register layout) only, got ")
+           << type;
+  Location loc = op.getLoc();
+  Type element = converter.convertType(type.getElementType());
+  Type i64 = rewriter.getI64Type();
+  int64_t rank = op.getDest().getType().getRank();
+  MemRefDescriptor dest(adaptor.getDest());
+  auto index = [&](Value coord) -> Value {
+    return LLVM::SExtOp::create(rewriter, loc, i64, coord);
+  };
+  auto below = [&](Value x, Value size) -> Value {
+    return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
+                                size);
+  };
+  auto both = [&](Value x, Value y) -> Value {
+    return x ? LLVM::AndOp::create(rewriter, loc, x, y).getResult() : y;
+  };
 
-    // Where the rows start, and whether this thread stores at all: the
-    // row's first holder, outer coordinates inside the memref.
-    tile::SliceAttr slice = t->getRowSlice();
-    SmallVector<OpFoldResult, 2> origin =
-        slice.getParentLayout().buildThreadOrigin(
-            rewriter, loc, slice.getParentShape(type.getShape()),
-            t->buildThreadIndex(rewriter, loc));
-    Value ok;
-    if (std::optional<int64_t> col = getStaticCoordinate(origin[1]))
-      assert(*col == 0 && "a thread of a static column holds column 0");
-    else
-      ok = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                cast<Value>(origin[1]),
-                                buildI32Constant(rewriter, loc, 0));
-    // The index of the thread's row `v` in the memref's last dimension.
-    Value first, size;
-    auto rowIndex = [&](int64_t v) -> Value {
-      return LLVM::AddOp::create(rewriter, loc, first,
-                                 index(buildCoordinate(rewriter, loc, origin[0],
-                                                       t->getOffsets(v)[0])));
-    };
-    // A thread of one row checks it first, with its own conditions.
-    Value singleRow;
-    if (t->getNumValues() == 1) {
-      first = index(adaptor.getCoords()[rank - 1]);
-      singleRow = rowIndex(0);
-      size = dest.size(rewriter, loc, rank - 1);
-      ok = both(ok, below(singleRow, size));
-    }
-    Value offset = dest.offset(rewriter, loc);
-    for (int64_t d = 0; d + 1 < rank; ++d) {
-      Value c = index(adaptor.getCoords()[d]);
-      ok = both(ok, below(c, dest.size(rewriter, loc, d)));
-      offset = LLVM::AddOp::create(
-          rewriter, loc, offset,
-          LLVM::MulOp::create(rewriter, loc, c, dest.stride(rewriter, loc, d)));
-    }
-    if (!singleRow) {
-      first = index(adaptor.getCoords()[rank - 1]);
-      size = dest.size(rewriter, loc, rank - 1);
-    }
-    Value stride = dest.stride(rewriter, loc, rank - 1);
-    Value base = dest.alignedPtr(rewriter, loc);
-
-    // One conditional store per row, in program order before the op.
-    for (int64_t v = 0; v < t->getNumValues(); ++v) {
-      Value r = singleRow ? singleRow : rowIndex(v);
-      Value inside = singleRow ? ok : both(ok, below(r, size));
-      Value at = LLVM::AddOp::create(
-          rewriter, loc, offset, LLVM::MulOp::create(rewriter, loc, r, stride));
-      Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
-                                       base, ValueRange{at});
-      Value value = LLVM::ExtractValueOp::create(
-          rewriter, loc, adaptor.getValue(), t->getPosition(v));
-      emitIf(rewriter, loc, inside, [&] {
-        LLVM::StoreOp::create(rewriter, loc, value, addr,
-                              element.getIntOrFloatBitWidth() / 8);
-      });
-    }
-    rewriter.eraseOp(op);
-    return success();
+  // Where the rows start, and whether this thread stores at all: the
+  // row's first holder, outer coordinates inside the memref.
+  tile::SliceAttr slice = t->getRowSlice();
+  SmallVector<OpFoldResult, 2> origin =
+      slice.getParentLayout().buildThreadOrigin(
+          rewriter, loc, slice.getParentShape(type.getShape()),
+          t->buildThreadIndex(rewriter, loc));
+  Value ok;
+  if (std::optional<int64_t> col = getStaticCoordinate(origin[1]))
+    assert(*col == 0 && "a thread of a static column holds column 0");
+  else
+    ok = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                              cast<Value>(origin[1]),
+                              i32Const(rewriter, loc, 0));
+  // The index of the thread's row `v` in the memref's last dimension.
+  Value first, size;
+  auto rowIndex = [&](int64_t v) -> Value {
+    return LLVM::AddOp::create(
+        rewriter, loc, first,
+        index(buildCoordinate(rewriter, loc, origin[0], t->getOffsets(v)[0])));
+  };
+  // A thread of one row checks it first, with its own conditions.
+  Value singleRow;
+  if (t->getNumValues() == 1) {
+    first = index(adaptor.getCoords()[rank - 1]);
+    singleRow = rowIndex(0);
+    size = dest.size(rewriter, loc, rank - 1);
+    ok = both(ok, below(singleRow, size));
   }
-};
+  Value offset = dest.offset(rewriter, loc);
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    Value c = index(adaptor.getCoords()[d]);
+    ok = both(ok, below(c, dest.size(rewriter, loc, d)));
+    offset = LLVM::AddOp::create(
+        rewriter, loc, offset,
+        LLVM::MulOp::create(rewriter, loc, c, dest.stride(rewriter, loc, d)));
+  }
+  if (!singleRow) {
+    first = index(adaptor.getCoords()[rank - 1]);
+    size = dest.size(rewriter, loc, rank - 1);
+  }
+  Value stride = dest.stride(rewriter, loc, rank - 1);
+  Value base = dest.alignedPtr(rewriter, loc);
 
-} // namespace
+  // One conditional store per row, in program order before the op.
+  for (int64_t v = 0; v < t->getNumValues(); ++v) {
+    Value r = singleRow ? singleRow : rowIndex(v);
+    Value inside = singleRow ? ok : both(ok, below(r, size));
+    Value at = LLVM::AddOp::create(
+        rewriter, loc, offset, LLVM::MulOp::create(rewriter, loc, r, stride));
+    Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
+                                     base, ValueRange{at});
+    Value value = LLVM::ExtractValueOp::create(
+        rewriter, loc, adaptor.getValue(), t->getPosition(v));
+    emitIf(rewriter, loc, inside, [&] {
+      LLVM::StoreOp::create(rewriter, loc, value, addr,
+                            element.getIntOrFloatBitWidth() / 8);
+    });
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
 
 void ws::populateRegisterMemoryOpPatterns(const LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns) {
-  patterns.add<StoreSharedLowering, LoadSharedLowering, StoreDirectLowering>(
-      converter);
+  addLowerings(patterns, converter, lowerStoreShared, lowerLoadShared,
+               lowerStoreDirect);
 }

@@ -10,8 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Lowering.h"
 #include "Patterns.h"
 #include "RegisterTensor.h"
+#include "Values.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
@@ -29,159 +31,146 @@ static std::string layoutName(Attribute layout) {
   return ("#" + layout.getAbstractAttribute().getName()).str();
 }
 
-namespace {
-
 /// tile.reduce max|sum axis 1 of an f32 register tensor into its row slice
 /// -> for each of the thread's rows, its values of the row combined (a
 /// balanced tree), then combined with the other lanes that hold the row
 /// (shfl.sync.bfly over the layout's replica lane masks of dimension 0): the
 /// row's value, the same in all of them.
-struct ReduceLowering : ConvertOpToLLVMPattern<tile::ReduceOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::ReduceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType inType = op.getInput().getType();
-    RankedTensorType outType = op.getResult().getType();
-    std::optional<RegisterTensor> in = RegisterTensor::get(inType);
-    if (!in)
-      return rewriter.notifyMatchFailure(op, "not a register-layout input");
-    if (op.getAxis() != 1)
-      return op.emitOpError("lowers row reductions (axis 1) of a ")
-             << layoutName(in->getLayout()) << " tensor only";
-    std::optional<RegisterTensor> out = RegisterTensor::get(outType);
-    if (!out || !out->isRowSliceOf(*in))
-      return op.emitOpError("needs its result laid out by #tile.slice<dim = "
-                            "1> of the input's layout, got ")
-             << outType;
-    if (!inType.getElementType().isF32())
-      return op.emitOpError("lowers f32 reductions only, got ")
-             << inType.getElementType();
+static LogicalResult lowerReduce(tile::ReduceOp op,
+                                 tile::ReduceOp::Adaptor adaptor,
+                                 ConversionPatternRewriter &rewriter,
+                                 const LLVMTypeConverter &converter) {
+  RankedTensorType inType = op.getInput().getType();
+  RankedTensorType outType = op.getResult().getType();
+  std::optional<RegisterTensor> in = RegisterTensor::get(inType);
+  if (!in)
+    return rewriter.notifyMatchFailure(op, "not a register-layout input");
+  if (op.getAxis() != 1)
+    return op.emitOpError("lowers row reductions (axis 1) of a ")
+           << layoutName(in->getLayout()) << " tensor only";
+  std::optional<RegisterTensor> out = RegisterTensor::get(outType);
+  if (!out || !out->isRowSliceOf(*in))
+    return op.emitOpError("needs its result laid out by #tile.slice<dim = "
+                          "1> of the input's layout, got ")
+           << outType;
+  if (!inType.getElementType().isF32())
+    return op.emitOpError("lowers f32 reductions only, got ")
+           << inType.getElementType();
 
-    Location loc = op.getLoc();
-    bool isMax = op.getKind() == tile::ReduceKind::max;
-    auto combine = [&](Value x, Value y) -> Value {
-      if (isMax)
-        return LLVM::MaximumOp::create(rewriter, loc, x, y);
-      return LLVM::FAddOp::create(rewriter, loc, x, y);
-    };
-    Type f32 = rewriter.getF32Type();
-    Value allLanes = buildI32Constant(rewriter, loc, -1);
-    Value clamp = buildI32Constant(rewriter, loc, kThreadsPerWarp - 1);
-    auto reduceRow = [&](int64_t r) {
-      // The thread's values of the row, columns increasing.
-      int64_t row = out->getOffsets(r)[0];
-      SmallVector<Value> values;
-      for (int64_t v = 0; v < in->getNumValues(); ++v)
-        if (in->getOffsets(v)[0] == row)
-          values.push_back(LLVM::ExtractValueOp::create(
-              rewriter, loc, adaptor.getInput(), in->getPosition(v)));
-      // A balanced tree: independent operations first.
-      while (values.size() > 1) {
-        SmallVector<Value> next;
-        for (size_t i = 0; i + 1 < values.size(); i += 2)
-          next.push_back(combine(values[i], values[i + 1]));
-        if (values.size() % 2)
-          next.push_back(values.back());
-        values = std::move(next);
-      }
-      Value value = values.front();
-      for (int64_t mask : in->getLayout().getReplicaLaneMasks(0)) {
-        Value other =
-            NVVM::ShflOp::create(rewriter, loc, f32, allLanes, value,
-                                 buildI32Constant(rewriter, loc, mask), clamp,
-                                 NVVM::ShflKind::bfly, UnitAttr());
-        value = combine(value, other);
-      }
-      return value;
-    };
-    rewriter.replaceOp(
-        op, out->buildStruct(rewriter, loc, *getTypeConverter(), reduceRow));
-    return success();
-  }
-};
+  Location loc = op.getLoc();
+  bool isMax = op.getKind() == tile::ReduceKind::max;
+  auto combine = [&](Value x, Value y) -> Value {
+    if (isMax)
+      return LLVM::MaximumOp::create(rewriter, loc, x, y);
+    return LLVM::FAddOp::create(rewriter, loc, x, y);
+  };
+  Type f32 = rewriter.getF32Type();
+  Value allLanes = i32Const(rewriter, loc, -1);
+  Value clamp = i32Const(rewriter, loc, kThreadsPerWarp - 1);
+  auto reduceRow = [&](int64_t r) {
+    // The thread's values of the row, columns increasing.
+    int64_t row = out->getOffsets(r)[0];
+    SmallVector<Value> values;
+    for (int64_t v = 0; v < in->getNumValues(); ++v)
+      if (in->getOffsets(v)[0] == row)
+        values.push_back(LLVM::ExtractValueOp::create(
+            rewriter, loc, adaptor.getInput(), in->getPosition(v)));
+    // A balanced tree: independent operations first.
+    while (values.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < values.size(); i += 2)
+        next.push_back(combine(values[i], values[i + 1]));
+      if (values.size() % 2)
+        next.push_back(values.back());
+      values = std::move(next);
+    }
+    Value value = values.front();
+    for (int64_t mask : in->getLayout().getReplicaLaneMasks(0)) {
+      Value other = NVVM::ShflOp::create(rewriter, loc, f32, allLanes, value,
+                                         i32Const(rewriter, loc, mask), clamp,
+                                         NVVM::ShflKind::bfly, UnitAttr());
+      value = combine(value, other);
+    }
+    return value;
+  };
+  rewriter.replaceOp(op, out->buildStruct(rewriter, loc, converter, reduceRow));
+  return success();
+}
 
 /// tile.broadcast axis 1 of a row vector (`#tile.slice<dim = 1>`) to its
 /// parent register layout -> every value takes its row's value.
-struct BroadcastLowering : ConvertOpToLLVMPattern<tile::BroadcastOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::BroadcastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<RegisterTensor> out =
-        RegisterTensor::get(op.getResult().getType());
-    if (!out)
-      return rewriter.notifyMatchFailure(op, "not a register-layout result");
-    std::optional<RegisterTensor> in =
-        RegisterTensor::get(op.getInput().getType());
-    if (op.getAxis() != 1 || !in || !in->isRowSliceOf(*out))
-      return op.emitOpError("lowers row broadcasts (axis 1) of a "
-                            "#tile.slice<dim = 1> row vector only");
-    Location loc = op.getLoc();
-    // The row vector's values by row offset, read as the fragments that
-    // take them come.
-    DenseMap<int64_t, int64_t> valueOfRow;
-    for (int64_t r = 0; r < in->getNumValues(); ++r)
-      valueOfRow[in->getOffsets(r)[0]] = r;
-    DenseMap<int64_t, Value> rows;
-    Value result = LLVM::UndefOp::create(
-        rewriter, loc, getTypeConverter()->convertType(out->getType()));
-    int64_t perFragment = out->getValuesPerFragment();
-    for (int64_t first = 0; first < out->getNumValues(); first += perFragment) {
-      for (int64_t v = first; v < first + perFragment; ++v) {
-        int64_t row = out->getOffsets(v)[0];
-        if (!rows.count(row))
-          rows[row] = LLVM::ExtractValueOp::create(
-              rewriter, loc, adaptor.getInput(),
-              in->getPosition(valueOfRow.lookup(row)));
-      }
-      for (int64_t v = first; v < first + perFragment; ++v)
-        result = LLVM::InsertValueOp::create(rewriter, loc, result,
-                                             rows.lookup(out->getOffsets(v)[0]),
-                                             out->getPosition(v));
+static LogicalResult lowerBroadcast(tile::BroadcastOp op,
+                                    tile::BroadcastOp::Adaptor adaptor,
+                                    ConversionPatternRewriter &rewriter,
+                                    const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> out =
+      RegisterTensor::get(op.getResult().getType());
+  if (!out)
+    return rewriter.notifyMatchFailure(op, "not a register-layout result");
+  std::optional<RegisterTensor> in =
+      RegisterTensor::get(op.getInput().getType());
+  if (op.getAxis() != 1 || !in || !in->isRowSliceOf(*out))
+    return op.emitOpError("lowers row broadcasts (axis 1) of a "
+                          "#tile.slice<dim = 1> row vector only");
+  Location loc = op.getLoc();
+  // The row vector's values by row offset, read as the fragments that
+  // take them come.
+  DenseMap<int64_t, int64_t> valueOfRow;
+  for (int64_t r = 0; r < in->getNumValues(); ++r)
+    valueOfRow[in->getOffsets(r)[0]] = r;
+  DenseMap<int64_t, Value> rows;
+  Value result = LLVM::UndefOp::create(rewriter, loc,
+                                       converter.convertType(out->getType()));
+  int64_t perFragment = out->getValuesPerFragment();
+  for (int64_t first = 0; first < out->getNumValues(); first += perFragment) {
+    for (int64_t v = first; v < first + perFragment; ++v) {
+      int64_t row = out->getOffsets(v)[0];
+      if (!rows.count(row))
+        rows[row] = LLVM::ExtractValueOp::create(
+            rewriter, loc, adaptor.getInput(),
+            in->getPosition(valueOfRow.lookup(row)));
     }
-    rewriter.replaceOp(op, result);
-    return success();
+    for (int64_t v = first; v < first + perFragment; ++v)
+      result = LLVM::InsertValueOp::create(rewriter, loc, result,
+                                           rows.lookup(out->getOffsets(v)[0]),
+                                           out->getPosition(v));
   }
-};
+  rewriter.replaceOp(op, result);
+  return success();
+}
 
 /// tile.iota in a register layout -> each value's index along the axis: the
 /// thread's origin plus the value's offset (for a row vector, its row).
-struct IotaLowering : ConvertOpToLLVMPattern<tile::IotaOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::IotaOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
-    if (!t)
-      return rewriter.notifyMatchFailure(op, "not a register layout");
-    Location loc = op.getLoc();
-    int64_t axis = t->getRowSlice() ? 0 : op.getAxis();
-    OpFoldResult origin = t->buildThreadOrigin(rewriter, loc)[axis];
-    rewriter.replaceOp(
-        op, t->buildStruct(rewriter, loc, *getTypeConverter(), [&](int64_t v) {
-          return buildCoordinate(rewriter, loc, origin, t->getOffsets(v)[axis]);
-        }));
-    return success();
-  }
-};
+static LogicalResult lowerIota(tile::IotaOp op, tile::IotaOp::Adaptor,
+                               ConversionPatternRewriter &rewriter,
+                               const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
+  if (!t)
+    return rewriter.notifyMatchFailure(op, "not a register layout");
+  Location loc = op.getLoc();
+  int64_t axis = t->getRowSlice() ? 0 : op.getAxis();
+  OpFoldResult origin = t->buildThreadOrigin(rewriter, loc)[axis];
+  rewriter.replaceOp(
+      op, t->buildStruct(rewriter, loc, converter, [&](int64_t v) {
+        return buildCoordinate(rewriter, loc, origin, t->getOffsets(v)[axis]);
+      }));
+  return success();
+}
 
 /// tensor.splat of a scalar into a register layout -> every register set to
 /// the scalar.
-struct SplatLowering : ConvertOpToLLVMPattern<tensor::SplatOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tensor::SplatOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
-    if (!t)
-      return rewriter.notifyMatchFailure(op, "not a register layout");
-    rewriter.replaceOp(
-        op, t->buildStruct(rewriter, op.getLoc(), *getTypeConverter(),
-                           [&](int64_t) { return adaptor.getInput(); }));
-    return success();
-  }
-};
+static LogicalResult lowerSplat(tensor::SplatOp op,
+                                tensor::SplatOp::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter,
+                                const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
+  if (!t)
+    return rewriter.notifyMatchFailure(op, "not a register layout");
+  rewriter.replaceOp(
+      op, t->buildStruct(rewriter, op.getLoc(), converter,
+                         [&](int64_t) { return adaptor.getInput(); }));
+  return success();
+}
 
 /// Whether the register layouts `from` and `to` give every thread the same
 /// elements, so that changing between them only renumbers registers: equal
@@ -204,45 +193,41 @@ static bool holdSameElements(Attribute from, Attribute to) {
 /// tile.convert_layout between register layouts that give every thread the
 /// same elements -> the same registers, renumbered: each value of the result
 /// is the input's value at the same offsets.
-struct ConvertLayoutLowering : ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::ConvertLayoutOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    std::optional<RegisterTensor> from =
-        RegisterTensor::get(op.getInput().getType());
-    std::optional<RegisterTensor> to = RegisterTensor::get(op.getType());
-    if (!from || !to || !holdSameElements(from->getLayout(), to->getLayout()))
-      return rewriter.notifyMatchFailure(
-          op, "not between register layouts of the same elements");
-    Type structType = getTypeConverter()->convertType(to->getType());
-    if (structType == adaptor.getInput().getType() &&
-        from->getPositions() == to->getPositions() &&
-        llvm::all_of(llvm::seq<int64_t>(0, to->getNumValues()), [&](int64_t v) {
-          return from->getOffsets(v) == to->getOffsets(v);
-        })) {
-      rewriter.replaceOp(op, adaptor.getInput());
-      return success();
-    }
-    Location loc = op.getLoc();
-    DenseMap<ArrayRef<int64_t>, int64_t> source;
-    for (int64_t v = 0; v < from->getNumValues(); ++v)
-      source[from->getOffsets(v)] = v;
-    rewriter.replaceOp(
-        op, to->buildStruct(rewriter, loc, *getTypeConverter(), [&](int64_t v) {
-          return LLVM::ExtractValueOp::create(
-              rewriter, loc, adaptor.getInput(),
-              from->getPosition(source.lookup(to->getOffsets(v))));
-        }));
+static LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op,
+                                        tile::ConvertLayoutOp::Adaptor adaptor,
+                                        ConversionPatternRewriter &rewriter,
+                                        const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> from =
+      RegisterTensor::get(op.getInput().getType());
+  std::optional<RegisterTensor> to = RegisterTensor::get(op.getType());
+  if (!from || !to || !holdSameElements(from->getLayout(), to->getLayout()))
+    return rewriter.notifyMatchFailure(
+        op, "not between register layouts of the same elements");
+  Type structType = converter.convertType(to->getType());
+  if (structType == adaptor.getInput().getType() &&
+      from->getPositions() == to->getPositions() &&
+      llvm::all_of(llvm::seq<int64_t>(0, to->getNumValues()), [&](int64_t v) {
+        return from->getOffsets(v) == to->getOffsets(v);
+      })) {
+    rewriter.replaceOp(op, adaptor.getInput());
     return success();
   }
-};
-
-} // namespace
+  Location loc = op.getLoc();
+  DenseMap<ArrayRef<int64_t>, int64_t> source;
+  for (int64_t v = 0; v < from->getNumValues(); ++v)
+    source[from->getOffsets(v)] = v;
+  rewriter.replaceOp(op,
+                     to->buildStruct(rewriter, loc, converter, [&](int64_t v) {
+                       return LLVM::ExtractValueOp::create(
+                           rewriter, loc, adaptor.getInput(),
+                           from->getPosition(source.lookup(to->getOffsets(v))));
+                     }));
+  return success();
+}
 
 void ws::populateRegisterOpPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
-  patterns.add<ReduceLowering, BroadcastLowering, IotaLowering, SplatLowering,
-               ConvertLayoutLowering>(converter);
+  addLowerings(patterns, converter, lowerReduce, lowerBroadcast, lowerIota,
+               lowerSplat, lowerConvertLayout);
   populateRegisterMemoryOpPatterns(converter, patterns);
 }

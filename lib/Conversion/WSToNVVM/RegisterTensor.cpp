@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RegisterTensor.h"
+#include "Values.h"
 
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
@@ -15,10 +16,6 @@
 using namespace mlir;
 using namespace mlir::ws;
 
-Value ws::buildI32Constant(OpBuilder &b, Location loc, int64_t value) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), value);
-}
-
 std::optional<int64_t> ws::getStaticCoordinate(OpFoldResult origin) {
   if (auto attr = dyn_cast<Attribute>(origin))
     return cast<IntegerAttr>(attr).getInt();
@@ -28,11 +25,11 @@ std::optional<int64_t> ws::getStaticCoordinate(OpFoldResult origin) {
 Value ws::buildCoordinate(OpBuilder &b, Location loc, OpFoldResult origin,
                           int64_t offset) {
   if (std::optional<int64_t> value = getStaticCoordinate(origin))
-    return buildI32Constant(b, loc, *value + offset);
+    return i32Const(b, loc, *value + offset);
   Value base = cast<Value>(origin);
   if (offset == 0)
     return base;
-  return LLVM::AddOp::create(b, loc, base, buildI32Constant(b, loc, offset));
+  return LLVM::AddOp::create(b, loc, base, i32Const(b, loc, offset));
 }
 
 RegisterTensor::RegisterTensor(RankedTensorType type,
@@ -104,8 +101,7 @@ Type RegisterTensor::getStructType(Type element) const {
 Value RegisterTensor::buildThreadIndex(OpBuilder &b, Location loc) const {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   return LLVM::URemOp::create(
-      b, loc, tid,
-      buildI32Constant(b, loc, kThreadsPerWarp * layout.getNumWarps()));
+      b, loc, tid, i32Const(b, loc, kThreadsPerWarp * layout.getNumWarps()));
 }
 
 SmallVector<OpFoldResult, 2>

@@ -83,9 +83,6 @@ Value buildCoordinate(OpBuilder &b, Location loc, OpFoldResult origin,
 /// The static value of `origin`, if it has one.
 std::optional<int64_t> getStaticCoordinate(OpFoldResult origin);
 
-/// An i32 constant.
-Value buildI32Constant(OpBuilder &b, Location loc, int64_t value);
-
 } // namespace ws
 } // namespace mlir
 

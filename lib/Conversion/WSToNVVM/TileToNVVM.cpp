@@ -4,8 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Lowering.h"
 #include "Patterns.h"
 #include "RegisterTensor.h"
+#include "Values.h"
 
 #include "fmha/Conversion/WGMMADescriptors.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
@@ -65,85 +67,69 @@ void ws::populateTileTypeConversions(LLVMTypeConverter &converter) {
       });
 }
 
-static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
-}
-static Value i64Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
-}
-
-namespace {
-
 /// A grid query -> the NVVM special register of the op's dimension: `XOp`,
 /// `YOp` or `ZOp`.
 template <typename SourceOp, typename XOp, typename YOp, typename ZOp>
-struct GridQueryLowering : ConvertOpToLLVMPattern<SourceOp> {
-  using ConvertOpToLLVMPattern<SourceOp>::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SourceOp op, typename SourceOp::Adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type i32 = rewriter.getI32Type();
-    Value value;
-    switch (op.getDim()) {
-    case tile::GridDim::x:
-      value = XOp::create(rewriter, op.getLoc(), i32);
-      break;
-    case tile::GridDim::y:
-      value = YOp::create(rewriter, op.getLoc(), i32);
-      break;
-    case tile::GridDim::z:
-      value = ZOp::create(rewriter, op.getLoc(), i32);
-      break;
-    }
-    rewriter.replaceOp(op, value);
-    return success();
+static LogicalResult lowerGridQuery(SourceOp op, typename SourceOp::Adaptor,
+                                    ConversionPatternRewriter &rewriter) {
+  Type i32 = rewriter.getI32Type();
+  Value value;
+  switch (op.getDim()) {
+  case tile::GridDim::x:
+    value = XOp::create(rewriter, op.getLoc(), i32);
+    break;
+  case tile::GridDim::y:
+    value = YOp::create(rewriter, op.getLoc(), i32);
+    break;
+  case tile::GridDim::z:
+    value = ZOp::create(rewriter, op.getLoc(), i32);
+    break;
   }
-};
+  rewriter.replaceOp(op, value);
+  return success();
+}
 
 /// tile.program_id -> the CTA index (ctaid.x/y/z).
-using ProgramIdLowering = GridQueryLowering<tile::ProgramIdOp, NVVM::BlockIdXOp,
-                                            NVVM::BlockIdYOp, NVVM::BlockIdZOp>;
+static constexpr LoweringFn<tile::ProgramIdOp> lowerProgramId =
+    lowerGridQuery<tile::ProgramIdOp, NVVM::BlockIdXOp, NVVM::BlockIdYOp,
+                   NVVM::BlockIdZOp>;
 
 /// tile.num_programs -> the grid size (nctaid.x/y/z).
-using NumProgramsLowering =
-    GridQueryLowering<tile::NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp,
-                      NVVM::GridDimZOp>;
+static constexpr LoweringFn<tile::NumProgramsOp> lowerNumPrograms =
+    lowerGridQuery<tile::NumProgramsOp, NVVM::GridDimXOp, NVVM::GridDimYOp,
+                   NVVM::GridDimZOp>;
 
 /// ws.as_tensor -> the buffer's shared-memory address.
-struct AsTensorLowering : ConvertOpToLLVMPattern<AsTensorOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(AsTensorOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!isa_and_nonnull<tile::NvmmaSharedAttr>(op.getType().getEncoding()))
-      return rewriter.notifyMatchFailure(op, "not an NVMMA shared tensor");
-    rewriter.replaceOp(op, MemRefDescriptor(adaptor.getBuffer())
-                               .alignedPtr(rewriter, op.getLoc()));
-    return success();
-  }
-};
+static LogicalResult lowerAsTensor(AsTensorOp op, AsTensorOp::Adaptor adaptor,
+                                   ConversionPatternRewriter &rewriter) {
+  if (!isa_and_nonnull<tile::NvmmaSharedAttr>(op.getType().getEncoding()))
+    return rewriter.notifyMatchFailure(op, "not an NVMMA shared tensor");
+  rewriter.replaceOp(
+      op,
+      MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, op.getLoc()));
+  return success();
+}
 
 /// A splat constant in registers -> every register set to the value.
-struct SplatConstantLowering : ConvertOpToLLVMPattern<arith::ConstantOp> {
-  SplatConstantLowering(const LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
-  LogicalResult
-  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
-    std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
-    if (!t || !dense)
-      return rewriter.notifyMatchFailure(op, "not a register splat");
-    RankedTensorType type = t->getType();
-    Location loc = op.getLoc();
-    Value scalar = LLVM::ConstantOp::create(
-        rewriter, loc, getTypeConverter()->convertType(type.getElementType()),
-        dense.getSplatValue<Attribute>());
-    rewriter.replaceOp(op, t->buildStruct(rewriter, loc, *getTypeConverter(),
-                                          [&](int64_t) { return scalar; }));
-    return success();
-  }
-};
+static LogicalResult lowerSplatConstant(arith::ConstantOp op,
+                                        arith::ConstantOp::Adaptor,
+                                        ConversionPatternRewriter &rewriter,
+                                        const LLVMTypeConverter &converter) {
+  auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
+  std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
+  if (!t || !dense)
+    return rewriter.notifyMatchFailure(op, "not a register splat");
+  RankedTensorType type = t->getType();
+  Location loc = op.getLoc();
+  Value scalar = LLVM::ConstantOp::create(
+      rewriter, loc, converter.convertType(type.getElementType()),
+      dense.getSplatValue<Attribute>());
+  rewriter.replaceOp(op, t->buildStruct(rewriter, loc, converter,
+                                        [&](int64_t) { return scalar; }));
+  return success();
+}
+
+namespace {
 
 /// An elementwise op on register tensors -> the scalar op on each register.
 /// Tensor operands must have the result's shape and layout; scalar operands
@@ -216,6 +202,8 @@ struct ElementwiseLowering : ConversionPattern {
     return success();
   }
 };
+
+} // namespace
 
 /// The 64-bit wgmma matrix descriptor of an operand in swizzled shared
 /// memory at `base` + `byteOffset`: the start address at run time, the rest
@@ -381,192 +369,176 @@ static int64_t kMajorOffset(int64_t row, int64_t kBytes, int64_t rows,
 /// tile.dot with A in shared memory or in registers (`#tile.wgmma_acc`, 16
 /// bits) and B in shared memory -> wgmma.mma_async m64nNk16 over the K steps
 /// and fragments, then wait for them.
-struct DotLowering : ConvertOpToLLVMPattern<tile::DotOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto aType = cast<RankedTensorType>(op.getA().getType());
-    auto bType = cast<RankedTensorType>(op.getB().getType());
-    auto aLayout = dyn_cast_or_null<tile::NvmmaSharedAttr>(aType.getEncoding());
-    std::optional<Fragments> aRegs = getFragments(aType);
-    auto bLayout = dyn_cast_or_null<tile::NvmmaSharedAttr>(bType.getEncoding());
-    std::optional<Fragments> f = getFragments(op.getAcc().getType());
-    if ((!aLayout && !aRegs) || !bLayout || !f)
-      return rewriter.notifyMatchFailure(op, "needs A in shared memory or "
-                                             "registers, B in shared memory "
-                                             "and a wgmma accumulator");
-    if (op.getTransposeA())
-      return op.emitOpError("lowers A given as [M, K] only so far");
-    Type element = aType.getElementType();
-    NVVM::WGMMATypes wgmmaType;
-    if (element.isBF16())
-      wgmmaType = NVVM::WGMMATypes::bf16;
-    else if (element.isF16())
-      wgmmaType = NVVM::WGMMATypes::f16;
-    else
-      return op.emitOpError("wgmma lowering supports bf16 and f16 operands");
-    if (!op.getAcc().getType().getElementType().isF32())
-      return op.emitOpError("wgmma lowering supports f32 accumulators");
+static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
+                              ConversionPatternRewriter &rewriter) {
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto bType = cast<RankedTensorType>(op.getB().getType());
+  auto aLayout = dyn_cast_or_null<tile::NvmmaSharedAttr>(aType.getEncoding());
+  std::optional<Fragments> aRegs = getFragments(aType);
+  auto bLayout = dyn_cast_or_null<tile::NvmmaSharedAttr>(bType.getEncoding());
+  std::optional<Fragments> f = getFragments(op.getAcc().getType());
+  if ((!aLayout && !aRegs) || !bLayout || !f)
+    return rewriter.notifyMatchFailure(op, "needs A in shared memory or "
+                                           "registers, B in shared memory "
+                                           "and a wgmma accumulator");
+  if (op.getTransposeA())
+    return op.emitOpError("lowers A given as [M, K] only so far");
+  Type element = aType.getElementType();
+  NVVM::WGMMATypes wgmmaType;
+  if (element.isBF16())
+    wgmmaType = NVVM::WGMMATypes::bf16;
+  else if (element.isF16())
+    wgmmaType = NVVM::WGMMATypes::f16;
+  else
+    return op.emitOpError("wgmma lowering supports bf16 and f16 operands");
+  if (!op.getAcc().getType().getElementType().isF32())
+    return op.emitOpError("wgmma lowering supports f32 accumulators");
 
-    MLIRContext *ctx = rewriter.getContext();
-    Location loc = op.getLoc();
-    int64_t k = aType.getShape()[1];
-    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-    // B as [N, K] (transpose_b) is K-major like A. As [K, N] it is MN-major:
-    // column blocks one swizzle span wide, each K rows deep, one after the
-    // other (as TMA wrote them, one box per block).
-    bool bKMajor = op.getTransposeB();
-    int64_t bSpanElems = bLayout.getSwizzle() / elementBytes;
-    int64_t bBlockBytes = k * bLayout.getSwizzle();
-    if (!bKMajor && (bSpanElems == 0 || f->instrN % bSpanElems != 0))
-      return op.emitOpError("an MN-major B needs wgmma N (")
-             << f->instrN << ") to be a multiple of its swizzle span ("
-             << bSpanElems << " elements)";
-    auto shape = NVVM::MMAShapeAttr::get(ctx, kWgmmaM, f->instrN, kWgmmaK);
-    auto type = NVVM::WGMMATypesAttr::get(ctx, wgmmaType);
-    auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
-    auto scaleOut = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
-    auto scaleIn = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
-    auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
-    auto col = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = op.getLoc();
+  int64_t k = aType.getShape()[1];
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  // B as [N, K] (transpose_b) is K-major like A. As [K, N] it is MN-major:
+  // column blocks one swizzle span wide, each K rows deep, one after the
+  // other (as TMA wrote them, one box per block).
+  bool bKMajor = op.getTransposeB();
+  int64_t bSpanElems = bLayout.getSwizzle() / elementBytes;
+  int64_t bBlockBytes = k * bLayout.getSwizzle();
+  if (!bKMajor && (bSpanElems == 0 || f->instrN % bSpanElems != 0))
+    return op.emitOpError("an MN-major B needs wgmma N (")
+           << f->instrN << ") to be a multiple of its swizzle span ("
+           << bSpanElems << " elements)";
+  auto shape = NVVM::MMAShapeAttr::get(ctx, kWgmmaM, f->instrN, kWgmmaK);
+  auto type = NVVM::WGMMATypesAttr::get(ctx, wgmmaType);
+  auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
+  auto scaleOut = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
+  auto scaleIn = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+  auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
+  auto col = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
 
-    Value acc = adaptor.getAcc();
-    // With A in registers, its registers and the accumulator's are computed
-    // (and pinned) before the wgmma.fence: registers a wgmma reads must not
-    // be written between the fence and the wgmma, or ptxas inserts fences
-    // of its own (C7519).
-    SmallVector<Value> aRegisters;
-    if (aRegs) {
-      for (int64_t kk = 0; kk < k / kWgmmaK; ++kk)
-        for (int64_t mr = 0; mr < f->rowReps; ++mr)
-          llvm::append_range(aRegisters,
-                             registerAOperand(rewriter, loc, adaptor.getA(),
-                                              *aRegs, mr, kk, element));
-      aRegisters = pinRegisters(rewriter, loc, aRegisters, "r");
-      acc = pinAccumulator(rewriter, loc, acc, *f);
-    }
-    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    for (int64_t kk = 0; kk < k / kWgmmaK; ++kk) {
-      int64_t kBytes = kk * kWgmmaK * elementBytes;
-      for (int64_t mr = 0; mr < f->rowReps; ++mr) {
-        Value descA;
-        ArrayRef<Value> aOperand;
-        if (aLayout)
-          descA = wgmmaDescriptor(
-              rewriter, loc, adaptor.getA(),
-              kMajorOffset(mr * kWgmmaM, kBytes, aType.getShape()[0], aLayout),
-              aLayout, /*leadingBytes=*/16);
-        else
-          aOperand =
-              ArrayRef<Value>(aRegisters).slice(4 * (kk * f->rowReps + mr), 4);
-        for (int64_t nr = 0; nr < f->colReps; ++nr) {
-          Value descB =
-              bKMajor
-                  ? wgmmaDescriptor(rewriter, loc, adaptor.getB(),
-                                    kMajorOffset(nr * f->instrN, kBytes,
-                                                 bType.getShape()[0], bLayout),
-                                    bLayout, /*leadingBytes=*/16)
-                  : wgmmaDescriptor(rewriter, loc, adaptor.getB(),
-                                    nr * (f->instrN / bSpanElems) *
-                                            bBlockBytes +
-                                        kk * kWgmmaK * bLayout.getSwizzle(),
-                                    bLayout, /*leadingBytes=*/bBlockBytes);
-          int64_t i = mr * f->colReps + nr;
-          Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
-          Value result =
-              aLayout ? NVVM::WgmmaMmaAsyncOp::create(
-                            rewriter, loc, fragment.getType(), fragment, descA,
-                            descB, shape, type, type, f32Type, scaleOut,
-                            scaleIn, scaleIn, row, bKMajor ? col : row,
-                            NVVM::MMAIntOverflowAttr())
-                      : wgmmaRegisterA(rewriter, loc, fragment, aOperand, descB,
-                                       f->instrN,
-                                       NVVM::stringifyWGMMATypes(wgmmaType),
-                                       /*transposeB=*/!bKMajor);
-          acc = LLVM::InsertValueOp::create(rewriter, loc, acc, result, i);
-        }
+  Value acc = adaptor.getAcc();
+  // With A in registers, its registers and the accumulator's are computed
+  // (and pinned) before the wgmma.fence: registers a wgmma reads must not
+  // be written between the fence and the wgmma, or ptxas inserts fences
+  // of its own (C7519).
+  SmallVector<Value> aRegisters;
+  if (aRegs) {
+    for (int64_t kk = 0; kk < k / kWgmmaK; ++kk)
+      for (int64_t mr = 0; mr < f->rowReps; ++mr)
+        llvm::append_range(aRegisters,
+                           registerAOperand(rewriter, loc, adaptor.getA(),
+                                            *aRegs, mr, kk, element));
+    aRegisters = pinRegisters(rewriter, loc, aRegisters, "r");
+    acc = pinAccumulator(rewriter, loc, acc, *f);
+  }
+  NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+  for (int64_t kk = 0; kk < k / kWgmmaK; ++kk) {
+    int64_t kBytes = kk * kWgmmaK * elementBytes;
+    for (int64_t mr = 0; mr < f->rowReps; ++mr) {
+      Value descA;
+      ArrayRef<Value> aOperand;
+      if (aLayout)
+        descA = wgmmaDescriptor(
+            rewriter, loc, adaptor.getA(),
+            kMajorOffset(mr * kWgmmaM, kBytes, aType.getShape()[0], aLayout),
+            aLayout, /*leadingBytes=*/16);
+      else
+        aOperand =
+            ArrayRef<Value>(aRegisters).slice(4 * (kk * f->rowReps + mr), 4);
+      for (int64_t nr = 0; nr < f->colReps; ++nr) {
+        Value descB =
+            bKMajor
+                ? wgmmaDescriptor(rewriter, loc, adaptor.getB(),
+                                  kMajorOffset(nr * f->instrN, kBytes,
+                                               bType.getShape()[0], bLayout),
+                                  bLayout, /*leadingBytes=*/16)
+                : wgmmaDescriptor(rewriter, loc, adaptor.getB(),
+                                  nr * (f->instrN / bSpanElems) * bBlockBytes +
+                                      kk * kWgmmaK * bLayout.getSwizzle(),
+                                  bLayout, /*leadingBytes=*/bBlockBytes);
+        int64_t i = mr * f->colReps + nr;
+        Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
+        Value result =
+            aLayout
+                ? NVVM::WgmmaMmaAsyncOp::create(
+                      rewriter, loc, fragment.getType(), fragment, descA, descB,
+                      shape, type, type, f32Type, scaleOut, scaleIn, scaleIn,
+                      row, bKMajor ? col : row, NVVM::MMAIntOverflowAttr())
+                : wgmmaRegisterA(rewriter, loc, fragment, aOperand, descB,
+                                 f->instrN,
+                                 NVVM::stringifyWGMMATypes(wgmmaType),
+                                 /*transposeB=*/!bKMajor);
+        acc = LLVM::InsertValueOp::create(rewriter, loc, acc, result, i);
       }
     }
-    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    // Unless the program waits for it (`async`, tile.dot_wait) or
-    // ws-insert-mbarriers placed the waits (ws.async_wgmma), the result is
-    // complete when the op is. Without an explicit wait a read from
-    // registers always waits: nothing else orders the A registers' reuse.
-    if (!op.getAsync() && (!op->hasAttr("ws.async_wgmma") || aRegs))
-      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
-                                         rewriter.getI64IntegerAttr(0));
-    rewriter.replaceOp(op, acc);
-    return success();
   }
-};
+  NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+  // Unless the program waits for it (`async`, tile.dot_wait) or
+  // ws-insert-mbarriers placed the waits (ws.async_wgmma), the result is
+  // complete when the op is. Without an explicit wait a read from
+  // registers always waits: nothing else orders the A registers' reuse.
+  if (!op.getAsync() && (!op->hasAttr("ws.async_wgmma") || aRegs))
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
+                                       rewriter.getI64IntegerAttr(0));
+  rewriter.replaceOp(op, acc);
+  return success();
+}
 
 /// tile.dot_wait -> wgmma.wait_group `pending`; the values pass through an
 /// empty asm after it, so nothing reads their registers before the wait.
-struct DotWaitLowering : ConvertOpToLLVMPattern<tile::DotWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::DotWaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    NVVM::WgmmaWaitGroupSyncOp::create(
-        rewriter, loc, rewriter.getI64IntegerAttr(op.getPending()));
-    SmallVector<Value> results;
-    for (auto [value, original] :
-         llvm::zip(adaptor.getValues(), op.getValues())) {
-      std::optional<Fragments> f =
-          getFragments(cast<RankedTensorType>(original.getType()));
-      if (!f)
-        return rewriter.notifyMatchFailure(op, "needs wgmma accumulators");
-      results.push_back(pinAccumulator(rewriter, loc, value, *f));
-    }
-    rewriter.replaceOp(op, results);
-    return success();
+static LogicalResult lowerDotWait(tile::DotWaitOp op,
+                                  tile::DotWaitOp::Adaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  NVVM::WgmmaWaitGroupSyncOp::create(
+      rewriter, loc, rewriter.getI64IntegerAttr(op.getPending()));
+  SmallVector<Value> results;
+  for (auto [value, original] :
+       llvm::zip(adaptor.getValues(), op.getValues())) {
+    std::optional<Fragments> f =
+        getFragments(cast<RankedTensorType>(original.getType()));
+    if (!f)
+      return rewriter.notifyMatchFailure(op, "needs wgmma accumulators");
+    results.push_back(pinAccumulator(rewriter, loc, value, *f));
   }
-};
+  rewriter.replaceOp(op, results);
+  return success();
+}
 
 /// ws.tma_store -> cp.async.bulk.tensor shared::cta -> global under its
 /// predicate, committed as a bulk group by every thread (coordinates
 /// reversed for PTX).
-struct TMAStoreLowering : ConvertOpToLLVMPattern<TMAStoreOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(TMAStoreOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value src = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-    SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
-    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-        rewriter, loc, adaptor.getDesc(), src, coords, Value(),
-        NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
-                                    NVVM::TMAStoreMode::TILE),
-        adaptor.getPred());
-    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
+static LogicalResult lowerTMAStore(TMAStoreOp op, TMAStoreOp::Adaptor adaptor,
+                                   ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Value src = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+  SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
+  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+      rewriter, loc, adaptor.getDesc(), src, coords, Value(),
+      NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
+                                  NVVM::TMAStoreMode::TILE),
+      adaptor.getPred());
+  NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+  rewriter.eraseOp(op);
+  return success();
+}
 
 /// ws.tma_store_wait -> cp.async.bulk.wait_group.read 0.
-struct TMAStoreWaitLowering : ConvertOpToLLVMPattern<TMAStoreWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(TMAStoreWaitOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
-        op, rewriter.getI32IntegerAttr(0), rewriter.getUnitAttr());
-    return success();
-  }
-};
-
-} // namespace
+static LogicalResult lowerTMAStoreWait(TMAStoreWaitOp op,
+                                       TMAStoreWaitOp::Adaptor,
+                                       ConversionPatternRewriter &rewriter) {
+  rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
+      op, rewriter.getI32IntegerAttr(0), rewriter.getUnitAttr());
+  return success();
+}
 
 void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
-  patterns.add<ProgramIdLowering, NumProgramsLowering, AsTensorLowering,
-               SplatConstantLowering, DotLowering, DotWaitLowering,
-               TMAStoreLowering, TMAStoreWaitLowering>(
-      converter);
+  addLowerings(patterns, converter, lowerProgramId, lowerNumPrograms,
+               lowerAsTensor, lowerDot, lowerDotWait, lowerTMAStore,
+               lowerTMAStoreWait);
+  // Before the scalar lowerings of the same ops.
+  addLowering(patterns, converter, lowerSplatConstant, /*benefit=*/2);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());
   populateRegisterOpPatterns(converter, patterns);
 }

@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "BranchUtils.h"
+#include "Lowering.h"
 #include "Patterns.h"
+#include "Values.h"
 
 #include "fmha/Conversion/Passes.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -53,10 +55,6 @@ static Type sharedPtrType(MLIRContext *ctx) {
   return LLVM::LLVMPointerType::get(ctx, kSharedAddressSpace);
 }
 
-static Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
-}
-
 /// Pointer to byte `offset` of the kernel's dynamic shared memory.
 static Value sharedMemoryAt(OpBuilder &b, Location loc, int64_t offset) {
   MLIRContext *ctx = b.getContext();
@@ -66,53 +64,39 @@ static Value sharedMemoryAt(OpBuilder &b, Location loc, int64_t offset) {
                              ArrayRef<LLVM::GEPArg>{int32_t(offset)});
 }
 
-/// Address of barrier `index` of an mbarrier array.
-static Value barrierAt(OpBuilder &b, Location loc, Value barriers,
-                       Value index) {
-  return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(),
-                             barriers, ValueRange{index});
+/// ws.buffer_alloc -> a memref descriptor over the ring's shared memory.
+static LogicalResult lowerBufferAlloc(BufferAllocOp op,
+                                      BufferAllocOp::Adaptor adaptor,
+                                      ConversionPatternRewriter &rewriter,
+                                      const LLVMTypeConverter &converter) {
+  if (!op.getOffset())
+    return rewriter.notifyMatchFailure(op, "no offset: run ws-allocate-smem");
+  Value ptr = sharedMemoryAt(rewriter, op.getLoc(), *op.getOffset());
+  Value desc = MemRefDescriptor::fromStaticShape(rewriter, op.getLoc(),
+                                                 converter, op.getType(), ptr);
+  rewriter.replaceOp(op, desc);
+  return success();
 }
 
-namespace {
-
-/// ws.buffer_alloc -> a memref descriptor over the ring's shared memory.
-struct BufferAllocLowering : ConvertOpToLLVMPattern<BufferAllocOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(BufferAllocOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.getOffset())
-      return rewriter.notifyMatchFailure(op, "no offset: run ws-allocate-smem");
-    Value ptr = sharedMemoryAt(rewriter, op.getLoc(), *op.getOffset());
-    Value desc = MemRefDescriptor::fromStaticShape(
-        rewriter, op.getLoc(), *getTypeConverter(), op.getType(), ptr);
-    rewriter.replaceOp(op, desc);
-    return success();
-  }
-};
-
 /// ws.slot -> a memref descriptor at stage * slot bytes into the ring.
-struct SlotLowering : ConvertOpToLLVMPattern<SlotOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SlotOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!isSharedMemory(op.getRing().getType()))
-      return rewriter.notifyMatchFailure(op, "not a shared-memory ring");
-    Location loc = op.getLoc();
-    Value ring = MemRefDescriptor(adaptor.getRing()).alignedPtr(rewriter, loc);
-    Value bytes = LLVM::MulOp::create(
-        rewriter, loc, adaptor.getStage(),
-        i32Const(rewriter, loc, getMemRefBytes(op.getType())));
-    Value ptr =
-        LLVM::GEPOp::create(rewriter, loc, ring.getType(), rewriter.getI8Type(),
-                            ring, ValueRange{bytes});
-    Value desc = MemRefDescriptor::fromStaticShape(
-        rewriter, loc, *getTypeConverter(), op.getType(), ptr);
-    rewriter.replaceOp(op, desc);
-    return success();
-  }
-};
+static LogicalResult lowerSlot(SlotOp op, SlotOp::Adaptor adaptor,
+                               ConversionPatternRewriter &rewriter,
+                               const LLVMTypeConverter &converter) {
+  if (!isSharedMemory(op.getRing().getType()))
+    return rewriter.notifyMatchFailure(op, "not a shared-memory ring");
+  Location loc = op.getLoc();
+  Value ring = MemRefDescriptor(adaptor.getRing()).alignedPtr(rewriter, loc);
+  Value bytes = LLVM::MulOp::create(
+      rewriter, loc, adaptor.getStage(),
+      i32Const(rewriter, loc, getMemRefBytes(op.getType())));
+  Value ptr =
+      LLVM::GEPOp::create(rewriter, loc, ring.getType(), rewriter.getI8Type(),
+                          ring, ValueRange{bytes});
+  Value desc = MemRefDescriptor::fromStaticShape(rewriter, loc, converter,
+                                                 op.getType(), ptr);
+  rewriter.replaceOp(op, desc);
+  return success();
+}
 
 /// ws.mbarrier_alloc -> a shared-memory pointer; thread 0 initialises each
 /// barrier with the expected arrival count (a predicated init, the count an
@@ -120,149 +104,139 @@ struct SlotLowering : ConvertOpToLLVMPattern<SlotOp> {
 /// do not dominate the roles, so LLVM and ptxas do not reuse them in every
 /// role, as they did when the inits were only predicated, which kept one
 /// register per barrier live through all roles.
-struct MBarrierAllocLowering : ConvertOpToLLVMPattern<MBarrierAllocOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(MBarrierAllocOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.getOffset())
-      return rewriter.notifyMatchFailure(op, "no offset: run ws-allocate-smem");
-    Location loc = op.getLoc();
-    Value base = sharedMemoryAt(rewriter, loc, *op.getOffset());
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value isThread0 =
-        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, tid,
-                             i32Const(rewriter, loc, 0));
-    emitIf(rewriter, loc, isThread0, [&] {
-      Value arrivals = i32Const(rewriter, loc, op.getArrivals());
-      Value initBase = sharedMemoryAt(rewriter, loc, *op.getOffset());
-      for (unsigned i = 0; i < op.getType().getCount(); ++i)
-        NVVM::MBarrierInitOp::create(
-            rewriter, loc,
-            barrierAt(rewriter, loc, initBase, i32Const(rewriter, loc, i)),
-            arrivals, isThread0);
-    });
-    rewriter.replaceOp(op, base);
-    return success();
-  }
-};
+static LogicalResult lowerMBarrierAlloc(MBarrierAllocOp op,
+                                        MBarrierAllocOp::Adaptor adaptor,
+                                        ConversionPatternRewriter &rewriter) {
+  if (!op.getOffset())
+    return rewriter.notifyMatchFailure(op, "no offset: run ws-allocate-smem");
+  Location loc = op.getLoc();
+  Value base = sharedMemoryAt(rewriter, loc, *op.getOffset());
+  Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+  Value isThread0 = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                         tid, i32Const(rewriter, loc, 0));
+  emitIf(rewriter, loc, isThread0, [&] {
+    Value arrivals = i32Const(rewriter, loc, op.getArrivals());
+    Value initBase = sharedMemoryAt(rewriter, loc, *op.getOffset());
+    for (unsigned i = 0; i < op.getType().getCount(); ++i)
+      NVVM::MBarrierInitOp::create(
+          rewriter, loc,
+          barrierAt(rewriter, loc, initBase, i32Const(rewriter, loc, i)),
+          arrivals, isThread0);
+  });
+  rewriter.replaceOp(op, base);
+  return success();
+}
+
+/// The body of the function `op` is in.
+static Region *getFunctionBody(Operation *op) {
+  for (Region *region = op->getParentRegion(); region;
+       region = region->getParentRegion())
+    if (isa_and_nonnull<FunctionOpInterface>(region->getParentOp()))
+      return region->empty() ? nullptr : region;
+  return nullptr;
+}
 
 /// ws.mbarrier_wait -> a try_wait.parity loop. With a hang report and a
 /// timeout in microseconds (ws-insert-hang-reports), a bounded loop of
 /// single tries instead: once the wait has not completed for that long by
 /// %globaltimer, the thread prints the wait's hang report with vprintf and
 /// traps.
-struct MBarrierWaitLowering : ConvertOpToLLVMPattern<MBarrierWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value addr =
-        barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
-    auto report = op->getAttrOfType<FlatSymbolRefAttr>(kHangReportAttrName);
-    auto timeout = op->getAttrOfType<IntegerAttr>(kWaitTimeoutAttrName);
-    if (!report || !timeout || timeout.getInt() <= 0) {
-      rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
-          op, addr, adaptor.getPhase(), i32Const(rewriter, loc, kTryWaitTicks));
-      return success();
-    }
-    auto vprintf = SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
-        op, StringAttr::get(op.getContext(), kVPrintfName));
-    Region *body = getFunctionBody(op);
-    if (!vprintf || !body)
-      return rewriter.notifyMatchFailure(op, "no vprintf or no function body");
-
-    MLIRContext *ctx = rewriter.getContext();
-    Type i1 = rewriter.getI1Type(), i32 = rewriter.getI32Type(),
-         i64 = rewriter.getI64Type();
-    auto ptr = LLVM::LLVMPointerType::get(ctx);
-    auto argsType = LLVM::LLVMStructType::getLiteral(
-        ctx, SmallVector<Type>(kHangReportValues, i32));
-
-    // The report's arguments live in a stack slot of the kernel's entry
-    // block (an alloca anywhere else would be a dynamic one).
-    Value args;
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(&body->front());
-      Value one = LLVM::ConstantOp::create(rewriter, loc, i64, 1);
-      args = LLVM::AllocaOp::create(rewriter, loc, ptr, argsType, one,
-                                    /*alignment=*/4);
-    }
-
-    //   try_wait ? ^done : ^slow
-    // ^slow:  start = %globaltimer; br ^retry
-    // ^retry: try_wait ? ^done : ^check
-    // ^check: %globaltimer - start > timeout ? ^report : ^retry
-    // ^report: vprintf(report, {stage, parity, tid, ctaid}); trap
-    auto tryWait = [&]() -> Value {
-      return NVVM::MBarrierTryWaitOp::create(rewriter, loc, i1, addr,
-                                             adaptor.getPhase(), Value());
-    };
-    Block *opBlock = rewriter.getInsertionBlock();
-    Block *done = rewriter.splitBlock(opBlock, rewriter.getInsertionPoint());
-    Region *region = opBlock->getParent();
-    auto before = Region::iterator(done);
-    Block *slow = rewriter.createBlock(region, before);
-    Block *retry = rewriter.createBlock(region, before);
-    Block *check = rewriter.createBlock(region, before);
-    Block *fail = rewriter.createBlock(region, before);
-
-    rewriter.setInsertionPointToEnd(opBlock);
-    LLVM::CondBrOp::create(rewriter, loc, tryWait(), done, slow);
-
-    rewriter.setInsertionPointToEnd(slow);
-    Value start = NVVM::GlobalTimerOp::create(rewriter, loc, i64);
-    LLVM::BrOp::create(rewriter, loc, retry);
-
-    rewriter.setInsertionPointToEnd(retry);
-    LLVM::CondBrOp::create(rewriter, loc, tryWait(), done, check);
-
-    rewriter.setInsertionPointToEnd(check);
-    Value now = NVVM::GlobalTimerOp::create(rewriter, loc, i64);
-    Value elapsed = LLVM::SubOp::create(rewriter, loc, now, start);
-    Value limit =
-        LLVM::ConstantOp::create(rewriter, loc, i64, timeout.getInt() * 1000);
-    Value expired = LLVM::ICmpOp::create(
-        rewriter, loc, LLVM::ICmpPredicate::ugt, elapsed, limit);
-    LLVM::CondBrOp::create(rewriter, loc, expired, fail, retry);
-
-    rewriter.setInsertionPointToEnd(fail);
-    Value values[kHangReportValues] = {
-        adaptor.getIndex(),
-        adaptor.getPhase(),
-        NVVM::ThreadIdXOp::create(rewriter, loc, i32),
-        NVVM::BlockIdXOp::create(rewriter, loc, i32),
-        NVVM::BlockIdYOp::create(rewriter, loc, i32),
-        NVVM::BlockIdZOp::create(rewriter, loc, i32)};
-    for (auto [i, value] : llvm::enumerate(values)) {
-      Value field = LLVM::GEPOp::create(rewriter, loc, ptr, argsType, args,
-                                        ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
-      LLVM::StoreOp::create(rewriter, loc, value, field);
-    }
-    Value format =
-        LLVM::AddressOfOp::create(rewriter, loc, ptr, report.getValue());
-    LLVM::CallOp::create(rewriter, loc, vprintf, ValueRange{format, args});
-    LLVM::Trap::create(rewriter, loc);
-    LLVM::UnreachableOp::create(rewriter, loc);
-
-    rewriter.eraseOp(op);
+static LogicalResult lowerMBarrierWait(MBarrierWaitOp op,
+                                       MBarrierWaitOp::Adaptor adaptor,
+                                       ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Value addr =
+      barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+  auto report = op->getAttrOfType<FlatSymbolRefAttr>(kHangReportAttrName);
+  auto timeout = op->getAttrOfType<IntegerAttr>(kWaitTimeoutAttrName);
+  if (!report || !timeout || timeout.getInt() <= 0) {
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+        op, addr, adaptor.getPhase(), i32Const(rewriter, loc, kTryWaitTicks));
     return success();
   }
+  auto vprintf = SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+      op, StringAttr::get(op.getContext(), kVPrintfName));
+  Region *body = getFunctionBody(op);
+  if (!vprintf || !body)
+    return rewriter.notifyMatchFailure(op, "no vprintf or no function body");
 
-private:
-  /// The body of the function `op` is in.
-  static Region *getFunctionBody(Operation *op) {
-    for (Region *region = op->getParentRegion(); region;
-         region = region->getParentRegion())
-      if (isa_and_nonnull<FunctionOpInterface>(region->getParentOp()))
-        return region->empty() ? nullptr : region;
-    return nullptr;
+  MLIRContext *ctx = rewriter.getContext();
+  Type i1 = rewriter.getI1Type(), i32 = rewriter.getI32Type(),
+       i64 = rewriter.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto argsType = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(kHangReportValues, i32));
+
+  // The report's arguments live in a stack slot of the kernel's entry
+  // block (an alloca anywhere else would be a dynamic one).
+  Value args;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&body->front());
+    Value one = LLVM::ConstantOp::create(rewriter, loc, i64, 1);
+    args = LLVM::AllocaOp::create(rewriter, loc, ptr, argsType, one,
+                                  /*alignment=*/4);
   }
-};
 
+  //   try_wait ? ^done : ^slow
+  // ^slow:  start = %globaltimer; br ^retry
+  // ^retry: try_wait ? ^done : ^check
+  // ^check: %globaltimer - start > timeout ? ^report : ^retry
+  // ^report: vprintf(report, {stage, parity, tid, ctaid}); trap
+  auto tryWait = [&]() -> Value {
+    return NVVM::MBarrierTryWaitOp::create(rewriter, loc, i1, addr,
+                                           adaptor.getPhase(), Value());
+  };
+  Block *opBlock = rewriter.getInsertionBlock();
+  Block *done = rewriter.splitBlock(opBlock, rewriter.getInsertionPoint());
+  Region *region = opBlock->getParent();
+  auto before = Region::iterator(done);
+  Block *slow = rewriter.createBlock(region, before);
+  Block *retry = rewriter.createBlock(region, before);
+  Block *check = rewriter.createBlock(region, before);
+  Block *fail = rewriter.createBlock(region, before);
+
+  rewriter.setInsertionPointToEnd(opBlock);
+  LLVM::CondBrOp::create(rewriter, loc, tryWait(), done, slow);
+
+  rewriter.setInsertionPointToEnd(slow);
+  Value start = NVVM::GlobalTimerOp::create(rewriter, loc, i64);
+  LLVM::BrOp::create(rewriter, loc, retry);
+
+  rewriter.setInsertionPointToEnd(retry);
+  LLVM::CondBrOp::create(rewriter, loc, tryWait(), done, check);
+
+  rewriter.setInsertionPointToEnd(check);
+  Value now = NVVM::GlobalTimerOp::create(rewriter, loc, i64);
+  Value elapsed = LLVM::SubOp::create(rewriter, loc, now, start);
+  Value limit =
+      LLVM::ConstantOp::create(rewriter, loc, i64, timeout.getInt() * 1000);
+  Value expired = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ugt,
+                                       elapsed, limit);
+  LLVM::CondBrOp::create(rewriter, loc, expired, fail, retry);
+
+  rewriter.setInsertionPointToEnd(fail);
+  Value values[kHangReportValues] = {
+      adaptor.getIndex(),
+      adaptor.getPhase(),
+      NVVM::ThreadIdXOp::create(rewriter, loc, i32),
+      NVVM::BlockIdXOp::create(rewriter, loc, i32),
+      NVVM::BlockIdYOp::create(rewriter, loc, i32),
+      NVVM::BlockIdZOp::create(rewriter, loc, i32)};
+  for (auto [i, value] : llvm::enumerate(values)) {
+    Value field = LLVM::GEPOp::create(rewriter, loc, ptr, argsType, args,
+                                      ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+    LLVM::StoreOp::create(rewriter, loc, value, field);
+  }
+  Value format =
+      LLVM::AddressOfOp::create(rewriter, loc, ptr, report.getValue());
+  LLVM::CallOp::create(rewriter, loc, vprintf, ValueRange{format, args});
+  LLVM::Trap::create(rewriter, loc);
+  LLVM::UnreachableOp::create(rewriter, loc);
+
+  rewriter.eraseOp(op);
+  return success();
+}
 /// The shared::cluster address of the barrier at `addr` (a shared::cta
 /// address) in the even CTA of a CTA pair, which runs the pair's MMA warp.
 static Value inEvenCta(OpBuilder &b, Location loc, Value addr) {
@@ -276,223 +250,207 @@ static Value inEvenCta(OpBuilder &b, Location loc, Value addr) {
 /// of the pair's even CTA, with cluster scope. A multicast arrival by threads
 /// (made by each warp's first lane, which lowerRoles guards) arrives on
 /// this CTA's barrier and on the peer's.
-struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value addr =
-        barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
-    if (op.getMulticast() && !op.getTcgen05()) {
-      // The peer's arrival keeps the default semantics (release at CTA
-      // scope), as for a local one: the slot was read by wgmma, which
-      // wgmma.wait_group completed, and the peer's next write to it is a
-      // TMA copy that waits for this arrival. A cluster-scope release here
-      // cost a third of the GEMM's throughput on an H100.
-      auto cta = NVVM::MemScopeKindAttr::get(rewriter.getContext(),
-                                             NVVM::MemScopeKind::CTA);
-      NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr, Value(), cta);
-      Value rank =
-          NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
-      Value peer =
-          LLVM::XOrOp::create(rewriter, loc, rank, i32Const(rewriter, loc, 1));
-      Value remote = NVVM::MapaOp::create(
-          rewriter, loc,
-          LLVM::LLVMPointerType::get(rewriter.getContext(),
-                                     kSharedClusterAddressSpace),
-          addr, peer);
-      NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), remote, Value(),
-                                     cta);
-      rewriter.eraseOp(op);
-      return success();
-    }
-    bool pair = op->hasAttr(kCtaPairAttrName);
-    if (pair)
-      addr = inEvenCta(rewriter, loc, addr);
-    auto scope = NVVM::MemScopeKindAttr::get(rewriter.getContext(),
-                                             pair ? NVVM::MemScopeKind::CLUSTER
-                                                  : NVVM::MemScopeKind::CTA);
-    if (std::optional<int64_t> bytes = op.getTxBytes())
-      NVVM::MBarrierArriveExpectTxOp::create(
-          rewriter, loc, Type(), addr, i32Const(rewriter, loc, *bytes), scope,
-          rewriter.getBoolAttr(false), Value());
-    else
-      NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr, Value(),
-                                     scope);
+static LogicalResult lowerMBarrierArrive(MBarrierArriveOp op,
+                                         MBarrierArriveOp::Adaptor adaptor,
+                                         ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Value addr =
+      barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+  if (op.getMulticast() && !op.getTcgen05()) {
+    // The peer's arrival keeps the default semantics (release at CTA
+    // scope), as for a local one: the slot was read by wgmma, which
+    // wgmma.wait_group completed, and the peer's next write to it is a
+    // TMA copy that waits for this arrival. A cluster-scope release here
+    // cost a third of the GEMM's throughput on an H100.
+    auto cta = NVVM::MemScopeKindAttr::get(rewriter.getContext(),
+                                           NVVM::MemScopeKind::CTA);
+    NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr, Value(), cta);
+    Value rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+    Value peer =
+        LLVM::XOrOp::create(rewriter, loc, rank, i32Const(rewriter, loc, 1));
+    Value remote = NVVM::MapaOp::create(
+        rewriter, loc,
+        LLVM::LLVMPointerType::get(rewriter.getContext(),
+                                   kSharedClusterAddressSpace),
+        addr, peer);
+    NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), remote, Value(), cta);
     rewriter.eraseOp(op);
     return success();
   }
-};
+  bool pair = op->hasAttr(kCtaPairAttrName);
+  if (pair)
+    addr = inEvenCta(rewriter, loc, addr);
+  auto scope = NVVM::MemScopeKindAttr::get(rewriter.getContext(),
+                                           pair ? NVVM::MemScopeKind::CLUSTER
+                                                : NVVM::MemScopeKind::CTA);
+  if (std::optional<int64_t> bytes = op.getTxBytes())
+    NVVM::MBarrierArriveExpectTxOp::create(
+        rewriter, loc, Type(), addr, i32Const(rewriter, loc, *bytes), scope,
+        rewriter.getBoolAttr(false), Value());
+  else
+    NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr, Value(), scope);
+  rewriter.eraseOp(op);
+  return success();
+}
+
+/// TMA multicast: this CTA (cluster rank r) copies the r-th half of the
+/// block, into the same offset of both CTAs (`.multicast::cluster`, CTA
+/// mask 0b11), completing the barrier at the same offset in both. A block
+/// moved as one box per row is split by rows (the tensor map's box holds
+/// half of them), one moved as several boxes by boxes.
+static void lowerMulticast(TMALoadMBarrierOp op,
+                           ConversionPatternRewriter &rewriter, Value desc,
+                           Value dst, Value bar, ArrayRef<Value> coords,
+                           const TMABoxes &boxes, int64_t elementBytes) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  Value rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+  Value both =
+      LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(), 0b11);
+  auto cluster = LLVM::LLVMPointerType::get(ctx, kSharedClusterAddressSpace);
+  auto mul = [&](Value x, int64_t c) -> Value {
+    return LLVM::MulOp::create(rewriter, loc, x, i32Const(rewriter, loc, c));
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return LLVM::AddOp::create(rewriter, loc, x, y);
+  };
+  auto copy = [&](Value bytes, ArrayRef<Value> at) {
+    Value to =
+        LLVM::GEPOp::create(rewriter, loc, dst.getType(), rewriter.getI8Type(),
+                            dst, ValueRange{bytes});
+    // This CTA's buffer as a shared::cluster address; the copy writes the
+    // same offset in every CTA of the mask.
+    to = NVVM::MapaOp::create(rewriter, loc, cluster, to, rank);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        rewriter, loc, to, desc, at, bar, ValueRange(), both, Value(),
+        NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+        rewriter.getBoolAttr(false), NVVM::CTAGroupKindAttr(), Value());
+  };
+  RankedTensorType block = op.getDesc().getType().getBlock();
+  if (boxes.count == 1) {
+    // Rows: the outermost coordinate, the last in PTX order.
+    int64_t half = block.getShape().front() / 2;
+    SmallVector<Value> at(coords);
+    at.back() = add(at.back(), mul(rank, half));
+    copy(mul(rank, half * boxes.spanBytes), at);
+    return;
+  }
+  int64_t half = boxes.count / 2;
+  for (int64_t i = 0; i < half; ++i) {
+    Value box = add(mul(rank, half), i32Const(rewriter, loc, i));
+    SmallVector<Value> at(coords);
+    at.front() = add(at.front(), mul(box, boxes.spanBytes / elementBytes));
+    copy(mul(box, boxes.boxBytes), at);
+  }
+}
 
 /// ws.tma_load_mbarrier -> cp.async.bulk.tensor (coordinates reversed: PTX
 /// lists the innermost dimension first). In 2-CTA mode each CTA loads into
 /// its own shared memory and the copy completes on the barrier of the
 /// pair's even CTA (`.cta_group::2` allows a barrier in the peer CTA).
-struct TMALoadLowering : ConvertOpToLLVMPattern<TMALoadMBarrierOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(TMALoadMBarrierOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value dst = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-    Value bar =
-        barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
-    SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
-    bool pair = op->hasAttr(kCtaPairAttrName);
-    Value rank;
-    if (pair) {
-      // The instruction takes the barrier's shared::cluster address; NVVM
-      // types the operand as a shared pointer, so pass the address bits.
-      Value even = LLVM::PtrToIntOp::create(
-          rewriter, loc, rewriter.getI64Type(), inEvenCta(rewriter, loc, bar));
-      bar = LLVM::IntToPtrOp::create(rewriter, loc, bar.getType(), even);
-      rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
-    }
+static LogicalResult lowerTMALoad(TMALoadMBarrierOp op,
+                                  TMALoadMBarrierOp::Adaptor adaptor,
+                                  ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Value dst = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+  Value bar =
+      barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+  SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
+  bool pair = op->hasAttr(kCtaPairAttrName);
+  Value rank;
+  if (pair) {
+    // The instruction takes the barrier's shared::cluster address; NVVM
+    // types the operand as a shared pointer, so pass the address bits.
+    Value even = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(),
+                                          inEvenCta(rewriter, loc, bar));
+    bar = LLVM::IntToPtrOp::create(rewriter, loc, bar.getType(), even);
+    rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+  }
 
-    // A swizzled block whose rows are wider than the swizzle span moves as
-    // several boxes one span wide, stored one after the other (the layout
-    // #tile.nvmma_shared describes); the tensor map's box is one of them.
-    RankedTensorType block = op.getDesc().getType().getBlock();
-    int64_t elementBytes = block.getElementTypeBitWidth() / 8;
-    TMABoxes boxes = getTMABoxes(block);
-    int64_t span = boxes.spanBytes, pieceBytes = boxes.boxBytes;
-    if (op.getMulticast()) {
-      if (pair)
-        return rewriter.notifyMatchFailure(op, "multicast in 2-CTA mode");
-      lowerMulticast(op, rewriter, adaptor.getDesc(), dst, bar, coords, boxes,
-                     elementBytes);
-      rewriter.eraseOp(op);
-      return success();
-    }
-    for (int64_t piece = 0; piece < boxes.count; ++piece) {
-      SmallVector<Value> pieceCoords(coords);
-      Value pieceDst = dst;
-      if (piece > 0) {
-        pieceCoords[0] = LLVM::AddOp::create(
-            rewriter, loc, coords[0],
-            i32Const(rewriter, loc, piece * span / elementBytes));
-        pieceDst = LLVM::GEPOp::create(
-            rewriter, loc, dst.getType(), rewriter.getI8Type(), dst,
-            ArrayRef<LLVM::GEPArg>{int32_t(piece * pieceBytes)});
-      }
-      NVVM::CTAGroupKindAttr group;
-      if (pair) {
-        // This CTA's own buffer, as a shared::cluster address.
-        pieceDst = NVVM::MapaOp::create(
-            rewriter, loc,
-            LLVM::LLVMPointerType::get(rewriter.getContext(),
-                                       kSharedClusterAddressSpace),
-            pieceDst, rank);
-        group = NVVM::CTAGroupKindAttr::get(rewriter.getContext(),
-                                            NVVM::CTAGroupKind::CTA_2);
-      }
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          rewriter, loc, pieceDst, adaptor.getDesc(), pieceCoords, bar,
-          ValueRange(), Value(), Value(),
-          NVVM::TMALoadModeAttr::get(rewriter.getContext(),
-                                     NVVM::TMALoadMode::TILE),
-          rewriter.getBoolAttr(!pair), group, Value());
-    }
+  // A swizzled block whose rows are wider than the swizzle span moves as
+  // several boxes one span wide, stored one after the other (the layout
+  // #tile.nvmma_shared describes); the tensor map's box is one of them.
+  RankedTensorType block = op.getDesc().getType().getBlock();
+  int64_t elementBytes = block.getElementTypeBitWidth() / 8;
+  TMABoxes boxes = getTMABoxes(block);
+  int64_t span = boxes.spanBytes, pieceBytes = boxes.boxBytes;
+  if (op.getMulticast()) {
+    if (pair)
+      return rewriter.notifyMatchFailure(op, "multicast in 2-CTA mode");
+    lowerMulticast(op, rewriter, adaptor.getDesc(), dst, bar, coords, boxes,
+                   elementBytes);
     rewriter.eraseOp(op);
     return success();
   }
-
-  /// TMA multicast: this CTA (cluster rank r) copies the r-th half of the
-  /// block, into the same offset of both CTAs (`.multicast::cluster`, CTA
-  /// mask 0b11), completing the barrier at the same offset in both. A block
-  /// moved as one box per row is split by rows (the tensor map's box holds
-  /// half of them), one moved as several boxes by boxes.
-  static void lowerMulticast(TMALoadMBarrierOp op,
-                             ConversionPatternRewriter &rewriter, Value desc,
-                             Value dst, Value bar, ArrayRef<Value> coords,
-                             const TMABoxes &boxes, int64_t elementBytes) {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
-    Value rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
-    Value both =
-        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(), 0b11);
-    auto cluster = LLVM::LLVMPointerType::get(ctx, kSharedClusterAddressSpace);
-    auto mul = [&](Value x, int64_t c) -> Value {
-      return LLVM::MulOp::create(rewriter, loc, x, i32Const(rewriter, loc, c));
-    };
-    auto add = [&](Value x, Value y) -> Value {
-      return LLVM::AddOp::create(rewriter, loc, x, y);
-    };
-    auto copy = [&](Value bytes, ArrayRef<Value> at) {
-      Value to =
-          LLVM::GEPOp::create(rewriter, loc, dst.getType(),
-                              rewriter.getI8Type(), dst, ValueRange{bytes});
-      // This CTA's buffer as a shared::cluster address; the copy writes the
-      // same offset in every CTA of the mask.
-      to = NVVM::MapaOp::create(rewriter, loc, cluster, to, rank);
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          rewriter, loc, to, desc, at, bar, ValueRange(), both, Value(),
-          NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
-          rewriter.getBoolAttr(false), NVVM::CTAGroupKindAttr(), Value());
-    };
-    RankedTensorType block = op.getDesc().getType().getBlock();
-    if (boxes.count == 1) {
-      // Rows: the outermost coordinate, the last in PTX order.
-      int64_t half = block.getShape().front() / 2;
-      SmallVector<Value> at(coords);
-      at.back() = add(at.back(), mul(rank, half));
-      copy(mul(rank, half * boxes.spanBytes), at);
-      return;
+  for (int64_t piece = 0; piece < boxes.count; ++piece) {
+    SmallVector<Value> pieceCoords(coords);
+    Value pieceDst = dst;
+    if (piece > 0) {
+      pieceCoords[0] = LLVM::AddOp::create(
+          rewriter, loc, coords[0],
+          i32Const(rewriter, loc, piece * span / elementBytes));
+      pieceDst = LLVM::GEPOp::create(
+          rewriter, loc, dst.getType(), rewriter.getI8Type(), dst,
+          ArrayRef<LLVM::GEPArg>{int32_t(piece * pieceBytes)});
     }
-    int64_t half = boxes.count / 2;
-    for (int64_t i = 0; i < half; ++i) {
-      Value box = add(mul(rank, half), i32Const(rewriter, loc, i));
-      SmallVector<Value> at(coords);
-      at.front() = add(at.front(), mul(box, boxes.spanBytes / elementBytes));
-      copy(mul(box, boxes.boxBytes), at);
+    NVVM::CTAGroupKindAttr group;
+    if (pair) {
+      // This CTA's own buffer, as a shared::cluster address.
+      pieceDst = NVVM::MapaOp::create(
+          rewriter, loc,
+          LLVM::LLVMPointerType::get(rewriter.getContext(),
+                                     kSharedClusterAddressSpace),
+          pieceDst, rank);
+      group = NVVM::CTAGroupKindAttr::get(rewriter.getContext(),
+                                          NVVM::CTAGroupKind::CTA_2);
     }
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        rewriter, loc, pieceDst, adaptor.getDesc(), pieceCoords, bar,
+        ValueRange(), Value(), Value(),
+        NVVM::TMALoadModeAttr::get(rewriter.getContext(),
+                                   NVVM::TMALoadMode::TILE),
+        rewriter.getBoolAttr(!pair), group, Value());
   }
-};
-
+  rewriter.eraseOp(op);
+  return success();
+}
 /// ws.fence_async_shared -> fence.proxy.async.shared::cta.
-struct FenceAsyncSharedLowering : ConvertOpToLLVMPattern<FenceAsyncSharedOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(FenceAsyncSharedOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    MLIRContext *ctx = rewriter.getContext();
-    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
-        op, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    return success();
-  }
-};
+static LogicalResult
+lowerFenceAsyncShared(FenceAsyncSharedOp op,
+                      FenceAsyncSharedOp::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) {
+  MLIRContext *ctx = rewriter.getContext();
+  rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+      op, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  return success();
+}
 
 /// ws.barrier_sync -> bar.sync id, threads.
-struct BarrierSyncLowering : ConvertOpToLLVMPattern<BarrierSyncOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(BarrierSyncOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    NVVM::BarrierOp::create(rewriter, loc, Type(),
-                            i32Const(rewriter, loc, op.getId()),
-                            i32Const(rewriter, loc, op.getThreads()),
-                            NVVM::BarrierReductionAttr(), Value());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
+static LogicalResult lowerBarrierSync(BarrierSyncOp op,
+                                      BarrierSyncOp::Adaptor adaptor,
+                                      ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  NVVM::BarrierOp::create(rewriter, loc, Type(),
+                          i32Const(rewriter, loc, op.getId()),
+                          i32Const(rewriter, loc, op.getThreads()),
+                          NVVM::BarrierReductionAttr(), Value());
+  rewriter.eraseOp(op);
+  return success();
+}
 
 /// ws.barrier_arrive -> bar.arrive id, threads.
-struct BarrierArriveLowering : ConvertOpToLLVMPattern<BarrierArriveOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(BarrierArriveOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    rewriter.replaceOpWithNewOp<NVVM::BarrierArriveOp>(
-        op, i32Const(rewriter, loc, op.getId()),
-        i32Const(rewriter, loc, op.getThreads()));
-    return success();
-  }
-};
+static LogicalResult lowerBarrierArrive(BarrierArriveOp op,
+                                        BarrierArriveOp::Adaptor adaptor,
+                                        ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  rewriter.replaceOpWithNewOp<NVVM::BarrierArriveOp>(
+      op, i32Const(rewriter, loc, op.getId()),
+      i32Const(rewriter, loc, op.getThreads()));
+  return success();
+}
+
+namespace {
 
 /// The kernels' !tile.desc parameters, remembered across the conversion.
 struct TensorMapParams {
@@ -618,10 +576,10 @@ struct ConvertWSToNVVMPass
     populateTCGen05TypeConversions(converter);
 
     RewritePatternSet patterns(ctx);
-    patterns.add<BufferAllocLowering, SlotLowering, MBarrierAllocLowering,
-                 MBarrierArriveLowering, MBarrierWaitLowering, TMALoadLowering,
-                 FenceAsyncSharedLowering, BarrierSyncLowering,
-                 BarrierArriveLowering>(converter);
+    addLowerings(patterns, converter, lowerBufferAlloc, lowerSlot,
+                 lowerMBarrierAlloc, lowerMBarrierArrive, lowerMBarrierWait,
+                 lowerTMALoad, lowerFenceAsyncShared, lowerBarrierSync,
+                 lowerBarrierArrive);
     populateTileToNVVMPatterns(converter, patterns);
     populateTCGen05ToNVVMPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);

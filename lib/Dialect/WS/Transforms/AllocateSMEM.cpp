@@ -25,17 +25,10 @@ using namespace mlir::ws;
 
 namespace {
 struct WSAllocateSMEMPass
-    : public ws::impl::WSAllocateSMEMBase<WSAllocateSMEMPass> {
-  using Base::Base;
+    : PerFunctionPass<WSAllocateSMEMPass, ws::impl::WSAllocateSMEMBase> {
+  using PerFunctionPass::PerFunctionPass;
 
-  void runOnOperation() override {
-    if (failed(runOnEach<FunctionOpInterface>(
-            getOperation(),
-            [&](FunctionOpInterface func) { return allocate(func); })))
-      signalPassFailure();
-  }
-
-  LogicalResult allocate(FunctionOpInterface func) {
+  LogicalResult runOnFunction(FunctionOpInterface func) {
     SmallVector<BufferAllocOp> buffers;
     SmallVector<MBarrierAllocOp> barriers;
     func->walk([&](Operation *op) {

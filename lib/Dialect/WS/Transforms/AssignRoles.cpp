@@ -412,17 +412,10 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
 
 namespace {
 struct WSAssignRolesPass
-    : public ws::impl::WSAssignRolesBase<WSAssignRolesPass> {
-  using Base::Base;
+    : PerFunctionPass<WSAssignRolesPass, ws::impl::WSAssignRolesBase> {
+  using PerFunctionPass::PerFunctionPass;
 
-  void runOnOperation() override {
-    if (failed(runOnEach<FunctionOpInterface>(
-            getOperation(),
-            [&](FunctionOpInterface func) { return assign(func); })))
-      signalPassFailure();
-  }
-
-  LogicalResult assign(FunctionOpInterface func) {
+  LogicalResult runOnFunction(FunctionOpInterface func) {
     if (func.isExternal())
       return success();
     if (failed(verifyPartitionOptions(func, getArgument(), stages, producerRegs,

@@ -324,17 +324,10 @@ static LogicalResult materialise(FunctionOpInterface func) {
 
 namespace {
 struct WSPartitionRolesPass
-    : public ws::impl::WSPartitionRolesBase<WSPartitionRolesPass> {
-  using Base::Base;
+    : PerFunctionPass<WSPartitionRolesPass, ws::impl::WSPartitionRolesBase> {
+  using PerFunctionPass::PerFunctionPass;
 
-  void runOnOperation() override {
-    if (failed(runOnEach<FunctionOpInterface>(
-            getOperation(),
-            [&](FunctionOpInterface func) { return partition(func); })))
-      signalPassFailure();
-  }
-
-  LogicalResult partition(FunctionOpInterface func) {
+  LogicalResult runOnFunction(FunctionOpInterface func) {
     if (func.isExternal() || !tile::containsTileOps(func))
       return success();
     // A tile program that loads nothing has no roles to split into.
