@@ -3,11 +3,13 @@
 // Part of fmha. `fmha-expand-kernels` hands an fmha op's configuration to the
 // later passes as discardable attributes of the kernel it builds: the
 // pipeline depth (`fmha.stages`), the Q ring's slots (`fmha.item_slots`) and
-// the launch manifest (`fmha.manifest`). The fmha dialect verifies them
-// wherever they appear, and the passes that read them check them again with
-// the same function (the dialect need not be loaded to parse a tile-level
-// kernel), so a hand-written value out of range is an error naming the
-// attribute and its range, never a channel the ws dialect rejects.
+// the launch manifest (`fmha.manifest`), declared in FMHADialect.td
+// (`discardableAttrs`, whose generated helpers the fmha side uses; ws, which
+// includes no fmha header, reads the names below). The fmha dialect verifies
+// them wherever they appear, and the passes that read them check them again
+// with the same function (the dialect need not be loaded to parse a
+// tile-level kernel), so a hand-written value out of range is an error naming
+// the attribute and its range, never a channel the ws dialect rejects.
 //
 //===----------------------------------------------------------------------===//
 

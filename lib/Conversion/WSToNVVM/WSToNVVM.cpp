@@ -621,7 +621,8 @@ struct ConvertWSToNVVMPass
         kernels.push_back(params);
       if (func->hasAttr(kCtaPairAttrName) && failed(markCtaPair(func)))
         return WalkResult::interrupt();
-      usesSharedMemory |= func->hasAttr("ws.smem_bytes");
+      usesSharedMemory |=
+          func->hasAttr(WSDialect::SmemBytesAttrHelper::getNameStr());
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())

@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -32,7 +33,19 @@ void FMHADialect::initialize() {
       >();
 }
 
+/// Checks a discardable attribute of the dialect (FMHADialect.td): a
+/// known one, on a function, with a value in range (verifyKernelAttr).
 LogicalResult FMHADialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (!llvm::is_contained({StagesAttrHelper::getNameStr(),
+                           ItemSlotsAttrHelper::getNameStr(),
+                           ManifestAttrHelper::getNameStr()},
+                          name))
+    return op->emitOpError("has '")
+           << name << "', which is not an attribute of the fmha dialect";
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitOpError("may not hold '")
+           << name << "': it sits on a kernel (a function)";
   return verifyKernelAttr(attr, [&] { return op->emitError(); });
 }

@@ -598,10 +598,13 @@ LogicalResult AttentionBuilder::build() {
   KernelShell shell =
       createKernelShell(b, op, op.getSymName(), op.getTarget(), args);
   gpu::GPUFuncOp func = shell.func;
-  func->setAttr(kManifestAttrName, b.getStringAttr(manifest()));
-  func->setAttr(kStagesAttrName, b.getI64IntegerAttr(op.getStagesOrDefault()));
+  auto *fmha = cast<FMHADialect>(op->getDialect());
+  fmha->getManifestAttrHelper().setAttr(func, b.getStringAttr(manifest()));
+  fmha->getStagesAttrHelper().setAttr(
+      func, b.getI64IntegerAttr(op.getStagesOrDefault()));
   if (persistent())
-    func->setAttr(kItemSlotsAttrName, b.getI64IntegerAttr(op.getQuerySlots()));
+    fmha->getItemSlotsAttrHelper().setAttr(
+        func, b.getI64IntegerAttr(op.getQuerySlots()));
   unsigned next = 0;
   q = func.getArgument(next++);
   k = func.getArgument(next++);

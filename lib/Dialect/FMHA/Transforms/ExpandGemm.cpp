@@ -7,7 +7,7 @@
 #include "Expand.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
-#include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Dialect/WS/IR/WSDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -147,12 +147,17 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   KernelShell shell = createKernelShell(b, op, op.getSymName(), op.getTarget(),
                                         {aDesc, bDesc, cDesc, i32, i32, i32});
   gpu::GPUFuncOp func = shell.func;
-  func->setAttr(kManifestAttrName, b.getStringAttr(gemmManifest(op)));
-  func->setAttr(kStagesAttrName, b.getI64IntegerAttr(op.getStagesOrDefault()));
+  auto *fmha = cast<FMHADialect>(op->getDialect());
+  fmha->getManifestAttrHelper().setAttr(func,
+                                        b.getStringAttr(gemmManifest(op)));
+  fmha->getStagesAttrHelper().setAttr(
+      func, b.getI64IntegerAttr(op.getStagesOrDefault()));
   if (pair)
-    func->setAttr(ws::kCtaPairAttrName, b.getUnitAttr());
+    func->setAttr(ws::WSDialect::CtaPairAttrHelper::getNameStr(),
+                  b.getUnitAttr());
   if (multicast)
-    func->setAttr(ws::kMulticastAttrName, b.getUnitAttr());
+    func->setAttr(ws::WSDialect::MulticastAttrHelper::getNameStr(),
+                  b.getUnitAttr());
   Value a = func.getArgument(0), bArg = func.getArgument(1),
         c = func.getArgument(2), k = func.getArgument(5);
 

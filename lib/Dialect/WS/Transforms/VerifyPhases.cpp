@@ -928,6 +928,7 @@ static void collectArrays(Kernel &kernel) {
   DenseMap<Value, SmallVector<RoleOp>> waiters;
   DenseSet<Value> filled;
   DenseSet<Operation *> fillers;
+  WSDialect &ws = WSDialect::getLoaded(kernel.op.getContext());
   for (Operation *op : barrierOps) {
     Value barriers = getBarriers(op);
     if (!kernel.arrays.count(barriers))
@@ -935,11 +936,11 @@ static void collectArrays(Kernel &kernel) {
     BarrierArray &array = kernel.arrays[barriers];
     if (auto wait = dyn_cast<MBarrierWaitOp>(op)) {
       waiters[barriers].push_back(op->getParentOfType<RoleOp>());
-      if (auto ring = op->getAttrOfType<StringAttr>(kRingAttrName))
+      if (StringAttr ring = ws.getRingAttrHelper().getAttr(op))
         tags[barriers].push_back(ring.getValue());
       else
         tags[barriers].push_back("");
-      if (auto channel = op->getAttrOfType<IntegerAttr>(kChannelAttrName))
+      if (IntegerAttr channel = ws.getChannelAttrHelper().getAttr(op))
         array.channel = channel.getInt();
     } else if (isa<TMALoadMBarrierOp>(op) ||
                cast<MBarrierArriveOp>(op).getTxBytes()) {
@@ -999,7 +1000,10 @@ static LogicalResult verifyKernel(WarpSpecializeOp op) {
   SmallVector<RoleOp> roles(op.getRoles());
   // A TMA multicast kernel: two CTAs run the roles, each its own copy.
   auto func = op->getParentOfType<FunctionOpInterface>();
-  unsigned ctas = func && func->hasAttr(kMulticastAttrName) ? 2 : 1;
+  bool multicast = func && WSDialect::getLoaded(op.getContext())
+                               .getMulticastAttrHelper()
+                               .isAttrPresent(func);
+  unsigned ctas = multicast ? 2 : 1;
   for (int64_t trips = 1; trips <= maxTrips; ++trips) {
     bool anySubstituted = false;
     for (bool defaultBranch : {true, false}) {
@@ -1057,7 +1061,9 @@ static LogicalResult verifyKernel(WarpSpecializeOp op) {
 LogicalResult ws::verifyPhases(WarpSpecializeOp op) {
   if (failed(verifyKernel(op)))
     return failure();
-  op->setAttr(kPhasesVerifiedAttrName, UnitAttr::get(op.getContext()));
+  WSDialect::getLoaded(op.getContext())
+      .getPhasesVerifiedAttrHelper()
+      .setAttr(op, UnitAttr::get(op.getContext()));
   return success();
 }
 

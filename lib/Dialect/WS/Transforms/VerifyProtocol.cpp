@@ -1253,7 +1253,9 @@ LogicalResult ProtocolVerifier::run() {
 LogicalResult ws::verifyProtocol(WarpSpecializeOp op) {
   if (failed(ProtocolVerifier(op).run()))
     return failure();
-  op->setAttr(kProtocolVerifiedAttrName, UnitAttr::get(op.getContext()));
+  WSDialect::getLoaded(op.getContext())
+      .getProtocolVerifiedAttrHelper()
+      .setAttr(op, UnitAttr::get(op.getContext()));
   return success();
 }
 

@@ -23,6 +23,22 @@ def FMHA_Dialect : Dialect {
     `fmha-expand-kernels` turns each op into a `tile` program, which the
     `ws` dialect warp-specializes before the NVVM-to-PTX tail.
 
+    ### Discardable attributes
+
+    `fmha-expand-kernels` hands an op's configuration to the later passes
+    as attributes of the kernel (the function) it builds. They are declared
+    here (C++ reads and writes them through the generated helpers,
+    `FMHADialect::StagesAttrHelper` and so on; the ws passes, which include
+    no fmha header, through the names of `fmha/Target/KernelAttrs.h`) and
+    verified wherever they appear: type, range, and that they sit on a
+    function; any other `fmha.*` attribute is an error.
+
+    | attribute | type | meaning |
+    |---|---|---|
+    | `fmha.stages` | integer from 1 to 8 | the pipeline stages of the kernel's streamed operands |
+    | `fmha.item_slots` | integer from 1 to 2 | the slots of a ring filled once per work item (a persistent kernel's Q tiles: this item's and the next one's) |
+    | `fmha.manifest` | string | the kernel's launch contract as JSON, which `fmha-translate --fmha-manifest` completes |
+
     ```mlir
     module {
       fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
@@ -34,8 +50,13 @@ def FMHA_Dialect : Dialect {
     ```
   }];
   let useDefaultAttributePrinterParser = 1;
-  // fmha.stages, fmha.item_slots, fmha.manifest on kernels (KernelAttrs.h).
   let hasOperationAttrVerify = 1;
+  // Declared above, in the description's table: keep the two in step.
+  let discardableAttrs = (ins
+    "::mlir::IntegerAttr":$stages,
+    "::mlir::IntegerAttr":$item_slots,
+    "::mlir::StringAttr":$manifest
+  );
   let useDefaultTypePrinterParser = 0;
 }
 
