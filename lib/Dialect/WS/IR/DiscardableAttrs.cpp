@@ -17,118 +17,141 @@ using namespace mlir::ws;
 
 namespace {
 
+/// The ops a discardable attribute may sit on.
+enum class Holder {
+  /// A kernel: a function.
+  Kernel,
+  /// The kernel, and the ops convert-ws-to-nvvm marks in a 2-CTA kernel.
+  CtaPairOps,
+  /// The ops ws-lower-roles puts under a test of the role's first thread.
+  LeaderOps,
+  Dot,
+  Wait,
+  GPUModule,
+  WarpSpecialize
+};
+
 /// What one discardable attribute must be, and where it may sit.
 struct AttrRule {
   StringLiteral name;
   enum Kind { Unit, Ring, Symbol, Integer } kind;
+  Holder holder;
   /// Integer: the range, and the step its values are multiples of.
   int64_t min = 0, max = 0, step = 1;
-  /// The ops it may sit on, as the message names them.
-  StringLiteral holders;
-  bool (*mayHold)(Operation *);
 };
 
 } // namespace
 
-static bool isKernel(Operation *op) { return isa<FunctionOpInterface>(op); }
-
-static bool isWait(Operation *op) { return isa<MBarrierWaitOp>(op); }
-
-/// The kernel, and the ops convert-ws-to-nvvm marks in a 2-CTA kernel.
-static bool isCtaPairHolder(Operation *op) {
-  return isKernel(op) || isa<MBarrierArriveOp, TMALoadMBarrierOp, TMEMAllocOp,
-                             TMEMRelinquishOp, TMEMDeallocOp>(op);
+/// Whether `op` is one of `holder`'s ops.
+static bool mayHold(Holder holder, Operation *op) {
+  switch (holder) {
+  case Holder::Kernel:
+    return isa<FunctionOpInterface>(op);
+  case Holder::CtaPairOps:
+    return isa<FunctionOpInterface, MBarrierArriveOp, TMALoadMBarrierOp,
+               TMEMAllocOp, TMEMRelinquishOp, TMEMDeallocOp>(op);
+  case Holder::LeaderOps:
+    if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
+      return arrive.getLeader();
+    return isa<TMALoadMBarrierOp, TCGen05MMAOp>(op);
+  case Holder::Dot:
+    return isa<tile::DotOp>(op);
+  case Holder::Wait:
+    return isa<MBarrierWaitOp>(op);
+  case Holder::GPUModule:
+    return isa<gpu::GPUModuleOp>(op);
+  case Holder::WarpSpecialize:
+    return isa<WarpSpecializeOp>(op);
+  }
+  return false;
 }
 
-/// The ops ws-lower-roles puts under a test of the role's first thread.
-static bool isLeaderOp(Operation *op) {
-  if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
-    return arrive.getLeader();
-  return isa<TMALoadMBarrierOp, TCGen05MMAOp>(op);
+/// The ops of `holder`, as messages name them.
+static StringRef describeHolder(Holder holder) {
+  switch (holder) {
+  case Holder::Kernel:
+    return "a kernel";
+  case Holder::CtaPairOps:
+    return "a kernel, ws.mbarrier_arrive, ws.tma_load_mbarrier and the "
+           "ws.tmem_* ops";
+  case Holder::LeaderOps:
+    return "ws.mbarrier_arrive with leader, ws.tma_load_mbarrier and "
+           "ws.tcgen05_mma";
+  case Holder::Dot:
+    return "tile.dot";
+  case Holder::Wait:
+    return "ws.mbarrier_wait";
+  case Holder::GPUModule:
+    return "gpu.module";
+  case Holder::WarpSpecialize:
+    return "ws.warp_specialize";
+  }
+  return "";
 }
 
-static bool isDot(Operation *op) { return isa<tile::DotOp>(op); }
+using D = WSDialect;
+using R = AttrRule;
+/// Threads of a CTA: whole warps, at most 1024.
+static constexpr int64_t kWarp = kThreadsPerWarp;
+static constexpr int64_t kMaxThreads = kMaxWarpsPerCTA * kThreadsPerWarp;
 
-static bool isGPUModule(Operation *op) { return isa<gpu::GPUModuleOp>(op); }
-
-static bool isWarpSpecialize(Operation *op) {
-  return isa<WarpSpecializeOp>(op);
-}
-
-/// The rules, one per attribute of WSDialect.td's discardableAttrs.
+/// The rules, one per attribute of WSDialect.td's discardableAttrs. (The
+/// dynamic shared memory is a 32-bit count for cuLaunchKernel.)
 static const AttrRule kRules[] = {
-    {WSDialect::CtaPairAttrHelper::getNameStr(), AttrRule::Unit, 0, 0, 1,
-     "a kernel, ws.mbarrier_arrive, ws.tma_load_mbarrier and the ws.tmem_* "
-     "ops",
-     isCtaPairHolder},
-    {WSDialect::MulticastAttrHelper::getNameStr(), AttrRule::Unit, 0, 0, 1,
-     "a kernel", isKernel},
-    {WSDialect::LeaderGuardedAttrHelper::getNameStr(), AttrRule::Unit, 0, 0, 1,
-     "ws.mbarrier_arrive with leader, ws.tma_load_mbarrier and "
-     "ws.tcgen05_mma",
-     isLeaderOp},
-    {WSDialect::AsyncWgmmaAttrHelper::getNameStr(), AttrRule::Unit, 0, 0, 1,
-     "tile.dot", isDot},
-    {WSDialect::RingAttrHelper::getNameStr(), AttrRule::Ring, 0, 0, 1,
-     "ws.mbarrier_wait", isWait},
-    {WSDialect::ChannelAttrHelper::getNameStr(), AttrRule::Integer, 0,
-     INT32_MAX, 1, "ws.mbarrier_wait", isWait},
-    {WSDialect::DrainAttrHelper::getNameStr(), AttrRule::Unit, 0, 0, 1,
-     "ws.mbarrier_wait", isWait},
-    {WSDialect::HangReportAttrHelper::getNameStr(), AttrRule::Symbol, 0, 0, 1,
-     "ws.mbarrier_wait", isWait},
-    {WSDialect::WaitTimeoutAttrHelper::getNameStr(), AttrRule::Integer, 1,
-     INT64_MAX, 1, "ws.mbarrier_wait", isWait},
-    {WSDialect::HangReportsAttrHelper::getNameStr(), AttrRule::Unit, 0, 0, 1,
-     "gpu.module", isGPUModule},
-    {WSDialect::ProtocolVerifiedAttrHelper::getNameStr(), AttrRule::Unit, 0, 0,
-     1, "ws.warp_specialize", isWarpSpecialize},
-    {WSDialect::PhasesVerifiedAttrHelper::getNameStr(), AttrRule::Unit, 0, 0, 1,
-     "ws.warp_specialize", isWarpSpecialize},
-    // cuLaunchKernel takes the dynamic shared memory as a 32-bit count.
-    {WSDialect::SmemBytesAttrHelper::getNameStr(), AttrRule::Integer, 0,
-     INT32_MAX, 1, "a kernel", isKernel},
-    {WSDialect::NumThreadsAttrHelper::getNameStr(), AttrRule::Integer,
-     kThreadsPerWarp, kMaxWarpsPerCTA *kThreadsPerWarp, kThreadsPerWarp,
-     "a kernel", isKernel},
+    {D::CtaPairAttrHelper::getNameStr(), R::Unit, Holder::CtaPairOps},
+    {D::SmemBytesAttrHelper::getNameStr(), R::Integer, Holder::Kernel, 0,
+     INT32_MAX},
+    {D::MulticastAttrHelper::getNameStr(), R::Unit, Holder::Kernel},
+    {D::NumThreadsAttrHelper::getNameStr(), R::Integer, Holder::Kernel, kWarp,
+     kMaxThreads, kWarp},
+    {D::LeaderGuardedAttrHelper::getNameStr(), R::Unit, Holder::LeaderOps},
+    {D::RingAttrHelper::getNameStr(), R::Ring, Holder::Wait},
+    {D::AsyncWgmmaAttrHelper::getNameStr(), R::Unit, Holder::Dot},
+    {D::ChannelAttrHelper::getNameStr(), R::Integer, Holder::Wait, 0,
+     INT32_MAX},
+    {D::DrainAttrHelper::getNameStr(), R::Unit, Holder::Wait},
+    {D::HangReportAttrHelper::getNameStr(), R::Symbol, Holder::Wait},
+    {D::HangReportsAttrHelper::getNameStr(), R::Unit, Holder::GPUModule},
+    {D::WaitTimeoutAttrHelper::getNameStr(), R::Integer, Holder::Wait, 1,
+     INT64_MAX},
+    {D::ProtocolVerifiedAttrHelper::getNameStr(), R::Unit,
+     Holder::WarpSpecialize},
+    {D::PhasesVerifiedAttrHelper::getNameStr(), R::Unit,
+     Holder::WarpSpecialize},
 };
 
 /// Checks the value of `attr` against `rule`.
 static LogicalResult verifyValue(Operation *op, NamedAttribute attr,
                                  const AttrRule &rule) {
   Attribute value = attr.getValue();
-  auto error = [&]() {
-    return op->emitOpError("'") << rule.name << "' must be ";
+  auto expect = [&](bool ok, const Twine &what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitOpError("'")
+           << rule.name << "' must be " << what << ", got " << value;
   };
   switch (rule.kind) {
   case AttrRule::Unit:
-    if (!isa<UnitAttr>(value))
-      return error() << "a unit attribute, got " << value;
-    return success();
+    return expect(isa<UnitAttr>(value), "a unit attribute");
   case AttrRule::Ring: {
     auto ring = dyn_cast<StringAttr>(value);
-    if (!ring || (ring.getValue() != "full" && ring.getValue() != "empty"))
-      return error() << "\"full\" or \"empty\", got " << value;
-    return success();
+    return expect(ring &&
+                      (ring.getValue() == "full" || ring.getValue() == "empty"),
+                  "\"full\" or \"empty\"");
   }
   case AttrRule::Symbol:
-    if (!isa<FlatSymbolRefAttr>(value))
-      return error() << "a symbol reference, got " << value;
-    return success();
+    return expect(isa<FlatSymbolRefAttr>(value), "a symbol reference");
   case AttrRule::Integer: {
     auto integer = dyn_cast<IntegerAttr>(value);
     bool isInt64 = integer && integer.getType().isSignlessInteger() &&
                    integer.getValue().getSignificantBits() <= 64;
-    if (isInt64 && integer.getInt() >= rule.min &&
-        integer.getInt() <= rule.max && integer.getInt() % rule.step == 0)
-      return success();
-    InFlightDiagnostic diag = error();
-    if (rule.step != 1)
-      diag << "a multiple of " << rule.step << " ";
-    else
-      diag << "an integer ";
-    return diag << "from " << rule.min << " to " << rule.max << ", got "
-                << value;
+    bool ok = isInt64 && integer.getInt() >= rule.min &&
+              integer.getInt() <= rule.max && integer.getInt() % rule.step == 0;
+    std::string kind = rule.step == 1
+                           ? std::string("an integer")
+                           : "a multiple of " + std::to_string(rule.step);
+    return expect(ok,
+                  kind + " from " + Twine(rule.min) + " to " + Twine(rule.max));
   }
   }
   return success();
@@ -148,8 +171,8 @@ LogicalResult WSDialect::verifyOperationAttribute(Operation *op,
   if (rule == std::end(kRules))
     return op->emitOpError("has '")
            << name << "', which is not an attribute of the ws dialect";
-  if (!rule->mayHold(op))
+  if (!mayHold(rule->holder, op))
     return op->emitOpError("may not hold '")
-           << name << "': it sits on " << rule->holders;
+           << name << "': it sits on " << describeHolder(rule->holder);
   return verifyValue(op, attr, *rule);
 }
