@@ -1,12 +1,10 @@
-//===- CheckerUtils.cpp - Shared pieces of the ws protocol checkers -------===//
+//===- Diagnostics.cpp - How the ws checkers report -----------------------===//
 //
 // Part of fmha.
 //
 //===----------------------------------------------------------------------===//
 
-#include "CheckerUtils.h"
-
-#include "fmha/Dialect/WS/Transforms/Passes.h"
+#include "fmha/Dialect/WS/Analysis/Diagnostics.h"
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -24,33 +22,28 @@ std::string ws::plural(int64_t n, StringRef word) {
   return (Twine(n) + " " + word + (n == 1 ? "" : "s")).str();
 }
 
-/// Runs `check` on the ws.warp_specialize ops under `root` that `select`
-/// picks, all of them even when one fails.
-static LogicalResult
-verifySelected(Operation *root, function_ref<bool(WarpSpecializeOp)> select,
-               function_ref<LogicalResult(WarpSpecializeOp)> check) {
-  // Collected first: a check marks the op it passes.
-  SmallVector<WarpSpecializeOp> kernels;
-  root->walk([&](WarpSpecializeOp op) {
-    if (select(op))
-      kernels.push_back(op);
-  });
-  bool ok = true;
-  for (WarpSpecializeOp op : kernels)
-    ok &= succeeded(check(op));
-  return success(ok);
+std::string ws::ordinal(int64_t n) {
+  const char *suffix = "th";
+  if (n % 100 < 11 || n % 100 > 13) {
+    if (n % 10 == 1)
+      suffix = "st";
+    else if (n % 10 == 2)
+      suffix = "nd";
+    else if (n % 10 == 3)
+      suffix = "rd";
+  }
+  return std::to_string(n) + suffix;
 }
 
-LogicalResult
-ws::verifyEachKernel(Operation *root,
-                     function_ref<LogicalResult(WarpSpecializeOp)> check) {
-  return verifySelected(
-      root, [](WarpSpecializeOp) { return true; }, check);
+std::string ws::describeRole(RoleOp role, std::optional<unsigned> cta) {
+  std::string text = ("role '" + role.getRoleName() + "'").str();
+  if (cta)
+    text += " of CTA " + std::to_string(*cta);
+  return text;
 }
 
-LogicalResult
-ws::verifyUnmarked(Operation *root, StringRef marker,
-                   function_ref<LogicalResult(WarpSpecializeOp)> check) {
-  return verifySelected(
-      root, [&](WarpSpecializeOp op) { return !op->hasAttr(marker); }, check);
+std::string ws::describeOp(Operation *op) {
+  return ("'" + op->getName().getStringRef() + "' at " +
+          describeLoc(op->getLoc()))
+      .str();
 }

@@ -7,6 +7,7 @@
 #include "ReplicaRoles.h"
 #include "RoleUtils.h"
 
+#include "fmha/Dialect/WS/Analysis/Checkers.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"

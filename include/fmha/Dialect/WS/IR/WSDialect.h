@@ -20,6 +20,7 @@
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h.inc"
+#include "fmha/Dialect/WS/IR/WSInterfaces.h.inc"
 
 namespace mlir {
 namespace ws {

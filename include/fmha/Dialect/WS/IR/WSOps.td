@@ -2,6 +2,7 @@
 #define FMHA_DIALECT_WS_IR_WSOPS_TD
 
 include "fmha/Dialect/WS/IR/WSDialect.td"
+include "fmha/Dialect/WS/IR/WSInterfaces.td"
 include "fmha/Dialect/WS/IR/WSAttrs.td"
 include "fmha/Dialect/WS/IR/WSTypes.td"
 include "fmha/Dialect/Tile/IR/TileTypes.td"
@@ -138,15 +139,29 @@ def WS_ChannelOp : WS_Op<"channel"> {
   let hasVerifier = 1;
 }
 
-class WS_SlotTakeOp<string mnemonic>
-    : WS_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+/// The ends of a channel's protocol (ChannelEndOpInterface): `producer`
+/// says the side, `take` whether the op takes a slot or signals one.
+class WS_ChannelEndOp<string mnemonic, bit producer, bit take,
+                      list<Trait> traits = []>
+    : WS_Op<mnemonic, !listconcat(traits, [WS_ChannelEndOpInterface])> {
+  code channelEndMethods = !strconcat(
+    "  /// ChannelEndOpInterface: the side and kind of the end.\n",
+    "  bool isProducerEnd() { return ", !if(producer, "true", "false"), "; }\n",
+    "  bool isTake() { return ", !if(take, "true", "false"), "; }\n",
+    "  ::mlir::Value getSlotToken() { return getToken(); }\n");
+  let extraClassDeclaration = channelEndMethods;
+}
+
+class WS_SlotTakeOp<string mnemonic, bit producer>
+    : WS_ChannelEndOp<mnemonic, producer, /*take=*/1,
+                      [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let arguments = (ins WS_ChannelType:$channel);
   let results = (outs WS_TokenType:$token, Variadic<AnyMemRef>:$buffers);
   let assemblyFormat = "$channel attr-dict `:` qualified(type($channel))";
   let hasVerifier = 1;
 }
 
-def WS_ProducerAcquireOp : WS_SlotTakeOp<"producer_acquire"> {
+def WS_ProducerAcquireOp : WS_SlotTakeOp<"producer_acquire", /*producer=*/1> {
   let summary = "wait for the next empty slot of a channel and take it";
   let description = [{
     Blocks until the next slot in ring order is empty (released by every
@@ -160,7 +175,7 @@ def WS_ProducerAcquireOp : WS_SlotTakeOp<"producer_acquire"> {
   }];
 }
 
-def WS_ConsumerWaitOp : WS_SlotTakeOp<"consumer_wait"> {
+def WS_ConsumerWaitOp : WS_SlotTakeOp<"consumer_wait", /*producer=*/0> {
   let summary = "wait for the next full slot of a channel and take it";
   let description = [{
     Blocks until the next slot in ring order has been committed, then
@@ -173,7 +188,8 @@ def WS_ConsumerWaitOp : WS_SlotTakeOp<"consumer_wait"> {
   }];
 }
 
-def WS_ProducerCommitOp : WS_Op<"producer_commit"> {
+def WS_ProducerCommitOp
+    : WS_ChannelEndOp<"producer_commit", /*producer=*/1, /*take=*/0> {
   let summary = "hand a filled slot to the consumers";
   let description = [{
     Marks the slot of `token` full once `unit` has finished writing it.
@@ -194,7 +210,8 @@ def WS_ProducerCommitOp : WS_Op<"producer_commit"> {
   let hasVerifier = 1;
 }
 
-def WS_ConsumerReleaseOp : WS_Op<"consumer_release"> {
+def WS_ConsumerReleaseOp
+    : WS_ChannelEndOp<"consumer_release", /*producer=*/0, /*take=*/0> {
   let summary = "give a read slot back to the producer";
   let description = [{
     Marks the slot of `token` empty once `unit` has finished reading it.
@@ -376,14 +393,18 @@ def WS_TMAStoreWaitOp : WS_Op<"tma_store_wait"> {
 // Named barriers
 //===----------------------------------------------------------------------===//
 
-class WS_NamedBarrierOp<string mnemonic> : WS_Op<mnemonic> {
+class WS_NamedBarrierOp<string mnemonic, bit waits>
+    : WS_Op<mnemonic, [WS_NamedBarrierOpInterface]> {
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<15>]>:$id,
                        I32Attr:$threads);
   let assemblyFormat = "$id `threads` $threads attr-dict";
   let hasVerifier = 1;
+  let extraClassDeclaration = !strconcat(
+    "  /// NamedBarrierOpInterface: whether the op waits.\n",
+    "  bool waits() { return ", !if(waits, "true", "false"), "; }\n");
 }
 
-def WS_BarrierSyncOp : WS_NamedBarrierOp<"barrier_sync"> {
+def WS_BarrierSyncOp : WS_NamedBarrierOp<"barrier_sync", /*waits=*/1> {
   let summary = "wait at a named barrier until `threads` threads arrived";
   let description = [{
     `bar.sync id, threads`: the executing warp arrives at named barrier `id`
@@ -397,7 +418,7 @@ def WS_BarrierSyncOp : WS_NamedBarrierOp<"barrier_sync"> {
   }];
 }
 
-def WS_BarrierArriveOp : WS_NamedBarrierOp<"barrier_arrive"> {
+def WS_BarrierArriveOp : WS_NamedBarrierOp<"barrier_arrive", /*waits=*/0> {
   let summary = "arrive at a named barrier without waiting";
   let description = [{
     `bar.arrive id, threads`: counts the executing warp's threads towards
@@ -465,7 +486,7 @@ def WS_SlotOp : WS_Op<"slot", [Pure]> {
   let hasVerifier = 1;
 }
 
-def WS_MBarrierWaitOp : WS_Op<"mbarrier_wait"> {
+def WS_MBarrierWaitOp : WS_Op<"mbarrier_wait", [WS_MBarrierOpInterface]> {
   let summary = "wait until the mbarrier completes the phase of parity `phase`";
   let description = [{
     Spins on `mbarrier.try_wait.parity` until barrier `index` of `barriers`
@@ -479,7 +500,7 @@ def WS_MBarrierWaitOp : WS_Op<"mbarrier_wait"> {
   let assemblyFormat = "$barriers `[` $index `]` `,` $phase attr-dict `:` qualified(type($barriers))";
 }
 
-def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive"> {
+def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive", [WS_MBarrierOpInterface]> {
   let summary = "arrive on an mbarrier";
   let description = [{
     Each executing thread arrives once on barrier `index`. With `leader`,
@@ -521,7 +542,8 @@ def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive"> {
   let hasVerifier = 1;
 }
 
-def WS_TMALoadMBarrierOp : WS_Op<"tma_load_mbarrier"> {
+def WS_TMALoadMBarrierOp
+    : WS_Op<"tma_load_mbarrier", [WS_MBarrierOpInterface]> {
   let summary = "TMA copy into shared memory, completing on an mbarrier";
   let description = [{
     The explicit form of `ws.tma_load` after `ws-insert-mbarriers`: the

@@ -26,21 +26,6 @@ namespace ws {
 #define GEN_PASS_REGISTRATION
 #include "fmha/Dialect/WS/Transforms/Passes.h.inc"
 
-/// ws-verify-protocol's check of one op's roles; marks the op
-/// (`ws.protocol_verified`) when it holds. Reports each violation.
-LogicalResult verifyProtocol(WarpSpecializeOp op);
-
-/// ws-verify-phases' check of one op's rings; marks the op
-/// (`ws.phases_verified`) when it holds or could not be checked within
-/// the model checker's budget (it then warns). Reports what is wrong.
-LogicalResult verifyPhases(WarpSpecializeOp op);
-
-/// Runs `check` on each op under `root` without the unit attribute `marker`
-/// (an op the check passed carries it); fails when any check fails.
-LogicalResult verifyUnmarked(Operation *root, StringRef marker,
-                             function_ref<LogicalResult(WarpSpecializeOp)>
-                                 check);
-
 } // namespace ws
 } // namespace mlir
 
