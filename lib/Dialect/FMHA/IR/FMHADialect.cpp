@@ -34,18 +34,23 @@ void FMHADialect::initialize() {
 }
 
 /// Checks a discardable attribute of the dialect (FMHADialect.td): a
-/// known one, on a function, with a value in range (verifyKernelAttr).
+/// known one, on a function, with a value in range (verifyKernelAttr) or of
+/// the form of the launch contract (verifyLaunchAttr).
 LogicalResult FMHADialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (!llvm::is_contained({StagesAttrHelper::getNameStr(),
-                           ItemSlotsAttrHelper::getNameStr(),
-                           ManifestAttrHelper::getNameStr()},
-                          name))
+  if (!llvm::is_contained(
+          {StagesAttrHelper::getNameStr(), ItemSlotsAttrHelper::getNameStr(),
+           TensorsAttrHelper::getNameStr(), ParamsAttrHelper::getNameStr(),
+           GridAttrHelper::getNameStr()},
+          name))
     return op->emitOpError("has '")
            << name << "', which is not an attribute of the fmha dialect";
   if (!isa<FunctionOpInterface>(op))
     return op->emitOpError("may not hold '")
            << name << "': it sits on a kernel (a function)";
-  return verifyKernelAttr(attr, [&] { return op->emitError(); });
+  auto emitError = [&] { return op->emitError(); };
+  if (failed(verifyKernelAttr(attr, emitError)))
+    return failure();
+  return verifyLaunchAttr(attr, emitError);
 }
