@@ -13,10 +13,13 @@ ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
 [ -x "$ptxas" ] || ptxas=$(command -v ptxas || true)
 
 # The ws-level pipeline: protocol check, channels to rings, phase check,
-# shared memory, warp ranges, NVVM.
+# shared memory, warp ranges, roles, CTA pairs, control flow, NVVM (the
+# fmha pipelines run convert-scf-to-cf in each gpu.module only; these
+# modules hold nothing else).
 ws_pipeline=(--ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases
              --ws-allocate-smem --ws-allocate-registers
-             --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm
+             --ws-lower-roles --ws-lower-cta-pairs
+             --convert-scf-to-cf --convert-ws-to-nvvm --convert-nvvm-to-llvm
              --reconcile-unrealized-casts)
 
 rows=()

@@ -16,7 +16,10 @@ using namespace mlir;
 /// The chain shared by the targets: they differ in layouts, roles and the
 /// tensor-memory allocation, nothing else. fmha-verify-target checks that
 /// the module is for the pipeline's target; later passes read the target
-/// from each kernel's gpu.module (#nvvm.target, fmha::TargetInfo).
+/// from each kernel's gpu.module (#nvvm.target, fmha::TargetInfo). The ws
+/// passes rewrite the kernels down to what convert-ws-to-nvvm converts; the
+/// kernels' structured control flow becomes branches (convert-scf-to-cf, in
+/// each gpu.module only) just before it.
 static LogicalResult buildPipeline(OpPassManager &pm,
                                    const fmha::PipelineOptions &options,
                                    StringRef target) {
@@ -31,7 +34,10 @@ static LogicalResult buildPipeline(OpPassManager &pm,
       llvm::formatv("fmha-verify-target{{target={1}},"
                     "fmha-expand-kernels,"
                     "tile-assign-layouts,"
+                    "ws-assign-roles,"
                     "ws-partition-roles,"
+                    "ws-schedule-ping-pong,"
+                    "ws-stage-in-held-slots,"
                     "ws-verify-protocol,"
                     "ws-insert-mbarriers,"
                     "ws-verify-phases,"
@@ -40,6 +46,8 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                     "ws-allocate-registers,"
                     "{0}"
                     "ws-lower-roles{{replica-roles={3}},"
+                    "ws-lower-cta-pairs,"
+                    "gpu.module(convert-scf-to-cf),"
                     "convert-ws-to-nvvm,"
                     "convert-nvvm-to-llvm,"
                     "reconcile-unrealized-casts",

@@ -1,6 +1,7 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics --convert-ws-to-nvvm
 
-// What convert-ws-to-nvvm checks before it lowers anything. The checks of the
+// What convert-ws-to-nvvm checks before it lowers anything: it converts
+// only, so what the passes before it lower must be gone. The checks of the
 // roles (one ws.warp_specialize per kernel, in its body; the phase model) are
 // ws-lower-roles' (test/Transforms/ws-lower-roles.mlir).
 
@@ -28,4 +29,32 @@ func.func @host() {
     }
   }
   return
+}
+
+// -----
+
+// A CTA-pair kernel that ws-lower-cta-pairs has not lowered: its barriers
+// would expect the arrivals of one CTA.
+module attributes {gpu.container_module} {
+  gpu.module @pair {
+    // expected-error @+1 {{'gpu.func' op is not lowered: run ws-lower-cta-pairs before convert-ws-to-nvvm}}
+    gpu.func @k() kernel attributes {ws.cta_pair, ws.num_threads = 32 : i64} {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Structured control flow: upstream convert-scf-to-cf lowers it first.
+module attributes {gpu.container_module} {
+  gpu.module @scf {
+    gpu.func @k(%c: i1) kernel {
+      // expected-error @+1 {{'scf.if' op is not lowered: run convert-scf-to-cf before convert-ws-to-nvvm}}
+      scf.if %c {
+        nvvm.barrier
+      }
+      gpu.return
+    }
+  }
 }

@@ -1,10 +1,12 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles=verify-phases=false --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm | FileCheck %s
 
 // Units of the lowering on IR that is not a whole protocol: the rings are
 // not model-checked first (verify-phases=false; the default check is tested
 // in test/Transforms/ws-lower-roles.mlir).
 
-// 2-CTA mode (`ws.cta_pair` on the kernel) in ws-lower-roles and
+// 2-CTA mode (`ws.cta_pair` on the kernel) in ws-lower-roles,
+// ws-lower-cta-pairs (test/Transforms/ws-lower-cta-pairs.mlir) and
 // convert-ws-to-nvvm: a cluster of two CTAs (nvvm.cluster_dim); tensor memory
 // is allocated, given up and freed with cta_group::2; after the barriers are
 // initialised the cluster meets. The MMA role (it issues `ws.tcgen05_mma
@@ -93,24 +95,3 @@ module attributes {gpu.container_module} {
   }
 }
 
-// -----
-
-// A barrier arrived on both by threads and by tcgen05 commits has no place
-// in 2-CTA mode (the first live in the even CTA, the second in both).
-module attributes {gpu.container_module} {
-  gpu.module @m {
-    gpu.func @mixed() kernel
-        attributes {ws.cta_pair, ws.num_threads = 128 : i64, ws.smem_bytes = 8 : i64} {
-      // expected-error @+1 {{'ws.mbarrier_alloc' op is arrived on both by threads and by tcgen05 commits: 2-CTA mode cannot place it}}
-      %bar = ws.mbarrier_alloc arrivals 2 offset 0 : !ws.mbarrier<1>
-      %c0 = arith.constant 0 : i32
-      ws.warp_specialize {
-        ws.role "r" warps 4 first_warp 0 {
-          ws.mbarrier_arrive %bar[%c0] : !ws.mbarrier<1>
-          ws.mbarrier_arrive %bar[%c0] leader tcgen05 : !ws.mbarrier<1>
-        }
-      }
-      gpu.return
-    }
-  }
-}

@@ -1,8 +1,11 @@
-// RUN: fmha-opt %s -split-input-file --ws-lower-roles --convert-ws-to-nvvm | FileCheck %s
-// RUN: fmha-opt %s -split-input-file --ws-lower-roles=replica-roles=false --convert-ws-to-nvvm \
+// RUN: fmha-opt %s -split-input-file --ws-lower-roles --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm | FileCheck %s
+// RUN: fmha-opt %s -split-input-file --ws-lower-roles=replica-roles=false --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm \
 // RUN: | FileCheck %s --check-prefix=APART
 // A hang report names the role of its wait: with reports on, roles stay apart.
-// RUN: fmha-opt %s -split-input-file --ws-insert-hang-reports=wait-timeout=1000 --ws-lower-roles --convert-ws-to-nvvm \
+// RUN: fmha-opt %s -split-input-file --ws-insert-hang-reports=wait-timeout=1000 --ws-lower-roles --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm \
 // RUN: | FileCheck %s --check-prefix=APART
 
 // Two consumer roles, clones but for their values (the tile row, the slot

@@ -1,4 +1,5 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles --convert-ws-to-nvvm | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm | FileCheck %s
 
 // The sm100 ops of convert-ws-to-nvvm on a kernel as ws-allocate-tmem,
 // ws-allocate-smem and ws-allocate-registers leave it: warp 0 allocates the

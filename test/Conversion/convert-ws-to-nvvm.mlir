@@ -1,4 +1,5 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-lower-roles=verify-phases=false --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm | FileCheck %s
 
 // Units of the lowering on IR that is not a whole protocol: the rings are
 // not model-checked first (verify-phases=false; the default check is tested

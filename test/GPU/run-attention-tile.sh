@@ -20,7 +20,8 @@ trap 'rm -rf "$tmp"' EXIT
 smem=$(grep -o 'ws.smem_bytes = [0-9]*' "$tmp/k.ws.mlir" | grep -o '[0-9]*$')
 threads=$(grep -o 'ws.num_threads = [0-9]*' "$tmp/k.ws.mlir" | grep -o '[0-9]*$')
 "$bin/fmha-opt" "$tmp/k.ws.mlir" \
-  --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts \
+  --ws-lower-roles --ws-lower-cta-pairs \
+  --convert-scf-to-cf --convert-ws-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts \
   --gpu-module-to-binary=format=isa |
   "$bin/fmha-translate" --fmha-extract-object -o "$tmp/k.ptx"
 "$ptxas" -arch=sm_90a "$tmp/k.ptx" -o "$tmp/k.cubin"

@@ -15,7 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin/fmha-opt" "$here/../Target/sm90/ws-hang-detection.mlir" \
   --ws-allocate-smem --ws-allocate-registers \
   --ws-insert-hang-reports=wait-timeout=200000 \
-  --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm \
+  --ws-lower-roles=verify-phases=false --ws-lower-cta-pairs \
+  --convert-scf-to-cf --convert-ws-to-nvvm \
   --convert-nvvm-to-llvm \
   --reconcile-unrealized-casts --gpu-module-to-binary=format=isa |
   "$bin/fmha-translate" --fmha-extract-object -o "$tmp/k.ptx"

@@ -13,7 +13,8 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin/fmha-opt" "$here/../../examples/ws-row-sum.mlir" \
   --nvvm-attach-target="chip=sm_90a features=+ptx86" \
   --ws-insert-mbarriers --ws-allocate-smem --ws-allocate-registers \
-  --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts \
+  --ws-lower-roles --ws-lower-cta-pairs \
+  --convert-scf-to-cf --convert-ws-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts \
   --gpu-module-to-binary=format=isa |
   "$bin/fmha-translate" --fmha-extract-object -o "$tmp/k.ptx"
 "$ptxas" -arch=sm_90a "$tmp/k.ptx" -o "$tmp/k.cubin"

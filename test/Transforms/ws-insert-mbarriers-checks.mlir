@@ -1,7 +1,8 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics \
 // RUN:   --nvvm-attach-target="chip=sm_90a features=+ptx86" \
 // RUN:   --ws-insert-mbarriers --ws-allocate-smem --ws-allocate-registers \
-// RUN:   --ws-lower-roles --convert-ws-to-nvvm
+// RUN:   --ws-lower-roles --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm
 
 // A hand-written ws chain that leaves out ws-verify-protocol still gets its
 // checks: ws-insert-mbarriers proves the protocol of every ws.warp_specialize

@@ -1,8 +1,8 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles --ws-partition-roles | FileCheck %s
 // The protocols it builds pass ws-verify-protocol and, as rings,
 // ws-verify-phases (tcgen05 commits count one arrival), and their tensor
 // memory fits:
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles \
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles --ws-partition-roles \
 // RUN:   --ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases --ws-allocate-tmem -o /dev/null
 
 // A GEMM main loop after tile-assign-layouts (sm_100a): the operand ring

@@ -1,5 +1,5 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles | FileCheck %s
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles=stages=4 | FileCheck %s --check-prefix=STAGES
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles --ws-partition-roles --ws-schedule-ping-pong --ws-stage-in-held-slots | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles=stages=4 --ws-partition-roles --ws-schedule-ping-pong --ws-stage-in-held-slots | FileCheck %s --check-prefix=STAGES
 
 // A two-consumer GEMM as fmha-expand-kernels and tile-assign-layouts leave it
 // (the manifest dropped): one channel slot holds the three tiles of a K step
@@ -242,7 +242,7 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
     scf.yield %d : tensor<64x64xf32, #acc>
   }
   %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %r) -> (tensor<64x64xf32, #acc>) : i32 {
-    // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
+    // expected-error @+1 {{'tile.load' op ws-assign-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
     %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
     %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
     scf.yield %d : tensor<64x64xf32, #acc>
@@ -259,7 +259,7 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @no_loop(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %i: i32) {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
-  // expected-error @+1 {{'tile.load' op ws-partition-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
+  // expected-error @+1 {{'tile.load' op ws-assign-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
   %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16, #smem>>
   %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
   return

@@ -7,9 +7,11 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
   let summary = "lower warp-specialized kernels (explicit rings) to NVVM";
   let description = [{
     Lowers every `gpu.module` below the op it runs on, after
-    `ws-insert-mbarriers`, `ws-allocate-smem`, `ws-allocate-registers` and
-    `ws-lower-roles`. It rejects ws ops outside a `gpu.module` and a
-    `ws.warp_specialize` that `ws-lower-roles` has not lowered. It lowers:
+    `ws-insert-mbarriers`, `ws-allocate-smem`, `ws-allocate-registers`,
+    `ws-lower-roles`, `ws-lower-cta-pairs` and upstream `convert-scf-to-cf`:
+    it converts, and rewrites nothing first. It rejects ws ops outside a
+    `gpu.module`, and what those passes lower: a `ws.warp_specialize`, a
+    kernel that still carries `ws.cta_pair`, an `scf` op. It lowers:
 
     - mbarriers: initialised by thread 0 where they are allocated, before
       the `fence.mbarrier_init` and CTA barrier that `ws-lower-roles` put
@@ -21,8 +23,12 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
     - `!tile.desc` kernel parameters: 128-byte `CUtensorMap`s passed by
       value (`byval`, `nvvm.grid_constant`, 64-byte aligned), used by
       `cp.async.bulk.tensor` (coordinates innermost first in PTX);
-    - named barriers, proxy fences, and the upstream `gpu`, `scf`, `arith`,
+    - named barriers, proxy fences, and the upstream `gpu`, `arith`,
       `math`, `memref` and `cf` ops around them, to LLVM and NVVM;
+    - in a CTA pair, the ops `ws-lower-cta-pairs` marked (`ws.cta_pair`):
+      arrivals and TMA copies reach the barrier of the pair's even CTA
+      (`mapa`, cluster scope, `.cta_group::2`), commits and tensor-memory
+      allocation take `.cta_group::2`;
     - in a TMA multicast kernel (`ws.multicast`, whose clusters
       `ws-lower-roles` set up), a multicast copy loads this CTA's half of
       the block (`%cluster_ctarank`) into both CTAs (`.multicast::cluster`,
@@ -45,8 +51,6 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
-                           "::mlir::cf::ControlFlowDialect",
-                           "::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect"];
 }
 

@@ -44,7 +44,7 @@ constexpr int64_t kWarpgroupThreads = 128;
 
 /// Registers per thread of the producer warpgroup on sm_90a: `setmaxnreg`
 /// lowers it to this, so that the consumers can have more
-/// (`ws-partition-roles` gives every role its budget).
+/// (`ws-assign-roles` gives every role its budget).
 constexpr int64_t kSm90ProducerRegisters = 40;
 
 /// Registers per thread of each consumer warpgroup on sm_90a after

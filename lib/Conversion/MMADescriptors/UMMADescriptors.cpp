@@ -14,8 +14,7 @@ using namespace mlir::fmha;
 using namespace mlir::fmha::umma;
 
 std::optional<Swizzle> mlir::fmha::umma::swizzleFromBytes(unsigned bytes) {
-  return swizzleForSpan(bytes, Swizzle::None, Swizzle::B32, Swizzle::B64,
-                        Swizzle::B128);
+  return swizzleForSpan<Swizzle>(bytes);
 }
 
 uint64_t mlir::fmha::umma::encodeStartAddress(uint64_t address) {
@@ -23,11 +22,7 @@ uint64_t mlir::fmha::umma::encodeStartAddress(uint64_t address) {
 }
 
 uint64_t mlir::fmha::umma::encode(const SmemDescriptor &fields) {
-  return matrixDescriptorEncode(fields.startAddress) |
-         matrixDescriptorEncode(fields.leadingByteOffset) << 16 |
-         matrixDescriptorEncode(fields.strideByteOffset) << 32 |
-         kSmemDescriptorVersion << 46 |
-         uint64_t(fields.baseOffset & 0x7) << 49 |
+  return encodeCommonFields(fields) | kSmemDescriptorVersion << 46 |
          uint64_t(fields.leadingAbsolute) << 52 |
          uint64_t(static_cast<uint8_t>(fields.swizzle) & 0x7) << 61;
 }

@@ -13,8 +13,7 @@ using namespace mlir::fmha;
 using namespace mlir::fmha::wgmma;
 
 std::optional<Swizzle> mlir::fmha::wgmma::swizzleFromBytes(unsigned bytes) {
-  return swizzleForSpan(bytes, Swizzle::None, Swizzle::B32, Swizzle::B64,
-                        Swizzle::B128);
+  return swizzleForSpan<Swizzle>(bytes);
 }
 
 uint64_t mlir::fmha::wgmma::encodeStartAddress(uint64_t address) {
@@ -22,10 +21,7 @@ uint64_t mlir::fmha::wgmma::encodeStartAddress(uint64_t address) {
 }
 
 uint64_t mlir::fmha::wgmma::encode(const MatrixDescriptor &fields) {
-  return matrixDescriptorEncode(fields.startAddress) |
-         matrixDescriptorEncode(fields.leadingByteOffset) << 16 |
-         matrixDescriptorEncode(fields.strideByteOffset) << 32 |
-         uint64_t(fields.baseOffset & 0x7) << 49 |
+  return encodeCommonFields(fields) |
          uint64_t(static_cast<uint8_t>(fields.swizzle) & 0x3) << 62;
 }
 

@@ -93,7 +93,7 @@ static void fencedBarrier(OpBuilder &b, Location loc) {
 }
 
 /// The CTA group of a tensor-memory op: 2 in 2-CTA mode (marked by
-/// convert-ws-to-nvvm), where one warp of each CTA of the pair allocates
+/// ws-lower-cta-pairs), where one warp of each CTA of the pair allocates
 /// and frees together.
 static NVVM::CTAGroupKind ctaGroup(Operation *op) {
   return op->hasAttr(kCtaPairAttrName) ? NVVM::CTAGroupKind::CTA_2

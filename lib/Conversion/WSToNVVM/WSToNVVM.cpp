@@ -23,8 +23,8 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
-#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir {
@@ -272,8 +272,8 @@ static Value inEvenCta(OpBuilder &b, Location loc, Value addr) {
 }
 
 /// ws.mbarrier_arrive -> mbarrier.arrive, or arrive.expect_tx with bytes.
-/// In 2-CTA mode (marked by markCtaPair) the arrival goes to the barrier of
-/// the pair's even CTA, with cluster scope. A multicast arrival by threads
+/// In 2-CTA mode (marked by ws-lower-cta-pairs) the arrival goes to the barrier
+/// of the pair's even CTA, with cluster scope. A multicast arrival by threads
 /// (made by each warp's first lane, which lowerRoles guards) arrives on
 /// this CTA's barrier and on the peer's.
 struct MBarrierArriveLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
@@ -530,19 +530,35 @@ static void markTensorMapParams(gpu::GPUModuleOp module,
   }
 }
 
-/// Rejects, before anything changes, the ws constructs the conversion has
-/// no translation for: ws ops outside a gpu.module (the pass converts
-/// gpu.modules only), and roles that ws-lower-roles has not lowered.
+/// Why the conversion cannot take `op` of a gpu.module, which an earlier
+/// pass lowers: roles (ws-lower-roles), a CTA-pair kernel
+/// (ws-lower-cta-pairs), structured control flow (convert-scf-to-cf).
+static LogicalResult checkLowered(Operation *op) {
+  StringRef pass;
+  if (isa<WarpSpecializeOp>(op))
+    pass = "ws-lower-roles";
+  else if (isa<FunctionOpInterface>(op) && op->hasAttr(kCtaPairAttrName))
+    pass = "ws-lower-cta-pairs";
+  else if (isa_and_nonnull<scf::SCFDialect>(op->getDialect()))
+    pass = "convert-scf-to-cf";
+  if (pass.empty())
+    return success();
+  return op->emitOpError("is not lowered: run ")
+         << pass << " before convert-ws-to-nvvm";
+}
+
+/// Rejects, before anything changes, what the conversion has no translation
+/// for: ws ops outside a gpu.module (the pass converts gpu.modules only),
+/// and in a gpu.module what an earlier pass lowers (checkLowered).
 static LogicalResult checkSupported(Operation *root) {
   WalkResult walk = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (isa<gpu::GPUModuleOp>(op)) {
-      WalkResult roles = op->walk([](WarpSpecializeOp ws) {
-        ws.emitOpError("is not lowered: run ws-lower-roles before "
-                       "convert-ws-to-nvvm");
-        return WalkResult::interrupt();
+      WalkResult lowered = op->walk<WalkOrder::PreOrder>([](Operation *nested) {
+        return failed(checkLowered(nested)) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
       });
-      return roles.wasInterrupted() ? WalkResult::interrupt()
-                                    : WalkResult::skip();
+      return lowered.wasInterrupted() ? WalkResult::interrupt()
+                                      : WalkResult::skip();
     }
     if (!isa_and_nonnull<WSDialect>(op->getDialect()))
       return WalkResult::advance();
@@ -567,50 +583,11 @@ struct ConvertWSToNVVMPass
         return signalPassFailure();
   }
 
-  /// 2-CTA mode: each CTA arrives (threads, TMA bytes) on the barriers of
-  /// the pair's even CTA, whose MMA warp alone waits on them, so those
-  /// barriers expect the arrivals of both CTAs; tcgen05 commits reach the
-  /// barrier in both CTAs (multicast). Marks the ops whose lowering changes
-  /// with kCtaPairAttrName.
-  static LogicalResult markCtaPair(FunctionOpInterface func) {
-    MLIRContext *ctx = func.getContext();
-    auto mark = [&](Operation *op) {
-      op->setAttr(kCtaPairAttrName, UnitAttr::get(ctx));
-    };
-    WalkResult walk = func->walk([&](MBarrierAllocOp alloc) {
-      bool byThreads = false, byTCGen05 = false;
-      for (Operation *user : alloc->getUsers()) {
-        if (auto arrive = dyn_cast<MBarrierArriveOp>(user)) {
-          (arrive.getTcgen05() ? byTCGen05 : byThreads) = true;
-          mark(user);
-        } else if (isa<TMALoadMBarrierOp>(user)) {
-          byThreads = true;
-          mark(user);
-        }
-      }
-      if (byThreads && byTCGen05) {
-        alloc.emitOpError("is arrived on both by threads and by tcgen05 "
-                          "commits: 2-CTA mode cannot place it");
-        return WalkResult::interrupt();
-      }
-      if (byThreads)
-        alloc.setArrivals(2 * alloc.getArrivals());
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-    func->walk([&](Operation *op) {
-      if (isa<TMEMAllocOp, TMEMRelinquishOp, TMEMDeallocOp>(op))
-        mark(op);
-    });
-    return success();
-  }
-
   LogicalResult convert(gpu::GPUModuleOp module) {
     MLIRContext *ctx = module.getContext();
     bool usesSharedMemory = false;
     SmallVector<TensorMapParams> kernels;
-    WalkResult walk = module.walk([&](FunctionOpInterface func) {
+    module.walk([&](FunctionOpInterface func) {
       TensorMapParams params{func.getNameAttr(),
                              dyn_cast<FunctionType>(func.getFunctionType()),
                              {}};
@@ -619,33 +596,15 @@ struct ConvertWSToNVVMPass
           params.indices.push_back(i);
       if (params.type && !params.indices.empty())
         kernels.push_back(params);
-      if (func->hasAttr(kCtaPairAttrName) && failed(markCtaPair(func)))
-        return WalkResult::interrupt();
       usesSharedMemory |=
           func->hasAttr(WSDialect::SmemBytesAttrHelper::getNameStr());
-      return WalkResult::advance();
     });
-    if (walk.wasInterrupted())
-      return failure();
     if (usesSharedMemory && !module.lookupSymbol(kSharedMemoryName)) {
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
       LLVM::GlobalOp::create(
           b, module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
           /*isConstant=*/false, LLVM::Linkage::External, kSharedMemoryName,
           Attribute(), /*alignment=*/1024, kSharedAddressSpace);
-    }
-
-    // Structured control flow first, types untouched, so that the LLVM
-    // conversion below sees every block of every kernel.
-    {
-      RewritePatternSet scfPatterns(ctx);
-      populateSCFToControlFlowConversionPatterns(scfPatterns);
-      ConversionTarget scfTarget(*ctx);
-      scfTarget.addIllegalDialect<scf::SCFDialect>();
-      scfTarget.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-      if (failed(applyPartialConversion(module, scfTarget,
-                                        std::move(scfPatterns))))
-        return failure();
     }
 
     LowerToLLVMOptions options(ctx);
@@ -676,8 +635,7 @@ struct ConvertWSToNVVMPass
     LLVMConversionTarget target(*ctx);
     configureGpuToNVVMConversionLegality(target);
     target.addLegalDialect<NVVM::NVVMDialect>();
-    target
-        .addIllegalDialect<ws::WSDialect, tile::TileDialect, scf::SCFDialect>();
+    target.addIllegalDialect<ws::WSDialect, tile::TileDialect>();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return failure();
     markTensorMapParams(module, converter, kernels);

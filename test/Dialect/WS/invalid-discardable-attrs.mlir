@@ -163,3 +163,50 @@ gpu.module @kernels attributes {ws.hang_reports} {
     gpu.return
   }
 }
+
+// -----
+
+// The role assignment (RoleAssignment.h): its types and places here; its
+// indices and counts, which depend on the kernel, in ws-partition-roles.
+// expected-error @+1 {{'func.func' op 'ws.channel_stages' must be an i32 array, got [2]}}
+func.func @channel_stages_not_i32_array() attributes {ws.channel_stages = [2]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'ws.roles' must be an array, got "p"}}
+func.func @roles_not_array() attributes {ws.roles = "p"} {
+  return
+}
+
+// -----
+
+func.func @partition_outputs_on_op() {
+  // expected-error @+1 {{'arith.constant' op may not hold 'ws.partition_outputs': it sits on scf.for}}
+  %c0 = arith.constant {ws.partition_outputs = []} 0 : i32
+  return
+}
+
+// -----
+
+func.func @partition_not_i32_array() {
+  // expected-error @+1 {{'arith.constant' op 'ws.partition' must be an i32 array, got 0 : i64}}
+  %c0 = arith.constant {ws.partition = 0} 0 : i32
+  return
+}
+
+// -----
+
+func.func @load_channel_on_op() {
+  // expected-error @+1 {{'arith.constant' op may not hold 'ws.load_channel': it sits on tile.load}}
+  %c0 = arith.constant {ws.load_channel = 0 : i32} 0 : i32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op may not hold 'ws.multicast_load': it sits on tile.load}}
+func.func @multicast_load_on_kernel() attributes {ws.multicast_load} {
+  return
+}

@@ -10,7 +10,8 @@
 // P on S's columns (S and P 0-127, O 128-191: 256 columns allocated).
 //
 // RUN: fmha-opt %s --ws-verify-phases --ws-allocate-tmem --ws-allocate-smem \
-// RUN:   --ws-allocate-registers --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm \
+// RUN:   --ws-allocate-registers --ws-lower-roles --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm --convert-nvvm-to-llvm \
 // RUN:   --reconcile-unrealized-casts --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx
 // RUN: FileCheck %s < %t.ptx

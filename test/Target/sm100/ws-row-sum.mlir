@@ -4,7 +4,8 @@
 // RUN: fmha-opt %S/../../../examples/ws-row-sum.mlir \
 // RUN:   --nvvm-attach-target="chip=sm_100a features=+ptx86" \
 // RUN:   --ws-insert-mbarriers --ws-allocate-smem --ws-allocate-registers \
-// RUN:   --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts \
+// RUN:   --ws-lower-roles --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm --convert-nvvm-to-llvm --reconcile-unrealized-casts \
 // RUN:   --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx
 // RUN: FileCheck %s < %t.ptx

@@ -12,7 +12,8 @@
 //
 // RUN: fmha-opt %s --ws-verify-protocol --ws-insert-mbarriers \
 // RUN:   --ws-verify-phases --ws-allocate-smem --ws-allocate-registers \
-// RUN:   --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm \
+// RUN:   --ws-lower-roles --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm --convert-nvvm-to-llvm \
 // RUN:   --reconcile-unrealized-casts \
 // RUN:   --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx

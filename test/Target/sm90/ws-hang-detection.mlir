@@ -8,7 +8,8 @@
 //
 // RUN: fmha-opt %s --ws-allocate-smem --ws-allocate-registers \
 // RUN:   --ws-insert-hang-reports=wait-timeout=200000 \
-// RUN:   --ws-lower-roles=verify-phases=false --convert-ws-to-nvvm \
+// RUN:   --ws-lower-roles=verify-phases=false --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm \
 // RUN:   --convert-nvvm-to-llvm \
 // RUN:   --reconcile-unrealized-casts --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx

@@ -4,7 +4,8 @@
 // writes one float per row.
 //
 // RUN: fmha-opt %s --ws-insert-mbarriers --ws-allocate-smem \
-// RUN:   --ws-allocate-registers --ws-lower-roles --convert-ws-to-nvvm --convert-nvvm-to-llvm \
+// RUN:   --ws-allocate-registers --ws-lower-roles --ws-lower-cta-pairs \
+// RUN:   --convert-scf-to-cf --convert-ws-to-nvvm --convert-nvvm-to-llvm \
 // RUN:   --reconcile-unrealized-casts \
 // RUN:   --gpu-module-to-binary=format=isa \
 // RUN: | fmha-translate --fmha-extract-object > %t.ptx

@@ -199,7 +199,7 @@ SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages,
   // The buffers in the order the sm_90a pipeline allocates them. A ring
   // with the Q tile of every consumer, `querySlots` slots. Each consumer
   // stages its O tile for the TMA store in its Q buffer, which it holds until
-  // the store has read it (ws-partition-roles).
+  // the store has read it (ws-stage-in-held-slots).
   usage.addPart("Q/O", querySlots * consumers, blockM * headDim * elementBytes);
   // The K ring and the V ring, `stages` slots each.
   usage.addPart("K/V", 2, stages * getBlockN() * headDim * elementBytes);

@@ -54,6 +54,26 @@ static LogicalResult verifyShape(function_ref<InFlightDiagnostic()> emitError,
                      << "-d tensors, got a tensor of rank " << shape.size();
 }
 
+/// Checks a tensor that the 2-d register layout `layout` lays out: statically
+/// shaped, of rank 2, with a multiple of `rows` rows and of `columns`
+/// columns; otherwise reports the rule it breaks (`rowRule`, `columnRule`)
+/// and the tensor.
+static LogicalResult
+verifyTiledShape(function_ref<InFlightDiagnostic()> emitError, StringRef layout,
+                 ArrayRef<int64_t> shape, Type elementType, int64_t rows,
+                 const Twine &rowRule, int64_t columns,
+                 const Twine &columnRule) {
+  if (failed(verifyShape(emitError, layout, shape, elementType, 2)))
+    return failure();
+  if (shape[0] % rows != 0)
+    return emitError() << rowRule << ", got "
+                       << tensorString(shape, elementType);
+  if (shape[1] % columns != 0)
+    return emitError() << columnRule << ", got "
+                       << tensorString(shape, elementType);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Layout helpers
 //===----------------------------------------------------------------------===//
@@ -101,18 +121,14 @@ LogicalResult WgmmaAccAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult WgmmaAccAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
-  if (failed(verifyShape(emitError, "wgmma_acc", shape, elementType, 2)))
-    return failure();
   SmallVector<int64_t, 2> tile = getTileShape();
-  if (shape[0] % tile[0] != 0)
-    return emitError() << "#tile.wgmma_acc with " << getWarpgroups()
-                       << " warpgroup(s) needs a multiple of " << tile[0]
-                       << " rows, got " << tensorString(shape, elementType);
-  if (shape[1] % tile[1] != 0)
-    return emitError() << "#tile.wgmma_acc with instr_n = " << getInstrN()
-                       << " needs a multiple of " << tile[1] << " columns, got "
-                       << tensorString(shape, elementType);
-  return success();
+  return verifyTiledShape(
+      emitError, "wgmma_acc", shape, elementType, tile[0],
+      "#tile.wgmma_acc with " + Twine(getWarpgroups()) +
+          " warpgroup(s) needs a multiple of " + Twine(tile[0]) + " rows",
+      tile[1],
+      "#tile.wgmma_acc with instr_n = " + Twine(getInstrN()) +
+          " needs a multiple of " + Twine(tile[1]) + " columns");
 }
 
 //===----------------------------------------------------------------------===//
@@ -128,19 +144,13 @@ Tmem32x32bAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult Tmem32x32bAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type elementType,
     function_ref<InFlightDiagnostic()> emitError) const {
-  if (failed(verifyShape(emitError, "tmem_32x32b", shape, elementType, 2)))
-    return failure();
-  if (shape[0] % 128 != 0)
-    return emitError() << "#tile.tmem_32x32b needs a multiple of 128 rows "
-                          "(one per thread of a warpgroup), got "
-                       << tensorString(shape, elementType);
-  if (shape[1] % getWarpgroups() != 0)
-    return emitError() << "#tile.tmem_32x32b splits the columns over "
-                       << getWarpgroups()
-                       << " warpgroups: the column count must divide evenly, "
-                          "got "
-                       << tensorString(shape, elementType);
-  return success();
+  return verifyTiledShape(
+      emitError, "tmem_32x32b", shape, elementType, 128,
+      "#tile.tmem_32x32b needs a multiple of 128 rows (one per thread of a "
+      "warpgroup)",
+      getWarpgroups(),
+      "#tile.tmem_32x32b splits the columns over " + Twine(getWarpgroups()) +
+          " warpgroups: the column count must divide evenly");
 }
 
 //===----------------------------------------------------------------------===//

@@ -56,10 +56,6 @@ static SmallVector<int64_t> dropAxis(ArrayRef<int64_t> shape, uint64_t axis) {
   return result;
 }
 
-/// Checks the layouts of a 2-d tensor `full` and of `sliced`, `full` without
-/// dimension `axis` (the operands of reduce and broadcast): `full` is in a
-/// register layout or none, and `sliced` is laid out by the slice of it
-/// along `axis` or has no encoding.
 /// Checks that `axis` is a dimension of `type`, the type of the op's `name`
 /// ("input", "result").
 static LogicalResult verifyAxis(Operation *op, uint64_t axis,
@@ -82,6 +78,10 @@ static LogicalResult verifySameElementType(Operation *op,
                            << inType.getElementType();
 }
 
+/// Checks the layouts of a 2-d tensor `full` and of `sliced`, `full` without
+/// dimension `axis` (the operands of reduce and broadcast): `full` is in a
+/// register layout or none, and `sliced` is laid out by the slice of it
+/// along `axis` or has no encoding.
 static LogicalResult verifySliceLayouts(Operation *op, RankedTensorType full,
                                         RankedTensorType sliced, uint64_t axis,
                                         StringRef fullName,
@@ -107,6 +107,29 @@ static LogicalResult verifySliceLayouts(Operation *op, RankedTensorType full,
            << "the " << slicedName << " must be laid out by " << expected
            << " (or have no encoding), got " << slicedEnc;
   return success();
+}
+
+/// Checks an op between a tensor and its slice along `axis` (reduce: its
+/// input `full` and result `sliced`; broadcast: its result `full` and input
+/// `sliced`): `axis` is a dimension of `full`, `sliced` has the shape of
+/// `full` without it (else `wrongShape` reports, given the type expected),
+/// the result has the input's element type and the layouts agree.
+static LogicalResult
+verifyAxisSlice(Operation *op, uint64_t axis, RankedTensorType full,
+                StringRef fullName, RankedTensorType sliced,
+                StringRef slicedName,
+                function_ref<InFlightDiagnostic(RankedTensorType)> wrongShape) {
+  if (failed(verifyAxis(op, axis, full, fullName)))
+    return failure();
+  auto expected = RankedTensorType::get(dropAxis(full.getShape(), axis),
+                                        full.getElementType());
+  if (sliced.getShape() != expected.getShape())
+    return wrongShape(expected);
+  if (failed(verifySameElementType(
+          op, cast<RankedTensorType>(op->getOperand(0).getType()),
+          cast<RankedTensorType>(op->getResult(0).getType()))))
+    return failure();
+  return verifySliceLayouts(op, full, sliced, axis, fullName, slicedName);
 }
 
 //===----------------------------------------------------------------------===//
@@ -308,18 +331,13 @@ LogicalResult DotWaitOp::verify() {
 LogicalResult ReduceOp::verify() {
   RankedTensorType inType = getInput().getType();
   RankedTensorType outType = getResult().getType();
-  uint64_t axis = getAxis();
-  if (failed(verifyAxis(*this, axis, inType, "input")))
-    return failure();
-  auto expected = RankedTensorType::get(dropAxis(inType.getShape(), axis),
-                                        inType.getElementType());
-  if (outType.getShape() != expected.getShape())
-    return emitOpError() << "reducing " << inType << " along axis " << axis
-                         << " gives " << expected << ", but the result type is "
-                         << outType;
-  if (failed(verifySameElementType(*this, inType, outType)))
-    return failure();
-  return verifySliceLayouts(*this, inType, outType, axis, "input", "result");
+  return verifyAxisSlice(*this, getAxis(), inType, "input", outType, "result",
+                         [&](RankedTensorType expected) {
+                           return emitOpError()
+                                  << "reducing " << inType << " along axis "
+                                  << getAxis() << " gives " << expected
+                                  << ", but the result type is " << outType;
+                         });
 }
 
 //===----------------------------------------------------------------------===//
@@ -329,18 +347,14 @@ LogicalResult ReduceOp::verify() {
 LogicalResult BroadcastOp::verify() {
   RankedTensorType inType = getInput().getType();
   RankedTensorType outType = getResult().getType();
-  uint64_t axis = getAxis();
-  if (failed(verifyAxis(*this, axis, outType, "result")))
-    return failure();
-  auto expected = RankedTensorType::get(dropAxis(outType.getShape(), axis),
-                                        outType.getElementType());
-  if (inType.getShape() != expected.getShape())
-    return emitOpError() << "broadcasting to " << outType << " along axis "
-                         << axis << " takes an input of type " << expected
-                         << ", got " << inType;
-  if (failed(verifySameElementType(*this, inType, outType)))
-    return failure();
-  return verifySliceLayouts(*this, outType, inType, axis, "result", "input");
+  return verifyAxisSlice(*this, getAxis(), outType, "result", inType, "input",
+                         [&](RankedTensorType expected) {
+                           return emitOpError()
+                                  << "broadcasting to " << outType
+                                  << " along axis " << getAxis()
+                                  << " takes an input of type " << expected
+                                  << ", got " << inType;
+                         });
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,7 @@
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -28,13 +29,17 @@ enum class Holder {
   Dot,
   Wait,
   GPUModule,
-  WarpSpecialize
+  WarpSpecialize,
+  /// The role assignment of a tile program (RoleAssignment.h).
+  AnyOp,
+  ForOp,
+  Load
 };
 
 /// What one discardable attribute must be, and where it may sit.
 struct AttrRule {
   StringLiteral name;
-  enum Kind { Unit, Ring, Symbol, Integer } kind;
+  enum Kind { Unit, Ring, Symbol, Integer, I32Array, Array } kind;
   Holder holder;
   /// Integer: the range, and the step its values are multiples of.
   int64_t min = 0, max = 0, step = 1;
@@ -62,6 +67,12 @@ static bool mayHold(Holder holder, Operation *op) {
     return isa<gpu::GPUModuleOp>(op);
   case Holder::WarpSpecialize:
     return isa<WarpSpecializeOp>(op);
+  case Holder::AnyOp:
+    return true;
+  case Holder::ForOp:
+    return isa<scf::ForOp>(op);
+  case Holder::Load:
+    return isa<tile::LoadOp>(op);
   }
   return false;
 }
@@ -85,6 +96,12 @@ static StringRef describeHolder(Holder holder) {
     return "gpu.module";
   case Holder::WarpSpecialize:
     return "ws.warp_specialize";
+  case Holder::AnyOp:
+    return "any op";
+  case Holder::ForOp:
+    return "scf.for";
+  case Holder::Load:
+    return "tile.load";
   }
   return "";
 }
@@ -118,6 +135,13 @@ static const AttrRule kRules[] = {
      Holder::WarpSpecialize},
     {D::PhasesVerifiedAttrHelper::getNameStr(), R::Unit,
      Holder::WarpSpecialize},
+    {D::RolesAttrHelper::getNameStr(), R::Array, Holder::Kernel},
+    {D::ChannelStagesAttrHelper::getNameStr(), R::I32Array, Holder::Kernel},
+    {D::PartitionAttrHelper::getNameStr(), R::I32Array, Holder::AnyOp},
+    {D::PartitionOutputsAttrHelper::getNameStr(), R::Array, Holder::ForOp},
+    {D::LoadChannelAttrHelper::getNameStr(), R::Integer, Holder::Load,
+     INT64_MIN, INT64_MAX},
+    {D::MulticastLoadAttrHelper::getNameStr(), R::Unit, Holder::Load},
 };
 
 /// Checks the value of `attr` against `rule`.
@@ -141,6 +165,10 @@ static LogicalResult verifyValue(Operation *op, NamedAttribute attr,
   }
   case AttrRule::Symbol:
     return expect(isa<FlatSymbolRefAttr>(value), "a symbol reference");
+  case AttrRule::I32Array:
+    return expect(isa<DenseI32ArrayAttr>(value), "an i32 array");
+  case AttrRule::Array:
+    return expect(isa<ArrayAttr>(value), "an array");
   case AttrRule::Integer: {
     auto integer = dyn_cast<IntegerAttr>(value);
     bool isInt64 = integer && integer.getType().isSignlessInteger() &&

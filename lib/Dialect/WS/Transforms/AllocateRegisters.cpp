@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PassUtils.h"
+
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
@@ -94,10 +96,8 @@ namespace {
 struct WSAllocateRegistersPass
     : public ws::impl::WSAllocateRegistersBase<WSAllocateRegistersPass> {
   void runOnOperation() override {
-    getOperation()->walk([&](WarpSpecializeOp op) {
-      if (failed(allocate(op)))
-        signalPassFailure();
-    });
+    if (failed(runOnEach<WarpSpecializeOp>(getOperation(), allocate)))
+      signalPassFailure();
   }
 };
 } // namespace

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PassUtils.h"
+
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
@@ -27,10 +29,10 @@ struct WSAllocateSMEMPass
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation()->walk([&](FunctionOpInterface func) {
-      if (failed(allocate(func)))
-        signalPassFailure();
-    });
+    if (failed(runOnEach<FunctionOpInterface>(
+            getOperation(),
+            [&](FunctionOpInterface func) { return allocate(func); })))
+      signalPassFailure();
   }
 
   LogicalResult allocate(FunctionOpInterface func) {

@@ -4,6 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PassUtils.h"
+
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
@@ -172,10 +174,11 @@ namespace {
 struct WSAllocateTMEMPass
     : public ws::impl::WSAllocateTMEMBase<WSAllocateTMEMPass> {
   void runOnOperation() override {
-    getOperation()->walk([&](FunctionOpInterface func) {
-      if (!func.isExternal() && failed(allocate(func)))
-        signalPassFailure();
-    });
+    if (failed(runOnEach<FunctionOpInterface>(
+            getOperation(), [](FunctionOpInterface func) {
+              return func.isExternal() ? success() : allocate(func);
+            })))
+      signalPassFailure();
   }
 };
 } // namespace

@@ -44,14 +44,23 @@ struct Ring {
   bool multicast = false;
 };
 
-/// One side of one channel, as seen by a role.
+/// One side of one channel, as seen by a role. Sides are ordered by their
+/// channel's place in the program (the stage and phase counters a loop
+/// carries follow that order), never by address: the output must not depend
+/// on where the IR happens to sit in memory.
 struct SideKey {
   Value channel;
   bool producer;
   bool operator<(const SideKey &o) const {
     if (channel != o.channel)
-      return channel.getAsOpaquePointer() < o.channel.getAsOpaquePointer();
+      return isBefore(channel, o.channel);
     return producer < o.producer;
+  }
+  static bool isBefore(Value a, Value b) {
+    Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+    if (x && y && x->getBlock() == y->getBlock())
+      return x->isBeforeInBlock(y);
+    return a.getAsOpaquePointer() < b.getAsOpaquePointer();
   }
   bool operator==(const SideKey &o) const {
     return channel == o.channel && producer == o.producer;

@@ -31,6 +31,7 @@
 #include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
 
+#include "fmha/Dialect/WS/IR/RoleAssignment.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Target/TargetLimits.h"
@@ -582,10 +583,73 @@ struct AttentionRoles {
   }
 };
 
-LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
-                                          const SM100RoleOptions &options) {
+/// The roles of sm100 attention with `consumers` softmax warpgroups, in
+/// order: warpgroup 0's load, MMA and epilogue warps, the correction
+/// warpgroup, the softmax warpgroups.
+static SmallVector<std::string> roleNames(unsigned consumers) {
+  SmallVector<std::string> names{"load", "mma", "epilogue", "correction"};
+  for (unsigned i = 0; i < consumers; ++i)
+    names.push_back(("softmax" + Twine(i)).str());
+  return names;
+}
+
+LogicalResult ws::assignAttentionRolesSM100(FunctionOpInterface func,
+                                            const SM100RoleOptions &options) {
   FailureOr<Attention> attention = analyze(func);
   if (failed(attention))
+    return failure();
+  // Q, the K/V ring, the row vectors from the softmax to the correction and
+  // the staging of the outputs must fit in shared memory (the sm90
+  // partition stages O in Q's slot, which the MMA warp holds here): fewer
+  // K/V stages when they would not.
+  unsigned stages = options.stages;
+  int64_t fixedBytes = kSharedSlackBytes;
+  for (MemRefType buffer : sharedBuffersFor(attention->prologue))
+    fixedBytes += getMemRefBytes(buffer);
+  for (tile::StoreOp store : attention->stores)
+    fixedBytes += store.getValue().getType().getNumElements() *
+                  store.getValue().getType().getElementTypeBitWidth() / 8;
+  fixedBytes += attention->consumers.size() * kRowStages * kTMEMRows * 4;
+  int64_t stageBytes = 0;
+  for (MemRefType buffer : sharedBuffersFor(attention->loads))
+    stageBytes += getMemRefBytes(buffer);
+  while (stages > 1 &&
+         fixedBytes + stages * stageBytes > fmha::limits::kMaxSharedMemoryBytes)
+    --stages;
+  // The load, MMA and epilogue warps share the first warpgroup, the
+  // correction has one; the softmax warpgroups share the rest of the
+  // register file.
+  unsigned consumers = attention->consumers.size();
+  unsigned softmaxRegs = std::min<unsigned>(
+      options.epilogueRegs, (kRegistersPerSM / kWarpgroupThreads -
+                             kWarpRegisters - kCorrectionRegisters) /
+                                consumers / 8 * 8);
+  MLIRContext *ctx = func.getContext();
+  SmallVector<std::string> names = roleNames(consumers);
+  SmallVector<Attribute> roles;
+  for (auto [i, name] : llvm::enumerate(names)) {
+    bool warp = i < 3;
+    unsigned regs = warp     ? kWarpRegisters
+                    : i == 3 ? kCorrectionRegisters
+                             : softmaxRegs;
+    roles.push_back(
+        RoleSpecAttr::get(ctx, name, warp ? 1 : kWarpsPerGroup, regs));
+  }
+  Builder b(ctx);
+  func->setAttr(kRolesAttrName, b.getArrayAttr(roles));
+  func->setAttr(kChannelStagesAttrName,
+                b.getDenseI32ArrayAttr({int32_t(stages)}));
+  return success();
+}
+
+LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func) {
+  FailureOr<Attention> attention = analyze(func);
+  if (failed(attention))
+    return failure();
+  unsigned consumers = attention->consumers.size();
+  FailureOr<SmallVector<RoleSpecAttr>> specs =
+      rolesNamed(func, roleNames(consumers));
+  if (failed(specs))
     return failure();
   MLIRContext *ctx = func.getContext();
   RolePartition partition(func);
@@ -596,22 +660,8 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
     return MemRefType::get(type.getShape(), type.getElementType(),
                            MemRefLayoutAttrInterface(), tmem);
   };
-  unsigned stages = stagesOf(func, options.stages);
-  // Q, the K/V ring and the staging of the outputs must fit in shared
-  // memory (the sm90 partition stages O in Q's slot, which the MMA warp
-  // holds here): fewer K/V stages when they would not.
-  int64_t fixedBytes = kSharedSlackBytes;
-  for (MemRefType buffer : sharedBuffersFor(attention->prologue))
-    fixedBytes += getMemRefBytes(buffer);
-  for (tile::StoreOp store : attention->stores)
-    fixedBytes += store.getValue().getType().getNumElements() *
-                  store.getValue().getType().getElementTypeBitWidth() / 8;
-  int64_t stageBytes = 0;
-  for (MemRefType buffer : sharedBuffersFor(attention->loads))
-    stageBytes += getMemRefBytes(buffer);
-  while (stages > 1 &&
-         fixedBytes + stages * stageBytes > fmha::limits::kMaxSharedMemoryBytes)
-    --stages;
+  unsigned stages =
+      func->getAttrOfType<DenseI32ArrayAttr>(kChannelStagesAttrName)[0];
   // The row vectors from the softmax to the correction: two slots, so the
   // softmax may run a step ahead.
   auto rowsType = ChannelType::get(
@@ -619,10 +669,6 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
       {MemRefType::get({kTMEMRows}, b.getF32Type(), MemRefLayoutAttrInterface(),
                        IntegerAttr::get(b.getI64Type(), kSharedAddressSpace))},
       kRowStages);
-  fixedBytes += attention->consumers.size() * kRowStages * kTMEMRows * 4;
-  while (stages > 1 &&
-         fixedBytes + stages * stageBytes > fmha::limits::kMaxSharedMemoryBytes)
-    --stages;
   AttentionRoles roles{b, loc, {}, {}, {}, {}, {}, {}, {}, {}};
   roles.q = ChannelOp::create(
       b, loc, ChannelType::get(ctx, sharedBuffersFor(attention->prologue), 1));
@@ -659,8 +705,9 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
   }
 
   partition.createKernel();
-  auto addRole = [&](StringRef name, int64_t warps, unsigned regs) {
-    RoleCopy copy = partition.addRole(name, warps, regs);
+  auto addRole = [&](RoleSpecAttr spec) {
+    RoleCopy copy =
+        partition.addRole(spec.getName(), spec.getWarps(), spec.getRegs());
     auto lookup = [&](auto op) { return copy.lookup(op); };
     Attention cloned;
     cloned.loop = lookup(attention->loop);
@@ -678,38 +725,18 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
       cloned.directStores.push_back(lookup(store));
     return std::make_pair(copy.role, cloned);
   };
-  // The load, MMA and epilogue warps share the first warpgroup, the
-  // correction has one; the softmax warpgroups share the rest of the
-  // register file.
-  unsigned consumers = attention->consumers.size();
-  unsigned softmaxRegs = std::min<unsigned>(
-      options.epilogueRegs, (kRegistersPerSM / kWarpgroupThreads -
-                             kWarpRegisters - kCorrectionRegisters) /
-                                consumers / 8 * 8);
-  {
-    auto [role, a] = addRole("load", 1, kWarpRegisters);
-    roles.buildLoad(a);
-    cleanUpRole(role);
-  }
-  {
-    auto [role, a] = addRole("mma", 1, kWarpRegisters);
-    roles.buildMMA(a);
-    cleanUpRole(role);
-  }
-  {
-    auto [role, a] = addRole("epilogue", 1, kWarpRegisters);
-    roles.buildEpilogue(a);
-    cleanUpRole(role);
-  }
-  {
-    auto [role, a] =
-        addRole("correction", kWarpsPerGroup, kCorrectionRegisters);
-    roles.buildCorrection(a);
+  // The roles before the softmax warpgroups, in the order of roleNames.
+  using Builder = void (AttentionRoles::*)(Attention &);
+  const Builder builders[] = {
+      &AttentionRoles::buildLoad, &AttentionRoles::buildMMA,
+      &AttentionRoles::buildEpilogue, &AttentionRoles::buildCorrection};
+  for (auto [spec, build] : llvm::zip(*specs, builders)) {
+    auto [role, a] = addRole(spec);
+    (roles.*build)(a);
     cleanUpRole(role);
   }
   for (unsigned i = 0; i < consumers; ++i) {
-    auto [role, a] =
-        addRole(("softmax" + Twine(i)).str(), kWarpsPerGroup, softmaxRegs);
+    auto [role, a] = addRole((*specs)[4 + i]);
     if (failed(roles.buildSoftmax(a, i)))
       return failure();
     cleanUpRole(role);
@@ -717,5 +744,6 @@ LogicalResult ws::partitionAttentionSM100(FunctionOpInterface func,
     cleanUpRole(role);
   }
   partition.eraseProgram(/*eraseUnusedConstants=*/true);
+  clearRoleAssignment(func);
   return success();
 }

@@ -15,6 +15,7 @@
 #include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
 
+#include "fmha/Dialect/WS/IR/RoleAssignment.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
@@ -92,8 +93,9 @@ struct ClonedProgram {
 };
 
 static ClonedProgram cloneInto(RolePartition &partition, const Program &program,
-                               StringRef name, int64_t warps, unsigned regs) {
-  RoleCopy copy = partition.addRole(name, warps, regs);
+                               RoleSpecAttr spec) {
+  RoleCopy copy =
+      partition.addRole(spec.getName(), spec.getWarps(), spec.getRegs());
   auto lookup = [&](auto op) { return copy.lookup(op); };
   Program cloned;
   cloned.loop = lookup(program.loop);
@@ -227,25 +229,75 @@ static LogicalResult buildEpilogue(OpBuilder &b, Value accChannel, Program &p,
   return success();
 }
 
-LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
-                                      const SM100RoleOptions &options) {
-  // Attention loads Q before its main loop.
+/// Whether the tile program of `func` is attention's: it loads Q before its
+/// main loop.
+static bool isAttention(FunctionOpInterface func) {
   bool prologue = false;
   func->walk([&](tile::LoadOp load) {
     prologue |= !isa<scf::ForOp>(load->getParentOp());
   });
-  if (prologue)
-    return partitionAttentionSM100(func, options);
+  return prologue;
+}
+
+FailureOr<SmallVector<RoleSpecAttr>>
+ws::rolesNamed(FunctionOpInterface func, ArrayRef<std::string> expected) {
+  SmallVector<RoleSpecAttr> roles = getRoles(func);
+  bool same = roles.size() == expected.size();
+  for (auto [role, name] : llvm::zip(roles, expected))
+    same &= role.getName() == name;
+  if (same)
+    return roles;
+  auto diag = func->emitError("ws-partition-roles: on sm_100a this program "
+                              "is split into the roles");
+  for (const std::string &name : expected)
+    diag << " '" << name << "'";
+  return diag << ", in this order (ws.roles)";
+}
+
+LogicalResult ws::assignRolesSM100(FunctionOpInterface func,
+                                   const SM100RoleOptions &options) {
+  if (isAttention(func))
+    return assignAttentionRolesSM100(func, options);
   FailureOr<Program> program = analyze(func);
   if (failed(program))
     return failure();
   if (program->loads.empty())
     return success();
   MLIRContext *ctx = func.getContext();
+  // The MMA warp shares the load warp's warpgroup, and so its budget.
+  SmallVector<Attribute> roles{
+      RoleSpecAttr::get(ctx, "load", 1, options.loadRegs),
+      RoleSpecAttr::get(ctx, "mma", 1, options.loadRegs)};
+  for (unsigned i = 0; i < program->chains.size(); ++i)
+    roles.push_back(RoleSpecAttr::get(ctx, ("epilogue" + Twine(i)).str(),
+                                      kWarpsPerGroup, options.epilogueRegs));
+  Builder b(ctx);
+  func->setAttr(kRolesAttrName, b.getArrayAttr(roles));
+  func->setAttr(kChannelStagesAttrName,
+                b.getDenseI32ArrayAttr({int32_t(options.stages)}));
+  return success();
+}
+
+LogicalResult ws::partitionRolesSM100(FunctionOpInterface func) {
+  if (isAttention(func))
+    return partitionAttentionSM100(func);
+  FailureOr<Program> program = analyze(func);
+  if (failed(program))
+    return failure();
+  if (program->loads.empty())
+    return success();
+  SmallVector<std::string> names{"load", "mma"};
+  for (unsigned i = 0; i < program->chains.size(); ++i)
+    names.push_back(("epilogue" + Twine(i)).str());
+  FailureOr<SmallVector<RoleSpecAttr>> specs = rolesNamed(func, names);
+  if (failed(specs))
+    return failure();
+  unsigned stages =
+      func->getAttrOfType<DenseI32ArrayAttr>(kChannelStagesAttrName)[0];
+  MLIRContext *ctx = func.getContext();
   RolePartition partition(func);
   OpBuilder &b = partition.getBuilder();
   Location loc = func.getLoc();
-  unsigned stages = stagesOf(func, options.stages);
   Value stream = ChannelOp::create(
       b, loc, ChannelType::get(ctx, sharedBuffersFor(program->loads), stages));
   SmallVector<MemRefType> accBuffers;
@@ -263,21 +315,17 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
 
   partition.createKernel();
   {
-    auto [role, p] =
-        cloneInto(partition, *program, "load", 1, options.loadRegs);
+    auto [role, p] = cloneInto(partition, *program, (*specs)[0]);
     buildLoad(b, stream, p, func->hasAttr(kMulticastAttrName));
     cleanUpRole(role);
   }
   {
-    // The MMA warp shares the load warp's warpgroup, and so its budget.
-    auto [role, p] = cloneInto(partition, *program, "mma", 1, options.loadRegs);
+    auto [role, p] = cloneInto(partition, *program, (*specs)[1]);
     buildMMA(b, stream, accChannel, p);
     cleanUpRole(role);
   }
   for (unsigned i = 0; i < program->chains.size(); ++i) {
-    auto [role, p] =
-        cloneInto(partition, *program, ("epilogue" + Twine(i)).str(),
-                  kWarpsPerGroup, options.epilogueRegs);
+    auto [role, p] = cloneInto(partition, *program, (*specs)[2 + i]);
     if (failed(
             buildEpilogue(b, accChannel, p, i, staging, /*barrierId=*/1 + i)))
       return failure();
@@ -290,5 +338,6 @@ LogicalResult ws::partitionRolesSM100(FunctionOpInterface func,
   // The constants no role uses (the accumulators' zeros, replaced by not
   // accumulating) have no lowering in tensor memory.
   partition.eraseProgram(/*eraseUnusedConstants=*/true);
+  clearRoleAssignment(func);
   return success();
 }

@@ -73,17 +73,17 @@ SmallVector<MemRefType> ws::sharedBuffersFor(ArrayRef<tile::LoadOp> loads) {
 }
 
 LogicalResult ws::verifyPartitionOptions(FunctionOpInterface func,
-                                         unsigned optionStages,
+                                         StringRef pass, unsigned optionStages,
                                          unsigned producerRegs,
                                          unsigned consumerRegs) {
   for (auto [name, regs] : {std::pair<StringRef, unsigned>{"producer-regs",
                                                            producerRegs},
                             {"consumer-regs", consumerRegs}})
     if (!isValidRegisterBudget(regs))
-      return func->emitError("ws-partition-roles: option '")
-             << name << "' must be a multiple of " << kRegisterBudgetStep
-             << " from " << kMinRegisterBudget << " to " << kMaxRegisterBudget
-             << " (setmaxnreg), got " << regs;
+      return func->emitError()
+             << pass << ": option '" << name << "' must be a multiple of "
+             << kRegisterBudgetStep << " from " << kMinRegisterBudget << " to "
+             << kMaxRegisterBudget << " (setmaxnreg), got " << regs;
   for (StringRef name : {fmha::kStagesAttrName, fmha::kItemSlotsAttrName})
     if (Attribute value = func->getAttr(name))
       if (failed(fmha::verifyKernelAttr(
@@ -92,8 +92,8 @@ LogicalResult ws::verifyPartitionOptions(FunctionOpInterface func,
         return failure();
   if (!func->hasAttr(fmha::kStagesAttrName) &&
       (optionStages < 1 || optionStages > fmha::limits::kMaxStages))
-    return func->emitError("ws-partition-roles: option 'stages' must be from "
-                           "1 to ")
+    return func->emitError()
+           << pass << ": option 'stages' must be from 1 to "
            << fmha::limits::kMaxStages << ", got " << optionStages;
   return success();
 }

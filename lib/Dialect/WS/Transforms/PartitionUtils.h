@@ -46,13 +46,13 @@ MemRefType sharedBufferFor(RankedTensorType type);
 /// The shared-memory buffers of a channel slot that `loads` fill, in order.
 SmallVector<MemRefType> sharedBuffersFor(ArrayRef<tile::LoadOp> loads);
 
-/// Checks what ws-partition-roles builds the roles and channels of `func`
-/// from, before it builds anything: the register budgets `producerRegs` and
-/// `consumerRegs` (a valid ws.role budget), the kernel's `fmha.stages` and
+/// Checks what ws-assign-roles (`pass`) decides the roles and channels of
+/// `func` from, before it decides anything: the register budgets `producerRegs`
+/// and `consumerRegs` (a valid ws.role budget), the kernel's `fmha.stages` and
 /// `fmha.item_slots` (fmha::verifyKernelAttr) and, when the kernel has no
 /// `fmha.stages`, the option `optionStages`; the error names the attribute
 /// or option and its range.
-LogicalResult verifyPartitionOptions(FunctionOpInterface func,
+LogicalResult verifyPartitionOptions(FunctionOpInterface func, StringRef pass,
                                      unsigned optionStages,
                                      unsigned producerRegs,
                                      unsigned consumerRegs);

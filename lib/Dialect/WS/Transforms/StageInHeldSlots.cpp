@@ -22,9 +22,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "StageInHeldSlots.h"
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace ws {
+#define GEN_PASS_DEF_WSSTAGEINHELDSLOTS
+#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
+} // namespace ws
+} // namespace mlir
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -159,7 +167,10 @@ static void stageInRole(RoleOp role, Value channel,
   release->moveAfter(storeWait);
 }
 
-void ws::stageInHeldSlots(WarpSpecializeOp op, Value channel) {
+/// Lets the epilogue of each role of `op` stage its TMA stores in a buffer
+/// of the slot of `channel` it holds, where safe (see the file comment).
+/// Staging buffers no role uses any more are erased.
+static void stageInHeldSlots(WarpSpecializeOp op, Value channel) {
   SmallVector<ConsumerWaitOp> waits;
   op.walk([&](ConsumerWaitOp wait) {
     if (wait.getChannel() == channel)
@@ -177,3 +188,22 @@ void ws::stageInHeldSlots(WarpSpecializeOp op, Value channel) {
     if (alloc->use_empty())
       alloc->erase();
 }
+
+namespace {
+struct WSStageInHeldSlotsPass
+    : public ws::impl::WSStageInHeldSlotsBase<WSStageInHeldSlotsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    getOperation()->walk([&](WarpSpecializeOp op) {
+      // The channels the roles share, in order.
+      SmallVector<Value> channels;
+      for (Operation &other : *op->getBlock())
+        if (auto channel = dyn_cast<ChannelOp>(other))
+          channels.push_back(channel);
+      for (Value channel : channels)
+        stageInHeldSlots(op, channel);
+    });
+  }
+};
+} // namespace

@@ -46,4 +46,25 @@ def WS_TensorMemoryAttr : WS_Attr<"TensorMemory", "tmem"> {
   }];
 }
 
+def WS_RoleSpecAttr : WS_Attr<"RoleSpec", "role_spec"> {
+  let summary = "a warp role a kernel is to be split into";
+  let description = [{
+    One entry of a kernel's `ws.roles` list, which `ws-assign-roles` writes
+    and `ws-partition-roles` materialises: the name of the `ws.role` to
+    create, its number of warps and its register budget (`setmaxnreg`). The
+    ops of the tile program name roles by their index in the list
+    (`ws.partition`), see docs/Roles.md.
+
+    ```mlir
+    func.func @gemm(...) attributes {ws.roles = [
+        #ws.role_spec<"producer", warps = 1, regs = 40>,
+        #ws.role_spec<"consumer0", warps = 4, regs = 232>]} { ... }
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"the role's name">:$name,
+                        "int32_t":$warps, "int32_t":$regs);
+  let assemblyFormat = "`<` $name `,` `warps` `=` $warps `,` `regs` `=` $regs `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // FMHA_DIALECT_WS_IR_WSATTRS_TD

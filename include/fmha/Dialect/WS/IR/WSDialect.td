@@ -37,7 +37,9 @@ def WS_Dialect : Dialect {
     ops. Each is declared here (C++ reads and writes them through the
     dialect's generated helpers, `WSDialect::CtaPairAttrHelper` and so on)
     and verified wherever it appears: its type, its range and the ops it
-    may sit on; any other `ws.*` attribute is an error.
+    may sit on; any other `ws.*` attribute is an error. (The role
+    assignment's indices and counts depend on the kernel: `ws-partition-roles`
+    checks them, `verifyRoleAssignment`.)
 
     | attribute | type | on | meaning |
     |---|---|---|---|
@@ -54,6 +56,12 @@ def WS_Dialect : Dialect {
     | `ws.protocol_verified` | unit | `ws.warp_specialize` | `ws-verify-protocol` proved the op's channel and named-barrier protocol. |
     | `ws.phases_verified` | unit | `ws.warp_specialize` | `ws-verify-phases` checked the op's mbarrier rings. |
     | `ws.smem_bytes` | integer >= 0 | a kernel | the dynamic shared memory the kernel needs, set by `ws-allocate-smem`. |
+    | `ws.roles` | array of `#ws.role_spec` | a kernel | the roles to split the tile program into (docs/Roles.md); ops name a role by its index. Written by `ws-assign-roles` or by hand, read by `ws-partition-roles`. |
+    | `ws.channel_stages` | i32 array | a kernel | the slots of each channel, in channel order. |
+    | `ws.partition` | i32 array | any op of a tile program | the roles that run the op. |
+    | `ws.partition_outputs` | array of i32 arrays | `scf.for` | per loop-carried value, the roles that compute it. |
+    | `ws.load_channel` | integer | `tile.load` | the channel whose slot the load fills. |
+    | `ws.multicast_load` | unit | `tile.load` | in a `ws.multicast` kernel, the copy lands in both CTAs. |
     | `ws.num_threads` | integer, a multiple of 32 from 32 to 1024 | a kernel | the threads of a CTA, set by `ws-allocate-registers`. |
   }];
   let useDefaultAttributePrinterParser = 1;
@@ -81,7 +89,13 @@ def WS_Dialect : Dialect {
     "::mlir::UnitAttr":$protocol_verified,
     "::mlir::UnitAttr":$phases_verified,
     "::mlir::IntegerAttr":$smem_bytes,
-    "::mlir::IntegerAttr":$num_threads
+    "::mlir::IntegerAttr":$num_threads,
+    "::mlir::ArrayAttr":$roles,
+    "::mlir::DenseI32ArrayAttr":$channel_stages,
+    "::mlir::DenseI32ArrayAttr":$partition,
+    "::mlir::ArrayAttr":$partition_outputs,
+    "::mlir::IntegerAttr":$load_channel,
+    "::mlir::UnitAttr":$multicast_load
   );
 }
 

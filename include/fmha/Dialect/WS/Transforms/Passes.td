@@ -3,79 +3,123 @@
 
 include "mlir/Pass/PassBase.td"
 
-def WSPartitionRoles : Pass<"ws-partition-roles"> {
-  let summary = "split a tile program into producer and consumer warp roles";
+def WSAssignRoles : Pass<"ws-assign-roles"> {
+  let summary = "decide the warp roles of a tile program, as attributes";
   let description = [{
-    Turns each kernel's tile program (after `tile-assign-layouts`) into a
-    `ws.warp_specialize` op:
+    The role policy: for each kernel's tile program (after
+    `tile-assign-layouts`) decides which warp roles it is split into and
+    what each runs, and writes the decision on the program
+    (docs/Roles.md) for `ws-partition-roles` to materialise. A program
+    whose roles are written by hand skips this pass and gets the same
+    pipeline.
 
-    - a **producer** role (one warp) issues the TMA loads. Loads sit in the
-      main loop or before or after it in the same block. Loads of one
-      descriptor go through one channel, and descriptors loaded in the same
-      places (before, in or after the loop: GEMM's A and B tiles) share it;
-      each group of a channel's loads in one place fills one slot (the
-      groups must hold the same tiles),
-      committed with its byte count. A channel filled in the loop has
-      `stages` slots (`fmha.stages` on the kernel overrides the option), one
-      filled only outside it has one, except in a loop around the main loop
-      (a persistent kernel's tile loop): there it has `fmha.item_slots`
-      slots (1 by default; with 2 the next tile's loads overlap this tile's
-      end). Attention's program gives three: Q
-      (before the loop), K (the first tile before, the others in the loop)
-      and V (in the loop, the last tile after it), so K and V each have
-      their own ring and the producer loads K ahead of V.
-    - one **consumer** role (a warpgroup) per accumulator chain of the loop
-      (a loop-carried `tile.dot` accumulator with the stores that use it)
-      waits for each slot where the program loaded it, reads the operands
-      it needs in place (`ws.as_tensor`), and runs its part of the program.
-      Consumers share the slots: each one waits for every slot. A slot is
-      released right after its last reader is done (by threads: an
-      asynchronous dot is done at the `tile.dot_wait` that returns its
+    On sm_90a:
+
+    - role 0, the **producer** (one warp, `producer-regs`), issues every
+      load. Loads sit in the main loop or before or after it in the same
+      block. Loads of one descriptor go through one channel
+      (`ws.load_channel`), and descriptors loaded in the same places
+      (before, in or after the loop: GEMM's A and B tiles) share it; the
+      loads of a channel in one block fill one slot (the slots must hold
+      the same tiles). A channel filled in the loop has `stages` slots
+      (`fmha.stages` on the kernel overrides the option), one filled only
+      outside it has one, except in a loop around the main loop (a
+      persistent kernel's tile loop): there it has `fmha.item_slots`
+      slots (1 by default; with 2 the next tile's loads overlap this
+      tile's end); `ws.channel_stages` lists them. Attention's program
+      gives three channels: Q (before the loop), K (the first tile before,
+      the others in the loop) and V (in the loop, the last tile after it),
+      so K and V each have their own ring and the producer loads K ahead
+      of V. In a `ws.multicast` kernel the loads of the dots' B operands
+      are multicast (`ws.multicast_load`).
+    - role 1 + i, **consumer i** (a warpgroup, `consumer-regs`), computes
+      accumulator chain i of the loop (a loop-carried `tile.dot`
+      accumulator): the loop-carried values the chain, its stores and, in
+      turn, what those read (`ws.partition_outputs` on the loop), the TMA
+      stores of values computed from it and the plain stores
+      (`tile.store_direct`, attention's log-sum-exp) of values of its
+      chain only, such as the row max (`ws.partition` on the stores).
+
+    On sm_100a the op-level assignment is still implied by the kind of
+    program: the pass writes the roles (GEMM: `load`, `mma`, one
+    `epilogue` per accumulator; attention: `load`, `mma`, `epilogue`,
+    `correction`, one `softmax` per consumer) and the depth of the operand
+    ring (shortened for attention until it fits in shared memory), which
+    ws-partition-roles' sm100 builders read.
+
+    Before it decides anything it checks the kernel's `fmha.stages` (1 to
+    8) and `fmha.item_slots` (1 or 2), and the `stages` (1 to 8),
+    `producer-regs` and `consumer-regs` (multiples of 8 from 24 to 256)
+    options; a value out of range is an error naming it. The target is each
+    kernel's `gpu.module` `#nvvm.target` chip (through `fmha::TargetInfo`).
+    Functions without tile ops are left alone.
+
+    ```mlir
+    func.func @gemm(...) attributes {
+        ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>,
+                    #ws.role_spec<"consumer0", warps = 4, regs = 232>],
+        ws.channel_stages = array<i32: 3>} {
+      %r = scf.for ... iter_args(%acc = %zero) -> (...) {
+        %a = tile.load %A[...] {ws.load_channel = 0 : i32,
+                                ws.partition = array<i32: 0>} : ...
+        ...
+      } {ws.partition_outputs = [array<i32: 1>]}
+      tile.store %C[...], %r {ws.partition = array<i32: 1>} : ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"stages", "stages", "unsigned", "2",
+           "Slots of the load channel, unless the kernel says (fmha.stages)">,
+    Option<"producerRegs", "producer-regs", "unsigned",
+           "::mlir::fmha::limits::kSm90ProducerRegisters",
+           "Register budget of the producer warpgroup (40)">,
+    Option<"consumerRegs", "consumer-regs", "unsigned",
+           "::mlir::fmha::limits::kSm90ConsumerRegisters",
+           "Register budget of each consumer warpgroup (232)">
+  ];
+  let dependentDialects = ["::mlir::ws::WSDialect"];
+}
+
+def WSPartitionRoles : Pass<"ws-partition-roles"> {
+  let summary = "materialise a kernel's warp roles and channels";
+  let description = [{
+    Turns each kernel's tile program whose roles are assigned
+    (`ws-assign-roles`, or by hand: docs/Roles.md) into a
+    `ws.warp_specialize` op with one `ws.role` per entry of `ws.roles`:
+
+    - a `ws.channel` per entry of `ws.channel_stages`, whose slots hold the
+      tiles of one group of its loads (the loads of the channel in one
+      block, in program order);
+    - each role is a copy of the program pruned to what it runs: the
+      loop-carried values it does not compute (`ws.partition_outputs`)
+      yield their own iteration argument, the stores not assigned to it
+      (`ws.partition`) go, and what nothing uses then goes too. A role
+      that keeps an op assigned to other roles only is an error at that op;
+    - the role a load is assigned to acquires a slot of its channel, issues
+      the TMA copies (multicast for `ws.multicast_load`) and commits the
+      slot with its byte count; every other role waits for each slot where
+      the program loaded it and reads the tiles in place (`ws.as_tensor`);
+      a slot is released right after its last reader is done (by threads:
+      an asynchronous dot is done at the `tile.dot_wait` that returns its
       result), except slots read by synchronous dots in the loop body,
-      released at the end of the body by wgmma, which `ws-insert-mbarriers`
-      defers by one iteration.
-    - **ping-pong**: when two or more consumers issue asynchronous dots in
-      their loop (attention), consumer i issues an iteration's dots only
-      after consumer i-1 issued its own: `ws.barrier_sync` on its named
-      barrier before its first dot, `ws.barrier_arrive` on the next one's
-      after its last dot (2 x 128 threads each). The last consumer opens the
-      first turn before the loop and consumer 0 takes the last arrival after
-      it. One consumer's softmax so runs while the tensor cores work for the
-      other.
-    - the epilogue of each consumer stores its result through a
-      shared-memory staging buffer: once the previous TMA store has read the
-      buffer (`ws.tma_store_wait` by the leader, then a named barrier of the
-      consumer's warpgroup), `ws.store_shared`, a proxy fence, the barrier
-      again, then `ws.tma_store` by the leader. The role waits for its last
-      store at its end, so a store overlaps the next tile's main loop in
-      persistent kernels.
-    - loads before the main loop (attention's Q tiles) fill one slot of a
-      one-stage channel that each consumer waits for before its loop. A
-      consumer stages its stores in a buffer of that slot instead of a
-      staging buffer of its own when the buffer has the staging buffer's
-      type, the consumer's own reads of it end before the epilogue, and no
-      other role reads or stages in it (attention's O goes into its Q
-      tile); it then keeps the slot until its last TMA store has read it.
-      Otherwise it releases the slot after its main loop.
-    - plain stores from registers (`tile.store_direct`, attention's
-      log-sum-exp) stay where they are, in the one consumer whose chain
-      computes their value (the accumulator or a loop value it is rescaled
-      with, such as the row max); other roles drop them.
+      released at the end of the body by wgmma, which
+      `ws-insert-mbarriers` defers by one iteration;
+    - a role's TMA stores go through a shared-memory staging buffer: once
+      the previous TMA store has read the buffer (`ws.tma_store_wait` by
+      the leader, then a named barrier of the role, 1 for the first role
+      that stores, 2 for the next, ...), `ws.store_shared`, a proxy fence,
+      the barrier again, then `ws.tma_store` by the leader. The role waits
+      for its last store at its end, so a store overlaps the next tile's
+      main loop in persistent kernels. Plain stores from registers stay
+      where they are.
 
     Every value that crosses roles is either recomputed in each role (index
-    arithmetic, program ids) or passed through the channel (loaded tiles).
+    arithmetic, program ids) or passed through a channel (loaded tiles).
+    The assignment attributes are gone afterwards.
 
-    Before it builds anything it checks what it builds from: the kernel's
-    `fmha.stages` (1 to 8) and `fmha.item_slots` (1 or 2), and the
-    `stages` (1 to 8), `producer-regs` and `consumer-regs` (multiples of 8
-    from 24 to 256) options; a value out of range is an error naming it.
-
-    The target is each kernel's `gpu.module` `#nvvm.target` chip (through
-    `fmha::TargetInfo`): sm_90a builds wgmma consumers, sm_100a the roles
-    below. Functions without tile ops are left alone.
-
-    On sm_100a (accumulators in tensor memory, from
-    `tile-assign-layouts`; GEMM main loops so far):
+    On sm_100a (accumulators in tensor memory, from `tile-assign-layouts`)
+    the roles `ws-assign-roles` named are built by the sm100 builders:
 
     - a **load** warp issues the TMA loads into the operand ring, as the
       producer above;
@@ -108,8 +152,7 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     one-slot shared-memory channel to the epilogue warp) and one
     **softmax** warpgroup per consumer (takes a P slot, reads S, sends the
     rescale factor, stores P, commits; after the loop sends the row sum and
-    stores the LSE row). The softmax warpgroups share what the other roles
-    leave of the register file.
+    stores the LSE row).
 
     On sm100, a warpgroup's store of a row computed column by column from
     tensor memory (the GEMM epilogue, attention's rescale and
@@ -117,6 +160,8 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     `memref.subview` of the tensor-memory buffer, the computation, a store
     into a view of the destination, next chunk; a thread then holds 32
     values of its row instead of all.
+
+    A tile program that loads nothing and has no `ws.roles` is left alone.
 
     ```mlir
     ws.warp_specialize {
@@ -126,20 +171,66 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     }
     ```
   }];
-  let options = [
-    Option<"stages", "stages", "unsigned", "2",
-           "Slots of the load channel, unless the kernel says (fmha.stages)">,
-    Option<"producerRegs", "producer-regs", "unsigned",
-           "::mlir::fmha::limits::kSm90ProducerRegisters",
-           "Register budget of the producer warpgroup (40)">,
-    Option<"consumerRegs", "consumer-regs", "unsigned",
-           "::mlir::fmha::limits::kSm90ConsumerRegisters",
-           "Register budget of each consumer warpgroup (232)">
-  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::ws::WSDialect"];
+}
+
+def WSSchedulePingPong : Pass<"ws-schedule-ping-pong"> {
+  let summary = "alternate the asynchronous MMAs of consumer roles";
+  let description = [{
+    Ping-pong scheduling: when two or more roles of a `ws.warp_specialize`
+    run dots and each issues asynchronous dots at the start of its main
+    loop's body (attention's consumers), consumer i issues an iteration's
+    dots only after consumer i-1 issued its own: `ws.barrier_sync` on its
+    named barrier before its first dot, `ws.barrier_arrive` on the next
+    one's after its last dot (2 x 128 threads each). One consumer's softmax
+    so runs while the tensor cores work for the other. The named barriers
+    follow those the roles use already.
+
+    One turn token goes round the consumers: the last one opens the first
+    turn at the role's start, and after its loop each consumer waits for
+    its turn once more and hands it on, so the token is back at consumer 0
+    when the next tile of a persistent kernel begins, whatever the loop's
+    trip count; consumer 0 takes the last arrival at the role's end. A
+    consumer so never arrives twice at a barrier without waiting in between
+    (`ws-verify-protocol` checks that). Kernels whose consumers issue
+    synchronous dots (GEMM) are left alone.
+
+    ```mlir
+    // consumer0, in its main loop:
+    ws.barrier_sync 3 threads 256
+    %s = tile.dot %q, %k, %zero {async, transpose_b} : ...
+    ws.barrier_arrive 4 threads 256
+    ```
+  }];
+  let dependentDialects = ["::mlir::ws::WSDialect"];
+}
+
+def WSStageInHeldSlots : Pass<"ws-stage-in-held-slots"> {
+  let summary = "stage a role's TMA stores in a channel slot it holds";
+  let description = [{
+    A role that takes one slot of a channel per work item (attention's Q
+    tile) and has read the slot's buffer before its epilogue stages its TMA
+    stores in that buffer instead of a staging buffer of its own, when the
+    buffer has the staging buffer's type and no other role reads or stages
+    in it; it then keeps the slot until its last TMA store has read it
+    (the release moves after a `ws.tma_store_wait`). Attention's O goes
+    into its Q tile this way, which is what lets head dim 256 fit in shared
+    memory. Staging buffers no role uses any more are erased.
+
+    ```mlir
+    // Before: O staged in a buffer of its own, Q's slot released after the loop.
+    %stage = ws.buffer_alloc : memref<128x128xbf16, 3>
+    // After: O staged in the Q slot's buffer, released after the store.
+    ws.store_shared %o, %q_buffers#0 : ...
+    ws.tma_store %O[...], %q_buffers#0 : ...
+    ws.tma_store_wait
+    ws.consumer_release %q, %token by threads : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::ws::WSDialect"];
 }
 
 def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
@@ -653,6 +744,58 @@ def WSLowerRoles : Pass<"ws-lower-roles"> {
                            "::mlir::scf::SCFDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];
+}
+
+def WSLowerCtaPairs : Pass<"ws-lower-cta-pairs"> {
+  let summary = "place the barriers of a CTA pair and mark its ops";
+  let description = [{
+    Runs after `ws-lower-roles` and before `convert-ws-to-nvvm`, on the
+    kernels of CTA pairs (`ws.cta_pair`, 2-CTA mode: a cluster of two CTAs
+    whose even CTA issues each MMA for both with `tcgen05.mma.cta_group::2`)
+    of every `gpu.module` below the op it runs on; other kernels are left
+    as they are. It rejects a kernel whose roles are not lowered yet
+    (`ws-lower-roles` reads the kernel's `ws.cta_pair` to set up the
+    cluster; this pass consumes it).
+
+    The pair's MMA warp, in the even CTA, alone waits on the barriers that
+    the two CTAs' threads and TMA copies arrive on: those barriers live in
+    the even CTA and expect the arrivals of both CTAs, so their arrival
+    count doubles. Barriers that `tcgen05.commit`s arrive on live in both
+    CTAs (the commit multicasts) and keep their count; a barrier arrived on
+    both ways has no place and is an error. The barrier arrays are followed
+    through the `arith.select`s by which `ws-lower-roles` picks a replica
+    role's barriers (replica roles of a pair kernel arrive on both arrays
+    of a select).
+
+    The ops whose lowering changes are marked `ws.cta_pair` for
+    `convert-ws-to-nvvm`: arrivals by threads and TMA copies (they reach
+    the even CTA's barrier, at cluster scope; a copy lands in this CTA's
+    buffer with `.cta_group::2`), `tcgen05` commits (`.cta_group::2`,
+    multicast to both CTAs), and `ws.tmem_alloc`, `ws.tmem_relinquish` and
+    `ws.tmem_dealloc` (`.cta_group::2`: one warp of each CTA allocates and
+    frees together). The kernel's `ws.cta_pair` is removed:
+    `convert-ws-to-nvvm` rejects a kernel that still carries it.
+
+    ```mlir
+    gpu.func @k(...) kernel attributes {ws.cta_pair, ...} {
+      %full = ws.mbarrier_alloc arrivals 1 offset 82944 : !ws.mbarrier<1>
+      %done = ws.mbarrier_alloc arrivals 1 offset 82952 : !ws.mbarrier<1>
+      ...
+      ws.tma_load_mbarrier %desc[%c0, %c0], %abuf, %full[%c0] {ws.leader_guarded} : ...
+      ws.mbarrier_arrive %done[%c0] leader tcgen05 {ws.leader_guarded} : !ws.mbarrier<1>
+    }
+    ```
+    becomes
+    ```mlir
+    gpu.func @k(...) kernel attributes {...} {
+      %full = ws.mbarrier_alloc arrivals 2 offset 82944 : !ws.mbarrier<1>
+      %done = ws.mbarrier_alloc arrivals 1 offset 82952 : !ws.mbarrier<1>
+      ...
+      ws.tma_load_mbarrier %desc[%c0, %c0], %abuf, %full[%c0] {ws.cta_pair, ws.leader_guarded} : ...
+      ws.mbarrier_arrive %done[%c0] leader tcgen05 {ws.cta_pair, ws.leader_guarded} : !ws.mbarrier<1>
+    }
+    ```
+  }];
 }
 
 #endif // FMHA_DIALECT_WS_TRANSFORMS_PASSES_TD

@@ -1,7 +1,7 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-partition-roles
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles
 
-// The kernel attributes ws-partition-roles builds its channels from are
-// checked before it builds anything: fmha.stages (1 to 8) and
+// The kernel attributes ws-assign-roles decides the channels from are
+// checked before it decides anything: fmha.stages (1 to 8) and
 // fmha.item_slots (1 or 2). Before, it built a !ws.channel its own parser
 // rejects, or ignored a value that is not an integer. The fmha dialect
 // verifies the same attributes wherever they appear

@@ -1,0 +1,153 @@
+//===- RoleAssignment.cpp - Warp roles written on a tile program ----------===//
+//
+// Part of fmha.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmha/Dialect/WS/IR/RoleAssignment.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::ws;
+
+LogicalResult RoleSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   StringRef name, int32_t warps,
+                                   int32_t regs) {
+  if (name.empty())
+    return emitError() << "a role needs a name";
+  if (warps < 1 || warps > kMaxWarpsPerCTA)
+    return emitError() << "role '" << name << "' needs 1 to " << kMaxWarpsPerCTA
+                       << " warps, got " << warps;
+  if (!isValidRegisterBudget(regs))
+    return emitError() << "role '" << name
+                       << "': the register budget must be a multiple of "
+                       << kRegisterBudgetStep << " from " << kMinRegisterBudget
+                       << " to " << kMaxRegisterBudget << ", got " << regs;
+  return success();
+}
+
+SmallVector<RoleSpecAttr> ws::getRoles(Operation *func) {
+  SmallVector<RoleSpecAttr> roles;
+  if (auto list = func->getAttrOfType<ArrayAttr>(kRolesAttrName))
+    for (Attribute entry : list)
+      if (auto role = dyn_cast<RoleSpecAttr>(entry))
+        roles.push_back(role);
+  return roles;
+}
+
+ArrayRef<int32_t> ws::getPartition(Operation *op) {
+  if (auto roles = op->getAttrOfType<DenseI32ArrayAttr>(kPartitionAttrName))
+    return roles.asArrayRef();
+  return {};
+}
+
+void ws::setPartition(Operation *op, ArrayRef<int32_t> roles) {
+  op->setAttr(kPartitionAttrName,
+              DenseI32ArrayAttr::get(op->getContext(), roles));
+}
+
+bool ws::computesOutput(scf::ForOp loop, unsigned position, int32_t role) {
+  auto outputs = loop->getAttrOfType<ArrayAttr>(kPartitionOutputsAttrName);
+  if (!outputs)
+    return true;
+  return llvm::is_contained(
+      cast<DenseI32ArrayAttr>(outputs[position]).asArrayRef(), role);
+}
+
+/// Checks that `roles` (from `op`'s attribute `name`) are indices of
+/// `count` roles.
+static LogicalResult checkIndices(Operation *op, StringRef name,
+                                  ArrayRef<int32_t> roles, size_t count,
+                                  StringRef pass) {
+  for (int32_t role : roles)
+    if (role < 0 || static_cast<size_t>(role) >= count)
+      return op->emitOpError()
+             << pass << ": '" << name << "' names role " << role
+             << ", but the kernel has " << count << " roles (ws.roles)";
+  return success();
+}
+
+/// Ends a walk once `diagnostic` is reported.
+static WalkResult stop(const InFlightDiagnostic &) {
+  return WalkResult::interrupt();
+}
+
+LogicalResult ws::verifyRoleAssignment(FunctionOpInterface func, StringRef pass,
+                                       bool opLevel) {
+  auto list = func->getAttrOfType<ArrayAttr>(kRolesAttrName);
+  if (!list || list.empty())
+    return func->emitError()
+           << pass << ": the kernel has no '" << kRolesAttrName
+           << "' (an array of #ws.role_spec): run "
+              "ws-assign-roles first or write them";
+  for (Attribute entry : list)
+    if (!isa<RoleSpecAttr>(entry))
+      return func->emitError()
+             << pass << ": '" << kRolesAttrName
+             << "' holds #ws.role_spec entries, got " << entry;
+  size_t roles = list.size();
+  auto stages = func->getAttrOfType<DenseI32ArrayAttr>(kChannelStagesAttrName);
+  if (!stages)
+    return func->emitError()
+           << pass << ": the kernel has no '" << kChannelStagesAttrName
+           << "' (the slots of each channel, an i32 array)";
+  for (int32_t depth : stages.asArrayRef())
+    if (depth < 1 || depth > 32)
+      return func->emitError()
+             << pass << ": '" << kChannelStagesAttrName
+             << "' entries must be from 1 to 32 slots, got " << depth;
+  size_t channels = stages.size();
+  WalkResult walk = func->walk([&](Operation *op) -> WalkResult {
+    if (Attribute attr = op->getAttr(kPartitionAttrName)) {
+      auto partition = dyn_cast<DenseI32ArrayAttr>(attr);
+      if (!partition)
+        return stop(op->emitOpError()
+                    << pass << ": '" << kPartitionAttrName
+                    << "' must be an i32 array, got " << attr);
+      if (failed(checkIndices(op, kPartitionAttrName, partition.asArrayRef(),
+                              roles, pass)))
+        return WalkResult::interrupt();
+    }
+    if (Attribute attr = op->getAttr(kPartitionOutputsAttrName)) {
+      auto loop = dyn_cast<scf::ForOp>(op);
+      auto outputs = dyn_cast<ArrayAttr>(attr);
+      if (!loop || !outputs || outputs.size() != loop.getNumRegionIterArgs() ||
+          !llvm::all_of(outputs, llvm::IsaPred<DenseI32ArrayAttr>))
+        return stop(
+            op->emitOpError()
+            << pass << ": '" << kPartitionOutputsAttrName
+            << "' belongs on an scf.for, one i32 array per loop-carried "
+               "value");
+      for (Attribute output : outputs)
+        if (failed(checkIndices(op, kPartitionOutputsAttrName,
+                                cast<DenseI32ArrayAttr>(output).asArrayRef(),
+                                roles, pass)))
+          return WalkResult::interrupt();
+    }
+    if (!isa<tile::LoadOp>(op) || !opLevel)
+      return WalkResult::advance();
+    auto channel = op->getAttrOfType<IntegerAttr>(kLoadChannelAttrName);
+    if (!channel || channel.getInt() < 0 ||
+        static_cast<size_t>(channel.getInt()) >= channels)
+      return stop(op->emitOpError()
+                  << pass << ": every tile.load needs '" << kLoadChannelAttrName
+                  << "', the index of one of the kernel's " << channels
+                  << " channels (ws.channel_stages)");
+    if (getPartition(op).size() != 1)
+      return stop(op->emitOpError()
+                  << pass << ": a tile.load needs a '" << kPartitionAttrName
+                  << "' of one role, the one that issues its copy");
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+void ws::clearRoleAssignment(Operation *root) {
+  root->walk([](Operation *op) {
+    for (StringLiteral name : {kRolesAttrName, kChannelStagesAttrName,
+                               kPartitionAttrName, kPartitionOutputsAttrName,
+                               kLoadChannelAttrName, kMulticastLoadAttrName})
+      op->removeAttr(name);
+  });
+}

@@ -1,0 +1,448 @@
+//===- AssignRoles.cpp - Decide the warp roles of a tile program ----------===//
+//
+// Part of fmha. Implements ws-assign-roles: the policy that decides which
+// warp role runs what, written on the tile program as attributes
+// (docs/Roles.md) for ws-partition-roles to materialise.
+//
+// On sm_90a: one producer warp issues every load, through channels chosen
+// per descriptor and place; one consumer warpgroup per accumulator chain of
+// the main loop computes it and stores what is computed from it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PartitionRolesSM100.h"
+#include "PartitionUtils.h"
+#include "PassUtils.h"
+
+#include "fmha/Dialect/WS/IR/RoleAssignment.h"
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
+#include "fmha/Target/TargetInfo.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <map>
+#include <set>
+
+namespace mlir {
+namespace ws {
+#define GEN_PASS_DEF_WSASSIGNROLES
+#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
+} // namespace ws
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::ws;
+
+/// Warps of a producer role: one warp issues all TMA copies.
+static constexpr int64_t kProducerWarps = 1;
+
+namespace {
+
+/// Where a load sits relative to the main loop.
+enum class Placement { Before, Loop, After };
+
+/// One channel: loads of one or more descriptors placed alike, one slot per
+/// placement (each group fills one slot, in program order).
+struct ChannelLoads {
+  SmallVector<SmallVector<tile::LoadOp>> groups;
+  bool inLoop = false;
+
+  /// Slots of the channel's ring: a channel filled in the main loop streams
+  /// through `stages` slots; one filled once per work item of a loop around
+  /// the main loop (a persistent kernel's Q tiles) through `itemSlots`, so
+  /// that with two the next item's tiles load while this item's last steps
+  /// and epilogue run; one filled once per kernel has one.
+  unsigned depth(unsigned stages, unsigned itemSlots) const {
+    if (inLoop)
+      return stages;
+    return groups.front().front()->getParentOfType<scf::ForOp>() ? itemSlots
+                                                                 : 1;
+  }
+};
+
+/// What the partitioning found in one tile program.
+struct TileProgram {
+  scf::ForOp loop;
+  /// The channels, in program order of their first load. Loads of one
+  /// descriptor share a channel; descriptors loaded in the same places
+  /// (GEMM's A and B in the loop) share one too.
+  SmallVector<ChannelLoads> channels;
+  /// Loop-carried positions that are dot accumulators, one per consumer.
+  SmallVector<unsigned> chains;
+  SmallVector<tile::StoreOp> stores;
+  /// Plain stores from registers (tile.store_direct): they stay where they
+  /// are, in the consumer that computes their value, and the chain of that
+  /// consumer, one per store.
+  SmallVector<tile::StoreDirectOp> directStores;
+  SmallVector<unsigned> directOwners;
+};
+
+} // namespace
+
+/// The loop-carried positions of `loop` that `value` depends on: loop
+/// results reached through its defining ops (within the loop's parent).
+static llvm::SmallSetVector<unsigned, 4> positionsOf(Value value,
+                                                     scf::ForOp loop) {
+  llvm::SmallSetVector<unsigned, 4> positions;
+  walkBackward(value, [&](Value v, SmallVectorImpl<Value> &next) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return;
+    if (def == loop.getOperation()) {
+      positions.insert(cast<OpResult>(v).getResultNumber());
+      return;
+    }
+    if (def->getParentRegion() == loop->getParentRegion())
+      llvm::append_range(next, def->getOperands());
+  });
+  return positions;
+}
+
+/// The loop-carried positions the yielded value at `position` reads: the
+/// iteration arguments in its backward slice within the loop body.
+static llvm::SmallSetVector<unsigned, 4> bodyPositionsOf(unsigned position,
+                                                         scf::ForOp loop) {
+  llvm::SmallSetVector<unsigned, 4> positions;
+  Block *body = loop.getBody();
+  SmallVector<Value> worklist{loop.getYieldedValues()[position]};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body && arg.getArgNumber() >= 1)
+        positions.insert(arg.getArgNumber() - 1);
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || !loop->isAncestor(def))
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+    // Values used inside nested regions count too.
+    def->walk([&](Operation *nested) {
+      if (nested != def)
+        llvm::append_range(worklist, nested->getOperands());
+    });
+  }
+  return positions;
+}
+
+/// The loop-carried positions that computing position `position` takes:
+/// the position itself and, in turn, every position its yielded value reads.
+static llvm::SmallSetVector<unsigned, 8> chainPositions(unsigned position,
+                                                        scf::ForOp loop) {
+  llvm::SmallSetVector<unsigned, 8> positions;
+  positions.insert(position);
+  for (size_t i = 0; i < positions.size(); ++i) {
+    llvm::SmallSetVector<unsigned, 4> reads =
+        bodyPositionsOf(positions[i], loop);
+    positions.insert(reads.begin(), reads.end());
+  }
+  return positions;
+}
+
+/// The chain whose consumer computes the value of a plain store: the one
+/// chain that the loop results the value reads belong to. A result belongs
+/// to a chain when the chain's accumulator reads it (the row max it is
+/// rescaled by) or it reads the accumulator (a statistic of it); attention's
+/// log-sum-exp reads a chain's row max and row sum.
+static FailureOr<unsigned> ownerOf(tile::StoreDirectOp store,
+                                   const TileProgram &program) {
+  scf::ForOp loop = program.loop;
+  llvm::SmallSetVector<unsigned, 4> reads = positionsOf(store.getValue(), loop);
+  SmallVector<unsigned> owners;
+  for (unsigned chain : program.chains) {
+    llvm::SmallSetVector<unsigned, 8> computes = chainPositions(chain, loop);
+    if (llvm::any_of(reads, [&](unsigned p) {
+          return computes.contains(p) ||
+                 chainPositions(p, loop).contains(chain);
+        }))
+      owners.push_back(chain);
+  }
+  if (owners.empty())
+    return store.emitOpError("stores a value that does not come from an "
+                             "accumulator of the main loop");
+  if (owners.size() > 1)
+    return store.emitOpError("stores a value computed from several "
+                             "accumulators (loop results ")
+           << owners[0] << " and " << owners[1]
+           << "): no one consumer role can store it";
+  return owners.front();
+}
+
+/// The dot that computes `value`, seen through the waits and the
+/// elementwise ops (a rescale) applied to its result, or null.
+static tile::DotOp producingDot(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto dot = dyn_cast<tile::DotOp>(def))
+      return dot;
+    if (auto wait = dyn_cast<tile::DotWaitOp>(def)) {
+      value = wait.getValues()[cast<OpResult>(value).getResultNumber()];
+      continue;
+    }
+    if (!def->hasTrait<OpTrait::Elementwise>())
+      return {};
+    auto same = llvm::find_if(def->getOperands(), [&](Value operand) {
+      return operand.getType() == value.getType();
+    });
+    if (same == def->operand_end())
+      return {};
+    value = *same;
+  }
+  return {};
+}
+
+/// Groups `loads` (in program order, classified by `placements`) into
+/// channels.
+static FailureOr<SmallVector<ChannelLoads>>
+groupChannels(ArrayRef<tile::LoadOp> loads, ArrayRef<Placement> placements) {
+  // Per descriptor, its loads in each placement.
+  llvm::MapVector<Value, std::map<Placement, SmallVector<tile::LoadOp>>> byDesc;
+  for (auto [load, placement] : llvm::zip(loads, placements)) {
+    tile::LoadOp op = load;
+    byDesc[op.getDesc()][placement].push_back(op);
+  }
+  // Descriptors loaded in the same places merge.
+  using Signature = std::set<Placement>;
+  SmallVector<
+      std::pair<Signature, std::map<Placement, SmallVector<tile::LoadOp>>>>
+      merged;
+  for (auto &[desc, groups] : byDesc) {
+    Signature signature;
+    for (auto &entry : groups)
+      signature.insert(entry.first);
+    auto it = llvm::find_if(
+        merged, [&](auto &entry) { return entry.first == signature; });
+    if (it == merged.end()) {
+      merged.push_back({signature, groups});
+      continue;
+    }
+    for (auto &[placement, group] : groups)
+      llvm::append_range(it->second[placement], group);
+  }
+  SmallVector<ChannelLoads> channels;
+  for (auto &[signature, groups] : merged) {
+    ChannelLoads channel;
+    for (auto &[placement, group] : groups) {
+      llvm::sort(group, [](tile::LoadOp a, tile::LoadOp b) {
+        return a->isBeforeInBlock(b);
+      });
+      // Every slot of a channel holds the same buffers.
+      if (!channel.groups.empty()) {
+        ArrayRef<tile::LoadOp> first = channel.groups.front();
+        if (first.size() != group.size())
+          return group.front().emitOpError("fills a slot of a channel with ")
+                 << group.size() << " loads, where its other slots take "
+                 << first.size();
+        for (auto [a, b] : llvm::zip(channel.groups.front(), group))
+          if (a.getType() != b.getType())
+            return b.emitOpError("fills the slot of a channel whose other "
+                                 "slots hold ")
+                   << a.getType() << " at this position";
+      }
+      channel.inLoop |= placement == Placement::Loop;
+      channel.groups.push_back(group);
+    }
+    channels.push_back(std::move(channel));
+  }
+  return channels;
+}
+
+static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
+  TileProgram program;
+  SmallVector<tile::LoadOp> all;
+  func->walk([&](tile::LoadOp load) { all.push_back(load); });
+  func->walk([&](tile::StoreOp store) { program.stores.push_back(store); });
+  func->walk([&](tile::StoreDirectOp store) {
+    program.directStores.push_back(store);
+  });
+  if (all.empty())
+    return program;
+  // The main loop is the innermost loop with loads: a persistent kernel's
+  // tile loop holds the loads of each tile's prologue (attention's Q) around
+  // it.
+  for (tile::LoadOp load : all)
+    if (auto loop = dyn_cast<scf::ForOp>(load->getParentOp()))
+      if (!program.loop || program.loop->isProperAncestor(loop))
+        program.loop = loop;
+  SmallVector<Placement> placements;
+  for (tile::LoadOp load : all) {
+    if (program.loop && load->getParentOp() == program.loop) {
+      placements.push_back(Placement::Loop);
+      continue;
+    }
+    if (program.loop && load->getBlock() == program.loop->getBlock()) {
+      placements.push_back(load->isBeforeInBlock(program.loop)
+                               ? Placement::Before
+                               : Placement::After);
+      continue;
+    }
+    return load.emitOpError(
+        "ws-assign-roles handles tile programs whose loads sit directly "
+        "in one scf.for or before or after it in the same block");
+  }
+  FailureOr<SmallVector<ChannelLoads>> channels =
+      groupChannels(all, placements);
+  if (failed(channels))
+    return failure();
+  program.channels = std::move(*channels);
+  // A chain is a loop-carried accumulator: a position whose yielded value is
+  // a dot accumulating onto (a function of) the position's own value.
+  for (unsigned i = 0; i < program.loop.getNumRegionIterArgs(); ++i) {
+    tile::DotOp dot = producingDot(program.loop.getYieldedValues()[i]);
+    if (dot && dot->getParentOp() == program.loop &&
+        bodyPositionsOf(i, program.loop).contains(i))
+      program.chains.push_back(i);
+  }
+  if (program.chains.empty())
+    return program.loop.emitOpError(
+        "carries no tile.dot accumulator: nothing for consumer roles to do");
+  for (tile::StoreOp store : program.stores) {
+    llvm::SmallSetVector<unsigned, 4> positions =
+        positionsOf(store.getValue(), program.loop);
+    if (llvm::none_of(program.chains, [&](unsigned chain) {
+          return positions.contains(chain);
+        }))
+      return store.emitOpError("stores a value that does not come from an "
+                               "accumulator of the main loop");
+  }
+  for (tile::StoreDirectOp store : program.directStores) {
+    FailureOr<unsigned> owner = ownerOf(store, program);
+    if (failed(owner))
+      return failure();
+    program.directOwners.push_back(*owner);
+  }
+  return program;
+}
+
+/// The loop-carried positions consumer `chain` computes: its accumulator,
+/// what its stores read, and, in turn, what those read in the loop.
+static llvm::SmallSetVector<unsigned, 8> computedPositions(TileProgram &program,
+                                                           unsigned chain) {
+  scf::ForOp loop = program.loop;
+  llvm::SmallSetVector<unsigned, 8> keep;
+  keep.insert(chain);
+  for (auto [store, owner] :
+       llvm::zip(program.directStores, program.directOwners)) {
+    if (owner != chain)
+      continue;
+    llvm::SmallSetVector<unsigned, 4> positions =
+        positionsOf(store.getValue(), loop);
+    keep.insert(positions.begin(), positions.end());
+  }
+  for (tile::StoreOp store : program.stores) {
+    llvm::SmallSetVector<unsigned, 4> positions =
+        positionsOf(store.getValue(), loop);
+    if (positions.contains(chain))
+      keep.insert(positions.begin(), positions.end());
+  }
+  for (size_t i = 0; i < keep.size(); ++i) {
+    llvm::SmallSetVector<unsigned, 4> reads = bodyPositionsOf(keep[i], loop);
+    keep.insert(reads.begin(), reads.end());
+  }
+  return keep;
+}
+
+/// Writes the sm_90a roles of `func`'s tile program: role 0 the producer,
+/// role 1 + i the consumer of chain i.
+static void assignSM90(FunctionOpInterface func, TileProgram &program,
+                       unsigned stages, unsigned producerRegs,
+                       unsigned consumerRegs) {
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  SmallVector<Attribute> roles{
+      RoleSpecAttr::get(ctx, "producer", kProducerWarps, producerRegs)};
+  for (unsigned i = 0; i < program.chains.size(); ++i)
+    roles.push_back(RoleSpecAttr::get(ctx, ("consumer" + Twine(i)).str(),
+                                      kWarpsPerGroup, consumerRegs));
+  func->setAttr(kRolesAttrName, b.getArrayAttr(roles));
+
+  // The loads of the dots' B operands are multicast in a ws.multicast
+  // kernel (a cluster of two CTAs sharing B tiles).
+  DenseSet<Operation *> shared;
+  if (func->hasAttr(kMulticastAttrName))
+    program.loop.walk([&](tile::DotOp dot) {
+      if (Operation *def = dot.getB().getDefiningOp())
+        shared.insert(def);
+    });
+  unsigned itemSlots = itemSlotsOf(func);
+  SmallVector<int32_t> depths;
+  for (auto [index, channel] : llvm::enumerate(program.channels)) {
+    depths.push_back(channel.depth(stages, itemSlots));
+    for (ArrayRef<tile::LoadOp> group : channel.groups)
+      for (tile::LoadOp load : group) {
+        load->setAttr(kLoadChannelAttrName, b.getI32IntegerAttr(index));
+        setPartition(load, {0});
+        if (shared.contains(load.getOperation()))
+          load->setAttr(kMulticastLoadAttrName, b.getUnitAttr());
+      }
+  }
+  func->setAttr(kChannelStagesAttrName, b.getDenseI32ArrayAttr(depths));
+
+  auto consumerOf = [&](unsigned chain) {
+    return static_cast<int32_t>(1 + llvm::find(program.chains, chain) -
+                                program.chains.begin());
+  };
+  for (tile::StoreOp store : program.stores) {
+    llvm::SmallSetVector<unsigned, 4> positions =
+        positionsOf(store.getValue(), program.loop);
+    SmallVector<int32_t> owners;
+    for (unsigned chain : program.chains)
+      if (positions.contains(chain))
+        owners.push_back(consumerOf(chain));
+    setPartition(store, owners);
+  }
+  for (auto [store, owner] :
+       llvm::zip(program.directStores, program.directOwners))
+    setPartition(store, {consumerOf(owner)});
+
+  SmallVector<SmallVector<int32_t>> outputs(
+      program.loop.getNumRegionIterArgs());
+  for (unsigned chain : program.chains)
+    for (unsigned position : computedPositions(program, chain))
+      outputs[position].push_back(consumerOf(chain));
+  SmallVector<Attribute> outputAttrs;
+  for (ArrayRef<int32_t> roles : outputs)
+    outputAttrs.push_back(b.getDenseI32ArrayAttr(roles));
+  program.loop->setAttr(kPartitionOutputsAttrName, b.getArrayAttr(outputAttrs));
+}
+
+namespace {
+struct WSAssignRolesPass
+    : public ws::impl::WSAssignRolesBase<WSAssignRolesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (failed(runOnEach<FunctionOpInterface>(
+            getOperation(),
+            [&](FunctionOpInterface func) { return assign(func); })))
+      signalPassFailure();
+  }
+
+  LogicalResult assign(FunctionOpInterface func) {
+    if (func.isExternal())
+      return success();
+    if (failed(verifyPartitionOptions(func, getArgument(), stages, producerRegs,
+                                      consumerRegs)))
+      return failure();
+    if (!tile::containsTileOps(func))
+      return success();
+    FailureOr<fmha::TargetInfo> info =
+        fmha::TargetInfo::lookup(func, getArgument());
+    if (failed(info))
+      return failure();
+    unsigned numStages = stagesOf(func, stages);
+    if (info->hasTensorMemory())
+      return assignRolesSM100(func, {numStages, producerRegs, consumerRegs});
+    FailureOr<TileProgram> program = analyze(func);
+    if (failed(program))
+      return failure();
+    if (!program->channels.empty())
+      assignSM90(func, *program, numStages, producerRegs, consumerRegs);
+    return success();
+  }
+};
+} // namespace

@@ -1,0 +1,264 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles | FileCheck %s
+
+// ws-assign-roles writes the role decision on the tile program
+// (docs/Roles.md): the roles and channel depths on the kernel, the channel
+// and issuing role on each load, the roles computing each loop-carried
+// value on the main loop, the storing role on each store. Nothing else
+// changes; ws-partition-roles builds from it (ws-partition-roles.mlir runs
+// the two together).
+
+// A two-consumer GEMM: role 0 the producer issues the three loads of a K
+// step, which fill one slot of channel 0 (fmha.stages deep); consumer i
+// (role 1 + i) computes loop-carried value i and stores it.
+// CHECK-LABEL: gpu.func @gemm(
+// CHECK-SAME: ws.channel_stages = array<i32: 3>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"consumer1", warps = 4, regs = 232>]
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 2>]}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                   %b: !tile.desc<tensor<128x64xbf16, #smem>>,
+                   %c: !tile.desc<tensor<128x128xbf16>>,
+                   %m: i32, %n: i32, %k: i32) kernel attributes {fmha.stages = 3 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c63 = arith.constant 63 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %c256 = arith.constant 256 : i32
+      %pid_m = tile.program_id x : i32
+      %pid_n = tile.program_id y : i32
+      %m0 = arith.muli %pid_m, %c256 : i32
+      %m1 = arith.addi %m0, %c128 : i32
+      %n0 = arith.muli %pid_n, %c128 : i32
+      %kp = arith.addi %k, %c63 : i32
+      %ktiles = arith.divui %kp, %c64 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      %r:2 = scf.for %kt = %c0 to %ktiles step %c1
+          iter_args(%acc0 = %zero, %acc1 = %zero)
+          -> (tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>) : i32 {
+        %ko = arith.muli %kt, %c64 : i32
+        %x0 = tile.load %a[%m0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %x1 = tile.load %a[%m1, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %y = tile.load %b[%n0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %d0 = tile.dot %x0, %y, %acc0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        %d1 = tile.dot %x1, %y, %acc1 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        scf.yield %d0, %d1 : tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>
+      }
+      %t0 = arith.truncf %r#0 : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+      tile.store %c[%m0, %n0], %t0 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
+      %t1 = arith.truncf %r#1 : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+      tile.store %c[%m1, %n0], %t1 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// TMA multicast: in a ws.multicast kernel the loads of the dots' B operands
+// are multicast.
+// CHECK-LABEL: gpu.func @gemm_multicast(
+// CHECK-SAME: ws.channel_stages = array<i32: 2>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>]
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.multicast_load, ws.partition = array<i32: 0>}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>]}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+#smem = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_multicast_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm_multicast(%a: !tile.desc<tensor<64x32xf16, #smem>>,
+                             %b: !tile.desc<tensor<128x32xf16, #smem>>,
+                             %c: !tile.desc<tensor<64x128xf32>>,
+                             %m0: i32, %n0: i32, %ktiles: i32) kernel
+        attributes {ws.multicast} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c32 = arith.constant 32 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+      %r = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%acc0 = %zero)
+          -> (tensor<64x128xf32, #acc>) : i32 {
+        %ko = arith.muli %kt, %c32 : i32
+        %x = tile.load %a[%m0, %ko] : !tile.desc<tensor<64x32xf16, #smem>>
+        %y = tile.load %b[%n0, %ko] : !tile.desc<tensor<128x32xf16, #smem>>
+        %d = tile.dot %x, %y, %acc0 {transpose_b} : tensor<64x32xf16, #smem>, tensor<128x32xf16, #smem>, tensor<64x128xf32, #acc>
+        scf.yield %d : tensor<64x128xf32, #acc>
+      }
+      tile.store %c[%m0, %n0], %r : !tile.desc<tensor<64x128xf32>>, tensor<64x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Plain stores of row statistics: each goes to the consumer whose chain
+// computes the value (accumulator and row max of consumer 0, of consumer 1).
+// CHECK-LABEL: gpu.func @row_max(
+// CHECK-SAME: ws.channel_stages = array<i32: 2>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"consumer1", warps = 4, regs = 232>]
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 1>, array<i32: 2>, array<i32: 2>]}
+// CHECK: tile.store_direct {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: tile.store_direct {{.*}} {ws.partition = array<i32: 2>}
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+module attributes {gpu.container_module} {
+  gpu.module @row_max_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @row_max(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                      %out: memref<?xf32>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %m0 = arith.muli %pid, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %ninf = arith.constant dense<0xFF800000> : tensor<64xf32, #row>
+      %r:4 = scf.for %i = %c0 to %n step %c1
+          iter_args(%acc0 = %zero, %max0 = %ninf, %acc1 = %zero, %max1 = %ninf)
+          -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>,
+              tensor<64x64xf32, #acc>, tensor<64xf32, #row>) : i32 {
+        %k0 = arith.muli %i, %c64 : i32
+        %x0 = tile.load %a[%m0, %k0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %x1 = tile.load %a[%m1, %k0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %y = tile.load %a[%k0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %x0, %y, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t0 = tile.reduce max %d0 axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+        %n0 = arith.maximumf %max0, %t0 : tensor<64xf32, #row>
+        %d1 = tile.dot %x1, %y, %acc1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t1 = tile.reduce max %d1 axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+        %n1 = arith.maximumf %max1, %t1 : tensor<64xf32, #row>
+        scf.yield %d0, %n0, %d1, %n1 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64x64xf32, #acc>, tensor<64xf32, #row>
+      }
+      tile.store_direct %out[%m0], %r#1 : memref<?xf32>, tensor<64xf32, #row>
+      tile.store_direct %out[%m1], %r#3 : memref<?xf32>, tensor<64xf32, #row>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Attention's shape: Q before the loop (channel 0, one slot), K first
+// before the loop and then in it (channel 1), V in the loop and last after
+// it (channel 2); K and V rings have `stages` slots.
+// CHECK-LABEL: gpu.func @pipelined(
+// CHECK-SAME: ws.channel_stages = array<i32: 1, 2, 2>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"consumer1", warps = 4, regs = 232>]
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 2 : i32, ws.partition = array<i32: 0>}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 1>, array<i32: 2>, array<i32: 2>]}
+// CHECK: tile.load {{.*}} {ws.load_channel = 2 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @pipelined_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @pipelined(%q: !tile.desc<tensor<64x64xbf16, #smem>>,
+                        %k: !tile.desc<tensor<64x64xbf16, #smem>>,
+                        %v: !tile.desc<tensor<64x64xbf16, #smem>>,
+                        %o: !tile.desc<tensor<64x64xbf16>>, %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %q0 = tile.load %q[%c0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %q1 = tile.load %q[%c64, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %k0 = tile.load %k[%c0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %s0 = tile.dot %q0, %k0, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %s1 = tile.dot %q1, %k0, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %p0 = arith.truncf %s0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      %p1 = arith.truncf %s1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      %r:4 = scf.for %i = %c1 to %n step %c1
+          iter_args(%o0 = %zero, %pp0 = %p0, %o1 = %zero, %pp1 = %p1)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xbf16, #acc>,
+              tensor<64x64xf32, #acc>, tensor<64x64xbf16, #acc>) : i32 {
+        %n0 = arith.muli %i, %c64 : i32
+        %prev = arith.subi %n0, %c64 : i32
+        %kt = tile.load %k[%n0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %t0 = tile.dot %q0, %kt, %zero {async, transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t1 = tile.dot %q1, %kt, %zero {async, transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %vt = tile.load %v[%prev, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %a0 = tile.dot %pp0, %vt, %o0 {async} : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %a1 = tile.dot %pp1, %vt, %o1 {async} : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %u0 = tile.dot_wait %t0 pending 1 : tensor<64x64xf32, #acc>
+        %n0p = arith.truncf %u0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+        %b0 = tile.dot_wait %a0 pending 0 : tensor<64x64xf32, #acc>
+        %u1 = tile.dot_wait %t1 pending 1 : tensor<64x64xf32, #acc>
+        %n1p = arith.truncf %u1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+        %b1 = tile.dot_wait %a1 pending 0 : tensor<64x64xf32, #acc>
+        scf.yield %b0, %n0p, %b1, %n1p : tensor<64x64xf32, #acc>, tensor<64x64xbf16, #acc>, tensor<64x64xf32, #acc>, tensor<64x64xbf16, #acc>
+      }
+      %last = arith.muli %n, %c64 : i32
+      %vl = tile.load %v[%last, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %f0 = tile.dot %r#1, %vl, %r#0 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %f1 = tile.dot %r#3, %vl, %r#2 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %g0 = arith.truncf %f0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%c0, %c0], %g0 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      %g1 = arith.truncf %f1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %o[%c64, %c0], %g1 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A persistent program: Q loaded once per tile of the loop around the main
+// loop takes fmha.item_slots slots (1 by default).
+// CHECK-LABEL: gpu.func @persistent(
+// CHECK-SAME: ws.channel_stages = array<i32: 1, 2>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>]
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>]}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @persistent_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @persistent(%q: !tile.desc<tensor<128x64xbf16, #smem>>,
+                         %k: !tile.desc<tensor<128x64xbf16, #smem>>,
+                         %o: !tile.desc<tensor<128x128xf32>>,
+                         %tiles: i32, %steps: i32) kernel attributes {fmha.stages = 2 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %np = tile.num_programs x : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      scf.for %t = %pid to %tiles step %np : i32 {
+        %m0 = arith.muli %t, %c128 : i32
+        %x = tile.load %q[%m0, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %r = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+            -> (tensor<128x128xf32, #acc>) : i32 {
+          %n0 = arith.muli %s, %c128 : i32
+          %y = tile.load %k[%n0, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+          scf.yield %d : tensor<128x128xf32, #acc>
+        }
+        tile.store %o[%m0, %c0], %r : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      }
+      gpu.return
+    }
+  }
+}

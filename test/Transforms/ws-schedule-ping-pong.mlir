@@ -1,0 +1,117 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-schedule-ping-pong | FileCheck %s
+// The schedule passes the protocol check (each consumer alternates a wait
+// and an arrival on every barrier it shares):
+// RUN: fmha-opt %s -split-input-file --ws-schedule-ping-pong --ws-verify-protocol -o /dev/null
+
+// Two consumers that issue asynchronous dots at the start of their loop
+// body take turns: consumer i waits on barrier 3 + i before its dots and
+// arrives on the other's after them (barriers 1 and 2 are the consumers'
+// own, around their stores). Consumer 1 opens the first turn at its
+// start; after its loop each waits for its turn once more and hands it
+// on; consumer 0 takes the last arrival at its end.
+// CHECK-LABEL: func.func @two_consumers(
+// CHECK: ws.role "producer"
+// CHECK-NOT: ws.barrier
+// CHECK: ws.role "consumer0"
+// CHECK:   scf.for
+// CHECK:     ws.barrier_sync 3 threads 256
+// CHECK-NEXT: tile.dot {{.*}} {async
+// CHECK-NEXT: ws.barrier_arrive 4 threads 256
+// CHECK:   }
+// CHECK-NEXT: ws.barrier_sync 3 threads 256
+// CHECK-NEXT: ws.barrier_arrive 4 threads 256
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   ws.barrier_sync 3 threads 256
+// CHECK-NEXT: }
+// CHECK: ws.role "consumer1"
+// CHECK-NEXT: ws.barrier_arrive 3 threads 256
+// CHECK:   scf.for
+// CHECK:     ws.barrier_sync 4 threads 256
+// CHECK-NEXT: tile.dot {{.*}} {async
+// CHECK-NEXT: ws.barrier_arrive 3 threads 256
+// CHECK:   }
+// CHECK-NEXT: ws.barrier_sync 4 threads 256
+// CHECK-NEXT: ws.barrier_arrive 3 threads 256
+// CHECK:   ws.barrier_sync 2 threads 128
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+func.func @two_consumers(%k: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %ch = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 regs 40 {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %t, %b = ws.producer_acquire %ch : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        ws.tma_load %k[%i, %c0], %b, %t : !tile.desc<tensor<64x64xbf16, #smem>>, memref<64x64xbf16, 3>
+        ws.producer_commit %ch, %t by tma tx_bytes 8192 : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+      }
+    }
+    ws.role "consumer0" warps 4 regs 232 {
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+        %t, %b = ws.consumer_wait %ch : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        %x = ws.as_tensor %b : memref<64x64xbf16, 3> -> tensor<64x64xbf16, #smem>
+        %d = tile.dot %x, %x, %acc {async, transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %w = tile.dot_wait %d pending 0 : tensor<64x64xf32, #acc>
+        ws.consumer_release %ch, %t by threads : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        scf.yield %w : tensor<64x64xf32, #acc>
+      }
+      ws.barrier_sync 1 threads 128
+    }
+    ws.role "consumer1" warps 4 regs 232 {
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+        %t, %b = ws.consumer_wait %ch : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        %x = ws.as_tensor %b : memref<64x64xbf16, 3> -> tensor<64x64xbf16, #smem>
+        %d = tile.dot %x, %x, %acc {async, transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %w = tile.dot_wait %d pending 0 : tensor<64x64xf32, #acc>
+        ws.consumer_release %ch, %t by threads : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        scf.yield %w : tensor<64x64xf32, #acc>
+      }
+      ws.barrier_sync 2 threads 128
+    }
+  }
+  return
+}
+
+// -----
+
+// Consumers whose loop issues synchronous dots (a GEMM) are left alone.
+// CHECK-LABEL: func.func @synchronous(
+// CHECK-NOT: ws.barrier_
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+func.func @synchronous(%k: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %ch = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 regs 40 {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %t, %b = ws.producer_acquire %ch : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        ws.tma_load %k[%i, %c0], %b, %t : !tile.desc<tensor<64x64xbf16, #smem>>, memref<64x64xbf16, 3>
+        ws.producer_commit %ch, %t by tma tx_bytes 8192 : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+      }
+    }
+    ws.role "consumer0" warps 4 regs 232 {
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+        %t, %b = ws.consumer_wait %ch : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        %x = ws.as_tensor %b : memref<64x64xbf16, 3> -> tensor<64x64xbf16, #smem>
+        %d = tile.dot %x, %x, %acc {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        ws.consumer_release %ch, %t by wgmma : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        scf.yield %d : tensor<64x64xf32, #acc>
+      }
+    }
+    ws.role "consumer1" warps 4 regs 232 {
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+        %t, %b = ws.consumer_wait %ch : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        %x = ws.as_tensor %b : memref<64x64xbf16, 3> -> tensor<64x64xbf16, #smem>
+        %d = tile.dot %x, %x, %acc {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        ws.consumer_release %ch, %t by wgmma : !ws.channel<[memref<64x64xbf16, 3>], stages = 2>
+        scf.yield %d : tensor<64x64xf32, #acc>
+      }
+    }
+  }
+  return
+}
