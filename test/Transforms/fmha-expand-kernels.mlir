@@ -7,12 +7,12 @@
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK: gpu.module @gemm_bf16_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">]
 // CHECK: gpu.func @gemm_bf16(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %[[K:.*]]: i32) kernel
-// CHECK-SAME: fmha.manifest = "{{.*}}\22grid\22:[\22num_sms\22,1,1]
-// CHECK-SAME: \22name\22:\22gemm_bf16\22
-// CHECK-SAME: \22box\22:[128,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22a\22
-// CHECK-SAME: \22box\22:[128,128],\22kind\22:\22tensor_map\22,\22swizzle\22:0,\22tensor\22:\22c\22
-// CHECK-SAME: \22a\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[\22M\22,\22K\22]}
+// CHECK-SAME: fmha.grid = ["num_sms", 1, 1]
+// CHECK-SAME: fmha.params = [{box = [128, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "a"}
+// CHECK-SAME: {box = [128, 128], kind = "tensor_map", swizzle = 0 : i64, tensor = "c"}
+// CHECK-SAME: {dtype = "i32", kind = "scalar", value = "K"}]
 // CHECK-SAME: fmha.stages = 3 : i64
+// CHECK-SAME: fmha.tensors = {a = {dtype = "bf16", role = "input", shape = ["M", "K"]}
 // Persistent over the output tiles, in groups of 8 tile rows:
 // CHECK: %[[TM:.*]] = arith.divui %{{.*}}, %c256_i32 : i32
 // CHECK: %[[TN:.*]] = arith.divui %{{.*}}, %c128_i32 : i32
@@ -55,11 +55,11 @@ fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 // truncf); a 64x256 tile with a 32-element K step and 4 stages.
 // CHECK-LABEL: gpu.module @gemm_f32_module
 // CHECK: gpu.func @gemm_f32(%[[A:.*]]: !tile.desc<tensor<64x32xf16>>, %[[B:.*]]: !tile.desc<tensor<256x32xf16>>, %[[C:.*]]: !tile.desc<tensor<64x256xf32>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK-SAME: \22grid\22:[\22num_sms\22,1,1]
+// CHECK-SAME: fmha.grid = ["num_sms", 1, 1]
 // Rows of 32 f16 (64 bytes) are read with a 64-byte swizzle.
-// CHECK-SAME: \22box\22:[64,32],\22kind\22:\22tensor_map\22,\22swizzle\22:64,\22tensor\22:\22a\22
-// CHECK-SAME: \22c\22:{\22dtype\22:\22f32\22,\22role\22:\22output\22
+// CHECK-SAME: {box = [64, 32], kind = "tensor_map", swizzle = 64 : i64, tensor = "a"}
 // CHECK-SAME: fmha.stages = 4 : i64
+// CHECK-SAME: c = {dtype = "f32", role = "output"
 // CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x256xf32>) : i32 {
 // CHECK:   %[[X:.*]] = tile.load %[[A]]
 // CHECK:   %[[Y:.*]] = tile.load %[[B]]
@@ -74,18 +74,16 @@ fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
 
 // -----
 
-// Static sizes: the manifest's shapes and scalar values hold numbers;
+// Static sizes: the launch contract's shapes and scalar values hold numbers;
 // the kernel still takes M, N and K as parameters.
 // CHECK-LABEL: gpu.module @gemm_static_module
 // CHECK: gpu.func @gemm_static(%{{.*}}: !tile.desc<tensor<128x64xbf16>>, %{{.*}}: !tile.desc<tensor<128x64xbf16>>, %{{.*}}: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK-SAME: \22grid\22:[\22num_sms\22,1,1]
-// CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:512
-// CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:256
-// CHECK-SAME: \22dtype\22:\22i32\22,\22kind\22:\22scalar\22,\22value\22:1024
-// CHECK-SAME: \22a\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[512,1024]}
-// CHECK-SAME: \22b\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[256,1024]}
-// CHECK-SAME: \22c\22:{\22dtype\22:\22bf16\22,\22role\22:\22output\22,\22shape\22:[512,256]}
+// CHECK-SAME: fmha.grid = ["num_sms", 1, 1]
+// CHECK-SAME: {dtype = "i32", kind = "scalar", value = 512 : i64}
+// CHECK-SAME: {dtype = "i32", kind = "scalar", value = 256 : i64}
+// CHECK-SAME: {dtype = "i32", kind = "scalar", value = 1024 : i64}
 // CHECK-SAME: fmha.stages = 2 : i64
+// CHECK-SAME: fmha.tensors = {a = {dtype = "bf16", role = "input", shape = [512, 1024]}, b = {dtype = "bf16", role = "input", shape = [256, 1024]}, c = {dtype = "bf16", role = "output", shape = [512, 256]}}
 // CHECK: scf.for {{.*}} -> (tensor<128x128xf32>) : i32
 // CHECK: arith.truncf
 // CHECK: tile.store
@@ -100,8 +98,8 @@ fmha.gemm @gemm_static (tensor<512x1024xbf16>, tensor<256x1024xbf16>)
 // one 128-byte swizzle span wide (the kernel issues one copy per span).
 // CHECK-LABEL: gpu.module @gemm_kn_module
 // CHECK: gpu.func @gemm_kn(%{{.*}}: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<64x128xbf16>>,
-// CHECK-SAME: \22box\22:[64,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22b\22
-// CHECK-SAME: \22b\22:{\22dtype\22:\22bf16\22,\22role\22:\22input\22,\22shape\22:[\22K\22,\22N\22]}
+// CHECK-SAME: {box = [64, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "b"}
+// CHECK-SAME: b = {dtype = "bf16", role = "input", shape = ["K", "N"]}
 // CHECK: %[[Y:.*]] = tile.load %[[B]][%{{.*}}, %{{.*}}] : !tile.desc<tensor<64x128xbf16>>
 // CHECK: tile.dot %{{.*}}, %[[Y]], %{{.*}} : tensor<128x64xbf16>, tensor<64x128xbf16>, tensor<128x128xf32>
 fmha.gemm @gemm_kn (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
@@ -135,8 +133,8 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // stored per row with plain stores, -inf where a row has no key.
 // CHECK-LABEL: gpu.module @attn_module
 // CHECK: gpu.func @attn(%[[Q:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[V:.*]]: !tile.desc<tensor<128x128xbf16>, rank = 4>, %[[O:.*]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[LSE:.*]]: memref<?x?x?xf32>, %{{.*}}: i32, %[[HQ:.*]]: i32, %[[HKV:.*]]: i32, %[[SQ:.*]]: i32, %[[SK:.*]]: i32) kernel
-// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22SQ\22,128]},32,\22B\22]
-// CHECK-SAME: {\22kind\22:\22memref\22,\22tensor\22:\22lse\22}
+// CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 128]}, 32, "B"]
+// CHECK-SAME: {kind = "memref", tensor = "lse"}
 // CHECK: %[[HEAD:.*]] = tile.program_id y : i32
 // CHECK: %[[BATCH:.*]] = tile.program_id z : i32
 // CHECK: %[[BLOCK:.*]] = tile.program_id x : i32
@@ -195,8 +193,8 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // (fmha.item_slots), so the next item's load while this one ends.
 // CHECK-LABEL: gpu.module @attn_persistent_module
 // CHECK: gpu.func @attn_persistent(%{{.*}}: !tile.desc<tensor<64x64xbf16>, rank = 4>, %{{.*}}, %{{.*}}, %{{.*}}, %[[B:.*]]: i32, %[[HQ:.*]]: i32, %{{.*}}: i32, %[[SQ:.*]]: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: fmha.grid = [{min = ["num_sms", {mul = [{ceildiv = ["SQ", 256]}, {mul = ["H", "B"]}]}]}, 1, 1]
 // CHECK-SAME: fmha.item_slots = 2 : i64
-// CHECK-SAME: \22grid\22:[{\22min\22:[\22num_sms\22,{\22mul\22:[{\22ceildiv\22:[\22SQ\22,256]},{\22mul\22:[\22H\22,\22B\22]}]}]},1,1]
 // CHECK: %[[PID:.*]] = tile.program_id x : i32
 // CHECK: %[[NPROG:.*]] = tile.num_programs x : i32
 // CHECK: %[[HEADS:.*]] = arith.muli %[[HQ]], %[[B]] : i32
@@ -227,7 +225,7 @@ fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
 // query blocks t = p, p + #CTAs, ...
 // (block t mod n of head t / n).
 // CHECK-LABEL: gpu.module @attn_persistent_full_module
-// CHECK: \22grid\22:[{\22min\22:[\22num_sms\22,{\22mul\22:[{\22ceildiv\22:[\22SQ\22,128]},{\22mul\22:[\22H\22,\22B\22]}]}]},1,1]
+// CHECK: fmha.grid = [{min = ["num_sms", {mul = [{ceildiv = ["SQ", 128]}, {mul = ["H", "B"]}]}]}, 1, 1]
 // CHECK: %[[PID:.*]] = tile.program_id x : i32
 // CHECK: %[[NPROG:.*]] = tile.num_programs x : i32
 // CHECK: %[[BLOCKS:.*]] = arith.divsi
@@ -257,8 +255,9 @@ fmha.attention @attn_persistent_d256 (tensor<?x?x?x256xbf16>,
 
 // CHECK-LABEL: gpu.module @attn_d256_default_module
 // CHECK: gpu.func @attn_d256_default(
+// CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 128]}, "H", "B"]
 // CHECK-NOT: fmha.item_slots
-// CHECK-SAME: \22grid\22:[{\22ceildiv\22:[\22SQ\22,128]},\22H\22,\22B\22]
+// CHECK-SAME: fmha.params
 fmha.attention @attn_d256_default (tensor<?x?x?x256xbf16>,
                                    tensor<?x?x?x256xbf16>,
                                    tensor<?x?x?x256xbf16>)
@@ -266,15 +265,15 @@ fmha.attention @attn_d256_default (tensor<?x?x?x256xbf16>,
 
 // -----
 
-// 2-CTA mode: clusters of two CTAs along x (the manifest's cluster, an even
-// grid); CTA 2p + r is rank r of tile pair p. Each CTA loads its own 128
+// 2-CTA mode: clusters of two CTAs along x (an even grid; ws-lower-roles
+// sets the cluster shape); CTA 2p + r is rank r of tile pair p. Each CTA loads its own 128
 // rows of A (rank r: rows 256 t + 128 r) and its half of B's 256 columns
 // (128 r on), and the dot is a CTA pair's with the whole 256-column
 // accumulator.
 // CHECK-LABEL: gpu.module @gemm_2cta_module
 // CHECK: gpu.func @gemm_2cta(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x256xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK-SAME: fmha.manifest = "{\22cluster\22:[2,1,1],\22grid\22:[{\22mul\22:[{\22ceildiv\22:[\22num_sms\22,2]},2]},1,1]
-// CHECK-SAME: \22box\22:[128,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22b\22
+// CHECK-SAME: fmha.grid = [{mul = [{ceildiv = ["num_sms", 2]}, 2]}, 1, 1]
+// CHECK-SAME: {box = [128, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "b"}
 // CHECK-SAME: ws.cta_pair
 // CHECK: %[[PID:.*]] = tile.program_id x
 // CHECK: %[[NPROG:.*]] = tile.num_programs x
@@ -298,16 +297,16 @@ fmha.gemm @gemm_2cta (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 
 // -----
 
-// TMA multicast: clusters of two CTAs along x (the manifest's cluster, an
-// even grid); CTA 2p + r is rank r of cluster p and computes the r-th 256
+// TMA multicast: clusters of two CTAs along x (an even grid;
+// ws-lower-roles sets the cluster shape); CTA 2p + r is rank r of cluster p and computes the r-th 256
 // rows (two consumers of 128) of the cluster's 512-row tile, on the same
 // columns as its peer. B's block stays whole in the tile program (each CTA
 // holds all of it); its tensor map's box is half of it (64 of 128 rows),
 // what each CTA loads into both.
 // CHECK-LABEL: gpu.module @gemm_multicast_module
 // CHECK: gpu.func @gemm_multicast(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
-// CHECK-SAME: fmha.manifest = "{\22cluster\22:[2,1,1],\22grid\22:[{\22mul\22:[{\22ceildiv\22:[\22num_sms\22,2]},2]},1,1]
-// CHECK-SAME: \22box\22:[64,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22b\22
+// CHECK-SAME: fmha.grid = [{mul = [{ceildiv = ["num_sms", 2]}, 2]}, 1, 1]
+// CHECK-SAME: {box = [64, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "b"}
 // CHECK-SAME: ws.multicast
 // CHECK: %[[PID:.*]] = tile.program_id x
 // CHECK: %[[NPROG:.*]] = tile.num_programs x
@@ -338,7 +337,7 @@ fmha.gemm @gemm_multicast (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf1
 // TMA multicast with B as [K, N]: a row of 128 bf16 moves as two 64-element
 // boxes, one per CTA, so the box stays [64, 64].
 // CHECK-LABEL: gpu.module @gemm_multicast_nmajor_module
-// CHECK: fmha.manifest = "{\22cluster\22:[2,1,1]
-// CHECK-SAME: \22box\22:[64,64],\22kind\22:\22tensor_map\22,\22swizzle\22:128,\22tensor\22:\22b\22
+// CHECK: fmha.grid = [{mul = [{ceildiv = ["num_sms", 2]}, 2]}, 1, 1]
+// CHECK-SAME: {box = [64, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "b"}
 fmha.gemm @gemm_multicast_nmajor (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
     tile [128, 128, 64] consumers 1 multicast 2 target sm_100a

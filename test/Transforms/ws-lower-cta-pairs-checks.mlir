@@ -11,7 +11,7 @@ module attributes {gpu.container_module} {
       // expected-error @+1 {{'ws.mbarrier_alloc' op is arrived on both by threads and by tcgen05 commits: 2-CTA mode cannot place it}}
       %bar = ws.mbarrier_alloc arrivals 2 offset 0 : !ws.mbarrier<1>
       %c0 = arith.constant 0 : i32
-      ws.mbarrier_arrive %bar[%c0] {ws.leader_guarded} : !ws.mbarrier<1>
+      ws.mbarrier_arrive %bar[%c0] : !ws.mbarrier<1>
       ws.mbarrier_arrive %bar[%c0] leader tcgen05 {ws.leader_guarded} : !ws.mbarrier<1>
       gpu.return
     }

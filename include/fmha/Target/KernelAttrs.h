@@ -2,12 +2,14 @@
 //
 // Part of fmha. `fmha-expand-kernels` hands an fmha op's configuration to the
 // later passes as discardable attributes of the kernel it builds: the
-// pipeline depth (`fmha.stages`), the Q ring's slots (`fmha.item_slots`) and
-// the launch manifest (`fmha.manifest`). The fmha dialect verifies them
-// wherever they appear, and the passes that read them check them again with
-// the same function (the dialect need not be loaded to parse a tile-level
-// kernel), so a hand-written value out of range is an error naming the
-// attribute and its range, never a channel the ws dialect rejects.
+// pipeline depth (`fmha.stages`) and the Q ring's slots (`fmha.item_slots`),
+// declared in FMHADialect.td
+// (`discardableAttrs`, whose generated helpers the fmha side uses; ws, which
+// includes no fmha header, reads the names below). The fmha dialect verifies
+// them wherever they appear, and the passes that read them check them again
+// with the same function (the dialect need not be loaded to parse a
+// tile-level kernel), so a hand-written value out of range is an error naming
+// the attribute and its range, never a channel the ws dialect rejects.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,15 +29,13 @@ namespace fmha {
 constexpr StringLiteral kStagesAttrName = "fmha.stages";
 /// The slots of a ring filled once per work item (an integer).
 constexpr StringLiteral kItemSlotsAttrName = "fmha.item_slots";
-/// The kernel's launch manifest (a JSON string).
-constexpr StringLiteral kManifestAttrName = "fmha.manifest";
 
 /// Most slots of a ring filled once per work item (a persistent kernel's Q
 /// tiles: this item's and the next one's).
 constexpr int64_t kMaxItemSlots = 2;
 
 /// Checks `attr` when it is one of the kernel attributes above: an integer
-/// within its range, or a string. Other attributes pass.
+/// within its range. Other attributes pass.
 inline LogicalResult
 verifyKernelAttr(NamedAttribute attr,
                  function_ref<InFlightDiagnostic()> emitError) {
@@ -59,9 +59,6 @@ verifyKernelAttr(NamedAttribute attr,
     return checkInteger("pipeline stages", limits::kMaxStages);
   if (name == kItemSlotsAttrName)
     return checkInteger("slots of the per-item ring", kMaxItemSlots);
-  if (name == kManifestAttrName && !isa<StringAttr>(attr.getValue()))
-    return emitError() << "'" << name << "' must be a string (JSON), got "
-                       << attr.getValue();
   return success();
 }
 

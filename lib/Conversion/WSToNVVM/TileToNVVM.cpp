@@ -477,7 +477,8 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
   // ws-insert-mbarriers placed the waits (ws.async_wgmma), the result is
   // complete when the op is. Without an explicit wait a read from
   // registers always waits: nothing else orders the A registers' reuse.
-  if (!op.getAsync() && (!op->hasAttr("ws.async_wgmma") || aRegs))
+  if (!op.getAsync() &&
+      (!op->hasAttr(WSDialect::AsyncWgmmaAttrHelper::getNameStr()) || aRegs))
     NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
                                        rewriter.getI64IntegerAttr(0));
   rewriter.replaceOp(op, acc);

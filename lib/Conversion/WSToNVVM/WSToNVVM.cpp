@@ -554,7 +554,8 @@ struct ConvertWSToNVVMPass
           params.indices.push_back(i);
       if (params.type && !params.indices.empty())
         kernels.push_back(params);
-      usesSharedMemory |= func->hasAttr("ws.smem_bytes");
+      usesSharedMemory |=
+          func->hasAttr(WSDialect::SmemBytesAttrHelper::getNameStr());
     });
     if (usesSharedMemory && !module.lookupSymbol(kSharedMemoryName)) {
       OpBuilder b = OpBuilder::atBlockBegin(module.getBody());

@@ -24,14 +24,101 @@ func.func @item_slots() attributes {fmha.item_slots = 3 : i64} {
 
 // -----
 
-// expected-error @+1 {{'fmha.manifest' must be a string (JSON), got 1 : i64}}
-func.func @manifest() attributes {fmha.manifest = 1 : i64} {
+// The launch contract (fmha.tensors, fmha.params, fmha.grid): each entry
+// in the form of docs/Manifest.md.
+
+// expected-error @+1 {{'fmha.tensors': the tensors must be a dictionary of tensors by name, got [1]}}
+func.func @tensors_not_a_dictionary() attributes {fmha.tensors = [1]} {
   return
 }
 
 // -----
 
-// In range.
-func.func @valid() attributes {fmha.stages = 8 : i64, fmha.item_slots = 2 : i64, fmha.manifest = "{}"} {
+// expected-error @+1 {{'fmha.tensors': tensor 'a' must be {shape = [sizes or symbols], dtype, role}, got {dtype = "bf16", role = "input"}}}
+func.func @tensor_without_shape() attributes {fmha.tensors = {a = {dtype = "bf16", role = "input"}}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.tensors': tensor 'a' dtype must be one of bf16, f16, f32, f8e4m3}}
+func.func @tensor_dtype() attributes {fmha.tensors = {a = {shape = ["M"], dtype = "i8", role = "input"}}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.tensors': tensor 'a' role must be one of input, output}}
+func.func @tensor_role() attributes {fmha.tensors = {a = {shape = ["M"], dtype = "f32", role = "scratch"}}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.params': the parameters must be an array, got {}}}
+func.func @params_not_an_array() attributes {fmha.params = {}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.params': parameter #0 must be a dictionary, got 1 : i64}}
+func.func @param_not_a_dictionary() attributes {fmha.params = [1]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.params': parameter #0 kind must be one of tensor_map, scalar, pointer, memref}}
+func.func @param_kind() attributes {fmha.params = [{kind = "texture"}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.params': parameter #0 dtype must be one of i32, i64, f32}}
+func.func @scalar_dtype() attributes {fmha.params = [{kind = "scalar", dtype = "i8", value = 1}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.params': parameter #0 must be a scalar with a value}}
+func.func @scalar_without_value() attributes {fmha.params = [{kind = "scalar", dtype = "i32"}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.params': parameter #0 must be a memref naming its tensor}}
+func.func @memref_without_tensor() attributes {fmha.params = [{kind = "memref"}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.params': parameter #0 must be a tensor_map with a box of integers and a swizzle of 0, 32, 64 or 128}}
+func.func @tensor_map_swizzle() attributes {fmha.params = [{kind = "tensor_map", tensor = "a", box = [64, 64], swizzle = 16}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.grid': the grid must be an array of three expressions, got [1, 1]}}
+func.func @grid_rank() attributes {fmha.grid = [1, 1]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.grid': a grid size must be an integer, a symbol or {ceildiv | mul | min = [x, y]}, got {max = [1, 2]}}}
+func.func @grid_expression() attributes {fmha.grid = [{max = [1, 2]}, 1, 1]} {
+  return
+}
+
+// -----
+
+// In range and in form.
+func.func @valid() attributes {fmha.stages = 8 : i64, fmha.item_slots = 2 : i64, fmha.tensors = {a = {shape = ["M", 64], dtype = "bf16", role = "input"}}, fmha.params = [{kind = "tensor_map", tensor = "a", box = [64, 64], swizzle = 128}, {kind = "scalar", dtype = "i32", value = {ceildiv = ["M", 64]}}, {kind = "memref", tensor = "a"}], fmha.grid = [{min = ["num_sms", {mul = ["M", 2]}]}, 1, 1]} {
   return
 }

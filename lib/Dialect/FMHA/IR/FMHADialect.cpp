@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -32,7 +33,24 @@ void FMHADialect::initialize() {
       >();
 }
 
+/// Checks a discardable attribute of the dialect (FMHADialect.td): a
+/// known one, on a function, with a value in range (verifyKernelAttr) or of
+/// the form of the launch contract (verifyLaunchAttr).
 LogicalResult FMHADialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
-  return verifyKernelAttr(attr, [&] { return op->emitError(); });
+  StringRef name = attr.getName().getValue();
+  if (!llvm::is_contained(
+          {StagesAttrHelper::getNameStr(), ItemSlotsAttrHelper::getNameStr(),
+           TensorsAttrHelper::getNameStr(), ParamsAttrHelper::getNameStr(),
+           GridAttrHelper::getNameStr()},
+          name))
+    return op->emitOpError("has '")
+           << name << "', which is not an attribute of the fmha dialect";
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitOpError("may not hold '")
+           << name << "': it sits on a kernel (a function)";
+  auto emitError = [&] { return op->emitError(); };
+  if (failed(verifyKernelAttr(attr, emitError)))
+    return failure();
+  return verifyLaunchAttr(attr, emitError);
 }

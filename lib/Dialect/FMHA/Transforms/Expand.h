@@ -12,7 +12,6 @@
 #include "fmha/Target/KernelAttrs.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "llvm/Support/JSON.h"
 
 namespace mlir {
 namespace fmha {
@@ -29,11 +28,45 @@ struct KernelShell {
 KernelShell createKernelShell(OpBuilder &b, Operation *op, StringRef name,
                               Target target, TypeRange argTypes);
 
-/// The manifest name of a size: its value when static, else `symbol`.
-llvm::json::Value sizeJSON(int64_t size, StringRef symbol);
+/// The launch contract a kernel records for its caller: its tensors,
+/// parameters and grid as the attributes `fmha.tensors`, `fmha.params` and
+/// `fmha.grid` (FMHADialect.td). The manifest (fmha/Dialect/FMHA/IR/
+/// Manifest.h) is written from them and from what the later passes record.
+class LaunchContract {
+public:
+  explicit LaunchContract(Builder &b) : b(b) {}
 
-/// The manifest name of an element type (`bf16`, `f16`, `f32`).
-std::string dtypeName(Type type);
+  /// A size: its value when static, else `symbol`.
+  Attribute size(int64_t size, StringRef symbol);
+  /// An integer of a shape, box or grid expression.
+  Attribute integer(int64_t value) { return b.getI64IntegerAttr(value); }
+  /// The grid expressions `{ceildiv = [x, y]}`, `{mul = ...}`, `{min = ...}`.
+  Attribute ceildiv(Attribute x, Attribute y) { return apply("ceildiv", x, y); }
+  Attribute mul(Attribute x, Attribute y) { return apply("mul", x, y); }
+  Attribute min(Attribute x, Attribute y) { return apply("min", x, y); }
+
+  /// Declares tensor `name` of `shape` and `dtype`, an input or an output.
+  void tensor(StringRef name, ArrayRef<Attribute> shape, Type dtype,
+              bool output);
+  /// Appends a parameter: a tensor map of `tensor` with its box and swizzle,
+  /// an i32 scalar, or `tensor` as a memref descriptor.
+  void tensorMap(StringRef tensor, ArrayRef<int64_t> box, int64_t swizzle);
+  void scalar(Attribute value);
+  void memref(StringRef tensor);
+
+  /// Sets the contract, with `grid`, on `kernel`.
+  void record(Operation *kernel, ArrayRef<Attribute> grid);
+
+private:
+  Attribute apply(StringRef fn, Attribute x, Attribute y);
+  NamedAttribute entry(StringRef key, Attribute value) {
+    return b.getNamedAttr(key, value);
+  }
+
+  Builder &b;
+  SmallVector<NamedAttribute> tensors;
+  SmallVector<Attribute> params;
+};
 
 /// Replace `op` by its kernel: the tile program of one CTA.
 LogicalResult expandGemm(GemmOp op, OpBuilder &b);

@@ -72,7 +72,8 @@ private:
     return arith::SubIOp::create(b, loc, constI32(offset),
                                  windowSize(size, seqLen));
   }
-  std::string manifest();
+  /// Records the kernel's launch contract (LaunchContract) on `kernel`.
+  void recordLaunchContract(Operation *kernel);
   /// The mask of one S tile: true where key `n0 + col` is visible to query
   /// `m0 + row`.
   Value visible(Value m0, Value n0);
@@ -136,71 +137,49 @@ private:
 
 } // namespace
 
-std::string AttentionBuilder::manifest() {
-  namespace json = llvm::json;
-  std::string dtype = dtypeName(op.getElementType());
-  json::Value batch = sizeJSON(op.getBatch(), "B"),
-              headsQ = sizeJSON(op.getNumHeadsQ(), "H"),
-              headsKV = sizeJSON(op.getNumHeadsKV(), "HKV"),
-              sq = sizeJSON(op.getSeqLenQ(), "SQ"),
-              sk = sizeJSON(op.getSeqLenK(), "SK");
-  int64_t d = headDim;
-  int64_t span = std::min<int64_t>(128, d * 2) / 2;
-  json::Object tensors{
-      {"q", json::Object{{"shape", json::Array{batch, headsQ, sq, d}},
-                         {"dtype", dtype},
-                         {"role", "input"}}},
-      {"k", json::Object{{"shape", json::Array{batch, headsKV, sk, d}},
-                         {"dtype", dtype},
-                         {"role", "input"}}},
-      {"v", json::Object{{"shape", json::Array{batch, headsKV, sk, d}},
-                         {"dtype", dtype},
-                         {"role", "input"}}},
-      {"o", json::Object{{"shape", json::Array{batch, headsQ, sq, d}},
-                         {"dtype", dtype},
-                         {"role", "output"}}}};
-  auto map = [&](StringRef tensor, int64_t rows, int64_t swizzle) {
-    return json::Object{{"kind", "tensor_map"},
-                        {"tensor", tensor},
-                        {"box", json::Array{rows, swizzle ? span : d}},
-                        {"swizzle", swizzle}};
-  };
-  json::Array params{map("q", blockM, 128), map("k", blockN, 128),
-                     map("v", blockN, 128), map("o", blockM, 0)};
+void AttentionBuilder::recordLaunchContract(Operation *kernel) {
+  LaunchContract contract(b);
+  Type dtype = op.getElementType();
+  Attribute batch = contract.size(op.getBatch(), "B"),
+            headsQ = contract.size(op.getNumHeadsQ(), "H"),
+            headsKV = contract.size(op.getNumHeadsKV(), "HKV"),
+            sq = contract.size(op.getSeqLenQ(), "SQ"),
+            sk = contract.size(op.getSeqLenK(), "SK");
+  Attribute d = contract.integer(headDim);
+  contract.tensor("q", {batch, headsQ, sq, d}, dtype, /*output=*/false);
+  contract.tensor("k", {batch, headsKV, sk, d}, dtype, /*output=*/false);
+  contract.tensor("v", {batch, headsKV, sk, d}, dtype, /*output=*/false);
+  contract.tensor("o", {batch, headsQ, sq, d}, dtype, /*output=*/true);
+  // Swizzled rows move in boxes of one 128-byte span.
+  int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
+  contract.tensorMap("q", {blockM, span}, 128);
+  contract.tensorMap("k", {blockN, span}, 128);
+  contract.tensorMap("v", {blockN, span}, 128);
+  contract.tensorMap("o", {blockM, headDim}, 0);
   if (op.hasLse()) {
-    tensors["lse"] = json::Object{{"shape", json::Array{batch, headsQ, sq}},
-                                  {"dtype", "f32"},
-                                  {"role", "output"}};
+    contract.tensor("lse", {batch, headsQ, sq}, b.getF32Type(),
+                    /*output=*/true);
     // Written with plain stores (tile.store_direct), not TMA: its rows of
     // seq_q f32 need not be multiples of 16 bytes.
-    params.push_back(json::Object{{"kind", "memref"}, {"tensor", "lse"}});
+    contract.memref("lse");
   }
+  for (Attribute size : {batch, headsQ, headsKV, sq, sk})
+    contract.scalar(size);
   int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
-  json::Array grid{json::Object{{"ceildiv", json::Array{sq, rowsPerCta}}},
-                   headsQ, batch};
-  if (persistent()) {
-    // At most one CTA per SM and per work item (a query block, or a pair of
-    // them when masks make the work uneven); CTAs left without one exit.
-    json::Value items = json::Object{
-        {"mul", json::Array{
-                    json::Object{{"ceildiv",
-                                  json::Array{sq, pairsBlocks() ? 2 * rowsPerCta
-                                                                : rowsPerCta}}},
-                    json::Object{{"mul", json::Array{headsQ, batch}}}}}};
-    grid = json::Array{
-        json::Object{{"min", json::Array{"num_sms", std::move(items)}}}, 1, 1};
+  if (!persistent()) {
+    contract.record(kernel, {contract.ceildiv(sq, contract.integer(rowsPerCta)),
+                             headsQ, batch});
+    return;
   }
-  for (json::Value size : {batch, headsQ, headsKV, sq, sk})
-    params.push_back(json::Object{
-        {"kind", "scalar"}, {"dtype", "i32"}, {"value", std::move(size)}});
-  json::Object result{{"name", op.getSymName()},
-                      {"tensors", std::move(tensors)},
-                      {"params", std::move(params)},
-                      {"grid", std::move(grid)}};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << json::Value(std::move(result));
-  return text;
+  // At most one CTA per SM and per work item (a query block, or a pair of
+  // them when masks make the work uneven); CTAs left without one exit.
+  int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
+  Attribute items =
+      contract.mul(contract.ceildiv(sq, contract.integer(rowsPerItem)),
+                   contract.mul(headsQ, batch));
+  Attribute one = contract.integer(1);
+  contract.record(kernel,
+                  {contract.min(b.getStringAttr("num_sms"), items), one, one});
 }
 
 Value AttentionBuilder::visible(Value m0, Value n0) {
@@ -598,10 +577,13 @@ LogicalResult AttentionBuilder::build() {
   KernelShell shell =
       createKernelShell(b, op, op.getSymName(), op.getTarget(), args);
   gpu::GPUFuncOp func = shell.func;
-  func->setAttr(kManifestAttrName, b.getStringAttr(manifest()));
-  func->setAttr(kStagesAttrName, b.getI64IntegerAttr(op.getStagesOrDefault()));
+  auto *fmha = cast<FMHADialect>(op->getDialect());
+  recordLaunchContract(func);
+  fmha->getStagesAttrHelper().setAttr(
+      func, b.getI64IntegerAttr(op.getStagesOrDefault()));
   if (persistent())
-    func->setAttr(kItemSlotsAttrName, b.getI64IntegerAttr(op.getQuerySlots()));
+    fmha->getItemSlotsAttrHelper().setAttr(
+        func, b.getI64IntegerAttr(op.getQuerySlots()));
   unsigned next = 0;
   q = func.getArgument(next++);
   k = func.getArgument(next++);

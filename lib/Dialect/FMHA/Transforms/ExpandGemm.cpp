@@ -7,7 +7,7 @@
 #include "Expand.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
-#include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Dialect/WS/IR/WSDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -27,12 +27,12 @@ static int64_t widestSwizzle(int64_t rowBytes) {
   return 0;
 }
 
-/// The launch contract of a GEMM kernel, without what only the later passes
-/// know (block size, shared memory, target binary).
-static std::string gemmManifest(GemmOp op) {
-  namespace json = llvm::json;
-  std::string in = dtypeName(op.getAType().getElementType());
-  std::string out = dtypeName(op.getCType().getElementType());
+/// Records the launch contract of a GEMM kernel (LaunchContract) on
+/// `kernel`.
+static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
+  LaunchContract contract(b);
+  Type in = op.getAType().getElementType();
+  Type out = op.getCType().getElementType();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
   // In 2-CTA mode each CTA loads half of B's block_n.
@@ -40,17 +40,15 @@ static std::string gemmManifest(GemmOp op) {
   int64_t blockNB = blockN / ctas;
   // A and B rows of block_k elements fill exactly one swizzle span (the
   // verifier allows 32, 64 or 128 bytes); tile-assign-layouts picks the same.
-  int64_t swizzle =
-      blockK * op.getAType().getElementType().getIntOrFloatBitWidth() / 8;
-  json::Value m = sizeJSON(op.getM(), "M"), n = sizeJSON(op.getN(), "N"),
-              k = sizeJSON(op.getK(), "K");
+  int64_t swizzle = blockK * in.getIntOrFloatBitWidth() / 8;
+  Attribute m = contract.size(op.getM(), "M"),
+            n = contract.size(op.getN(), "N"),
+            k = contract.size(op.getK(), "K");
   // B as [N, K] is read like A; as [K, N] its rows are N-contiguous and TMA
   // moves them in boxes one swizzle span wide (the kernel issues several).
   bool kMajorB = op.getTransposeB();
-  int64_t elementBytes =
-      op.getAType().getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t elementBytes = in.getIntOrFloatBitWidth() / 8;
   int64_t bSwizzle = kMajorB ? swizzle : widestSwizzle(blockNB * elementBytes);
-  json::Array bShape = kMajorB ? json::Array{n, k} : json::Array{k, n};
   int64_t bBoxRows = kMajorB ? blockNB : blockK;
   int64_t bBoxColumns = kMajorB ? blockK : bSwizzle / elementBytes;
   // With TMA multicast each CTA of the cluster loads half of the B block:
@@ -61,55 +59,25 @@ static std::string gemmManifest(GemmOp op) {
       kMajorB || bSwizzle == 0 || bSwizzle == blockNB * elementBytes;
   if (multicast == 2 && rowIsOneBox)
     bBoxRows /= 2;
-  json::Array bBox{bBoxRows, bBoxColumns};
-  // CTAs of a cluster: those of a pair (ctas) or those sharing B tiles.
+  contract.tensor("a", {m, k}, in, /*output=*/false);
+  contract.tensor(
+      "b", kMajorB ? ArrayRef<Attribute>{n, k} : ArrayRef<Attribute>{k, n}, in,
+      /*output=*/false);
+  contract.tensor("c", {m, n}, out, /*output=*/true);
+  contract.tensorMap("a", {blockM, blockK}, swizzle);
+  contract.tensorMap("b", {bBoxRows, bBoxColumns}, bSwizzle);
+  contract.tensorMap("c", {blockM, blockN}, 0);
+  for (Attribute size : {m, n, k})
+    contract.scalar(size);
+  // Persistent: one CTA per SM; CTAs past the last tile do nothing. In
+  // 2-CTA and multicast mode clusters of two along x (ws-lower-roles sets
+  // the kernel's nvvm.cluster_dim), so an even count of CTAs.
   int64_t cluster = ctas * multicast;
-  json::Object manifest{
-      {"name", op.getSymName()},
-      {"tensors", json::Object{{"a", json::Object{{"shape", json::Array{m, k}},
-                                                  {"dtype", in},
-                                                  {"role", "input"}}},
-                               {"b", json::Object{{"shape", std::move(bShape)},
-                                                  {"dtype", in},
-                                                  {"role", "input"}}},
-                               {"c", json::Object{{"shape", json::Array{m, n}},
-                                                  {"dtype", out},
-                                                  {"role", "output"}}}}},
-      {"params",
-       json::Array{
-           json::Object{{"kind", "tensor_map"},
-                        {"tensor", "a"},
-                        {"box", json::Array{blockM, blockK}},
-                        {"swizzle", swizzle}},
-           json::Object{{"kind", "tensor_map"},
-                        {"tensor", "b"},
-                        {"box", std::move(bBox)},
-                        {"swizzle", bSwizzle}},
-           json::Object{{"kind", "tensor_map"},
-                        {"tensor", "c"},
-                        {"box", json::Array{blockM, blockN}},
-                        {"swizzle", 0}},
-           json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", m}},
-           json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", n}},
-           json::Object{{"kind", "scalar"}, {"dtype", "i32"}, {"value", k}}}},
-      // Persistent: one CTA per SM; CTAs past the last tile do nothing. In
-      // 2-CTA and multicast mode clusters of two along x, so an even count
-      // of CTAs.
-      {"grid",
-       cluster == 1
-           ? json::Array{"num_sms", 1, 1}
-           : json::Array{json::Object{
-                             {"mul",
-                              json::Array{json::Object{{"ceildiv",
-                                                        json::Array{"num_sms",
-                                                                    cluster}}},
-                                          cluster}}},
-                         1, 1}},
-      {"cluster", json::Array{cluster, 1, 1}}};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << json::Value(std::move(manifest));
-  return text;
+  Attribute sms = b.getStringAttr("num_sms"), one = contract.integer(1);
+  if (cluster != 1)
+    sms = contract.mul(contract.ceildiv(sms, contract.integer(cluster)),
+                       contract.integer(cluster));
+  contract.record(kernel, {sms, one, one});
 }
 
 LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
@@ -147,12 +115,16 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   KernelShell shell = createKernelShell(b, op, op.getSymName(), op.getTarget(),
                                         {aDesc, bDesc, cDesc, i32, i32, i32});
   gpu::GPUFuncOp func = shell.func;
-  func->setAttr(kManifestAttrName, b.getStringAttr(gemmManifest(op)));
-  func->setAttr(kStagesAttrName, b.getI64IntegerAttr(op.getStagesOrDefault()));
+  auto *fmha = cast<FMHADialect>(op->getDialect());
+  recordGemmContract(op, func, b);
+  fmha->getStagesAttrHelper().setAttr(
+      func, b.getI64IntegerAttr(op.getStagesOrDefault()));
   if (pair)
-    func->setAttr(ws::kCtaPairAttrName, b.getUnitAttr());
+    func->setAttr(ws::WSDialect::CtaPairAttrHelper::getNameStr(),
+                  b.getUnitAttr());
   if (multicast)
-    func->setAttr(ws::kMulticastAttrName, b.getUnitAttr());
+    func->setAttr(ws::WSDialect::MulticastAttrHelper::getNameStr(),
+                  b.getUnitAttr());
   Value a = func.getArgument(0), bArg = func.getArgument(1),
         c = func.getArgument(2), k = func.getArgument(5);
 

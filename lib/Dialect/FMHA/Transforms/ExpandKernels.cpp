@@ -43,13 +43,18 @@ KernelShell fmha::createKernelShell(OpBuilder &b, Operation *op, StringRef name,
   return {module, func};
 }
 
-llvm::json::Value fmha::sizeJSON(int64_t size, StringRef symbol) {
+Attribute LaunchContract::size(int64_t size, StringRef symbol) {
   if (ShapedType::isDynamic(size))
-    return symbol.str();
-  return size;
+    return b.getStringAttr(symbol);
+  return integer(size);
 }
 
-std::string fmha::dtypeName(Type type) {
+Attribute LaunchContract::apply(StringRef fn, Attribute x, Attribute y) {
+  return b.getDictionaryAttr({entry(fn, b.getArrayAttr({x, y}))});
+}
+
+/// The manifest name of an element type (`bf16`, `f16`, `f32`, `f8e4m3`).
+static StringRef dtypeName(Type type) {
   if (type.isBF16())
     return "bf16";
   if (type.isF16())
@@ -59,6 +64,47 @@ std::string fmha::dtypeName(Type type) {
   if (isa<Float8E4M3FNType>(type))
     return "f8e4m3";
   return "unknown";
+}
+
+void LaunchContract::tensor(StringRef name, ArrayRef<Attribute> shape,
+                            Type dtype, bool output) {
+  tensors.push_back(entry(
+      name,
+      b.getDictionaryAttr(
+          {entry("shape", b.getArrayAttr(shape)),
+           entry("dtype", b.getStringAttr(dtypeName(dtype))),
+           entry("role", b.getStringAttr(output ? "output" : "input"))})));
+}
+
+void LaunchContract::tensorMap(StringRef tensor, ArrayRef<int64_t> box,
+                               int64_t swizzle) {
+  SmallVector<Attribute> boxAttrs;
+  for (int64_t size : box)
+    boxAttrs.push_back(integer(size));
+  params.push_back(
+      b.getDictionaryAttr({entry("kind", b.getStringAttr("tensor_map")),
+                           entry("tensor", b.getStringAttr(tensor)),
+                           entry("box", b.getArrayAttr(boxAttrs)),
+                           entry("swizzle", integer(swizzle))}));
+}
+
+void LaunchContract::scalar(Attribute value) {
+  params.push_back(b.getDictionaryAttr(
+      {entry("kind", b.getStringAttr("scalar")),
+       entry("dtype", b.getStringAttr("i32")), entry("value", value)}));
+}
+
+void LaunchContract::memref(StringRef tensor) {
+  params.push_back(
+      b.getDictionaryAttr({entry("kind", b.getStringAttr("memref")),
+                           entry("tensor", b.getStringAttr(tensor))}));
+}
+
+void LaunchContract::record(Operation *kernel, ArrayRef<Attribute> grid) {
+  auto *fmha = kernel->getContext()->getLoadedDialect<FMHADialect>();
+  fmha->getTensorsAttrHelper().setAttr(kernel, b.getDictionaryAttr(tensors));
+  fmha->getParamsAttrHelper().setAttr(kernel, b.getArrayAttr(params));
+  fmha->getGridAttrHelper().setAttr(kernel, b.getArrayAttr(grid));
 }
 
 namespace {

@@ -88,7 +88,8 @@ targetOfOp(Operation *op) {
           ws::TMEMRelinquishOp, ws::TMEMDeallocOp, ws::StoreTMEMOp>(op))
     return std::pair(Target::Sm100a,
                      std::string("is a tcgen05/tensor-memory operation"));
-  for (StringRef mode : {ws::kCtaPairAttrName, ws::kMulticastAttrName})
+  for (StringRef mode : {ws::WSDialect::CtaPairAttrHelper::getNameStr(),
+                         ws::WSDialect::MulticastAttrHelper::getNameStr()})
     if (op->hasAttr(mode))
       return std::pair(Target::Sm100a,
                        ("is a kernel in clusters ('" + mode + "')").str());

@@ -20,6 +20,7 @@ using namespace mlir::ws;
 
 #include "fmha/Dialect/WS/IR/WSDialect.cpp.inc"
 #include "fmha/Dialect/WS/IR/WSEnums.cpp.inc"
+#include "fmha/Dialect/WS/IR/WSInterfaces.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "fmha/Dialect/WS/IR/WSAttrs.cpp.inc"

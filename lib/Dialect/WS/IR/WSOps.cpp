@@ -115,10 +115,11 @@ static LogicalResult verifyInRole(Operation *op) {
 
 /// Ops that the role's first thread alone executes (TMA copies, MMAs,
 /// `leader` arrivals): ws-lower-roles guards them by the role's leader,
-/// which only a role has, and marks them (kLeaderGuardedAttrName) as it
+/// which only a role has, and marks them (`ws.leader_guarded`) as it
 /// takes them out of their role.
 static LogicalResult verifyLeaderInRole(Operation *op) {
-  if (!op->getParentOfType<RoleOp>() && !op->hasAttr(kLeaderGuardedAttrName))
+  if (!op->getParentOfType<RoleOp>() &&
+      !op->hasAttr(WSDialect::LeaderGuardedAttrHelper::getNameStr()))
     return op->emitOpError("must be inside a ws.role: the first thread of "
                            "its role issues it, and outside a role every "
                            "thread would");

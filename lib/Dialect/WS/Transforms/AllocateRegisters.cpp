@@ -86,8 +86,9 @@ static LogicalResult allocate(WarpSpecializeOp op) {
     return op.emitOpError("roles need ")
            << totalWarps << " warps; a CTA has at most " << kMaxWarpsPerCTA;
   if (auto func = op->getParentOfType<FunctionOpInterface>())
-    func->setAttr("ws.num_threads",
-                  b.getI64IntegerAttr(totalWarps * kThreadsPerWarp));
+    WSDialect::getLoaded(func->getContext())
+        .getNumThreadsAttrHelper()
+        .setAttr(func, b.getI64IntegerAttr(totalWarps * kThreadsPerWarp));
   return success();
 }
 

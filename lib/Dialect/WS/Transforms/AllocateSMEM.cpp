@@ -74,7 +74,9 @@ struct WSAllocateSMEMPass
              << end << " bytes of shared memory (" << bufferBytes
              << " in buffers), but a CTA can have at most "
              << int64_t(maxBytes);
-    func->setAttr("ws.smem_bytes", b.getI64IntegerAttr(end));
+    WSDialect::getLoaded(func->getContext())
+        .getSmemBytesAttrHelper()
+        .setAttr(func, b.getI64IntegerAttr(end));
     return success();
   }
 };

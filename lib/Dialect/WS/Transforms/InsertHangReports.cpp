@@ -53,9 +53,10 @@ static std::string getHangReportFormat(MBarrierWaitOp wait,
   if (auto roleOp = wait->getParentOfType<RoleOp>())
     role = roleOp.getRoleName().str();
   std::string barrier;
-  if (auto ring = wait->getAttrOfType<StringAttr>(kRingAttrName)) {
+  WSDialect &ws = WSDialect::getLoaded(wait->getContext());
+  if (StringAttr ring = ws.getRingAttrHelper().getAttr(wait)) {
     barrier = ("the " + ring.getValue() + " barrier").str();
-    if (auto channel = wait->getAttrOfType<IntegerAttr>(kChannelAttrName))
+    if (IntegerAttr channel = ws.getChannelAttrHelper().getAttr(wait))
       barrier += " of channel " + std::to_string(channel.getInt());
   } else if (Operation *alloc = wait.getBarriers().getDefiningOp()) {
     barrier = "the mbarrier array allocated at " + describeLoc(alloc->getLoc());
@@ -104,10 +105,11 @@ static void createHangReports(gpu::GPUModuleOp module,
         LLVM::LLVMArrayType::get(b.getI8Type(), format.size()),
         /*isConstant=*/true, LLVM::Linkage::Internal, name,
         b.getStringAttr(format), /*alignment=*/1);
-    wait->setAttr(kHangReportAttrName,
-                  FlatSymbolRefAttr::get(global.getSymNameAttr()));
-    wait->setAttr(kWaitTimeoutAttrName,
-                  b.getI64IntegerAttr(timeoutMicroseconds));
+    WSDialect &ws = WSDialect::getLoaded(wait->getContext());
+    ws.getHangReportAttrHelper().setAttr(
+        wait, FlatSymbolRefAttr::get(global.getSymNameAttr()));
+    ws.getWaitTimeoutAttrHelper().setAttr(
+        wait, b.getI64IntegerAttr(timeoutMicroseconds));
   }
 }
 
@@ -122,7 +124,9 @@ struct WSInsertHangReportsPass
     if (waitTimeout == 0)
       return markAllAnalysesPreserved();
     getOperation()->walk([&](gpu::GPUModuleOp module) {
-      module->setAttr(kHangReportsAttrName, UnitAttr::get(module.getContext()));
+      WSDialect::getLoaded(module.getContext())
+          .getHangReportsAttrHelper()
+          .setAttr(module, UnitAttr::get(module.getContext()));
       createHangReports(module, waitTimeout);
     });
   }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fmha/Dialect/WS/Analysis/Checkers.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
@@ -27,7 +28,6 @@ using namespace mlir::ws;
 
 /// Marks the waits of a producer's drain at the end of its role (2-CTA
 /// kernels): they take no slot, they only see every slot released.
-static constexpr StringLiteral kDrainAttrName = "ws.drain";
 
 namespace {
 
@@ -256,9 +256,11 @@ void ChannelLowering::takeSlot(Operation *op, SideKey side, State &state) {
   }
   // Which ring and channel the wait is on, for ws-verify-phases and for the
   // hang reports of convert-ws-to-nvvm{wait-timeout=N}.
-  wait->setAttr(kRingAttrName,
-                rewriter.getStringAttr(side.producer ? "empty" : "full"));
-  wait->setAttr(kChannelAttrName, rewriter.getI32IntegerAttr(ring.index));
+  WSDialect &ws = WSDialect::getLoaded(wait->getContext());
+  ws.getRingAttrHelper().setAttr(
+      wait, rewriter.getStringAttr(side.producer ? "empty" : "full"));
+  ws.getChannelAttrHelper().setAttr(wait,
+                                    rewriter.getI32IntegerAttr(ring.index));
   for (auto [result, buffer] :
        llvm::zip(op->getResults().drop_front(), ring.buffers)) {
     Value slot =
@@ -397,8 +399,9 @@ LogicalResult ChannelLowering::threadRole(RoleOp role) {
   // its slots to come back before its role ends, so that no CTA exits with
   // arrivals, writes or reads still aimed at it.
   auto kernel = role->getParentOfType<FunctionOpInterface>();
-  if (kernel && (kernel->hasAttr(kCtaPairAttrName) ||
-                 kernel->hasAttr(kMulticastAttrName)))
+  WSDialect &ws = WSDialect::getLoaded(role->getContext());
+  if (kernel && (ws.getCtaPairAttrHelper().isAttrPresent(kernel) ||
+                 ws.getMulticastAttrHelper().isAttrPresent(kernel)))
     drain(role, sides, state);
   return success();
 }
@@ -436,9 +439,11 @@ void ChannelLowering::drain(RoleOp role, ArrayRef<SideKey> sides,
       Value parity = arith::XOrIOp::create(rewriter, loc, pos.phase, one);
       auto wait =
           MBarrierWaitOp::create(rewriter, loc, ring.empty, pos.stage, parity);
-      wait->setAttr(kRingAttrName, rewriter.getStringAttr("empty"));
-      wait->setAttr(kChannelAttrName, rewriter.getI32IntegerAttr(ring.index));
-      wait->setAttr(kDrainAttrName, rewriter.getUnitAttr());
+      WSDialect &ws = WSDialect::getLoaded(wait->getContext());
+      ws.getRingAttrHelper().setAttr(wait, rewriter.getStringAttr("empty"));
+      ws.getChannelAttrHelper().setAttr(wait,
+                                        rewriter.getI32IntegerAttr(ring.index));
+      ws.getDrainAttrHelper().setAttr(wait, rewriter.getUnitAttr());
       if (i + 1 == ring.stages)
         break;
       Value next = arith::AddIOp::create(rewriter, loc, pos.stage, one);
@@ -513,7 +518,9 @@ void ChannelLowering::deferRelease(Operation *op, scf::ForOp loop,
   newLoop.getBody()->walk([&](tile::DotOp dot) {
     if (llvm::all_of(dot->getUsers(),
                      [&](Operation *user) { return user == loopYield; }))
-      dot->setAttr("ws.async_wgmma", rewriter.getUnitAttr());
+      WSDialect::getLoaded(dot.getContext())
+          .getAsyncWgmmaAttrHelper()
+          .setAttr(dot, rewriter.getUnitAttr());
   });
 }
 
@@ -629,8 +636,10 @@ struct WSInsertMBarriersPass
     // first: the rings built below would make a broken one a hang or a
     // race.
     if ((verifyProtocol &&
-         failed(verifyUnmarked(getOperation(), kProtocolVerifiedAttrName,
-                               ws::verifyProtocol))) ||
+         failed(
+             verifyUnmarked(getOperation(),
+                            WSDialect::ProtocolVerifiedAttrHelper::getNameStr(),
+                            ws::verifyProtocol))) ||
         failed(ChannelLowering(getOperation()).run()))
       signalPassFailure();
   }

@@ -7,6 +7,7 @@
 #include "ReplicaRoles.h"
 #include "RoleUtils.h"
 
+#include "fmha/Dialect/WS/Analysis/Checkers.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Dialect/WS/Transforms/Passes.h"
@@ -126,7 +127,9 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid,
   }
   for (Operation *leaderOp : leaderOps) {
     guard(rb, leaderOp, isLeader);
-    leaderOp->setAttr(kLeaderGuardedAttrName, rb.getUnitAttr());
+    WSDialect::getLoaded(leaderOp->getContext())
+        .getLeaderGuardedAttrHelper()
+        .setAttr(leaderOp, rb.getUnitAttr());
   }
   // A multicast arrival by threads is made by each warp's first lane (roles
   // start at a warp).
@@ -288,8 +291,9 @@ static LogicalResult lowerWarpSpecialize(WarpSpecializeOp op,
 /// `mergeReplicas`, roles that differ only in values run one copy of the
 /// code (mergeReplicaRoles).
 static LogicalResult lowerRoles(FunctionOpInterface func, bool mergeReplicas) {
-  bool ctaPair = func->hasAttr(kCtaPairAttrName);
-  bool multicast = func->hasAttr(kMulticastAttrName);
+  WSDialect &ws = WSDialect::getLoaded(func->getContext());
+  bool ctaPair = ws.getCtaPairAttrHelper().isAttrPresent(func);
+  bool multicast = ws.getMulticastAttrHelper().isAttrPresent(func);
   SmallVector<WarpSpecializeOp> ops;
   func->walk([&](WarpSpecializeOp op) { ops.push_back(op); });
   bool hasMBarriers = false;
@@ -312,7 +316,7 @@ static LogicalResult lowerRoles(FunctionOpInterface func, bool mergeReplicas) {
     }
   }
   if (!ops.empty()) {
-    auto numThreads = func->getAttrOfType<IntegerAttr>("ws.num_threads");
+    IntegerAttr numThreads = ws.getNumThreadsAttrHelper().getAttr(func);
     if (!numThreads)
       return func->emitError("kernel has no ws.num_threads: run "
                              "ws-allocate-registers before ws-lower-roles");
@@ -341,11 +345,14 @@ static LogicalResult lowerRoles(FunctionOpInterface func, bool mergeReplicas) {
 /// kernel or does not stand directly in the kernel's body: the roles divide
 /// the kernel's warps once, from the register cap the kernel starts with.
 static LogicalResult checkSupported(gpu::GPUModuleOp module) {
+  WSDialect &ws = WSDialect::getLoaded(module.getContext());
   WalkResult walk = module->walk([&](FunctionOpInterface func) {
-    if (func->hasAttr(kCtaPairAttrName) && func->hasAttr(kMulticastAttrName)) {
+    if (ws.getCtaPairAttrHelper().isAttrPresent(func) &&
+        ws.getMulticastAttrHelper().isAttrPresent(func)) {
       func->emitError("a kernel is either a CTA pair ('")
-          << kCtaPairAttrName << "') or shares blocks by TMA multicast ('"
-          << kMulticastAttrName << "'), not both";
+          << ws.getCtaPairAttrHelper().getName().getValue()
+          << "') or shares blocks by TMA multicast ('"
+          << ws.getMulticastAttrHelper().getName().getValue() << "'), not both";
       return WalkResult::interrupt();
     }
     WarpSpecializeOp first;
@@ -390,14 +397,17 @@ struct WSLowerRolesPass : public ws::impl::WSLowerRolesBase<WSLowerRolesPass> {
     // a wrong stage or phase would be a hang or a race in the kernel.
     if (verifyPhases)
       for (gpu::GPUModuleOp module : modules)
-        if (failed(verifyUnmarked(module, kPhasesVerifiedAttrName,
-                                  ws::verifyPhases)))
+        if (failed(verifyUnmarked(
+                module, WSDialect::PhasesVerifiedAttrHelper::getNameStr(),
+                ws::verifyPhases)))
           return signalPassFailure();
     for (gpu::GPUModuleOp module : modules) {
       // A hang report names the role of its wait: with the reports on, each
       // role keeps its own code.
       bool mergeReplicas =
-          replicaRoles && !module->hasAttr(kHangReportsAttrName);
+          replicaRoles && !WSDialect::getLoaded(module.getContext())
+                               .getHangReportsAttrHelper()
+                               .isAttrPresent(module);
       WalkResult walk = module.walk([&](FunctionOpInterface func) {
         return failed(lowerRoles(func, mergeReplicas)) ? WalkResult::interrupt()
                                                        : WalkResult::advance();

@@ -57,8 +57,8 @@ static std::optional<std::pair<int64_t, int64_t>> namedBarrier(Operation *op) {
 /// different ones in the same place).
 static DictionaryAttr semanticAttrs(Operation *op) {
   NamedAttrList attrs(op->getAttrDictionary());
-  attrs.erase(kRingAttrName);
-  attrs.erase(kChannelAttrName);
+  attrs.erase(WSDialect::RingAttrHelper::getNameStr());
+  attrs.erase(WSDialect::ChannelAttrHelper::getNameStr());
   return attrs.getDictionary(op->getContext());
 }
 

@@ -32,6 +32,12 @@ inline TargetInfo getTargetInfo(Target target) {
   // Every case of the enum is a chip TargetInfo knows.
   return *TargetInfo::fromChip(stringifyTarget(target));
 }
+
+/// Checks `attr` when it is part of a kernel's launch contract
+/// (`fmha.tensors`, `fmha.params`, `fmha.grid`): the form of each entry.
+/// Other attributes pass.
+LogicalResult verifyLaunchAttr(NamedAttribute attr,
+                               function_ref<InFlightDiagnostic()> emitError);
 } // namespace fmha
 } // namespace mlir
 

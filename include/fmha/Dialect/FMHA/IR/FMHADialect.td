@@ -23,6 +23,32 @@ def FMHA_Dialect : Dialect {
     `fmha-expand-kernels` turns each op into a `tile` program, which the
     `ws` dialect warp-specializes before the NVVM-to-PTX tail.
 
+    ### Discardable attributes
+
+    `fmha-expand-kernels` hands an op's configuration to the later passes,
+    and its launch contract to the manifest, as attributes of the kernel
+    (the function) it builds. They are declared
+    here (C++ reads and writes them through the generated helpers,
+    `FMHADialect::StagesAttrHelper` and so on; the ws passes, which include
+    no fmha header, through the names of `fmha/Target/KernelAttrs.h`) and
+    verified wherever they appear: type, range, and that they sit on a
+    function; any other `fmha.*` attribute is an error.
+
+    | attribute | type | meaning |
+    |---|---|---|
+    | `fmha.stages` | integer from 1 to 8 | the pipeline stages of the kernel's streamed operands |
+    | `fmha.item_slots` | integer from 1 to 2 | the slots of a ring filled once per work item (a persistent kernel's Q tiles: this item's and the next one's) |
+    | `fmha.tensors` | dictionary | the tensors the caller passes, by name: `{shape = [sizes: integers or symbols], dtype = "bf16", role = "input" or "output"}` |
+    | `fmha.params` | array | the kernel's parameters in order: `{kind = "tensor_map", tensor, box, swizzle}`, `{kind = "scalar", dtype, value}`, `{kind = "memref" or "pointer", tensor}` |
+    | `fmha.grid` | array of 3 | the grid: integers, symbols, `"num_sms"` or `{ceildiv, mul or min = [x, y]}` |
+
+    `fmha.tensors`, `fmha.params` and `fmha.grid` are the kernel's launch
+    contract: `fmha-translate --fmha-manifest` writes the JSON manifest
+    (docs/Manifest.md) from them and from what the lowering recorded on the
+    final kernel (`ws.num_threads`, `ws.smem_bytes`, `nvvm.cluster_dim`, the
+    `gpu.module`'s `#nvvm.target`), in one place
+    (`fmha/Dialect/FMHA/IR/Manifest.h`).
+
     ```mlir
     module {
       fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
@@ -34,8 +60,15 @@ def FMHA_Dialect : Dialect {
     ```
   }];
   let useDefaultAttributePrinterParser = 1;
-  // fmha.stages, fmha.item_slots, fmha.manifest on kernels (KernelAttrs.h).
   let hasOperationAttrVerify = 1;
+  // Declared above, in the description's table: keep the two in step.
+  let discardableAttrs = (ins
+    "::mlir::IntegerAttr":$stages,
+    "::mlir::IntegerAttr":$item_slots,
+    "::mlir::DictionaryAttr":$tensors,
+    "::mlir::ArrayAttr":$params,
+    "::mlir::ArrayAttr":$grid
+  );
   let useDefaultTypePrinterParser = 0;
 }
 

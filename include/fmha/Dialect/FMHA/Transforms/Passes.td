@@ -49,9 +49,10 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     heads_kv), so GQA and MQA read K and V without copies. Parameters: Q, K,
     V, O (and LSE) descriptors, then batch, heads_q, heads_kv, seq_q, seq_k
     as i32. The kernel records its launch contract (tensors, their
-    symbolic shapes, parameters, grid) as the JSON string attribute
-    `fmha.manifest`, which `fmha-translate --fmha-manifest` completes, and
-    the pipeline depth as `fmha.stages`.
+    symbolic shapes, parameters, grid) as the attributes `fmha.tensors`,
+    `fmha.params` and `fmha.grid` (the fmha dialect's description), from
+    which `fmha-translate --fmha-manifest` writes the JSON manifest of the
+    final kernel, and the pipeline depth as `fmha.stages`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

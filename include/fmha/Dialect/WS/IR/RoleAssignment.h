@@ -2,7 +2,9 @@
 //
 // Part of fmha. The attributes by which a tile program says which warp role
 // runs what (docs/Roles.md): ws-assign-roles writes them, a user may write
-// them by hand, ws-partition-roles materialises them.
+// them by hand, ws-partition-roles materialises them. The names are those
+// WSDialect.td declares (`discardableAttrs`), which the dialect verifies
+// for type and place; verifyRoleAssignment checks them against the kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,20 +21,26 @@ namespace ws {
 
 /// On a kernel: the roles to split it into, an array of `#ws.role_spec`.
 /// Ops name a role by its index in this list.
-constexpr StringLiteral kRolesAttrName = "ws.roles";
+constexpr StringLiteral kRolesAttrName =
+    WSDialect::RolesAttrHelper::getNameStr();
 /// On a kernel: the slots of each channel, in channel order (an i32 array).
-constexpr StringLiteral kChannelStagesAttrName = "ws.channel_stages";
+constexpr StringLiteral kChannelStagesAttrName =
+    WSDialect::ChannelStagesAttrHelper::getNameStr();
 /// On an op of the tile program: the roles that run it (an i32 array of role
 /// indices). An op without it runs in every role that needs its results.
-constexpr StringLiteral kPartitionAttrName = "ws.partition";
+constexpr StringLiteral kPartitionAttrName =
+    WSDialect::PartitionAttrHelper::getNameStr();
 /// On an `scf.for`: per loop-carried value, the roles that compute it (an
 /// array of i32 arrays); the other roles drop the value.
-constexpr StringLiteral kPartitionOutputsAttrName = "ws.partition_outputs";
+constexpr StringLiteral kPartitionOutputsAttrName =
+    WSDialect::PartitionOutputsAttrHelper::getNameStr();
 /// On a `tile.load`: the index of the channel whose slot it fills (an i32).
-constexpr StringLiteral kLoadChannelAttrName = "ws.load_channel";
+constexpr StringLiteral kLoadChannelAttrName =
+    WSDialect::LoadChannelAttrHelper::getNameStr();
 /// On a `tile.load` of a `ws.multicast` kernel: the copy lands in both CTAs
 /// of the cluster (a unit attribute).
-constexpr StringLiteral kMulticastLoadAttrName = "ws.multicast_load";
+constexpr StringLiteral kMulticastLoadAttrName =
+    WSDialect::MulticastLoadAttrHelper::getNameStr();
 
 /// The roles of `func` (its `ws.roles`), empty when it has none.
 SmallVector<RoleSpecAttr> getRoles(Operation *func);

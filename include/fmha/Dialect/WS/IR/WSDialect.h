@@ -20,6 +20,23 @@
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
 #include "fmha/Dialect/WS/IR/WSDialect.h.inc"
+#include "fmha/Dialect/WS/IR/WSInterfaces.h.inc"
+
+namespace mlir {
+namespace ws {
+/// Names of discardable attributes (WSDialect.td, `discardableAttrs`) for
+/// code that still spells them as constants: aliases of the generated
+/// helpers' names. New code uses the helpers (`WSDialect::*AttrHelper`).
+inline constexpr StringLiteral kCtaPairAttrName =
+    WSDialect::CtaPairAttrHelper::getNameStr();
+inline constexpr StringLiteral kMulticastAttrName =
+    WSDialect::MulticastAttrHelper::getNameStr();
+inline constexpr StringLiteral kHangReportAttrName =
+    WSDialect::HangReportAttrHelper::getNameStr();
+inline constexpr StringLiteral kWaitTimeoutAttrName =
+    WSDialect::WaitTimeoutAttrHelper::getNameStr();
+} // namespace ws
+} // namespace mlir
 #include "fmha/Dialect/WS/IR/WSEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES

@@ -2,6 +2,7 @@
 #define FMHA_DIALECT_WS_IR_WSOPS_TD
 
 include "fmha/Dialect/WS/IR/WSDialect.td"
+include "fmha/Dialect/WS/IR/WSInterfaces.td"
 include "fmha/Dialect/WS/IR/WSAttrs.td"
 include "fmha/Dialect/WS/IR/WSTypes.td"
 include "fmha/Dialect/Tile/IR/TileTypes.td"
@@ -11,6 +12,14 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def WS_SharedMemRef : MemRefOf<[AnyType]>;
+
+// Memory effects. Ops that synchronise (waits, arrivals, named barriers,
+// fences) or start asynchronous work (TMA, tcgen05) read and write memory
+// as a whole: they are never dropped, merged or moved across one another
+// or across the accesses they order. Ops that only create storage
+// allocate it (an unused one may go, two are never merged); plain
+// accesses name the buffer they read or write.
+defvar WS_Synchronizes = MemoryEffects<[MemRead, MemWrite]>;
 
 //===----------------------------------------------------------------------===//
 // Roles
@@ -105,7 +114,7 @@ def WS_ThreadIdOp : WS_Op<"thread_id", [Pure]> {
 // Channels
 //===----------------------------------------------------------------------===//
 
-def WS_ChannelOp : WS_Op<"channel"> {
+def WS_ChannelOp : WS_Op<"channel", [MemoryEffects<[MemAlloc]>]> {
   let summary = "declare a multi-stage channel between roles";
   let description = [{
     Declares a ring of `stages` slots of buffers, empty at the start.
@@ -138,15 +147,30 @@ def WS_ChannelOp : WS_Op<"channel"> {
   let hasVerifier = 1;
 }
 
-class WS_SlotTakeOp<string mnemonic>
-    : WS_Op<mnemonic, [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+/// The ends of a channel's protocol (ChannelEndOpInterface): `producer`
+/// says the side, `take` whether the op takes a slot or signals one.
+class WS_ChannelEndOp<string mnemonic, bit producer, bit take,
+                      list<Trait> traits = []>
+    : WS_Op<mnemonic, !listconcat(traits, [WS_ChannelEndOpInterface,
+                                           WS_Synchronizes])> {
+  code channelEndMethods = !strconcat(
+    "  /// ChannelEndOpInterface: the side and kind of the end.\n",
+    "  bool isProducerEnd() { return ", !if(producer, "true", "false"), "; }\n",
+    "  bool isTake() { return ", !if(take, "true", "false"), "; }\n",
+    "  ::mlir::Value getSlotToken() { return getToken(); }\n");
+  let extraClassDeclaration = channelEndMethods;
+}
+
+class WS_SlotTakeOp<string mnemonic, bit producer>
+    : WS_ChannelEndOp<mnemonic, producer, /*take=*/1,
+                      [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let arguments = (ins WS_ChannelType:$channel);
   let results = (outs WS_TokenType:$token, Variadic<AnyMemRef>:$buffers);
   let assemblyFormat = "$channel attr-dict `:` qualified(type($channel))";
   let hasVerifier = 1;
 }
 
-def WS_ProducerAcquireOp : WS_SlotTakeOp<"producer_acquire"> {
+def WS_ProducerAcquireOp : WS_SlotTakeOp<"producer_acquire", /*producer=*/1> {
   let summary = "wait for the next empty slot of a channel and take it";
   let description = [{
     Blocks until the next slot in ring order is empty (released by every
@@ -160,7 +184,7 @@ def WS_ProducerAcquireOp : WS_SlotTakeOp<"producer_acquire"> {
   }];
 }
 
-def WS_ConsumerWaitOp : WS_SlotTakeOp<"consumer_wait"> {
+def WS_ConsumerWaitOp : WS_SlotTakeOp<"consumer_wait", /*producer=*/0> {
   let summary = "wait for the next full slot of a channel and take it";
   let description = [{
     Blocks until the next slot in ring order has been committed, then
@@ -173,7 +197,8 @@ def WS_ConsumerWaitOp : WS_SlotTakeOp<"consumer_wait"> {
   }];
 }
 
-def WS_ProducerCommitOp : WS_Op<"producer_commit"> {
+def WS_ProducerCommitOp
+    : WS_ChannelEndOp<"producer_commit", /*producer=*/1, /*take=*/0> {
   let summary = "hand a filled slot to the consumers";
   let description = [{
     Marks the slot of `token` full once `unit` has finished writing it.
@@ -194,7 +219,8 @@ def WS_ProducerCommitOp : WS_Op<"producer_commit"> {
   let hasVerifier = 1;
 }
 
-def WS_ConsumerReleaseOp : WS_Op<"consumer_release"> {
+def WS_ConsumerReleaseOp
+    : WS_ChannelEndOp<"consumer_release", /*producer=*/0, /*take=*/0> {
   let summary = "give a read slot back to the producer";
   let description = [{
     Marks the slot of `token` empty once `unit` has finished reading it.
@@ -211,7 +237,7 @@ def WS_ConsumerReleaseOp : WS_Op<"consumer_release"> {
   let hasVerifier = 1;
 }
 
-def WS_TMALoadOp : WS_Op<"tma_load"> {
+def WS_TMALoadOp : WS_Op<"tma_load", [WS_Synchronizes]> {
   let summary = "copy one block of a global tensor into a channel slot by TMA";
   let description = [{
     Starts an asynchronous TMA copy of the block at `coords` (one i32 per
@@ -280,7 +306,8 @@ def WS_StoreSharedOp : WS_Op<"store_shared"> {
     ws.store_shared %c, %buf : tensor<128x128xbf16, #acc>, memref<128x128xbf16, 3>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$value, WS_SharedMemRef:$buffer);
+  let arguments = (ins AnyRankedTensor:$value,
+                       Arg<WS_SharedMemRef, "", [MemWrite]>:$buffer);
   let assemblyFormat = "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
   let hasVerifier = 1;
 }
@@ -299,7 +326,7 @@ def WS_LoadSharedOp : WS_Op<"load_shared"> {
     %alpha = ws.load_shared %buf : memref<128xf32, 3> -> tensor<128xf32, #tile.slice<dim = 1, parent = #tile.tmem_32x32b<warpgroups = 1>>>
     ```
   }];
-  let arguments = (ins WS_SharedMemRef:$buffer);
+  let arguments = (ins Arg<WS_SharedMemRef, "", [MemRead]>:$buffer);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$buffer attr-dict `:` type($buffer) `->` type($result)";
   let hasVerifier = 1;
@@ -319,12 +346,14 @@ def WS_StoreTMEMOp : WS_Op<"store_tmem"> {
     ws.store_tmem %p, %buf : tensor<128x128xbf16, #tile.tmem_32x32b<warpgroups = 1>>, memref<128x128xbf16, #ws.tmem>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$value, AnyMemRef:$buffer);
+  let arguments = (ins AnyRankedTensor:$value,
+                       Arg<AnyMemRef, "", [MemWrite]>:$buffer);
   let assemblyFormat = "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
   let hasVerifier = 1;
 }
 
-def WS_TMAStoreOp : WS_Op<"tma_store", [AttrSizedOperandSegments]> {
+def WS_TMAStoreOp
+    : WS_Op<"tma_store", [AttrSizedOperandSegments, WS_Synchronizes]> {
   let summary = "copy a shared-memory buffer to a block of a global tensor by TMA";
   let description = [{
     The role's leader starts an asynchronous bulk tensor copy of `buffer`
@@ -358,7 +387,7 @@ def WS_TMAStoreOp : WS_Op<"tma_store", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def WS_TMAStoreWaitOp : WS_Op<"tma_store_wait"> {
+def WS_TMAStoreWaitOp : WS_Op<"tma_store_wait", [WS_Synchronizes]> {
   let summary = "wait until the role's TMA stores have read their buffers";
   let description = [{
     `cp.async.bulk.wait_group.read 0`, run by every thread of the role:
@@ -376,14 +405,18 @@ def WS_TMAStoreWaitOp : WS_Op<"tma_store_wait"> {
 // Named barriers
 //===----------------------------------------------------------------------===//
 
-class WS_NamedBarrierOp<string mnemonic> : WS_Op<mnemonic> {
+class WS_NamedBarrierOp<string mnemonic, bit waits>
+    : WS_Op<mnemonic, [WS_NamedBarrierOpInterface, WS_Synchronizes]> {
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<15>]>:$id,
                        I32Attr:$threads);
   let assemblyFormat = "$id `threads` $threads attr-dict";
   let hasVerifier = 1;
+  let extraClassDeclaration = !strconcat(
+    "  /// NamedBarrierOpInterface: whether the op waits.\n",
+    "  bool waits() { return ", !if(waits, "true", "false"), "; }\n");
 }
 
-def WS_BarrierSyncOp : WS_NamedBarrierOp<"barrier_sync"> {
+def WS_BarrierSyncOp : WS_NamedBarrierOp<"barrier_sync", /*waits=*/1> {
   let summary = "wait at a named barrier until `threads` threads arrived";
   let description = [{
     `bar.sync id, threads`: the executing warp arrives at named barrier `id`
@@ -397,7 +430,7 @@ def WS_BarrierSyncOp : WS_NamedBarrierOp<"barrier_sync"> {
   }];
 }
 
-def WS_BarrierArriveOp : WS_NamedBarrierOp<"barrier_arrive"> {
+def WS_BarrierArriveOp : WS_NamedBarrierOp<"barrier_arrive", /*waits=*/0> {
   let summary = "arrive at a named barrier without waiting";
   let description = [{
     `bar.arrive id, threads`: counts the executing warp's threads towards
@@ -413,7 +446,7 @@ def WS_BarrierArriveOp : WS_NamedBarrierOp<"barrier_arrive"> {
 // Explicit rings: produced by ws-insert-mbarriers
 //===----------------------------------------------------------------------===//
 
-def WS_MBarrierAllocOp : WS_Op<"mbarrier_alloc"> {
+def WS_MBarrierAllocOp : WS_Op<"mbarrier_alloc", [MemoryEffects<[MemAlloc]>]> {
   let summary = "an array of mbarriers in shared memory, initialised once";
   let description = [{
     Reserves `count` mbarriers (the type's count) in shared memory; each is
@@ -435,7 +468,7 @@ def WS_MBarrierAllocOp : WS_Op<"mbarrier_alloc"> {
   let hasVerifier = 1;
 }
 
-def WS_BufferAllocOp : WS_Op<"buffer_alloc"> {
+def WS_BufferAllocOp : WS_Op<"buffer_alloc", [MemoryEffects<[MemAlloc]>]> {
   let summary = "the storage of a ring: one buffer per stage";
   let description = [{
     Reserves shared memory for all stages of one buffer of a ring; the
@@ -465,7 +498,8 @@ def WS_SlotOp : WS_Op<"slot", [Pure]> {
   let hasVerifier = 1;
 }
 
-def WS_MBarrierWaitOp : WS_Op<"mbarrier_wait"> {
+def WS_MBarrierWaitOp
+    : WS_Op<"mbarrier_wait", [WS_MBarrierOpInterface, WS_Synchronizes]> {
   let summary = "wait until the mbarrier completes the phase of parity `phase`";
   let description = [{
     Spins on `mbarrier.try_wait.parity` until barrier `index` of `barriers`
@@ -479,7 +513,8 @@ def WS_MBarrierWaitOp : WS_Op<"mbarrier_wait"> {
   let assemblyFormat = "$barriers `[` $index `]` `,` $phase attr-dict `:` qualified(type($barriers))";
 }
 
-def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive"> {
+def WS_MBarrierArriveOp
+    : WS_Op<"mbarrier_arrive", [WS_MBarrierOpInterface, WS_Synchronizes]> {
   let summary = "arrive on an mbarrier";
   let description = [{
     Each executing thread arrives once on barrier `index`. With `leader`,
@@ -521,7 +556,8 @@ def WS_MBarrierArriveOp : WS_Op<"mbarrier_arrive"> {
   let hasVerifier = 1;
 }
 
-def WS_TMALoadMBarrierOp : WS_Op<"tma_load_mbarrier"> {
+def WS_TMALoadMBarrierOp
+    : WS_Op<"tma_load_mbarrier", [WS_MBarrierOpInterface, WS_Synchronizes]> {
   let summary = "TMA copy into shared memory, completing on an mbarrier";
   let description = [{
     The explicit form of `ws.tma_load` after `ws-insert-mbarriers`: the
@@ -548,7 +584,7 @@ def WS_TMALoadMBarrierOp : WS_Op<"tma_load_mbarrier"> {
   let hasVerifier = 1;
 }
 
-def WS_FenceAsyncSharedOp : WS_Op<"fence_async_shared"> {
+def WS_FenceAsyncSharedOp : WS_Op<"fence_async_shared", [WS_Synchronizes]> {
   let summary = "order generic shared-memory writes before async-proxy reads";
   let description = [{
     `fence.proxy.async.shared::cta`: shared memory written by ordinary
@@ -565,7 +601,7 @@ def WS_FenceAsyncSharedOp : WS_Op<"fence_async_shared"> {
 // Tensor memory (SM100)
 //===----------------------------------------------------------------------===//
 
-def WS_TCGen05MMAOp : WS_Op<"tcgen05_mma"> {
+def WS_TCGen05MMAOp : WS_Op<"tcgen05_mma", [WS_Synchronizes]> {
   let summary = "issue Blackwell MMAs into a tensor-memory accumulator";
   let description = [{
     `D = A x B` (or `D += A x B` when `accumulate` is true) by
@@ -605,7 +641,7 @@ def WS_TCGen05MMAOp : WS_Op<"tcgen05_mma"> {
 }
 
 
-def WS_TMEMAllocOp : WS_Op<"tmem_alloc"> {
+def WS_TMEMAllocOp : WS_Op<"tmem_alloc", [WS_Synchronizes]> {
   let summary = "allocate tensor-memory columns for the CTA";
   let description = [{
     `tcgen05.alloc`: one warp allocates `columns` columns (a power of two,
@@ -631,7 +667,8 @@ def WS_TMEMAllocOp : WS_Op<"tmem_alloc"> {
   let hasVerifier = 1;
 }
 
-def WS_TMEMBufferOp : WS_Op<"tmem_buffer", [AttrSizedOperandSegments]> {
+def WS_TMEMBufferOp
+    : WS_Op<"tmem_buffer", [AttrSizedOperandSegments, MemoryEffects<[MemAlloc]>]> {
   let summary = "the tensor-memory storage of a ring: one buffer per stage";
   let description = [{
     Tensor memory for all stages of one buffer of a ring (the leading
@@ -677,7 +714,7 @@ def WS_TMEMBufferOp : WS_Op<"tmem_buffer", [AttrSizedOperandSegments]> {
   }];
 }
 
-def WS_TMEMRelinquishOp : WS_Op<"tmem_relinquish"> {
+def WS_TMEMRelinquishOp : WS_Op<"tmem_relinquish", [WS_Synchronizes]> {
   let summary = "give up the right to allocate more tensor memory";
   let description = [{
     `tcgen05.relinquish_alloc_permit`, after the CTA's only allocation.
@@ -689,7 +726,7 @@ def WS_TMEMRelinquishOp : WS_Op<"tmem_relinquish"> {
   let assemblyFormat = "attr-dict";
 }
 
-def WS_TMEMDeallocOp : WS_Op<"tmem_dealloc"> {
+def WS_TMEMDeallocOp : WS_Op<"tmem_dealloc", [WS_Synchronizes]> {
   let summary = "free tensor-memory columns";
   let description = [{
     `tcgen05.dealloc` of an allocation of `columns` columns at `address`.

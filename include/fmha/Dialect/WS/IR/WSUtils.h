@@ -34,43 +34,6 @@ inline bool isValidRegisterBudget(int64_t regs) {
          regs % kRegisterBudgetStep == 0;
 }
 
-/// The kernel attribute of 2-CTA mode (a unit attribute on the kernel,
-/// set by fmha-expand-kernels for `fmha.gemm ... ctas 2`): the kernel runs
-/// in clusters of two CTAs that issue each MMA together
-/// (`tcgen05.mma.cta_group::2`, docs/Development.md, "SM100").
-constexpr const char kCtaPairAttrName[] = "ws.cta_pair";
-
-/// Marks a kernel launched in clusters of two CTAs along x that run the
-/// same program and share blocks by TMA multicast (a unit attribute on the
-/// function, set by fmha-expand-kernels for `fmha.gemm ... multicast 2`):
-/// the `ws.tma_load {multicast}` copies of a channel land in both CTAs, and
-/// its slots are released by both CTAs' commits (docs/Development.md,
-/// "SM100").
-constexpr const char kMulticastAttrName[] = "ws.multicast";
-
-/// The unit attribute ws-lower-roles puts on each op that the first thread
-/// of its role alone issues (TMA copies, MMAs, `leader` arrivals) once it has
-/// put the op under a test of that thread: out of its role, the op then
-/// still runs in that thread alone.
-constexpr const char kLeaderGuardedAttrName[] = "ws.leader_guarded";
-
-/// What a `ws.mbarrier_wait` made by ws-insert-mbarriers waits for, for
-/// diagnostics only (ws-verify-phases' messages, the hang reports of
-/// ws-insert-hang-reports): the ring ("full" or "empty") and the
-/// index of its channel.
-constexpr const char kRingAttrName[] = "ws.ring";
-constexpr const char kChannelAttrName[] = "ws.channel";
-
-/// What ws-insert-hang-reports puts on each `ws.mbarrier_wait`, and
-/// convert-ws-to-nvvm lowers to a bounded wait: the format string of the
-/// wait's hang report (a symbol reference to a global of the gpu.module),
-/// and after how many microseconds it is printed (an i64).
-constexpr const char kHangReportAttrName[] = "ws.hang_report";
-constexpr const char kWaitTimeoutAttrName[] = "ws.wait_timeout";
-/// The unit attribute ws-insert-hang-reports puts on each gpu.module it
-/// instruments: its replica roles stay apart, so that every report names
-/// its role.
-constexpr const char kHangReportsAttrName[] = "ws.hang_reports";
 /// CUDA's device-side printf: vprintf(format, packed arguments), declared
 /// by ws-insert-hang-reports.
 constexpr const char kVPrintfName[] = "vprintf";

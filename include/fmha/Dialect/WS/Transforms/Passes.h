@@ -26,30 +26,6 @@ namespace ws {
 #define GEN_PASS_REGISTRATION
 #include "fmha/Dialect/WS/Transforms/Passes.h.inc"
 
-/// The unit attribute ws-verify-protocol puts on a ws.warp_specialize whose
-/// channel and named-barrier protocol it proved; ws-insert-mbarriers checks
-/// the protocol of an op without it before lowering its channels.
-constexpr StringLiteral kProtocolVerifiedAttrName = "ws.protocol_verified";
-/// The unit attribute ws-verify-phases puts on a ws.warp_specialize whose
-/// mbarrier rings it checked; ws-lower-roles checks an op without it before
-/// lowering it.
-constexpr StringLiteral kPhasesVerifiedAttrName = "ws.phases_verified";
-
-/// ws-verify-protocol's check of one op's roles; marks the op
-/// (kProtocolVerifiedAttrName) when it holds. Reports each violation.
-LogicalResult verifyProtocol(WarpSpecializeOp op);
-
-/// ws-verify-phases' check of one op's rings; marks the op
-/// (kPhasesVerifiedAttrName) when it holds or could not be checked within
-/// the model checker's budget (it then warns). Reports what is wrong.
-LogicalResult verifyPhases(WarpSpecializeOp op);
-
-/// Runs `check` on each op under `root` without the unit attribute `marker`
-/// (an op the check passed carries it); fails when any check fails.
-LogicalResult verifyUnmarked(Operation *root, StringRef marker,
-                             function_ref<LogicalResult(WarpSpecializeOp)>
-                                 check);
-
 } // namespace ws
 } // namespace mlir
 

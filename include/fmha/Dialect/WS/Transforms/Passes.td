@@ -311,7 +311,8 @@ def WSInsertMBarriers : Pass<"ws-insert-mbarriers"> {
            "ws-verify-protocol has not marked; off only for IR that is not a "
            "whole protocol (unit tests of this pass)">
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::ws::WSDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::NVVM::NVVMDialect"];
 }
@@ -386,6 +387,8 @@ def WSAllocateSMEM : Pass<"ws-allocate-smem"> {
            "::mlir::fmha::limits::kMaxSharedMemoryBytes",
            "Dynamic shared memory available to one CTA, in bytes (232448)">
   ];
+  // The ws attributes it reads and writes (WSDialect.td).
+  let dependentDialects = ["::mlir::ws::WSDialect"];
 }
 
 def WSAllocateRegisters : Pass<"ws-allocate-registers"> {
@@ -404,6 +407,8 @@ def WSAllocateRegisters : Pass<"ws-allocate-registers"> {
     ws.role "consumer" warps 4 regs 232 first_warp 4 { ... }
     ```
   }];
+  // The ws attributes it reads and writes (WSDialect.td).
+  let dependentDialects = ["::mlir::ws::WSDialect"];
 }
 
 def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
@@ -490,6 +495,8 @@ def WSVerifyProtocol : Pass<"ws-verify-protocol"> {
     named barrier 3: the role may arrive here again without waiting at a named barrier shared with another role since its arrival at 31:9; two arrivals of one role can complete a generation alone and leave the roles that wait there blocked
     ```
   }];
+  // The ws attributes it reads and writes (WSDialect.td).
+  let dependentDialects = ["::mlir::ws::WSDialect"];
 }
 
 def WSVerifyPhases : Pass<"ws-verify-phases"> {
@@ -582,6 +589,8 @@ def WSVerifyPhases : Pass<"ws-verify-phases"> {
     role 'consumer' arrives 128 times on empty[0] of channel 0, more than the 64 arrivals left in its current phase (it counts 64 per phase): the barrier would complete a phase early
     ```
   }];
+  // The ws attributes it reads and writes (WSDialect.td).
+  let dependentDialects = ["::mlir::ws::WSDialect"];
 }
 
 def WSInsertHangReports : Pass<"ws-insert-hang-reports"> {
@@ -634,7 +643,8 @@ def WSInsertHangReports : Pass<"ws-insert-hang-reports"> {
            "A ws.mbarrier_wait that has not completed after this many "
            "microseconds prints what it waits for and traps (0: no reports)">
   ];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::ws::WSDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def WSLowerRoles : Pass<"ws-lower-roles"> {
@@ -729,7 +739,8 @@ def WSLowerRoles : Pass<"ws-lower-roles"> {
            "whole protocol (unit tests of the lowering, a deliberately "
            "broken kernel)">
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::ws::WSDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect"];

@@ -8,11 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CheckerUtils.h"
+#include "fmha/Dialect/WS/Analysis/Checkers.h"
+#include "fmha/Dialect/WS/Analysis/Diagnostics.h"
 
-#include "fmha/Dialect/WS/IR/WSDialect.h"
-#include "fmha/Dialect/WS/IR/WSUtils.h"
-#include "fmha/Dialect/WS/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OperationSupport.h"
@@ -22,13 +21,6 @@
 
 #include <map>
 #include <vector>
-
-namespace mlir {
-namespace ws {
-#define GEN_PASS_DEF_WSVERIFYPROTOCOL
-#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
-} // namespace ws
-} // namespace mlir
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -92,26 +84,10 @@ static bool isUniformOp(Operation *op) {
       .Default(false);
 }
 
-/// The channel an op of the protocol works on, and whether it is a
-/// producer-side op.
-static std::optional<std::pair<Value, bool>> getChannelOf(Operation *op) {
-  if (auto acquire = dyn_cast<ProducerAcquireOp>(op))
-    return std::make_pair(acquire.getChannel(), true);
-  if (auto commit = dyn_cast<ProducerCommitOp>(op))
-    return std::make_pair(commit.getChannel(), true);
-  if (auto wait = dyn_cast<ConsumerWaitOp>(op))
-    return std::make_pair(wait.getChannel(), false);
-  if (auto release = dyn_cast<ConsumerReleaseOp>(op))
-    return std::make_pair(release.getChannel(), false);
-  return std::nullopt;
-}
-
+/// Whether `op` takes a slot of `channel`.
 static bool isTakeOf(Operation *op, Value channel) {
-  if (auto acquire = dyn_cast<ProducerAcquireOp>(op))
-    return acquire.getChannel() == channel;
-  if (auto wait = dyn_cast<ConsumerWaitOp>(op))
-    return wait.getChannel() == channel;
-  return false;
+  auto end = dyn_cast<ChannelEndOpInterface>(op);
+  return end && end.isTake() && end.getChannel() == channel;
 }
 
 static bool containsTakeOf(Operation *op, Value channel) {
@@ -257,10 +233,11 @@ void ProtocolVerifier::collect() {
   DenseSet<Value> innerChannels;
   for (RoleOp role : roles) {
     walkRole(role, [&](Operation *op) {
-      std::optional<std::pair<Value, bool>> use = getChannelOf(op);
-      if (!use)
+      auto end = dyn_cast<ChannelEndOpInterface>(op);
+      if (!end)
         return;
-      auto [channel, producer] = *use;
+      Value channel = end.getChannel();
+      bool producer = end.isProducerEnd();
       // Structured control flow only: the stage threading of
       // ws-insert-mbarriers and this analysis understand nothing else.
       for (Operation *parent = op->getParentOp(); parent && parent != role;
@@ -284,8 +261,8 @@ void ProtocolVerifier::collect() {
       auto &other = producer ? info.consumers : info.producers;
       if (llvm::is_contained(other, role) &&
           reportedBoth.insert({channel, role}).second)
-        error(op, channel) << "role '" << role.getRoleName()
-                           << "' both produces and consumes it";
+        error(op, channel) << describeRole(role)
+                           << " both produces and consumes it";
       if (!llvm::is_contained(mine, role))
         mine.push_back(role);
     });
@@ -300,13 +277,13 @@ void ProtocolVerifier::checkSides() {
     if (!at)
       at = ws;
     if (info.producers.empty())
-      error(at, channel) << "has no producer role: role '"
-                         << info.consumers.front().getRoleName()
-                         << "' waits for slots that no role commits";
+      error(at, channel) << "has no producer role: "
+                         << describeRole(info.consumers.front())
+                         << " waits for slots that no role commits";
     else
-      error(at, channel) << "has no consumer role: role '"
-                         << info.producers.front().getRoleName()
-                         << "' commits slots that no role releases";
+      error(at, channel) << "has no consumer role: "
+                         << describeRole(info.producers.front())
+                         << " commits slots that no role releases";
   }
 }
 
@@ -335,7 +312,7 @@ void ProtocolVerifier::checkUnits() {
       }
       auto [it, inserted] = units->insert({channel, unit});
       if (!inserted && it->second != unit) {
-        error(op, channel) << "role '" << role.getRoleName() << "' " << verb
+        error(op, channel) << describeRole(role) << " " << verb
                            << " it by two different units ("
                            << stringifyAsyncUnit(it->second) << " and "
                            << stringifyAsyncUnit(unit)
@@ -373,23 +350,21 @@ public:
                const DenseSet<Operation *> &badRegionOps)
       : v(v), take(take), token(take->getResult(0)),
         channel(take->getOperand(0)), role(role), badRegionOps(badRegionOps),
-        producer(isa<ProducerAcquireOp>(take)) {}
+        producer(cast<ChannelEndOpInterface>(take).isProducerEnd()) {}
 
   void run();
 
 private:
   FailureOr<Paths> summarize(Block &block, Block::iterator it);
   InFlightDiagnostic error(Operation *op) {
-    return v.error(op, channel) << "token of " << take->getName()
-                                << " in role '" << role.getRoleName() << "' ";
+    return v.error(op, channel) << "token of " << take->getName() << " in "
+                                << describeRole(role) << " ";
   }
   StringRef signalled() const { return producer ? "committed" : "released"; }
   bool isSignal(Operation *op) const {
-    if (auto commit = dyn_cast<ProducerCommitOp>(op))
-      return producer && commit.getToken() == token;
-    if (auto release = dyn_cast<ConsumerReleaseOp>(op))
-      return !producer && release.getToken() == token;
-    return false;
+    auto end = dyn_cast<ChannelEndOpInterface>(op);
+    return end && !end.isTake() && end.isProducerEnd() == producer &&
+           end.getSlotToken() == token;
   }
   bool isLoad(Operation *op) const {
     auto load = dyn_cast<TMALoadOp>(op);
@@ -583,12 +558,12 @@ void TokenChecker::run() {
         continue;
       reported.insert(commit);
       v.error(commit, channel)
-          << "role '" << role.getRoleName() << "' commits " << expected
+          << describeRole(role) << " commits " << expected
           << " bytes but its TMA loads deliver " << state.loaded;
     } else if (state.loaded) {
       reported.insert(commit);
       v.error(commit, channel)
-          << "role '" << role.getRoleName() << "' commits by "
+          << describeRole(role) << " commits by "
           << stringifyAsyncUnit(commit.getUnit())
           << " a slot that ws.tma_load fills; commit it by tma tx_bytes "
           << state.loaded;
@@ -599,8 +574,8 @@ void TokenChecker::run() {
 void ProtocolVerifier::checkTokens() {
   for (RoleOp role : roles)
     walkRole(role, [&](Operation *op) {
-      if (isa<ProducerAcquireOp, ConsumerWaitOp>(op) &&
-          channels.count(op->getOperand(0)))
+      auto end = dyn_cast<ChannelEndOpInterface>(op);
+      if (end && end.isTake() && channels.count(end.getChannel()))
         TokenChecker(*this, op, role, badRegionOps).run();
     });
 }
@@ -847,16 +822,10 @@ void ProtocolVerifier::checkBarriers() {
   std::map<uint32_t, Use> uses;
   for (RoleOp role : roles) {
     walkRole(role, [&](Operation *op) {
-      uint32_t id, threads;
-      if (auto sync = dyn_cast<BarrierSyncOp>(op)) {
-        id = sync.getId();
-        threads = sync.getThreads();
-      } else if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
-        id = arrive.getId();
-        threads = arrive.getThreads();
-      } else {
+      auto barrier = dyn_cast<NamedBarrierOpInterface>(op);
+      if (!barrier)
         return;
-      }
+      uint32_t id = barrier.getId(), threads = barrier.getThreads();
       auto [it, inserted] = uses.insert({id, Use{op, threads, {}}});
       Use &use = it->second;
       if (!inserted && use.threads != threads && !use.conflict) {
@@ -929,17 +898,18 @@ ProtocolVerifier::repeatBlock(RoleOp role, Block &block,
 void ProtocolVerifier::checkArrivalsAlternate(RoleOp role, Block &block,
                                               PendingArrivals &pending) {
   for (Operation &op : block) {
-    if (auto sync = dyn_cast<BarrierSyncOp>(op)) {
+    auto barrier = dyn_cast<NamedBarrierOpInterface>(op);
+    if (barrier && barrier.waits()) {
       // Only a wait that other roles take part in holds the role back.
-      if (llvm::any_of(barrierRoles[sync.getId()],
+      if (llvm::any_of(barrierRoles[barrier.getId()],
                        [&](RoleOp other) { return other != role; }))
         pending.clear();
-    } else if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
-      auto [it, inserted] = pending.insert({arrive.getId(), &op});
+    } else if (barrier) {
+      auto [it, inserted] = pending.insert({barrier.getId(), &op});
       if (!inserted && reportedArrivals.insert(&op).second) {
         failed = true;
         InFlightDiagnostic diag = op.emitError()
-                                  << "named barrier " << arrive.getId()
+                                  << "named barrier " << barrier.getId()
                                   << ": the role may arrive here again "
                                      "without waiting at a named barrier "
                                      "shared with another role since its "
@@ -985,24 +955,17 @@ bool ProtocolVerifier::buildEvents(Block &block, std::vector<Event> &events) {
     return unsigned(channels.find(channel) - channels.begin());
   };
   auto isEventOp = [](Operation *op) {
-    return isa<ProducerAcquireOp, ProducerCommitOp, ConsumerWaitOp,
-               ConsumerReleaseOp, BarrierSyncOp, BarrierArriveOp>(op);
+    return isa<ChannelEndOpInterface, NamedBarrierOpInterface>(op);
   };
   for (Operation &op : block) {
-    if (auto acquire = dyn_cast<ProducerAcquireOp>(op)) {
-      events.push_back(
-          {Event::Acquire, &op, channelIndex(acquire.getChannel())});
-    } else if (auto commit = dyn_cast<ProducerCommitOp>(op)) {
-      events.push_back({Event::Commit, &op, channelIndex(commit.getChannel())});
-    } else if (auto wait = dyn_cast<ConsumerWaitOp>(op)) {
-      events.push_back({Event::Wait, &op, channelIndex(wait.getChannel())});
-    } else if (auto release = dyn_cast<ConsumerReleaseOp>(op)) {
-      events.push_back(
-          {Event::Release, &op, channelIndex(release.getChannel())});
-    } else if (auto sync = dyn_cast<BarrierSyncOp>(op)) {
-      events.push_back({Event::Sync, &op, sync.getId()});
-    } else if (auto arrive = dyn_cast<BarrierArriveOp>(op)) {
-      events.push_back({Event::Arrive, &op, arrive.getId()});
+    if (auto end = dyn_cast<ChannelEndOpInterface>(op)) {
+      Event::Kind kind = end.isProducerEnd()
+                             ? (end.isTake() ? Event::Acquire : Event::Commit)
+                             : (end.isTake() ? Event::Wait : Event::Release);
+      events.push_back({kind, &op, channelIndex(end.getChannel())});
+    } else if (auto barrier = dyn_cast<NamedBarrierOpInterface>(op)) {
+      events.push_back({barrier.waits() ? Event::Sync : Event::Arrive, &op,
+                        barrier.getId()});
     } else if (op.getNumRegions() != 0) {
       bool hasEvents = op.walk([&](Operation *nested) {
                            return isEventOp(nested) ? WalkResult::interrupt()
@@ -1185,8 +1148,7 @@ bool ProtocolVerifier::simulateOnce(bool cond, bool hasIfs,
       blocked, diag,
       [&](unsigned r) {
         const Event &event = *programs[r][pc[r]];
-        diag << "role '" << roles[r].getRoleName() << "' waits at "
-             << event.op->getName();
+        diag << describeRole(roles[r]) << " waits at " << event.op->getName();
         if (event.kind == Event::Sync) {
           diag << " " << event.index << " (" << describeLoc(event.op->getLoc())
                << ") for " << barrierThreads[event.index] << " threads";
@@ -1253,18 +1215,8 @@ LogicalResult ProtocolVerifier::run() {
 LogicalResult ws::verifyProtocol(WarpSpecializeOp op) {
   if (failed(ProtocolVerifier(op).run()))
     return failure();
-  op->setAttr(kProtocolVerifiedAttrName, UnitAttr::get(op.getContext()));
+  WSDialect::getLoaded(op.getContext())
+      .getProtocolVerifiedAttrHelper()
+      .setAttr(op, UnitAttr::get(op.getContext()));
   return success();
 }
-
-namespace {
-struct WSVerifyProtocolPass
-    : public ws::impl::WSVerifyProtocolBase<WSVerifyProtocolPass> {
-  void runOnOperation() override {
-    if (failed(verifyEachKernel(getOperation(), verifyProtocol)))
-      signalPassFailure();
-    // Only the markers changed.
-    markAllAnalysesPreserved();
-  }
-};
-} // namespace

@@ -11,13 +11,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CheckerUtils.h"
-
-#include "fmha/Dialect/WS/IR/WSDialect.h"
-#include "fmha/Dialect/WS/IR/WSUtils.h"
-#include "fmha/Dialect/WS/Transforms/Passes.h"
+#include "fmha/Dialect/WS/Analysis/Checkers.h"
+#include "fmha/Dialect/WS/Analysis/Diagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/APInt.h"
 #include "llvm/ADT/DenseSet.h"
@@ -27,13 +25,6 @@
 
 #include <map>
 #include <vector>
-
-namespace mlir {
-namespace ws {
-#define GEN_PASS_DEF_WSVERIFYPHASES
-#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
-} // namespace ws
-} // namespace mlir
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -57,20 +48,6 @@ static constexpr int64_t kMaxStages = 32;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// "1st", "2nd", "3rd", "4th", ...
-static std::string ordinal(int64_t n) {
-  const char *suffix = "th";
-  if (n % 100 < 11 || n % 100 > 13) {
-    if (n % 10 == 1)
-      suffix = "st";
-    else if (n % 10 == 2)
-      suffix = "nd";
-    else if (n % 10 == 3)
-      suffix = "rd";
-  }
-  return std::to_string(n) + suffix;
-}
-
 /// Bits of an integer or index value; none for other types.
 static std::optional<unsigned> getWidth(Type type) {
   if (auto integer = dyn_cast<IntegerType>(type))
@@ -80,17 +57,11 @@ static std::optional<unsigned> getWidth(Type type) {
   return std::nullopt;
 }
 
-static bool isBarrierOp(Operation *op) {
-  return isa<MBarrierWaitOp, MBarrierArriveOp, TMALoadMBarrierOp>(op);
-}
+static bool isBarrierOp(Operation *op) { return isa<MBarrierOpInterface>(op); }
 
 /// The mbarrier array operand of a barrier op.
 static Value getBarriers(Operation *op) {
-  if (auto wait = dyn_cast<MBarrierWaitOp>(op))
-    return wait.getBarriers();
-  if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
-    return arrive.getBarriers();
-  return cast<TMALoadMBarrierOp>(op).getBarriers();
+  return cast<MBarrierOpInterface>(op).getBarriers();
 }
 
 namespace {
@@ -116,6 +87,52 @@ struct Val {
     return v;
   }
 };
+
+/// The result of an integer arith op on two operands of one width; none for
+/// another op, or where the op is undefined: division and remainder by zero
+/// or of the smallest signed value by -1, shifts by the width or more.
+static std::optional<APInt> applyBinary(Operation *op, const APInt &a,
+                                        const APInt &b) {
+  using namespace llvm::APIntOps;
+  bool signedDivision = isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp,
+                            arith::FloorDivSIOp>(op);
+  bool division = signedDivision ||
+                  isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op);
+  if (division &&
+      (b.isZero() || (signedDivision && a.isMinSignedValue() && b.isAllOnes())))
+    return std::nullopt;
+  if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op) &&
+      b.uge(a.getBitWidth()))
+    return std::nullopt;
+  return TypeSwitch<Operation *, std::optional<APInt>>(op)
+      .Case([&](arith::AddIOp) { return a + b; })
+      .Case([&](arith::SubIOp) { return a - b; })
+      .Case([&](arith::MulIOp) { return a * b; })
+      .Case([&](arith::AndIOp) { return a & b; })
+      .Case([&](arith::OrIOp) { return a | b; })
+      .Case([&](arith::XOrIOp) { return a ^ b; })
+      .Case([&](arith::MaxSIOp) { return smax(a, b); })
+      .Case([&](arith::MinSIOp) { return smin(a, b); })
+      .Case([&](arith::MaxUIOp) { return umax(a, b); })
+      .Case([&](arith::MinUIOp) { return umin(a, b); })
+      .Case([&](arith::DivSIOp) { return a.sdiv(b); })
+      .Case([&](arith::DivUIOp) { return a.udiv(b); })
+      .Case([&](arith::RemSIOp) { return a.srem(b); })
+      .Case([&](arith::RemUIOp) { return a.urem(b); })
+      .Case([&](arith::CeilDivSIOp) {
+        return RoundingSDiv(a, b, APInt::Rounding::UP);
+      })
+      .Case([&](arith::CeilDivUIOp) {
+        return RoundingUDiv(a, b, APInt::Rounding::UP);
+      })
+      .Case([&](arith::FloorDivSIOp) {
+        return RoundingSDiv(a, b, APInt::Rounding::DOWN);
+      })
+      .Case([&](arith::ShLIOp) { return a.shl(b.getZExtValue()); })
+      .Case([&](arith::ShRSIOp) { return a.ashr(b.getZExtValue()); })
+      .Case([&](arith::ShRUIOp) { return a.lshr(b.getZExtValue()); })
+      .Default([](Operation *) { return std::nullopt; });
+}
 
 /// Evaluates a side-effect-free arith op on integers; its result is
 /// unknown when an operand is, or when the op is not one it knows.
@@ -151,41 +168,6 @@ static Val evaluateArith(Operation *op, function_ref<Val(Value)> get) {
       return v;
     x.push_back(*v.known);
   }
-  // Ops whose operands and result have the same width.
-  auto sameWidth = [&](unsigned n) {
-    if (x.size() != n)
-      return false;
-    for (const APInt &v : x)
-      if (v.getBitWidth() != *width)
-        return false;
-    return true;
-  };
-  auto binary =
-      [&](function_ref<std::optional<APInt>(const APInt &, const APInt &)> fn)
-      -> Val {
-    if (!sameWidth(2))
-      return self;
-    std::optional<APInt> r = fn(x[0], x[1]);
-    return r ? Val::of(*r) : self;
-  };
-  // Division and remainder are undefined for a zero divisor and for the
-  // smallest signed value divided by -1.
-  auto divide = [&](bool isSigned,
-                    function_ref<APInt(const APInt &, const APInt &)> fn) {
-    return binary([&](const APInt &a, const APInt &b) -> std::optional<APInt> {
-      if (b.isZero() || (isSigned && a.isMinSignedValue() && b.isAllOnes()))
-        return std::nullopt;
-      return fn(a, b);
-    });
-  };
-  // Shifts by the width or more are poison.
-  auto shift = [&](function_ref<APInt(const APInt &, unsigned)> fn) {
-    return binary([&](const APInt &a, const APInt &b) -> std::optional<APInt> {
-      if (b.uge(a.getBitWidth()))
-        return std::nullopt;
-      return fn(a, b.getZExtValue());
-    });
-  };
   auto resize = [&](bool isSigned) -> Val {
     if (x.size() != 1)
       return self;
@@ -193,98 +175,23 @@ static Val evaluateArith(Operation *op, function_ref<Val(Value)> get) {
                             : x[0].zextOrTrunc(*width));
   };
 
-  return TypeSwitch<Operation *, Val>(op)
-      .Case([&](arith::AddIOp) {
-        return binary([](const APInt &a, const APInt &b) { return a + b; });
-      })
-      .Case([&](arith::SubIOp) {
-        return binary([](const APInt &a, const APInt &b) { return a - b; });
-      })
-      .Case([&](arith::MulIOp) {
-        return binary([](const APInt &a, const APInt &b) { return a * b; });
-      })
-      .Case([&](arith::AndIOp) {
-        return binary([](const APInt &a, const APInt &b) { return a & b; });
-      })
-      .Case([&](arith::OrIOp) {
-        return binary([](const APInt &a, const APInt &b) { return a | b; });
-      })
-      .Case([&](arith::XOrIOp) {
-        return binary([](const APInt &a, const APInt &b) { return a ^ b; });
-      })
-      .Case([&](arith::MaxSIOp) {
-        return binary([](const APInt &a, const APInt &b) {
-          return llvm::APIntOps::smax(a, b);
-        });
-      })
-      .Case([&](arith::MinSIOp) {
-        return binary([](const APInt &a, const APInt &b) {
-          return llvm::APIntOps::smin(a, b);
-        });
-      })
-      .Case([&](arith::MaxUIOp) {
-        return binary([](const APInt &a, const APInt &b) {
-          return llvm::APIntOps::umax(a, b);
-        });
-      })
-      .Case([&](arith::MinUIOp) {
-        return binary([](const APInt &a, const APInt &b) {
-          return llvm::APIntOps::umin(a, b);
-        });
-      })
-      .Case([&](arith::DivSIOp) {
-        return divide(true,
-                      [](const APInt &a, const APInt &b) { return a.sdiv(b); });
-      })
-      .Case([&](arith::DivUIOp) {
-        return divide(false,
-                      [](const APInt &a, const APInt &b) { return a.udiv(b); });
-      })
-      .Case([&](arith::RemSIOp) {
-        return divide(true,
-                      [](const APInt &a, const APInt &b) { return a.srem(b); });
-      })
-      .Case([&](arith::RemUIOp) {
-        return divide(false,
-                      [](const APInt &a, const APInt &b) { return a.urem(b); });
-      })
-      .Case([&](arith::CeilDivSIOp) {
-        return divide(true, [](const APInt &a, const APInt &b) {
-          return llvm::APIntOps::RoundingSDiv(a, b, APInt::Rounding::UP);
-        });
-      })
-      .Case([&](arith::CeilDivUIOp) {
-        return divide(false, [](const APInt &a, const APInt &b) {
-          return llvm::APIntOps::RoundingUDiv(a, b, APInt::Rounding::UP);
-        });
-      })
-      .Case([&](arith::FloorDivSIOp) {
-        return divide(true, [](const APInt &a, const APInt &b) {
-          return llvm::APIntOps::RoundingSDiv(a, b, APInt::Rounding::DOWN);
-        });
-      })
-      .Case([&](arith::ShLIOp) {
-        return shift([](const APInt &a, unsigned n) { return a.shl(n); });
-      })
-      .Case([&](arith::ShRSIOp) {
-        return shift([](const APInt &a, unsigned n) { return a.ashr(n); });
-      })
-      .Case([&](arith::ShRUIOp) {
-        return shift([](const APInt &a, unsigned n) { return a.lshr(n); });
-      })
-      .Case([&](arith::CmpIOp cmp) {
-        if (x.size() != 2 || x[0].getBitWidth() != x[1].getBitWidth() ||
-            *width != 1)
-          return self;
-        return Val::of(
-            APInt(1, arith::applyCmpPredicate(cmp.getPredicate(), x[0], x[1])));
-      })
-      .Case([&](arith::ExtSIOp) { return resize(true); })
-      .Case([&](arith::ExtUIOp) { return resize(false); })
-      .Case([&](arith::TruncIOp) { return resize(false); })
-      .Case([&](arith::IndexCastOp) { return resize(true); })
-      .Case([&](arith::IndexCastUIOp) { return resize(false); })
-      .Default([&](Operation *) { return self; });
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    if (x.size() != 2 || x[0].getBitWidth() != x[1].getBitWidth() ||
+        *width != 1)
+      return self;
+    return Val::of(
+        APInt(1, arith::applyCmpPredicate(cmp.getPredicate(), x[0], x[1])));
+  }
+  if (isa<arith::ExtSIOp, arith::IndexCastOp>(op))
+    return resize(true);
+  if (isa<arith::ExtUIOp, arith::TruncIOp, arith::IndexCastUIOp>(op))
+    return resize(false);
+  // Ops whose operands and result have the same width.
+  if (x.size() != 2 || x[0].getBitWidth() != *width ||
+      x[1].getBitWidth() != *width)
+    return self;
+  std::optional<APInt> folded = applyBinary(op, x[0], x[1]);
+  return folded ? Val::of(*folded) : self;
 }
 
 //===----------------------------------------------------------------------===//
@@ -454,13 +361,11 @@ LogicalResult RoleRun::cannotInterpret(Operation *op, Value cause,
                " of '" +
                (parent ? parent->getName().getStringRef().str() : "?") + "'";
   } else {
-    Operation *def = cause.getDefiningOp();
-    source = "'" + def->getName().getStringRef().str() + "' at " +
-             describeLoc(def->getLoc());
+    source = describeOp(cause.getDefiningOp());
   }
   return fail(op, "cannot interpret " + source + ", which the " + what +
-                      " of this '" + op->getName().getStringRef() +
-                      "' in role '" + role.getRoleName() + "' depends on");
+                      " of this '" + op->getName().getStringRef() + "' in " +
+                      describeRole(role) + " depends on");
 }
 
 FailureOr<BarrierArray *> RoleRun::getArray(Operation *op) {
@@ -501,7 +406,7 @@ LogicalResult RoleRun::runBlock(Block &block, SmallVectorImpl<Val> *yielded) {
 LogicalResult RoleRun::runOp(Operation &op) {
   if (++steps > kMaxSteps) {
     error.op = role;
-    error.message = "role '" + role.getRoleName().str() + "' runs more than " +
+    error.message = describeRole(role) + " runs more than " +
                     std::to_string(kMaxSteps) + " operations";
     error.tooLong = true;
     return failure();
@@ -642,19 +547,13 @@ LogicalResult RoleRun::runBarrierOp(Operation *op) {
   FailureOr<BarrierArray *> array = getArray(op);
   if (failed(array))
     return failure();
-  Value indexValue;
-  if (auto wait = dyn_cast<MBarrierWaitOp>(op))
-    indexValue = wait.getIndex();
-  else if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
-    indexValue = arrive.getIndex();
-  else
-    indexValue = cast<TMALoadMBarrierOp>(op).getIndex();
-  FailureOr<int64_t> index = getInt(op, indexValue, "stage");
+  FailureOr<int64_t> index =
+      getInt(op, cast<MBarrierOpInterface>(op).getIndex(), "stage");
   if (failed(index))
     return failure();
   if (*index < 0 || *index >= (*array)->count)
-    return fail(op, "role '" + role.getRoleName() + "' uses barrier " +
-                        Twine(*index) + " of " + kernel.describeArray(**array) +
+    return fail(op, describeRole(role) + " uses barrier " + Twine(*index) +
+                        " of " + kernel.describeArray(**array) +
                         ", which holds " + plural((*array)->count, "barrier") +
                         ": the stage is out of range (simulating loops of "
                         "unknown trip count with " +
@@ -665,7 +564,7 @@ LogicalResult RoleRun::runBarrierOp(Operation *op) {
     if (failed(parity))
       return failure();
     if (*parity != 0 && *parity != 1)
-      return fail(op, "role '" + role.getRoleName() + "' waits on " +
+      return fail(op, describeRole(role) + " waits on " +
                           kernel.describe(**array, *index) + " for parity " +
                           Twine(*parity) + ", which is neither 0 nor 1");
     event.amount = *parity;
@@ -761,9 +660,8 @@ static std::optional<Error> simulate(Kernel &kernel,
     progress = false;
     for (RoleTrace &trace : traces) {
       // "role 'load'", or "role 'load' of CTA 1" in a cluster.
-      std::string who = "role '" + trace.role.getRoleName().str() + "'";
-      if (ctas > 1)
-        who += " of CTA " + std::to_string(trace.cta);
+      std::string who = describeRole(
+          trace.role, ctas > 1 ? std::optional(trace.cta) : std::nullopt);
       while (trace.next < trace.events.size()) {
         const Event &event = trace.events[trace.next];
         BarrierState &state = stateIn(trace.cta, event);
@@ -840,10 +738,9 @@ static std::optional<Error> simulate(Kernel &kernel,
       BarrierState &state = stateIn(trace->cta, event);
       if (i != 0)
         message += "; ";
-      message += "role '" + trace->role.getRoleName().str() + "' " +
-                 (ctas > 1 ? "of CTA " + std::to_string(trace->cta) + " "
-                           : std::string()) +
-                 "waits " +
+      message += describeRole(trace->role, ctas > 1 ? std::optional(trace->cta)
+                                                    : std::nullopt) +
+                 " waits " +
                  (i == 0 ? std::string("here")
                          : "at " + describeLoc(event.op->getLoc())) +
                  " forever on " + kernel.describe(*event.array, event.index) +
@@ -928,6 +825,7 @@ static void collectArrays(Kernel &kernel) {
   DenseMap<Value, SmallVector<RoleOp>> waiters;
   DenseSet<Value> filled;
   DenseSet<Operation *> fillers;
+  WSDialect &ws = WSDialect::getLoaded(kernel.op.getContext());
   for (Operation *op : barrierOps) {
     Value barriers = getBarriers(op);
     if (!kernel.arrays.count(barriers))
@@ -935,11 +833,11 @@ static void collectArrays(Kernel &kernel) {
     BarrierArray &array = kernel.arrays[barriers];
     if (auto wait = dyn_cast<MBarrierWaitOp>(op)) {
       waiters[barriers].push_back(op->getParentOfType<RoleOp>());
-      if (auto ring = op->getAttrOfType<StringAttr>(kRingAttrName))
+      if (StringAttr ring = ws.getRingAttrHelper().getAttr(op))
         tags[barriers].push_back(ring.getValue());
       else
         tags[barriers].push_back("");
-      if (auto channel = op->getAttrOfType<IntegerAttr>(kChannelAttrName))
+      if (IntegerAttr channel = ws.getChannelAttrHelper().getAttr(op))
         array.channel = channel.getInt();
     } else if (isa<TMALoadMBarrierOp>(op) ||
                cast<MBarrierArriveOp>(op).getTxBytes()) {
@@ -999,7 +897,10 @@ static LogicalResult verifyKernel(WarpSpecializeOp op) {
   SmallVector<RoleOp> roles(op.getRoles());
   // A TMA multicast kernel: two CTAs run the roles, each its own copy.
   auto func = op->getParentOfType<FunctionOpInterface>();
-  unsigned ctas = func && func->hasAttr(kMulticastAttrName) ? 2 : 1;
+  bool multicast = func && WSDialect::getLoaded(op.getContext())
+                               .getMulticastAttrHelper()
+                               .isAttrPresent(func);
+  unsigned ctas = multicast ? 2 : 1;
   for (int64_t trips = 1; trips <= maxTrips; ++trips) {
     bool anySubstituted = false;
     for (bool defaultBranch : {true, false}) {
@@ -1057,17 +958,8 @@ static LogicalResult verifyKernel(WarpSpecializeOp op) {
 LogicalResult ws::verifyPhases(WarpSpecializeOp op) {
   if (failed(verifyKernel(op)))
     return failure();
-  op->setAttr(kPhasesVerifiedAttrName, UnitAttr::get(op.getContext()));
+  WSDialect::getLoaded(op.getContext())
+      .getPhasesVerifiedAttrHelper()
+      .setAttr(op, UnitAttr::get(op.getContext()));
   return success();
 }
-
-namespace {
-struct WSVerifyPhasesPass
-    : public ws::impl::WSVerifyPhasesBase<WSVerifyPhasesPass> {
-  void runOnOperation() override {
-    if (failed(verifyEachKernel(getOperation(), verifyPhases)))
-      signalPassFailure();
-    markAllAnalysesPreserved();
-  }
-};
-} // namespace

@@ -1,0 +1,206 @@
+//===- DiscardableAttrs.cpp - Verifier of the ws.* attributes -------------===//
+//
+// Part of fmha. Checks each discardable attribute of the ws dialect
+// (WSDialect.td, "Discardable attributes") wherever it appears: its type,
+// its range and the ops it may sit on. Any other `ws.*` attribute is an
+// error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fmha/Dialect/WS/IR/WSDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::ws;
+
+namespace {
+
+/// The ops a discardable attribute may sit on.
+enum class Holder {
+  /// A kernel: a function.
+  Kernel,
+  /// The kernel, and the ops convert-ws-to-nvvm marks in a 2-CTA kernel.
+  CtaPairOps,
+  /// The ops ws-lower-roles puts under a test of the role's first thread.
+  LeaderOps,
+  Dot,
+  Wait,
+  GPUModule,
+  WarpSpecialize,
+  /// The role assignment of a tile program (RoleAssignment.h).
+  AnyOp,
+  ForOp,
+  Load
+};
+
+/// What one discardable attribute must be, and where it may sit.
+struct AttrRule {
+  StringLiteral name;
+  enum Kind { Unit, Ring, Symbol, Integer, I32Array, Array } kind;
+  Holder holder;
+  /// Integer: the range, and the step its values are multiples of.
+  int64_t min = 0, max = 0, step = 1;
+};
+
+} // namespace
+
+/// Whether `op` is one of `holder`'s ops.
+static bool mayHold(Holder holder, Operation *op) {
+  switch (holder) {
+  case Holder::Kernel:
+    return isa<FunctionOpInterface>(op);
+  case Holder::CtaPairOps:
+    return isa<FunctionOpInterface, MBarrierArriveOp, TMALoadMBarrierOp,
+               TMEMAllocOp, TMEMRelinquishOp, TMEMDeallocOp>(op);
+  case Holder::LeaderOps:
+    if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
+      return arrive.getLeader();
+    return isa<TMALoadMBarrierOp, TCGen05MMAOp>(op);
+  case Holder::Dot:
+    return isa<tile::DotOp>(op);
+  case Holder::Wait:
+    return isa<MBarrierWaitOp>(op);
+  case Holder::GPUModule:
+    return isa<gpu::GPUModuleOp>(op);
+  case Holder::WarpSpecialize:
+    return isa<WarpSpecializeOp>(op);
+  case Holder::AnyOp:
+    return true;
+  case Holder::ForOp:
+    return isa<scf::ForOp>(op);
+  case Holder::Load:
+    return isa<tile::LoadOp>(op);
+  }
+  return false;
+}
+
+/// The ops of `holder`, as messages name them.
+static StringRef describeHolder(Holder holder) {
+  switch (holder) {
+  case Holder::Kernel:
+    return "a kernel";
+  case Holder::CtaPairOps:
+    return "a kernel, ws.mbarrier_arrive, ws.tma_load_mbarrier and the "
+           "ws.tmem_* ops";
+  case Holder::LeaderOps:
+    return "ws.mbarrier_arrive with leader, ws.tma_load_mbarrier and "
+           "ws.tcgen05_mma";
+  case Holder::Dot:
+    return "tile.dot";
+  case Holder::Wait:
+    return "ws.mbarrier_wait";
+  case Holder::GPUModule:
+    return "gpu.module";
+  case Holder::WarpSpecialize:
+    return "ws.warp_specialize";
+  case Holder::AnyOp:
+    return "any op";
+  case Holder::ForOp:
+    return "scf.for";
+  case Holder::Load:
+    return "tile.load";
+  }
+  return "";
+}
+
+using D = WSDialect;
+using R = AttrRule;
+/// Threads of a CTA: whole warps, at most 1024.
+static constexpr int64_t kWarp = kThreadsPerWarp;
+static constexpr int64_t kMaxThreads = kMaxWarpsPerCTA * kThreadsPerWarp;
+
+/// The rules, one per attribute of WSDialect.td's discardableAttrs. (The
+/// dynamic shared memory is a 32-bit count for cuLaunchKernel.)
+static const AttrRule kRules[] = {
+    {D::CtaPairAttrHelper::getNameStr(), R::Unit, Holder::CtaPairOps},
+    {D::SmemBytesAttrHelper::getNameStr(), R::Integer, Holder::Kernel, 0,
+     INT32_MAX},
+    {D::MulticastAttrHelper::getNameStr(), R::Unit, Holder::Kernel},
+    {D::NumThreadsAttrHelper::getNameStr(), R::Integer, Holder::Kernel, kWarp,
+     kMaxThreads, kWarp},
+    {D::LeaderGuardedAttrHelper::getNameStr(), R::Unit, Holder::LeaderOps},
+    {D::RingAttrHelper::getNameStr(), R::Ring, Holder::Wait},
+    {D::AsyncWgmmaAttrHelper::getNameStr(), R::Unit, Holder::Dot},
+    {D::ChannelAttrHelper::getNameStr(), R::Integer, Holder::Wait, 0,
+     INT32_MAX},
+    {D::DrainAttrHelper::getNameStr(), R::Unit, Holder::Wait},
+    {D::HangReportAttrHelper::getNameStr(), R::Symbol, Holder::Wait},
+    {D::HangReportsAttrHelper::getNameStr(), R::Unit, Holder::GPUModule},
+    {D::WaitTimeoutAttrHelper::getNameStr(), R::Integer, Holder::Wait, 1,
+     INT64_MAX},
+    {D::ProtocolVerifiedAttrHelper::getNameStr(), R::Unit,
+     Holder::WarpSpecialize},
+    {D::PhasesVerifiedAttrHelper::getNameStr(), R::Unit,
+     Holder::WarpSpecialize},
+    {D::RolesAttrHelper::getNameStr(), R::Array, Holder::Kernel},
+    {D::ChannelStagesAttrHelper::getNameStr(), R::I32Array, Holder::Kernel},
+    {D::PartitionAttrHelper::getNameStr(), R::I32Array, Holder::AnyOp},
+    {D::PartitionOutputsAttrHelper::getNameStr(), R::Array, Holder::ForOp},
+    {D::LoadChannelAttrHelper::getNameStr(), R::Integer, Holder::Load,
+     INT64_MIN, INT64_MAX},
+    {D::MulticastLoadAttrHelper::getNameStr(), R::Unit, Holder::Load},
+};
+
+/// Checks the value of `attr` against `rule`.
+static LogicalResult verifyValue(Operation *op, NamedAttribute attr,
+                                 const AttrRule &rule) {
+  Attribute value = attr.getValue();
+  auto expect = [&](bool ok, const Twine &what) -> LogicalResult {
+    if (ok)
+      return success();
+    return op->emitOpError("'")
+           << rule.name << "' must be " << what << ", got " << value;
+  };
+  switch (rule.kind) {
+  case AttrRule::Unit:
+    return expect(isa<UnitAttr>(value), "a unit attribute");
+  case AttrRule::Ring: {
+    auto ring = dyn_cast<StringAttr>(value);
+    return expect(ring &&
+                      (ring.getValue() == "full" || ring.getValue() == "empty"),
+                  "\"full\" or \"empty\"");
+  }
+  case AttrRule::Symbol:
+    return expect(isa<FlatSymbolRefAttr>(value), "a symbol reference");
+  case AttrRule::I32Array:
+    return expect(isa<DenseI32ArrayAttr>(value), "an i32 array");
+  case AttrRule::Array:
+    return expect(isa<ArrayAttr>(value), "an array");
+  case AttrRule::Integer: {
+    auto integer = dyn_cast<IntegerAttr>(value);
+    bool isInt64 = integer && integer.getType().isSignlessInteger() &&
+                   integer.getValue().getSignificantBits() <= 64;
+    bool ok = isInt64 && integer.getInt() >= rule.min &&
+              integer.getInt() <= rule.max && integer.getInt() % rule.step == 0;
+    std::string kind = rule.step == 1
+                           ? std::string("an integer")
+                           : "a multiple of " + std::to_string(rule.step);
+    return expect(ok,
+                  kind + " from " + Twine(rule.min) + " to " + Twine(rule.max));
+  }
+  }
+  return success();
+}
+
+WSDialect &WSDialect::getLoaded(MLIRContext *context) {
+  auto *dialect = context->getLoadedDialect<WSDialect>();
+  assert(dialect && "the ws dialect is not loaded");
+  return *dialect;
+}
+
+LogicalResult WSDialect::verifyOperationAttribute(Operation *op,
+                                                  NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  const AttrRule *rule =
+      llvm::find_if(kRules, [&](const AttrRule &r) { return r.name == name; });
+  if (rule == std::end(kRules))
+    return op->emitOpError("has '")
+           << name << "', which is not an attribute of the ws dialect";
+  if (!mayHold(rule->holder, op))
+    return op->emitOpError("may not hold '")
+           << name << "': it sits on " << describeHolder(rule->holder);
+  return verifyValue(op, attr, *rule);
+}
