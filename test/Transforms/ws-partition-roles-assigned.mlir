@@ -233,3 +233,27 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
     gpu.return
   }
 }
+
+// -----
+
+// A role without warps.
+gpu.module @m [#nvvm.target<chip = "sm_90a">] {
+  // expected-error @+2 {{role 'p' needs 1 to 32 warps, got 0}}
+  gpu.func @no_warps() kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 0, regs = 24>],
+                  ws.channel_stages = array<i32: 1>} {
+    gpu.return
+  }
+}
+
+// -----
+
+// A role without a name.
+gpu.module @m [#nvvm.target<chip = "sm_90a">] {
+  // expected-error @+2 {{a role needs a name}}
+  gpu.func @no_name() kernel
+      attributes {ws.roles = [#ws.role_spec<"", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1>} {
+    gpu.return
+  }
+}

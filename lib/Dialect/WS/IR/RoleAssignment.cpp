@@ -99,16 +99,10 @@ LogicalResult ws::verifyRoleAssignment(FunctionOpInterface func, StringRef pass,
              << "' entries must be from 1 to 32 slots, got " << depth;
   size_t channels = stages.size();
   WalkResult walk = func->walk([&](Operation *op) -> WalkResult {
-    if (Attribute attr = op->getAttr(kPartitionAttrName)) {
-      auto partition = dyn_cast<DenseI32ArrayAttr>(attr);
-      if (!partition)
-        return stop(op->emitOpError()
-                    << pass << ": '" << kPartitionAttrName
-                    << "' must be an i32 array, got " << attr);
-      if (failed(checkIndices(op, kPartitionAttrName, partition.asArrayRef(),
-                              roles, pass)))
-        return WalkResult::interrupt();
-    }
+    // The dialect verifies that ws.partition is an i32 array.
+    if (failed(checkIndices(op, kPartitionAttrName, getPartition(op), roles,
+                            pass)))
+      return WalkResult::interrupt();
     if (Attribute attr = op->getAttr(kPartitionOutputsAttrName)) {
       auto loop = dyn_cast<scf::ForOp>(op);
       auto outputs = dyn_cast<ArrayAttr>(attr);
