@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Target/TargetInfo.h"
+#include "fmha/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -12,16 +13,46 @@
 using namespace mlir;
 using namespace mlir::fmha;
 
+/// The chip of each `Arch`, in its order.
+static constexpr StringLiteral kChips[] = {"sm_90a", "sm_100a"};
+
 std::optional<TargetInfo> TargetInfo::fromChip(StringRef chip) {
-  if (chip == "sm_90a")
-    return TargetInfo(Arch::Sm90a);
-  if (chip == "sm_100a")
-    return TargetInfo(Arch::Sm100a);
+  for (TargetInfo info : getAll())
+    if (info.getChip() == chip)
+      return info;
   return std::nullopt;
 }
 
+SmallVector<TargetInfo, 2> TargetInfo::getAll() {
+  return {TargetInfo(Arch::Sm90a), TargetInfo(Arch::Sm100a)};
+}
+
 StringRef TargetInfo::getChip() const {
-  return arch == Arch::Sm90a ? "sm_90a" : "sm_100a";
+  return kChips[static_cast<unsigned>(arch)];
+}
+
+FailureOr<Attribute> TargetInfo::getAccumulatorLayout(RankedTensorType acc,
+                                                      Operation *where) const {
+  int64_t m = acc.getShape()[0], n = acc.getShape()[1];
+  bool validN = n % limits::kMmaNGranularity == 0 && n <= limits::kMaxMmaN;
+  if (hasTensorMemory()) {
+    // 64-row accumulators (lanes 0-15 of each quarter) have no register
+    // layout for their readers yet.
+    if (m % getMmaM() != 0 || !validN)
+      return where->emitOpError("an sm100 accumulator tile is a multiple of "
+                                "128 rows and 8 to 256 columns in steps of 8 "
+                                "(64-row accumulators are not supported yet), "
+                                "got ")
+             << m << "x" << n;
+    return Attribute(tile::TmemAttr::get(where->getContext(), getMmaM(), n,
+                                         /*unpacked=*/true));
+  }
+  if (m % getMmaM() != 0 || !validN)
+    return where->emitOpError("an sm90 accumulator tile is a multiple of 64 "
+                              "rows and 8 to 256 columns in steps of 8, got ")
+           << m << "x" << n;
+  return Attribute(tile::WgmmaAccAttr::get(where->getContext(), n,
+                                           /*warpgroups=*/1));
 }
 
 /// The `#nvvm.target` of the closest `gpu.module` around `op` (or `op`).

@@ -65,19 +65,31 @@ gpu.module @ampere [#nvvm.target<chip = "sm_80">] {
 
 // -----
 
-// Kernels for two targets in one run of the module-wide layout pass.
+// Kernels for two targets in one run: each gets the accumulator layout of
+// its own target (fmha::TargetInfo::getAccumulatorLayout).
+// CHECK-DAG: #[[WGMMA:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-DAG: #[[TMEM2:[a-z0-9_]+]] = #tile.tmem<block = [128, 64], unpacked = true>
+// CHECK-LABEL: gpu.module @one
+// CHECK: tile.dot {{.*}}, tensor<64x64xf32, #[[WGMMA]]>
+// CHECK-LABEL: gpu.module @two
+// CHECK: tile.dot {{.*}}, tensor<128x64xf32, #[[TMEM2]]>
 gpu.module @one [#nvvm.target<chip = "sm_90a">] {
-  gpu.func @k(%x: tensor<64x64xbf16>, %y: tensor<64x64xbf16>) kernel {
+  gpu.func @k(%a: !tile.desc<tensor<64x64xbf16>>) kernel {
+    %c0 = arith.constant 0 : i32
     %zero = arith.constant dense<0.0> : tensor<64x64xf32>
-    %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    %x = tile.load %a[%c0, %c0] : !tile.desc<tensor<64x64xbf16>>
+    %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
     gpu.return
   }
 }
 gpu.module @two [#nvvm.target<chip = "sm_100a">] {
-  // expected-error @+1 {{tile-assign-layouts: kernels for sm_90a and sm_100a in one run; run the pass on each gpu.module (builtin.module(gpu.module(tile-assign-layouts)))}}
-  gpu.func @k(%x: tensor<64x64xbf16>, %y: tensor<64x64xbf16>) kernel {
-    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
-    %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+  gpu.func @k(%a: !tile.desc<tensor<128x64xbf16>>,
+              %b: !tile.desc<tensor<64x64xbf16>>) kernel {
+    %c0 = arith.constant 0 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %x = tile.load %a[%c0, %c0] : !tile.desc<tensor<128x64xbf16>>
+    %y = tile.load %b[%c0, %c0] : !tile.desc<tensor<64x64xbf16>>
+    %d = tile.dot %x, %y, %zero {transpose_b} : tensor<128x64xbf16>, tensor<64x64xbf16>, tensor<128x64xf32>
     gpu.return
   }
 }

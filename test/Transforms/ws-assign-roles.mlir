@@ -1,4 +1,5 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles="producer-regs=56 consumer-regs=224" | FileCheck %s --check-prefix=BUDGETS
 
 // ws-assign-roles writes the role decision on the tile program
 // (docs/Roles.md): the roles and channel depths on the kernel, the channel
@@ -13,6 +14,10 @@
 // CHECK-LABEL: gpu.func @gemm(
 // CHECK-SAME: ws.channel_stages = array<i32: 3>
 // CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"consumer1", warps = 4, regs = 232>]
+// The register budgets are the target's (fmha::TargetInfo) unless the
+// options set them.
+// BUDGETS-LABEL: gpu.func @gemm(
+// BUDGETS-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 56>, #ws.role_spec<"consumer0", warps = 4, regs = 224>, #ws.role_spec<"consumer1", warps = 4, regs = 224>]
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}

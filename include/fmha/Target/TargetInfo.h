@@ -1,12 +1,13 @@
-//===- TargetInfo.h - What fmha knows of the GPU it compiles for -*- C++
-//-*-===//
+//===- TargetInfo.h - What fmha knows of the GPU it targets -----*- C++ -*-===//
 //
 // Part of fmha. One object answers every question a pass asks about the GPU
 // a kernel is compiled for: the architecture and its instructions, the
 // on-chip limits (TargetLimits.h), the register budgets of roles and the
-// kind of accumulator layout. It is built from the `#nvvm.target` of the
+// layout of MMA accumulators. It is built from the `#nvvm.target` of the
 // kernel's `gpu.module` (what `fmha-expand-kernels` attaches), so the IR
-// says what the kernel targets and passes read it from there.
+// says what the kernel targets and passes read it from there; no pass takes
+// a target option, and no code outside this class branches on the
+// architecture.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 
 #include "fmha/Target/TargetLimits.h"
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
@@ -37,6 +39,9 @@ public:
   /// The target a chip name denotes as `#nvvm.target` spells it (`sm_90a`,
   /// `sm_100a`); nothing for chips fmha does not compile for.
   static std::optional<TargetInfo> fromChip(StringRef chip);
+
+  /// Every target fmha compiles for, in the order of `Arch`.
+  static SmallVector<TargetInfo, 2> getAll();
 
   /// The target of the kernel `op` belongs to: the `#nvvm.target` of the
   /// closest enclosing `gpu.module` (or `op` itself). Errors at `op`, named
@@ -62,10 +67,26 @@ public:
   int64_t getMmaM() const {
     return hasTensorMemory() ? 2 * limits::kWgmmaM : limits::kWgmmaM;
   }
-  /// Registers per thread of a consumer warpgroup after `setmaxnreg`, where
-  /// accumulators live in registers (0 where they do not).
+  /// The layout of an MMA accumulator of type `acc` (a `tile` encoding):
+  /// `#tile.wgmma_acc<instr_n = N, warpgroups = 1>` with wgmma (the
+  /// registers of one warpgroup; M a multiple of 64), `#tile.tmem<128, N,
+  /// unpacked>` with tensor memory (blocks of one tcgen05.mma D tile; M a
+  /// multiple of 128). N is 8 to 256 in steps of 8. Errors at `where` when
+  /// the target has no layout for the tile.
+  FailureOr<Attribute> getAccumulatorLayout(RankedTensorType acc,
+                                            Operation *where) const;
+
+  /// Registers per thread that `ws-assign-roles` gives a role that only
+  /// issues loads or MMAs (the producer warp; sm_100a's load and MMA warps),
+  /// applied with `setmaxnreg`.
+  int64_t getProducerRegisters() const {
+    return limits::kSm90ProducerRegisters;
+  }
+  /// Registers per thread that `ws-assign-roles` gives a warpgroup that
+  /// computes in registers (sm_90a's consumers, which hold the
+  /// accumulators; sm_100a's epilogues), applied with `setmaxnreg`.
   int64_t getConsumerRegisters() const {
-    return hasWgmma() ? limits::kSm90ConsumerRegisters : 0;
+    return limits::kSm90ConsumerRegisters;
   }
 
   /// Dynamic shared memory one CTA may use, in bytes.

@@ -260,24 +260,27 @@ LogicalResult checks::verifySharedMemory(Operation *op, Target target,
                            << " has " << limit;
 }
 
-LogicalResult checks::verifyConsumerRegisters(Operation *op, int64_t registers,
+LogicalResult checks::verifyConsumerRegisters(Operation *op, Target target,
+                                              int64_t registers,
                                               StringRef parts) {
-  if (registers <= limits::kSm90ConsumerRegisters)
+  int64_t budget = getTargetInfo(target).getConsumerRegisters();
+  if (registers <= budget)
     return success();
   return op->emitOpError() << "consumer warpgroup needs " << registers
                            << " registers per thread (" << parts << "), "
-                           << stringifyTarget(Target::Sm90a)
-                           << " consumer warpgroups get "
-                           << limits::kSm90ConsumerRegisters << " (setmaxnreg)";
+                           << stringifyTarget(target)
+                           << " consumer warpgroups get " << budget
+                           << " (setmaxnreg)";
 }
 
-LogicalResult checks::verifyTmemColumns(Operation *op, int64_t columns,
-                                        StringRef parts) {
-  if (columns <= limits::kSm100TmemColumns)
+LogicalResult checks::verifyTmemColumns(Operation *op, Target target,
+                                        int64_t columns, StringRef parts) {
+  int64_t available = getTargetInfo(target).getTensorMemoryColumns();
+  if (columns <= available)
     return success();
   return op->emitOpError() << "needs " << columns << " tensor memory columns ("
-                           << parts << "), " << stringifyTarget(Target::Sm100a)
-                           << " has " << limits::kSm100TmemColumns;
+                           << parts << "), " << stringifyTarget(target)
+                           << " has " << available;
 }
 
 LogicalResult
@@ -289,10 +292,10 @@ checks::verifyAccumulators(Operation *op, Target target, int64_t registers,
   llvm::raw_string_ostream os(parts);
   if (getTargetInfo(target).accumulatesInTensorMemory()) {
     describeColumns(os);
-    return verifyTmemColumns(op, columns, parts);
+    return verifyTmemColumns(op, target, columns, parts);
   }
   describeRegisters(os);
-  return verifyConsumerRegisters(op, registers, parts);
+  return verifyConsumerRegisters(op, target, registers, parts);
 }
 
 int64_t checks::pickStages(int64_t maxStages, int64_t minStages,

@@ -142,15 +142,15 @@ LogicalResult verifySharedMemory(Operation *op, Target target,
                                  const SharedMemoryUsage &usage);
 
 /// Checks that the `registers` a consumer thread needs fit in the register
-/// budget the sm_90a pipeline gives a consumer warpgroup
-/// (limits::kSm90ConsumerRegisters); `parts` says what they hold, e.g.
-/// "128x256 fp32 tile + 8 for addresses and loop state".
-LogicalResult verifyConsumerRegisters(Operation *op, int64_t registers,
-                                      StringRef parts);
+/// budget `target` gives a consumer warpgroup
+/// (fmha::TargetInfo::getConsumerRegisters); `parts` says what they hold,
+/// e.g. "128x256 fp32 tile + 8 for addresses and loop state".
+LogicalResult verifyConsumerRegisters(Operation *op, Target target,
+                                      int64_t registers, StringRef parts);
 
-/// Checks that `columns` tensor memory columns fit on sm_100a; `parts`
-/// describes where they come from.
-LogicalResult verifyTmemColumns(Operation *op, int64_t columns,
+/// Checks that `columns` tensor memory columns fit in the tensor memory of
+/// `target`; `parts` describes where they come from.
+LogicalResult verifyTmemColumns(Operation *op, Target target, int64_t columns,
                                 StringRef parts);
 
 /// Checks what the consumers' accumulators need of `target`: on sm_90a the

@@ -32,7 +32,7 @@ KernelShell fmha::createKernelShell(OpBuilder &b, Operation *op, StringRef name,
   b.setInsertionPoint(op);
   auto nvvmTarget =
       NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
-                                stringifyTarget(target), kPtxFeatures);
+                                getTargetInfo(target).getChip(), kPtxFeatures);
   auto module = gpu::GPUModuleOp::create(b, loc, (name + "_module").str(),
                                          b.getArrayAttr({nvvmTarget}));
   b.setInsertionPointToStart(module.getBody());

@@ -299,22 +299,6 @@ static LogicalResult retypeDescriptors(DenseMap<Value, Attribute> &descLayouts,
 // sm100: accumulators in tensor memory
 //===----------------------------------------------------------------------===//
 
-/// The TMEM layout of an sm100 accumulator of `type`: blocks of one
-/// tcgen05.mma D tile (128 rows, up to 256 columns). 64-row accumulators
-/// (lanes 0-15 of each quarter) have no register layout for their readers
-/// yet.
-static FailureOr<TmemAttr> tmemAccLayoutFor(RankedTensorType type,
-                                            Operation *where) {
-  int64_t m = type.getShape()[0], n = type.getShape()[1];
-  if (m % 128 != 0 || n % 8 != 0 || n > 256)
-    return where->emitOpError("an sm100 accumulator tile is a multiple of "
-                              "128 rows and 8 to 256 columns in steps of 8 "
-                              "(64-row accumulators are not supported yet), "
-                              "got ")
-           << m << "x" << n;
-  return TmemAttr::get(where->getContext(), 128, n, /*unpacked=*/true);
-}
-
 /// Whether `use` keeps its value in tensor memory: a dot's accumulator, or a
 /// loop-carried position (init, yield) of a tensor-memory accumulator.
 static bool isTmemUse(OpOperand &use) {
@@ -396,12 +380,15 @@ static Value convertAfterDef(OpBuilder &b, Value value, Attribute encoding) {
       b, value.getLoc(), withEncoding(value.getType(), encoding), value);
 }
 
-/// sm100: accumulators in tensor memory (`#tile.tmem`), everything computed
+/// Accumulators in tensor memory (tcgen05, sm_100a): the target's
+/// accumulator layout (`#tile.tmem`), everything computed
 /// from or into them in the `#tile.tmem_32x32b` register layout of one
 /// warpgroup, with tile.convert_layout (tcgen05.ld / tcgen05.st) between.
 /// A register A operand of a dot (attention's P) is stored into tensor
 /// memory too, packed, since tcgen05.mma reads A from there.
-static LogicalResult assignSM100(Operation *root) {
+static LogicalResult
+assignTensorMemoryAccumulators(Operation *root,
+                               const fmha::TargetInfo &target) {
   MLIRContext *ctx = root->getContext();
   LayoutMap layouts;
   DenseMap<Value, Attribute> descLayouts;
@@ -410,7 +397,7 @@ static LogicalResult assignSM100(Operation *root) {
   // Operands in shared memory, as on sm90; a register A goes to TMEM.
   SmallVector<std::pair<DotOp, Value>> registerA;
   WalkResult walk = root->walk([&](DotOp dot) {
-    if (failed(tmemAccLayoutFor(dot.getAcc().getType(), dot)))
+    if (failed(target.getAccumulatorLayout(dot.getAcc().getType(), dot)))
       return WalkResult::interrupt();
     Value a = dot.getA();
     if (!a.getDefiningOp<LoadOp>() && !dot.getTransposeA())
@@ -447,7 +434,7 @@ static LogicalResult assignSM100(Operation *root) {
   for (Value value : SmallVector<Value>(tmem.begin(), tmem.end())) {
     if (isTmemSource(value))
       continue;
-    FailureOr<TmemAttr> layout = tmemAccLayoutFor(
+    FailureOr<Attribute> layout = target.getAccumulatorLayout(
         cast<RankedTensorType>(value.getType()), value.getDefiningOp());
     if (failed(layout))
       return failure();
@@ -467,7 +454,7 @@ static LogicalResult assignSM100(Operation *root) {
     Operation *where = value.getDefiningOp();
     if (!where)
       where = cast<BlockArgument>(value).getOwner()->getParentOp();
-    FailureOr<TmemAttr> layout = tmemAccLayoutFor(type, where);
+    FailureOr<Attribute> layout = target.getAccumulatorLayout(type, where);
     if (failed(layout) || failed(layouts.set(value, *layout, where)))
       return failure();
     if (llvm::all_of(value.getUses(), isTmemUse))
@@ -494,15 +481,49 @@ static LogicalResult assignSM100(Operation *root) {
   return retypeDescriptors(descLayouts, root);
 }
 
+/// Accumulators in registers (wgmma): the target's accumulator layout for
+/// every `tile.dot` accumulator, flowing to everything computed from it.
+static LogicalResult
+assignRegisterAccumulators(Operation *root, const fmha::TargetInfo &target) {
+  LayoutMap layouts;
+  DenseMap<Value, Attribute> descLayouts;
+  WalkResult walk = root->walk([&](DotOp dot) {
+    FailureOr<Attribute> accLayout =
+        target.getAccumulatorLayout(dot.getAcc().getType(), dot);
+    if (failed(accLayout) ||
+        failed(layouts.set(dot.getAcc(), *accLayout, dot)) ||
+        failed(assignOperand(dot.getA(), layouts, descLayouts, dot)) ||
+        failed(assignOperand(dot.getB(), layouts, descLayouts, dot)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted() || failed(layouts.propagate()) ||
+      failed(layouts.propagateSlices(root)))
+    return failure();
+  // A register A operand must have ended up in a wgmma register layout.
+  WalkResult registers = root->walk([&](DotOp dot) {
+    if (dot.getA().getDefiningOp<LoadOp>() ||
+        isa_and_nonnull<WgmmaAccAttr>(layouts.lookup(dot.getA())))
+      return WalkResult::advance();
+    dot.emitOpError("operand A is neither loaded into shared memory nor "
+                    "computed in a wgmma register layout");
+    return WalkResult::interrupt();
+  });
+  if (registers.wasInterrupted())
+    return failure();
+  layouts.apply();
+  insertSliceConversions(root);
+  return retypeDescriptors(descLayouts, root);
+}
+
 namespace {
 struct TileAssignLayoutsPass
     : public tile::impl::TileAssignLayoutsBase<TileAssignLayoutsPass> {
   using Base::Base;
 
-  /// The one target of the functions with tile ops (their gpu.module's
-  /// #nvvm.target); nothing when there are none.
-  FailureOr<std::optional<fmha::TargetInfo>> targetOfKernels() {
-    std::optional<fmha::TargetInfo> found;
+  /// Each kernel with tile ops gets the layouts of its own target (its
+  /// gpu.module's #nvvm.target).
+  void runOnOperation() override {
     WalkResult walk = getOperation()->walk([&](FunctionOpInterface func) {
       if (!containsTileOps(func))
         return WalkResult::advance();
@@ -510,69 +531,13 @@ struct TileAssignLayoutsPass
           fmha::TargetInfo::lookup(func, getArgument());
       if (failed(info))
         return WalkResult::interrupt();
-      if (found && found->getArch() != info->getArch()) {
-        func.emitError() << getArgument() << ": kernels for "
-                         << found->getChip() << " and " << info->getChip()
-                         << " in one run; run the pass on each "
-                         << "gpu.module (builtin.module(gpu.module("
-                         << getArgument() << ")))";
-        return WalkResult::interrupt();
-      }
-      found = *info;
-      return WalkResult::advance();
+      LogicalResult assigned = info->accumulatesInTensorMemory()
+                                   ? assignTensorMemoryAccumulators(func, *info)
+                                   : assignRegisterAccumulators(func, *info);
+      return failed(assigned) ? WalkResult::interrupt() : WalkResult::advance();
     });
     if (walk.wasInterrupted())
-      return failure();
-    return found;
-  }
-
-  void runOnOperation() override {
-    FailureOr<std::optional<fmha::TargetInfo>> info = targetOfKernels();
-    if (failed(info))
-      return signalPassFailure();
-    if (!*info)
-      return;
-    if ((*info)->hasTensorMemory()) {
-      if (failed(assignSM100(getOperation())))
-        signalPassFailure();
-      return;
-    }
-    LayoutMap layouts;
-    DenseMap<Value, Attribute> descLayouts;
-    WalkResult walk = getOperation()->walk([&](DotOp dot) {
-      auto acc = cast<RankedTensorType>(dot.getAcc().getType());
-      int64_t m = acc.getShape()[0], n = acc.getShape()[1];
-      if (m % 64 != 0 || n % 8 != 0 || n > 256) {
-        dot.emitOpError("an sm90 accumulator tile is a multiple of 64 rows "
-                        "and 8 to 256 columns in steps of 8, got ")
-            << m << "x" << n;
-        return WalkResult::interrupt();
-      }
-      auto accLayout = WgmmaAccAttr::get(dot.getContext(), n, 1);
-      if (failed(layouts.set(dot.getAcc(), accLayout, dot)) ||
-          failed(assignOperand(dot.getA(), layouts, descLayouts, dot)) ||
-          failed(assignOperand(dot.getB(), layouts, descLayouts, dot)))
-        return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (walk.wasInterrupted() || failed(layouts.propagate()) ||
-        failed(layouts.propagateSlices(getOperation())))
-      return signalPassFailure();
-    // A register A operand must have ended up in a wgmma register layout.
-    WalkResult registers = getOperation()->walk([&](DotOp dot) {
-      if (dot.getA().getDefiningOp<LoadOp>() ||
-          isa_and_nonnull<WgmmaAccAttr>(layouts.lookup(dot.getA())))
-        return WalkResult::advance();
-      dot.emitOpError("operand A is neither loaded into shared memory nor "
-                      "computed in a wgmma register layout");
-      return WalkResult::interrupt();
-    });
-    if (registers.wasInterrupted())
-      return signalPassFailure();
-    layouts.apply();
-    insertSliceConversions(getOperation());
-    if (failed(retypeDescriptors(descLayouts, getOperation())))
-      return signalPassFailure();
+      signalPassFailure();
   }
 };
 } // namespace

@@ -428,13 +428,18 @@ struct WSAssignRolesPass
     if (failed(info))
       return failure();
     unsigned numStages = stagesOf(func, stages);
+    // The register budgets are the target's unless the options set them.
+    unsigned producer =
+        producerRegs ? producerRegs : info->getProducerRegisters();
+    unsigned consumer =
+        consumerRegs ? consumerRegs : info->getConsumerRegisters();
     if (info->hasTensorMemory())
-      return assignRolesSM100(func, {numStages, producerRegs, consumerRegs});
+      return assignRolesSM100(func, {numStages, producer, consumer});
     FailureOr<TileProgram> program = analyze(func);
     if (failed(program))
       return failure();
     if (!program->channels.empty())
-      assignSM90(func, *program, numStages, producerRegs, consumerRegs);
+      assignSM90(func, *program, numStages, producer, consumer);
     return success();
   }
 };

@@ -79,7 +79,7 @@ LogicalResult ws::verifyPartitionOptions(FunctionOpInterface func,
   for (auto [name, regs] : {std::pair<StringRef, unsigned>{"producer-regs",
                                                            producerRegs},
                             {"consumer-regs", consumerRegs}})
-    if (!isValidRegisterBudget(regs))
+    if (regs != 0 && !isValidRegisterBudget(regs))
       return func->emitError()
              << pass << ": option '" << name << "' must be a multiple of "
              << kRegisterBudgetStep << " from " << kMinRegisterBudget << " to "

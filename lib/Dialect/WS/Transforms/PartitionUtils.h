@@ -48,7 +48,8 @@ SmallVector<MemRefType> sharedBuffersFor(ArrayRef<tile::LoadOp> loads);
 
 /// Checks what ws-assign-roles (`pass`) decides the roles and channels of
 /// `func` from, before it decides anything: the register budgets `producerRegs`
-/// and `consumerRegs` (a valid ws.role budget), the kernel's `fmha.stages` and
+/// and `consumerRegs` (a valid ws.role budget, or 0 for the target's), the
+/// kernel's `fmha.stages` and
 /// `fmha.item_slots` (fmha::verifyKernelAttr) and, when the kernel has no
 /// `fmha.stages`, the option `optionStages`; the error names the attribute
 /// or option and its range.

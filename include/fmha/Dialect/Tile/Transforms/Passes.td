@@ -14,7 +14,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
       or 32 bytes); the loads that produce them and their descriptors (kernel
       parameters included) get the same encoding, so TMA writes the layout
       the tensor cores read.
-    - The accumulator of an sm90 `tile.dot` gets
+    - The accumulator of a `tile.dot` gets the target's accumulator layout
+      (`fmha::TargetInfo::getAccumulatorLayout`); on sm_90a
       `#tile.wgmma_acc<instr_n = N, warpgroups = 1>`: one warpgroup holds an
       M x N tile as repeated m64nNk16 fragments.
     - The layout flows to every tensor connected to an accumulator:
@@ -31,8 +32,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
     memory are chosen as above, but accumulators live in tensor memory:
 
     - every `tile.dot` accumulator and result, and the `scf.for` positions
-      that carry them, get `#tile.tmem<block = [BM, N], unpacked = true>`
-      (BM = 128, or 64 for a 64-row tile; N at most 256);
+      that carry them, get the target's accumulator layout,
+      `#tile.tmem<block = [128, N], unpacked = true>` (N at most 256;
+      64-row accumulators are not supported yet);
     - a tensor-memory value read by anything else (elementwise math,
       reductions, stores) is first loaded by a `tile.convert_layout` to
       `#tile.tmem_32x32b<warpgroups = 1>`, the `tcgen05.ld` 32x32b layout in

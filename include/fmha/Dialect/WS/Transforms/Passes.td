@@ -49,9 +49,12 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
 
     Before it decides anything it checks the kernel's `fmha.stages` (1 to
     8) and `fmha.item_slots` (1 or 2), and the `stages` (1 to 8),
-    `producer-regs` and `consumer-regs` (multiples of 8 from 24 to 256)
-    options; a value out of range is an error naming it. The target is each
-    kernel's `gpu.module` `#nvvm.target` chip (through `fmha::TargetInfo`).
+    `producer-regs` and `consumer-regs` (multiples of 8 from 24 to 256, or
+    0 for the target's) options; a value out of range is an error naming
+    it. The target is each kernel's `gpu.module` `#nvvm.target` chip
+    (through `fmha::TargetInfo`), which also gives the register budgets
+    unless the options set them (`fmha::TargetInfo::getProducerRegisters`
+    and `getConsumerRegisters`).
     Functions without tile ops are left alone.
 
     ```mlir
@@ -71,12 +74,12 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
   let options = [
     Option<"stages", "stages", "unsigned", "2",
            "Slots of the load channel, unless the kernel says (fmha.stages)">,
-    Option<"producerRegs", "producer-regs", "unsigned",
-           "::mlir::fmha::limits::kSm90ProducerRegisters",
-           "Register budget of the producer warpgroup (40)">,
-    Option<"consumerRegs", "consumer-regs", "unsigned",
-           "::mlir::fmha::limits::kSm90ConsumerRegisters",
-           "Register budget of each consumer warpgroup (232)">
+    Option<"producerRegs", "producer-regs", "unsigned", "0",
+           "Register budget of the producer warp (sm_100a: load and MMA "
+           "warps); 0: the target's (fmha::TargetInfo, 40)">,
+    Option<"consumerRegs", "consumer-regs", "unsigned", "0",
+           "Register budget of each consumer warpgroup (sm_100a: epilogue "
+           "warpgroups); 0: the target's (fmha::TargetInfo, 232)">
   ];
   let dependentDialects = ["::mlir::ws::WSDialect"];
 }
