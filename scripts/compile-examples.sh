@@ -45,18 +45,16 @@ finish() {
 for example in "$root"/examples/*.mlir; do
   name=$(basename "$example" .mlir)
   if grep -q 'fmha\.\(gemm\|attention\)' "$example"; then
-    # Kernel ops: the whole pipeline of their target, plus the launch
-    # manifest.
+    # Kernel ops: the whole pipeline (for the target the op names), plus
+    # the launch manifest.
     target=sm_90a
-    pipeline=--fmha-sm90-pipeline
     if grep -q 'target sm_100a' "$example"; then
       target=sm_100a
-      pipeline=--fmha-sm100-pipeline
     fi
     dir="$out/$target"
     mkdir -p "$dir"
-    echo "fmha: compiling $name for $target ($pipeline)"
-    "$bin/fmha-opt" "$example" "$pipeline=binary=none" \
+    echo "fmha: compiling $name for $target (--fmha-pipeline)"
+    "$bin/fmha-opt" "$example" --fmha-pipeline=binary=none \
       -o "$dir/$name.llvm.mlir"
     entry=$(grep -o 'llvm.func @[A-Za-z0-9_]*' "$dir/$name.llvm.mlir" | head -1 | cut -d@ -f2)
     "$bin/fmha-translate" --fmha-manifest "$dir/$name.llvm.mlir" \

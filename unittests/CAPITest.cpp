@@ -121,7 +121,7 @@ TEST(CAPI, MissingToolkitFails) {
   EXPECT_EQ(stderrText, "");
 }
 
-TEST(CAPI, PicksThePipelineOfTheKernelsTarget) {
+TEST(CAPI, CompilesForTheKernelsTarget) {
   bool ok = false;
   std::string stderrText;
   Received received = compile(kGemmSm100, "", ok, stderrText);
@@ -129,6 +129,27 @@ TEST(CAPI, PicksThePipelineOfTheKernelsTarget) {
   EXPECT_EQ(received.objectCalls, 1);
   EXPECT_NE(received.object.find(".target sm_100a"), std::string::npos);
   EXPECT_NE(received.object.find("tcgen05.mma"), std::string::npos);
+  EXPECT_EQ(stderrText, "");
+}
+
+TEST(CAPI, KernelWithoutTargetSaysHowToAttachOne) {
+  bool ok = true;
+  std::string stderrText;
+  Received received = compile(
+      "module attributes {gpu.container_module} {\n"
+      "  gpu.module @k {\n"
+      "    gpu.func @k() kernel {\n"
+      "      %ch = ws.channel : !ws.channel<[memref<128xf32, 3>], stages = 2>\n"
+      "      gpu.return\n"
+      "    }\n"
+      "  }\n"
+      "}\n",
+      "", ok, stderrText);
+  EXPECT_FALSE(ok);
+  EXPECT_NE(received.diagnostics.find("'gpu.module' op has no target: attach "
+                                      "one with --nvvm-attach-target"),
+            std::string::npos)
+      << received.diagnostics;
   EXPECT_EQ(stderrText, "");
 }
 
@@ -150,10 +171,15 @@ TEST(CAPI, BuildPipelineHandsOptionErrorsToTheCallback) {
             std::string::npos)
       << received.diagnostics;
   EXPECT_EQ(received.diagnosticCalls, 2);
-  EXPECT_TRUE(mlirLogicalResultIsSuccess(fmhaBuildPipeline(
-      opm, mlirStringRefCreateFromCString("sm100"),
-      mlirStringRefCreateFromCString("binary=none"), onDiagnostics,
-      &received)));
+  // The names the pipeline had per target still give it; empty is the
+  // pipeline's own name.
+  for (const char *target : {"", "sm90", "sm100"})
+    EXPECT_TRUE(mlirLogicalResultIsSuccess(
+        fmhaBuildPipeline(opm, mlirStringRefCreateFromCString(target),
+                          mlirStringRefCreateFromCString("binary=none"),
+                          onDiagnostics, &received)))
+        << target;
+  EXPECT_EQ(received.diagnosticCalls, 2);
   mlirPassManagerDestroy(pm);
   mlirContextDestroy(context);
 }

@@ -1,8 +1,8 @@
 //===- main.cpp - Embedding fmha from C++ ---------------------------------===//
 //
 // Part of fmha's embedding example. Compiles an fmha.gemm op and an
-// fmha.attention op (with its log-sum-exp) to PTX with the sm90 pipeline
-// (fmha::buildSM90Pipeline) and prints the PTX's first line (after the
+// fmha.attention op (with its log-sum-exp) to PTX with the pipeline
+// (fmha::buildPipeline) and prints the PTX's first line (after the
 // comments), each kernel and what it is made of (see README.md).
 //
 // Usage: fmha-embed [gemm.mlir]   (default: examples/gemm.mlir's op)
@@ -40,12 +40,12 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
     tile [64, 128] stages 2 consumers 2 target sm_90a
 )mlir";
 
-/// `module` through the whole sm90 pipeline; the PTX it ends in.
+/// `module` through the whole pipeline; the PTX it ends in.
 static FailureOr<std::string> compileToPTX(ModuleOp module) {
   PassManager pm(module.getContext());
   fmha::PipelineOptions options;
   options.binary = fmha::BinaryFormat::Isa;
-  if (failed(fmha::buildSM90Pipeline(pm, options)) || failed(pm.run(module)))
+  if (failed(fmha::buildPipeline(pm, options)) || failed(pm.run(module)))
     return failure();
   gpu::BinaryOp binary;
   module.walk([&](gpu::BinaryOp op) { binary = op; });
@@ -64,7 +64,7 @@ static StringRef entryOf(StringRef ptx) {
   return ptx.split(".entry ").second.split('(').first.trim();
 }
 
-/// The GEMM through the whole sm90 pipeline, ending in PTX.
+/// The GEMM through the whole pipeline, ending in PTX.
 static LogicalResult compileGemm(MLIRContext &context, const char *path) {
   OwningOpRef<ModuleOp> module =
       path ? parseSourceFile<ModuleOp>(path, &context)
@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   fmha::registerAllFMHADialects(registry);
   MLIRContext context(registry);
-  // buildSM90Pipeline names its passes: they must be registered.
+  // buildPipeline names its passes: they must be registered.
   fmha::registerAllFMHAPasses();
 
   if (failed(compileGemm(context, argc == 2 ? argv[1] : nullptr)) ||

@@ -34,39 +34,42 @@ MLIR_CAPI_EXPORTED void fmhaRegisterAllDialects(MlirDialectRegistry registry);
 /** Registers fmha's passes and pipelines and the upstream passes they use
  * (fmha::registerAllFMHAPasses), so that mlirParsePassPipeline and
  * mlirOpPassManagerAddPipeline know them, e.g.
- * "builtin.module(fmha-sm90-pipeline{binary=isa})". Calling it again does no
+ * "builtin.module(fmha-pipeline{binary=isa})". Calling it again does no
  * harm; fmhaBuildSM90Pipeline and fmhaCompileToPTX call it themselves. */
 MLIR_CAPI_EXPORTED void fmhaRegisterAllPasses(void);
 
-/** Adds the sm_90a pipeline (fmha.gemm / fmha.attention to a kernel; see
- * --fmha-sm90-pipeline) to `passManager`, which must run on builtin.module
+/** Adds fmha's pipeline (fmha.gemm / fmha.attention to a kernel for the
+ * target each names, and tile/ws kernels in a gpu.module with an
+ * #nvvm.target to a kernel for that target; see --fmha-pipeline) to
+ * `passManager`, which must run on builtin.module
  * (mlirPassManagerGetAsOpPassManager of mlirPassManagerCreate's manager).
  * `options` is the pipeline's option string, e.g. "binary=isa",
  * "binary=bin toolkit=/usr/local/cuda" or "binary=none wait-timeout=2000000";
  * NULL or "" takes the defaults (PTX). Fails, printing why to stderr, when
  * the options do not parse; fmhaBuildPipeline hands the reason to a
- * callback instead. */
+ * callback instead. (The name is from when each target had its own
+ * pipeline; the pipeline is the same for every target.) */
 MLIR_CAPI_EXPORTED MlirLogicalResult
 fmhaBuildSM90Pipeline(MlirOpPassManager passManager, const char *options);
 
-/** Adds the pipeline of `target`, "sm90" (--fmha-sm90-pipeline) or "sm100"
- * (--fmha-sm100-pipeline), with the option string `options` (as in
- * fmhaBuildSM90Pipeline; empty for the defaults) to `passManager`. When the
- * target is unknown or the options do not parse, calls `errorCallback`
- * (unless NULL) once with the reason and fails; nothing goes to stderr.
- * Diagnostics of the passes themselves go to the context's diagnostic
- * handlers (mlirContextAttachDiagnosticHandler) when the pass manager
- * runs. */
+/** Adds fmha's pipeline (as fmhaBuildSM90Pipeline) with the option string
+ * `options` (empty for the defaults) to `passManager`. `target` is empty, or
+ * a name the pipeline had when each target had its own, "sm90" or "sm100":
+ * all give the one pipeline, which takes each kernel's target from the IR.
+ * When the target is none of these or the options do not parse, calls
+ * `errorCallback` (unless NULL) once with the reason and fails; nothing
+ * goes to stderr. Diagnostics of the passes themselves go to the context's
+ * diagnostic handlers (mlirContextAttachDiagnosticHandler) when the pass
+ * manager runs. */
 MLIR_CAPI_EXPORTED MlirLogicalResult
 fmhaBuildPipeline(MlirOpPassManager passManager, MlirStringRef target,
                   MlirStringRef options, MlirStringCallback errorCallback,
                   void *userData);
 
 /** Parses `sourceMLIR` (a module with fmha ops, or ws/tile kernels in a
- * gpu.module with an #nvvm.target) in `context` and runs on it the pipeline
- * of its kernels' target (that of its first fmha op, else of its first
- * gpu.module's #nvvm.target chip; sm90 when it names none) with
- * `pipelineOptions` (as in fmhaBuildSM90Pipeline). On success it calls
+ * gpu.module with an #nvvm.target) in `context` and runs fmha's pipeline on
+ * it (each kernel compiled for its own target) with `pipelineOptions` (as
+ * in fmhaBuildSM90Pipeline). On success it calls
  * `objectCallback` once with the object that gpu-module-to-binary made: the
  * PTX (binary=isa, the default) or the cubin (binary=bin; the string then
  * holds binary data, mind its length). `diagnosticCallback` (unless NULL)

@@ -18,7 +18,6 @@
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -38,25 +37,16 @@ void fmhaRegisterAllDialects(MlirDialectRegistry registry) {
 
 void fmhaRegisterAllPasses(void) { fmha::registerAllFMHAPasses(); }
 
-/// The pipeline builder of `target` ("sm90" or "sm100"), or null.
-static LogicalResult (*getPipelineBuilder(StringRef target))(
-    OpPassManager &, const fmha::PipelineOptions &) {
-  if (target == "sm90")
-    return fmha::buildSM90Pipeline;
-  if (target == "sm100")
-    return fmha::buildSM100Pipeline;
-  return nullptr;
-}
-
-/// Parses `options` and adds the pipeline of `target` to `pm`; writes why
-/// it cannot to `errors`.
+/// Parses `options` and adds the pipeline to `pm`; writes why it cannot to
+/// `errors`. `target` is "" or a name the pipeline had when each target had
+/// its own ("sm90", "sm100"): they all give the one pipeline.
 static LogicalResult buildPipeline(OpPassManager &pm, StringRef target,
                                    StringRef options,
                                    llvm::raw_ostream &errors) {
-  auto build = getPipelineBuilder(target);
-  if (!build) {
+  if (!llvm::is_contained({"", "sm90", "sm100"}, target)) {
     errors << "fmha: unknown pipeline target '" << target
-           << "' (known: sm90, sm100)\n";
+           << "' (known: sm90, sm100, or empty: the pipeline takes each "
+              "kernel's target from the IR)\n";
     return failure();
   }
   fmha::PipelineOptions parsed;
@@ -64,16 +54,16 @@ static LogicalResult buildPipeline(OpPassManager &pm, StringRef target,
     return failure();
   // The pipeline names its passes; registering them again is harmless.
   fmha::registerAllFMHAPasses();
-  if (succeeded(build(pm, parsed)))
+  if (succeeded(fmha::buildPipeline(pm, parsed)))
     return success();
-  errors << "fmha: the " << target << " pipeline could not be built\n";
+  errors << "fmha: the pipeline could not be built\n";
   return failure();
 }
 
 MlirLogicalResult fmhaBuildSM90Pipeline(MlirOpPassManager passManager,
                                         const char *options) {
-  return wrap(buildPipeline(*unwrap(passManager), "sm90",
-                            options ? options : "", llvm::errs()));
+  return wrap(buildPipeline(*unwrap(passManager), "", options ? options : "",
+                            llvm::errs()));
 }
 
 MlirLogicalResult fmhaBuildPipeline(MlirOpPassManager passManager,
@@ -89,26 +79,6 @@ MlirLogicalResult fmhaBuildPipeline(MlirOpPassManager passManager,
   if (errorCallback)
     errorCallback(wrap(StringRef(errors)), userData);
   return wrap(failure());
-}
-
-/// The pipeline target of the kernels in `module`: that of its first fmha
-/// op, else that of the first #nvvm.target chip of a gpu.module, else sm90
-/// (fmha-verify-target then reports what does not match).
-static StringRef pickPipelineTarget(ModuleOp module) {
-  std::optional<fmha::Target> target;
-  module.walk([&](Operation *op) {
-    if (auto attention = dyn_cast<fmha::AttentionOp>(op))
-      target = attention.getTarget();
-    else if (auto gemm = dyn_cast<fmha::GemmOp>(op))
-      target = gemm.getTarget();
-    else if (auto gpuModule = dyn_cast<gpu::GPUModuleOp>(op))
-      if (ArrayAttr targets = gpuModule.getTargetsAttr())
-        for (Attribute attr : targets)
-          if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(attr))
-            target = fmha::symbolizeTarget(nvvm.getChip());
-    return target ? WalkResult::interrupt() : WalkResult::advance();
-  });
-  return target == fmha::Target::Sm100a ? "sm100" : "sm90";
 }
 
 MlirLogicalResult fmhaCompile(MlirContext context, MlirStringRef sourceMLIR,
@@ -154,9 +124,7 @@ MlirLogicalResult fmhaCompile(MlirContext context, MlirStringRef sourceMLIR,
 
   fmha::registerAllFMHAPasses();
   PassManager pm(ctx);
-  StringRef target = pickPipelineTarget(*module);
-  if (failed(getPipelineBuilder(target)(pm, options)) ||
-      failed(pm.run(*module)))
+  if (failed(fmha::buildPipeline(pm, options)) || failed(pm.run(*module)))
     return finish(failure());
 
   SmallVector<gpu::BinaryOp> binaries;

@@ -13,17 +13,16 @@
 
 using namespace mlir;
 
-/// The chain shared by the targets: they differ in layouts, roles and the
-/// tensor-memory allocation, nothing else. fmha-verify-target checks that
-/// the module is for the pipeline's target; later passes read the target
-/// from each kernel's gpu.module (#nvvm.target, fmha::TargetInfo). The ws
-/// passes rewrite the kernels down to what convert-ws-to-nvvm converts; the
-/// kernels' structured control flow becomes branches (convert-scf-to-cf, in
-/// each gpu.module only) just before it.
-static LogicalResult buildPipeline(OpPassManager &pm,
-                                   const fmha::PipelineOptions &options,
-                                   StringRef target) {
-  bool sm100 = target == "sm100";
+/// One chain for every target: each pass reads the target of the kernel it
+/// works on from the kernel's gpu.module (#nvvm.target, fmha::TargetInfo),
+/// and passes a target has nothing for leave its kernels alone
+/// (ws-allocate-tmem without tensor memory). fmha-verify-target checks each
+/// kernel against its target first. The ws passes rewrite the kernels down
+/// to what convert-ws-to-nvvm converts; the kernels' structured control
+/// flow becomes branches (convert-scf-to-cf, in each gpu.module only) just
+/// before it.
+LogicalResult fmha::buildPipeline(OpPassManager &pm,
+                                  const PipelineOptions &options) {
   std::string hangReports =
       options.waitTimeout == 0
           ? std::string()
@@ -31,7 +30,7 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                           unsigned(options.waitTimeout))
                 .str();
   std::string pipeline =
-      llvm::formatv("fmha-verify-target{{target={1}},"
+      llvm::formatv("fmha-verify-target,"
                     "fmha-expand-kernels,"
                     "tile-assign-layouts,"
                     "ws-assign-roles,"
@@ -41,18 +40,17 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                     "ws-verify-protocol,"
                     "ws-insert-mbarriers,"
                     "ws-verify-phases,"
-                    "{2}"
+                    "ws-allocate-tmem,"
                     "ws-allocate-smem,"
                     "ws-allocate-registers,"
                     "{0}"
-                    "ws-lower-roles{{replica-roles={3}},"
+                    "ws-lower-roles{{replica-roles={1}},"
                     "ws-lower-cta-pairs,"
                     "gpu.module(convert-scf-to-cf),"
                     "convert-ws-to-nvvm,"
                     "convert-nvvm-to-llvm,"
                     "reconcile-unrealized-casts",
-                    hangReports, target, sm100 ? "ws-allocate-tmem," : "",
-                    options.replicaRoles ? "true" : "false")
+                    hangReports, options.replicaRoles ? "true" : "false")
           .str();
   if (options.binary != fmha::BinaryFormat::None)
     pipeline +=
@@ -131,36 +129,28 @@ LogicalResult fmha::parsePipelineOptions(StringRef text,
   return failure();
 }
 
-LogicalResult fmha::buildSM90Pipeline(OpPassManager &pm,
-                                      const PipelineOptions &options) {
-  return buildPipeline(pm, options, "sm90");
-}
-
-LogicalResult fmha::buildSM100Pipeline(OpPassManager &pm,
-                                       const PipelineOptions &options) {
-  return buildPipeline(pm, options, "sm100");
-}
-
 void fmha::registerFMHAPipelines() {
   // Once only: unlike a pass, a pipeline registered twice is a fatal error,
   // and embedders (the C API among them) may register fmha's passes again.
   static const bool registered = [] {
+    // The pipeline text is fixed and the options are checked when they are
+    // parsed, so building cannot fail.
+    auto build = [](OpPassManager &pm, const PipelineOptions &options) {
+      (void)buildPipeline(pm, options);
+    };
+    PassPipelineRegistration<PipelineOptions>(
+        "fmha-pipeline",
+        "Compile fmha ops to warp-specialized kernels (PTX by default) for "
+        "the target each kernel names (sm_90a: wgmma; sm_100a: tcgen05.mma "
+        "into tensor memory)",
+        build);
+    // The names of the pipeline from when each target had its own.
     PassPipelineRegistration<PipelineOptions>(
         "fmha-sm90-pipeline",
-        "Compile fmha ops to warp-specialized sm_90a kernels (PTX by default)",
-        [](OpPassManager &pm, const PipelineOptions &options) {
-          // The pipeline text is fixed and the options are checked when they
-          // are parsed, so building cannot fail.
-          (void)buildSM90Pipeline(pm, options);
-        });
+        "--fmha-pipeline, under the name it had for sm_90a kernels", build);
     PassPipelineRegistration<PipelineOptions>(
         "fmha-sm100-pipeline",
-        "Compile fmha ops to warp-specialized sm_100a kernels (PTX by "
-        "default): tcgen05.mma into tensor memory",
-        [](OpPassManager &pm, const PipelineOptions &options) {
-          // As above: fixed text, options checked when parsed.
-          (void)buildSM100Pipeline(pm, options);
-        });
+        "--fmha-pipeline, under the name it had for sm_100a kernels", build);
     return true;
   }();
   (void)registered;

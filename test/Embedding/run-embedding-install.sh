@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs fmha into the build tree (no root needed), builds
 # examples/embedding against the installed CMake package, and runs both of
-# its programs: the C++ one (fmha::buildSM90Pipeline on a GEMM and on an
+# its programs: the C++ one (fmha::buildPipeline on a GEMM and on an
 # attention op with its log-sum-exp) and the C one (fmha-c/FMHA.h).
 # usage: run-embedding-install.sh BUILD_DIR SOURCE_DIR CMAKE GENERATOR
 #          MAKE_PROGRAM C_COMPILER CXX_COMPILER [COMPILER_LAUNCHER]

@@ -1,26 +1,21 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --fmha-verify-target=target=sm90
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --fmha-verify-target
 
-// What the sm_90a pipeline's first pass rejects, one case per rule; each
-// error names the pipeline to use or how to attach a target.
+// What the pipeline's first pass rejects, one case per rule: each kernel is
+// checked against its own target (its gpu.module's #nvvm.target), and what
+// a target has is what fmha::TargetInfo says.
 
-// An op for the other target.
-// expected-error @+1 {{'fmha.gemm' op targets sm_100a, but this is the sm_90a pipeline: compile it with --fmha-sm100-pipeline}}
-fmha.gemm @g (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+// fmha ops name their targets; ops for both targets pass in one module.
+fmha.gemm @g90 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+fmha.gemm @g100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
     transpose_b target sm_100a
 
 // -----
 
-// expected-error @+1 {{'fmha.attention' op targets sm_100a, but this is the sm_90a pipeline: compile it with --fmha-sm100-pipeline}}
-fmha.attention @a (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
-                   tensor<?x8x?x128xbf16>) -> tensor<?x8x?x128xbf16>
-    target sm_100a
-
-// -----
-
-// A gpu.module for the other chip.
+// A chip fmha does not compile for.
 module attributes {gpu.container_module} {
-  // expected-error @+1 {{'gpu.module' op targets chip sm_100a, but this is the sm_90a pipeline: compile it with --fmha-sm100-pipeline}}
-  gpu.module @k [#nvvm.target<chip = "sm_100a", features = "+ptx86">] {
+  // expected-error @+1 {{'gpu.module' op targets chip sm_80, which fmha does not compile for (it compiles for sm_90a, sm_100a)}}
+  gpu.module @k [#nvvm.target<chip = "sm_80">] {
     gpu.func @k() kernel {
       gpu.return
     }
@@ -29,10 +24,10 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A chip fmha does not compile for.
+// Two chips for one kernel.
 module attributes {gpu.container_module} {
-  // expected-error @+1 {{'gpu.module' op targets chip sm_80, but this is the sm_90a pipeline: fmha compiles for sm_90a (--fmha-sm90-pipeline) and sm_100a (--fmha-sm100-pipeline)}}
-  gpu.module @k [#nvvm.target<chip = "sm_80">] {
+  // expected-error @+1 {{'gpu.module' op targets chips sm_90a and sm_100a: fmha compiles a kernel for one target}}
+  gpu.module @k [#nvvm.target<chip = "sm_90a">, #nvvm.target<chip = "sm_100a">] {
     gpu.func @k() kernel {
       gpu.return
     }
@@ -43,7 +38,7 @@ module attributes {gpu.container_module} {
 
 // A ws kernel without a target.
 module attributes {gpu.container_module} {
-  // expected-error @+1 {{'gpu.module' op has no target: attach one with --nvvm-attach-target="module=k chip=sm_90a features=+ptx86" before the pipeline, or give it the attribute `targets = [#nvvm.target<chip = "sm_90a", features = "+ptx86">]`}}
+  // expected-error @+1 {{'gpu.module' op has no target: attach one with --nvvm-attach-target="module=k chip=sm_90a features=+ptx86" (fmha compiles for sm_90a, sm_100a) before the pipeline, or give it the attribute `targets = [#nvvm.target<chip = "sm_90a", features = "+ptx86">]`}}
   gpu.module @k {
     gpu.func @k() kernel {
       %ch = ws.channel : !ws.channel<[memref<128xf32, 3>], stages = 2>
@@ -54,7 +49,18 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// An sm_100a op in a kernel for sm_90a.
+// A gpu.module without a target and without tile or ws ops is not fmha's.
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @k() kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A tcgen05 op in a kernel for sm_90a.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 module attributes {gpu.container_module} {
   gpu.module @k [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
@@ -64,7 +70,7 @@ module attributes {gpu.container_module} {
         ws.role "mma" warps 1 {
           %a = ws.as_tensor %abuf : memref<128x64xbf16, 3> -> tensor<128x64xbf16, #smem>
           %b = ws.as_tensor %bbuf : memref<256x64xbf16, 3> -> tensor<256x64xbf16, #smem>
-          // expected-error @+1 {{'ws.tcgen05_mma' op is a tcgen05/tensor-memory operation, which only sm_100a has, but this is the sm_90a pipeline: compile it with --fmha-sm100-pipeline (and chip sm_100a)}}
+          // expected-error @+1 {{'ws.tcgen05_mma' op is a tcgen05/tensor-memory operation, which sm_90a (the gpu.module's #nvvm.target) does not have: it needs sm_100a}}
           ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<256x64xbf16, #smem>, memref<128x256xf32, #ws.tmem>
         }
       }
@@ -75,6 +81,42 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Ops for sm_90a pass.
-fmha.gemm @g (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
-    transpose_b target sm_90a
+// A wgmma accumulator in a kernel for sm_100a.
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @k [#nvvm.target<chip = "sm_100a", features = "+ptx86">] {
+    gpu.func @k() kernel {
+      // expected-error-re @+1 {{'arith.constant' op uses tensor<64x64xf32, #tile.wgmma_acc<{{.*}}>>, which sm_100a (the gpu.module's #nvvm.target) does not have: it needs sm_90a}}
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A kernel of CTA pairs for sm_90a.
+module attributes {gpu.container_module} {
+  gpu.module @k [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+    // expected-error @+1 {{'gpu.func' op is a kernel of CTA pairs ('ws.cta_pair'), which sm_90a (the gpu.module's #nvvm.target) does not have: it needs sm_100a}}
+    gpu.func @k() kernel attributes {ws.cta_pair} {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Kernels of CTA pairs on sm_100a, and multicast on both, pass.
+module attributes {gpu.container_module} {
+  gpu.module @pair [#nvvm.target<chip = "sm_100a", features = "+ptx86">] {
+    gpu.func @k() kernel attributes {ws.cta_pair} {
+      gpu.return
+    }
+  }
+  gpu.module @multicast90 [#nvvm.target<chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @k() kernel attributes {ws.multicast} {
+      gpu.return
+    }
+  }
+}

@@ -1,5 +1,4 @@
-//===- Pipelines.h - fmha's named pass pipelines ------------------*- C++
-//-*-===//
+//===- Pipelines.h - fmha's pass pipeline -----------------------*- C++ -*-===//
 //
 // Part of fmha.
 //
@@ -45,30 +44,37 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(true)};
 };
 
-/// Parses the option string `text` (as after `--fmha-sm90-pipeline=`) into
+/// Parses the option string `text` (as after `--fmha-pipeline=`) into
 /// `options`. When it does not parse, writes why to `errors` and fails:
 /// every reason goes there, also those that MLIR's option parser would
 /// print to stderr (a value an option does not take).
 LogicalResult parsePipelineOptions(StringRef text, PipelineOptions &options,
                                    llvm::raw_ostream &errors);
 
-/// fmha ops to sm_90a kernels: a check that the module is for sm_90a
-/// (fmha-verify-target), expansion, layouts, roles, protocol check, rings,
-/// phase check, shared memory, registers, NVVM, and PTX or a cubin
-/// (fmha-module-to-binary, which fails on any error).
+/// fmha ops to kernels for the target each names (sm_90a or sm_100a): a
+/// check of each kernel against its target (fmha-verify-target), expansion,
+/// layouts, roles, protocol check, rings, phase check, tensor memory (where
+/// the target has it), shared memory, registers, NVVM, and PTX or a cubin
+/// (fmha-module-to-binary, which fails on any error). Tile and ws kernels
+/// written by hand go through it too, in a gpu.module with an #nvvm.target.
 /// The pipeline names its passes, so they must be registered first
 /// (fmha::registerAllFMHAPasses(), InitAllPasses.h); it fails otherwise.
-LogicalResult buildSM90Pipeline(OpPassManager &pm,
-                                const PipelineOptions &options);
+LogicalResult buildPipeline(OpPassManager &pm, const PipelineOptions &options);
 
-/// fmha ops to sm_100a kernels: the same chain with sm100 layouts
-/// (accumulators in tensor memory), load/MMA/epilogue roles, and
-/// ws-allocate-tmem before the shared memory is laid out.
-LogicalResult buildSM100Pipeline(OpPassManager &pm,
-                                 const PipelineOptions &options);
+/// buildPipeline under the names it had when each target had its own
+/// pipeline.
+inline LogicalResult buildSM90Pipeline(OpPassManager &pm,
+                                       const PipelineOptions &options) {
+  return buildPipeline(pm, options);
+}
+inline LogicalResult buildSM100Pipeline(OpPassManager &pm,
+                                        const PipelineOptions &options) {
+  return buildPipeline(pm, options);
+}
 
-/// Registers `--fmha-sm90-pipeline` and `--fmha-sm100-pipeline`; later calls
-/// do nothing.
+/// Registers `--fmha-pipeline`, and the same pipeline under the names it had
+/// when each target had its own (`--fmha-sm90-pipeline`,
+/// `--fmha-sm100-pipeline`); later calls do nothing.
 void registerFMHAPipelines();
 
 } // namespace fmha

@@ -64,35 +64,33 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
 }
 
 def FMHAVerifyTarget : Pass<"fmha-verify-target", "::mlir::ModuleOp"> {
-  let summary = "check that a module's kernels are for the pipeline's target";
+  let summary = "check that a module's kernels have targets that can run them";
   let description = [{
-    The first pass of `--fmha-sm90-pipeline` and `--fmha-sm100-pipeline`:
-    before anything is lowered, it checks that what the module holds can go
-    through the pipeline of `target`, and names the pipeline to use when it
-    cannot:
+    The first pass of the pipelines: before anything is lowered, it checks
+    each kernel against its own target, the `#nvvm.target` of its
+    `gpu.module` (an `fmha.attention` or `fmha.gemm` names its target, and
+    `fmha-expand-kernels` attaches it), asking `fmha::TargetInfo` what the
+    target has:
 
-    - every `fmha.attention` and `fmha.gemm` has the pipeline's target
-      (`target sm_100a` goes through `--fmha-sm100-pipeline`);
-    - every `gpu.module` with `#nvvm.target`s has one for the pipeline's
-      chip (`sm_90a` or `sm_100a`) and no other;
     - a `gpu.module` holding `tile` or `ws` ops (a kernel written below the
       fmha level) has a target: without one, the error says how to attach
       it (`--nvvm-attach-target="chip=sm_90a features=+ptx86"`, or a
       `targets = [#nvvm.target<...>]` attribute on the `gpu.module`);
-    - no kernel uses what only the other target has: `ws.tcgen05_mma`, the
+    - every `#nvvm.target` of a `gpu.module` names a chip fmha compiles for
+      (`sm_90a`, `sm_100a`), all of them the same one;
+    - no kernel uses what its target does not have: `ws.tcgen05_mma`, the
       tensor-memory ops and types (`#ws.tmem`, `#tile.tmem`,
-      `#tile.tmem_32x32b`) and `ws.cta_pair` / `ws.multicast` kernels are
-      sm_100a's, `#tile.wgmma_acc` tensors (wgmma) sm_90a's.
+      `#tile.tmem_32x32b`) need tensor memory and `ws.cta_pair` kernels
+      MMAs of CTA pairs (sm_100a), `#tile.wgmma_acc` tensors need wgmma
+      (sm_90a).
+
+    The pass takes no options: the target is in the IR.
 
     Example of an error:
     ```
-    'fmha.gemm' op targets sm_100a, but this is the sm_90a pipeline: compile it with --fmha-sm100-pipeline
+    'ws.tcgen05_mma' op is a tcgen05/tensor-memory operation, which sm_90a (the gpu.module's #nvvm.target) does not have: it needs sm_100a
     ```
   }];
-  let options = [
-    Option<"target", "target", "std::string", "\"sm90\"",
-           "The pipeline's target: sm90 or sm100">
-  ];
 }
 
 def FMHAModuleToBinary : Pass<"fmha-module-to-binary", "::mlir::ModuleOp"> {
