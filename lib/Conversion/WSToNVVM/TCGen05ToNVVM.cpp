@@ -261,8 +261,7 @@ static LogicalResult lowerTCGen05Commit(MBarrierArriveOp op,
   if (!op.getTcgen05())
     return rewriter.notifyMatchFailure(op, "not a tcgen05 arrival");
   Location loc = op.getLoc();
-  Value addr =
-      barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+  Value addr = barrierOf(rewriter, loc, adaptor);
   if (ctaGroup(op) == NVVM::CTAGroupKind::CTA_2 || op.getMulticast()) {
     Value both =
         LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(), 0b11);

@@ -22,6 +22,13 @@ Value i64Const(OpBuilder &b, Location loc, int64_t value);
 /// The address of barrier `index` of the mbarrier array at `barriers`.
 Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index);
 
+/// The address of the barrier an mbarrier op addresses, from the converted
+/// operands of its conversion pattern (`barriers` and `index`).
+template <typename Adaptor>
+Value barrierOf(OpBuilder &b, Location loc, Adaptor adaptor) {
+  return barrierAt(b, loc, adaptor.getBarriers(), adaptor.getIndex());
+}
+
 } // namespace ws
 } // namespace mlir
 

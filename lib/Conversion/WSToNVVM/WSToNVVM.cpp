@@ -145,8 +145,7 @@ static LogicalResult lowerMBarrierWait(MBarrierWaitOp op,
                                        MBarrierWaitOp::Adaptor adaptor,
                                        ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  Value addr =
-      barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+  Value addr = barrierOf(rewriter, loc, adaptor);
   auto report = op->getAttrOfType<FlatSymbolRefAttr>(kHangReportAttrName);
   auto timeout = op->getAttrOfType<IntegerAttr>(kWaitTimeoutAttrName);
   if (!report || !timeout || timeout.getInt() <= 0) {
@@ -254,8 +253,7 @@ static LogicalResult lowerMBarrierArrive(MBarrierArriveOp op,
                                          MBarrierArriveOp::Adaptor adaptor,
                                          ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  Value addr =
-      barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+  Value addr = barrierOf(rewriter, loc, adaptor);
   if (op.getMulticast() && !op.getTcgen05()) {
     // The peer's arrival keeps the default semantics (release at CTA
     // scope), as for a local one: the slot was read by wgmma, which
@@ -353,8 +351,7 @@ static LogicalResult lowerTMALoad(TMALoadMBarrierOp op,
                                   ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Value dst = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
-  Value bar =
-      barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+  Value bar = barrierOf(rewriter, loc, adaptor);
   SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
   bool pair = op->hasAttr(kCtaPairAttrName);
   Value rank;

@@ -1,6 +1,7 @@
 //===- WSDialect.cpp - The ws dialect ---------------------------------===//
 //
-// Part of fmha. Registers the ws dialect's attributes, types and ops.
+// Part of fmha. Registers the ws dialect's attributes, types (WSTypes.cpp)
+// and ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,18 +26,12 @@ using namespace mlir::ws;
 #define GET_ATTRDEF_CLASSES
 #include "fmha/Dialect/WS/IR/WSAttrs.cpp.inc"
 
-#define GET_TYPEDEF_CLASSES
-#include "fmha/Dialect/WS/IR/WSTypes.cpp.inc"
-
 void WSDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "fmha/Dialect/WS/IR/WSAttrs.cpp.inc"
       >();
-  addTypes<
-#define GET_TYPEDEF_LIST
-#include "fmha/Dialect/WS/IR/WSTypes.cpp.inc"
-      >();
+  registerTypes();
   addOperations<
 #define GET_OP_LIST
 #include "fmha/Dialect/WS/IR/WSOps.cpp.inc"
@@ -75,57 +70,4 @@ ws::TMABoxes ws::getTMABoxes(RankedTensorType block) {
       span = layout.getSwizzle();
   return {span, rowBytes / span,
           block.getNumElements() / block.getShape().back() * span};
-}
-
-//===----------------------------------------------------------------------===//
-// Types
-//===----------------------------------------------------------------------===//
-
-LogicalResult ChannelType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                  ArrayRef<MemRefType> buffers,
-                                  unsigned stages) {
-  if (stages < 1 || stages > 32)
-    return emitError() << "a channel needs 1 to 32 stages, got " << stages;
-  if (buffers.empty())
-    return emitError() << "a channel slot needs at least one buffer";
-  bool tmem = ws::isTensorMemory(buffers.front());
-  for (MemRefType buffer : buffers) {
-    if (!buffer || !buffer.hasStaticShape() || !buffer.getLayout().isIdentity())
-      return emitError()
-             << "channel buffers must be statically shaped with the identity "
-                "layout, got "
-             << buffer;
-    if (!buffer.getElementType().isIntOrFloat())
-      return emitError() << "channel buffers hold integers or floats, got "
-                         << buffer;
-    // Far more than any shared or tensor memory; keeps byte counts exact.
-    if (buffer.getNumElements() > (int64_t(1) << 31))
-      return emitError() << "channel buffer " << buffer
-                         << " is larger than any on-chip memory";
-    if (!isSharedMemory(buffer) && !ws::isTensorMemory(buffer))
-      return emitError() << "channel buffers live in shared memory (memory "
-                            "space 3) or tensor memory (#ws.tmem), got "
-                         << buffer;
-    if (ws::isTensorMemory(buffer) != tmem)
-      return emitError() << "all buffers of a channel live in the same memory";
-  }
-  return success();
-}
-
-bool ChannelType::isTensorMemory() const {
-  return ws::isTensorMemory(getBuffers().front());
-}
-
-int64_t ChannelType::getSlotBytes() const {
-  int64_t bytes = 0;
-  for (MemRefType buffer : getBuffers())
-    bytes += getMemRefBytes(buffer);
-  return bytes;
-}
-
-LogicalResult MBarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
-                                   unsigned count) {
-  if (count < 1)
-    return emitError() << "an mbarrier array holds at least one barrier";
-  return success();
 }

@@ -73,6 +73,9 @@ def WS_Dialect : Dialect {
     /// attributes. It must be loaded: it is wherever ws ops are, and in
     /// every ws pass.
     static WSDialect &getLoaded(MLIRContext *context);
+
+    /// Registers the types, next to their definitions (WSTypes.cpp).
+    void registerTypes();
   }];
   // Declared above, in the description's table: keep the two in step.
   let discardableAttrs = (ins
