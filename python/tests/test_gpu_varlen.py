@@ -255,7 +255,14 @@ class VarlenTest(unittest.TestCase):
                                            causal=True, return_lse=True)
             return o.float() * 2, lse
 
-        compiled = torch.compile(f, fullgraph=True, dynamic=True)
+        graphs = []
+
+        def backend(gm, inputs):
+            graphs.append(gm)
+            return gm.forward
+
+        compiled = torch.compile(f, fullgraph=True, backend=backend,
+                                 dynamic=True)
         lengths = (300, 17, 0, 64)
         q = torch.randn(sum(lengths), 4, 128, device="cuda",
                         dtype=torch.bfloat16)
@@ -267,6 +274,10 @@ class VarlenTest(unittest.TestCase):
         torch.cuda.synchronize()
         err = ((got.double() - 2 * ref).norm() / (2 * ref).norm()).item()
         self.assertLess(err, 2e-2)
+        finite = ~torch.isinf(ref_lse)
+        self.assertLess((lse.double() - ref_lse)[finite].abs().max().item(),
+                        1e-3)
+        self.assertIn("fmha.attention_varlen", str(graphs[0].graph))
 
     def test_opcheck(self):
         varlen_or_skip(self, causal=True, return_lse=True)
