@@ -247,11 +247,9 @@ def attention_varlen_impl(q: Any, k: Any, v: Any, cu_q: Any, cu_k: Any,
     o, lse = outputs(torch, q, return_lse)
     batch = int(cu_q.shape[0]) - 1
     total_q, total_k = int(q.shape[0]), int(k.shape[0])
-    if check_values and not _skip_value_checks(torch):
-        # One device-to-host copy of both (a synchronization).
-        values = torch.cat((cu_q, cu_k)).tolist()
-        check_cu_seqlens(values[:batch + 1], values[batch + 1:], total_q,
-                         total_k, max_seqlen_q, max_seqlen_k)
+    if check_values:
+        _values_checked(torch, cu_q, cu_k, total_q, total_k, max_seqlen_q,
+                        max_seqlen_k)
     if batch == 0 or total_q == 0 or max_seqlen_q == 0 or q.shape[1] == 0:
         return o, lse
     if total_k == 0:
@@ -280,6 +278,107 @@ def attention_varlen_impl(q: Any, k: Any, v: Any, cu_q: Any, cu_k: Any,
                          int(max_seqlen_k), causal, window, scale,
                          return_lse, tuning_args)
         kernel.launch(tensors)
+    return o, lse
+
+
+def _values_checked(torch: Any, cu_q: Any, cu_k: Any, total_q: int,
+                    total_k: int, max_seqlen_q: int,
+                    max_seqlen_k: int) -> None:
+    """check_cu_seqlens on the device tensors, through one device-to-host
+    copy of both (a synchronization); not while a CUDA graph is being
+    captured or torch.compile traces."""
+    if _skip_value_checks(torch):
+        return
+    values = torch.cat((cu_q, cu_k)).tolist()
+    n = int(cu_q.shape[0])
+    check_cu_seqlens(values[:n], values[n:], total_q, total_k, max_seqlen_q,
+                     max_seqlen_k)
+
+
+def attention_varlen_fast(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
+                          cu_k: Any, max_seqlen_q: Any, max_seqlen_k: Any,
+                          causal: bool, window: Optional[tuple],
+                          scale: Optional[float], return_lse: bool,
+                          check_values: bool) -> Any:
+    """The eager fast path (as fmha.attention's, fmha.torch_ops): the
+    first call of a layout (shapes, strides, dtypes, devices, maxima,
+    options) checks everything and binds a launch; later ones check the
+    addresses' alignment, the current device and (``check_values``) the
+    cu_seqlens values, allocate the outputs and launch. ``(o, lse)``, or
+    None when the call must go through the custom op."""
+    from . import torch_ops
+    tensor, compiling, grad, get_device, raw_stream = \
+        torch_ops._fast_env(torch)
+    if (type(q) is not tensor or type(k) is not tensor
+            or type(v) is not tensor or type(cu_q) is not tensor
+            or type(cu_k) is not tensor or compiling()
+            or type(max_seqlen_q) is not int
+            or type(max_seqlen_k) is not int):
+        return None
+    if grad() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return None
+    device = q.device
+    key = ("varlen", q.shape, q.stride(), k.shape, k.stride(), v.shape,
+           v.stride(), cu_q.shape, cu_k.shape, cu_q.stride(), cu_k.stride(),
+           q.dtype, k.dtype, v.dtype, cu_q.dtype, cu_k.dtype, device,
+           k.device, v.device, cu_q.device, cu_k.device, max_seqlen_q,
+           max_seqlen_k, causal, window, scale, return_lse)
+    bound = torch_ops._FAST.get(key)
+    first = None
+    if bound is None:
+        if (q.dim() != 3 or k.dim() != 3 or cu_q.dim() != 1
+                or cu_k.dim() != 1 or device.type != "cuda"
+                or cu_q.shape[0] < 2 or 0 in q.shape or 0 in k.shape
+                or max_seqlen_q < 1
+                or not (torch_ops._tma_layout(q) and torch_ops._tma_layout(k)
+                        and torch_ops._tma_layout(v))
+                or not (cu_q.is_contiguous() and cu_k.is_contiguous())
+                or device.index != get_device()):
+            return None
+        _check(torch, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k,
+               causal, None if window is None else list(window), scale)
+        if (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15:
+            return None
+        if check_values:
+            _values_checked(torch, cu_q, cu_k, int(q.shape[0]),
+                            int(k.shape[0]), max_seqlen_q, max_seqlen_k)
+            check_values = False  # checked for this call
+        o, lse = outputs(torch, q, return_lse)
+        tensors = {"q": q, "k": k, "v": v, "cu_seqlens_q": cu_q,
+                   "cu_seqlens_k": cu_k, "o": o}
+        if return_lse:
+            tensors["lse"] = lse
+        batch = int(cu_q.shape[0]) - 1
+        order = tuple(tensors)
+        tensors["B"] = batch
+        tensors["MAXQ"] = max_seqlen_q
+
+        def tuning_args() -> dict:
+            fresh = dict(tensors)
+            fresh["o"], fresh_lse = outputs(torch, q, return_lse)
+            if return_lse:
+                fresh["lse"] = fresh_lse
+            return fresh
+
+        kernel = _kernel(torch, q, batch, max_seqlen_q, max_seqlen_k,
+                         causal, None if window is None else list(window),
+                         scale, return_lse, tuning_args)
+        bound = kernel.bind(tensors, order=order)
+        torch_ops._remember(key, bound)
+        first = (o, lse)
+    elif device.index != get_device():
+        return None
+    ptrs = (q.data_ptr(), k.data_ptr(), v.data_ptr())
+    if (ptrs[0] | ptrs[1] | ptrs[2]) & 15:
+        return None
+    if check_values:
+        _values_checked(torch, cu_q, cu_k, int(q.shape[0]), int(k.shape[0]),
+                        max_seqlen_q, max_seqlen_k)
+    o, lse = first or outputs(torch, q, return_lse)
+    ptrs += (cu_q.data_ptr(), cu_k.data_ptr(), o.data_ptr())
+    if return_lse:
+        ptrs += (lse.data_ptr(),)
+    bound.run(ptrs, raw_stream(device.index))
     return o, lse
 
 
@@ -345,6 +444,15 @@ def attention_varlen(q: Any, k: Any, v: Any, cu_seqlens_q: Any,
     torch = _ops._torch(WHAT)
     if isinstance(scale, int) and not isinstance(scale, bool):
         scale = float(scale)
+    if isinstance(window, list):
+        window = tuple(window)
+    if (window is None or type(window) is tuple) and \
+            isinstance(check_values, bool):
+        fast = attention_varlen_fast(
+            torch, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+            max_seqlen_k, causal, window, scale, return_lse, check_values)
+        if fast is not None:
+            return fast if return_lse else fast[0]
     o, lse = torch.ops.fmha.attention_varlen(
         q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
         causal, None if window is None else list(window), scale, return_lse,

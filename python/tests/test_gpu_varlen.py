@@ -213,6 +213,37 @@ class VarlenTest(unittest.TestCase):
             kv = torch.randn(10, 3, 128, device="cuda", dtype=torch.bfloat16)
             call(q, kv, kv, cu, cu, 6, 6)
 
+    def test_custom_op_and_fast_path(self):
+        """The eager fast path (a bound launch per layout) and the custom
+        op give the same results; a later call of a bound layout still
+        checks its values."""
+        varlen_or_skip(self, causal=True, return_lse=True)
+        lengths = (300, 0, 17, 1000)
+        q = torch.randn(sum(lengths), 8, 128, device="cuda",
+                        dtype=torch.bfloat16)
+        kv = torch.randn(sum(lengths), 2, 128, device="cuda",
+                         dtype=torch.bfloat16)
+        cu = cu_seqlens(lengths)
+        fast = fmha.attention_varlen(q, kv, kv, cu, cu, 1000, 1000,
+                                     causal=True, return_lse=True)
+        fast2 = fmha.attention_varlen(q, kv, kv, cu, cu, 1000, 1000,
+                                      causal=True, return_lse=True)
+        op = torch.ops.fmha.attention_varlen(q, kv, kv, cu, cu, 1000, 1000,
+                                             True, None, None, True, True)
+        torch.cuda.synchronize()
+        for a, b in ((fast, op), (fast2, op)):
+            self.assertTrue(torch.equal(a[0], b[0]))
+            self.assertTrue(torch.equal(a[1], b[1]))
+        bad = cu_seqlens((1000, 0, 17, 300))
+        with self.assertRaisesRegex(ValueError, "more than max_seqlen_q"):
+            fmha.attention_varlen(q, kv, kv, bad, cu, 999, 1000,
+                                  causal=True, return_lse=True)
+        with self.assertRaisesRegex(ValueError, "must be sorted"):
+            unsorted = torch.tensor([0, 300, 17, 317, 1317],
+                                    dtype=torch.int32, device="cuda")
+            fmha.attention_varlen(q, kv, kv, unsorted, cu, 1000, 1000,
+                                  causal=True, return_lse=True)
+
     def test_bad_values_unchecked(self):
         """check_values=False with bounds past the tensors: the kernel
         clamps them, so the launch completes without a fault (run under
