@@ -93,6 +93,38 @@ fmha.attention @attn (tensor<?x32x128xbf16>, tensor<200x8x128xbf16>,
 
 // -----
 
+// The varlen LSE's total is q's.
+// expected-error @+1 {{lse total_q 100 does not match q total_q 200}}
+fmha.attention @attn (tensor<200x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<200x32x128xbf16>, tensor<32x100xf32>) varlen target sm_90a
+
+// -----
+
+// o has q's heads.
+// expected-error @+1 {{o heads_q 16 does not match q heads_q 32}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x16x128xbf16> varlen target sm_90a
+
+// -----
+
+// k's head dim is q's.
+// expected-error @+1 {{k head_dim 64 does not match q head_dim 128}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x64xbf16>,
+                      tensor<?x8x64xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> varlen target sm_90a
+
+// -----
+
+// A rank-3 lse (the dense layout's) with varlen.
+// expected-error @+1 {{lse must be a rank-2 tensor [heads_q, total_q], got 'tensor<1x32x?xf32>'}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x32x128xbf16>, tensor<1x32x?xf32>) varlen target sm_90a
+
+// -----
+
 // Not on sm_100a yet.
 // expected-error @+1 {{varlen is supported on sm_90a only so far}}
 fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
