@@ -1,7 +1,7 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-schedule-ping-pong | FileCheck %s
 // The schedule passes the protocol check (each consumer alternates a wait
 // and an arrival on every barrier it shares):
-// RUN: fmha-opt %s -split-input-file --ws-schedule-ping-pong --ws-verify-protocol -o /dev/null
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-schedule-ping-pong --ws-verify-protocol -o /dev/null
 
 // Two consumers that issue asynchronous dots at the start of their loop
 // body take turns: consumer i waits on barrier 3 + i before its dots and
