@@ -104,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--multicast", type=int,
                    help="2: clusters of two CTAs share each B tile by TMA "
                    "multicast (default: 1)")
+    g.add_argument("--schedule", choices=["cooperative", "pingpong"],
+                   help="pingpong: each consumer computes whole tiles, their "
+                   "main loops taking turns (default: cooperative)")
     for size in ("m", "n", "k"):
         g.add_argument(f"--{size}", type=_size, metavar=size.upper(),
                        help=f"static {size.upper()} (default: dynamic)")
@@ -156,7 +159,7 @@ def _spec(args: argparse.Namespace):
     if args.kind == "gemm":
         return GemmSpec(**_given(args, (
             "dtype", "out_dtype", "tile", "stages", "consumers", "target",
-            "m", "n", "k", "multicast")))
+            "m", "n", "k", "multicast", "schedule")))
     return AttentionSpec(
         return_lse=args.lse, causal=args.causal, varlen=args.varlen,
         **_given(args, (

@@ -29,6 +29,7 @@ INPUT_DTYPES = ("bf16", "f16")
 GEMM_OUT_DTYPES = ("bf16", "f16", "f32")
 ATTENTION_HEAD_DIMS = (64, 128, 256)
 ATTENTION_SCHEDULES = ("per_block", "persistent")
+GEMM_SCHEDULES = ("cooperative", "pingpong")
 # The largest size, tile entry or window distance: the kernel's sizes and
 # the manifest's symbols are i32.
 I32_MAX = 2**31 - 1
@@ -161,6 +162,9 @@ class GemmSpec(_Spec):
     ``consumers``: consumer warpgroups per CTA (1 or 2); ``multicast``: 2
     launches clusters of two CTAs along M that share each B tile by TMA
     multicast (each loads half of it into both), 1 does not.
+    ``schedule``: ``"pingpong"`` gives each consumer whole tiles of its
+    own, their main loops taking turns (sm_90a, 2 consumers), or
+    ``"cooperative"``; None: the compiler's default (cooperative).
     """
 
     dtype: str = "bf16"
@@ -174,6 +178,7 @@ class GemmSpec(_Spec):
     n: Optional[int] = None
     k: Optional[int] = None
     multicast: int = 1
+    schedule: Optional[str] = None
 
     kind = "gemm"
 
@@ -187,6 +192,8 @@ class GemmSpec(_Spec):
             _check_int("stages", self.stages, 1, 8)
         _check_int("consumers", self.consumers, 1, 2)
         _check_int("multicast", self.multicast, 1, 2)
+        if self.schedule is not None:
+            _check_choice("schedule", self.schedule, GEMM_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
         if not isinstance(self.transpose_b, bool):
             raise TypeError(f"transpose_b must be a bool, got "
@@ -198,7 +205,8 @@ class GemmSpec(_Spec):
     def name(self) -> str:
         """The kernel's symbol (and the cubin's entry point), e.g.
         ``gemm_bf16_bf16_128x128x64_c2`` (``_s3`` after the tile with
-        ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``);
+        ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``,
+        then ``_pp`` with ``schedule="pingpong"``);
         static sizes add ``_m4096`` and so on."""
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"_s{self.stages}"
@@ -206,6 +214,8 @@ class GemmSpec(_Spec):
                 f"{stages}_c{self.consumers}")
         if self.multicast != 1:
             name += f"_mc{self.multicast}"
+        if self.schedule is not None:
+            name += "_pp" if self.schedule == "pingpong" else "_coop"
         for size in ("m", "n", "k"):
             if getattr(self, size) is not None:
                 name += f"_{size}{getattr(self, size)}"
@@ -227,10 +237,20 @@ class GemmSpec(_Spec):
         transpose = "transpose_b " if self.transpose_b else ""
         multicast = ("" if self.multicast == 1 else
                      f"multicast {self.multicast} ")
+        schedule = ("" if self.schedule is None else
+                    f"schedule {self.schedule} ")
         return (f"fmha.gemm @{self.name} {self.signature()}\n"
                 f"    {transpose}tile [{bm}, {bn}, {bk}] "
                 f"{stages}consumers {self.consumers} "
-                f"{multicast}target {self.target}\n")
+                f"{multicast}{schedule}target {self.target}\n")
+
+    def to_dict(self) -> dict:
+        """As ``_Spec.to_dict``, without ``schedule`` when it is None (the
+        field came later: a spec without it keeps its cache key)."""
+        data = super().to_dict()
+        if self.schedule is None:
+            del data["schedule"]
+        return data
 
 
 @dataclass(frozen=True)

@@ -999,6 +999,36 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 
 // -----
 
+// Ping-pong on sm_100a, whose epilogue warpgroups overlap the MMAs already.
+// expected-error @+1 {{schedule pingpong is supported on sm_90a only, not sm_100a (its epilogue warpgroups already overlap the MMAs)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b schedule pingpong target sm_100a
+
+// -----
+
+// Ping-pong with one consumer: nobody to take turns with.
+// expected-error @+1 {{schedule pingpong needs consumers 2 (the consumer warpgroups take turns), got 1}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 64] consumers 1 schedule pingpong
+    target sm_90a
+
+// -----
+
+// Ping-pong with TMA multicast.
+// expected-error @+1 {{schedule pingpong cannot be combined with multicast 2: the CTAs of a cluster compute their tiles in step}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [64, 128, 64] multicast 2 schedule pingpong target sm_90a
+
+// -----
+
+// Ping-pong: each consumer has its own ring, so three stages of 128x128x64
+// no longer fit beside the two C tiles.
+// expected-error @+1 {{shared memory}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 64] stages 3 schedule pingpong target sm_90a
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Structure, parsing and malformed IR
 //===----------------------------------------------------------------------===//

@@ -105,6 +105,16 @@ fmha.gemm @gemm_full (tensor<?x4096xbf16>, tensor<4096x4096xbf16>)
     -> tensor<?x4096xbf16> transpose_b tile [128, 128, 64] stages 3
     consumers 2 target sm_90a
 
+// The ping-pong schedule, and the cooperative one spelled out.
+// CHECK: fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2 consumers 2 schedule pingpong target sm_90a
+// GENERIC: "fmha.gemm"() <{consumers = 2 : i64, function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>, schedule = #fmha<gemm_schedule pingpong>, stages = 2 : i64, sym_name = "gemm_pingpong", target = #fmha<target sm_90a>, tile = array<i64: 128, 128, 64>, transpose_b}> : () -> ()
+fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2 consumers 2
+    schedule pingpong target sm_90a
+// CHECK: fmha.gemm @gemm_cooperative (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> schedule cooperative target sm_90a
+fmha.gemm @gemm_cooperative (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> schedule cooperative target sm_90a
+
 // All defaults omitted, fully dynamic.
 // CHECK: fmha.gemm @gemm_defaults (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> target sm_90a
 fmha.gemm @gemm_defaults (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>

@@ -343,8 +343,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     ```
     fmha.gemm @name (a, b) -> c
         [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
-        [consumers n] [ctas n] [multicast n] target (sm_90a | sm_100a)
-        attr-dict
+        [consumers n] [ctas n] [multicast n] [schedule (cooperative | pingpong)]
+        target (sm_90a | sm_100a) attr-dict
     ```
 
     **Configuration** (all optional; the defaults are chosen so that every
@@ -358,6 +358,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
     | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
+    | `schedule`       | `cooperative`: the consumers split a CTA tile of `consumers * block_m` rows and share its B tile. `pingpong` (`sm_90a`, 2 consumers): each consumer computes whole `block_m x block_n` tiles, the CTA's work items alternating between them, each with its own A/B ring of `stages` slots; their main loops take turns, one's epilogue overlapping the other's MMAs | `cooperative` |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -398,9 +399,12 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     **Resources** one CTA needs, which must fit the target:
 
     * shared memory, as the pipeline allocates it: `stages * (consumers *
-      block_m * block_k + block_n / ctas * block_k) * 2` (A and B) `+ consumers *
+      block_m * block_k + block_n / ctas * block_k) * 2` (A and B; with
+      `schedule pingpong` each consumer has its own ring of A and B:
+      `consumers * stages * (block_m + block_n) * block_k * 2`) `+ consumers *
       block_m * block_n * bytes(c)` (C staged for the TMA store) `+ 16 *
-      stages` (a full and an empty mbarrier per slot) `<= 232448` bytes;
+      stages` (a full and an empty mbarrier per slot; per consumer with
+      `pingpong`) `<= 232448` bytes;
     * `sm_90a`: at least 2 stages (a consumer releases a slot only after it
       has waited for the next one);
     * `sm_90a`, registers: `block_m * block_n / 128` fp32 accumulator
@@ -418,6 +422,15 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
         consumers 2 target sm_90a
     fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
         target sm_100a
+    ```
+
+    Example: a ping-pong bf16 GEMM on `sm_90a`, whose two consumer
+    warpgroups compute 128 x 128 tiles in turns:
+
+    ```mlir
+    fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>)
+        -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2
+        consumers 2 schedule pingpong target sm_90a
     ```
 
     Example: a 2-CTA bf16 GEMM on `sm_100a`; each cluster of two CTAs
@@ -448,6 +461,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
     OptionalAttr<FMHA_CtasAttr>:$ctas,
     OptionalAttr<FMHA_MulticastAttr>:$multicast,
+    OptionalAttr<FMHA_GemmScheduleAttr>:$schedule,
     FMHA_TargetAttr:$target
   );
 
@@ -459,6 +473,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     (`consumers` $consumers^)?
     (`ctas` $ctas^)?
     (`multicast` $multicast^)?
+    (`schedule` `` $schedule^)?
     `target` `` $target attr-dict
   }];
 
@@ -501,6 +516,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     int64_t getNumCtas();
     /// CTAs of a cluster that share each B tile by TMA multicast: 1, or 2.
     int64_t getNumMulticast();
+    /// Whether the consumers take whole tiles in turns (`schedule
+    /// pingpong`) rather than splitting one CTA tile.
+    bool isPingPong();
 
     //===------------------------------------------------------------------===//
     // Resources of one CTA with the effective configuration.
