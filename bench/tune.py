@@ -121,7 +121,8 @@ def sweep(args):
                         "tile": spec.tile, "consumers": spec.consumers,
                         "stages": spec.stages,
                         "multicast": (spec.multicast
-                                      if spec.multicast != 1 else None)}))
+                                      if spec.multicast != 1 else None),
+                        "schedule": spec.schedule}))
             name, (us, config) = min(times.items(), key=lambda x: x[1][0])
             flop = 2 * m * n * k
             out["gemm"].append({

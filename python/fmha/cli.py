@@ -2,6 +2,7 @@
 
     fmha compile gemm --dtype bf16 [--out-dtype f32] [--m 4096 ...] [-o DIR]
     fmha compile attention --dtype bf16 --head-dim 128 [--causal ...]
+    fmha compile attention --varlen ...          # fmha.attention_varlen's
     fmha cache list | fmha cache clear | fmha cache dir
     fmha version
 
@@ -103,6 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--multicast", type=int,
                    help="2: clusters of two CTAs share each B tile by TMA "
                    "multicast (default: 1)")
+    g.add_argument("--schedule", choices=["cooperative", "pingpong"],
+                   help="pingpong: each consumer computes whole tiles, their "
+                   "main loops taking turns (default: cooperative)")
     for size in ("m", "n", "k"):
         g.add_argument(f"--{size}", type=_size, metavar=size.upper(),
                        help=f"static {size.upper()} (default: dynamic)")
@@ -121,6 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--lse", action="store_true",
                    help="also return the log-sum-exp")
     a.add_argument("--causal", action="store_true")
+    a.add_argument("--varlen", action="store_true",
+                   help="packed variable-length sequences (q [TQ, H, D], "
+                   "cu_seqlens; fmha.attention_varlen's kernels): batch "
+                   "and lengths stay dynamic")
     a.add_argument("--window", type=_ints, metavar="LEFT,RIGHT",
                    help="keys within LEFT before and RIGHT after the "
                    "diagonal, each in [0, 2^31-1]")
@@ -151,9 +159,10 @@ def _spec(args: argparse.Namespace):
     if args.kind == "gemm":
         return GemmSpec(**_given(args, (
             "dtype", "out_dtype", "tile", "stages", "consumers", "target",
-            "m", "n", "k", "multicast")))
+            "m", "n", "k", "multicast", "schedule")))
     return AttentionSpec(
-        return_lse=args.lse, causal=args.causal, **_given(args, (
+        return_lse=args.lse, causal=args.causal, varlen=args.varlen,
+        **_given(args, (
             "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
             "seq_k", "window", "scale", "tile", "stages", "consumers",
             "target")))

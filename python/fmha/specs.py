@@ -29,6 +29,7 @@ INPUT_DTYPES = ("bf16", "f16")
 GEMM_OUT_DTYPES = ("bf16", "f16", "f32")
 ATTENTION_HEAD_DIMS = (64, 128, 256)
 ATTENTION_SCHEDULES = ("per_block", "persistent")
+GEMM_SCHEDULES = ("cooperative", "pingpong")
 # The largest size, tile entry or window distance: the kernel's sizes and
 # the manifest's symbols are i32.
 I32_MAX = 2**31 - 1
@@ -161,6 +162,9 @@ class GemmSpec(_Spec):
     ``consumers``: consumer warpgroups per CTA (1 or 2); ``multicast``: 2
     launches clusters of two CTAs along M that share each B tile by TMA
     multicast (each loads half of it into both), 1 does not.
+    ``schedule``: ``"pingpong"`` gives each consumer whole tiles of its
+    own, their main loops taking turns (sm_90a, 2 consumers), or
+    ``"cooperative"``; None: the compiler's default (cooperative).
     """
 
     dtype: str = "bf16"
@@ -174,6 +178,7 @@ class GemmSpec(_Spec):
     n: Optional[int] = None
     k: Optional[int] = None
     multicast: int = 1
+    schedule: Optional[str] = None
 
     kind = "gemm"
 
@@ -187,6 +192,8 @@ class GemmSpec(_Spec):
             _check_int("stages", self.stages, 1, 8)
         _check_int("consumers", self.consumers, 1, 2)
         _check_int("multicast", self.multicast, 1, 2)
+        if self.schedule is not None:
+            _check_choice("schedule", self.schedule, GEMM_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
         if not isinstance(self.transpose_b, bool):
             raise TypeError(f"transpose_b must be a bool, got "
@@ -198,7 +205,8 @@ class GemmSpec(_Spec):
     def name(self) -> str:
         """The kernel's symbol (and the cubin's entry point), e.g.
         ``gemm_bf16_bf16_128x128x64_c2`` (``_s3`` after the tile with
-        ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``);
+        ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``,
+        then ``_pp`` with ``schedule="pingpong"``);
         static sizes add ``_m4096`` and so on."""
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"_s{self.stages}"
@@ -206,6 +214,8 @@ class GemmSpec(_Spec):
                 f"{stages}_c{self.consumers}")
         if self.multicast != 1:
             name += f"_mc{self.multicast}"
+        if self.schedule is not None:
+            name += "_pp" if self.schedule == "pingpong" else "_coop"
         for size in ("m", "n", "k"):
             if getattr(self, size) is not None:
                 name += f"_{size}{getattr(self, size)}"
@@ -227,10 +237,20 @@ class GemmSpec(_Spec):
         transpose = "transpose_b " if self.transpose_b else ""
         multicast = ("" if self.multicast == 1 else
                      f"multicast {self.multicast} ")
+        schedule = ("" if self.schedule is None else
+                    f"schedule {self.schedule} ")
         return (f"fmha.gemm @{self.name} {self.signature()}\n"
                 f"    {transpose}tile [{bm}, {bn}, {bk}] "
                 f"{stages}consumers {self.consumers} "
-                f"{multicast}target {self.target}\n")
+                f"{multicast}{schedule}target {self.target}\n")
+
+    def to_dict(self) -> dict:
+        """As ``_Spec.to_dict``, without ``schedule`` when it is None (the
+        field came later: a spec without it keeps its cache key)."""
+        data = super().to_dict()
+        if self.schedule is None:
+            del data["schedule"]
+        return data
 
 
 @dataclass(frozen=True)
@@ -245,6 +265,13 @@ class AttentionSpec(_Spec):
     ``1/sqrt(head_dim)``), ``tile=(block_m, block_n)``, ``stages``,
     ``consumers`` and ``schedule`` (``"per_block"`` or ``"persistent"``)
     are the op's optional configuration (None: the compiler's default).
+
+    ``varlen=True``: variable-length sequences packed as FlashAttention's
+    varlen API takes them: ``q``, ``o`` ``[total_q, heads_q, head_dim]``,
+    ``k``, ``v`` ``[total_k, heads_kv, head_dim]``, two ``[batch + 1]``
+    int32 ``cu_seqlens`` inputs and ``lse`` ``[heads_q, total_q]``;
+    ``batch``, ``seq_q`` and ``seq_k`` must then be None (the kernel reads
+    each sequence's bounds at run time). sm_90a only.
     """
 
     dtype: str = "bf16"
@@ -263,6 +290,7 @@ class AttentionSpec(_Spec):
     consumers: Optional[int] = None
     schedule: Optional[str] = None
     target: str = "sm_90a"
+    varlen: bool = False
 
     kind = "attention"
 
@@ -271,7 +299,14 @@ class AttentionSpec(_Spec):
         _check_choice("head_dim", self.head_dim, ATTENTION_HEAD_DIMS)
         for size in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
             _check_size(size, getattr(self, size))
-        for flag in ("return_lse", "causal"):
+        if self.varlen is True:
+            for size in ("batch", "seq_q", "seq_k"):
+                if getattr(self, size) is not None:
+                    raise ValueError(
+                        f"{size} must be None with varlen=True (a varlen "
+                        f"kernel reads the sequences' bounds at run time), "
+                        f"got {getattr(self, size)}")
+        for flag in ("return_lse", "causal", "varlen"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
@@ -310,9 +345,21 @@ class AttentionSpec(_Spec):
             name += f"_c{self.consumers}"
         if self.schedule is not None:
             name += "_pb" if self.schedule == "per_block" else "_pers"
+        if self.varlen:
+            name += "_varlen"
         return name
 
     def signature(self) -> str:
+        if self.varlen:
+            q = tensor_type((None, self.heads_q, self.head_dim), self.dtype)
+            kv = tensor_type((None, self.heads_kv, self.head_dim),
+                             self.dtype)
+            cu = tensor_type((None,), "i32")
+            result = q
+            if self.return_lse:
+                lse = tensor_type((self.heads_q, None), "f32")
+                result = f"({q}, {lse})"
+            return f"({q}, {kv}, {kv}, {cu}, {cu}) -> {result}"
         q = tensor_type((self.batch, self.heads_q, self.seq_q,
                          self.head_dim), self.dtype)
         kv = tensor_type((self.batch, self.heads_kv, self.seq_k,
@@ -326,6 +373,8 @@ class AttentionSpec(_Spec):
     def to_mlir(self) -> str:
         """The ``fmha.attention`` op, one declaration in a module."""
         config = []
+        if self.varlen:
+            config.append("varlen")
         if self.causal:
             config.append("causal")
         if self.window is not None:

@@ -24,8 +24,8 @@ flushed before each) and records the winner, so later calls and later
 processes on the same device start tuned.
 
 A configuration is a dict of spec fields (``tile``, ``stages``,
-``consumers``, and ``schedule`` for attention); ``None`` or a missing field
-means the compiler's default.
+``consumers``, ``schedule``, and ``multicast`` for GEMM); ``None`` or a
+missing field means the compiler's default.
 """
 
 from __future__ import annotations
@@ -67,6 +67,16 @@ GEMM_CANDIDATES: tuple = (
     {"tile": (64, 192, 64), "consumers": 2, "multicast": 2},
     {"tile": (64, 128, 64), "consumers": 2, "multicast": 2},
     {"tile": (128, 128, 64), "consumers": 2, "multicast": 2},
+    # Ping-pong: each consumer computes whole tiles, one's epilogue running
+    # while the other's MMAs do, for short K (few main-loop steps per tile:
+    # 16384x16384x256) where the cooperative consumers store C together
+    # while the tensor cores wait. Each consumer has its own ring (the
+    # default stages are the most that fit: 2 at 128x128x64, 4 at
+    # 128x128x32 and 64x128x64).
+    {"tile": (128, 128, 64), "consumers": 2, "schedule": "pingpong"},
+    {"tile": (128, 128, 32), "consumers": 2, "schedule": "pingpong"},
+    {"tile": (64, 256, 64), "consumers": 2, "schedule": "pingpong"},
+    {"tile": (64, 128, 64), "consumers": 2, "schedule": "pingpong"},
 )
 
 ATTENTION_CANDIDATES: dict = {

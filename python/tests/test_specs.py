@@ -38,6 +38,21 @@ class GemmSpecTest(unittest.TestCase):
                                     r"multicast must be in \[1, 2\]"):
             GemmSpec(multicast=3)
 
+    def test_schedule(self):
+        spec = GemmSpec(schedule="pingpong")
+        self.assertEqual(spec.name, "gemm_bf16_bf16_128x128x64_c2_pp")
+        self.assertIn("consumers 2 schedule pingpong target sm_90a",
+                      spec.to_mlir())
+        self.assertEqual(spec.to_dict()["schedule"], "pingpong")
+        self.assertEqual(GemmSpec(schedule="cooperative").name,
+                         "gemm_bf16_bf16_128x128x64_c2_coop")
+        # Without a schedule the spec (and its cache key) is as before the
+        # field existed.
+        self.assertNotIn("schedule", GemmSpec().to_mlir())
+        self.assertNotIn("schedule", GemmSpec().to_dict())
+        with self.assertRaisesRegex(ValueError, "schedule must be one of"):
+            GemmSpec(schedule="persistent")
+
     def test_equal_and_hashable(self):
         a = GemmSpec(tile=[128, 128, 64])
         b = GemmSpec(tile=(128, 128, 64))

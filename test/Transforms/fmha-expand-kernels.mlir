@@ -51,6 +51,53 @@ fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 
 // -----
 
+// Ping-pong: output tiles of 128 x 128 (one per consumer); CTA p walks its
+// work items p, p + P, p + 2P, ... two at a time, each with a main loop
+// and a store of its own: the first item's, then the second's (P tiles
+// further), whose loop runs no step and whose store starts at row M
+// (outside C) when the item is past the last tile.
+// CHECK-LABEL: gpu.module @gemm_pingpong_module
+// CHECK: gpu.func @gemm_pingpong(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %[[M:.*]]: i32, %{{.*}}: i32, %[[K:.*]]: i32) kernel
+// CHECK-SAME: fmha.grid = ["num_sms", 1, 1]
+// CHECK-SAME: fmha.stages = 2 : i64
+// CHECK: %[[TM:.*]] = arith.divui %{{.*}}, %c128_i32 : i32
+// CHECK: %[[TN:.*]] = arith.divui %{{.*}}, %c128_i32{{.*}} : i32
+// CHECK: %[[TILES:.*]] = arith.muli %[[TM]], %[[TN]] : i32
+// CHECK: %[[PID:.*]] = tile.program_id x : i32
+// CHECK: %[[NPROG:.*]] = tile.num_programs x : i32
+// CHECK: %[[KT:.*]] = arith.divui
+// CHECK: %[[STEP:.*]] = arith.muli %[[NPROG]], %c2_i32 : i32
+// CHECK: scf.for %[[T:.*]] = %[[PID]] to %[[TILES]] step %[[STEP]] : i32 {
+// CHECK:   %[[M0:.*]] = arith.muli %{{.*}}, %c128_i32{{.*}} : i32
+// CHECK:   %[[N0:.*]] = arith.muli %{{.*}}, %c128_i32{{.*}} : i32
+// CHECK:   %[[R0:.*]] = scf.for %{{.*}} = %{{.*}} to %[[KT]] step %{{.*}} iter_args(%[[ACC0:.*]] = %{{.*}}) -> (tensor<128x128xf32>) : i32 {
+// CHECK:     %[[X0:.*]] = tile.load %[[A]][%[[M0]], %{{.*}}]
+// CHECK:     %[[Y0:.*]] = tile.load %[[B]][%[[N0]], %{{.*}}]
+// CHECK:     tile.dot %[[X0]], %[[Y0]], %[[ACC0]] {transpose_b}
+// CHECK:   }
+// CHECK:   %[[S0:.*]] = arith.truncf %[[R0]]
+// CHECK:   tile.store %[[C]][%[[M0]], %[[N0]]], %[[S0]]
+// CHECK:   %[[T1:.*]] = arith.addi %[[T]], %[[NPROG]] : i32
+// CHECK:   %[[VALID:.*]] = arith.cmpi ult, %[[T1]], %[[TILES]] : i32
+// CHECK:   arith.select %[[VALID]], %[[T1]], %[[T]] : i32
+// CHECK:   %[[M1:.*]] = arith.muli %{{.*}}, %c128_i32{{.*}} : i32
+// CHECK:   %[[N1:.*]] = arith.muli %{{.*}}, %c128_i32{{.*}} : i32
+// CHECK:   %[[KT1:.*]] = arith.select %[[VALID]], %[[KT]], %c0_i32{{.*}} : i32
+// CHECK:   %[[R1:.*]] = scf.for %{{.*}} = %{{.*}} to %[[KT1]] step %{{.*}} iter_args(%[[ACC1:.*]] = %{{.*}}) -> (tensor<128x128xf32>) : i32 {
+// CHECK:     %[[X1:.*]] = tile.load %[[A]][%[[M1]], %{{.*}}]
+// CHECK:     %[[Y1:.*]] = tile.load %[[B]][%[[N1]], %{{.*}}]
+// CHECK:     tile.dot %[[X1]], %[[Y1]], %[[ACC1]] {transpose_b}
+// CHECK:   }
+// CHECK:   %[[S1:.*]] = arith.truncf %[[R1]]
+// CHECK:   %[[ROW1:.*]] = arith.select %[[VALID]], %[[M1]], %[[M]] : i32
+// CHECK:   tile.store %[[C]][%[[ROW1]], %[[N1]]], %[[S1]]
+// CHECK: }
+// CHECK: gpu.return
+fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 64] consumers 2 schedule pingpong target sm_90a
+
+// -----
+
 // One consumer with an f32 result: the accumulator is stored as is (no
 // truncf); a 64x256 tile with a 32-element K step and 4 stages.
 // CHECK-LABEL: gpu.module @gemm_f32_module

@@ -267,3 +267,132 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Main loops side by side (a ping-pong GEMM's pair of work items): a
+// consumer per loop, which computes what the loop carries and stores its
+// result; each loop's loads fill a channel of their own (fmha.stages deep);
+// the loops are marked ws.turn.
+// CHECK-LABEL: gpu.func @turns(
+// CHECK-SAME: ws.channel_stages = array<i32: 2, 2>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"consumer1", warps = 4, regs = 232>]
+// CHECK: scf.for
+// CHECK:   tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK:   tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>], ws.turn}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: scf.for
+// CHECK:   tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
+// CHECK:   tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
+// CHECK: } {ws.partition_outputs = [array<i32: 2>], ws.turn}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @turns_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @turns(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                    %b: !tile.desc<tensor<128x64xbf16, #smem>>,
+                    %c: !tile.desc<tensor<128x128xbf16>>,
+                    %tiles: i32, %steps: i32) kernel attributes {fmha.stages = 2 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %np = tile.num_programs x : i32
+      %step = arith.muli %np, %c2 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      scf.for %t = %pid to %tiles step %step : i32 {
+        %m0 = arith.muli %t, %c128 : i32
+        %r0 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+            -> (tensor<128x128xf32, #acc>) : i32 {
+          %ko = arith.muli %s, %c64 : i32
+          %x = tile.load %a[%m0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %y = tile.load %b[%c0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+          scf.yield %d : tensor<128x128xf32, #acc>
+        }
+        %s0 = arith.truncf %r0 : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+        tile.store %c[%m0, %c0], %s0 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
+        %t1 = arith.addi %t, %np : i32
+        %m1 = arith.muli %t1, %c128 : i32
+        %r1 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+            -> (tensor<128x128xf32, #acc>) : i32 {
+          %ko = arith.muli %s, %c64 : i32
+          %x = tile.load %a[%m1, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %y = tile.load %b[%c0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+          scf.yield %d : tensor<128x128xf32, #acc>
+        }
+        %s1 = arith.truncf %r1 : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+        tile.store %c[%m1, %c0], %s1 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Main loops side by side, but one store reads both results: neither
+// consumer can store it.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @turns_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @turns_shared_store(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                                 %c: !tile.desc<tensor<128x128xf32>>,
+                                 %steps: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      %r0 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+          -> (tensor<128x128xf32, #acc>) : i32 {
+        %x = tile.load %a[%s, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %d = tile.dot %x, %x, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        scf.yield %d : tensor<128x128xf32, #acc>
+      }
+      %r1 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+          -> (tensor<128x128xf32, #acc>) : i32 {
+        %x = tile.load %a[%s, %c1] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %d = tile.dot %x, %x, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        scf.yield %d : tensor<128x128xf32, #acc>
+      }
+      %sum = arith.addf %r0, %r1 : tensor<128x128xf32, #acc>
+      // expected-error @+1 {{'tile.store' op stores a value computed from several main loops: no one consumer role can store it}}
+      tile.store %c[%c0, %c0], %sum : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Main loops side by side, one of which accumulates nothing.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @turns_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @turns_no_dot(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                           %c: !tile.desc<tensor<128x128xf32>>,
+                           %steps: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      %r0 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+          -> (tensor<128x128xf32, #acc>) : i32 {
+        %x = tile.load %a[%s, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %d = tile.dot %x, %x, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        scf.yield %d : tensor<128x128xf32, #acc>
+      }
+      tile.store %c[%c0, %c0], %r0 : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      // expected-error @+1 {{'scf.for' op carries no tile.dot accumulator: nothing for its consumer role to do}}
+      scf.for %s = %c0 to %steps step %c1 : i32 {
+        %x = tile.load %a[%s, %c1] : !tile.desc<tensor<128x64xbf16, #smem>>
+      }
+      gpu.return
+    }
+  }
+}

@@ -228,7 +228,9 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Loads in two loops: one producer loop cannot feed both.
+// Loads in two loops side by side: consumers that take turns, one per
+// loop, but the second loop starts from the first one's result, which its
+// consumer cannot get.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
@@ -241,8 +243,8 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
     %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
     scf.yield %d : tensor<64x64xf32, #acc>
   }
+  // expected-error @+1 {{'scf.for' op starts from a result of another main loop: the consumers of main loops that take turns compute them independently}}
   %r2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %r) -> (tensor<64x64xf32, #acc>) : i32 {
-    // expected-error @+1 {{'tile.load' op ws-assign-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
     %x = tile.load %a[%i, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
     %d = tile.dot %x, %x, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
     scf.yield %d : tensor<64x64xf32, #acc>
@@ -259,7 +261,7 @@ func.func @two_loops(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) {
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @no_loop(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %i: i32) {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
-  // expected-error @+1 {{'tile.load' op ws-assign-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block}}
+  // expected-error @+1 {{'tile.load' op ws-assign-roles handles tile programs whose loads sit directly in one scf.for or before or after it in the same block, or directly in several scf.for side by side}}
   %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16, #smem>>
   %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
   return
@@ -832,6 +834,91 @@ module attributes {gpu.container_module} {
           scf.yield %d : tensor<128x128xf32, #acc>
         }
         tile.store %o[%m0, %c0], %r : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Main loops side by side (a ping-pong GEMM): a channel per loop; the
+// producer fills both in program order; each consumer waits for and
+// releases the slots of its own loop's channel only (the other loop and
+// its store are pruned from it), stages its store with a named barrier
+// of its own, and takes turns with the other around its loop.
+// CHECK-LABEL: gpu.func @turns(
+// CHECK: %[[CH0:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 2>
+// CHECK: %[[CH1:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 2>
+// CHECK: ws.role "producer"
+// CHECK:   ws.producer_acquire %[[CH0]]
+// CHECK:   ws.producer_commit %[[CH0]], %{{.*}} by tma tx_bytes 32768
+// CHECK:   ws.producer_acquire %[[CH1]]
+// CHECK:   ws.producer_commit %[[CH1]], %{{.*}} by tma tx_bytes 32768
+// CHECK-NOT: ws.turn
+// CHECK: ws.role "consumer0"
+// CHECK-NOT: %[[CH1]]
+// CHECK:   ws.barrier_sync 3 threads 256
+// CHECK:   ws.consumer_wait %[[CH0]]
+// CHECK:   tile.dot
+// CHECK:   ws.consumer_release %[[CH0]], %{{.*}} by wgmma
+// CHECK:   ws.barrier_arrive 4 threads 256
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   ws.tma_store
+// CHECK-NOT: %[[CH1]]
+// CHECK: ws.role "consumer1"
+// CHECK-NEXT: ws.barrier_arrive 3 threads 256
+// CHECK-NOT: %[[CH0]]
+// CHECK:   ws.barrier_sync 4 threads 256
+// CHECK:   ws.consumer_wait %[[CH1]]
+// CHECK:   tile.dot
+// CHECK:   ws.consumer_release %[[CH1]], %{{.*}} by wgmma
+// CHECK:   ws.barrier_arrive 3 threads 256
+// CHECK:   ws.barrier_sync 2 threads 128
+// CHECK:   ws.tma_store
+// CHECK-NOT: %[[CH0]]
+// CHECK: gpu.return
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @turns_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @turns(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                    %b: !tile.desc<tensor<128x64xbf16, #smem>>,
+                    %c: !tile.desc<tensor<128x128xbf16>>,
+                    %tiles: i32, %steps: i32) kernel attributes {fmha.stages = 2 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %pid = tile.program_id x : i32
+      %np = tile.num_programs x : i32
+      %step = arith.muli %np, %c2 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      scf.for %t = %pid to %tiles step %step : i32 {
+        %m0 = arith.muli %t, %c128 : i32
+        %r0 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+            -> (tensor<128x128xf32, #acc>) : i32 {
+          %ko = arith.muli %s, %c64 : i32
+          %x = tile.load %a[%m0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %y = tile.load %b[%c0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+          scf.yield %d : tensor<128x128xf32, #acc>
+        }
+        %s0 = arith.truncf %r0 : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+        tile.store %c[%m0, %c0], %s0 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
+        %t1 = arith.addi %t, %np : i32
+        %m1 = arith.muli %t1, %c128 : i32
+        %r1 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+            -> (tensor<128x128xf32, #acc>) : i32 {
+          %ko = arith.muli %s, %c64 : i32
+          %x = tile.load %a[%m1, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %y = tile.load %b[%c0, %ko] : !tile.desc<tensor<128x64xbf16, #smem>>
+          %d = tile.dot %x, %y, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+          scf.yield %d : tensor<128x128xf32, #acc>
+        }
+        %s1 = arith.truncf %r1 : tensor<128x128xf32, #acc> to tensor<128x128xbf16, #acc>
+        tile.store %c[%m1, %c0], %s1 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #acc>
       }
       gpu.return
     }

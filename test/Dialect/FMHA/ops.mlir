@@ -20,6 +20,25 @@ fmha.attention @attn_full (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
     causal window [256, 0] scale 0.0883883 tile [64, 128] stages 2
     consumers 2 target sm_90a
 
+// Variable-length sequences, packed: GQA, causal, with the LSE
+// ([heads_q, total_q]).
+// CHECK: fmha.attention @attn_varlen (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x32x128xbf16>, tensor<32x?xf32>) varlen causal target sm_90a
+// GENERIC: "fmha.attention"() <{causal, function_type = (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x32x128xbf16>, tensor<32x?xf32>), sym_name = "attn_varlen", target = #fmha<target sm_90a>, varlen}> : () -> ()
+fmha.attention @attn_varlen (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                             tensor<?x8x128xbf16>, tensor<?xi32>,
+                             tensor<?xi32>)
+    -> (tensor<?x32x128xbf16>, tensor<32x?xf32>) varlen causal target sm_90a
+
+// Varlen with static sizes (4 sequences, 1000 tokens), MQA, a window, f16,
+// one CTA per query block.
+// CHECK: fmha.attention @attn_varlen_static (tensor<1000x16x64xf16>, tensor<1200x1x64xf16>, tensor<1200x1x64xf16>, tensor<5xi32>, tensor<5xi32>) -> tensor<1000x16x64xf16> varlen window [128, 0] schedule per_block target sm_90a
+fmha.attention @attn_varlen_static (tensor<1000x16x64xf16>,
+                                    tensor<1200x1x64xf16>,
+                                    tensor<1200x1x64xf16>, tensor<5xi32>,
+                                    tensor<5xi32>)
+    -> tensor<1000x16x64xf16> varlen window [128, 0] schedule per_block
+    target sm_90a
+
 // Explicit schedules: persistent, and one CTA per query block.
 // CHECK: fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> causal schedule persistent target sm_90a
 // GENERIC: "fmha.attention"() <{causal, function_type = (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16>, schedule = #fmha<schedule persistent>, sym_name = "attn_persistent", target = #fmha<target sm_90a>}> : () -> ()
@@ -85,6 +104,16 @@ fmha.attention @attn_private (tensor<?x32x?x64xbf16>, tensor<?x4x?x64xbf16>,
 fmha.gemm @gemm_full (tensor<?x4096xbf16>, tensor<4096x4096xbf16>)
     -> tensor<?x4096xbf16> transpose_b tile [128, 128, 64] stages 3
     consumers 2 target sm_90a
+
+// The ping-pong schedule, and the cooperative one spelled out.
+// CHECK: fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2 consumers 2 schedule pingpong target sm_90a
+// GENERIC: "fmha.gemm"() <{consumers = 2 : i64, function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>, schedule = #fmha<gemm_schedule pingpong>, stages = 2 : i64, sym_name = "gemm_pingpong", target = #fmha<target sm_90a>, tile = array<i64: 128, 128, 64>, transpose_b}> : () -> ()
+fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2 consumers 2
+    schedule pingpong target sm_90a
+// CHECK: fmha.gemm @gemm_cooperative (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> schedule cooperative target sm_90a
+fmha.gemm @gemm_cooperative (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> schedule cooperative target sm_90a
 
 // All defaults omitted, fully dynamic.
 // CHECK: fmha.gemm @gemm_defaults (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> target sm_90a

@@ -210,3 +210,32 @@ func.func @load_channel_on_op() {
 func.func @multicast_load_on_kernel() attributes {ws.multicast_load} {
   return
 }
+
+// -----
+
+// A main loop taken as one turn (ws-assign-roles, for ws-schedule-ping-pong).
+func.func @turn_on_loop(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {ws.turn}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op may not hold 'ws.turn': it sits on scf.for}}
+func.func @turn_on_kernel() attributes {ws.turn} {
+  return
+}
+
+// -----
+
+func.func @turn_not_unit(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'scf.for' op 'ws.turn' must be a unit attribute, got 1 : i64}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {ws.turn = 1}
+  return
+}

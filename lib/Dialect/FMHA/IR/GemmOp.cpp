@@ -104,6 +104,11 @@ int64_t GemmOp::getNumMulticast() {
   return 1;
 }
 
+bool GemmOp::isPingPong() {
+  std::optional<GemmSchedule> schedule = getSchedule();
+  return schedule && *schedule == GemmSchedule::PingPong;
+}
+
 int64_t GemmOp::getStagesOrDefault() {
   if (IntegerAttr stages = getStagesAttr())
     return stages.getInt();
@@ -126,14 +131,16 @@ SharedMemoryUsage GemmOp::getSharedMemoryUsage(int64_t stages) {
   SharedMemoryUsage usage;
   // The buffers in the order the sm_90a pipeline allocates them: the ring of
   // one A block per consumer tile and one shared B block, `stages` slots
-  // each, then each consumer's C tile, staged for the TMA store.
+  // each (ping-pong: a ring of one A and one B block per consumer), then
+  // each consumer's C tile, staged for the TMA store.
+  int64_t rings = isPingPong() ? consumers : 1;
   usage.addPart("A", consumers, stages * blockM * blockK * inBytes);
   // In 2-CTA mode each CTA of the pair holds half of B's block_n rows.
   int64_t ctas = std::max<int64_t>(getNumCtas(), 1);
-  usage.addPart("B", 1, stages * (blockN / ctas) * blockK * inBytes);
+  usage.addPart("B", rings, stages * (blockN / ctas) * blockK * inBytes);
   usage.addPart("C staging", consumers, blockM * blockN * outBytes);
   // A full and an empty barrier per slot.
-  usage.mbarriers = 2 * stages;
+  usage.mbarriers = 2 * stages * rings;
   return usage;
 }
 
@@ -312,6 +319,32 @@ static LogicalResult verifyMulticast(GemmOp op, Target target, int64_t blockN) {
   return success();
 }
 
+/// Checks the ping-pong schedule: sm_90a, two consumers (they take turns),
+/// and neither CTA pairs nor multicast (whose CTAs compute a tile in step).
+static LogicalResult verifySchedule(GemmOp op, Target target) {
+  if (!op.isPingPong())
+    return success();
+  if (getTargetInfo(target).hasTensorMemory())
+    return op.emitOpError() << "schedule pingpong is supported on sm_90a only"
+                            << ", not " << stringifyTarget(target)
+                            << " (its epilogue warpgroups already overlap "
+                               "the MMAs)";
+  int64_t consumers = op.getNumConsumerGroups();
+  if (consumers != 2)
+    return op.emitOpError()
+           << "schedule pingpong needs consumers 2 (the consumer warpgroups "
+              "take turns), got "
+           << consumers;
+  if (op.getNumMulticast() != 1 || op.getNumCtas() != 1)
+    return op.emitOpError()
+           << "schedule pingpong cannot be combined with "
+           << (op.getNumMulticast() != 1 ? "multicast " : "ctas ")
+           << (op.getNumMulticast() != 1 ? op.getNumMulticast()
+                                         : op.getNumCtas())
+           << ": the CTAs of a cluster compute their tiles in step";
+  return success();
+}
+
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(GemmOp op) {
   int64_t blockN = op.getBlockN();
@@ -343,7 +376,8 @@ static LogicalResult verifyConfig(GemmOp op) {
       failed(verifyMulticast(op, target, blockN)))
     return failure();
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
-      failed(verifyConsumers(op, op.getConsumersAttr())))
+      failed(verifyConsumers(op, op.getConsumersAttr())) ||
+      failed(verifySchedule(op, target)))
     return failure();
 
   if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))

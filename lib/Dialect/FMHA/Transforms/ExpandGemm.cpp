@@ -80,6 +80,110 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
   contract.record(kernel, {sms, one, one});
 }
 
+/// The output tile (row, column) of persistent work item `t` in grouped
+/// order: kGroupM tile rows at a time, so that neighbouring CTAs share A and
+/// B tiles in L2.
+static std::pair<Value, Value>
+groupedTile(OpBuilder &b, Location loc, Value t, Value tilesM, Value tilesN,
+            function_ref<Value(int64_t)> constant) {
+  Value perGroup = arith::MulIOp::create(b, loc, tilesN, constant(kGroupM));
+  Value firstM = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, t, perGroup), constant(kGroupM));
+  Value groupRows = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, tilesM, firstM), constant(kGroupM));
+  Value inGroup = arith::RemUIOp::create(b, loc, t, perGroup);
+  Value pidM = arith::AddIOp::create(
+      b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
+  Value pidN = arith::DivUIOp::create(b, loc, inGroup, groupRows);
+  return {pidM, pidN};
+}
+
+/// The ping-pong tile program (`schedule pingpong`, sm_90a): CTA p walks
+/// the output tiles p, p + P, p + 2P, ... (P CTAs), its work items, two at
+/// a time; item 2j + i belongs to consumer i, whose main loop and store come
+/// in program order after consumer i - 1's. Each main loop is a loop of its
+/// own, so ws-assign-roles gives each consumer its own ring and marks the
+/// loops as turns. A second item past the last tile runs no steps and
+/// stores nothing (its rows start at M, outside C).
+static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
+                               Value c, Value m, Value n, Value k,
+                               function_ref<Value(int64_t)> constant) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  Type outType = op.getCType().getElementType();
+  Type f32 = b.getF32Type();
+  int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
+          blockK = op.getBlockK();
+  int64_t consumers = op.getNumConsumerGroups();
+  bool kMajorB = op.getTransposeB();
+  auto ceilDiv = [&](Value x, int64_t d) -> Value {
+    return arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
+  };
+  Value tilesM = ceilDiv(m, blockM);
+  Value tilesN = ceilDiv(n, blockN);
+  Value tiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
+  Value pid = tile::ProgramIdOp::create(
+      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  Value numPrograms = tile::NumProgramsOp::create(
+      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  Value kTiles = ceilDiv(k, blockK);
+  Value step = arith::MulIOp::create(b, loc, numPrograms, constant(consumers));
+  auto itemLoop = scf::ForOp::create(b, loc, pid, tiles, step);
+  b.setInsertionPointToStart(itemLoop.getBody());
+  Value first = itemLoop.getInductionVar();
+  auto accType = RankedTensorType::get({blockM, blockN}, f32);
+  for (int64_t i = 0; i < consumers; ++i) {
+    // Consumer i's item; past the last tile, the first item's tile with no
+    // steps and a store outside C.
+    Value t = first, valid;
+    if (i > 0) {
+      Value offset =
+          i == 1 ? numPrograms
+                 : arith::MulIOp::create(b, loc, numPrograms, constant(i))
+                       .getResult();
+      t = arith::AddIOp::create(b, loc, first, offset);
+      valid =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t, tiles);
+      t = arith::SelectOp::create(b, loc, valid, t, first);
+    }
+    auto [pidM, pidN] = groupedTile(b, loc, t, tilesM, tilesN, constant);
+    Value row = arith::MulIOp::create(b, loc, pidM, constant(blockM));
+    Value column = arith::MulIOp::create(b, loc, pidN, constant(blockN));
+    Value steps = kTiles;
+    if (valid)
+      steps = arith::SelectOp::create(b, loc, valid, kTiles, constant(0));
+    Value zero = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
+    auto loop =
+        scf::ForOp::create(b, loc, constant(0), steps, constant(1), zero);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value kOffset = arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                            constant(blockK));
+      Value aTile = tile::LoadOp::create(b, loc, a, {row, kOffset});
+      Value bTile =
+          tile::LoadOp::create(b, loc, bArg,
+                               kMajorB ? SmallVector<Value>{column, kOffset}
+                                       : SmallVector<Value>{kOffset, column});
+      Value dot = tile::DotOp::create(
+          b, loc, aTile, bTile, loop.getRegionIterArgs()[0], UnitAttr(),
+          kMajorB ? b.getUnitAttr() : UnitAttr(), UnitAttr(), UnitAttr());
+      scf::YieldOp::create(b, loc, dot);
+    }
+    Value result = loop.getResult(0);
+    if (outType != f32)
+      result = arith::TruncFOp::create(
+          b, loc, RankedTensorType::get({blockM, blockN}, outType), result);
+    Value storeRow = row;
+    if (valid)
+      storeRow = arith::SelectOp::create(b, loc, valid, row, m);
+    tile::StoreOp::create(b, loc, c, {storeRow, column}, result);
+  }
+  b.setInsertionPointAfter(itemLoop);
+}
+
 LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   // The tile program is the same for sm_90a and sm_100a: the targets differ
   // in layouts and roles, assigned by later passes.
@@ -131,6 +235,13 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, v);
   };
+  if (op.isPingPong()) {
+    buildPingPongTiles(op, b, a, bArg, c, func.getArgument(3),
+                       func.getArgument(4), k, constant);
+    gpu::ReturnOp::create(b, loc);
+    op.erase();
+    return success();
+  }
   // Persistent: CTA p takes output tiles p, p + #CTAs, ... in grouped order
   // (kGroupM tile rows at a time, so neighbouring CTAs share A and B tiles
   // in L2), and its roles carry on with the next tile's loads while the
@@ -159,15 +270,7 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   auto tileLoop = scf::ForOp::create(b, loc, pid, tiles, numPrograms);
   b.setInsertionPointToStart(tileLoop.getBody());
   Value t = tileLoop.getInductionVar();
-  Value perGroup = arith::MulIOp::create(b, loc, tilesN, constant(kGroupM));
-  Value firstM = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, t, perGroup), constant(kGroupM));
-  Value groupRows = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, tilesM, firstM), constant(kGroupM));
-  Value inGroup = arith::RemUIOp::create(b, loc, t, perGroup);
-  Value pidM = arith::AddIOp::create(
-      b, loc, firstM, arith::RemUIOp::create(b, loc, inGroup, groupRows));
-  Value pidN = arith::DivUIOp::create(b, loc, inGroup, groupRows);
+  auto [pidM, pidN] = groupedTile(b, loc, t, tilesM, tilesN, constant);
   SmallVector<Value> rows;
   Value m0 = arith::MulIOp::create(b, loc, pidM,
                                    constant(cluster * blockM * consumers));

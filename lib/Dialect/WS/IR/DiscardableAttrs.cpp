@@ -142,6 +142,7 @@ static const AttrRule kRules[] = {
     {D::LoadChannelAttrHelper::getNameStr(), R::Integer, Holder::Load,
      INT64_MIN, INT64_MAX},
     {D::MulticastLoadAttrHelper::getNameStr(), R::Unit, Holder::Load},
+    {D::TurnAttrHelper::getNameStr(), R::Unit, Holder::ForOp},
 };
 
 /// Checks the value of `attr` against `rule`.

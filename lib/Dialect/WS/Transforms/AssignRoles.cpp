@@ -6,7 +6,9 @@
 //
 // On sm_90a: one producer warp issues every load, through channels chosen
 // per descriptor and place; one consumer warpgroup per accumulator chain of
-// the main loop computes it and stores what is computed from it.
+// the main loop computes it and stores what is computed from it. A program
+// with several main loops side by side (a ping-pong GEMM's work items) gets
+// a consumer per loop, each with its own channel, the loops taking turns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -282,7 +284,8 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
     }
     return load.emitOpError(
         "ws-assign-roles handles tile programs whose loads sit directly "
-        "in one scf.for or before or after it in the same block");
+        "in one scf.for or before or after it in the same block, or "
+        "directly in several scf.for side by side");
   }
   FailureOr<SmallVector<ChannelLoads>> channels =
       groupChannels(all, placements);
@@ -410,6 +413,114 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
   program.loop->setAttr(kPartitionOutputsAttrName, b.getArrayAttr(outputAttrs));
 }
 
+/// The loops whose bodies hold the loads of `func`, in program order, when
+/// they are several loops side by side in one block and hold every load:
+/// the main loops of consumers that take turns (a ping-pong GEMM's work
+/// items). Empty for any other program.
+static SmallVector<scf::ForOp> turnLoops(FunctionOpInterface func) {
+  llvm::SetVector<scf::ForOp> loops;
+  bool outside = false;
+  func->walk([&](tile::LoadOp load) {
+    if (auto loop = dyn_cast<scf::ForOp>(load->getParentOp()))
+      loops.insert(loop);
+    else
+      outside = true;
+  });
+  if (outside || loops.size() < 2 || llvm::any_of(loops, [&](scf::ForOp loop) {
+        return loop->getBlock() != loops.front()->getBlock();
+      }))
+    return {};
+  return loops.takeVector();
+}
+
+/// Writes the sm_90a roles of a program whose main loops take turns
+/// (`loops`, from turnLoops): role 0 the producer, issuing every load;
+/// role 1 + i the consumer of loop i, which computes every value the loop
+/// carries and runs the stores of its results, reading channel i (loop i's
+/// loads, `stages` slots). The loops are marked `ws.turn`, for
+/// ws-schedule-ping-pong to order them.
+static LogicalResult assignTurnsSM90(FunctionOpInterface func,
+                                     ArrayRef<scf::ForOp> loops,
+                                     unsigned stages, unsigned producerRegs,
+                                     unsigned consumerRegs) {
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  if (func->hasAttr(kMulticastAttrName))
+    return func->emitOpError("ws-assign-roles: a ws.multicast kernel's CTAs "
+                             "compute their tiles in step; its main loops "
+                             "cannot take turns");
+  WalkResult direct = func->walk([&](tile::StoreDirectOp store) {
+    store.emitOpError("ws-assign-roles: plain stores are not supported in a "
+                      "program whose main loops take turns");
+    return WalkResult::interrupt();
+  });
+  if (direct.wasInterrupted())
+    return failure();
+  for (scf::ForOp loop : loops) {
+    bool accumulates = false;
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      accumulates |= producingDot(loop.getYieldedValues()[i]) &&
+                     bodyPositionsOf(i, loop).contains(i);
+    if (!accumulates)
+      return loop.emitOpError("carries no tile.dot accumulator: nothing for "
+                              "its consumer role to do");
+    // Each consumer computes its loop alone: nothing it starts from may
+    // come from another consumer's loop.
+    for (scf::ForOp other : loops)
+      for (Value operand : loop->getOperands())
+        if (other != loop && !positionsOf(operand, other).empty())
+          return loop.emitOpError(
+              "starts from a result of another main loop: the consumers of "
+              "main loops that take turns compute them independently");
+  }
+  // Each store runs in the consumer of the one loop its value comes from.
+  SmallVector<std::pair<tile::StoreOp, int32_t>> owners;
+  WalkResult stores = func->walk([&](tile::StoreOp store) {
+    SmallVector<int32_t> readers;
+    for (auto [index, loop] : llvm::enumerate(loops))
+      if (!positionsOf(store.getValue(), loop).empty())
+        readers.push_back(1 + index);
+    if (readers.size() != 1) {
+      store.emitOpError(readers.empty()
+                            ? "stores a value that does not come from an "
+                              "accumulator of a main loop"
+                            : "stores a value computed from several main "
+                              "loops: no one consumer role can store it");
+      return WalkResult::interrupt();
+    }
+    owners.push_back({store, readers.front()});
+    return WalkResult::advance();
+  });
+  if (stores.wasInterrupted())
+    return failure();
+
+  SmallVector<Attribute> roles{
+      RoleSpecAttr::get(ctx, "producer", kProducerWarps, producerRegs)};
+  for (unsigned i = 0; i < loops.size(); ++i)
+    roles.push_back(RoleSpecAttr::get(ctx, ("consumer" + Twine(i)).str(),
+                                      kWarpsPerGroup, consumerRegs));
+  func->setAttr(kRolesAttrName, b.getArrayAttr(roles));
+  func->setAttr(kChannelStagesAttrName,
+                b.getDenseI32ArrayAttr(SmallVector<int32_t>(
+                    loops.size(), static_cast<int32_t>(stages))));
+  for (auto [index, constLoop] : llvm::enumerate(loops)) {
+    scf::ForOp loop = constLoop;
+    loop.walk([&](tile::LoadOp load) {
+      load->setAttr(kLoadChannelAttrName, b.getI32IntegerAttr(index));
+      setPartition(load, {0});
+    });
+    int32_t consumer = 1 + index;
+    SmallVector<Attribute> outputs(loop.getNumRegionIterArgs(),
+                                   b.getDenseI32ArrayAttr({consumer}));
+    loop->setAttr(kPartitionOutputsAttrName, b.getArrayAttr(outputs));
+    WSDialect::getLoaded(ctx).getTurnAttrHelper().setAttr(loop,
+                                                          b.getUnitAttr());
+  }
+  for (auto [store, owner] : owners)
+    setPartition(store, {owner});
+  return success();
+}
+
 namespace {
 struct WSAssignRolesPass
     : PerFunctionPass<WSAssignRolesPass, ws::impl::WSAssignRolesBase> {
@@ -435,6 +546,9 @@ struct WSAssignRolesPass
         consumerRegs ? consumerRegs : info->getConsumerRegisters();
     if (info->hasTensorMemory())
       return assignRolesSM100(func, {numStages, producer, consumer});
+    SmallVector<scf::ForOp> turns = turnLoops(func);
+    if (!turns.empty())
+      return assignTurnsSM90(func, turns, numStages, producer, consumer);
     FailureOr<TileProgram> program = analyze(func);
     if (failed(program))
       return failure();

@@ -17,6 +17,7 @@
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 #include "fmha/Target/TargetInfo.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir {
@@ -82,6 +83,27 @@ static void dropOtherOutputs(RoleOp role, int32_t index) {
       if (!computesOutput(loop, i, index))
         yield->setOperand(i, loop.getRegionIterArgs()[i]);
   });
+}
+
+/// Whether a role needs the tiles `loads` (its copies) read: whether one of
+/// them reaches, through its users, an op with side effects or a yield. A
+/// role whose loop-carried values do not depend on a slot's tiles (the
+/// main loop of another consumer's work item) does not wait for the slot.
+static bool needsTiles(ArrayRef<tile::LoadOp> loads) {
+  SmallVector<Operation *> worklist;
+  DenseSet<Operation *> seen;
+  for (tile::LoadOp load : loads)
+    llvm::append_range(worklist, load->getUsers());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    if (op->hasTrait<OpTrait::IsTerminator>() || !isMemoryEffectFree(op))
+      return true;
+    for (Value result : op->getResults())
+      llvm::append_range(worklist, result.getUsers());
+  }
+  return false;
 }
 
 /// Replaces `store`, a TMA store of the role, by its staged form: once the
@@ -287,6 +309,8 @@ static LogicalResult materialise(FunctionOpInterface func) {
           });
           continue;
         }
+        if (!needsTiles(mine))
+          continue;
         consumeLoads(b, channel, mine);
         reads = true;
       }

@@ -102,6 +102,52 @@ static void schedulePingPong(OpBuilder &b, ArrayRef<RoleOp> consumers,
   }
 }
 
+/// The main loop of a consumer role marked `ws.turn` (ws-assign-roles), or
+/// null.
+static scf::ForOp turnLoopOf(RoleOp role) {
+  scf::ForOp turn;
+  role.walk([&](scf::ForOp loop) {
+    if (WSDialect::getLoaded(loop.getContext())
+            .getTurnAttrHelper()
+            .isAttrPresent(loop))
+      turn = loop;
+  });
+  return turn;
+}
+
+/// Ping-pong scheduling of consumer roles that own separate work items (a
+/// ping-pong GEMM): each runs its marked main loop (`loops[i]`, one per
+/// consumer, `ws.turn`) whole as one turn, so that one consumer's epilogue
+/// runs while the tensor cores work for the other. Consumer i waits for its
+/// turn (named barrier `firstId + i`) before its loop and passes it on
+/// (arrives at `firstId + i + 1`) after it, every time the loop is reached,
+/// also when it runs no iteration. The token goes round as in
+/// schedulePingPong: the last consumer creates it at the role's start,
+/// consumer 0 takes it back at the role's end.
+static void scheduleTurns(OpBuilder &b, ArrayRef<RoleOp> consumers,
+                          ArrayRef<scf::ForOp> loops, unsigned firstId) {
+  int64_t count = consumers.size();
+  int64_t threads = 2 * kWarpsPerGroup * kThreadsPerWarp;
+  for (auto [i, constLoop] : llvm::enumerate(loops)) {
+    scf::ForOp loop = constLoop;
+    Location loc = loop.getLoc();
+    unsigned mine = firstId + i, next = firstId + (i + 1) % count;
+    b.setInsertionPoint(loop);
+    BarrierSyncOp::create(b, loc, mine, threads);
+    b.setInsertionPointAfter(loop);
+    BarrierArriveOp::create(b, loc, next, threads);
+    Block &body = RoleOp(consumers[i]).getBody().front();
+    if (static_cast<int64_t>(i) == count - 1) {
+      b.setInsertionPointToStart(&body);
+      BarrierArriveOp::create(b, loc, firstId, threads);
+    }
+    if (i == 0) {
+      b.setInsertionPointToEnd(&body);
+      BarrierSyncOp::create(b, loc, firstId, threads);
+    }
+  }
+}
+
 /// The named barriers of `op` from 1 up to the highest one its roles use.
 static unsigned lastBarrierId(WarpSpecializeOp op) {
   unsigned last = 0;
@@ -121,7 +167,7 @@ struct WSSchedulePingPongPass
 
   void runOnOperation() override {
     OpBuilder b(&getContext());
-    getOperation()->walk([&](WarpSpecializeOp op) {
+    WalkResult walk = getOperation()->walk([&](WarpSpecializeOp op) {
       // The consumer roles: those that run dots.
       SmallVector<RoleOp> consumers;
       for (RoleOp role : op.getRoles())
@@ -132,8 +178,32 @@ struct WSSchedulePingPongPass
       // consumer's own, around its TMA stores).
       unsigned firstId =
           std::max<unsigned>(consumers.size(), lastBarrierId(op)) + 1;
-      schedulePingPong(b, consumers, firstId);
+      SmallVector<scf::ForOp> turns;
+      for (RoleOp role : consumers)
+        if (scf::ForOp loop = turnLoopOf(role))
+          turns.push_back(loop);
+      if (turns.empty()) {
+        schedulePingPong(b, consumers, firstId);
+        return WalkResult::advance();
+      }
+      if (turns.size() != consumers.size() || consumers.size() != 2) {
+        op.emitOpError("ws-schedule-ping-pong: ")
+            << turns.size() << " of its " << consumers.size()
+            << " consumer roles run a main loop marked ws.turn: turns are "
+               "taken by two consumer roles, each with one marked loop";
+        return WalkResult::interrupt();
+      }
+      scheduleTurns(b, consumers, turns, firstId);
+      // The marks are spent, also on the producer's copies of the loops.
+      op.walk([&](scf::ForOp loop) {
+        auto turn = WSDialect::getLoaded(&getContext()).getTurnAttrHelper();
+        if (turn.isAttrPresent(loop))
+          turn.removeAttr(loop);
+      });
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

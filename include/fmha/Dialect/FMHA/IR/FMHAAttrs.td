@@ -97,4 +97,55 @@ def FMHA_ScheduleAttr : EnumAttr<FMHA_Dialect, FMHA_Schedule, "schedule"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// GemmSchedule
+//===----------------------------------------------------------------------===//
+
+def FMHA_GemmSchedule : I32EnumAttr<"GemmSchedule",
+    "how a GEMM kernel's consumer warpgroups share the output tiles", [
+      I32EnumAttrCase<"Cooperative", 0, "cooperative">,
+      I32EnumAttrCase<"PingPong", 1, "pingpong">
+    ]> {
+  let cppNamespace = "::mlir::fmha";
+  let genSpecializedAttr = 0;
+  let description = [{
+    How the consumer warpgroups of an `fmha.gemm` kernel divide the work:
+
+    * `cooperative`: the consumers split one CTA tile by rows, each
+      computing `block_m` of its `consumers * block_m` rows with the same
+      B tile; their main loops run in step, and so do their epilogues.
+    * `pingpong` (`sm_90a` only): each consumer computes whole
+      `block_m x block_n` tiles of its own, consecutive work items of the
+      CTA alternating between the consumers; the producer loads each item's
+      A and B into the ring of the consumer that owns it, and the
+      consumers' main loops take turns, so one's epilogue (convert and TMA
+      store) overlaps the other's MMAs.
+
+    ```mlir
+    fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+        transpose_b tile [128, 128, 64] stages 2 consumers 2
+        schedule pingpong target sm_90a
+    ```
+  }];
+}
+
+def FMHA_GemmScheduleAttr
+    : EnumAttr<FMHA_Dialect, FMHA_GemmSchedule, "gemm_schedule"> {
+  let summary = "how a GEMM kernel's consumer warpgroups share the output "
+                "tiles";
+  let description = [{
+    The `GemmSchedule` enum as an attribute: the bare name (`cooperative`,
+    `pingpong`) in `fmha.gemm`'s custom form,
+    `#fmha<gemm_schedule pingpong>` in the generic form.
+
+    ```mlir
+    "fmha.gemm"() <{function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>)
+                        -> tensor<?x?xbf16>,
+                    schedule = #fmha<gemm_schedule pingpong>,
+                    sym_name = "gemm", target = #fmha<target sm_90a>,
+                    transpose_b}> : () -> ()
+    ```
+  }];
+}
+
 #endif // FMHA_DIALECT_FMHA_IR_FMHAATTRS_TD

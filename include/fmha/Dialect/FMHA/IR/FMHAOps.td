@@ -96,12 +96,36 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     come in this order:
 
     ```
-    fmha.attention @name (q, k, v) -> o | (o, lse)
-        [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
+    fmha.attention @name (q, k, v[, cu_seqlens_q, cu_seqlens_k]) -> o | (o, lse)
+        [varlen] [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
         [stages n] [consumers n] [schedule (per_block | persistent)]
         target (sm_90a | sm_100a)
         attr-dict
     ```
+
+    **Variable lengths** (`varlen`, FlashAttention's varlen layout, `sm_90a`
+    only so far): the sequences of a batch are packed along one token axis
+    and two more inputs give their bounds.
+
+    | tensor          | shape                                  | element type |
+    |-----------------|----------------------------------------|--------------|
+    | `q`, `o`        | `[total_q, heads_q, head_dim]`         | `bf16`/`f16` |
+    | `k`, `v`        | `[total_k, heads_kv, head_dim]`        | same as `q`  |
+    | `cu_seqlens_q`  | `[batch + 1]` (input 3)                | `i32`        |
+    | `cu_seqlens_k`  | `[batch + 1]` (input 4)                | `i32`        |
+    | `lse`           | `[heads_q, total_q]` (optional result 1) | `f32`      |
+
+    Sequence `b` holds query rows `cu_seqlens_q[b]` to `cu_seqlens_q[b + 1]`
+    and key rows `cu_seqlens_k[b]` to `cu_seqlens_k[b + 1]` (int32 prefix
+    sums starting at 0); a sequence may be empty. Masks align each
+    sequence's diagonal with its own lengths. The kernel clamps every bound
+    it reads to `[0, total]`, so it never reads or writes outside the
+    tensors whatever their values; the caller checks them (sorted, starting
+    at 0, ending at the total). Besides the tensors the kernel takes the
+    batch and the longest query sequence (`max_seqlen_q`), which size its
+    grid: a query block past the end of its sequence does nothing. O and
+    `lse` are written from registers with stores bounded by the sequence's
+    end (a TMA box would write the next sequence's rows).
 
     **Masks.** Key positions are aligned to the bottom right: with
     `d = seq_k - seq_q`, query `i` sees key `j` iff
@@ -160,6 +184,16 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
                                   tensor<?x8x?x128xbf16>)
         -> tensor<?x32x?x128xbf16> causal target sm_100a
     ```
+
+    Variable-length batches, packed, with the log-sum-exp:
+
+    ```mlir
+    fmha.attention @attn_varlen (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                                 tensor<?x8x128xbf16>, tensor<?xi32>,
+                                 tensor<?xi32>)
+        -> (tensor<?x32x128xbf16>, tensor<32x?xf32>) varlen causal
+        target sm_90a
+    ```
   }];
 
   let arguments = (ins
@@ -172,11 +206,13 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     OptionalAttr<FMHA_StagesAttr>:$stages,
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
     OptionalAttr<FMHA_ScheduleAttr>:$schedule,
-    FMHA_TargetAttr:$target
+    FMHA_TargetAttr:$target,
+    UnitAttr:$varlen
   );
 
   let assemblyFormat = [{
     $sym_name $function_type
+    (`varlen` $varlen^)?
     (`causal` $causal^)?
     (`window` $window^)?
     (`scale` $scale^)?
@@ -203,13 +239,22 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     ::mlir::RankedTensorType getOutputType();
     /// The type of the log-sum-exp `lse` (result 1), null without one.
     ::mlir::RankedTensorType getLseType();
+    /// The types of `cu_seqlens_q` and `cu_seqlens_k` (inputs 3 and 4 of a
+    /// varlen kernel), null otherwise.
+    ::mlir::RankedTensorType getCuSeqlensQType();
+    ::mlir::RankedTensorType getCuSeqlensKType();
+    /// Rank of q, k, v and o: 3 with `varlen` ([total, heads, head_dim]),
+    /// else 4.
+    int64_t getTokenRank() { return getVarlen() ? 3 : 4; }
     /// Whether the kernel also returns the log-sum-exp.
     bool hasLse() { return getFunctionType().getNumResults() == 2; }
     /// The element type of q, k, v and o.
     ::mlir::Type getElementType();
 
     /// Sizes of the problem: each is static if any tensor that carries it has
-    /// it static, else ShapedType::kDynamic.
+    /// it static, else ShapedType::kDynamic. With `varlen`, the batch is the
+    /// size of the cu_seqlens tensors minus one, and seq_q / seq_k are the
+    /// total tokens (`total_q`, `total_k`).
     int64_t getBatch();
     int64_t getNumHeadsQ();
     int64_t getNumHeadsKV();
@@ -298,8 +343,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     ```
     fmha.gemm @name (a, b) -> c
         [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
-        [consumers n] [ctas n] [multicast n] target (sm_90a | sm_100a)
-        attr-dict
+        [consumers n] [ctas n] [multicast n] [schedule (cooperative | pingpong)]
+        target (sm_90a | sm_100a) attr-dict
     ```
 
     **Configuration** (all optional; the defaults are chosen so that every
@@ -313,6 +358,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
     | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
+    | `schedule`       | `cooperative`: the consumers split a CTA tile of `consumers * block_m` rows and share its B tile. `pingpong` (`sm_90a`, 2 consumers): each consumer computes whole `block_m x block_n` tiles, the CTA's work items alternating between them, each with its own A/B ring of `stages` slots; their main loops take turns, one's epilogue overlapping the other's MMAs | `cooperative` |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -353,9 +399,12 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     **Resources** one CTA needs, which must fit the target:
 
     * shared memory, as the pipeline allocates it: `stages * (consumers *
-      block_m * block_k + block_n / ctas * block_k) * 2` (A and B) `+ consumers *
+      block_m * block_k + block_n / ctas * block_k) * 2` (A and B; with
+      `schedule pingpong` each consumer has its own ring of A and B:
+      `consumers * stages * (block_m + block_n) * block_k * 2`) `+ consumers *
       block_m * block_n * bytes(c)` (C staged for the TMA store) `+ 16 *
-      stages` (a full and an empty mbarrier per slot) `<= 232448` bytes;
+      stages` (a full and an empty mbarrier per slot; per consumer with
+      `pingpong`) `<= 232448` bytes;
     * `sm_90a`: at least 2 stages (a consumer releases a slot only after it
       has waited for the next one);
     * `sm_90a`, registers: `block_m * block_n / 128` fp32 accumulator
@@ -373,6 +422,15 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
         consumers 2 target sm_90a
     fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
         target sm_100a
+    ```
+
+    Example: a ping-pong bf16 GEMM on `sm_90a`, whose two consumer
+    warpgroups compute 128 x 128 tiles in turns:
+
+    ```mlir
+    fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>)
+        -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2
+        consumers 2 schedule pingpong target sm_90a
     ```
 
     Example: a 2-CTA bf16 GEMM on `sm_100a`; each cluster of two CTAs
@@ -403,6 +461,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
     OptionalAttr<FMHA_CtasAttr>:$ctas,
     OptionalAttr<FMHA_MulticastAttr>:$multicast,
+    OptionalAttr<FMHA_GemmScheduleAttr>:$schedule,
     FMHA_TargetAttr:$target
   );
 
@@ -414,6 +473,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     (`consumers` $consumers^)?
     (`ctas` $ctas^)?
     (`multicast` $multicast^)?
+    (`schedule` `` $schedule^)?
     `target` `` $target attr-dict
   }];
 
@@ -431,7 +491,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     ::mlir::RankedTensorType getCType();
 
     /// Sizes of the problem: each is static if any tensor that carries it has
-    /// it static, else ShapedType::kDynamic.
+    /// it static, else ShapedType::kDynamic. With `varlen`, the batch is the
+    /// size of the cu_seqlens tensors minus one, and seq_q / seq_k are the
+    /// total tokens (`total_q`, `total_k`).
     int64_t getM();
     int64_t getN();
     int64_t getK();
@@ -454,6 +516,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     int64_t getNumCtas();
     /// CTAs of a cluster that share each B tile by TMA multicast: 1, or 2.
     int64_t getNumMulticast();
+    /// Whether the consumers take whole tiles in turns (`schedule
+    /// pingpong`) rather than splitting one CTA tile.
+    bool isPingPong();
 
     //===------------------------------------------------------------------===//
     // Resources of one CTA with the effective configuration.

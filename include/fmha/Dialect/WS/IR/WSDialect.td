@@ -62,6 +62,7 @@ def WS_Dialect : Dialect {
     | `ws.partition_outputs` | array of i32 arrays | `scf.for` | per loop-carried value, the roles that compute it. |
     | `ws.load_channel` | integer | `tile.load` | the channel whose slot the load fills. |
     | `ws.multicast_load` | unit | `tile.load` | in a `ws.multicast` kernel, the copy lands in both CTAs. |
+    | `ws.turn` | unit | `scf.for` | the consumer role that runs the loop runs it whole as one turn: the roles whose main loops are marked take turns (`ws-schedule-ping-pong`, which removes the mark). Set by `ws-assign-roles` on the main loops of a program whose consumers own separate work items (a ping-pong GEMM). |
     | `ws.num_threads` | integer, a multiple of 32 from 32 to 1024 | a kernel | the threads of a CTA, set by `ws-allocate-registers`. |
   }];
   let useDefaultAttributePrinterParser = 1;
@@ -98,7 +99,8 @@ def WS_Dialect : Dialect {
     "::mlir::DenseI32ArrayAttr":$partition,
     "::mlir::ArrayAttr":$partition_outputs,
     "::mlir::IntegerAttr":$load_channel,
-    "::mlir::UnitAttr":$multicast_load
+    "::mlir::UnitAttr":$multicast_load,
+    "::mlir::UnitAttr":$turn
   );
 }
 

@@ -39,6 +39,15 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
       stores of values computed from it and the plain stores
       (`tile.store_direct`, attention's log-sum-exp) of values of its
       chain only, such as the row max (`ws.partition` on the stores).
+    - a program whose loads all sit in several loops side by side in one
+      block (a ping-pong GEMM, `fmha.gemm ... schedule pingpong`: one main
+      loop per work item of a pair) gets one **consumer per loop**: role
+      1 + i computes every value loop i carries and runs the stores of its
+      results; loop i's loads fill channel i (`stages` slots), so each
+      consumer has its own ring; the loops are marked `ws.turn`, for
+      `ws-schedule-ping-pong` to let the consumers take turns. A store of a
+      value computed from several such loops, a loop without a `tile.dot`
+      accumulator, plain stores and `ws.multicast` kernels are errors.
 
     On sm_100a the op-level assignment is still implied by the kind of
     program: the pass writes the roles (GEMM: `load`, `mma`, one
@@ -101,8 +110,11 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       that keeps an op assigned to other roles only is an error at that op;
     - the role a load is assigned to acquires a slot of its channel, issues
       the TMA copies (multicast for `ws.multicast_load`) and commits the
-      slot with its byte count; every other role waits for each slot where
-      the program loaded it and reads the tiles in place (`ws.as_tensor`);
+      slot with its byte count; every other role that needs the slot's
+      tiles (one of them reaches, in the pruned role, an op with effects or
+      a yield) waits for each slot where the program loaded it and reads
+      the tiles in place (`ws.as_tensor`); a role that does not (the main
+      loop of another consumer's work item) neither waits nor releases;
       a slot is released right after its last reader is done (by threads:
       an asynchronous dot is done at the `tile.dot_wait` that returns its
       result), except slots read by synchronous dots in the loop body,
@@ -181,7 +193,7 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
 }
 
 def WSSchedulePingPong : Pass<"ws-schedule-ping-pong"> {
-  let summary = "alternate the asynchronous MMAs of consumer roles";
+  let summary = "alternate the MMAs of consumer roles";
   let description = [{
     Ping-pong scheduling: when two or more roles of a `ws.warp_specialize`
     run dots and each issues asynchronous dots at the start of its main
@@ -198,13 +210,28 @@ def WSSchedulePingPong : Pass<"ws-schedule-ping-pong"> {
     when the next tile of a persistent kernel begins, whatever the loop's
     trip count; consumer 0 takes the last arrival at the role's end. A
     consumer so never arrives twice at a barrier without waiting in between
-    (`ws-verify-protocol` checks that). Kernels whose consumers issue
-    synchronous dots (GEMM) are left alone.
+    (`ws-verify-protocol` checks that).
+
+    Consumers that own separate work items (a ping-pong GEMM: each
+    consumer's main loop marked `ws.turn` by `ws-assign-roles`) take turns
+    over whole loops instead: consumer i waits for its turn before its
+    loop and hands it on right after it, every time the loop is reached
+    (also when it runs no iteration), so one consumer's epilogue (convert,
+    staging and TMA store) runs while the other's MMAs do; the token goes
+    round as above and the marks are removed. Turns are taken by two
+    consumer roles with one marked loop each; any other mix of marked and
+    unmarked consumers is an error. Kernels whose consumers issue
+    synchronous dots in one shared loop (the cooperative GEMM) are left
+    alone.
 
     ```mlir
     // consumer0, in its main loop:
     ws.barrier_sync 3 threads 256
     %s = tile.dot %q, %k, %zero {async, transpose_b} : ...
+    ws.barrier_arrive 4 threads 256
+    // consumer0 of a ping-pong GEMM, around its main loop:
+    ws.barrier_sync 3 threads 256
+    %acc = scf.for ... { ... tile.dot ... }
     ws.barrier_arrive 4 threads 256
     ```
   }];
