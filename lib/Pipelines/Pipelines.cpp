@@ -13,8 +13,9 @@
 
 using namespace mlir;
 
-/// The chain shared by the targets: they differ in layouts, roles and the
-/// tensor-memory allocation, nothing else. fmha-verify-target checks that
+/// The chain shared by the targets: they differ in layouts, roles, the
+/// chunking of row stores from tensor memory and the tensor-memory
+/// allocation, nothing else. fmha-verify-target checks that
 /// the module is for the pipeline's target; later passes read the target
 /// from each kernel's gpu.module (#nvvm.target, fmha::TargetInfo). The ws
 /// passes rewrite the kernels down to what convert-ws-to-nvvm converts; the
@@ -36,6 +37,7 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                     "tile-assign-layouts,"
                     "ws-assign-roles,"
                     "ws-partition-roles,"
+                    "{4}"
                     "ws-schedule-ping-pong,"
                     "ws-stage-in-held-slots,"
                     "ws-verify-protocol,"
@@ -52,7 +54,8 @@ static LogicalResult buildPipeline(OpPassManager &pm,
                     "convert-nvvm-to-llvm,"
                     "reconcile-unrealized-casts",
                     hangReports, target, sm100 ? "ws-allocate-tmem," : "",
-                    options.replicaRoles ? "true" : "false")
+                    options.replicaRoles ? "true" : "false",
+                    sm100 ? "ws-chunk-row-stores," : "")
           .str();
   if (options.binary != fmha::BinaryFormat::None)
     pipeline +=

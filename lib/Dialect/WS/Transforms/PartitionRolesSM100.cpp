@@ -205,18 +205,16 @@ static LogicalResult buildEpilogue(OpBuilder &b, Value accChannel, Program &p,
     b.setInsertionPoint(store);
     TMAStoreWaitOp::create(b, storeLoc);
     BarrierSyncOp::create(b, storeLoc, barrierId, threads);
-    Operation *staged =
-        StoreSharedOp::create(b, storeLoc, store.getValue(), buffer);
-    // Loaded, converted and staged 32 columns at a time where it can be.
-    if (Operation *last = storeRowsInChunks(b, staged))
-      staged = last;
-    b.setInsertionPointAfter(staged);
+    // Loaded, converted and staged 32 columns at a time later
+    // (ws-chunk-row-stores).
+    StoreSharedOp::create(b, storeLoc, store.getValue(), buffer);
     FenceAsyncSharedOp::create(b, storeLoc);
     BarrierSyncOp::create(b, storeLoc, barrierId, threads);
     TMAStoreOp::create(b, storeLoc, store.getDesc(), store.getCoords(), buffer);
     store.erase();
   }
-  // Release once the accumulator is in registers: after the last read.
+  // Release once the accumulator is in registers: after the last read
+  // (ws-chunk-row-stores moves it after the last chunk's).
   Operation *lastRead =
       lastTensorMemoryRead(wait.getBuffers()[index], wait->getBlock());
   if (!lastRead)

@@ -56,31 +56,6 @@ LogicalResult partitionAttentionSM100(FunctionOpInterface func);
 FailureOr<SmallVector<RoleSpecAttr>> rolesNamed(FunctionOpInterface func,
                                                 ArrayRef<std::string> expected);
 
-/// Columns of tensor memory a thread loads per chunk of a row store: 32
-/// registers of 32 bits.
-constexpr int64_t kRowChunkColumns = 32;
-
-/// Rewrites `store` (`ws.store_shared` or `ws.store_tmem` of a 128-row
-/// `#tile.tmem_32x32b` tensor computed column by column, by elementwise ops,
-/// iotas, splats and row broadcasts, from whole-row `tcgen05.ld` loads) into
-/// one load, computation and store per `width` columns (views of the
-/// tensor-memory buffers and of the destination), so a thread holds `width`
-/// values of the row at a time instead of all. The row reductions (max,
-/// sum) of such values that the broadcast row vectors are computed from
-/// become passes over the chunks too, combining partial results; sinks
-/// whose inputs are ready at the same place share a pass (the softmax: one
-/// pass for the row maximum, one for P, its row sum and its store).
-/// Returns the last store, or null (and changes nothing) when the value is
-/// not computed column by column or has `width` columns or fewer
-/// (ChunkRowStores.cpp).
-Operation *storeRowsInChunks(OpBuilder &b, Operation *store,
-                             int64_t width = kRowChunkColumns);
-
-/// The last op of `block` that loads from the tensor-memory buffer
-/// `buffer` (a `tile.convert_layout` of a `ws.as_tensor` of it or of a view
-/// of it), or null: where a reader may release the buffer's slot.
-Operation *lastTensorMemoryRead(Value buffer, Block *block);
-
 } // namespace ws
 } // namespace mlir
 

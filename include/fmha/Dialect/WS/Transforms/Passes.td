@@ -154,12 +154,9 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     rescale factor, stores P, commits; after the loop sends the row sum and
     stores the LSE row).
 
-    On sm100, a warpgroup's store of a row computed column by column from
-    tensor memory (the GEMM epilogue, attention's rescale and
-    normalisation) goes 32 columns at a time: `tcgen05.ld` of a
-    `memref.subview` of the tensor-memory buffer, the computation, a store
-    into a view of the destination, next chunk; a thread then holds 32
-    values of its row instead of all.
+    The sm100 roles store whole rows read from tensor memory (the GEMM
+    epilogue's staging, attention's P, the rescaled and the normalised O);
+    `ws-chunk-row-stores` streams them 32 columns at a time afterwards.
 
     A tile program that loads nothing and has no `ws.roles` is left alone.
 
@@ -174,6 +171,60 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::ws::WSDialect"];
+}
+
+def WSChunkRowStores : Pass<"ws-chunk-row-stores"> {
+  let summary = "store rows read from tensor memory 32 columns at a time";
+  let description = [{
+    A warpgroup that reads an accumulator row from tensor memory
+    (`tcgen05.ld`: thread t holds row t), computes on it column by column
+    and stores it (`ws.store_shared` into a staging buffer, or
+    `ws.store_tmem` back into tensor memory) would need registers for the
+    whole row: 256 values for N = 256. This pass rewrites each such store
+    of a 128-row `#tile.tmem_32x32b` tensor into one `tcgen05.ld` of a
+    `memref.subview` of the tensor-memory buffer, the computation and a
+    store into a view of the destination per 32 columns; a thread then
+    holds 32 values of its row at a time.
+
+    The value must be computed in the store's block by elementwise ops,
+    iotas, splats, splat constants and row broadcasts from whole-row loads
+    (`tile.convert_layout` of a `ws.as_tensor` of a 128-row f32 tensor-memory
+    buffer); other stores are left alone. The row reductions (max, sum) the
+    broadcast row vectors are computed from, and other reductions of the
+    same loaded rows, become passes over the chunks that combine partial
+    results; sinks whose inputs are ready at the same place, with nothing
+    between them that touches memory or is a ws op, share a pass
+    (attention's softmax: one pass for the row maximum, one for P, its row
+    sum and its store over S).
+
+    The chunks read tensor memory later than the whole-row load did: a
+    `ws.consumer_release` of a slot whose buffer a chunk reads, which the
+    roles place after the whole-row load, moves after the slot's last read
+    in its block.
+
+    Runs in the sm_100a pipeline after `ws-partition-roles`.
+
+    ```mlir
+    // Before: the whole row loaded, the slot released, the row staged.
+    %acc = ws.as_tensor %buffers : memref<128x128xf32, #ws.tmem> -> tensor<128x128xf32, #tmem>
+    %r = tile.convert_layout %acc : ... -> tensor<128x128xf32, #tmem_32x32b>
+    ws.consumer_release %ch, %token by threads : ...
+    %c = arith.truncf %r : ... to tensor<128x128xbf16, #tmem_32x32b>
+    ws.store_shared %c, %stage : ...
+    // After: per 32 columns a view, a load, the truncation and a store;
+    // the release after the last load.
+    %v0 = memref.subview %buffers[0, 0] [128, 32] [1, 1] : ...
+    %a0 = ws.as_tensor %v0 : ... -> tensor<128x32xf32, #tmem_chunk>
+    %r0 = tile.convert_layout %a0 : ... -> tensor<128x32xf32, #tmem_32x32b>
+    %c0 = arith.truncf %r0 : ...
+    %s0 = memref.subview %stage[0, 0] [128, 32] [1, 1] : ...
+    ws.store_shared %c0, %s0 : ...
+    ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::ws::WSDialect"];
 }
 
