@@ -210,3 +210,20 @@ func.func @load_channel_on_op() {
 func.func @multicast_load_on_kernel() attributes {ws.multicast_load} {
   return
 }
+
+// -----
+
+func.func @output_channels_on_op() {
+  // expected-error @+1 {{'arith.constant' op may not hold 'ws.output_channels': it sits on scf.for}}
+  %c0 = arith.constant {ws.output_channels = array<i32: 1>} 0 : i32
+  return
+}
+
+// -----
+
+func.func @output_channels_not_i32_array(%n: index) {
+  // expected-error @+1 {{'scf.for' op 'ws.output_channels' must be an i32 array, got [1]}}
+  scf.for %i = %n to %n step %n {
+  } {ws.output_channels = [1]}
+  return
+}

@@ -40,12 +40,17 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
       (`tile.store_direct`, attention's log-sum-exp) of values of its
       chain only, such as the row max (`ws.partition` on the stores).
 
-    On sm_100a the op-level assignment is still implied by the kind of
-    program: the pass writes the roles (GEMM: `load`, `mma`, one
-    `epilogue` per accumulator; attention: `load`, `mma`, `epilogue`,
-    `correction`, one `softmax` per consumer) and the depth of the operand
-    ring (shortened for attention until it fits in shared memory), which
-    ws-partition-roles' sm100 builders read.
+    On sm_100a, GEMM: role 0, the **load** warp (`producer-regs`), issues
+    every load into channel 0 (`stages` slots; the dots' B operands
+    multicast in a `ws.multicast` kernel); role 1, the **mma** warp (the
+    load warp's budget), computes every accumulator, held in the two-slot
+    tensor-memory channel 1 (`ws.output_channels`); role 2 + i, the
+    **epilogue** warpgroup of accumulator i (`consumer-regs`), runs the
+    stores computed from it. Attention: the op-level assignment is still
+    implied by the kind of program; the pass writes the roles (`load`,
+    `mma`, `epilogue`, `correction`, one `softmax` per consumer) and the
+    depth of the operand ring (shortened until it fits in shared memory),
+    which ws-partition-roles' attention builder reads.
 
     Before it decides anything it checks the kernel's `fmha.stages` (1 to
     8) and `fmha.item_slots` (1 or 2), and the `stages` (1 to 8),
@@ -118,27 +123,25 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     arithmetic, program ids) or passed through a channel (loaded tiles).
     The assignment attributes are gone afterwards.
 
-    On sm_100a (accumulators in tensor memory, from `tile-assign-layouts`)
-    the roles `ws-assign-roles` named are built by the sm100 builders:
+    A loop-carried value held in a channel slot (`ws.output_channels`: a
+    tensor-memory accumulator, on sm_100a) has one producer, the role that
+    computes it: it takes a slot before the loop, its `tile.dot` becomes a
+    `ws.tcgen05_mma` into the slot's buffer (one thread issues it; the first
+    iteration overwrites the buffer, the value must start from zeros), the
+    loop no longer carries the value, and the slot is handed over `by
+    tcgen05` after the loop. The roles that read the loop's result wait for
+    the slot before the loop, read the value in place (`ws.as_tensor`) and
+    release it after their last read (`tcgen05.ld`). A slot read by tcgen05
+    MMAs is released `by tcgen05`, at the end of the loop body in a loop. A
+    role waits for a channel's slots only where it needs the tiles or
+    values in them. The sm_100a GEMM goes this way (a load warp, an MMA warp
+    computing every accumulator in a two-slot accumulator channel, an
+    epilogue warpgroup per accumulator); with two accumulator slots the
+    epilogue of one tile overlaps the MMAs of the next.
 
-    - a **load** warp issues the TMA loads into the operand ring, as the
-      producer above;
-    - an **mma** warp, in the load warp's warpgroup, takes a slot of a
-      two-slot tensor-memory ring of accumulators per output tile (one
-      buffer per accumulator chain), waits for each operand slot, has one
-      thread issue each chain's `ws.tcgen05_mma` into its buffer (the first
-      K step of a tile overwrites it), releases the slot `by tcgen05` (a
-      commit that arrives when the MMAs are done), and hands the
-      accumulators over `by tcgen05` after the main loop;
-    - one **epilogue** warpgroup per chain waits for the accumulators, reads
-      its own in place (`ws.as_tensor` of the slot, loaded into registers
-      by the `tile.convert_layout` the layouts placed), releases the slot,
-      and stores through a staging buffer by TMA as the consumers above.
-      With two accumulator slots the epilogue of one tile overlaps the MMAs
-      of the next.
-
-    For sm100 attention (Q loaded before the main loop, per consumer an
-    `S = Q K^T` and an `O += P V` with P stored into tensor memory), in
+    sm_100a attention (Q loaded before the main loop, per consumer an
+    `S = Q K^T` and an `O += P V` with P stored into tensor memory) is
+    still built by a builder of its own from the roles the policy named: in
     warpgroup 0 a load warp (Q into a one-slot channel, K and V into the
     ring), an MMA warp (per step and consumer: S into a one-slot
     tensor-memory channel; P from a channel that `aliases` S's and O from
