@@ -527,3 +527,52 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
     gpu.return
   }
 }
+
+// -----
+
+// A value held in a channel is the result of one tile.dot accumulating onto
+// it (what the producer issues as tcgen05 MMAs).
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 128], unpacked = true>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @output_not_a_dot(%a: !tile.desc<tensor<128x64xbf16, #smem>>, %n: i32) kernel
+      attributes {ws.roles = [#ws.role_spec<"load", warps = 1, regs = 40>,
+                              #ws.role_spec<"mma", warps = 1, regs = 40>],
+                  ws.channel_stages = array<i32: 2, 2>} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #tmem>
+    // expected-error @+1 {{ws-partition-roles: loop-carried value #0 (held in channel 1, ws.output_channels) must be one synchronous tile.dot accumulating onto it, yielded and read by nothing else}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #tmem>) : i32 {
+      %x = tile.load %a[%c0, %i] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+      scf.yield %acc : tensor<128x128xf32, #tmem>
+    } {ws.partition_outputs = [array<i32: 1>], ws.output_channels = array<i32: 1>}
+    gpu.return
+  }
+}
+
+// -----
+
+// The values of one channel fill one slot: one role computes them all.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 128], unpacked = true>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @outputs_two_producers(%a: !tile.desc<tensor<128x64xbf16, #smem>>, %n: i32) kernel
+      attributes {ws.roles = [#ws.role_spec<"load", warps = 1, regs = 40>,
+                              #ws.role_spec<"mma0", warps = 1, regs = 40>,
+                              #ws.role_spec<"mma1", warps = 1, regs = 40>],
+                  ws.channel_stages = array<i32: 2, 2>} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #tmem>
+    // expected-error @+1 {{ws-partition-roles: loop-carried value #1 (held in channel 1, ws.output_channels) is computed by another role than the channel's other values}}
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero, %acc1 = %zero)
+        -> (tensor<128x128xf32, #tmem>, tensor<128x128xf32, #tmem>) : i32 {
+      %x = tile.load %a[%c0, %i] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+      %d0 = tile.dot %x, %x, %acc0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #tmem>
+      %d1 = tile.dot %x, %x, %acc1 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #tmem>
+      scf.yield %d0, %d1 : tensor<128x128xf32, #tmem>, tensor<128x128xf32, #tmem>
+    } {ws.partition_outputs = [array<i32: 1>, array<i32: 2>], ws.output_channels = array<i32: 1, 1>}
+    gpu.return
+  }
+}
