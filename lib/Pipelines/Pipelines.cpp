@@ -16,7 +16,7 @@ using namespace mlir;
 /// One chain for every target: each pass reads the target of the kernel it
 /// works on from the kernel's gpu.module (#nvvm.target, fmha::TargetInfo),
 /// and passes a target has nothing for leave its kernels alone
-/// (ws-allocate-tmem without tensor memory). fmha-verify-target checks each
+/// (ws-chunk-row-stores and ws-allocate-tmem without tensor memory). fmha-verify-target checks each
 /// kernel against its target first. The ws passes rewrite the kernels down
 /// to what convert-ws-to-nvvm converts; the kernels' structured control
 /// flow becomes branches (convert-scf-to-cf, in each gpu.module only) just
@@ -35,6 +35,7 @@ LogicalResult fmha::buildPipeline(OpPassManager &pm,
                     "tile-assign-layouts,"
                     "ws-assign-roles,"
                     "ws-partition-roles,"
+                    "ws-chunk-row-stores,"
                     "ws-schedule-ping-pong,"
                     "ws-stage-in-held-slots,"
                     "ws-verify-protocol,"

@@ -129,7 +129,7 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A chunk of a row store (ws-partition-roles streams epilogues 32 columns
+// A chunk of a row store (ws-chunk-row-stores streams epilogues 32 columns
 // at a time): a view of tensor memory that keeps every lane is the
 // buffer's address plus its first column; a view of a shared-memory
 // staging buffer is a descriptor with the view's offset (32 elements) and

@@ -396,3 +396,52 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// sm_100a GEMM: the whole decision. Role 0 (the load warp) issues every
+// load into channel 0 (B multicast in a ws.multicast kernel); role 1 (the
+// MMA warp) computes both accumulators, held in the two-slot channel 1 in
+// tensor memory (ws.output_channels); epilogue i stores what is computed
+// from accumulator i.
+// CHECK-LABEL: gpu.func @gemm_sm100(
+// CHECK-SAME: ws.channel_stages = array<i32: 4, 2>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"load", warps = 1, regs = 40>, #ws.role_spec<"mma", warps = 1, regs = 40>, #ws.role_spec<"epilogue0", warps = 4, regs = 232>, #ws.role_spec<"epilogue1", warps = 4, regs = 232>]
+// CHECK: tile.load %arg0{{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load %arg0{{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load %arg1{{.*}} {ws.load_channel = 0 : i32, ws.multicast_load, ws.partition = array<i32: 0>}
+// CHECK: } {ws.output_channels = array<i32: 1, 1>, ws.partition_outputs = [array<i32: 1>, array<i32: 1>]}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 3>}
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 128], unpacked = true>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @gemm_sm100(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                       %b: !tile.desc<tensor<128x64xbf16, #smem>>,
+                       %c: !tile.desc<tensor<128x128xbf16>>, %n: i32) kernel
+      attributes {fmha.stages = 4 : i64, ws.multicast} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #tmem>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero, %acc1 = %zero)
+        -> (tensor<128x128xf32, #tmem>, tensor<128x128xf32, #tmem>) : i32 {
+      %k = arith.muli %i, %c64 : i32
+      %x0 = tile.load %a[%c0, %k] : !tile.desc<tensor<128x64xbf16, #smem>>
+      %x1 = tile.load %a[%c128, %k] : !tile.desc<tensor<128x64xbf16, #smem>>
+      %y = tile.load %b[%c0, %k] : !tile.desc<tensor<128x64xbf16, #smem>>
+      %d0 = tile.dot %x0, %y, %acc0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #tmem>
+      %d1 = tile.dot %x1, %y, %acc1 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #tmem>
+      scf.yield %d0, %d1 : tensor<128x128xf32, #tmem>, tensor<128x128xf32, #tmem>
+    }
+    %v0 = tile.convert_layout %r#0 : tensor<128x128xf32, #tmem> -> tensor<128x128xf32, #regs>
+    %o0 = arith.truncf %v0 : tensor<128x128xf32, #regs> to tensor<128x128xbf16, #regs>
+    tile.store %c[%c0, %c0], %o0 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #regs>
+    %v1 = tile.convert_layout %r#1 : tensor<128x128xf32, #tmem> -> tensor<128x128xf32, #regs>
+    %o1 = arith.truncf %v1 : tensor<128x128xf32, #regs> to tensor<128x128xbf16, #regs>
+    tile.store %c[%c128, %c0], %o1 : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #regs>
+    gpu.return
+  }
+}

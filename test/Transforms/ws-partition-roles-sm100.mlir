@@ -1,9 +1,15 @@
-// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles --ws-partition-roles | FileCheck %s
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles --ws-partition-roles | FileCheck %s --check-prefix=WHOLE
+// The roles store whole rows read from tensor memory; as in the sm_100a
+// pipeline, ws-chunk-row-stores (ws-chunk-row-stores.mlir) streams them 32
+// columns at a time afterwards, and the CHECK lines follow both:
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles --ws-partition-roles \
+// RUN:   --ws-chunk-row-stores | FileCheck %s
 // The protocols it builds pass ws-verify-protocol and, as rings,
 // ws-verify-phases (tcgen05 commits count one arrival), and their tensor
 // memory fits:
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics --ws-assign-roles --ws-partition-roles \
-// RUN:   --ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases --ws-allocate-tmem -o /dev/null
+// RUN:   --ws-chunk-row-stores --ws-verify-protocol --ws-insert-mbarriers --ws-verify-phases \
+// RUN:   --ws-allocate-tmem -o /dev/null
 
 // A GEMM main loop after tile-assign-layouts (sm_100a): the operand ring
 // as on sm90 (fmha.stages sets its depth), and a two-slot tensor-memory ring
@@ -44,6 +50,16 @@
 // convert, a view of the staging buffer): 8 chunks for N = 256, so a thread
 // holds 32 values of its row, not 256. The slot goes back after the last
 // read; one TMA store follows.
+// ws-partition-roles alone: the whole row loaded, the slot released after
+// it, the row staged whole.
+// WHOLE-LABEL: gpu.func @gemm(
+// WHOLE: ws.role "epilogue0" warps 4 regs 232 {
+// WHOLE:   %[[ETOK:.*]], %[[EBUF:.*]] = ws.consumer_wait %[[ACCS:.*]] :
+// WHOLE:   %[[A:.*]] = ws.as_tensor %[[EBUF]] : memref<128x256xf32, #ws.tmem>
+// WHOLE:   tile.convert_layout %[[A]] : tensor<128x256xf32, #{{.*}}> -> tensor<128x256xf32, #{{.*}}>
+// WHOLE:   ws.consumer_release %[[ACCS]], %[[ETOK]] by threads
+// WHOLE:   ws.store_shared %{{.*}}, %{{.*}} : tensor<128x256xbf16, #{{.*}}>, memref<128x256xbf16, 3>
+// WHOLE:   ws.tma_store
 // CHECK: ws.role "epilogue0" warps 4 regs 232 {
 // CHECK:   %[[ETOK:.*]], %[[EBUF:.*]] = ws.consumer_wait %[[ACCS]]
 // CHECK:   ws.tma_store_wait
@@ -266,6 +282,14 @@ gpu.module @gemm [#nvvm.target<chip = "sm_100a">] {
 // CHECK:   ws.producer_commit %[[OUT]], %[[STTOK]] by threads
 // CHECK:   ws.producer_commit %[[O]], %[[FTOK]] by threads
 // One consumer: its softmax gets the consumer budget (232).
+// WHOLE-LABEL: gpu.func @attention(
+// WHOLE: ws.role "softmax0" warps 4 regs 232
+// WHOLE:   %[[SWTOK:.*]], %[[SWBUF:.*]] = ws.consumer_wait %[[S:.*]] :
+// WHOLE:   %[[SA:.*]] = ws.as_tensor %[[SWBUF]] : memref<128x128xf32, #ws.tmem>
+// WHOLE:   tile.convert_layout %[[SA]]
+// WHOLE:   ws.consumer_release %[[S]], %[[SWTOK]] by threads
+// WHOLE:   tile.reduce max %{{.*}} axis 1 : tensor<128x128xf32
+// WHOLE:   ws.store_tmem %{{.*}}, %{{.*}} : tensor<128x128xbf16, #{{.*}}>, memref<128x128xbf16, #ws.tmem>
 // CHECK: ws.role "softmax0" warps 4 regs 232
 // CHECK:   scf.for
 // CHECK:     %[[SPTOK:.*]], %[[SPBUF:.*]] = ws.producer_acquire %[[P]]

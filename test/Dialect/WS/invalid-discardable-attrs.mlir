@@ -224,6 +224,14 @@ func.func @turn_on_loop(%n: i32) {
 
 // -----
 
+func.func @output_channels_on_op() {
+  // expected-error @+1 {{'arith.constant' op may not hold 'ws.output_channels': it sits on scf.for}}
+  %c0 = arith.constant {ws.output_channels = array<i32: 1>} 0 : i32
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op may not hold 'ws.turn': it sits on scf.for}}
 func.func @turn_on_kernel() attributes {ws.turn} {
   return
@@ -237,5 +245,14 @@ func.func @turn_not_unit(%n: i32) {
   // expected-error @+1 {{'scf.for' op 'ws.turn' must be a unit attribute, got 1 : i64}}
   scf.for %i = %c0 to %n step %c1 : i32 {
   } {ws.turn = 1}
+  return
+}
+
+// -----
+
+func.func @output_channels_not_i32_array(%n: index) {
+  // expected-error @+1 {{'scf.for' op 'ws.output_channels' must be an i32 array, got [1]}}
+  scf.for %i = %n to %n step %n {
+  } {ws.output_channels = [1]}
   return
 }

@@ -139,6 +139,7 @@ static const AttrRule kRules[] = {
     {D::ChannelStagesAttrHelper::getNameStr(), R::I32Array, Holder::Kernel},
     {D::PartitionAttrHelper::getNameStr(), R::I32Array, Holder::AnyOp},
     {D::PartitionOutputsAttrHelper::getNameStr(), R::Array, Holder::ForOp},
+    {D::OutputChannelsAttrHelper::getNameStr(), R::I32Array, Holder::ForOp},
     {D::LoadChannelAttrHelper::getNameStr(), R::Integer, Holder::Load,
      INT64_MIN, INT64_MAX},
     {D::MulticastLoadAttrHelper::getNameStr(), R::Unit, Holder::Load},

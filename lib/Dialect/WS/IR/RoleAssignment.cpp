@@ -55,6 +55,14 @@ bool ws::computesOutput(scf::ForOp loop, unsigned position, int32_t role) {
       cast<DenseI32ArrayAttr>(outputs[position]).asArrayRef(), role);
 }
 
+int32_t ws::getOutputChannel(scf::ForOp loop, unsigned position) {
+  auto channels =
+      loop->getAttrOfType<DenseI32ArrayAttr>(kOutputChannelsAttrName);
+  if (!channels || position >= channels.asArrayRef().size())
+    return -1;
+  return channels[position];
+}
+
 /// Checks that `roles` (from `op`'s attribute `name`) are indices of
 /// `count` roles.
 static LogicalResult checkIndices(Operation *op, StringRef name,
@@ -119,6 +127,23 @@ LogicalResult ws::verifyRoleAssignment(FunctionOpInterface func, StringRef pass,
                                 roles, pass)))
           return WalkResult::interrupt();
     }
+    if (auto attr =
+            op->getAttrOfType<DenseI32ArrayAttr>(kOutputChannelsAttrName)) {
+      auto loop = dyn_cast<scf::ForOp>(op);
+      if (!loop || attr.size() != loop.getNumRegionIterArgs())
+        return stop(op->emitOpError()
+                    << pass << ": '" << kOutputChannelsAttrName
+                    << "' belongs on an scf.for, one entry per loop-carried "
+                       "value");
+      for (int32_t channel : attr.asArrayRef())
+        if (channel < -1 || channel >= static_cast<int64_t>(channels))
+          return stop(op->emitOpError()
+                      << pass << ": '" << kOutputChannelsAttrName
+                      << "' entries are -1 or the index of one of the "
+                         "kernel's "
+                      << channels << " channels (ws.channel_stages), got "
+                      << channel);
+    }
     if (!isa<tile::LoadOp>(op) || !opLevel)
       return WalkResult::advance();
     auto channel = op->getAttrOfType<IntegerAttr>(kLoadChannelAttrName);
@@ -139,9 +164,10 @@ LogicalResult ws::verifyRoleAssignment(FunctionOpInterface func, StringRef pass,
 
 void ws::clearRoleAssignment(Operation *root) {
   root->walk([](Operation *op) {
-    for (StringLiteral name : {kRolesAttrName, kChannelStagesAttrName,
-                               kPartitionAttrName, kPartitionOutputsAttrName,
-                               kLoadChannelAttrName, kMulticastLoadAttrName})
+    for (StringLiteral name :
+         {kRolesAttrName, kChannelStagesAttrName, kPartitionAttrName,
+          kPartitionOutputsAttrName, kOutputChannelsAttrName,
+          kLoadChannelAttrName, kMulticastLoadAttrName})
       op->removeAttr(name);
   });
 }

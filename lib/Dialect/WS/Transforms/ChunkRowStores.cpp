@@ -1,10 +1,10 @@
 //===- ChunkRowStores.cpp - Row stores from tensor memory in chunks -------===//
 //
-// Part of fmha. A warpgroup that reads an accumulator row from tensor memory
-// (tcgen05.ld: thread t holds row t), computes on it column by column and
-// stores it (into a shared-memory staging buffer, or back into tensor
-// memory) needs registers for a whole row: 256 f32 values for N = 256, more
-// than a thread has. Done 32 columns at a time (tcgen05.ld of 32 columns,
+// Part of fmha. ws-chunk-row-stores: a warpgroup that reads an accumulator row
+// from tensor memory (tcgen05.ld: thread t holds row t), computes on it column
+// by column and stores it (into a shared-memory staging buffer, or back into
+// tensor memory) needs registers for a whole row: 256 f32 values for N = 256,
+// more than a thread has. Done 32 columns at a time (tcgen05.ld of 32 columns,
 // wait, compute, store, next chunk) it needs 32.
 //
 // The row reductions the stored value depends on (attention's softmax: the
@@ -14,14 +14,18 @@
 // passes after it. Sinks (reductions and the store) whose inputs are all
 // ready at the same point share a pass, so a chunk is loaded once for them.
 //
+// The chunks read tensor memory later than the whole-row load they replace,
+// so the release of a slot they read moves after the slot's last read.
+//
 //===----------------------------------------------------------------------===//
 
-#include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
+#include "PassUtils.h"
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Dialect/WS/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -30,8 +34,19 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
+namespace mlir {
+namespace ws {
+#define GEN_PASS_DEF_WSCHUNKROWSTORES
+#include "fmha/Dialect/WS/Transforms/Passes.h.inc"
+} // namespace ws
+} // namespace mlir
+
 using namespace mlir;
 using namespace mlir::ws;
+
+/// Columns of tensor memory a thread loads per chunk of a row store: 32
+/// registers of 32 bits.
+static constexpr int64_t kChunkColumns = 32;
 
 /// Lanes of tensor memory: the rows of a 128-row accumulator.
 static constexpr int64_t kRows = 128;
@@ -77,30 +92,44 @@ static bool isRowReduction(Operation *op, int64_t columns) {
           reduce.getKind() == tile::ReduceKind::sum);
 }
 
-/// The ops computing `value` column by column from tcgen05.ld loads, in
-/// block order, or failure when something else goes in: a reduction over
-/// columns (other than through a row vector), a tensor computed elsewhere.
-/// The row vectors the slice broadcasts over the columns go into `rows`.
+/// Whether `op` is a splat constant: every chunk takes a smaller copy.
+static bool isSplatConstant(Operation *op) {
+  auto constant = dyn_cast<arith::ConstantOp>(op);
+  auto dense =
+      constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+  return dense && dense.isSplat();
+}
+
+/// The ops computing `value` column by column from tcgen05.ld loads, or
+/// failure when something else goes in: a reduction over columns (other
+/// than through a row vector), a tensor computed elsewhere. The splat
+/// constants come first (they may be defined anywhere, canonicalization
+/// hoists them), then the ops of `block` in block order. The row vectors
+/// the slice broadcasts over the columns go into `rows`.
 static FailureOr<SmallVector<Operation *>>
 columnwiseSlice(Value value, Block *block, SmallVectorImpl<Value> &rows) {
   int64_t columns = cast<RankedTensorType>(value.getType()).getShape()[1];
   llvm::SetVector<Operation *> slice;
+  SmallVector<Operation *> constants;
   SmallVector<Value> worklist{value};
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != block || !isRowTensor(v.getType(), columns))
+    if (!def || !isRowTensor(v.getType(), columns))
+      return failure();
+    if (isa<arith::ConstantOp>(def)) {
+      if (!isSplatConstant(def))
+        return failure();
+      if (!llvm::is_contained(constants, def))
+        constants.push_back(def);
+      continue;
+    }
+    if (def->getBlock() != block)
       return failure();
     if (!slice.insert(def))
       continue;
     if (isRowLoad(def) || isa<tile::IotaOp, tensor::SplatOp>(def))
       continue;
-    if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
-      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
-      if (!dense || !dense.isSplat())
-        return failure();
-      continue;
-    }
     if (auto broadcast = dyn_cast<tile::BroadcastOp>(def)) {
       // A row vector spread over the columns: every chunk takes its part.
       if (broadcast.getAxis() != 1)
@@ -116,7 +145,14 @@ columnwiseSlice(Value value, Block *block, SmallVectorImpl<Value> &rows) {
   SmallVector<Operation *> ordered = slice.takeVector();
   llvm::sort(ordered,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
+  constants.append(ordered.begin(), ordered.end());
+  return constants;
+}
+
+/// The tensor-memory buffer the whole-row load `op` reads.
+static Value loadedBuffer(Operation *op) {
+  return cast<tile::ConvertLayoutOp>(op).getInput().getDefiningOp()->getOperand(
+      0);
 }
 
 /// Columns [`column`, `column` + `width`) of the 128-row buffer `buffer`.
@@ -195,10 +231,7 @@ static SmallVector<Value> sliceInputs(ArrayRef<Operation *> slice,
   SmallVector<Value> inputs(extra.begin(), extra.end());
   for (Operation *op : slice) {
     if (isRowLoad(op)) {
-      inputs.push_back(cast<tile::ConvertLayoutOp>(op)
-                           .getInput()
-                           .getDefiningOp()
-                           ->getOperand(0));
+      inputs.push_back(loadedBuffer(op));
       continue;
     }
     for (Value operand : op->getOperands())
@@ -264,32 +297,40 @@ static void collectReductions(ArrayRef<Value> rows, Block *block,
   });
 }
 
-Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
-                                 int64_t width) {
+/// Rewrites `store` (`ws.store_shared` or `ws.store_tmem` of a 128-row
+/// `#tile.tmem_32x32b` tensor computed column by column from whole-row
+/// `tcgen05.ld` loads) into one load, computation and store per `width`
+/// columns, the row reductions its row vectors come from (and the other
+/// reductions of the same loaded rows) into passes over the chunks. Adds
+/// the tensor-memory buffers the chunks read to `read`. Returns false (and
+/// changes nothing) when the value is not computed column by column or has
+/// `width` columns or fewer.
+static bool storeRowsInChunks(OpBuilder &b, Operation *store, int64_t width,
+                              llvm::SetVector<Value> &read) {
   if (!isa<StoreSharedOp, StoreTMEMOp>(store))
-    return nullptr;
+    return false;
   Value value = store->getOperand(0), buffer = store->getOperand(1);
   auto type = cast<RankedTensorType>(value.getType());
   auto bufferType = cast<MemRefType>(buffer.getType());
   if (type.getRank() != 2 || !isRowTensor(type, type.getShape()[1]))
-    return nullptr;
+    return false;
   int64_t columns = type.getShape()[1];
   if (columns <= width || columns % width != 0 ||
       bufferType.getShape() != type.getShape() ||
       !bufferType.getLayout().isIdentity())
-    return nullptr;
+    return false;
   // A 16-bit row stored into tensor memory packs two elements to a column:
   // a chunk must start on a whole column.
   int64_t bits = type.getElementTypeBitWidth();
   bool intoTensorMemory = isTensorMemory(bufferType);
   if (intoTensorMemory && (bits > 32 || width * bits % 32 != 0))
-    return nullptr;
+    return false;
   Block *block = store->getBlock();
   SmallVector<Value> rows;
   FailureOr<SmallVector<Operation *>> storeSlice =
       columnwiseSlice(value, block, rows);
   if (failed(storeSlice))
-    return nullptr;
+    return false;
   SmallVector<Sink> sinks;
   collectReductions(rows, block, columns, sinks);
   // Other reductions of the same rows (the softmax's row sum of P, which
@@ -298,13 +339,8 @@ Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
   auto addLoaded = [&](ArrayRef<Operation *> slice) {
     bool shares = false;
     for (Operation *op : slice)
-      if (isRowLoad(op)) {
-        Value source = cast<tile::ConvertLayoutOp>(op)
-                           .getInput()
-                           .getDefiningOp()
-                           ->getOperand(0);
-        shares |= !loaded.insert(source).second;
-      }
+      if (isRowLoad(op))
+        shares |= !loaded.insert(loadedBuffer(op)).second;
     return shares;
   };
   addLoaded(*storeSlice);
@@ -331,7 +367,7 @@ Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
                                      const Sink &y) { return x.op == y.op; }),
               sinks.end());
   if (sinks.back().op != store)
-    return nullptr;
+    return false;
 
   // Passes: a sink joins the pass before it when its inputs are ready at
   // that pass's place and nothing in between guards memory.
@@ -357,7 +393,6 @@ Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
   // store's loads again: the store is the last sink.
 
   Location loc = store->getLoc();
-  Operation *last = nullptr;
   for (ArrayRef<Sink *> pass : passes) {
     b.setInsertionPoint(pass.front()->op);
     // The reductions' partial results, combined over the chunks.
@@ -373,9 +408,9 @@ Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
           Value chunk = map.lookup(value);
           Value view = columnView(b, loc, buffer, column, width);
           if (isa<StoreSharedOp>(store))
-            last = StoreSharedOp::create(b, loc, chunk, view);
+            StoreSharedOp::create(b, loc, chunk, view);
           else
-            last = StoreTMEMOp::create(b, loc, chunk, view);
+            StoreTMEMOp::create(b, loc, chunk, view);
           continue;
         }
         auto reduce = cast<tile::ReduceOp>(sink->op);
@@ -402,10 +437,18 @@ Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
   for (Sink &sink : sinks) {
     dead.insert(sink.op);
     dead.insert(sink.slice.begin(), sink.slice.end());
+    for (Operation *op : sink.slice)
+      if (isRowLoad(op))
+        read.insert(loadedBuffer(op));
   }
-  SmallVector<Operation *> ordered = dead.takeVector();
-  llvm::sort(ordered,
+  // Last first; the splat constants, which may sit outside the block, at
+  // the end.
+  SmallVector<Operation *> ordered, inBlock;
+  for (Operation *op : dead)
+    (op->getBlock() == block ? inBlock : ordered).push_back(op);
+  llvm::sort(inBlock,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  ordered.append(inBlock.begin(), inBlock.end());
   for (Operation *op : llvm::reverse(ordered)) {
     Value input;
     if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op))
@@ -416,24 +459,55 @@ Operation *ws::storeRowsInChunks(OpBuilder &b, Operation *store,
     if (input && input.use_empty())
       input.getDefiningOp()->erase();
   }
-  return last;
+  return true;
 }
-Operation *ws::lastTensorMemoryRead(Value buffer, Block *block) {
-  Operation *last = nullptr;
-  SmallVector<Value> worklist{buffer};
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    for (Operation *user : v.getUsers()) {
-      if (isa<memref::SubViewOp, AsTensorOp>(user)) {
-        worklist.push_back(user->getResult(0));
+
+/// Moves each release of the slot whose buffer is `buffer` (a buffer of a
+/// `ws.consumer_wait`, or a view of one) after the slot's last
+/// tensor-memory read in the release's block, if that read follows it.
+static void releaseAfterLastRead(Value buffer) {
+  while (auto view = buffer.getDefiningOp<memref::SubViewOp>())
+    buffer = view.getSource();
+  auto wait = buffer.getDefiningOp<ConsumerWaitOp>();
+  if (!wait)
+    return;
+  for (Operation *user : wait.getToken().getUsers()) {
+    auto release = dyn_cast<ConsumerReleaseOp>(user);
+    if (!release)
+      continue;
+    Operation *last = nullptr;
+    for (Value slotBuffer : wait.getBuffers()) {
+      if (!isTensorMemory(cast<MemRefType>(slotBuffer.getType())))
         continue;
-      }
-      if (!isa<tile::ConvertLayoutOp>(user))
-        continue;
-      Operation *op = block->findAncestorOpInBlock(*user);
-      if (op && (!last || last->isBeforeInBlock(op)))
-        last = op;
+      Operation *read = lastTensorMemoryRead(slotBuffer, release->getBlock());
+      if (read && (!last || last->isBeforeInBlock(read)))
+        last = read;
     }
+    if (last && release->isBeforeInBlock(last))
+      release->moveAfter(last);
   }
-  return last;
 }
+
+namespace {
+
+struct WSChunkRowStoresPass
+    : PerFunctionPass<WSChunkRowStoresPass, ws::impl::WSChunkRowStoresBase> {
+  using PerFunctionPass::PerFunctionPass;
+
+  LogicalResult runOnFunction(FunctionOpInterface func) {
+    SmallVector<Operation *> stores;
+    func->walk([&](Operation *op) {
+      if (isa<StoreSharedOp, StoreTMEMOp>(op))
+        stores.push_back(op);
+    });
+    OpBuilder b(func.getContext());
+    llvm::SetVector<Value> read;
+    for (Operation *store : stores)
+      storeRowsInChunks(b, store, kChunkColumns, read);
+    for (Value buffer : read)
+      releaseAfterLastRead(buffer);
+    return success();
+  }
+};
+
+} // namespace

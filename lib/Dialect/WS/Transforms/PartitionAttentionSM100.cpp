@@ -22,6 +22,10 @@
 //   rescale factor sent, P committed; after the loop the reciprocal of the
 //   row sum sent and the LSE row stored.
 //
+// The roles store whole rows; ws-chunk-row-stores, after this pass, makes
+// the 32-column chunks described above and moves S's release after its
+// last chunk.
+//
 // The order of the MMA warp's tcgen05 ops, which execute in issue order,
 // keeps P over S safe: S of a step is written only after P V of the
 // previous step was issued.
@@ -425,8 +429,7 @@ struct AttentionRoles {
       if (tile::BroadcastOp factor = rowFactor(c.oStore.getInput(), body))
         alpha = factor.getInput();
     b.setInsertionPoint(c.pStore);
-    Operation *pStore =
-        StoreTMEMOp::create(b, loc, c.pStore.getInput(), pSlot.getBuffers()[0]);
+    StoreTMEMOp::create(b, loc, c.pStore.getInput(), pSlot.getBuffers()[0]);
     ProducerCommitOp::create(b, loc, p[index], pSlot.getToken(),
                              AsyncUnit::Threads, IntegerAttr());
     // P V and the rescale of O are the other roles'.
@@ -441,11 +444,11 @@ struct AttentionRoles {
         other.pStore.erase();
     }
     c.s.erase();
-    // S streamed 32 columns at a time: a pass for the row maximum, then one
-    // that computes P, its row sum and stores it over S chunk by chunk.
-    storeRowsInChunks(b, pStore);
-    // S goes back once read (its last chunk); the MMA warp writes the next
-    // S only after the P V that reads this P (tcgen05 ops run in order).
+    // S goes back once read; the MMA warp writes the next S only after the
+    // P V that reads this P (tcgen05 ops run in order). ws-chunk-row-stores
+    // streams S 32 columns at a time (a pass for the row maximum, then one
+    // that computes P, its row sum and stores it over S chunk by chunk) and
+    // moves the release after the last chunk.
     Operation *lastRead = lastTensorMemoryRead(sWait.getBuffers()[0], body);
     b.setInsertionPointAfter(lastRead ? lastRead : sWait.getOperation());
     ConsumerReleaseOp::create(b, loc, s[index], sWait.getToken(),
@@ -477,9 +480,9 @@ struct AttentionRoles {
   }
 
   /// A copy of the row computation `value` of `block` at the insertion
-  /// point, reading `o` for `oOld` and `row` for the factor's row vector;
-  /// its store of `value` into `buffer` goes 32 columns at a time. Returns
-  /// the last op.
+  /// point, reading `o` for `oOld` and `row` for the factor's row vector,
+  /// and its store of `value` into `buffer` (ws-chunk-row-stores streams it
+  /// 32 columns at a time). Returns the store.
   Operation *copyRowStore(Value value, Block *block, Value oOld, Value o,
                           tile::BroadcastOp factor, Value row, Value buffer,
                           bool toTensorMemory) {
@@ -490,13 +493,9 @@ struct AttentionRoles {
     for (Operation *op : rowChain(value, block, factor, oOld))
       b.clone(*op, map);
     Value copy = map.lookupOrDefault(value);
-    Operation *store =
-        toTensorMemory
-            ? StoreTMEMOp::create(b, loc, copy, buffer).getOperation()
-            : StoreSharedOp::create(b, loc, copy, buffer).getOperation();
-    if (Operation *chunked = storeRowsInChunks(b, store))
-      store = chunked;
-    return store;
+    if (toTensorMemory)
+      return StoreTMEMOp::create(b, loc, copy, buffer);
+    return StoreSharedOp::create(b, loc, copy, buffer);
   }
 
   /// Consumer `index`'s part of the correction in the loop: the rescale

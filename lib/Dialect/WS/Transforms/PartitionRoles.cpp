@@ -4,7 +4,8 @@
 // on a tile program (docs/Roles.md; ws-assign-roles or by hand) becomes a
 // ws.warp_specialize op with one ws.role per assigned role, each a copy of
 // the program pruned to what the role runs, and a channel per assigned
-// channel between the role that loads and the roles that read.
+// channel between the role that loads (or computes a tensor-memory
+// accumulator) and the roles that read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,8 @@
 #include "fmha/Dialect/WS/Transforms/Passes.h"
 #include "fmha/Target/TargetInfo.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -71,6 +74,84 @@ collectChannels(FunctionOpInterface func, size_t numChannels) {
                                   "(ws.partition)");
   }
   return channels;
+}
+
+namespace {
+/// A loop-carried value held in a channel slot (`ws.output_channels`).
+struct HeldOutput {
+  scf::ForOp loop;
+  unsigned position;
+};
+} // namespace
+
+/// Whether `value` is a constant of zeros.
+static bool isZero(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : DenseElementsAttr();
+  return dense && dense.isSplat() &&
+         matchPattern(constant.getResult(), m_AnyZeroFloat());
+}
+
+/// The loop-carried values each channel of `func` holds (`ws.output_channels`),
+/// in loop-carried order. Such a value is a tensor-memory accumulator: one
+/// `tile.dot` in the loop body accumulating onto it from zero, computed by
+/// one role (the channel's producer, the same for all values of the
+/// channel), in one loop per channel; `loads` (the channels' loads) fill
+/// none of these channels.
+static FailureOr<SmallVector<SmallVector<HeldOutput>>>
+collectOutputs(FunctionOpInterface func, size_t numChannels,
+               ArrayRef<SmallVector<SmallVector<tile::LoadOp>>> loads,
+               size_t numRoles) {
+  SmallVector<SmallVector<HeldOutput>> outputs(numChannels);
+  WalkResult walk = func->walk([&](scf::ForOp loop) -> WalkResult {
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+      int32_t channel = getOutputChannel(loop, i);
+      if (channel < 0)
+        continue;
+      auto fail = [&](Operation *op) {
+        return op->emitOpError("ws-partition-roles: loop-carried value #")
+               << i << " (held in channel " << channel << ", "
+               << kOutputChannelsAttrName << ") ";
+      };
+      if (!loads[channel].empty())
+        return fail(loop) << "shares its channel with tile.loads";
+      auto type = cast<RankedTensorType>(loop.getResultTypes()[i]);
+      if (!isa_and_nonnull<tile::TmemAttr>(type.getEncoding()))
+        return fail(loop) << "must be a tensor-memory accumulator "
+                             "(#tile.tmem layout)";
+      SmallVector<int32_t> producers;
+      for (int32_t role = 0; role < static_cast<int32_t>(numRoles); ++role)
+        if (computesOutput(loop, i, role))
+          producers.push_back(role);
+      if (producers.size() != 1)
+        return fail(loop) << "must be computed by one role "
+                             "(ws.partition_outputs)";
+      auto dot = loop.getYieldedValues()[i].getDefiningOp<tile::DotOp>();
+      if (!dot || dot->getParentOp() != loop ||
+          dot.getAcc() != loop.getRegionIterArgs()[i] || !dot->hasOneUse() ||
+          dot.getAsync())
+        return fail(loop) << "must be one synchronous tile.dot accumulating "
+                             "onto it, yielded and read by nothing else";
+      if (!isZero(loop.getInitArgs()[i]))
+        return fail(loop) << "must start from zeros: the first MMA of each "
+                             "slot overwrites it";
+      SmallVector<HeldOutput> &held = outputs[channel];
+      if (!held.empty()) {
+        HeldOutput first = held.front();
+        if (first.loop != loop)
+          return fail(loop) << "shares its channel with another loop's";
+        if (!computesOutput(loop, first.position, producers.front()))
+          return fail(loop) << "is computed by another role than the "
+                               "channel's other values";
+      }
+      held.push_back({loop, i});
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return outputs;
 }
 
 /// Makes each loop-carried value of the loops in `role` that the role does
@@ -141,12 +222,14 @@ static LogicalResult checkPruned(RoleOp role, int32_t index) {
   return failure(walk.wasInterrupted());
 }
 
-/// Checks that role `role` computes every loop-carried value it needs: the
-/// values its stores and the loop-carried values it computes are computed
-/// from. A role that needed one it does not compute would read the value's
-/// initial value instead, a silently wrong kernel.
-static LogicalResult checkOutputs(FunctionOpInterface func, int32_t role,
-                                  StringRef name) {
+/// The values role `role` needs: those its stores and the loop-carried
+/// values it computes are computed from. Checks that it computes every
+/// loop-carried value it needs: a role that needed one it does not compute
+/// would read the value's initial value instead, a silently wrong kernel.
+/// A loop result held in a channel slot (`ws.output_channels`) it does not
+/// compute it takes from the channel.
+static FailureOr<DenseSet<Value>> neededValues(FunctionOpInterface func,
+                                               int32_t role, StringRef name) {
   SmallVector<Value> roots;
   func->walk([&](Operation *op) {
     if (isa<tile::StoreOp, tile::StoreDirectOp>(op) &&
@@ -158,7 +241,9 @@ static LogicalResult checkOutputs(FunctionOpInterface func, int32_t role,
           roots.push_back(loop.getYieldedValues()[i]);
   });
   bool failed = false;
+  DenseSet<Value> needed;
   walkBackward(roots, [&](Value v, SmallVectorImpl<Value> &next) {
+    needed.insert(v);
     scf::ForOp loop;
     unsigned position = 0;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -173,6 +258,9 @@ static LogicalResult checkOutputs(FunctionOpInterface func, int32_t role,
       position = arg.getArgNumber() - 1;
     } else if ((loop = v.getDefiningOp<scf::ForOp>())) {
       position = cast<OpResult>(v).getResultNumber();
+      if (getOutputChannel(loop, position) >= 0 &&
+          !computesOutput(loop, position, role))
+        return;
     } else {
       Operation *def = v.getDefiningOp();
       def->walk([&](Operation *nested) {
@@ -189,7 +277,9 @@ static LogicalResult checkOutputs(FunctionOpInterface func, int32_t role,
         << name << "' needs loop-carried value #" << position
         << ", which ws.partition_outputs does not give it";
   });
-  return failure(failed);
+  if (failed)
+    return failure();
+  return needed;
 }
 
 /// The op of `block` that contains `op` (or `op` itself).
@@ -218,9 +308,12 @@ static Operation *completionIn(Block *block, Operation *user) {
 }
 
 /// Releases each slot `role` waits for where its readers are done: right
-/// after the last of them (by threads, which know the data was read), or,
-/// for a slot read by synchronous dots in the loop body (a GEMM), at the end
+/// after the last of them (by threads, which know the data was read; a
+/// tensor-memory slot read by tcgen05.ld), or, for a slot read by
+/// synchronous dots in the loop body (a GEMM), at the end
 /// of the body by wgmma, which ws-insert-mbarriers defers by one iteration.
+/// A slot read by tcgen05 MMAs is released by tcgen05 (a commit that
+/// arrives when they are done), at the end of the loop body in a loop.
 static void placeReleases(OpBuilder &b, RoleOp role) {
   SmallVector<ConsumerWaitOp> waits;
   role.walk([&](ConsumerWaitOp wait) { waits.push_back(wait); });
@@ -229,17 +322,30 @@ static void placeReleases(OpBuilder &b, RoleOp role) {
     Operation *last = wait;
     // In the main loop, not in a persistent kernel's tile loop around it.
     auto parent = dyn_cast<scf::ForOp>(wait->getParentOp());
-    bool asyncReader = false, inLoop = parent && !containsLoop(parent);
+    bool asyncReader = false, dotReader = false, tcgen05Reader = false,
+         inLoop = parent && !containsLoop(parent);
     for (Value buffer : wait.getBuffers())
       for (Operation *tensor : buffer.getUsers())
         for (Operation *user : tensor->getUsers()) {
-          if (auto dot = dyn_cast<tile::DotOp>(user))
+          if (auto dot = dyn_cast<tile::DotOp>(user)) {
             asyncReader |= dot.getAsync();
+            dotReader = true;
+          }
+          tcgen05Reader |= isa<TCGen05MMAOp>(user);
           Operation *done = completionIn(block, user);
           if (done && last->isBeforeInBlock(done))
             last = done;
         }
-    if (inLoop && !asyncReader) {
+    if (tcgen05Reader) {
+      if (inLoop)
+        b.setInsertionPoint(block->getTerminator());
+      else
+        b.setInsertionPointAfter(last);
+      ConsumerReleaseOp::create(b, wait.getLoc(), wait.getChannel(),
+                                wait.getToken(), AsyncUnit::TCGen05);
+      continue;
+    }
+    if (inLoop && dotReader && !asyncReader) {
       b.setInsertionPoint(block->getTerminator());
       ConsumerReleaseOp::create(b, wait.getLoc(), wait.getChannel(),
                                 wait.getToken(), AsyncUnit::WGMMA);
@@ -251,9 +357,65 @@ static void placeReleases(OpBuilder &b, RoleOp role) {
   }
 }
 
-/// Materialises the role assignment of `func` (layouts assigned for
-/// sm_90a): channels and staging buffers at the start of the body, then a
-/// ws.warp_specialize with one pruned copy of the program per role.
+/// The producer of the values `held` of `channel` (copies of the role):
+/// a slot taken before their loop, each value's dot a tcgen05 MMA into its
+/// buffer of the slot (the first iteration overwrites it), the loop no
+/// longer carrying the values, the slot handed over by tcgen05 after the
+/// loop.
+static void produceOutputs(OpBuilder &b, Value channel,
+                           ArrayRef<HeldOutput> held) {
+  scf::ForOp loop = held.front().loop;
+  Location loc = loop.getLoc();
+  b.setInsertionPoint(loop);
+  auto acquire = ProducerAcquireOp::create(b, loc, channel);
+  SmallVector<tile::DotOp> dots;
+  for (HeldOutput output : held)
+    dots.push_back(
+        loop.getYieldedValues()[output.position].getDefiningOp<tile::DotOp>());
+  tile::DotOp first = *llvm::min_element(
+      dots, [](tile::DotOp x, tile::DotOp y) { return x->isBeforeInBlock(y); });
+  b.setInsertionPoint(first);
+  Value accumulate =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            loop.getInductionVar(), loop.getLowerBound());
+  Operation *yield = loop.getBody()->getTerminator();
+  for (auto [output, dot, buffer] :
+       llvm::zip(held, dots, acquire.getBuffers())) {
+    b.setInsertionPoint(dot);
+    TCGen05MMAOp::create(b, dot.getLoc(), dot.getA(), dot.getB(), buffer,
+                         accumulate, dot.getTransposeAAttr(),
+                         dot.getTransposeBAttr(), dot.getCtaPairAttr());
+    yield->setOperand(output.position,
+                      loop.getRegionIterArgs()[output.position]);
+    dot.erase();
+  }
+  b.setInsertionPointAfter(loop);
+  ProducerCommitOp::create(b, loc, channel, acquire.getToken(),
+                           AsyncUnit::TCGen05, IntegerAttr());
+}
+
+/// A reader of the values `held` of `channel` (copies of the role) whose
+/// results `read` says it needs: waits for a slot before their loop and
+/// reads them in place.
+static void consumeOutputs(OpBuilder &b, Value channel,
+                           ArrayRef<HeldOutput> held,
+                           function_ref<bool(HeldOutput)> read) {
+  scf::ForOp loop = held.front().loop;
+  Location loc = loop.getLoc();
+  b.setInsertionPoint(loop);
+  auto wait = ConsumerWaitOp::create(b, loc, channel);
+  for (auto [output, buffer] : llvm::zip(held, wait.getBuffers())) {
+    if (!read(output))
+      continue;
+    Value result = loop.getResult(output.position);
+    result.replaceAllUsesWith(
+        AsTensorOp::create(b, loc, result.getType(), buffer));
+  }
+}
+
+/// Materialises the role assignment of `func`: channels and staging
+/// buffers at the start of the body, then a ws.warp_specialize with one
+/// pruned copy of the program per role.
 static LogicalResult materialise(FunctionOpInterface func) {
   SmallVector<RoleSpecAttr> specs = getRoles(func);
   ArrayRef<int32_t> depths =
@@ -262,23 +424,48 @@ static LogicalResult materialise(FunctionOpInterface func) {
   auto loads = collectChannels(func, depths.size());
   if (failed(loads))
     return failure();
+  auto outputs = collectOutputs(func, depths.size(), *loads, specs.size());
+  if (failed(outputs))
+    return failure();
+  bool holdsOutputs = llvm::any_of(
+      *outputs, [](ArrayRef<HeldOutput> held) { return !held.empty(); });
   SmallVector<tile::StoreOp> stores;
   func->walk([&](tile::StoreOp store) { stores.push_back(store); });
   SmallVector<tile::StoreDirectOp> directStores;
   func->walk([&](tile::StoreDirectOp store) { directStores.push_back(store); });
 
-  for (auto [index, spec] : llvm::enumerate(specs))
-    if (failed(checkOutputs(func, index, spec.getName())))
+  SmallVector<DenseSet<Value>> needed;
+  for (auto [index, spec] : llvm::enumerate(specs)) {
+    FailureOr<DenseSet<Value>> values =
+        neededValues(func, index, spec.getName());
+    if (failed(values))
       return failure();
+    needed.push_back(std::move(*values));
+  }
 
   MLIRContext *ctx = func.getContext();
   RolePartition partition(func);
   OpBuilder &b = partition.getBuilder();
   Location loc = func.getLoc();
   SmallVector<Value> channels;
-  for (auto [groups, depth] : llvm::zip(*loads, depths)) {
+  for (auto [groups, held, depth] : llvm::zip(*loads, *outputs, depths)) {
+    if (!held.empty()) {
+      // A tensor-memory buffer per value.
+      SmallVector<MemRefType> buffers;
+      for (HeldOutput output : held) {
+        auto type = cast<RankedTensorType>(
+            output.loop.getResultTypes()[output.position]);
+        buffers.push_back(MemRefType::get(
+            type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+            TensorMemoryAttr::get(ctx)));
+      }
+      channels.push_back(
+          ChannelOp::create(b, loc, ChannelType::get(ctx, buffers, depth)));
+      continue;
+    }
     if (groups.empty())
-      return func->emitError("ws-partition-roles: no tile.load fills "
+      return func->emitError("ws-partition-roles: no tile.load or "
+                             "loop-carried value (ws.output_channels) fills "
                              "channel ")
              << channels.size();
     channels.push_back(ChannelOp::create(
@@ -309,11 +496,39 @@ static LogicalResult materialise(FunctionOpInterface func) {
           });
           continue;
         }
-        if (!needsTiles(mine))
+        // A role that needs none of the slot's tiles does not wait for it
+        // (the loads go with what read them; checkPruned reports those
+        // that stay), nor one whose copies of them reach nothing it keeps
+        // (another consumer's work item, needsTiles).
+        if (llvm::none_of(group,
+                          [&](tile::LoadOp load) {
+                            return needed[index].contains(load.getResult());
+                          }) ||
+            !needsTiles(mine))
           continue;
         consumeLoads(b, channel, mine);
         reads = true;
       }
+    for (auto [channel, held] : llvm::zip(channels, *outputs)) {
+      if (held.empty())
+        continue;
+      SmallVector<HeldOutput> mine;
+      for (HeldOutput output : held)
+        mine.push_back({copy.lookup(output.loop), output.position});
+      if (computesOutput(held.front().loop, held.front().position, role)) {
+        produceOutputs(b, channel, mine);
+        continue;
+      }
+      auto readsOutput = [&](HeldOutput output) {
+        return needed[index].contains(output.loop.getResult(output.position));
+      };
+      if (llvm::none_of(held, readsOutput))
+        continue;
+      consumeOutputs(b, channel, mine, [&](HeldOutput output) {
+        return readsOutput({held.front().loop, output.position});
+      });
+      reads = true;
+    }
     bool staged = false;
     for (auto [store, buffer] : llvm::zip(stores, staging)) {
       tile::StoreOp clone = copy.lookup(store);
@@ -341,7 +556,9 @@ static LogicalResult materialise(FunctionOpInterface func) {
       return failure();
     clearRoleAssignment(copy.role);
   }
-  partition.eraseProgram(/*eraseUnusedConstants=*/false);
+  // The zeros tensor-memory accumulators started from (replaced by not
+  // accumulating on the first step) have no lowering.
+  partition.eraseProgram(/*eraseUnusedConstants=*/holdsOutputs);
   clearRoleAssignment(func);
   return success();
 }
@@ -361,12 +578,16 @@ struct WSPartitionRolesPass
       return success();
     FailureOr<fmha::TargetInfo> info =
         fmha::TargetInfo::lookup(func, getArgument());
-    if (failed(info) ||
-        failed(verifyRoleAssignment(func, getArgument(),
-                                    /*opLevel=*/!info->hasTensorMemory())))
+    if (failed(info))
       return failure();
-    if (info->hasTensorMemory())
-      return partitionRolesSM100(func);
+    // sm_100a attention: the policy writes the roles only, and a builder of
+    // its own makes them.
+    bool attentionSM100 = info->hasTensorMemory() && isAttentionSM100(func);
+    if (failed(verifyRoleAssignment(func, getArgument(),
+                                    /*opLevel=*/!attentionSM100)))
+      return failure();
+    if (attentionSM100)
+      return partitionAttentionSM100(func);
     return materialise(func);
   }
 };

@@ -1,7 +1,8 @@
 //===- PartitionRolesSM100.h - Warp roles for Blackwell ----------*- C++
 //-*-===//
 //
-// Part of fmha. The sm100 half of ws-partition-roles.
+// Part of fmha. The sm_100a role policies of ws-assign-roles, and the
+// attention builder of ws-partition-roles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,62 +25,38 @@ struct SM100RoleOptions {
   unsigned epilogueRegs;
 };
 
-/// ws-assign-roles on sm_100a: writes the roles (`ws.roles`) and the depth
-/// of the operand ring (`ws.channel_stages`) that partitionRolesSM100
-/// builds for the tile program of `func` (layouts assigned for sm100). The
-/// op-level assignment is implicit in the kind of program so far.
+/// ws-assign-roles on sm_100a: writes the whole role assignment of a GEMM
+/// tile program (layouts assigned for sm100; docs/Roles.md): a load warp,
+/// an MMA warp computing every accumulator in a tensor-memory channel, one
+/// epilogue warpgroup per accumulator (AssignRolesSM100.cpp). Attention
+/// programs go to assignAttentionRolesSM100.
 LogicalResult assignRolesSM100(FunctionOpInterface func,
                                const SM100RoleOptions &options);
 
-/// The same for attention tile programs (Q loaded before the main loop),
-/// with the ring shortened until Q, the ring, the row vectors and the
-/// staging of the outputs fit in shared memory
-/// (PartitionAttentionSM100.cpp).
+/// The same for attention tile programs (Q loaded before the main loop):
+/// writes the roles (`ws.roles`) and the depth of the operand ring
+/// (`ws.channel_stages`), shortened until Q, the ring, the row vectors and
+/// the staging of the outputs fit in shared memory; the op-level
+/// assignment is implied by the kind of program, and
+/// partitionAttentionSM100 builds the roles (PartitionAttentionSM100.cpp).
 LogicalResult assignAttentionRolesSM100(FunctionOpInterface func,
                                         const SM100RoleOptions &options);
 
-/// Splits the tile program of `func` (layouts assigned for sm100, roles
-/// assigned by assignRolesSM100) into a load warp, an MMA warp and one
-/// epilogue warpgroup per accumulator, with a double-buffered tensor-memory
-/// accumulator channel between the MMA warp and the epilogues.
-LogicalResult partitionRolesSM100(FunctionOpInterface func);
+/// Whether the tile program of `func` is attention's on sm_100a: it loads
+/// Q before its main loop.
+bool isAttentionSM100(FunctionOpInterface func);
 
-/// The same for attention tile programs: a load warp, an MMA warp and an
-/// epilogue warp, a correction warpgroup and one softmax warpgroup per
-/// consumer, with S, P over S, and O in tensor memory
+/// ws-partition-roles for attention tile programs on sm_100a: a load warp,
+/// an MMA warp and an epilogue warp, a correction warpgroup and one softmax
+/// warpgroup per consumer, with S, P over S, and O in tensor memory
 /// (PartitionAttentionSM100.cpp).
 LogicalResult partitionAttentionSM100(FunctionOpInterface func);
 
 /// The roles of `func` (its `ws.roles`), after checking that they are the
-/// `expected` roles, by name, in order (the sm100 builders make their roles
-/// themselves).
+/// `expected` roles, by name, in order (the attention builder makes its
+/// roles itself).
 FailureOr<SmallVector<RoleSpecAttr>> rolesNamed(FunctionOpInterface func,
                                                 ArrayRef<std::string> expected);
-
-/// Columns of tensor memory a thread loads per chunk of a row store: 32
-/// registers of 32 bits.
-constexpr int64_t kRowChunkColumns = 32;
-
-/// Rewrites `store` (`ws.store_shared` or `ws.store_tmem` of a 128-row
-/// `#tile.tmem_32x32b` tensor computed column by column, by elementwise ops,
-/// iotas, splats and row broadcasts, from whole-row `tcgen05.ld` loads) into
-/// one load, computation and store per `width` columns (views of the
-/// tensor-memory buffers and of the destination), so a thread holds `width`
-/// values of the row at a time instead of all. The row reductions (max,
-/// sum) of such values that the broadcast row vectors are computed from
-/// become passes over the chunks too, combining partial results; sinks
-/// whose inputs are ready at the same place share a pass (the softmax: one
-/// pass for the row maximum, one for P, its row sum and its store).
-/// Returns the last store, or null (and changes nothing) when the value is
-/// not computed column by column or has `width` columns or fewer
-/// (ChunkRowStores.cpp).
-Operation *storeRowsInChunks(OpBuilder &b, Operation *store,
-                             int64_t width = kRowChunkColumns);
-
-/// The last op of `block` that loads from the tensor-memory buffer
-/// `buffer` (a `tile.convert_layout` of a `ws.as_tensor` of it or of a view
-/// of it), or null: where a reader may release the buffer's slot.
-Operation *lastTensorMemoryRead(Value buffer, Block *block);
 
 } // namespace ws
 } // namespace mlir

@@ -9,6 +9,7 @@
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Target/KernelAttrs.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -164,4 +165,24 @@ void RolePartition::eraseProgram(bool eraseUnusedConstants) {
   for (Operation &op : llvm::make_early_inc_range(body))
     if (isa<arith::ConstantOp>(op) && op.use_empty())
       op.erase();
+}
+
+Operation *ws::lastTensorMemoryRead(Value buffer, Block *block) {
+  Operation *last = nullptr;
+  SmallVector<Value> worklist{buffer};
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<memref::SubViewOp, AsTensorOp>(user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      if (!isa<tile::ConvertLayoutOp>(user))
+        continue;
+      Operation *op = block->findAncestorOpInBlock(*user);
+      if (op && (!last || last->isBeforeInBlock(op)))
+        last = op;
+    }
+  }
+  return last;
 }

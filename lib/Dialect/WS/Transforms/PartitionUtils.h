@@ -78,6 +78,11 @@ Value allocStaging(OpBuilder &b, tile::StoreOp store);
 void walkBackward(ArrayRef<Value> roots,
                   function_ref<void(Value, SmallVectorImpl<Value> &)> visit);
 
+/// The last op of `block` that loads from the tensor-memory buffer
+/// `buffer` (a `tile.convert_layout` of a `ws.as_tensor` of it or of a view
+/// of it), or null: where a reader may release the buffer's slot.
+Operation *lastTensorMemoryRead(Value buffer, Block *block);
+
 /// A role that holds a copy of the tile program, and the map from the
 /// program's ops to their copies.
 struct RoleCopy {

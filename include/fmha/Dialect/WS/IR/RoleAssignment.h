@@ -34,6 +34,12 @@ constexpr StringLiteral kPartitionAttrName =
 /// array of i32 arrays); the other roles drop the value.
 constexpr StringLiteral kPartitionOutputsAttrName =
     WSDialect::PartitionOutputsAttrHelper::getNameStr();
+/// On an `scf.for`: per loop-carried value, the channel whose slot holds it
+/// (an i32 array, -1 for none): a tensor-memory accumulator that the role
+/// computing it accumulates in the slot, and the roles reading the loop's
+/// result wait for.
+constexpr StringLiteral kOutputChannelsAttrName =
+    WSDialect::OutputChannelsAttrHelper::getNameStr();
 /// On a `tile.load`: the index of the channel whose slot it fills (an i32).
 constexpr StringLiteral kLoadChannelAttrName =
     WSDialect::LoadChannelAttrHelper::getNameStr();
@@ -55,10 +61,15 @@ void setPartition(Operation *op, ArrayRef<int32_t> roles);
 /// true when the loop has no `ws.partition_outputs`.
 bool computesOutput(scf::ForOp loop, unsigned position, int32_t role);
 
+/// The channel whose slot holds loop-carried value `position` of `loop`
+/// (its `ws.output_channels` entry), or -1.
+int32_t getOutputChannel(scf::ForOp loop, unsigned position);
+
 /// Checks the role assignment of `func` before anything is built from it:
 /// `ws.roles` entries, `ws.channel_stages` (1 to 32 slots, as a channel),
-/// `ws.partition` indices in range, one `ws.partition_outputs` entry per
-/// loop-carried value and, with `opLevel`, each `tile.load` with a channel
+/// `ws.partition` indices in range, one `ws.partition_outputs` and
+/// `ws.output_channels` entry per loop-carried value (a channel index or
+/// -1) and, with `opLevel`, each `tile.load` with a channel
 /// in range and one role. The error is reported at the op, naming `pass`.
 LogicalResult verifyRoleAssignment(FunctionOpInterface func, StringRef pass,
                                    bool opLevel);

@@ -60,6 +60,7 @@ def WS_Dialect : Dialect {
     | `ws.channel_stages` | i32 array | a kernel | the slots of each channel, in channel order. |
     | `ws.partition` | i32 array | any op of a tile program | the roles that run the op. |
     | `ws.partition_outputs` | array of i32 arrays | `scf.for` | per loop-carried value, the roles that compute it. |
+    | `ws.output_channels` | i32 array | `scf.for` | per loop-carried value, the channel whose slot holds it (a tensor-memory accumulator: the role computing it accumulates in the slot, the roles reading the loop's result wait for it), or -1. |
     | `ws.load_channel` | integer | `tile.load` | the channel whose slot the load fills. |
     | `ws.multicast_load` | unit | `tile.load` | in a `ws.multicast` kernel, the copy lands in both CTAs. |
     | `ws.turn` | unit | `scf.for` | the consumer role that runs the loop runs it whole as one turn: the roles whose main loops are marked take turns (`ws-schedule-ping-pong`, which removes the mark). Set by `ws-assign-roles` on the main loops of a program whose consumers own separate work items (a ping-pong GEMM). |
@@ -98,6 +99,7 @@ def WS_Dialect : Dialect {
     "::mlir::DenseI32ArrayAttr":$channel_stages,
     "::mlir::DenseI32ArrayAttr":$partition,
     "::mlir::ArrayAttr":$partition_outputs,
+    "::mlir::DenseI32ArrayAttr":$output_channels,
     "::mlir::IntegerAttr":$load_channel,
     "::mlir::UnitAttr":$multicast_load,
     "::mlir::UnitAttr":$turn

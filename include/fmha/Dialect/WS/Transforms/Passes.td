@@ -49,12 +49,17 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
       value computed from several such loops, a loop without a `tile.dot`
       accumulator, plain stores and `ws.multicast` kernels are errors.
 
-    On sm_100a the op-level assignment is still implied by the kind of
-    program: the pass writes the roles (GEMM: `load`, `mma`, one
-    `epilogue` per accumulator; attention: `load`, `mma`, `epilogue`,
-    `correction`, one `softmax` per consumer) and the depth of the operand
-    ring (shortened for attention until it fits in shared memory), which
-    ws-partition-roles' sm100 builders read.
+    On sm_100a, GEMM: role 0, the **load** warp (`producer-regs`), issues
+    every load into channel 0 (`stages` slots; the dots' B operands
+    multicast in a `ws.multicast` kernel); role 1, the **mma** warp (the
+    load warp's budget), computes every accumulator, held in the two-slot
+    tensor-memory channel 1 (`ws.output_channels`); role 2 + i, the
+    **epilogue** warpgroup of accumulator i (`consumer-regs`), runs the
+    stores computed from it. Attention: the op-level assignment is still
+    implied by the kind of program; the pass writes the roles (`load`,
+    `mma`, `epilogue`, `correction`, one `softmax` per consumer) and the
+    depth of the operand ring (shortened until it fits in shared memory),
+    which ws-partition-roles' attention builder reads.
 
     Before it decides anything it checks the kernel's `fmha.stages` (1 to
     8) and `fmha.item_slots` (1 or 2), and the `stages` (1 to 8),
@@ -133,27 +138,25 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     arithmetic, program ids) or passed through a channel (loaded tiles).
     The assignment attributes are gone afterwards.
 
-    On sm_100a (accumulators in tensor memory, from `tile-assign-layouts`)
-    the roles `ws-assign-roles` named are built by the sm100 builders:
+    A loop-carried value held in a channel slot (`ws.output_channels`: a
+    tensor-memory accumulator, on sm_100a) has one producer, the role that
+    computes it: it takes a slot before the loop, its `tile.dot` becomes a
+    `ws.tcgen05_mma` into the slot's buffer (one thread issues it; the first
+    iteration overwrites the buffer, the value must start from zeros), the
+    loop no longer carries the value, and the slot is handed over `by
+    tcgen05` after the loop. The roles that read the loop's result wait for
+    the slot before the loop, read the value in place (`ws.as_tensor`) and
+    release it after their last read (`tcgen05.ld`). A slot read by tcgen05
+    MMAs is released `by tcgen05`, at the end of the loop body in a loop. A
+    role waits for a channel's slots only where it needs the tiles or
+    values in them. The sm_100a GEMM goes this way (a load warp, an MMA warp
+    computing every accumulator in a two-slot accumulator channel, an
+    epilogue warpgroup per accumulator); with two accumulator slots the
+    epilogue of one tile overlaps the MMAs of the next.
 
-    - a **load** warp issues the TMA loads into the operand ring, as the
-      producer above;
-    - an **mma** warp, in the load warp's warpgroup, takes a slot of a
-      two-slot tensor-memory ring of accumulators per output tile (one
-      buffer per accumulator chain), waits for each operand slot, has one
-      thread issue each chain's `ws.tcgen05_mma` into its buffer (the first
-      K step of a tile overwrites it), releases the slot `by tcgen05` (a
-      commit that arrives when the MMAs are done), and hands the
-      accumulators over `by tcgen05` after the main loop;
-    - one **epilogue** warpgroup per chain waits for the accumulators, reads
-      its own in place (`ws.as_tensor` of the slot, loaded into registers
-      by the `tile.convert_layout` the layouts placed), releases the slot,
-      and stores through a staging buffer by TMA as the consumers above.
-      With two accumulator slots the epilogue of one tile overlaps the MMAs
-      of the next.
-
-    For sm100 attention (Q loaded before the main loop, per consumer an
-    `S = Q K^T` and an `O += P V` with P stored into tensor memory), in
+    sm_100a attention (Q loaded before the main loop, per consumer an
+    `S = Q K^T` and an `O += P V` with P stored into tensor memory) is
+    still built by a builder of its own from the roles the policy named: in
     warpgroup 0 a load warp (Q into a one-slot channel, K and V into the
     ring), an MMA warp (per step and consumer: S into a one-slot
     tensor-memory channel; P from a channel that `aliases` S's and O from
@@ -169,12 +172,9 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
     rescale factor, stores P, commits; after the loop sends the row sum and
     stores the LSE row).
 
-    On sm100, a warpgroup's store of a row computed column by column from
-    tensor memory (the GEMM epilogue, attention's rescale and
-    normalisation) goes 32 columns at a time: `tcgen05.ld` of a
-    `memref.subview` of the tensor-memory buffer, the computation, a store
-    into a view of the destination, next chunk; a thread then holds 32
-    values of its row instead of all.
+    The sm100 roles store whole rows read from tensor memory (the GEMM
+    epilogue's staging, attention's P, the rescaled and the normalised O);
+    `ws-chunk-row-stores` streams them 32 columns at a time afterwards.
 
     A tile program that loads nothing and has no `ws.roles` is left alone.
 
@@ -189,6 +189,60 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::ws::WSDialect"];
+}
+
+def WSChunkRowStores : Pass<"ws-chunk-row-stores"> {
+  let summary = "store rows read from tensor memory 32 columns at a time";
+  let description = [{
+    A warpgroup that reads an accumulator row from tensor memory
+    (`tcgen05.ld`: thread t holds row t), computes on it column by column
+    and stores it (`ws.store_shared` into a staging buffer, or
+    `ws.store_tmem` back into tensor memory) would need registers for the
+    whole row: 256 values for N = 256. This pass rewrites each such store
+    of a 128-row `#tile.tmem_32x32b` tensor into one `tcgen05.ld` of a
+    `memref.subview` of the tensor-memory buffer, the computation and a
+    store into a view of the destination per 32 columns; a thread then
+    holds 32 values of its row at a time.
+
+    The value must be computed in the store's block by elementwise ops,
+    iotas, splats, splat constants and row broadcasts from whole-row loads
+    (`tile.convert_layout` of a `ws.as_tensor` of a 128-row f32 tensor-memory
+    buffer); other stores are left alone. The row reductions (max, sum) the
+    broadcast row vectors are computed from, and other reductions of the
+    same loaded rows, become passes over the chunks that combine partial
+    results; sinks whose inputs are ready at the same place, with nothing
+    between them that touches memory or is a ws op, share a pass
+    (attention's softmax: one pass for the row maximum, one for P, its row
+    sum and its store over S).
+
+    The chunks read tensor memory later than the whole-row load did: a
+    `ws.consumer_release` of a slot whose buffer a chunk reads, which the
+    roles place after the whole-row load, moves after the slot's last read
+    in its block.
+
+    Runs in the sm_100a pipeline after `ws-partition-roles`.
+
+    ```mlir
+    // Before: the whole row loaded, the slot released, the row staged.
+    %acc = ws.as_tensor %buffers : memref<128x128xf32, #ws.tmem> -> tensor<128x128xf32, #tmem>
+    %r = tile.convert_layout %acc : ... -> tensor<128x128xf32, #tmem_32x32b>
+    ws.consumer_release %ch, %token by threads : ...
+    %c = arith.truncf %r : ... to tensor<128x128xbf16, #tmem_32x32b>
+    ws.store_shared %c, %stage : ...
+    // After: per 32 columns a view, a load, the truncation and a store;
+    // the release after the last load.
+    %v0 = memref.subview %buffers[0, 0] [128, 32] [1, 1] : ...
+    %a0 = ws.as_tensor %v0 : ... -> tensor<128x32xf32, #tmem_chunk>
+    %r0 = tile.convert_layout %a0 : ... -> tensor<128x32xf32, #tmem_32x32b>
+    %c0 = arith.truncf %r0 : ...
+    %s0 = memref.subview %stage[0, 0] [128, 32] [1, 1] : ...
+    ws.store_shared %c0, %s0 : ...
+    ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::ws::WSDialect"];
 }
 
