@@ -3,7 +3,8 @@
 - ``fmha.compile(spec) -> CompiledKernel``: compiles a kernel spec
   (``GemmSpec``, ``AttentionSpec``) with the fmha compiler, caching the
   artifacts on disk (fmha.cache); a cache hit needs no compiler.
-- ``fmha.gemm(a, b)``, ``fmha.attention(q, k, v, ...)``: the kernels on
+- ``fmha.gemm(a, b)``, ``fmha.attention(q, k, v, ...)``,
+  ``fmha.attention_varlen(q, k, v, cu_seqlens_q, ...)``: the kernels on
   PyTorch tensors, as PyTorch custom ops (``torch.ops.fmha.*``) that work
   under ``torch.compile``.
 - ``fmha.runtime`` launches compiled kernels (cubin + JSON manifest)
@@ -16,9 +17,10 @@ __version__ = "0.1.0"
 
 from .compiler import CompiledKernel, CompileError, compile
 from .ops import attention, gemm
+from .varlen import attention_varlen
 from .specs import AttentionSpec, GemmSpec
 
 __all__ = [
     "AttentionSpec", "CompileError", "CompiledKernel", "GemmSpec",
-    "__version__", "attention", "compile", "gemm",
+    "__version__", "attention", "attention_varlen", "compile", "gemm",
 ]

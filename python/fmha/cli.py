@@ -2,6 +2,7 @@
 
     fmha compile gemm --dtype bf16 [--out-dtype f32] [--m 4096 ...] [-o DIR]
     fmha compile attention --dtype bf16 --head-dim 128 [--causal ...]
+    fmha compile attention --varlen ...          # fmha.attention_varlen's
     fmha cache list | fmha cache clear | fmha cache dir
     fmha version
 
@@ -124,6 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--lse", action="store_true",
                    help="also return the log-sum-exp")
     a.add_argument("--causal", action="store_true")
+    a.add_argument("--varlen", action="store_true",
+                   help="packed variable-length sequences (q [TQ, H, D], "
+                   "cu_seqlens; fmha.attention_varlen's kernels): batch "
+                   "and lengths stay dynamic")
     a.add_argument("--window", type=_ints, metavar="LEFT,RIGHT",
                    help="keys within LEFT before and RIGHT after the "
                    "diagonal, each in [0, 2^31-1]")
@@ -156,7 +161,8 @@ def _spec(args: argparse.Namespace):
             "dtype", "out_dtype", "tile", "stages", "consumers", "target",
             "m", "n", "k", "multicast", "schedule")))
     return AttentionSpec(
-        return_lse=args.lse, causal=args.causal, **_given(args, (
+        return_lse=args.lse, causal=args.causal, varlen=args.varlen,
+        **_given(args, (
             "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
             "seq_k", "window", "scale", "tile", "stages", "consumers",
             "target")))

@@ -67,17 +67,20 @@ def attention_spec(dtype: str, head_dim: int, causal: bool = False,
                    window: Optional[tuple] = None,
                    scale: Optional[float] = None, return_lse: bool = False,
                    target: str = "sm_90a",
-                   config: Optional[dict] = None) -> AttentionSpec:
-    """The spec fmha.attention compiles: batch, heads and sequence lengths
-    dynamic (one kernel serves every shape of a head dim; the runtime
-    passes the sizes), ``config`` (spec fields: ``tile``, ``stages``,
-    ``consumers``, ``schedule``) or the compiler's defaults."""
+                   config: Optional[dict] = None,
+                   varlen: bool = False) -> AttentionSpec:
+    """The spec fmha.attention (``varlen``: fmha.attention_varlen) compiles:
+    batch, heads and sequence lengths dynamic (one kernel serves every
+    shape of a head dim; the runtime passes the sizes), ``config`` (spec
+    fields: ``tile``, ``stages``, ``consumers``, ``schedule``) or the
+    compiler's defaults."""
     if scale is not None and _same_f32(scale, 1.0 / math.sqrt(head_dim)):
         scale = None  # the default: one kernel, whoever spells it
     return AttentionSpec(
         dtype=dtype, head_dim=head_dim, return_lse=return_lse,
         causal=causal, window=None if window is None else tuple(window),
-        scale=scale, target=target, **tuning.normalize_config(config))
+        scale=scale, target=target, varlen=varlen,
+        **tuning.normalize_config(config))
 
 
 def _same_f32(x: float, y: float) -> bool:
@@ -105,14 +108,16 @@ def attention_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
                            window: Optional[tuple] = None,
                            scale: Optional[float] = None,
                            return_lse: bool = False,
-                           target: str = "sm_90a") -> list:
-    """Every AttentionSpec fmha.attention may compile for these options,
-    whatever the shape: what a cache must hold for a machine without a
-    compiler."""
+                           target: str = "sm_90a",
+                           varlen: bool = False) -> list:
+    """Every AttentionSpec fmha.attention (``varlen``:
+    fmha.attention_varlen) may compile for these options, whatever the
+    shape: what a cache must hold for a machine without a compiler."""
     configs = [{}, *tuning.attention_candidates(head_dim),
                *tuning.table().configs(("attention", head_dim))]
     return _unique(attention_spec(dtype, head_dim, causal, window, scale,
-                                  return_lse, target, c) for c in configs)
+                                  return_lse, target, c, varlen)
+                   for c in configs)
 
 
 def _unique(specs: Any) -> list:

@@ -265,6 +265,13 @@ class AttentionSpec(_Spec):
     ``1/sqrt(head_dim)``), ``tile=(block_m, block_n)``, ``stages``,
     ``consumers`` and ``schedule`` (``"per_block"`` or ``"persistent"``)
     are the op's optional configuration (None: the compiler's default).
+
+    ``varlen=True``: variable-length sequences packed as FlashAttention's
+    varlen API takes them: ``q``, ``o`` ``[total_q, heads_q, head_dim]``,
+    ``k``, ``v`` ``[total_k, heads_kv, head_dim]``, two ``[batch + 1]``
+    int32 ``cu_seqlens`` inputs and ``lse`` ``[heads_q, total_q]``;
+    ``batch``, ``seq_q`` and ``seq_k`` must then be None (the kernel reads
+    each sequence's bounds at run time). sm_90a only.
     """
 
     dtype: str = "bf16"
@@ -283,6 +290,7 @@ class AttentionSpec(_Spec):
     consumers: Optional[int] = None
     schedule: Optional[str] = None
     target: str = "sm_90a"
+    varlen: bool = False
 
     kind = "attention"
 
@@ -291,7 +299,14 @@ class AttentionSpec(_Spec):
         _check_choice("head_dim", self.head_dim, ATTENTION_HEAD_DIMS)
         for size in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
             _check_size(size, getattr(self, size))
-        for flag in ("return_lse", "causal"):
+        if self.varlen is True:
+            for size in ("batch", "seq_q", "seq_k"):
+                if getattr(self, size) is not None:
+                    raise ValueError(
+                        f"{size} must be None with varlen=True (a varlen "
+                        f"kernel reads the sequences' bounds at run time), "
+                        f"got {getattr(self, size)}")
+        for flag in ("return_lse", "causal", "varlen"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
@@ -330,9 +345,21 @@ class AttentionSpec(_Spec):
             name += f"_c{self.consumers}"
         if self.schedule is not None:
             name += "_pb" if self.schedule == "per_block" else "_pers"
+        if self.varlen:
+            name += "_varlen"
         return name
 
     def signature(self) -> str:
+        if self.varlen:
+            q = tensor_type((None, self.heads_q, self.head_dim), self.dtype)
+            kv = tensor_type((None, self.heads_kv, self.head_dim),
+                             self.dtype)
+            cu = tensor_type((None,), "i32")
+            result = q
+            if self.return_lse:
+                lse = tensor_type((self.heads_q, None), "f32")
+                result = f"({q}, {lse})"
+            return f"({q}, {kv}, {kv}, {cu}, {cu}) -> {result}"
         q = tensor_type((self.batch, self.heads_q, self.seq_q,
                          self.head_dim), self.dtype)
         kv = tensor_type((self.batch, self.heads_kv, self.seq_k,
@@ -346,6 +373,8 @@ class AttentionSpec(_Spec):
     def to_mlir(self) -> str:
         """The ``fmha.attention`` op, one declaration in a module."""
         config = []
+        if self.varlen:
+            config.append("varlen")
         if self.causal:
             config.append("causal")
         if self.window is not None:

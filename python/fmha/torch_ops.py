@@ -1,4 +1,5 @@
-"""PyTorch custom ops ``fmha::gemm`` and ``fmha::attention``.
+"""PyTorch custom ops ``fmha::gemm``, ``fmha::attention`` and
+``fmha::attention_varlen`` (fmha.varlen).
 
 :func:`register` defines them with ``torch.library.custom_op`` (each with a
 fake implementation, so ``torch.compile(fullgraph=True)`` traces them
@@ -544,3 +545,6 @@ def _define(torch: Any) -> None:
     def _(q, k, v, causal, window, scale, return_lse):
         _check_attention(torch, q, k, v, causal, window, scale)
         return _attention_outputs(torch, q, return_lse)
+
+    from . import varlen
+    varlen.define(torch)

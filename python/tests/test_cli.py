@@ -88,6 +88,15 @@ class CliTest(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, r.stderr)
                 self.assertIn(text, r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
+        r = self.fmha("compile", "attention", "--varlen", "--seq-q", "128",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("seq_q must be None with varlen=True", r.stderr)
+        r = self.fmha("compile", "attention", "--varlen", "--causal",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("attention_bf16_d128_causal_varlen (sm_90a) is not in "
+                      "the cache", r.stderr)
         r = self.fmha("compile", "gemm", "--k", "4294967296",
                       env={"FMHA_OPT": "/nonexistent"})
         self.assertEqual(r.returncode, 2)

@@ -152,7 +152,7 @@ class ValidationErrorTest(unittest.TestCase):
         self.check(r"tensors: a kernel takes at least one tensor",
                    lambda d: d.update(tensors={}))
         self.check(r"tensors\.a\.dtype: unknown dtype \"f64\" \(known: bf16,"
-                   r" f16, f32, f8e4m3\)",
+                   r" f16, f32, f8e4m3, i32\)",
                    lambda d: d["tensors"]["a"].update(dtype="f64"))
         self.check(r"tensors\.a\.role: expected 'input' or 'output', got "
                    r"\"inout\"",

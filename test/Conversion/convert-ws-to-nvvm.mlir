@@ -745,6 +745,61 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// tile.store_direct of a 2-d wgmma accumulator tile (64x16 bf16: per
+// thread 8 values, pairs of contiguous columns at rows +0 and +8, columns
+// +0 and +8) into a view whose sizes end early (memref.reinterpret_cast):
+// each pair is one 4-byte vector store, branched around where its row or
+// its last column is past the view's sizes or the outer coordinate past
+// dimension 0's (unsigned compares).
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+// CHECK-LABEL: gpu.module @store_direct_tile
+// The view's descriptor (after its row stride, heads * heads), then the
+// outer coordinate against its size.
+// CHECK: llvm.mul %{{.*}}, %{{.*}} : i64
+// CHECK: %[[VIEW:.*]] = llvm.insertvalue %{{.*}}[4, 2] : !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>
+// CHECK: %[[H:.*]] = llvm.sext %{{.*}} : i32 to i64
+// CHECK: %[[HEADS:.*]] = llvm.extractvalue %[[VIEW]][3, 0]
+// CHECK: %[[HOK:.*]] = llvm.icmp "ult" %[[H]], %[[HEADS]] : i64
+// CHECK: %[[ROWS:.*]] = llvm.extractvalue %[[VIEW]][3, 1]
+// CHECK: %[[COLS:.*]] = llvm.extractvalue %[[VIEW]][3, 2]
+// The first pair: its row and its last column inside.
+// CHECK: %[[RIN:.*]] = llvm.icmp "ult" %{{.*}}, %[[ROWS]] : i64
+// CHECK: %[[CIN:.*]] = llvm.icmp "ult" %{{.*}}, %[[COLS]] : i64
+// CHECK: %[[BOTH:.*]] = llvm.and %[[RIN]], %[[CIN]] : i1
+// CHECK: %[[IN:.*]] = llvm.and %[[HOK]], %[[BOTH]] : i1
+// CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
+// CHECK: llvm.insertelement {{.*}} : vector<2xbf16>
+// CHECK: llvm.insertelement {{.*}} : vector<2xbf16>
+// CHECK: llvm.cond_br %[[IN]]
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr
+// CHECK-COUNT-3: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr
+// CHECK-NOT: llvm.store
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @store_direct_tile {
+    gpu.func @k(%o: memref<?x?x64xbf16>, %h: i32, %m: i32, %first: index,
+                %rows: index, %heads: index) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %x = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
+          %t = arith.truncf %x : tensor<64x16xf32, #acc> to tensor<64x16xbf16, #acc>
+          %stride = arith.muli %heads, %heads : index
+          %view = memref.reinterpret_cast %o to offset: [%first],
+              sizes: [%heads, %rows, 64], strides: [64, %stride, 1]
+              : memref<?x?x64xbf16> to memref<?x?x64xbf16, strided<[64, ?, 1], offset: ?>>
+          %c0 = arith.constant 0 : i32
+          tile.store_direct %view[%h, %m, %c0], %t
+              : memref<?x?x64xbf16, strided<[64, ?, 1], offset: ?>>, tensor<64x16xbf16, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // math.fma on register tensors becomes the fma instruction per register,
 // not a call to libdevice's __nv_fmaf (kernels do not depend on libdevice).
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
@@ -772,17 +827,17 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Plain stores of other register tensors are not lowered yet.
+// Plain stores of 2-d register tensors need rows of unit stride.
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
 module attributes {gpu.container_module} {
   gpu.module @store_direct_2d {
-    gpu.func @k(%out: memref<?x16xf32>, %m: i32) kernel attributes {ws.num_threads = 128 : i64} {
+    gpu.func @k(%out: memref<?x16xf32, strided<[32, 2]>>, %m: i32) kernel attributes {ws.num_threads = 128 : i64} {
       ws.warp_specialize {
         ws.role "consumer" warps 4 first_warp 0 {
           %s = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
-          // expected-error @+2 {{'tile.store_direct' op lowers row vectors (#tile.slice<dim = 1> of a one-warpgroup register layout) only, got 'tensor<64x16xf32, #tile.wgmma_acc<instr_n = 16, warpgroups = 1>>'}}
+          // expected-error @+2 {{'tile.store_direct' op stores 2-d register tensors into memrefs whose innermost stride is 1 only, got 'memref<?x16xf32, strided<[32, 2]>>'}}
           // expected-error @+1 {{failed to legalize operation 'tile.store_direct'}}
-          tile.store_direct %out[%m, %m], %s : memref<?x16xf32>, tensor<64x16xf32, #acc>
+          tile.store_direct %out[%m, %m], %s : memref<?x16xf32, strided<[32, 2]>>, tensor<64x16xf32, #acc>
         }
       }
       gpu.return

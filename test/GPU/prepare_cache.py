@@ -8,7 +8,8 @@ cache, for a GPU machine without the compiler.
 The kernels: fmha.ops.gemm_kernel_specs for every dtype pair and both B
 layouts, fmha.ops.attention_kernel_specs for every head dim and lse option
 with each (dtype, mask, scale) the tests use: python/tests' and
-test/GPU/stress.py's (stress.ATTENTION_OPTIONS). Configurations that do
+test/GPU/stress.py's (stress.ATTENTION_OPTIONS, and stress.VARLEN_OPTIONS
+for fmha.attention_varlen's kernels). Configurations that do
 not compile for a type (an f32 output needs more shared memory) are listed
 and skipped.
 """
@@ -36,6 +37,12 @@ def specs():
             stress.ATTENTION_OPTIONS, stress.HEAD_DIMS, (False, True)):
         yield from ops.attention_kernel_specs(dtype, hd, causal, window,
                                               scale, lse)
+    # fmha.attention_varlen's: the stress test's VARLEN_OPTIONS hold those
+    # of python/tests/test_gpu_varlen.py.
+    for (dtype, causal, window, scale), hd, lse in itertools.product(
+            stress.VARLEN_OPTIONS, stress.HEAD_DIMS, (False, True)):
+        yield from ops.attention_kernel_specs(dtype, hd, causal, window,
+                                              scale, lse, varlen=True)
 
 
 def main():

@@ -16,6 +16,10 @@ What it draws (docs/GPURuns.md records the runs):
   and 256, bf16 and f16, the masks and scales of ATTENTION_OPTIONS (none,
   causal, windows, a causal window, scales; also the default scale spelled
   out), with and without lse;
+- varlen attention (fmha.attention_varlen): 1-16 packed sequences of 0-5000
+  queries and keys each (the same lengths or others), heads and GQA as
+  above, the options of VARLEN_OPTIONS, with and without lse, q/k/v
+  contiguous or slices of one packed [tokens, 3, heads, head_dim] tensor;
 - GEMM: M, N, K 0-5000, A 2-D or 3-D, B as [N, K] or [K, N], the output
   types of GEMM_TYPES;
 - layouts for every input: contiguous, a [B, S, H, D] tensor transposed,
@@ -77,6 +81,13 @@ ATTENTION_OPTIONS = (
     ("bf16", True, (128, 0), None),     # a causal sliding window
     ("f16", False, (0, 7), 0.3),        # no key before the diagonal
 )
+# (dtype, causal, window, scale) of the varlen attention cases.
+VARLEN_OPTIONS = (
+    ("bf16", False, None, None), ("bf16", True, None, None),
+    ("f16", False, None, None), ("f16", True, None, None),
+    ("bf16", True, (128, 0), None),
+)
+VARLEN_BATCH_MAX = 16
 # (input, output) types of fmha.gemm drawn (with both B layouts).
 GEMM_TYPES = (("bf16", "bf16"), ("f16", "f16"), ("bf16", "f32"),
               ("f16", "f32"))
@@ -195,6 +206,29 @@ def draw_attention(rng):
             "layouts": [rng.choice(LAYOUTS_4D) for _ in range(3)]}
 
 
+def draw_varlen(rng):
+    dtype, causal, window, scale = rng.choice(VARLEN_OPTIONS)
+    head_dim = rng.choice(HEAD_DIMS)
+    heads_kv, group = count(rng, 16), count(rng, 8)
+    batch = count(rng, VARLEN_BATCH_MAX)
+    lengths_q = [length(rng) for _ in range(batch)]
+    lengths_k = list(lengths_q) if rng.random() < 0.5 else \
+        [length(rng) for _ in range(batch)]
+    # Shrink to the reference's budget: the longest sequences first.
+    while sum(a * b for a, b in zip(lengths_q, lengths_k)) * heads_kv * \
+            group > MAX_SCORES or (sum(lengths_q) + sum(lengths_k)) * \
+            heads_kv * group * head_dim > MAX_INPUT:
+        i = max(range(batch), key=lambda j: lengths_q[j] + lengths_k[j])
+        lengths_q[i] = lengths_q[i] * 3 // 4
+        lengths_k[i] = lengths_k[i] * 3 // 4
+    return {"kind": "varlen", "dtype": dtype, "causal": causal,
+            "window": window, "scale": scale, "head_dim": head_dim,
+            "heads_q": heads_kv * group, "heads_kv": heads_kv,
+            "lengths_q": lengths_q, "lengths_k": lengths_k,
+            "return_lse": rng.random() < 0.5,
+            "packed": rng.random() < 0.3}
+
+
 def draw_gemm(rng):
     dtype, out = rng.choice(GEMM_TYPES)
     m, n, k = length(rng), length(rng), length(rng)
@@ -259,6 +293,60 @@ def run_attention(case, rng, gen):
     if lse is not None:
         expect(tuple(lse.shape) == (b, hq, sq) and lse.dtype ==
                torch.float32, f"lse is {tuple(lse.shape)} {lse.dtype}")
+        expect(int(torch.isnan(lse).sum()) == 0, "lse unwritten (NaN)")
+        expect(bool(torch.isneginf(lse[empty]).all()),
+               "lse of a row that sees no key != -inf")
+        if (~empty).any():
+            err = (lse.double() - ref_lse)[~empty].abs().max().item()
+            expect(err < LSE_TOLERANCE, f"lse: max abs error {err:.3g}")
+
+
+def run_varlen(case, rng, gen):
+    import fmha
+    from tests.test_gpu_varlen import reference
+    dt = dtype_of(case["dtype"])
+    hq, hkv, d = case["heads_q"], case["heads_kv"], case["head_dim"]
+    lq, lk = case["lengths_q"], case["lengths_k"]
+
+    def cu(lengths):
+        out = [0]
+        for n in lengths:
+            out.append(out[-1] + n)
+        return torch.tensor(out, dtype=torch.int32, device="cuda")
+
+    def randn(*size):
+        return torch.randn(*size, device="cuda", generator=gen).to(dt)
+
+    tq, tk = sum(lq), sum(lk)
+    q = randn(tq, hq, d)
+    if case["packed"] and tq == tk and hq == hkv:
+        qkv = randn(tq, 3, hq, d)         # slices of one packed tensor
+        q, k, v = qkv[:, 0], qkv[:, 1], qkv[:, 2]
+    else:
+        k, v = randn(tk, hkv, d), randn(tk, hkv, d)
+    cu_q, cu_k = cu(lq), cu(lk)
+    poison_pool(q.numel() * q.element_size())
+    result = fmha.attention_varlen(
+        q, k, v, cu_q, cu_k, max(lq), max(lk), causal=case["causal"],
+        window=case["window"], scale=case["scale"],
+        return_lse=case["return_lse"])
+    o, lse = result if case["return_lse"] else (result, None)
+    ref, ref_lse = reference(q, k, v, cu_q, cu_k, case["causal"],
+                             case["window"], case["scale"])
+    torch.cuda.current_stream().synchronize()
+    expect(tuple(o.shape) == (tq, hq, d) and o.dtype == dt,
+           f"o is {tuple(o.shape)} {o.dtype}")
+    expect(int(torch.isnan(o).sum()) == 0,
+           f"{int(torch.isnan(o).sum())} elements of o unwritten (NaN)")
+    if ref.numel() and ref.norm() > 0:
+        err = rel_err(o, ref)
+        expect(err < ATTENTION_TOLERANCE, f"o: relative error {err:.3g}")
+    empty = torch.isneginf(ref_lse)
+    expect(bool((o.transpose(0, 1)[empty] == 0).all()),
+           "o of a row that sees no key != 0")
+    if lse is not None:
+        expect(tuple(lse.shape) == (hq, tq) and lse.dtype == torch.float32,
+               f"lse is {tuple(lse.shape)} {lse.dtype}")
         expect(int(torch.isnan(lse).sum()) == 0, "lse unwritten (NaN)")
         expect(bool(torch.isneginf(lse[empty]).all()),
                "lse of a row that sees no key != -inf")
@@ -404,7 +492,9 @@ def draw(seed, index):
     roll = rng.random()
     if roll < 0.05:
         return rng, {"kind": "bad"}
-    return rng, draw_attention(rng) if roll < 0.55 else draw_gemm(rng)
+    if roll < 0.47:
+        return rng, draw_attention(rng)
+    return rng, draw_varlen(rng) if roll < 0.55 else draw_gemm(rng)
 
 
 def describe(case):
@@ -423,6 +513,8 @@ def run_case(seed, index, streams):
                 case["name"] = run_bad(rng)
             elif case["kind"] == "attention":
                 run_attention(case, rng, gen)
+            elif case["kind"] == "varlen":
+                run_varlen(case, rng, gen)
             else:
                 run_gemm(case, rng, gen)
         return case, None
@@ -551,8 +643,8 @@ def main(argv=None):
     p.add_argument("--cases", type=int, help="stop after this many cases")
     p.add_argument("--case", type=int, help="run only case CASE of --seed")
     p.add_argument("--kinds", type=lambda x: set(x.split(",")),
-                   help="run only these kinds of case (attention, gemm, "
-                   "bad), comma-separated; the others are drawn and passed "
+                   help="run only these kinds of case (attention, varlen, "
+                   "gemm, bad), comma-separated; the others are drawn and passed "
                    "over, so case numbers stay those of the full run")
     p.add_argument("--streams", choices=("mixed", "own", "default"),
                    default="mixed",

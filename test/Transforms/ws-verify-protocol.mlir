@@ -407,6 +407,76 @@ func.func @different_conditions(%c: i1, %d: i1) {
 
 // -----
 
+// Each role reads a kernel argument that nothing writes (varlen attention's
+// cu_seqlens) and compares what it read: the same value in every role, so
+// the conditions are equal.
+!ch = !ws.channel<[memref<128xf32, 3>], stages = 2>
+
+// CHECK-LABEL: func.func @condition_from_read_only_argument
+func.func @condition_from_read_only_argument(%cu: memref<?xi32>, %i: index,
+                                              %n: i32) {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %c0 = arith.constant 0 : index
+      %size = memref.dim %cu, %c0 : memref<?xi32>
+      %last = arith.subi %size, %i : index
+      %x = memref.load %cu[%last] : memref<?xi32>
+      %c = arith.cmpi slt, %x, %n : i32
+      scf.if %c {
+        %tok, %s = ws.producer_acquire %ch : !ch
+        ws.producer_commit %ch, %tok by threads : !ch
+      }
+    }
+    ws.role "consumer" warps 4 {
+      %c0 = arith.constant 0 : index
+      %size = memref.dim %cu, %c0 : memref<?xi32>
+      %last = arith.subi %size, %i : index
+      %x = memref.load %cu[%last] : memref<?xi32>
+      %c = arith.cmpi slt, %x, %n : i32
+      scf.if %c {
+        %tok, %s = ws.consumer_wait %ch : !ch
+        ws.consumer_release %ch, %tok by threads : !ch
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// The same with an argument the kernel also writes: a role may read it
+// before or after the store, so the conditions may differ.
+!ch = !ws.channel<[memref<128xf32, 3>], stages = 2>
+
+func.func @condition_from_written_argument(%cu: memref<?xi32>, %i: index,
+                                           %n: i32) {
+  %ch = ws.channel : !ch
+  ws.warp_specialize {
+    ws.role "producer" warps 1 {
+      %x = memref.load %cu[%i] : memref<?xi32>
+      %c = arith.cmpi slt, %x, %n : i32
+      scf.if %c {
+        %tok, %s = ws.producer_acquire %ch : !ch
+        ws.producer_commit %ch, %tok by threads : !ch
+      }
+      memref.store %n, %cu[%i] : memref<?xi32>
+    }
+    ws.role "consumer" warps 4 {
+      %x = memref.load %cu[%i] : memref<?xi32>
+      %c = arith.cmpi slt, %x, %n : i32
+      // expected-error-re @+1 {{channel %0: cannot prove that roles take the same number of slots: role 'producer' takes slots under the scf.if at {{[0-9]+:[0-9]+}} and role 'consumer' under the scf.if at {{[0-9]+:[0-9]+}}, whose conditions are not known to be equal}}
+      scf.if %c {
+        %tok, %s = ws.consumer_wait %ch : !ch
+        ws.consumer_release %ch, %tok by threads : !ch
+      }
+    }
+  }
+  return
+}
+
+// -----
+
 !ch = !ws.channel<[memref<128xf32, 3>], stages = 2>
 
 func.func @condition_per_thread() {

@@ -4,7 +4,7 @@
 // register tensors, once for every register layout through the layout
 // interface (see RegisterTensor.h): `ws.store_shared` (row pieces as
 // vectors), `ws.load_shared` of row vectors and `tile.store_direct` of row
-// vectors into global memory.
+// vectors and 2-d register tensors into global memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,6 +153,105 @@ static LogicalResult lowerLoadShared(LoadSharedOp op,
   return success();
 }
 
+/// tile.store_direct of a 2-d register tensor (a wgmma accumulator, say)
+/// into the two innermost dimensions of a memref whose innermost stride is
+/// 1 -> each thread stores its runs of contiguous values as vectors of up
+/// to 16 bytes (aligned to their size), each branched around where its row,
+/// its last column or an outer coordinate is outside the memref (unsigned
+/// compares: negative coordinates are outside too). Addresses come from the
+/// memref descriptor's offset, sizes and strides, so a view whose sizes end
+/// early (varlen attention's O, cut at its sequence's end) bounds the
+/// stores.
+static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
+                                          tile::StoreDirectOp::Adaptor adaptor,
+                                          ConversionPatternRewriter &rewriter,
+                                          const LLVMTypeConverter &converter,
+                                          const RegisterTensor &t) {
+  MemRefType destType = op.getDest().getType();
+  int64_t rank = destType.getRank();
+  SmallVector<int64_t> strides;
+  int64_t staticOffset;
+  if (failed(destType.getStridesAndOffset(strides, staticOffset)) ||
+      strides.back() != 1)
+    return op.emitOpError("stores 2-d register tensors into memrefs whose "
+                          "innermost stride is 1 only, got ")
+           << destType;
+  Location loc = op.getLoc();
+  Type element = converter.convertType(t.getType().getElementType());
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t run = t.getLayout().getContiguousValues(t.getType().getShape());
+  int64_t perVector = std::min(run, kMaxVectorBytes / elementBytes);
+  if (perVector < 1 || run % perVector != 0)
+    return op.emitOpError("stores runs of ")
+           << run << " contiguous values, not a multiple of vectors of "
+           << perVector;
+  Type i64 = rewriter.getI64Type();
+  MemRefDescriptor dest(adaptor.getDest());
+  auto index = [&](Value coord) -> Value {
+    return LLVM::SExtOp::create(rewriter, loc, i64, coord);
+  };
+  auto below = [&](Value x, Value size) -> Value {
+    return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
+                                size);
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return LLVM::AddOp::create(rewriter, loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return LLVM::MulOp::create(rewriter, loc, x, y);
+  };
+
+  // The outer coordinates: inside the memref, and their offset.
+  Value ok, offset = dest.offset(rewriter, loc);
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    Value c = index(adaptor.getCoords()[d]);
+    Value inside = below(c, dest.size(rewriter, loc, d));
+    ok = ok ? LLVM::AndOp::create(rewriter, loc, ok, inside).getResult()
+            : inside;
+    offset = add(offset, mul(c, dest.stride(rewriter, loc, d)));
+  }
+  Value rows = dest.size(rewriter, loc, rank - 2);
+  Value cols = dest.size(rewriter, loc, rank - 1);
+  Value rowStride = dest.stride(rewriter, loc, rank - 2);
+  Value base = dest.alignedPtr(rewriter, loc);
+  SmallVector<OpFoldResult, 2> origin = t.buildThreadOrigin(rewriter, loc);
+  Value row0 = add(index(adaptor.getCoords()[rank - 2]),
+                   index(buildCoordinate(rewriter, loc, origin[0], 0)));
+  Value col0 = add(index(adaptor.getCoords()[rank - 1]),
+                   index(buildCoordinate(rewriter, loc, origin[1], 0)));
+  auto i64Const = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(rewriter, loc, i64,
+                                    rewriter.getI64IntegerAttr(v));
+  };
+  auto vectorType = VectorType::get({perVector}, element);
+  for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
+    ArrayRef<int64_t> at = t.getOffsets(v);
+    Value row = add(row0, i64Const(at[0]));
+    Value col = add(col0, i64Const(at[1]));
+    Value rowInside = below(row, rows);
+    Value colInside = below(add(col, i64Const(perVector - 1)), cols);
+    Value inside = LLVM::AndOp::create(rewriter, loc, rowInside, colInside);
+    if (ok)
+      inside = LLVM::AndOp::create(rewriter, loc, ok, inside);
+    Value addr = LLVM::GEPOp::create(
+        rewriter, loc, base.getType(), element, base,
+        ValueRange{add(offset, add(mul(row, rowStride), col))});
+    Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
+    for (int64_t i = 0; i < perVector; ++i)
+      vector = LLVM::InsertElementOp::create(
+          rewriter, loc, vector,
+          LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
+                                       t.getPosition(v + i)),
+          i32Const(rewriter, loc, i));
+    emitIf(rewriter, loc, inside, [&] {
+      LLVM::StoreOp::create(rewriter, loc, vector, addr,
+                            /*alignment=*/perVector * elementBytes);
+    });
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
 /// tile.store_direct of a row vector (`#tile.slice<dim = 1>`) into the
 /// innermost dimension of a memref -> for each of the thread's rows, a
 /// global store by the row's first holder (the lane at column 0 of the
@@ -166,9 +265,12 @@ static LogicalResult lowerStoreDirect(tile::StoreDirectOp op,
                                       const LLVMTypeConverter &converter) {
   RankedTensorType type = op.getValue().getType();
   std::optional<RegisterTensor> t = RegisterTensor::get(type);
+  if (t && !t->getRowSlice() && type.getRank() == 2)
+    return lowerStoreDirectTile(op, adaptor, rewriter, converter, *t);
   if (!t || !t->getRowSlice())
     return op.emitOpError("lowers row vectors (#tile.slice<dim = 1> of a "
-                          "one-warpgroup register layout) only, got ")
+                          "one-warpgroup register layout) and 2-d register "
+                          "tensors only, got ")
            << type;
   Location loc = op.getLoc();
   Type element = converter.convertType(type.getElementType());

@@ -71,16 +71,19 @@ class _CachedLaunch:
 
 def launch_key(names: tuple, tensors: Mapping[str, Any]) -> Optional[tuple]:
     """The launch cache's key for ``tensors`` (the kernel's tensor
-    ``names``, in manifest order): per tensor its data pointer, shape,
-    strides, dtype and device (a TensorView is its own key). None when the
-    set cannot be cached (a name missing or extra, not a tensor)."""
+    ``names``, in manifest order, then its sizes): per tensor its data
+    pointer, shape, strides, dtype and device (a TensorView is its own
+    key), per size its value. None when the set cannot be cached (a name
+    missing or extra, not a tensor)."""
     if len(tensors) != len(names):
         return None
     tensor_cls = torch_tensor_class()
     parts = []
     for name in names:
         t = tensors.get(name)
-        if tensor_cls is not None and isinstance(t, tensor_cls):
+        if type(t) is int:
+            parts.append(t)
+        elif tensor_cls is not None and isinstance(t, tensor_cls):
             # get_device(): the CUDA index, -1 on the CPU (no device object).
             parts.append((t.data_ptr(), t.shape, t.stride(), t.dtype,
                           t.get_device()))
@@ -137,6 +140,12 @@ def _check_dense(name: str, view: TensorView) -> None:
                     f"{list(view.strides)}; the kernel writes it with plain "
                     "stores at row-major offsets (pass a contiguous tensor)")
             expected *= view.shape[dim]
+    # 16-bit tensors are written in pairs at least (a 2-d register tile's
+    # runs of contiguous values, varlen attention's O): 4-byte aligned.
+    if view.itemsize == 2 and view.data_ptr % 4:
+        raise ValueError(
+            f"tensor '{name}' starts at {view.data_ptr:#x}, which is not "
+            "aligned to 4 bytes (its 2-byte elements are written in pairs)")
     if view.itemsize and view.data_ptr % view.itemsize:
         raise ValueError(
             f"tensor '{name}' starts at {view.data_ptr:#x}, which is not "
@@ -158,7 +167,9 @@ class Kernel:
         self._driver = driver
         digest = hashlib.sha256(cubin).hexdigest()[:16]
         self._cubin_key = f"{os.path.abspath(manifest.cubin_path)}#{digest}"
-        self._names = tuple(manifest.tensors)
+        # Tensors, then the sizes the caller passes as integers.
+        self._tensor_names = tuple(manifest.tensors)
+        self._names = self._tensor_names + manifest.sizes
         # Tensors a tensor map describes follow TMA's layout rules; the
         # others (memref and pointer parameters) need only be dense.
         self._tma = frozenset(p.tensor for p in manifest.params
@@ -203,7 +214,9 @@ class Kernel:
         self.launch(tensors)
 
     def launch(self, tensors: Mapping[str, Any], stream: Any = None) -> None:
-        """Checks ``tensors`` (by name), builds the parameters and launches.
+        """Checks ``tensors`` (by name; with the sizes the manifest lists
+        under ``sizes`` as integers among them), builds the parameters and
+        launches.
         ``stream``: None for PyTorch's current stream on the tensors' device
         (the default stream without PyTorch), a ``torch.cuda.Stream`` or
         anything with ``cuda_stream``, or a raw ``CUstream`` handle (int)."""
@@ -236,13 +249,16 @@ class Kernel:
         that later launches can repeat on other tensors of the same shapes,
         strides, dtypes and device, given only their addresses, in
         ``order`` (tensor names; default the manifest's): see
-        :class:`BoundLaunch`. This is the front door's fast path."""
+        :class:`BoundLaunch`. This is the front door's fast path. The
+        sizes the caller passes (the manifest's ``sizes``) are those of
+        ``tensors`` for every later launch."""
         launch = self.prepare(tensors, stream)
         params, slots = rebindable_copy(self.manifest, launch.params)
-        order = tuple(self._names if order is None else order)
-        if sorted(order) != sorted(self._names):
+        names = self._tensor_names
+        order = tuple(names if order is None else order)
+        if sorted(order) != sorted(names):
             raise ValueError(f"kernel '{self.name}' takes tensors "
-                             f"{', '.join(self._names)}, not "
+                             f"{', '.join(names)}, not "
                              f"{', '.join(order)}")
         ptrs = [as_view(tensors[name], name).data_ptr for name in order]
         return BoundLaunch(self, launch, params,
@@ -287,13 +303,15 @@ class Kernel:
         m = self.manifest
         self._check_names(tensors)
         views = {name: as_view(tensors[name], name) for name in m.tensors}
+        sizes = {name: tensors[name] for name in m.sizes}
         for name, spec in m.tensors.items():
             view = views[name]
             if view.dtype != spec.dtype.name:
                 raise ValueError(
                     f"tensor '{name}' has dtype {view.describe_dtype()} but "
                     f"the kernel expects {spec.dtype.name}")
-        symbols = bind_symbols(m, {n: v.shape for n, v in views.items()})
+        symbols = bind_symbols(m, {n: v.shape for n, v in views.items()},
+                               sizes)
         device = self._check_device(views)
         driver = self.driver
         self._check_capability(driver, device)
@@ -334,14 +352,14 @@ class Kernel:
     # -- checks ------------------------------------------------------------
 
     def _check_names(self, tensors: Mapping[str, Any]) -> None:
-        expected = list(self.manifest.tensors)
+        expected = list(self._names)
         missing = [n for n in expected if n not in tensors]
         if missing:
             raise ValueError(
                 f"kernel '{self.name}' is missing tensor(s) "
                 f"{', '.join(repr(n) for n in missing)} (it takes "
                 f"{', '.join(expected)})")
-        unexpected = [n for n in tensors if n not in self.manifest.tensors]
+        unexpected = [n for n in tensors if n not in expected]
         if unexpected:
             raise ValueError(
                 f"kernel '{self.name}' got unexpected tensor(s) "

@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from .dtypes import SCALAR_DTYPES, TENSOR_DTYPES, TensorDType
 from .errors import ManifestError, TensorMapError
@@ -212,11 +212,15 @@ class TensorSpec:
 @dataclass(frozen=True)
 class TensorMapParam:
     """A 128-byte CUtensorMap of ``tensor``, passed by value. ``box`` is
-    outermost first; ``swizzle`` in bytes."""
+    outermost first; ``swizzle`` in bytes. ``dims``: the tensor's
+    dimensions in the map's order, outermost first (None: the tensor's
+    own order), e.g. ``(1, 0, 2)`` maps a packed ``[total, heads, d]``
+    tensor as ``[heads, total, d]``."""
 
     tensor: str
     box: tuple[int, ...]
     swizzle: int
+    dims: Optional[tuple[int, ...]] = None
     kind = "tensor_map"
 
 
@@ -267,6 +271,9 @@ class Manifest:
     grid: tuple[Expr, Expr, Expr]
     source: str = "<manifest>"
     directory: str = "."
+    # Size symbols the caller passes as integers, by name, beside the
+    # tensors (``sizes`` in the manifest; none for most kernels).
+    sizes: tuple[str, ...] = ()
 
     @property
     def cubin_path(self) -> Path:
@@ -385,24 +392,47 @@ def _parse(data: Any, source: str, directory: str) -> Manifest:
     tensors = _parse_tensors(_get(top, "tensors", "manifest"))
     symbols = {s for t in tensors.values() for s in t.shape
                if isinstance(s, str)}
+    sizes = _parse_sizes(top.get("sizes", []), tensors, symbols)
+    symbols |= set(sizes)
     raw_params = _get(top, "params", "manifest")
     if not isinstance(raw_params, list):
         raise ManifestError(f"params: expected a list, got "
                             f"{json.dumps(raw_params)}")
-    params = tuple(_parse_param(p, f"params[{i}]", tensors, symbols)
+    params = tuple(_parse_param(p, f"params[{i}]", tensors, symbols, sizes)
                    for i, p in enumerate(raw_params))
     raw_grid = _get(top, "grid", "manifest")
     if not isinstance(raw_grid, list) or len(raw_grid) != 3:
         raise ManifestError(f"grid: expected a list of 3 expressions, got "
                             f"{json.dumps(raw_grid)}")
-    grid = tuple(_parse_size_expr(g, f"grid[{i}]", symbols)
+    grid = tuple(_parse_size_expr(g, f"grid[{i}]", symbols, sizes)
                  for i, g in enumerate(raw_grid))
     return Manifest(name=name, entry=entry, target=target,
                     capability=capability, cubin=cubin, block=block,
                     cluster=cluster, dynamic_smem=dynamic_smem,
                     tensors=tensors, params=params,
                     grid=grid,  # type: ignore[arg-type]
-                    source=source, directory=directory)
+                    source=source, directory=directory, sizes=sizes)
+
+
+def _parse_sizes(value: Any, tensors: Mapping[str, TensorSpec],
+                 symbols: set[str]) -> tuple[str, ...]:
+    """The ``sizes`` list: new size symbols (identifiers, not a tensor's
+    name or shape symbol, not ``num_sms``), each once."""
+    if not isinstance(value, list):
+        raise ManifestError(f"sizes: expected a list of size symbols, got "
+                            f"{json.dumps(value)}")
+    sizes: list[str] = []
+    for i, s in enumerate(value):
+        f = f"sizes[{i}]"
+        if not isinstance(s, str) or not s.isidentifier() or s == NUM_SMS:
+            raise ManifestError(f"{f}: {json.dumps(s)} cannot be a size "
+                                f"symbol (a symbol is an identifier other "
+                                f"than '{NUM_SMS}')")
+        if s in symbols or s in tensors or s in sizes:
+            raise ManifestError(f"{f}: '{s}' is already a tensor's name or "
+                                "size symbol")
+        sizes.append(s)
+    return tuple(sizes)
 
 
 def _parse_tensors(value: Any) -> dict[str, TensorSpec]:
@@ -445,13 +475,15 @@ def _parse_tensors(value: Any) -> dict[str, TensorSpec]:
     return tensors
 
 
-def _parse_size_expr(value: Any, field: str, symbols: set[str]) -> Expr:
+def _parse_size_expr(value: Any, field: str, symbols: set[str],
+                     sizes: tuple = ()) -> Expr:
     expr = parse_expr(value, field)
     unknown = expr_symbols(expr) - symbols
     if unknown:
         raise ManifestError(
             f"{field}: unknown size symbol '{sorted(unknown)[0]}' (the "
-            f"tensors' shapes define: {_names(sorted(symbols))})")
+            f"tensors' shapes{' and the sizes' if sizes else ''} define: "
+            f"{_names(sorted(symbols))})")
     return expr
 
 
@@ -466,7 +498,7 @@ def _tensor_ref(p: Mapping[str, Any], field: str,
 
 
 def _parse_param(value: Any, field: str, tensors: Mapping[str, TensorSpec],
-                 symbols: set[str]) -> Param:
+                 symbols: set[str], sizes: tuple = ()) -> Param:
     p = _object(value, field)
     kind = _get(p, "kind", field)
     if kind == "tensor_map":
@@ -482,7 +514,19 @@ def _parse_param(value: Any, field: str, tensors: Mapping[str, TensorSpec],
             check_box(tensor, spec.dtype, spec.rank, sizes, swizzle)
         except TensorMapError as e:
             raise ManifestError(f"{field}: {e}") from None
-        return TensorMapParam(tensor, sizes, swizzle)
+        dims = None
+        if "dims" in p:
+            raw_dims = p["dims"]
+            if (not isinstance(raw_dims, list)
+                    or any(isinstance(d, bool) or not isinstance(d, int)
+                           for d in raw_dims)
+                    or sorted(raw_dims) != list(range(spec.rank))):
+                raise ManifestError(
+                    f"{field}.dims: expected a permutation of the "
+                    f"dimensions of '{tensor}' (0 to {spec.rank - 1}), got "
+                    f"{json.dumps(raw_dims)}")
+            dims = tuple(raw_dims)
+        return TensorMapParam(tensor, sizes, swizzle, dims)
     if kind == "scalar":
         dtype = _get(p, "dtype", field)
         if dtype not in SCALAR_DTYPES:
@@ -495,7 +539,7 @@ def _parse_param(value: Any, field: str, tensors: Mapping[str, TensorSpec],
                 raise ManifestError(f"{field}.value: {raw} is a float but "
                                     f"the scalar is {dtype}")
             return ScalarParam(dtype, raw)
-        expr = _parse_size_expr(raw, f"{field}.value", symbols)
+        expr = _parse_size_expr(raw, f"{field}.value", symbols, sizes)
         if isinstance(expr, Const) and dtype in _INT_RANGES:
             low, high = _INT_RANGES[dtype]
             if not low <= expr.value <= high:
@@ -516,13 +560,26 @@ def _parse_param(value: Any, field: str, tensors: Mapping[str, TensorSpec],
 
 
 def bind_symbols(manifest: Manifest,
-                 shapes: Mapping[str, Sequence[int]]) -> dict[str, int]:
+                 shapes: Mapping[str, Sequence[int]],
+                 sizes: Optional[Mapping[str, int]] = None) -> dict[str, int]:
     """Binds the size symbols from the tensors' actual ``shapes`` (by tensor
-    name, outermost first). A symbol is bound by the first tensor, in the
-    manifest's order, that has it and checked against the others; fixed
-    sizes are checked too. Raises ValueError on a missing tensor, a rank
-    mismatch or an inconsistent size."""
+    name, outermost first) and the caller's ``sizes`` (the manifest's
+    ``sizes``, by name: integers in [1, 2^31 - 1]). A symbol is bound by the
+    first tensor, in the manifest's order, that has it and checked against
+    the others; fixed sizes are checked too. Raises ValueError on a missing
+    tensor or size, a rank mismatch or an inconsistent size."""
     bound: dict[str, int] = {}
+    for name in manifest.sizes:
+        value = (sizes or {}).get(name)
+        if value is None:
+            raise ValueError(f"size '{name}' is missing (the kernel takes "
+                             f"the integer size(s) "
+                             f"{', '.join(manifest.sizes)})")
+        if isinstance(value, bool) or not isinstance(value, int) or \
+                not 1 <= value <= _INT_RANGES["i32"][1]:
+            raise ValueError(f"size '{name}' must be an int in [1, "
+                             f"{_INT_RANGES['i32'][1]}], got {value!r}")
+        bound[name] = value
     origin: dict[str, str] = {}
     for name, spec in manifest.tensors.items():
         if name not in shapes:

@@ -9,7 +9,7 @@ descriptors), keeps them alive, and builds that array.
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 from .manifest import (Manifest, MemrefParam, NumSmsSource, PointerParam,
@@ -80,8 +80,14 @@ def pack_params(manifest: Manifest, views: Mapping[str, TensorView],
         what = f"params[{i}] ({p.kind})"
         if isinstance(p, TensorMapParam):
             spec = manifest.tensors[p.tensor]
-            args = tensor_map_args(p.tensor, views[p.tensor], spec.dtype,
-                                   p.box, p.swizzle)
+            view = views[p.tensor]
+            if p.dims is not None:
+                # The map's dimensions in the order the manifest gives.
+                view = replace(view,
+                               shape=tuple(view.shape[d] for d in p.dims),
+                               strides=tuple(view.strides[d] for d in p.dims))
+            args = tensor_map_args(p.tensor, view, spec.dtype, p.box,
+                                   p.swizzle)
             packed.entries.append(("tensor_map", args))
             packed.storage.append(encode(args))
         elif isinstance(p, ScalarParam):

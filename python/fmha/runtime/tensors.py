@@ -19,6 +19,7 @@ TORCH_DTYPES: dict[str, str] = {
     "float16": "f16",
     "float32": "f32",
     "float8_e4m3fn": "f8e4m3",
+    "int32": "i32",
 }
 
 

@@ -41,7 +41,7 @@ func.func @tensor_without_shape() attributes {fmha.tensors = {a = {dtype = "bf16
 
 // -----
 
-// expected-error @+1 {{'fmha.tensors': tensor 'a' dtype must be one of bf16, f16, f32, f8e4m3}}
+// expected-error @+1 {{'fmha.tensors': tensor 'a' dtype must be one of bf16, f16, f32, f8e4m3, i32}}
 func.func @tensor_dtype() attributes {fmha.tensors = {a = {shape = ["M"], dtype = "i8", role = "input"}}} {
   return
 }
@@ -104,6 +104,29 @@ func.func @tensor_map_swizzle() attributes {fmha.params = [{kind = "tensor_map",
 
 // -----
 
+// A tensor map's dims: a permutation of the tensor's dimensions.
+// expected-error @+1 {{'fmha.params': parameter #0 dims must be a permutation of the tensor's dimensions, got [1, 1, 2]}}
+func.func @tensor_map_dims() attributes {fmha.params = [{kind = "tensor_map", tensor = "a", box = [64, 64], swizzle = 128, dims = [1, 1, 2]}]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.params': parameter #0 dims must be a permutation of the tensor's dimensions, got "all"}}
+func.func @tensor_map_dims_not_an_array() attributes {fmha.params = [{kind = "tensor_map", tensor = "a", box = [64, 64], swizzle = 128, dims = "all"}]} {
+  return
+}
+
+// -----
+
+// The caller's sizes: an array of symbols.
+// expected-error @+1 {{'fmha.sizes': the caller's sizes must be an array of symbols, got ["B", 4]}}
+func.func @sizes_not_symbols() attributes {fmha.sizes = ["B", 4]} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'fmha.grid': the grid must be an array of three expressions, got [1, 1]}}
 func.func @grid_rank() attributes {fmha.grid = [1, 1]} {
   return
@@ -120,5 +143,11 @@ func.func @grid_expression() attributes {fmha.grid = [{max = [1, 2]}, 1, 1]} {
 
 // In range and in form.
 func.func @valid() attributes {fmha.stages = 8 : i64, fmha.item_slots = 2 : i64, fmha.tensors = {a = {shape = ["M", 64], dtype = "bf16", role = "input"}}, fmha.params = [{kind = "tensor_map", tensor = "a", box = [64, 64], swizzle = 128}, {kind = "scalar", dtype = "i32", value = {ceildiv = ["M", 64]}}, {kind = "memref", tensor = "a"}], fmha.grid = [{min = ["num_sms", {mul = ["M", 2]}]}, 1, 1]} {
+  return
+}
+
+// A varlen kernel's: i32 tensors, tensor maps over permuted dimensions and
+// the caller's sizes.
+func.func @valid_varlen() attributes {fmha.tensors = {q = {shape = ["TQ", 8, 128], dtype = "bf16", role = "input"}, cu = {shape = ["B1"], dtype = "i32", role = "input"}}, fmha.params = [{kind = "tensor_map", tensor = "q", box = [64, 64], swizzle = 128, dims = [1, 0, 2]}, {kind = "memref", tensor = "cu"}, {kind = "scalar", dtype = "i32", value = "MAXQ"}], fmha.sizes = ["B", "MAXQ"], fmha.grid = [{ceildiv = ["MAXQ", 128]}, 8, "B"]} {
   return
 }

@@ -21,6 +21,118 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>)
 
 // -----
 
+// cu_seqlens without varlen.
+// expected-error @+1 {{expects 3 inputs (q, k, v), got 5 (cu_seqlens need varlen)}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> target sm_90a
+
+// -----
+
+// varlen without cu_seqlens.
+// expected-error @+1 {{varlen expects 5 inputs (q, k, v, cu_seqlens_q, cu_seqlens_k), got 3}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>)
+    -> tensor<?x32x128xbf16> varlen target sm_90a
+
+// -----
+
+// varlen with the dense (rank-4) layout.
+// expected-error @+1 {{q must be a rank-3 tensor [total_q, heads_q, head_dim], got 'tensor<?x32x?x128xbf16>'}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x32x?x128xbf16> varlen target sm_90a
+
+// -----
+
+// A rank-2 cu_seqlens.
+// expected-error @+1 {{cu_seqlens_k must be a rank-1 tensor [batch + 1], got 'tensor<?x2xi32>'}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?x2xi32>)
+    -> tensor<?x32x128xbf16> varlen target sm_90a
+
+// -----
+
+// cu_seqlens of i64.
+// expected-error @+1 {{cu_seqlens_q element type 'i64' is not supported: expected i32 (prefix sums of the sequence lengths)}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi64>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> varlen target sm_90a
+
+// -----
+
+// One entry: no sequence.
+// expected-error @+1 {{cu_seqlens_q has 1 entries: expected batch + 1, at least 2}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<1xi32>, tensor<1xi32>)
+    -> tensor<?x32x128xbf16> varlen target sm_90a
+
+// -----
+
+// Different batches.
+// expected-error @+1 {{cu_seqlens_k batch + 1 5 does not match cu_seqlens_q batch + 1 3}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<3xi32>, tensor<5xi32>)
+    -> tensor<?x32x128xbf16> varlen target sm_90a
+
+// -----
+
+// The varlen LSE is [heads_q, total_q].
+// expected-error @+1 {{lse heads_q 16 does not match q heads_q 32}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x32x128xbf16>, tensor<16x?xf32>) varlen target sm_90a
+
+// -----
+
+// v's total differs from k's.
+// expected-error @+1 {{v total_k 100 does not match k total_k 200}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<200x8x128xbf16>,
+                      tensor<100x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> varlen target sm_90a
+
+// -----
+
+// The varlen LSE's total is q's.
+// expected-error @+1 {{lse total_q 100 does not match q total_q 200}}
+fmha.attention @attn (tensor<200x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<200x32x128xbf16>, tensor<32x100xf32>) varlen target sm_90a
+
+// -----
+
+// o has q's heads.
+// expected-error @+1 {{o heads_q 16 does not match q heads_q 32}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x16x128xbf16> varlen target sm_90a
+
+// -----
+
+// k's head dim is q's.
+// expected-error @+1 {{k head_dim 64 does not match q head_dim 128}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x64xbf16>,
+                      tensor<?x8x64xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> varlen target sm_90a
+
+// -----
+
+// A rank-3 lse (the dense layout's) with varlen.
+// expected-error @+1 {{lse must be a rank-2 tensor [heads_q, total_q], got 'tensor<1x32x?xf32>'}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x32x128xbf16>, tensor<1x32x?xf32>) varlen target sm_90a
+
+// -----
+
+// Not on sm_100a yet.
+// expected-error @+1 {{varlen is supported on sm_90a only so far}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> varlen target sm_100a
+
+// -----
+
 // No result.
 // expected-error @+1 {{expects 1 or 2 results (o and optionally lse), got 0}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,

@@ -20,6 +20,25 @@ fmha.attention @attn_full (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
     causal window [256, 0] scale 0.0883883 tile [64, 128] stages 2
     consumers 2 target sm_90a
 
+// Variable-length sequences, packed: GQA, causal, with the LSE
+// ([heads_q, total_q]).
+// CHECK: fmha.attention @attn_varlen (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x32x128xbf16>, tensor<32x?xf32>) varlen causal target sm_90a
+// GENERIC: "fmha.attention"() <{causal, function_type = (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x32x128xbf16>, tensor<32x?xf32>), sym_name = "attn_varlen", target = #fmha<target sm_90a>, varlen}> : () -> ()
+fmha.attention @attn_varlen (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                             tensor<?x8x128xbf16>, tensor<?xi32>,
+                             tensor<?xi32>)
+    -> (tensor<?x32x128xbf16>, tensor<32x?xf32>) varlen causal target sm_90a
+
+// Varlen with static sizes (4 sequences, 1000 tokens), MQA, a window, f16,
+// one CTA per query block.
+// CHECK: fmha.attention @attn_varlen_static (tensor<1000x16x64xf16>, tensor<1200x1x64xf16>, tensor<1200x1x64xf16>, tensor<5xi32>, tensor<5xi32>) -> tensor<1000x16x64xf16> varlen window [128, 0] schedule per_block target sm_90a
+fmha.attention @attn_varlen_static (tensor<1000x16x64xf16>,
+                                    tensor<1200x1x64xf16>,
+                                    tensor<1200x1x64xf16>, tensor<5xi32>,
+                                    tensor<5xi32>)
+    -> tensor<1000x16x64xf16> varlen window [128, 0] schedule per_block
+    target sm_90a
+
 // Explicit schedules: persistent, and one CTA per query block.
 // CHECK: fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> causal schedule persistent target sm_90a
 // GENERIC: "fmha.attention"() <{causal, function_type = (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16>, schedule = #fmha<schedule persistent>, sym_name = "attn_persistent", target = #fmha<target sm_90a>}> : () -> ()

@@ -27,6 +27,10 @@ namespace {
 constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
 constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
 constexpr StringRef kLseDims[] = {"batch", "heads_q", "seq_q"};
+constexpr StringRef kVarlenQDims[] = {"total_q", "heads_q", "head_dim"};
+constexpr StringRef kVarlenKVDims[] = {"total_k", "heads_kv", "head_dim"};
+constexpr StringRef kVarlenLseDims[] = {"heads_q", "total_q"};
+constexpr StringRef kCuSeqlensDims[] = {"batch + 1"};
 constexpr StringRef kTileNames[] = {"block_m", "block_n"};
 constexpr StringRef kWindowNames[] = {"left", "right"};
 
@@ -48,23 +52,33 @@ constexpr int64_t kDefaultBlockNLargeHeadDim = 64;
 //===----------------------------------------------------------------------===//
 
 RankedTensorType AttentionOp::getQueryType() {
-  return getInputTensor(getFunctionType(), 0, 4);
+  return getInputTensor(getFunctionType(), 0, getTokenRank());
 }
 
 RankedTensorType AttentionOp::getKeyType() {
-  return getInputTensor(getFunctionType(), 1, 4);
+  return getInputTensor(getFunctionType(), 1, getTokenRank());
 }
 
 RankedTensorType AttentionOp::getValueType() {
-  return getInputTensor(getFunctionType(), 2, 4);
+  return getInputTensor(getFunctionType(), 2, getTokenRank());
 }
 
 RankedTensorType AttentionOp::getOutputType() {
-  return getResultTensor(getFunctionType(), 0, 4);
+  return getResultTensor(getFunctionType(), 0, getTokenRank());
 }
 
 RankedTensorType AttentionOp::getLseType() {
-  return getResultTensor(getFunctionType(), 1, 3);
+  return getResultTensor(getFunctionType(), 1, getTokenRank() - 1);
+}
+
+RankedTensorType AttentionOp::getCuSeqlensQType() {
+  return getVarlen() ? getInputTensor(getFunctionType(), 3, 1)
+                     : RankedTensorType();
+}
+
+RankedTensorType AttentionOp::getCuSeqlensKType() {
+  return getVarlen() ? getInputTensor(getFunctionType(), 4, 1)
+                     : RankedTensorType();
 }
 
 Type AttentionOp::getElementType() {
@@ -72,12 +86,23 @@ Type AttentionOp::getElementType() {
   return q ? q.getElementType() : Type();
 }
 
+// Dimensions: [batch, heads, seq, head_dim] (lse [batch, heads, seq]), or
+// with varlen [total, heads, head_dim] (lse [heads, total]).
+
 int64_t AttentionOp::getBatch() {
+  if (getVarlen()) {
+    int64_t entries = mergeDims(0, {getCuSeqlensQType(), getCuSeqlensKType()});
+    return ShapedType::isDynamic(entries) ? entries : entries - 1;
+  }
   return mergeDims(0, {getQueryType(), getKeyType(), getValueType(),
                        getOutputType(), getLseType()});
 }
 
 int64_t AttentionOp::getNumHeadsQ() {
+  if (getVarlen())
+    return mergeSizes({getDimOrDynamic(getQueryType(), 1),
+                       getDimOrDynamic(getOutputType(), 1),
+                       getDimOrDynamic(getLseType(), 0)});
   return mergeDims(1, {getQueryType(), getOutputType(), getLseType()});
 }
 
@@ -86,16 +111,20 @@ int64_t AttentionOp::getNumHeadsKV() {
 }
 
 int64_t AttentionOp::getSeqLenQ() {
+  if (getVarlen())
+    return mergeSizes({getDimOrDynamic(getQueryType(), 0),
+                       getDimOrDynamic(getOutputType(), 0),
+                       getDimOrDynamic(getLseType(), 1)});
   return mergeDims(2, {getQueryType(), getOutputType(), getLseType()});
 }
 
 int64_t AttentionOp::getSeqLenK() {
-  return mergeDims(2, {getKeyType(), getValueType()});
+  return mergeDims(getVarlen() ? 0 : 2, {getKeyType(), getValueType()});
 }
 
 int64_t AttentionOp::getHeadDim() {
-  return mergeDims(
-      3, {getQueryType(), getKeyType(), getValueType(), getOutputType()});
+  return mergeDims(getTokenRank() - 1, {getQueryType(), getKeyType(),
+                                        getValueType(), getOutputType()});
 }
 
 //===----------------------------------------------------------------------===//
@@ -242,20 +271,66 @@ int64_t AttentionOp::getTmemColumns() {
 /// Checks the number of inputs and results and the rank of each tensor.
 static LogicalResult verifyStructure(AttentionOp op) {
   FunctionType type = op.getFunctionType();
-  if (type.getNumInputs() != 3)
+  bool varlen = op.getVarlen();
+  if (varlen && type.getNumInputs() != 5)
+    return op.emitOpError() << "varlen expects 5 inputs (q, k, v, "
+                               "cu_seqlens_q, cu_seqlens_k), got "
+                            << type.getNumInputs();
+  if (!varlen && type.getNumInputs() != 3)
     return op.emitOpError()
-           << "expects 3 inputs (q, k, v), got " << type.getNumInputs();
+           << "expects 3 inputs (q, k, v), got " << type.getNumInputs()
+           << (type.getNumInputs() == 5 ? " (cu_seqlens need varlen)" : "");
   if (type.getNumResults() != 1 && type.getNumResults() != 2)
     return op.emitOpError()
            << "expects 1 or 2 results (o and optionally lse), got "
            << type.getNumResults();
-  SmallVector<NamedTensor> tensors = {{"q", type.getInput(0), kQDims},
-                                      {"k", type.getInput(1), kKVDims},
-                                      {"v", type.getInput(2), kKVDims},
-                                      {"o", type.getResult(0), kQDims}};
+  ArrayRef<StringRef> qDims =
+      varlen ? ArrayRef<StringRef>(kVarlenQDims) : ArrayRef<StringRef>(kQDims);
+  ArrayRef<StringRef> kvDims = varlen ? ArrayRef<StringRef>(kVarlenKVDims)
+                                      : ArrayRef<StringRef>(kKVDims);
+  SmallVector<NamedTensor> tensors = {{"q", type.getInput(0), qDims},
+                                      {"k", type.getInput(1), kvDims},
+                                      {"v", type.getInput(2), kvDims}};
+  if (varlen)
+    tensors.append({{"cu_seqlens_q", type.getInput(3), kCuSeqlensDims},
+                    {"cu_seqlens_k", type.getInput(4), kCuSeqlensDims}});
+  tensors.push_back({"o", type.getResult(0), qDims});
   if (type.getNumResults() == 2)
-    tensors.push_back({"lse", type.getResult(1), kLseDims});
+    tensors.push_back({"lse", type.getResult(1),
+                       varlen ? ArrayRef<StringRef>(kVarlenLseDims)
+                              : ArrayRef<StringRef>(kLseDims)});
   return verifyTensors(op, tensors);
+}
+
+/// Checks the cu_seqlens of a varlen kernel: i32, as many entries in both,
+/// at least 2 (one sequence) where static; and the target.
+static LogicalResult verifyVarlen(AttentionOp op) {
+  if (!op.getVarlen())
+    return success();
+  RankedTensorType cuQ = op.getCuSeqlensQType(), cuK = op.getCuSeqlensKType();
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"cu_seqlens_q", cuQ},
+        {"cu_seqlens_k", cuK}}) {
+    if (!type.getElementType().isInteger(32))
+      return op.emitOpError()
+             << name << " element type " << type.getElementType()
+             << " is not supported: expected i32 (prefix sums of the "
+                "sequence lengths)";
+    if (!ShapedType::isDynamic(type.getDimSize(0)) && type.getDimSize(0) < 2)
+      return op.emitOpError() << name << " has " << type.getDimSize(0)
+                              << " entries: expected batch + 1, at least 2";
+  }
+  if (failed(verifySameSize(op, "batch + 1", "cu_seqlens_k", cuK.getDimSize(0),
+                            "cu_seqlens_q", cuQ.getDimSize(0))))
+    return failure();
+  // The sm_100a attention builder (ws-partition-roles on sm_100a) writes O
+  // from tensor memory by TMA only; varlen's bounded register stores of O
+  // are lowered for wgmma accumulators so far.
+  if (!getTargetInfo(op.getTarget()).hasWgmma())
+    return op.emitOpError("varlen is supported on sm_90a only so far (O "
+                          "leaves by stores bounded by each sequence's end, "
+                          "which the sm_100a kernel does not have yet)");
+  return success();
 }
 
 /// Checks the element types: q/k/v/o bf16 or f16 and all the same, lse f32.
@@ -276,8 +351,8 @@ static LogicalResult verifyElementTypes(AttentionOp op) {
   return success();
 }
 
-/// Checks the head dim and that the sizes the tensors share agree.
-static LogicalResult verifySizes(AttentionOp op) {
+/// Checks that the sizes the tensors share agree, in the dense layout.
+static LogicalResult verifyDenseSizes(AttentionOp op) {
   ArrayRef<int64_t> q = op.getQueryType().getShape();
   ArrayRef<int64_t> k = op.getKeyType().getShape();
   ArrayRef<int64_t> v = op.getValueType().getShape();
@@ -301,6 +376,39 @@ static LogicalResult verifySizes(AttentionOp op) {
       if (failed(
               verifySameSize(op, kLseDims[dim], "lse", lse[dim], "q", q[dim])))
         return failure();
+  }
+  return success();
+}
+
+/// Checks that the sizes the tensors share agree, in the varlen layout.
+static LogicalResult verifyVarlenSizes(AttentionOp op) {
+  ArrayRef<int64_t> q = op.getQueryType().getShape();
+  ArrayRef<int64_t> k = op.getKeyType().getShape();
+  ArrayRef<int64_t> v = op.getValueType().getShape();
+  ArrayRef<int64_t> o = op.getOutputType().getShape();
+  if (failed(verifySameSize(op, "head_dim", "k", k[2], "q", q[2])))
+    return failure();
+  for (unsigned dim = 0; dim < 3; ++dim)
+    if (failed(
+            verifySameSize(op, kVarlenKVDims[dim], "v", v[dim], "k", k[dim])) ||
+        failed(verifySameSize(op, kVarlenQDims[dim], "o", o[dim], "q", q[dim])))
+      return failure();
+  if (RankedTensorType lseType = op.getLseType()) {
+    ArrayRef<int64_t> lse = lseType.getShape();
+    if (failed(verifySameSize(op, "heads_q", "lse", lse[0], "q", q[1])) ||
+        failed(verifySameSize(op, "total_q", "lse", lse[1], "q", q[0])))
+      return failure();
+  }
+  return success();
+}
+
+/// Checks the head dim and that the sizes the tensors share agree.
+static LogicalResult verifySizes(AttentionOp op) {
+  if (op.getVarlen()) {
+    if (failed(verifyVarlenSizes(op)))
+      return failure();
+  } else if (failed(verifyDenseSizes(op))) {
+    return failure();
   }
 
   // The head dim picks the kernel's tile shapes: it must be known.
@@ -428,7 +536,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
 
 LogicalResult AttentionOp::verify() {
   if (failed(verifyStructure(*this)) || failed(verifyElementTypes(*this)) ||
-      failed(verifySizes(*this)) || failed(verifySoftmax(*this)))
+      failed(verifyVarlen(*this)) || failed(verifySizes(*this)) ||
+      failed(verifySoftmax(*this)))
     return failure();
   return verifyConfig(*this);
 }

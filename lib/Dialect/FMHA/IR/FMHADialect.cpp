@@ -42,7 +42,7 @@ LogicalResult FMHADialect::verifyOperationAttribute(Operation *op,
   if (!llvm::is_contained(
           {StagesAttrHelper::getNameStr(), ItemSlotsAttrHelper::getNameStr(),
            TensorsAttrHelper::getNameStr(), ParamsAttrHelper::getNameStr(),
-           GridAttrHelper::getNameStr()},
+           GridAttrHelper::getNameStr(), SizesAttrHelper::getNameStr()},
           name))
     return op->emitOpError("has '")
            << name << "', which is not an attribute of the fmha dialect";

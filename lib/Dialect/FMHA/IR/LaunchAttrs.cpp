@@ -82,7 +82,8 @@ LogicalResult ContractChecker::tensor(NamedAttribute tensor) {
                     what, "{shape = [sizes or symbols], dtype, role}",
                     tensor.getValue())))
     return failure();
-  if (failed(oneOf(entry, "dtype", {"bf16", "f16", "f32", "f8e4m3"}, what)))
+  if (failed(
+          oneOf(entry, "dtype", {"bf16", "f16", "f32", "f8e4m3", "i32"}, what)))
     return failure();
   return oneOf(entry, "role", {"input", "output"}, what);
 }
@@ -109,6 +110,24 @@ LogicalResult ContractChecker::param(Attribute param, size_t index) {
     return success();
   auto box = dyn_cast_or_null<ArrayAttr>(entry.get("box"));
   auto swizzle = dyn_cast_or_null<IntegerAttr>(entry.get("swizzle"));
+  // The tensor's dimensions in the map's order, outermost first: a
+  // permutation of 0 .. rank - 1.
+  if (Attribute dims = entry.get("dims")) {
+    auto list = dyn_cast<ArrayAttr>(dims);
+    SmallVector<int64_t> order;
+    if (list)
+      for (Attribute dim : list)
+        if (auto value = dyn_cast<IntegerAttr>(dim))
+          order.push_back(value.getInt());
+    SmallVector<int64_t> sorted(order);
+    llvm::sort(sorted);
+    bool permutation = list && order.size() == list.size();
+    for (auto [i, dim] : llvm::enumerate(sorted))
+      permutation &= dim == static_cast<int64_t>(i);
+    if (failed(expect(permutation, what + " dims",
+                      "a permutation of the tensor's dimensions", dims)))
+      return failure();
+  }
   return expect(box && !box.empty() &&
                     llvm::all_of(box, llvm::IsaPred<IntegerAttr>) && swizzle &&
                     llvm::is_contained({0, 32, 64, 128}, swizzle.getInt()),
@@ -142,6 +161,16 @@ fmha::verifyLaunchAttr(NamedAttribute attr,
       if (failed(check.param(param, index)))
         return failure();
     return success();
+  }
+  if (name == FMHADialect::SizesAttrHelper::getNameStr()) {
+    auto sizes = dyn_cast<ArrayAttr>(value);
+    return check.expect(
+        sizes && llvm::all_of(sizes,
+                              [](Attribute size) {
+                                auto name = dyn_cast<StringAttr>(size);
+                                return name && !name.getValue().empty();
+                              }),
+        "the caller's sizes", "an array of symbols", value);
   }
   if (name == FMHADialect::GridAttrHelper::getNameStr()) {
     auto grid = dyn_cast<ArrayAttr>(value);

@@ -71,6 +71,14 @@ LogicalResult fmha::writeManifest(Operation *module, llvm::raw_ostream &os) {
       return failure();
     manifest[name.drop_front(StringRef("fmha.").size())] = toJSON(*value);
   }
+  // Sizes the caller passes, where the kernel has any (optional).
+  StringRef sizesName = FMHADialect::SizesAttrHelper::getNameStr();
+  if (kernel->hasAttr(sizesName)) {
+    FailureOr<Attribute> sizes = getContract(kernel, sizesName);
+    if (failed(sizes))
+      return failure();
+    manifest["sizes"] = toJSON(*sizes);
+  }
   auto threads = kernel->getAttrOfType<IntegerAttr>(
       ws::WSDialect::NumThreadsAttrHelper::getNameStr());
   auto smem = kernel->getAttrOfType<IntegerAttr>(

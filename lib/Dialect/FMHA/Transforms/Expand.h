@@ -48,9 +48,14 @@ public:
   /// Declares tensor `name` of `shape` and `dtype`, an input or an output.
   void tensor(StringRef name, ArrayRef<Attribute> shape, Type dtype,
               bool output);
-  /// Appends a parameter: a tensor map of `tensor` with its box and swizzle,
-  /// an i32 scalar, or `tensor` as a memref descriptor.
-  void tensorMap(StringRef tensor, ArrayRef<int64_t> box, int64_t swizzle);
+  /// Declares a size the caller passes as an integer (a symbol no tensor's
+  /// shape has) and returns it as a symbol.
+  Attribute callerSize(StringRef symbol);
+  /// Appends a parameter: a tensor map of `tensor` with its box and swizzle
+  /// (over the tensor's dimensions in the order `dims`, when given), an i32
+  /// scalar, or `tensor` as a memref descriptor.
+  void tensorMap(StringRef tensor, ArrayRef<int64_t> box, int64_t swizzle,
+                 ArrayRef<int64_t> dims = {});
   void scalar(Attribute value);
   void memref(StringRef tensor);
 
@@ -66,6 +71,7 @@ private:
   Builder &b;
   SmallVector<NamedAttribute> tensors;
   SmallVector<Attribute> params;
+  SmallVector<Attribute> sizes;
 };
 
 /// Replace `op` by its kernel: the tile program of one CTA.

@@ -12,8 +12,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 #include <cmath>
 #include <limits>
@@ -74,6 +76,23 @@ private:
   }
   /// Records the kernel's launch contract (LaunchContract) on `kernel`.
   void recordLaunchContract(Operation *kernel);
+  void recordVarlenContract(Operation *kernel);
+  /// Whether q, k, v and o are packed sequences (`varlen`).
+  bool varlen() { return op.getVarlen(); }
+  /// The coordinates of query row `row` of `head` (batch `batch`) in q, or
+  /// of key row `row` of `kvHead` in k and v: [batch, head, row, 0], or with
+  /// varlen [head, first row of the sequence + row, 0].
+  SmallVector<Value> queryCoords(Value batch, Value head, Value row);
+  SmallVector<Value> keyCoords(Value batch, Value kvHead, Value row,
+                               Value zero);
+  /// Varlen: sets the bounds of sequence `seq` (qRow0, kRow0, seqQ, seqK),
+  /// read from cu_seqlens and clamped to the tensors, and returns whether
+  /// the sequence exists and has query rows from `first` on (an i1).
+  Value loadSequence(Value seq, Value first);
+  /// Varlen: `buffer` ([total, heads, head_dim], or lse's [heads, total]) as
+  /// a view of the current sequence's rows only, [heads, rows(, head_dim)],
+  /// so that the bounded stores of tile.store_direct stop at its end.
+  Value sequenceView(Value buffer);
   /// The mask of one S tile: true where key `n0 + col` is visible to query
   /// `m0 + row`.
   Value visible(Value m0, Value n0);
@@ -131,13 +150,19 @@ private:
   /// The f32 tiles of a query tile's program: the scores S (block_m x
   /// block_n), the output O (block_m x head_dim) and the per-row values.
   RankedTensorType sType, oType, rowType;
-  /// Kernel parameters.
+  /// Kernel parameters. With varlen, seqQ and seqK are the lengths of the
+  /// work item's sequence (loadSequence).
   Value q, k, v, o, lse, batchCount, headsQ, headsKV, seqQ, seqK;
+  /// Varlen: the cu_seqlens, the longest query sequence and the total
+  /// tokens (parameters), and the work item's first q and k rows.
+  Value cuQ, cuK, maxSeqQ, totalQ, totalK, qRow0, kRow0;
 };
 
 } // namespace
 
 void AttentionBuilder::recordLaunchContract(Operation *kernel) {
+  if (varlen())
+    return recordVarlenContract(kernel);
   LaunchContract contract(b);
   Type dtype = op.getElementType();
   Attribute batch = contract.size(op.getBatch(), "B"),
@@ -182,6 +207,158 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
                   {contract.min(b.getStringAttr("num_sms"), items), one, one});
 }
 
+void AttentionBuilder::recordVarlenContract(Operation *kernel) {
+  LaunchContract contract(b);
+  Type dtype = op.getElementType();
+  Attribute headsQ = contract.size(op.getNumHeadsQ(), "H"),
+            headsKV = contract.size(op.getNumHeadsKV(), "HKV"),
+            tq = contract.size(op.getSeqLenQ(), "TQ"),
+            tk = contract.size(op.getSeqLenK(), "TK"),
+            entries = contract.size(op.getCuSeqlensQType().getDimSize(0), "B1");
+  Attribute d = contract.integer(headDim);
+  contract.tensor("q", {tq, headsQ, d}, dtype, /*output=*/false);
+  contract.tensor("k", {tk, headsKV, d}, dtype, /*output=*/false);
+  contract.tensor("v", {tk, headsKV, d}, dtype, /*output=*/false);
+  contract.tensor("cu_seqlens_q", {entries}, b.getI32Type(), /*output=*/false);
+  contract.tensor("cu_seqlens_k", {entries}, b.getI32Type(), /*output=*/false);
+  contract.tensor("o", {tq, headsQ, d}, dtype, /*output=*/true);
+  if (op.hasLse())
+    contract.tensor("lse", {headsQ, tq}, b.getF32Type(), /*output=*/true);
+  // The batch and the longest query sequence size the grid; no tensor's
+  // shape has them: the caller passes them.
+  Attribute batch = contract.callerSize("B"),
+            maxSeqQ = contract.callerSize("MAXQ");
+  // Q, K and V as [heads, total, head_dim] views of the packed tensors
+  // (dims [1, 0, 2]): a box covers rows of one head.
+  int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
+  contract.tensorMap("q", {blockM, span}, 128, {1, 0, 2});
+  contract.tensorMap("k", {blockN, span}, 128, {1, 0, 2});
+  contract.tensorMap("v", {blockN, span}, 128, {1, 0, 2});
+  // O and lse leave by plain stores bounded by each sequence's end.
+  contract.memref("o");
+  if (op.hasLse())
+    contract.memref("lse");
+  contract.memref("cu_seqlens_q");
+  contract.memref("cu_seqlens_k");
+  for (Attribute size : {batch, headsQ, headsKV, maxSeqQ, tq, tk})
+    contract.scalar(size);
+  int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
+  Attribute blocks = contract.ceildiv(maxSeqQ, contract.integer(rowsPerCta));
+  if (!persistent()) {
+    contract.record(kernel, {blocks, headsQ, batch});
+    return;
+  }
+  int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
+  Attribute items =
+      contract.mul(contract.ceildiv(maxSeqQ, contract.integer(rowsPerItem)),
+                   contract.mul(headsQ, batch));
+  Attribute one = contract.integer(1);
+  contract.record(kernel,
+                  {contract.min(b.getStringAttr("num_sms"), items), one, one});
+}
+
+SmallVector<Value> AttentionBuilder::queryCoords(Value batch, Value head,
+                                                 Value row) {
+  if (varlen())
+    return {head, arith::AddIOp::create(b, loc, qRow0, row), constI32(0)};
+  return {batch, head, row, constI32(0)};
+}
+
+SmallVector<Value> AttentionBuilder::keyCoords(Value batch, Value kvHead,
+                                               Value row, Value zero) {
+  if (varlen())
+    return {kvHead, arith::AddIOp::create(b, loc, kRow0, row), zero};
+  return {batch, kvHead, row, zero};
+}
+
+Value AttentionBuilder::loadSequence(Value seq, Value first) {
+  Type index = b.getIndexType();
+  auto toI32 = [&](Value x) -> Value {
+    return arith::IndexCastOp::create(b, loc, i32, x);
+  };
+  auto minI = [&](Value x, Value y) -> Value {
+    return arith::MinSIOp::create(b, loc, x, y);
+  };
+  auto maxI = [&](Value x, Value y) -> Value {
+    return arith::MaxSIOp::create(b, loc, x, y);
+  };
+  Value zero = constI32(0), one = constI32(1);
+  // Entries the cu_seqlens have (at least one, which the caller checks):
+  // reads stay inside them, and sequences past either's end do not exist.
+  auto lastEntry = [&](Value cu) -> Value {
+    Value entries = toI32(memref::DimOp::create(
+        b, loc, cu, arith::ConstantIndexOp::create(b, loc, 0)));
+    return arith::SubIOp::create(b, loc, entries, one);
+  };
+  Value lastQ = lastEntry(cuQ), lastK = lastEntry(cuK);
+  Value sequences = minI(batchCount, minI(lastQ, lastK));
+  // Sequence `seq` of the packed tensor: rows cu[seq] to cu[seq + 1],
+  // clamped to [0, total] and to a non-negative length.
+  auto bounds = [&](Value cu, Value last, Value total) {
+    auto entry = [&](Value i) -> Value {
+      Value at = arith::IndexCastOp::create(b, loc, index, minI(i, last));
+      return memref::LoadOp::create(b, loc, cu, ValueRange{at});
+    };
+    Value start = maxI(minI(entry(seq), total), zero);
+    Value end = maxI(
+        minI(entry(arith::AddIOp::create(b, loc, seq, one)), total), start);
+    return std::make_pair(
+        start, arith::SubIOp::create(b, loc, end, start).getResult());
+  };
+  std::tie(qRow0, seqQ) = bounds(cuQ, lastQ, totalQ);
+  std::tie(kRow0, seqK) = bounds(cuK, lastK, totalK);
+  Value exists =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, seq, sequences);
+  Value hasRows =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, first, seqQ);
+  return arith::AndIOp::create(b, loc, exists, hasRows);
+}
+
+Value AttentionBuilder::sequenceView(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Type index = b.getIndexType();
+  auto toIndex = [&](Value x) -> OpFoldResult {
+    return arith::IndexCastOp::create(b, loc, index, x).getResult();
+  };
+  OpFoldResult heads = toIndex(headsQ), rows = toIndex(seqQ),
+               first = toIndex(qRow0);
+  auto mulIndex = [&](OpFoldResult x, int64_t y) -> OpFoldResult {
+    return arith::MulIOp::create(b, loc, cast<Value>(x),
+                                 arith::ConstantIndexOp::create(b, loc, y))
+        .getResult();
+  };
+  SmallVector<OpFoldResult> sizes, strides;
+  OpFoldResult offset;
+  if (type.getRank() == 3) {
+    // o: [total, heads, head_dim] -> [heads, rows, head_dim] at row qRow0.
+    OpFoldResult rowStride = mulIndex(heads, headDim);
+    offset = arith::MulIOp::create(b, loc, cast<Value>(first),
+                                   cast<Value>(rowStride))
+                 .getResult();
+    sizes = {heads, rows, b.getIndexAttr(headDim)};
+    strides = {b.getIndexAttr(headDim), rowStride, b.getIndexAttr(1)};
+  } else {
+    // lse: [heads, total] -> [heads, rows] at column qRow0.
+    offset = first;
+    sizes = {heads, rows};
+    strides = {toIndex(totalQ), b.getIndexAttr(1)};
+  }
+  SmallVector<int64_t> staticSizes, staticStrides;
+  for (OpFoldResult size : sizes)
+    staticSizes.push_back(
+        getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  for (OpFoldResult stride : strides)
+    staticStrides.push_back(
+        getConstantIntValue(stride).value_or(ShapedType::kDynamic));
+  auto viewType =
+      MemRefType::get(staticSizes, type.getElementType(),
+                      StridedLayoutAttr::get(
+                          b.getContext(), ShapedType::kDynamic, staticStrides),
+                      type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(b, loc, viewType, buffer, offset,
+                                           sizes, strides);
+}
+
 Value AttentionBuilder::visible(Value m0, Value n0) {
   auto idxType = tensorType({blockM, blockN}, i32);
   Value rows = arith::AddIOp::create(
@@ -218,7 +395,7 @@ SmallVector<Value> AttentionBuilder::loadQueryTiles(Value batch, Value head,
   SmallVector<Value> tiles;
   for (Value m0 : rows)
     tiles.push_back(
-        tile::LoadOp::create(b, loc, q, {batch, head, m0, constI32(0)}));
+        tile::LoadOp::create(b, loc, q, queryCoords(batch, head, m0)));
   return tiles;
 }
 
@@ -274,7 +451,13 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
                                                       b.getI64IntegerAttr(1)));
   out = arith::TruncFOp::create(
       b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
-  tile::StoreOp::create(b, loc, o, {batch, head, m0, constI32(0)}, out);
+  // A varlen block may end past its sequence: its O goes out by stores
+  // bounded by the sequence's end instead of a TMA box.
+  if (varlen())
+    tile::StoreDirectOp::create(b, loc, sequenceView(o),
+                                {head, m0, constI32(0)}, out);
+  else
+    tile::StoreOp::create(b, loc, o, {batch, head, m0, constI32(0)}, out);
   if (!lse)
     return;
   // lse = (max + log2(sum)) * ln(2): max is in base 2.
@@ -285,7 +468,10 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
       splat(constF32(M_LN2), rowType));
   lseRow = arith::SelectOp::create(b, loc, hasKeys, lseRow,
                                    splat(constF32(negInf), rowType));
-  tile::StoreDirectOp::create(b, loc, lse, {batch, head, m0}, lseRow);
+  if (varlen())
+    tile::StoreDirectOp::create(b, loc, sequenceView(lse), {head, m0}, lseRow);
+  else
+    tile::StoreDirectOp::create(b, loc, lse, {batch, head, m0}, lseRow);
 }
 
 Value AttentionBuilder::needsMask(Value m0, Value n0) {
@@ -409,7 +595,8 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
   // back to back, waits for S_j only, computes its softmax while P V runs,
   // then rescales O. The first tile's S and softmax come before the loop,
   // the last tile's P V after it.
-  Value k0 = tile::LoadOp::create(b, loc, k, {batch, kvHead, begin, zero});
+  Value k0 =
+      tile::LoadOp::create(b, loc, k, keyCoords(batch, kvHead, begin, zero));
   SmallVector<Value> inits;
   for (auto [i, m0] : llvm::enumerate(rows)) {
     Value s = tile::DotOp::create(b, loc, qTiles[i], k0, zeros(sType),
@@ -428,14 +615,15 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
     b.setInsertionPointToStart(loop.getBody());
     Value n0 = keyStart(loop.getInductionVar());
     Value previous = arith::SubIOp::create(b, loc, n0, constI32(blockN));
-    Value kTile = tile::LoadOp::create(b, loc, k, {batch, kvHead, n0, zero});
+    Value kTile =
+        tile::LoadOp::create(b, loc, k, keyCoords(batch, kvHead, n0, zero));
     SmallVector<Value> scores, accs;
     for (Value qTile : qTiles)
       scores.push_back(tile::DotOp::create(b, loc, qTile, kTile, zeros(sType),
                                            UnitAttr(), b.getUnitAttr(),
                                            b.getUnitAttr()));
-    Value vTile =
-        tile::LoadOp::create(b, loc, v, {batch, kvHead, previous, zero});
+    Value vTile = tile::LoadOp::create(
+        b, loc, v, keyCoords(batch, kvHead, previous, zero));
     for (size_t i = 0; i < rows.size(); ++i) {
       auto state = loop.getRegionIterArgs().slice(4 * i, 4);
       accs.push_back(tile::DotOp::create(b, loc, state[3], vTile, state[0],
@@ -461,7 +649,8 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
   }
 
   Value last = keyStart(arith::SubIOp::create(b, loc, tiles, constI32(1)));
-  Value vLast = tile::LoadOp::create(b, loc, v, {batch, kvHead, last, zero});
+  Value vLast =
+      tile::LoadOp::create(b, loc, v, keyCoords(batch, kvHead, last, zero));
   for (auto [i, m0] : llvm::enumerate(rows)) {
     Value acc = tile::DotOp::create(b, loc, loop.getResult(4 * i + 3), vLast,
                                     loop.getResult(4 * i), UnitAttr(),
@@ -504,8 +693,10 @@ void AttentionBuilder::buildSerialQueryTiles(Value batch, Value head,
         b, loc, begin,
         arith::MulIOp::create(b, loc, loop.getInductionVar(),
                               constI32(blockN)));
-    Value kTile = tile::LoadOp::create(b, loc, k, {batch, kvHead, n0, zero});
-    Value vTile = tile::LoadOp::create(b, loc, v, {batch, kvHead, n0, zero});
+    Value kTile =
+        tile::LoadOp::create(b, loc, k, keyCoords(batch, kvHead, n0, zero));
+    Value vTile =
+        tile::LoadOp::create(b, loc, v, keyCoords(batch, kvHead, n0, zero));
     SmallVector<Value> yields;
     for (auto [i, m0] : llvm::enumerate(rows)) {
       auto state = loop.getRegionIterArgs().slice(3 * i, 3);
@@ -563,17 +754,31 @@ LogicalResult AttentionBuilder::build() {
   Type element = op.getElementType();
   auto desc = [&](int64_t rows, Type type, unsigned rank) {
     return tile::TensorDescType::get(
-        tensorType(rank == 4 ? ArrayRef<int64_t>{rows, headDim}
+        tensorType(rank >= 3 ? ArrayRef<int64_t>{rows, headDim}
                              : ArrayRef<int64_t>{rows},
                    type),
         rank);
   };
-  SmallVector<Type> args{desc(blockM, element, 4), desc(blockN, element, 4),
-                         desc(blockN, element, 4), desc(blockM, element, 4)};
-  if (op.hasLse())
-    args.push_back(
-        MemRefType::get(SmallVector<int64_t>(3, ShapedType::kDynamic), f32));
-  args.append(5, i32); // batch, heads_q, heads_kv, seq_q, seq_k
+  int64_t dyn = ShapedType::kDynamic;
+  SmallVector<Type> args;
+  if (varlen()) {
+    // Q, K and V through [heads, total, head_dim] tensor maps; O [total,
+    // heads, head_dim] and lse [heads, total] as memrefs; the cu_seqlens.
+    args = {desc(blockM, element, 3), desc(blockN, element, 3),
+            desc(blockN, element, 3),
+            MemRefType::get({dyn, dyn, headDim}, element)};
+    if (op.hasLse())
+      args.push_back(MemRefType::get({dyn, dyn}, f32));
+    args.append(2, MemRefType::get({dyn}, i32));
+    // batch, heads_q, heads_kv, max_seqlen_q, total_q, total_k
+    args.append(6, i32);
+  } else {
+    args = {desc(blockM, element, 4), desc(blockN, element, 4),
+            desc(blockN, element, 4), desc(blockM, element, 4)};
+    if (op.hasLse())
+      args.push_back(MemRefType::get(SmallVector<int64_t>(3, dyn), f32));
+    args.append(5, i32); // batch, heads_q, heads_kv, seq_q, seq_k
+  }
   KernelShell shell =
       createKernelShell(b, op, op.getSymName(), op.getTarget(), args);
   gpu::GPUFuncOp func = shell.func;
@@ -590,11 +795,21 @@ LogicalResult AttentionBuilder::build() {
   v = func.getArgument(next++);
   o = func.getArgument(next++);
   lse = op.hasLse() ? func.getArgument(next++) : Value();
+  if (varlen()) {
+    cuQ = func.getArgument(next++);
+    cuK = func.getArgument(next++);
+  }
   batchCount = func.getArgument(next++);
   headsQ = func.getArgument(next++);
   headsKV = func.getArgument(next++);
-  seqQ = func.getArgument(next++);
-  seqK = func.getArgument(next++);
+  if (varlen()) {
+    maxSeqQ = func.getArgument(next++);
+    totalQ = func.getArgument(next++);
+    totalK = func.getArgument(next++);
+  } else {
+    seqQ = func.getArgument(next++);
+    seqK = func.getArgument(next++);
+  }
 
   if (persistent()) {
     buildPersistentLoop();
@@ -631,6 +846,16 @@ void AttentionBuilder::buildTile(Value block, Value head, Value batch) {
       b, loc, head, arith::DivUIOp::create(b, loc, headsQ, headsKV));
   Value first = arith::MulIOp::create(
       b, loc, block, constI32(blockM * op.getNumConsumerGroups()));
+  // Varlen: `batch` is the sequence; a block that starts past its end (or
+  // of a sequence that does not exist) loads and stores nothing. Every role
+  // computes the same condition, so their channels stay in step.
+  std::optional<OpBuilder::InsertionGuard> guard;
+  if (varlen()) {
+    auto item = scf::IfOp::create(b, loc, loadSequence(batch, first),
+                                  /*withElseRegion=*/false);
+    guard.emplace(b);
+    b.setInsertionPoint(item.thenBlock()->getTerminator());
+  }
   SmallVector<Value> rows{first};
   for (int64_t i = 1; i < op.getNumConsumerGroups(); ++i)
     rows.push_back(arith::AddIOp::create(b, loc, first, constI32(i * blockM)));
@@ -656,7 +881,9 @@ void AttentionBuilder::buildPersistentLoop() {
   Value programs = tile::NumProgramsOp::create(
       b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
   int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
-  Value blocks = ceilDiv(seqQ, rowsPerCta);
+  // Varlen: every sequence gets the query blocks of the longest one.
+  Value rowsQ = varlen() ? maxSeqQ : seqQ;
+  Value blocks = ceilDiv(rowsQ, rowsPerCta);
   Value heads = mul(headsQ, batchCount);
   // The query blocks of one (batch, head) are neighbours in the work order,
   // so the CTAs running at the same time share its K/V tiles in L2.
@@ -680,7 +907,7 @@ void AttentionBuilder::buildPersistentLoop() {
   // costs about the same and a static round-robin keeps the CTAs balanced;
   // the longer block runs first. With n odd the middle block pairs with
   // itself and is computed twice (the same values stored twice).
-  Value halves = ceilDiv(seqQ, 2 * rowsPerCta);
+  Value halves = ceilDiv(rowsQ, 2 * rowsPerCta);
   Value items = mul(halves, heads);
   // CTA p takes items p, p + #CTAs, ...: this many.
   Value zero = constI32(0), one = constI32(1), two = constI32(2);

@@ -63,6 +63,8 @@ static StringRef dtypeName(Type type) {
     return "f32";
   if (isa<Float8E4M3FNType>(type))
     return "f8e4m3";
+  if (type.isInteger(32))
+    return "i32";
   return "unknown";
 }
 
@@ -76,16 +78,28 @@ void LaunchContract::tensor(StringRef name, ArrayRef<Attribute> shape,
            entry("role", b.getStringAttr(output ? "output" : "input"))})));
 }
 
+Attribute LaunchContract::callerSize(StringRef symbol) {
+  sizes.push_back(b.getStringAttr(symbol));
+  return sizes.back();
+}
+
 void LaunchContract::tensorMap(StringRef tensor, ArrayRef<int64_t> box,
-                               int64_t swizzle) {
+                               int64_t swizzle, ArrayRef<int64_t> dims) {
   SmallVector<Attribute> boxAttrs;
   for (int64_t size : box)
     boxAttrs.push_back(integer(size));
-  params.push_back(
-      b.getDictionaryAttr({entry("kind", b.getStringAttr("tensor_map")),
-                           entry("tensor", b.getStringAttr(tensor)),
-                           entry("box", b.getArrayAttr(boxAttrs)),
-                           entry("swizzle", integer(swizzle))}));
+  SmallVector<NamedAttribute> fields = {
+      entry("kind", b.getStringAttr("tensor_map")),
+      entry("tensor", b.getStringAttr(tensor)),
+      entry("box", b.getArrayAttr(boxAttrs)),
+      entry("swizzle", integer(swizzle))};
+  if (!dims.empty()) {
+    SmallVector<Attribute> dimAttrs;
+    for (int64_t dim : dims)
+      dimAttrs.push_back(integer(dim));
+    fields.push_back(entry("dims", b.getArrayAttr(dimAttrs)));
+  }
+  params.push_back(b.getDictionaryAttr(fields));
 }
 
 void LaunchContract::scalar(Attribute value) {
@@ -105,6 +119,8 @@ void LaunchContract::record(Operation *kernel, ArrayRef<Attribute> grid) {
   fmha->getTensorsAttrHelper().setAttr(kernel, b.getDictionaryAttr(tensors));
   fmha->getParamsAttrHelper().setAttr(kernel, b.getArrayAttr(params));
   fmha->getGridAttrHelper().setAttr(kernel, b.getArrayAttr(grid));
+  if (!sizes.empty())
+    fmha->getSizesAttrHelper().setAttr(kernel, b.getArrayAttr(sizes));
 }
 
 namespace {

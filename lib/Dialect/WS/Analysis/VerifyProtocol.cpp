@@ -11,10 +11,12 @@
 #include "fmha/Dialect/WS/Analysis/Checkers.h"
 #include "fmha/Dialect/WS/Analysis/Diagnostics.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -62,15 +64,32 @@ static std::optional<int64_t> getConstantTripCount(scf::ForOp loop) {
   return int64_t(std::min<uint64_t>(trips, INT64_MAX));
 }
 
+/// Whether `memref` is an argument of the kernel that no op of it writes:
+/// its contents are the same for every thread all along (varlen
+/// attention's cu_seqlens, which each role reads for itself).
+static bool isReadOnlyKernelArgument(Value memref) {
+  auto arg = dyn_cast<BlockArgument>(memref);
+  if (!arg || !isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    return false;
+  return llvm::all_of(arg.getUsers(), [](Operation *user) {
+    return isa<memref::LoadOp, memref::DimOp>(user);
+  });
+}
+
 /// Ops whose results are the same in every thread of the CTA when their
-/// operands are: arith without memory effects and the grid-level ids of the
-/// gpu and tile dialects.
+/// operands are: arith without memory effects, the grid-level ids of the
+/// gpu and tile dialects, memref sizes, and loads from a kernel argument
+/// that the kernel only reads.
 static bool isUniformOp(Operation *op) {
   if (op->getNumRegions() != 0)
     return false;
   StringRef name = op->getName().getStringRef();
   if (name.starts_with("arith."))
     return isMemoryEffectFree(op);
+  if (isa<memref::DimOp>(op))
+    return true;
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return isReadOnlyKernelArgument(load.getMemRef());
   if (isa<tile::ProgramIdOp, tile::NumProgramsOp>(op))
     return true;
   return llvm::StringSwitch<bool>(name)

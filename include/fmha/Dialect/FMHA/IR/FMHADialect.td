@@ -38,11 +38,12 @@ def FMHA_Dialect : Dialect {
     |---|---|---|
     | `fmha.stages` | integer from 1 to 8 | the pipeline stages of the kernel's streamed operands |
     | `fmha.item_slots` | integer from 1 to 2 | the slots of a ring filled once per work item (a persistent kernel's Q tiles: this item's and the next one's) |
-    | `fmha.tensors` | dictionary | the tensors the caller passes, by name: `{shape = [sizes: integers or symbols], dtype = "bf16", role = "input" or "output"}` |
-    | `fmha.params` | array | the kernel's parameters in order: `{kind = "tensor_map", tensor, box, swizzle}`, `{kind = "scalar", dtype, value}`, `{kind = "memref" or "pointer", tensor}` |
+    | `fmha.tensors` | dictionary | the tensors the caller passes, by name: `{shape = [sizes: integers or symbols], dtype = "bf16" (or "i32", ...), role = "input" or "output"}` |
+    | `fmha.params` | array | the kernel's parameters in order: `{kind = "tensor_map", tensor, box, swizzle}` (optionally `dims`, the tensor's dimensions in the map's order), `{kind = "scalar", dtype, value}`, `{kind = "memref" or "pointer", tensor}` |
     | `fmha.grid` | array of 3 | the grid: integers, symbols, `"num_sms"` or `{ceildiv, mul or min = [x, y]}` |
+    | `fmha.sizes` | array of strings | size symbols the caller passes as integers beside the tensors, for sizes no tensor's shape has (varlen attention's batch and longest query sequence) |
 
-    `fmha.tensors`, `fmha.params` and `fmha.grid` are the kernel's launch
+    `fmha.tensors`, `fmha.params`, `fmha.grid` and `fmha.sizes` are the kernel's launch
     contract: `fmha-translate --fmha-manifest` writes the JSON manifest
     (docs/Manifest.md) from them and from what the lowering recorded on the
     final kernel (`ws.num_threads`, `ws.smem_bytes`, `nvvm.cluster_dim`, the
@@ -67,7 +68,8 @@ def FMHA_Dialect : Dialect {
     "::mlir::IntegerAttr":$item_slots,
     "::mlir::DictionaryAttr":$tensors,
     "::mlir::ArrayAttr":$params,
-    "::mlir::ArrayAttr":$grid
+    "::mlir::ArrayAttr":$grid,
+    "::mlir::ArrayAttr":$sizes
   );
   let useDefaultTypePrinterParser = 0;
 }

@@ -96,12 +96,36 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     come in this order:
 
     ```
-    fmha.attention @name (q, k, v) -> o | (o, lse)
-        [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
+    fmha.attention @name (q, k, v[, cu_seqlens_q, cu_seqlens_k]) -> o | (o, lse)
+        [varlen] [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
         [stages n] [consumers n] [schedule (per_block | persistent)]
         target (sm_90a | sm_100a)
         attr-dict
     ```
+
+    **Variable lengths** (`varlen`, FlashAttention's varlen layout, `sm_90a`
+    only so far): the sequences of a batch are packed along one token axis
+    and two more inputs give their bounds.
+
+    | tensor          | shape                                  | element type |
+    |-----------------|----------------------------------------|--------------|
+    | `q`, `o`        | `[total_q, heads_q, head_dim]`         | `bf16`/`f16` |
+    | `k`, `v`        | `[total_k, heads_kv, head_dim]`        | same as `q`  |
+    | `cu_seqlens_q`  | `[batch + 1]` (input 3)                | `i32`        |
+    | `cu_seqlens_k`  | `[batch + 1]` (input 4)                | `i32`        |
+    | `lse`           | `[heads_q, total_q]` (optional result 1) | `f32`      |
+
+    Sequence `b` holds query rows `cu_seqlens_q[b]` to `cu_seqlens_q[b + 1]`
+    and key rows `cu_seqlens_k[b]` to `cu_seqlens_k[b + 1]` (int32 prefix
+    sums starting at 0); a sequence may be empty. Masks align each
+    sequence's diagonal with its own lengths. The kernel clamps every bound
+    it reads to `[0, total]`, so it never reads or writes outside the
+    tensors whatever their values; the caller checks them (sorted, starting
+    at 0, ending at the total). Besides the tensors the kernel takes the
+    batch and the longest query sequence (`max_seqlen_q`), which size its
+    grid: a query block past the end of its sequence does nothing. O and
+    `lse` are written from registers with stores bounded by the sequence's
+    end (a TMA box would write the next sequence's rows).
 
     **Masks.** Key positions are aligned to the bottom right: with
     `d = seq_k - seq_q`, query `i` sees key `j` iff
@@ -160,6 +184,16 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
                                   tensor<?x8x?x128xbf16>)
         -> tensor<?x32x?x128xbf16> causal target sm_100a
     ```
+
+    Variable-length batches, packed, with the log-sum-exp:
+
+    ```mlir
+    fmha.attention @attn_varlen (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                                 tensor<?x8x128xbf16>, tensor<?xi32>,
+                                 tensor<?xi32>)
+        -> (tensor<?x32x128xbf16>, tensor<32x?xf32>) varlen causal
+        target sm_90a
+    ```
   }];
 
   let arguments = (ins
@@ -172,11 +206,13 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     OptionalAttr<FMHA_StagesAttr>:$stages,
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
     OptionalAttr<FMHA_ScheduleAttr>:$schedule,
-    FMHA_TargetAttr:$target
+    FMHA_TargetAttr:$target,
+    UnitAttr:$varlen
   );
 
   let assemblyFormat = [{
     $sym_name $function_type
+    (`varlen` $varlen^)?
     (`causal` $causal^)?
     (`window` $window^)?
     (`scale` $scale^)?
@@ -203,13 +239,22 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     ::mlir::RankedTensorType getOutputType();
     /// The type of the log-sum-exp `lse` (result 1), null without one.
     ::mlir::RankedTensorType getLseType();
+    /// The types of `cu_seqlens_q` and `cu_seqlens_k` (inputs 3 and 4 of a
+    /// varlen kernel), null otherwise.
+    ::mlir::RankedTensorType getCuSeqlensQType();
+    ::mlir::RankedTensorType getCuSeqlensKType();
+    /// Rank of q, k, v and o: 3 with `varlen` ([total, heads, head_dim]),
+    /// else 4.
+    int64_t getTokenRank() { return getVarlen() ? 3 : 4; }
     /// Whether the kernel also returns the log-sum-exp.
     bool hasLse() { return getFunctionType().getNumResults() == 2; }
     /// The element type of q, k, v and o.
     ::mlir::Type getElementType();
 
     /// Sizes of the problem: each is static if any tensor that carries it has
-    /// it static, else ShapedType::kDynamic.
+    /// it static, else ShapedType::kDynamic. With `varlen`, the batch is the
+    /// size of the cu_seqlens tensors minus one, and seq_q / seq_k are the
+    /// total tokens (`total_q`, `total_k`).
     int64_t getBatch();
     int64_t getNumHeadsQ();
     int64_t getNumHeadsKV();
@@ -445,7 +490,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     ::mlir::RankedTensorType getCType();
 
     /// Sizes of the problem: each is static if any tensor that carries it has
-    /// it static, else ShapedType::kDynamic.
+    /// it static, else ShapedType::kDynamic. With `varlen`, the batch is the
+    /// size of the cu_seqlens tensors minus one, and seq_q / seq_k are the
+    /// total tokens (`total_q`, `total_k`).
     int64_t getM();
     int64_t getN();
     int64_t getK();

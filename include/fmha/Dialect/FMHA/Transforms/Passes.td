@@ -53,11 +53,22 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     `fmha.params` and `fmha.grid` (the fmha dialect's description), from
     which `fmha-translate --fmha-manifest` writes the JSON manifest of the
     final kernel, and the pipeline depth as `fmha.stages`.
+
+    Varlen attention (`varlen`) takes Q, K and V descriptors of rank 3
+    ([heads, total, head_dim] views of the packed tensors), O
+    (`[total_q, heads_q, head_dim]`), LSE (`[heads_q, total_q]`) and the two
+    cu_seqlens as memrefs, then batch, heads_q, heads_kv, max_seqlen_q,
+    total_q, total_k as i32; a work item is (sequence, head, query block),
+    its bounds read from the cu_seqlens (`memref.load`, clamped to the
+    totals), and O and LSE are stored by `tile.store_direct` into views
+    (`memref.reinterpret_cast`) that end where the sequence ends. The
+    caller passes the batch and max_seqlen_q (`fmha.sizes`).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",
                            "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::tile::TileDialect"];

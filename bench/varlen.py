@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Varlen prefill through the public API: ``fmha.attention_varlen`` on
+packed sequences against ``fmha.attention`` on the same total tokens
+(issue 17's bar: within 5%), and PyTorch's own varlen attention where this
+PyTorch has one (``torch.nn.attention.varlen.varlen_attn``) and
+FlashAttention's ``flash_attn_varlen_func`` where it is installed.
+
+    FMHA_CACHE_DIR=DIR python3 bench/varlen.py [--head-dims 64,128,256]
+        [--tokens 16384] [--json FILE]
+
+Each point packs ``--tokens`` query tokens (hidden 2048: heads = 2048 /
+head dim, GQA 4) as sequences of equal length S (512 to 8192), for which
+dense attention is ``[tokens / S, heads, S, head_dim]`` (the same work),
+and as a mix of lengths with the same total (varlen only: the dense
+equivalent would pad). Times are ``triton.testing.do_bench`` medians (L2
+flushed before each run) of the whole call, host path included; varlen
+runs with ``check_values=False`` (the value check is a device-to-host copy,
+timed separately as "varlen+check"). TFLOP/s count 4 * S_q * S_k * D per
+head and sequence, halved for causal. Outputs are checked against each
+other before timing.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import random
+import sys
+
+import torch
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+import fmha  # noqa: E402
+
+HIDDEN = 2048
+GROUP = 4
+SEQLENS = (512, 1024, 2048, 4096, 8192)
+
+
+def bench(fn):
+    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def torch_varlen():
+    """PyTorch's varlen attention function, or None."""
+    try:
+        from torch.nn.attention import varlen
+    except ImportError:
+        return None
+    return getattr(varlen, "varlen_attn", None)
+
+
+def flash_varlen():
+    try:
+        from flash_attn import flash_attn_varlen_func
+    except ImportError:
+        return None
+    return flash_attn_varlen_func
+
+
+def flops(lengths, heads, d, causal):
+    total = sum(4 * s * s * d * heads for s in lengths)
+    return total / (2 if causal else 1)
+
+
+def mixed_lengths(tokens, rng):
+    """Lengths 1 to 8192 (log-uniform) adding up to ``tokens``."""
+    out = []
+    left = tokens
+    while left > 0:
+        n = min(left, max(1, int(2 ** rng.uniform(0, 13))))
+        out.append(n)
+        left -= n
+    return out
+
+
+def rel_err(x, ref):
+    return ((x.float() - ref.float()).norm()
+            / ref.float().norm().clamp_min(1e-30)).item()
+
+
+def point(lengths, d, causal, dense_batch=None):
+    heads = HIDDEN // d
+    heads_kv = heads // GROUP
+    total = sum(lengths)
+    dt = torch.bfloat16
+    q = torch.randn(total, heads, d, device="cuda", dtype=dt)
+    k = torch.randn(total, heads_kv, d, device="cuda", dtype=dt)
+    v = torch.randn(total, heads_kv, d, device="cuda", dtype=dt)
+    cu = torch.tensor([0, *itertools.accumulate(lengths)],
+                      dtype=torch.int32, device="cuda")
+    longest = max(lengths)
+    times = {}
+
+    def varlen(check=False):
+        return fmha.attention_varlen(q, k, v, cu, cu, longest, longest,
+                                     causal=causal, check_values=check)
+
+    out = varlen(check=True)
+    times["varlen"] = bench(varlen)
+    times["varlen+check"] = bench(lambda: varlen(True))
+    if dense_batch is not None:
+        s = lengths[0]
+        # The packed tensors as [B, S, H, D] viewed [B, H, S, D]: the same
+        # memory, read in place.
+        qd = q.view(dense_batch, s, heads, d).transpose(1, 2)
+        kd = k.view(dense_batch, s, heads_kv, d).transpose(1, 2)
+        vd = v.view(dense_batch, s, heads_kv, d).transpose(1, 2)
+        dense = fmha.attention(qd, kd, vd, causal=causal)
+        err = rel_err(out, dense.transpose(1, 2).reshape(total, heads, d))
+        if err > 1e-2:
+            print(f"  varlen differs from dense: {err:.3g}", flush=True)
+        times["dense"] = bench(lambda: fmha.attention(qd, kd, vd,
+                                                      causal=causal))
+    tv = torch_varlen()
+    if tv is not None:
+        try:
+            # K/V heads repeated to the query heads (GQA may not be
+            # supported there): the same work, more bytes read.
+            kr = k.repeat_interleave(GROUP, dim=1)
+            vr = v.repeat_interleave(GROUP, dim=1)
+            ref = tv(q, kr, vr, cu, cu, longest, longest, is_causal=causal)
+            print(f"  torch varlen_attn vs fmha: {rel_err(out, ref):.3g}",
+                  flush=True)
+            times["torch varlen_attn"] = bench(
+                lambda: tv(q, kr, vr, cu, cu, longest, longest,
+                           is_causal=causal))
+        except Exception as e:  # noqa: BLE001 - reported, not fatal
+            print(f"  torch varlen_attn: {type(e).__name__}: {e}",
+                  flush=True)
+    fa = flash_varlen()
+    if fa is not None:
+        ref = fa(q, k, v, cu, cu, longest, longest, causal=causal)
+        print(f"  flash_attn_varlen_func vs fmha: {rel_err(out, ref):.3g}",
+              flush=True)
+        times["flash_attn_varlen_func"] = bench(
+            lambda: fa(q, k, v, cu, cu, longest, longest, causal=causal))
+    work = flops(lengths, heads, d, causal)
+    return {name: {"ms": ms, "tflops": work / (ms * 1e-3) / 1e12}
+            for name, ms in times.items()}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--head-dims", default="64,128,256")
+    p.add_argument("--tokens", type=int, default=16384)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", help="write the results to this file")
+    args = p.parse_args()
+    torch.zeros(1, device="cuda")
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"{args.tokens} tokens, hidden {HIDDEN}, GQA {GROUP}; "
+          f"torch varlen_attn: {'yes' if torch_varlen() else 'no'}, "
+          f"flash_attn: {'yes' if flash_varlen() else 'no'}", flush=True)
+    results = []
+    rng = random.Random(args.seed)
+    for d in (int(x) for x in args.head_dims.split(",")):
+        for causal in (False, True):
+            cases = [(f"S={s}", [s] * (args.tokens // s), args.tokens // s)
+                     for s in SEQLENS if args.tokens % s == 0]
+            cases.append(("mixed", mixed_lengths(args.tokens, rng), None))
+            for label, lengths, batch in cases:
+                r = point(lengths, d, causal, batch)
+                line = ", ".join(f"{n} {v['ms'] * 1e3:.0f} us "
+                                 f"{v['tflops']:.0f} TFLOP/s"
+                                 for n, v in r.items())
+                ratio = ""
+                if "dense" in r:
+                    ratio = (f"; varlen/dense time "
+                             f"{r['varlen']['ms'] / r['dense']['ms']:.3f}")
+                print(f"d={d} causal={causal} {label} "
+                      f"({len(lengths)} seqs): {line}{ratio}", flush=True)
+                results.append({"head_dim": d, "causal": causal,
+                                "case": label, "lengths": lengths,
+                                "times": r})
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
