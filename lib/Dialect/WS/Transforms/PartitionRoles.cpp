@@ -87,8 +87,10 @@ static void dropOtherOutputs(RoleOp role, int32_t index) {
 
 /// Whether a role needs the tiles `loads` (its copies) read: whether one of
 /// them reaches, through its users, an op with side effects or a yield. A
-/// role whose loop-carried values do not depend on a slot's tiles (the
-/// main loop of another consumer's work item) does not wait for the slot.
+/// role that needs no tile of a channel (the producer of another channel,
+/// say) does not take part in it; one that needs some waits for and
+/// releases every slot, so that its place in the ring stays in step (a
+/// ping-pong consumer walks the slots of the other's work items).
 static bool needsTiles(ArrayRef<tile::LoadOp> loads) {
   SmallVector<Operation *> worklist;
   DenseSet<Operation *> seen;
@@ -298,22 +300,27 @@ static LogicalResult materialise(FunctionOpInterface func) {
         partition.addRole(spec.getName(), spec.getWarps(), spec.getRegs());
     dropOtherOutputs(copy.role, role);
     bool reads = false;
-    for (auto [channel, groups] : llvm::zip(channels, *loads))
-      for (ArrayRef<tile::LoadOp> group : groups) {
-        SmallVector<tile::LoadOp> mine;
-        for (tile::LoadOp load : group)
-          mine.push_back(copy.lookup(load));
-        if (getPartition(group.front()).front() == role) {
-          produceLoads(b, channel, mine, [](tile::LoadOp load) {
+    for (auto [channel, groups] : llvm::zip(channels, *loads)) {
+      SmallVector<SmallVector<tile::LoadOp>> mine;
+      for (ArrayRef<tile::LoadOp> group : groups)
+        mine.push_back(llvm::map_to_vector(
+            group, [&](tile::LoadOp load) { return copy.lookup(load); }));
+      bool produces = getPartition(groups.front().front()).front() == role;
+      if (!produces && llvm::none_of(mine, [](ArrayRef<tile::LoadOp> group) {
+            return needsTiles(group);
+          }))
+        continue;
+      for (MutableArrayRef<tile::LoadOp> group : mine) {
+        if (produces) {
+          produceLoads(b, channel, group, [](tile::LoadOp load) {
             return load->hasAttr(kMulticastLoadAttrName);
           });
           continue;
         }
-        if (!needsTiles(mine))
-          continue;
-        consumeLoads(b, channel, mine);
+        consumeLoads(b, channel, group);
         reads = true;
       }
+    }
     bool staged = false;
     for (auto [store, buffer] : llvm::zip(stores, staging)) {
       tile::StoreOp clone = copy.lookup(store);
