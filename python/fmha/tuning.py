@@ -70,13 +70,14 @@ GEMM_CANDIDATES: tuple = (
     # Ping-pong: each consumer computes whole tiles, one's epilogue running
     # while the other's MMAs do, for short K (few main-loop steps per tile:
     # 16384x16384x256) where the cooperative consumers store C together
-    # while the tensor cores wait. Each consumer has its own ring (the
-    # default stages are the most that fit: 2 at 128x128x64, 4 at
-    # 128x128x32 and 64x128x64).
+    # while the tensor cores wait. The consumers' items take turns in one
+    # ring of one A and one B block a slot.
     {"tile": (128, 128, 64), "consumers": 2, "schedule": "pingpong"},
-    {"tile": (128, 128, 32), "consumers": 2, "schedule": "pingpong"},
+    {"tile": (128, 128, 64), "consumers": 2, "stages": 5,
+     "schedule": "pingpong"},
     {"tile": (64, 256, 64), "consumers": 2, "schedule": "pingpong"},
-    {"tile": (64, 128, 64), "consumers": 2, "schedule": "pingpong"},
+    {"tile": (64, 128, 64), "consumers": 2, "stages": 6,
+     "schedule": "pingpong"},
 )
 
 ATTENTION_CANDIDATES: dict = {

@@ -15,8 +15,6 @@ once they are on the host. The custom op ``torch.ops.fmha.attention_varlen``
 is defined by :func:`define` (fmha.torch_ops.register calls it).
 """
 
-from __future__ import annotations
-
 from typing import Any, Callable, Optional, Sequence
 
 from . import ops as _ops

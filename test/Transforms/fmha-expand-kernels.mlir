@@ -59,7 +59,7 @@ fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 // CHECK-LABEL: gpu.module @gemm_pingpong_module
 // CHECK: gpu.func @gemm_pingpong(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %[[M:.*]]: i32, %{{.*}}: i32, %[[K:.*]]: i32) kernel
 // CHECK-SAME: fmha.grid = ["num_sms", 1, 1]
-// CHECK-SAME: fmha.stages = 2 : i64
+// CHECK-SAME: fmha.stages = 4 : i64
 // CHECK: %[[TM:.*]] = arith.divui %{{.*}}, %c128_i32 : i32
 // CHECK: %[[TN:.*]] = arith.divui %{{.*}}, %c128_i32{{.*}} : i32
 // CHECK: %[[TILES:.*]] = arith.muli %[[TM]], %[[TN]] : i32

@@ -272,10 +272,10 @@ module attributes {gpu.container_module} {
 
 // Main loops side by side (a ping-pong GEMM's pair of work items): a
 // consumer per loop, which computes what the loop carries and stores its
-// result; each loop's loads fill a channel of their own (fmha.stages deep);
-// the loops are marked ws.turn.
+// result; the loops' loads fill one channel (fmha.stages deep) in program
+// order; the loops are marked ws.turn.
 // CHECK-LABEL: gpu.func @turns(
-// CHECK-SAME: ws.channel_stages = array<i32: 2, 2>
+// CHECK-SAME: ws.channel_stages = array<i32: 2>
 // CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"consumer1", warps = 4, regs = 232>]
 // CHECK: scf.for
 // CHECK:   tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
@@ -283,8 +283,8 @@ module attributes {gpu.container_module} {
 // CHECK: } {ws.partition_outputs = [array<i32: 1>], ws.turn}
 // CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
 // CHECK: scf.for
-// CHECK:   tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
-// CHECK:   tile.load {{.*}} {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>}
+// CHECK:   tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK:   tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
 // CHECK: } {ws.partition_outputs = [array<i32: 2>], ws.turn}
 // CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>

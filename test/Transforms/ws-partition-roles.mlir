@@ -842,41 +842,50 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Main loops side by side (a ping-pong GEMM): a channel per loop; the
-// producer fills both in program order; each consumer waits for and
-// releases the slots of its own loop's channel only (the other loop and
-// its store are pruned from it), stages its store with a named barrier
-// of its own, and takes turns with the other around its loop.
+// Main loops side by side (a ping-pong GEMM): one channel, which the
+// producer fills with the first loop's tiles, then the second's. Each
+// consumer computes its own loop and stores its result (the other's dots
+// and store are pruned from it), but walks the slots of the other loop
+// too, waiting and releasing without reading, so that its place in the
+// ring stays in step; it stages its store with a named barrier of its own
+// and takes turns with the other around the loop it computes.
 // CHECK-LABEL: gpu.func @turns(
-// CHECK: %[[CH0:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 2>
-// CHECK: %[[CH1:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 2>
+// CHECK: %[[CH:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 2>
+// CHECK-NOT: ws.channel
 // CHECK: ws.role "producer"
-// CHECK:   ws.producer_acquire %[[CH0]]
-// CHECK:   ws.producer_commit %[[CH0]], %{{.*}} by tma tx_bytes 32768
-// CHECK:   ws.producer_acquire %[[CH1]]
-// CHECK:   ws.producer_commit %[[CH1]], %{{.*}} by tma tx_bytes 32768
+// CHECK:   ws.producer_acquire %[[CH]]
+// CHECK:   ws.producer_commit %[[CH]], %{{.*}} by tma tx_bytes 32768
+// CHECK:   ws.producer_acquire %[[CH]]
+// CHECK:   ws.producer_commit %[[CH]], %{{.*}} by tma tx_bytes 32768
 // CHECK-NOT: ws.turn
 // CHECK: ws.role "consumer0"
-// CHECK-NOT: %[[CH1]]
 // CHECK:   ws.barrier_sync 3 threads 256
-// CHECK:   ws.consumer_wait %[[CH0]]
-// CHECK:   tile.dot
-// CHECK:   ws.consumer_release %[[CH0]], %{{.*}} by wgmma
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: ws.consumer_wait %[[CH]]
+// CHECK:     tile.dot
+// CHECK:     ws.consumer_release %[[CH]], %{{.*}} by wgmma
 // CHECK:   ws.barrier_arrive 4 threads 256
 // CHECK:   ws.barrier_sync 1 threads 128
 // CHECK:   ws.tma_store
-// CHECK-NOT: %[[CH1]]
+// CHECK:   scf.for
+// CHECK-NEXT: ws.consumer_wait %[[CH]]
+// CHECK-NEXT: ws.consumer_release %[[CH]], %{{.*}} by wgmma
+// CHECK-NEXT: }
 // CHECK: ws.role "consumer1"
 // CHECK-NEXT: ws.barrier_arrive 3 threads 256
-// CHECK-NOT: %[[CH0]]
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK-NEXT: ws.consumer_wait %[[CH]]
+// CHECK-NEXT: ws.consumer_release %[[CH]], %{{.*}} by wgmma
+// CHECK-NEXT: }
 // CHECK:   ws.barrier_sync 4 threads 256
-// CHECK:   ws.consumer_wait %[[CH1]]
-// CHECK:   tile.dot
-// CHECK:   ws.consumer_release %[[CH1]], %{{.*}} by wgmma
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: ws.consumer_wait %[[CH]]
+// CHECK:     tile.dot
+// CHECK:     ws.consumer_release %[[CH]], %{{.*}} by wgmma
 // CHECK:   ws.barrier_arrive 3 threads 256
 // CHECK:   ws.barrier_sync 2 threads 128
 // CHECK:   ws.tma_store
-// CHECK-NOT: %[[CH0]]
 // CHECK: gpu.return
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>

@@ -1021,11 +1021,11 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 
 // -----
 
-// Ping-pong: each consumer has its own ring, so three stages of 128x128x64
-// no longer fit beside the two C tiles.
-// expected-error @+1 {{shared memory}}
+// Ping-pong: a slot holds one A and one B tile, so five stages of
+// 128x128x64 fit beside the two C tiles, six do not.
+// expected-error @+1 {{'fmha.gemm' op needs 262240 bytes of shared memory (A 98304, B 98304, C staging 65536, barriers 96), sm_90a has 232448}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
-    transpose_b tile [128, 128, 64] stages 3 schedule pingpong target sm_90a
+    transpose_b tile [128, 128, 64] stages 6 schedule pingpong target sm_90a
 
 // -----
 

@@ -131,16 +131,17 @@ SharedMemoryUsage GemmOp::getSharedMemoryUsage(int64_t stages) {
   SharedMemoryUsage usage;
   // The buffers in the order the sm_90a pipeline allocates them: the ring of
   // one A block per consumer tile and one shared B block, `stages` slots
-  // each (ping-pong: a ring of one A and one B block per consumer), then
-  // each consumer's C tile, staged for the TMA store.
-  int64_t rings = isPingPong() ? consumers : 1;
-  usage.addPart("A", consumers, stages * blockM * blockK * inBytes);
+  // each (ping-pong: one A and one B block a slot, the consumers' work
+  // items taking turns in the ring), then each consumer's C tile, staged
+  // for the TMA store.
+  usage.addPart("A", isPingPong() ? 1 : consumers,
+                stages * blockM * blockK * inBytes);
   // In 2-CTA mode each CTA of the pair holds half of B's block_n rows.
   int64_t ctas = std::max<int64_t>(getNumCtas(), 1);
-  usage.addPart("B", rings, stages * (blockN / ctas) * blockK * inBytes);
+  usage.addPart("B", 1, stages * (blockN / ctas) * blockK * inBytes);
   usage.addPart("C staging", consumers, blockM * blockN * outBytes);
   // A full and an empty barrier per slot.
-  usage.mbarriers = 2 * stages * rings;
+  usage.mbarriers = 2 * stages;
   return usage;
 }
 

@@ -8,7 +8,7 @@
 // per descriptor and place; one consumer warpgroup per accumulator chain of
 // the main loop computes it and stores what is computed from it. A program
 // with several main loops side by side (a ping-pong GEMM's work items) gets
-// a consumer per loop, each with its own channel, the loops taking turns.
+// a consumer per loop, the loops sharing one channel and taking turns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -434,11 +434,11 @@ static SmallVector<scf::ForOp> turnLoops(FunctionOpInterface func) {
 }
 
 /// Writes the sm_90a roles of a program whose main loops take turns
-/// (`loops`, from turnLoops): role 0 the producer, issuing every load;
+/// (`loops`, from turnLoops): role 0 the producer, issuing every load into
+/// one channel of `stages` slots, which the loops fill in program order;
 /// role 1 + i the consumer of loop i, which computes every value the loop
-/// carries and runs the stores of its results, reading channel i (loop i's
-/// loads, `stages` slots). The loops are marked `ws.turn`, for
-/// ws-schedule-ping-pong to order them.
+/// carries and runs the stores of its results. The loops are marked
+/// `ws.turn`, for ws-schedule-ping-pong to order them.
 static LogicalResult assignTurnsSM90(FunctionOpInterface func,
                                      ArrayRef<scf::ForOp> loops,
                                      unsigned stages, unsigned producerRegs,
@@ -501,12 +501,11 @@ static LogicalResult assignTurnsSM90(FunctionOpInterface func,
                                       kWarpsPerGroup, consumerRegs));
   func->setAttr(kRolesAttrName, b.getArrayAttr(roles));
   func->setAttr(kChannelStagesAttrName,
-                b.getDenseI32ArrayAttr(SmallVector<int32_t>(
-                    loops.size(), static_cast<int32_t>(stages))));
+                b.getDenseI32ArrayAttr({static_cast<int32_t>(stages)}));
   for (auto [index, constLoop] : llvm::enumerate(loops)) {
     scf::ForOp loop = constLoop;
     loop.walk([&](tile::LoadOp load) {
-      load->setAttr(kLoadChannelAttrName, b.getI32IntegerAttr(index));
+      load->setAttr(kLoadChannelAttrName, b.getI32IntegerAttr(0));
       setPartition(load, {0});
     });
     int32_t consumer = 1 + index;

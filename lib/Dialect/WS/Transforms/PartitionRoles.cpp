@@ -168,8 +168,10 @@ static void dropOtherOutputs(RoleOp role, int32_t index) {
 
 /// Whether a role needs the tiles `loads` (its copies) read: whether one of
 /// them reaches, through its users, an op with side effects or a yield. A
-/// role whose loop-carried values do not depend on a slot's tiles (the
-/// main loop of another consumer's work item) does not wait for the slot.
+/// role that needs no tile of a channel (the producer of another channel,
+/// say) does not take part in it; one that needs some waits for and
+/// releases every slot, so that its place in the ring stays in step (a
+/// ping-pong consumer walks the slots of the other's work items).
 static bool needsTiles(ArrayRef<tile::LoadOp> loads) {
   SmallVector<Operation *> worklist;
   DenseSet<Operation *> seen;
@@ -485,30 +487,39 @@ static LogicalResult materialise(FunctionOpInterface func) {
         partition.addRole(spec.getName(), spec.getWarps(), spec.getRegs());
     dropOtherOutputs(copy.role, role);
     bool reads = false;
-    for (auto [channel, groups] : llvm::zip(channels, *loads))
-      for (ArrayRef<tile::LoadOp> group : groups) {
-        SmallVector<tile::LoadOp> mine;
-        for (tile::LoadOp load : group)
-          mine.push_back(copy.lookup(load));
-        if (getPartition(group.front()).front() == role) {
-          produceLoads(b, channel, mine, [](tile::LoadOp load) {
+    for (auto [channel, groups] : llvm::zip(channels, *loads)) {
+      if (groups.empty()) // A channel of loop-carried values (below).
+        continue;
+      SmallVector<SmallVector<tile::LoadOp>> mine;
+      for (ArrayRef<tile::LoadOp> group : groups)
+        mine.push_back(llvm::map_to_vector(
+            group, [&](tile::LoadOp load) { return copy.lookup(load); }));
+      bool produces = getPartition(groups.front().front()).front() == role;
+      // A role needs a slot's tiles when the values it keeps are computed
+      // from them (the loads go with what read them; checkPruned reports
+      // those that stay) and its copies of them reach an op it keeps
+      // (needsTiles: not the main loop of another consumer's work item).
+      auto needsGroup = [&](size_t i) {
+        return llvm::any_of(groups[i],
+                            [&](tile::LoadOp load) {
+                              return needed[index].contains(load.getResult());
+                            }) &&
+               needsTiles(mine[i]);
+      };
+      if (!produces &&
+          llvm::none_of(llvm::seq<size_t>(0, groups.size()), needsGroup))
+        continue;
+      for (MutableArrayRef<tile::LoadOp> group : mine) {
+        if (produces) {
+          produceLoads(b, channel, group, [](tile::LoadOp load) {
             return load->hasAttr(kMulticastLoadAttrName);
           });
           continue;
         }
-        // A role that needs none of the slot's tiles does not wait for it
-        // (the loads go with what read them; checkPruned reports those
-        // that stay), nor one whose copies of them reach nothing it keeps
-        // (another consumer's work item, needsTiles).
-        if (llvm::none_of(group,
-                          [&](tile::LoadOp load) {
-                            return needed[index].contains(load.getResult());
-                          }) ||
-            !needsTiles(mine))
-          continue;
-        consumeLoads(b, channel, mine);
+        consumeLoads(b, channel, group);
         reads = true;
       }
+    }
     for (auto [channel, held] : llvm::zip(channels, *outputs)) {
       if (held.empty())
         continue;

@@ -102,14 +102,17 @@ static void schedulePingPong(OpBuilder &b, ArrayRef<RoleOp> consumers,
   }
 }
 
-/// The main loop of a consumer role marked `ws.turn` (ws-assign-roles), or
-/// null.
+/// The main loop of a consumer role marked `ws.turn` (ws-assign-roles): the
+/// marked loop whose body runs dots, or null. (The role's copies of the
+/// other consumers' marked loops only walk the ring's slots.)
 static scf::ForOp turnLoopOf(RoleOp role) {
   scf::ForOp turn;
   role.walk([&](scf::ForOp loop) {
     if (WSDialect::getLoaded(loop.getContext())
             .getTurnAttrHelper()
-            .isAttrPresent(loop))
+            .isAttrPresent(loop) &&
+        llvm::any_of(*loop.getBody(),
+                     [](Operation &op) { return isa<tile::DotOp>(op); }))
       turn = loop;
   });
   return turn;

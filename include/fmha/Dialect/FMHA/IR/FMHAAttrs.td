@@ -116,14 +116,15 @@ def FMHA_GemmSchedule : I32EnumAttr<"GemmSchedule",
       B tile; their main loops run in step, and so do their epilogues.
     * `pingpong` (`sm_90a` only): each consumer computes whole
       `block_m x block_n` tiles of its own, consecutive work items of the
-      CTA alternating between the consumers; the producer loads each item's
-      A and B into the ring of the consumer that owns it, and the
+      CTA alternating between the consumers; the producer loads the items'
+      A and B tiles in order into one ring (each consumer waits for and
+      releases every slot, but reads only its own items'), and the
       consumers' main loops take turns, so one's epilogue (convert and TMA
       store) overlaps the other's MMAs.
 
     ```mlir
     fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
-        transpose_b tile [128, 128, 64] stages 2 consumers 2
+        transpose_b tile [128, 128, 64] stages 5 consumers 2
         schedule pingpong target sm_90a
     ```
   }];

@@ -358,7 +358,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
     | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
-    | `schedule`       | `cooperative`: the consumers split a CTA tile of `consumers * block_m` rows and share its B tile. `pingpong` (`sm_90a`, 2 consumers): each consumer computes whole `block_m x block_n` tiles, the CTA's work items alternating between them, each with its own A/B ring of `stages` slots; their main loops take turns, one's epilogue overlapping the other's MMAs | `cooperative` |
+    | `schedule`       | `cooperative`: the consumers split a CTA tile of `consumers * block_m` rows and share its B tile. `pingpong` (`sm_90a`, 2 consumers): each consumer computes whole `block_m x block_n` tiles, the CTA's work items alternating between them and loaded in order into one ring of `stages` slots of one A and one B block; their main loops take turns, one's epilogue overlapping the other's MMAs | `cooperative` |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -400,11 +400,10 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
 
     * shared memory, as the pipeline allocates it: `stages * (consumers *
       block_m * block_k + block_n / ctas * block_k) * 2` (A and B; with
-      `schedule pingpong` each consumer has its own ring of A and B:
-      `consumers * stages * (block_m + block_n) * block_k * 2`) `+ consumers *
-      block_m * block_n * bytes(c)` (C staged for the TMA store) `+ 16 *
-      stages` (a full and an empty mbarrier per slot; per consumer with
-      `pingpong`) `<= 232448` bytes;
+      `schedule pingpong` a slot holds one A block: `stages * (block_m +
+      block_n) * block_k * 2`) `+ consumers * block_m * block_n * bytes(c)`
+      (C staged for the TMA store) `+ 16 * stages` (a full and an empty
+      mbarrier per slot) `<= 232448` bytes;
     * `sm_90a`: at least 2 stages (a consumer releases a slot only after it
       has waited for the next one);
     * `sm_90a`, registers: `block_m * block_n / 128` fp32 accumulator
@@ -429,7 +428,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
 
     ```mlir
     fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>)
-        -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2
+        -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 5
         consumers 2 schedule pingpong target sm_90a
     ```
 

@@ -43,8 +43,8 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
       block (a ping-pong GEMM, `fmha.gemm ... schedule pingpong`: one main
       loop per work item of a pair) gets one **consumer per loop**: role
       1 + i computes every value loop i carries and runs the stores of its
-      results; loop i's loads fill channel i (`stages` slots), so each
-      consumer has its own ring; the loops are marked `ws.turn`, for
+      results; the loops' loads fill one channel (`stages` slots) in
+      program order; the loops are marked `ws.turn`, for
       `ws-schedule-ping-pong` to let the consumers take turns. A store of a
       value computed from several such loops, a loop without a `tile.dot`
       accumulator, plain stores and `ws.multicast` kernels are errors.
@@ -115,11 +115,14 @@ def WSPartitionRoles : Pass<"ws-partition-roles"> {
       that keeps an op assigned to other roles only is an error at that op;
     - the role a load is assigned to acquires a slot of its channel, issues
       the TMA copies (multicast for `ws.multicast_load`) and commits the
-      slot with its byte count; every other role that needs the slot's
-      tiles (one of them reaches, in the pruned role, an op with effects or
-      a yield) waits for each slot where the program loaded it and reads
-      the tiles in place (`ws.as_tensor`); a role that does not (the main
-      loop of another consumer's work item) neither waits nor releases;
+      slot with its byte count; every other role that needs some of the
+      channel's tiles (one of them reaches, in the pruned role, an op with
+      effects or a yield) waits for each slot where the program loaded it
+      and reads the tiles in place (`ws.as_tensor`); slots whose tiles it
+      does not need (the main loop of another consumer's work item) it
+      waits for and releases without reading, so its place in the ring
+      stays in step; a role that needs none of a channel's tiles does not
+      take part in it;
       a slot is released right after its last reader is done (by threads:
       an asynchronous dot is done at the `tile.dot_wait` that returns its
       result), except slots read by synchronous dots in the loop body,
