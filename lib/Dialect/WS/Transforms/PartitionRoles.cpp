@@ -312,9 +312,9 @@ static Operation *completionIn(Block *block, Operation *user) {
 /// Releases each slot `role` waits for where its readers are done: right
 /// after the last of them (by threads, which know the data was read; a
 /// tensor-memory slot read by tcgen05.ld), or, for a slot read by
-/// synchronous dots in the loop body (a GEMM), at the end
-/// of the body by wgmma, which ws-insert-mbarriers defers by one iteration.
-/// A slot read by tcgen05 MMAs is released by tcgen05 (a commit that
+/// synchronous dots in the loop body (a GEMM), or not read at all, at the
+/// end of the body by wgmma, which ws-insert-mbarriers defers by one
+/// iteration. A slot read by tcgen05 MMAs is released by tcgen05 (a commit that
 /// arrives when they are done), at the end of the loop body in a loop.
 static void placeReleases(OpBuilder &b, RoleOp role) {
   SmallVector<ConsumerWaitOp> waits;
@@ -325,10 +325,11 @@ static void placeReleases(OpBuilder &b, RoleOp role) {
     // In the main loop, not in a persistent kernel's tile loop around it.
     auto parent = dyn_cast<scf::ForOp>(wait->getParentOp());
     bool asyncReader = false, dotReader = false, tcgen05Reader = false,
-         inLoop = parent && !containsLoop(parent);
+         anyReader = false, inLoop = parent && !containsLoop(parent);
     for (Value buffer : wait.getBuffers())
       for (Operation *tensor : buffer.getUsers())
         for (Operation *user : tensor->getUsers()) {
+          anyReader = true;
           if (auto dot = dyn_cast<tile::DotOp>(user)) {
             asyncReader |= dot.getAsync();
             dotReader = true;
@@ -347,7 +348,9 @@ static void placeReleases(OpBuilder &b, RoleOp role) {
                                 wait.getToken(), AsyncUnit::TCGen05);
       continue;
     }
-    if (inLoop && dotReader && !asyncReader) {
+    // A slot the role waits for but does not read (another consumer's
+    // work item in a ping-pong GEMM) goes back with the role's wgmmas too.
+    if (inLoop && !asyncReader && (dotReader || !anyReader)) {
       b.setInsertionPoint(block->getTerminator());
       ConsumerReleaseOp::create(b, wait.getLoc(), wait.getChannel(),
                                 wait.getToken(), AsyncUnit::WGMMA);
