@@ -8,7 +8,8 @@ schedule, say) win where it is expected to?
 
 For each shape: cuBLAS (``torch.matmul(a, w.t())``), ``fmha.gemm(a, w)``
 with the configuration the API selects, and ``fmha.gemm(a, w)`` with each
-candidate of ``fmha.tuning.GEMM_CANDIDATES`` forced (the selection is
+candidate of ``fmha.tuning.GEMM_CANDIDATES`` (and the ping-pong
+configurations below) forced (the selection is
 patched to return it; ``--only pingpong`` keeps the ping-pong ones and the
 API's choice). Every output is checked against cuBLAS before it is timed.
 Times are ``triton.testing.do_bench`` medians (L2 flushed before each run)
@@ -28,6 +29,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
 from fmha import ops, torch_ops, tuning  # noqa: E402
+
+# The ping-pong configurations measured on 2026-11-25 (bench/RESULTS.md);
+# not selection candidates since (fmha.tuning.GEMM_CANDIDATES).
+PINGPONG = [
+    {"tile": (128, 128, 64), "consumers": 2, "schedule": "pingpong"},
+    {"tile": (128, 128, 64), "consumers": 2, "stages": 5,
+     "schedule": "pingpong"},
+    {"tile": (64, 256, 64), "consumers": 2, "schedule": "pingpong"},
+    {"tile": (64, 128, 64), "consumers": 2, "stages": 6,
+     "schedule": "pingpong"},
+]
 
 SHAPES = ["4096x4096x4096", "8192x8192x8192", "3000x3000x3000",
           "16384x16384x256", "7x8192x4096", "64x8192x4096",
@@ -64,7 +76,7 @@ def main():
     p.add_argument("--json", help="also write the results to this file")
     args = p.parse_args()
     torch.zeros(1, device="cuda")
-    configs = [c for c in tuning.GEMM_CANDIDATES
+    configs = [c for c in tuning.GEMM_CANDIDATES + PINGPONG
                if args.only is None or c.get("schedule") == args.only]
     choose = tuning.choose
     print(f"device: {torch.cuda.get_device_name()}", flush=True)

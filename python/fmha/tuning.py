@@ -67,17 +67,11 @@ GEMM_CANDIDATES: tuple = (
     {"tile": (64, 192, 64), "consumers": 2, "multicast": 2},
     {"tile": (64, 128, 64), "consumers": 2, "multicast": 2},
     {"tile": (128, 128, 64), "consumers": 2, "multicast": 2},
-    # Ping-pong: each consumer computes whole tiles, one's epilogue running
-    # while the other's MMAs do, for short K (few main-loop steps per tile:
-    # 16384x16384x256) where the cooperative consumers store C together
-    # while the tensor cores wait. The consumers' items take turns in one
-    # ring of one A and one B block a slot.
-    {"tile": (128, 128, 64), "consumers": 2, "schedule": "pingpong"},
-    {"tile": (128, 128, 64), "consumers": 2, "stages": 5,
-     "schedule": "pingpong"},
-    {"tile": (64, 256, 64), "consumers": 2, "schedule": "pingpong"},
-    {"tile": (64, 128, 64), "consumers": 2, "stages": 6,
-     "schedule": "pingpong"},
+    # Not candidates: the ping-pong schedule (`schedule pingpong`). On the
+    # H100 it lost to the API's cooperative choice at every shape of issue
+    # 14, short K included (0.72x cuBLAS against 0.87x at 16384x16384x256;
+    # bench/RESULTS.md, "GEMM ping-pong"), and each candidate costs the
+    # autotuner a compile.
 )
 
 ATTENTION_CANDIDATES: dict = {

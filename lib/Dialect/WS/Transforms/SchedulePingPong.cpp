@@ -32,6 +32,24 @@ static scf::ForOp mainLoopOf(RoleOp role) {
   return main;
 }
 
+/// The turn token's ends, for consumer `i` of `count` taking turns on named
+/// barriers from `firstId`: the last consumer creates the token at its
+/// role's start (arrives at consumer 0's barrier), consumer 0 takes it back
+/// at its role's end.
+static void circulateToken(OpBuilder &b, Location loc, RoleOp consumer,
+                           size_t i, int64_t count, unsigned firstId,
+                           int64_t threads) {
+  Block &body = consumer.getBody().front();
+  if (static_cast<int64_t>(i) == count - 1) {
+    b.setInsertionPointToStart(&body);
+    BarrierArriveOp::create(b, loc, firstId, threads);
+  }
+  if (i == 0) {
+    b.setInsertionPointToEnd(&body);
+    BarrierSyncOp::create(b, loc, firstId, threads);
+  }
+}
+
 /// Ping-pong scheduling of consumer roles whose loop issues asynchronous
 /// dots (attention): consumer i issues its dots of an iteration only after
 /// consumer i-1 issued its own (named barrier `firstId + i`, waited by i,
@@ -90,15 +108,7 @@ static void schedulePingPong(OpBuilder &b, ArrayRef<RoleOp> consumers,
     b.setInsertionPointAfter(loop);
     BarrierSyncOp::create(b, loc, mine, threads);
     BarrierArriveOp::create(b, loc, next, threads);
-    Block &body = RoleOp(consumers[i]).getBody().front();
-    if (static_cast<int64_t>(i) == count - 1) {
-      b.setInsertionPointToStart(&body);
-      BarrierArriveOp::create(b, loc, firstId, threads);
-    }
-    if (i == 0) {
-      b.setInsertionPointToEnd(&body);
-      BarrierSyncOp::create(b, loc, firstId, threads);
-    }
+    circulateToken(b, loc, consumers[i], i, count, firstId, threads);
   }
 }
 
@@ -139,15 +149,7 @@ static void scheduleTurns(OpBuilder &b, ArrayRef<RoleOp> consumers,
     BarrierSyncOp::create(b, loc, mine, threads);
     b.setInsertionPointAfter(loop);
     BarrierArriveOp::create(b, loc, next, threads);
-    Block &body = RoleOp(consumers[i]).getBody().front();
-    if (static_cast<int64_t>(i) == count - 1) {
-      b.setInsertionPointToStart(&body);
-      BarrierArriveOp::create(b, loc, firstId, threads);
-    }
-    if (i == 0) {
-      b.setInsertionPointToEnd(&body);
-      BarrierSyncOp::create(b, loc, firstId, threads);
-    }
+    circulateToken(b, loc, consumers[i], i, count, firstId, threads);
   }
 }
 
