@@ -133,6 +133,28 @@ def _require(cond: Any, message: Callable[[], str]) -> None:
         raise ValueError(message())
 
 
+def check_mask_options(what: str, causal: Any, window: Any,
+                       scale: Any) -> None:
+    """The mask and scale arguments of an attention entry point (``what``
+    names it in the messages): causal a bool, window two i32 sizes (right 0
+    with causal), scale as check_scale wants it."""
+    if not isinstance(causal, bool):
+        raise TypeError(f"{what}: causal must be a bool, got {causal!r}")
+    if window is not None:
+        items = list(window)
+        if len(items) != 2 or any(isinstance(x, bool) or not isinstance(
+                x, int) or not 0 <= x <= I32_MAX for x in items):
+            raise ValueError(f"{what}: window must be (left, right) with two "
+                             f"ints in [0, {I32_MAX}] (i32 in the kernel), "
+                             f"got {window!r}")
+        if causal and items[1] != 0:
+            raise ValueError(f"{what}: a causal window sees no key after the "
+                             f"diagonal: right must be 0, got "
+                             f"window={tuple(items)}")
+    if scale is not None:
+        check_scale(scale, f"{what}: scale")
+
+
 def check_attention_args(q_shape: Any, k_shape: Any, v_shape: Any,
                          dtypes: tuple, causal: bool = False,
                          window: Optional[Any] = None,
@@ -155,22 +177,7 @@ def check_attention_args(q_shape: Any, k_shape: Any, v_shape: Any,
     if kd != qd or vd != qd:
         raise TypeError(f"fmha.attention: q, k, v must have one dtype, got "
                         f"{qd}, {kd or 'another type'}, {vd or 'another type'}")
-    if not isinstance(causal, bool):
-        raise TypeError(f"fmha.attention: causal must be a bool, got "
-                        f"{causal!r}")
-    if window is not None:
-        items = list(window)
-        if len(items) != 2 or any(isinstance(x, bool) or not isinstance(
-                x, int) or not 0 <= x <= I32_MAX for x in items):
-            raise ValueError(f"fmha.attention: window must be (left, right) "
-                             f"with two ints in [0, {I32_MAX}] (i32 in the "
-                             f"kernel), got {window!r}")
-        if causal and items[1] != 0:
-            raise ValueError(f"fmha.attention: a causal window sees no key "
-                             f"after the diagonal: right must be 0, got "
-                             f"window={tuple(items)}")
-    if scale is not None:
-        check_scale(scale, "fmha.attention: scale")
+    check_mask_options("fmha.attention", causal, window, scale)
     check(k_shape[3] == q_shape[3] and v_shape[3] == q_shape[3], lambda: (
         f"fmha.attention: q, k, v must have one head_dim, got shapes "
         f"{list(q_shape)}, {list(k_shape)}, {list(v_shape)}"))

@@ -241,6 +241,19 @@ def _on_device(torch: Any, device: Any) -> Any:
     return contextlib.nullcontext()
 
 
+def size_checker(torch: Any) -> Any:
+    """check(cond, message): a ValueError with ``message()`` when the
+    relation between sizes ``cond`` is a false bool, else torch._check (the
+    sizes may be symbolic under torch.compile)."""
+    def check(cond: Any, message: Any) -> None:
+        if isinstance(cond, bool):
+            if not cond:
+                raise ValueError(message())
+        else:
+            torch._check(cond, message)
+    return check
+
+
 def _check_attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
                      window: Optional[list], scale: Optional[float]) -> None:
     """fmha.ops.check_attention_args on the tensors; relations between
@@ -251,12 +264,7 @@ def _check_attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
             raise TypeError(f"fmha.attention: {name} must be a torch.Tensor, "
                             f"got {type(t).__name__}")
 
-    def check(cond: Any, message: Any) -> None:
-        if isinstance(cond, bool):
-            if not cond:
-                raise ValueError(message())
-        else:
-            torch._check(cond, message)
+    check = size_checker(torch)
 
     _ops.check_attention_args(
         tuple(q.shape), tuple(k.shape), tuple(v.shape),

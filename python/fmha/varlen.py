@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import ops as _ops
 from . import tuning
-from .specs import ATTENTION_HEAD_DIMS, I32_MAX, check_scale
+from .specs import ATTENTION_HEAD_DIMS, I32_MAX
 
 WHAT = "fmha.attention_varlen"
 
@@ -74,21 +74,7 @@ def check_varlen_args(q_shape: Sequence, k_shape: Sequence,
         elif not 0 <= value <= I32_MAX:
             raise ValueError(f"{WHAT}: {name} must be in [0, {I32_MAX}], "
                              f"got {value}")
-    if not isinstance(causal, bool):
-        raise TypeError(f"{WHAT}: causal must be a bool, got {causal!r}")
-    if window is not None:
-        items = list(window)
-        if len(items) != 2 or any(isinstance(x, bool) or not isinstance(
-                x, int) or not 0 <= x <= I32_MAX for x in items):
-            raise ValueError(f"{WHAT}: window must be (left, right) with two "
-                             f"ints in [0, {I32_MAX}] (i32 in the kernel), "
-                             f"got {window!r}")
-        if causal and items[1] != 0:
-            raise ValueError(f"{WHAT}: a causal window sees no key after the "
-                             f"diagonal: right must be 0, got "
-                             f"window={tuple(items)}")
-    if scale is not None:
-        check_scale(scale, f"{WHAT}: scale")
+    _ops.check_mask_options(WHAT, causal, window, scale)
     check(k_shape[2] == q_shape[2] and v_shape[2] == q_shape[2], lambda: (
         f"{WHAT}: q, k, v must have one head_dim, got shapes "
         f"{list(q_shape)}, {list(k_shape)}, {list(v_shape)}"))
@@ -163,12 +149,7 @@ def _check(torch: Any, q: Any, k: Any, v: Any, cu_q: Any, cu_k: Any,
             raise TypeError(f"{WHAT}: {name} must be a torch.Tensor, got "
                             f"{type(t).__name__}")
 
-    def check(cond: Any, message: Any) -> None:
-        if isinstance(cond, bool):
-            if not cond:
-                raise ValueError(message())
-        else:
-            torch._check(cond, message)
+    check = _ops.torch_ops.size_checker(torch)
 
     def name(dtype: Any) -> Optional[str]:
         return "i32" if dtype == torch.int32 else _ops.fmha_dtype(dtype)
