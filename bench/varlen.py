@@ -52,6 +52,28 @@ def torch_varlen():
     return getattr(varlen, "varlen_attn", None)
 
 
+def torch_varlen_call(tv, q, k, v, cu, longest, causal):
+    """A call of PyTorch's varlen_attn on these tensors, for the signature
+    this PyTorch has: older releases take ``is_causal``, newer ones a
+    ``window_size`` ((-1, 0) is causal) and, newer still, ``enable_gqa``;
+    without it the K/V heads are repeated to the query heads (the same
+    work, more bytes read)."""
+    import inspect
+    params = inspect.signature(tv).parameters
+    kwargs = {}
+    if "is_causal" in params:
+        kwargs["is_causal"] = causal
+    elif causal:
+        kwargs["window_size"] = (-1, 0)
+    if "enable_gqa" in params:
+        kwargs["enable_gqa"] = True
+    elif k.shape[1] != q.shape[1]:
+        group = q.shape[1] // k.shape[1]
+        k = k.repeat_interleave(group, dim=1)
+        v = v.repeat_interleave(group, dim=1)
+    return lambda: tv(q, k, v, cu, cu, longest, longest, **kwargs)
+
+
 def flash_varlen():
     try:
         from flash_attn import flash_attn_varlen_func
@@ -117,16 +139,11 @@ def point(lengths, d, causal, dense_batch=None):
     tv = torch_varlen()
     if tv is not None:
         try:
-            # K/V heads repeated to the query heads (GQA may not be
-            # supported there): the same work, more bytes read.
-            kr = k.repeat_interleave(GROUP, dim=1)
-            vr = v.repeat_interleave(GROUP, dim=1)
-            ref = tv(q, kr, vr, cu, cu, longest, longest, is_causal=causal)
+            call = torch_varlen_call(tv, q, k, v, cu, longest, causal)
+            ref = call()
             print(f"  torch varlen_attn vs fmha: {rel_err(out, ref):.3g}",
                   flush=True)
-            times["torch varlen_attn"] = bench(
-                lambda: tv(q, kr, vr, cu, cu, longest, longest,
-                           is_causal=causal))
+            times["torch varlen_attn"] = bench(call)
         except Exception as e:  # noqa: BLE001 - reported, not fatal
             print(f"  torch varlen_attn: {type(e).__name__}: {e}",
                   flush=True)
