@@ -114,8 +114,7 @@ static LogicalResult lowerStoreShared(StoreSharedOp op,
                                       StoreSharedOp::Adaptor adaptor,
                                       ConversionPatternRewriter &rewriter,
                                       const LLVMTypeConverter &converter) {
-  std::optional<RegisterTensor> t =
-      RegisterTensor::get(op.getValue().getType());
+  std::optional<RegisterTensor> t = RegisterTensor::get(op.getValue());
   if (!t)
     return rewriter.notifyMatchFailure(op, "not a register tensor");
   auto layout = getStaticStrides(op.getBuffer().getType());
