@@ -248,13 +248,18 @@ static Value inEvenCta(OpBuilder &b, Location loc, Value addr) {
 /// In 2-CTA mode (marked by ws-lower-cta-pairs) the arrival goes to the barrier
 /// of the pair's even CTA, with cluster scope. A multicast arrival by threads
 /// (made by each warp's first lane, which lowerRoles guards) arrives on
-/// this CTA's barrier and on the peer's.
+/// this CTA's barrier and on the peer's. A tcgen05 arrival becomes a
+/// tcgen05.commit (replaceWithTCGen05Commit).
 static LogicalResult lowerMBarrierArrive(MBarrierArriveOp op,
                                          MBarrierArriveOp::Adaptor adaptor,
                                          ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Value addr = barrierOf(rewriter, loc, adaptor);
-  if (op.getMulticast() && !op.getTcgen05()) {
+  if (op.getTcgen05()) {
+    replaceWithTCGen05Commit(op, addr, rewriter);
+    return success();
+  }
+  if (op.getMulticast()) {
     // The peer's arrival keeps the default semantics (release at CTA
     // scope), as for a local one: the slot was read by wgmma, which
     // wgmma.wait_group completed, and the peer's next write to it is a
