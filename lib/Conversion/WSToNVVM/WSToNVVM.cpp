@@ -428,27 +428,19 @@ lowerFenceAsyncShared(FenceAsyncSharedOp op,
   return success();
 }
 
-/// ws.barrier_sync -> bar.sync id, threads.
-static LogicalResult lowerBarrierSync(BarrierSyncOp op,
-                                      BarrierSyncOp::Adaptor adaptor,
-                                      ConversionPatternRewriter &rewriter) {
+/// ws.barrier_sync -> bar.sync id, threads; ws.barrier_arrive -> bar.arrive
+/// id, threads.
+template <typename OpT>
+static LogicalResult lowerNamedBarrier(OpT op, typename OpT::Adaptor,
+                                       ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  NVVM::BarrierOp::create(rewriter, loc, Type(),
-                          i32Const(rewriter, loc, op.getId()),
-                          i32Const(rewriter, loc, op.getThreads()),
-                          NVVM::BarrierReductionAttr(), Value());
-  rewriter.eraseOp(op);
-  return success();
-}
-
-/// ws.barrier_arrive -> bar.arrive id, threads.
-static LogicalResult lowerBarrierArrive(BarrierArriveOp op,
-                                        BarrierArriveOp::Adaptor adaptor,
-                                        ConversionPatternRewriter &rewriter) {
-  Location loc = op.getLoc();
-  rewriter.replaceOpWithNewOp<NVVM::BarrierArriveOp>(
-      op, i32Const(rewriter, loc, op.getId()),
-      i32Const(rewriter, loc, op.getThreads()));
+  Value threads = i32Const(rewriter, loc, op.getThreads());
+  Value id = i32Const(rewriter, loc, op.getId());
+  if constexpr (std::is_same_v<OpT, BarrierSyncOp>)
+    rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(
+        op, Type(), id, threads, NVVM::BarrierReductionAttr(), Value());
+  else
+    rewriter.replaceOpWithNewOp<NVVM::BarrierArriveOp>(op, id, threads);
   return success();
 }
 
@@ -581,8 +573,9 @@ struct ConvertWSToNVVMPass
     RewritePatternSet patterns(ctx);
     addLowerings(patterns, converter, lowerBufferAlloc, lowerSlot,
                  lowerMBarrierAlloc, lowerMBarrierArrive, lowerMBarrierWait,
-                 lowerTMALoad, lowerFenceAsyncShared, lowerBarrierSync,
-                 lowerBarrierArrive);
+                 lowerTMALoad, lowerFenceAsyncShared,
+                 lowerNamedBarrier<BarrierSyncOp>,
+                 lowerNamedBarrier<BarrierArriveOp>);
     populateTileToNVVMPatterns(converter, patterns);
     populateTCGen05ToNVVMPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);
