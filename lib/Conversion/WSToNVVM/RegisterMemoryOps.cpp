@@ -80,12 +80,14 @@ public:
   Value both(Value x, Value y) {
     return x ? LLVM::AndOp::create(b, loc, x, y).getResult() : y;
   }
+  /// `x + y`.
   Value add(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); }
+  /// `x * y`.
   Value mul(Value x, Value y) { return LLVM::MulOp::create(b, loc, x, y); }
 
   /// The descriptor's offset plus each coordinate of `outer` (the memref's
-  /// first dimensions) times its stride; `inside` becomes `inside` and the
-  /// outer coordinates being inside the memref.
+  /// first dimensions) times its stride; ands into `inside` (see `both`)
+  /// that each of them is below its size.
   Value outerOffset(ValueRange outer, Value &inside) {
     Value offset = dest.offset(b, loc);
     for (auto [d, coord] : llvm::enumerate(outer)) {
