@@ -17,7 +17,10 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
+class ConversionPatternRewriter;
+
 namespace ws {
+class MBarrierArriveOp;
 
 //===----------------------------------------------------------------------===//
 // Tile compute ops (sm90)
@@ -57,6 +60,16 @@ void populateTCGen05TypeConversions(LLVMTypeConverter &converter);
 /// Patterns lowering the sm100 ops.
 void populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
                                    RewritePatternSet &patterns);
+
+/// Replaces the tcgen05 arrival `op` (`ws.mbarrier_arrive ... tcgen05`) on
+/// the mbarrier at `barrier` with a tcgen05.commit: the barrier completes an
+/// arrival when the issuing thread's earlier tcgen05 ops are done. In 2-CTA
+/// mode `tcgen05.commit.cta_group::2` multicast to the barrier at the same
+/// offset in both CTAs of the pair (CTA mask 0b11); with `multicast` (TMA
+/// multicast kernels) `tcgen05.commit.cta_group::1` multicast to both CTAs of
+/// the cluster.
+void replaceWithTCGen05Commit(MBarrierArriveOp op, Value barrier,
+                              ConversionPatternRewriter &rewriter);
 
 } // namespace ws
 } // namespace mlir

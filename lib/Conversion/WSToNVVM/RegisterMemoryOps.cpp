@@ -46,6 +46,67 @@ static Value elementAddress(OpBuilder &b, Location loc, Value base,
                              ValueRange{offset});
 }
 
+/// Values `first` to `first + type.getNumElements() - 1` of the register
+/// tensor `t`, lowered to the struct `values`, as a vector of `type`.
+static Value buildVector(OpBuilder &b, Location loc, const RegisterTensor &t,
+                         Value values, int64_t first, VectorType type) {
+  Value vector = LLVM::UndefOp::create(b, loc, type);
+  for (int64_t i = 0; i < type.getNumElements(); ++i)
+    vector = LLVM::InsertElementOp::create(
+        b, loc, vector,
+        LLVM::ExtractValueOp::create(b, loc, values, t.getPosition(first + i)),
+        i32Const(b, loc, i));
+  return vector;
+}
+
+namespace {
+/// The i64 index arithmetic of stores into the memref of a descriptor that
+/// are branched around where a coordinate is outside the memref (unsigned
+/// compares: negative coordinates are outside too).
+class BoundedStores {
+public:
+  BoundedStores(OpBuilder &b, Location loc, Value descriptor)
+      : dest(descriptor), b(b), loc(loc) {}
+
+  /// The i32 coordinate `coord` as an i64 index.
+  Value index(Value coord) {
+    return LLVM::SExtOp::create(b, loc, b.getI64Type(), coord);
+  }
+  /// Whether `x < size`, unsigned.
+  Value below(Value x, Value size) {
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, x, size);
+  }
+  /// `x and y`, where a null `x` stands for true.
+  Value both(Value x, Value y) {
+    return x ? LLVM::AndOp::create(b, loc, x, y).getResult() : y;
+  }
+  /// `x + y`.
+  Value add(Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); }
+  /// `x * y`.
+  Value mul(Value x, Value y) { return LLVM::MulOp::create(b, loc, x, y); }
+
+  /// The descriptor's offset plus each coordinate of `outer` (the memref's
+  /// first dimensions) times its stride; ands into `inside` (see `both`)
+  /// that each of them is below its size.
+  Value outerOffset(ValueRange outer, Value &inside) {
+    Value offset = dest.offset(b, loc);
+    for (auto [d, coord] : llvm::enumerate(outer)) {
+      Value c = index(coord);
+      inside = both(inside, below(c, dest.size(b, loc, d)));
+      offset = add(offset, mul(c, dest.stride(b, loc, d)));
+    }
+    return offset;
+  }
+
+  /// The descriptor of the memref stored into.
+  MemRefDescriptor dest;
+
+private:
+  OpBuilder &b;
+  Location loc;
+};
+} // namespace
+
 /// ws.store_shared of a register tensor into a shared-memory buffer with
 /// static strides -> each thread stores its values at its origin plus their
 /// offsets: a 2-d tensor's runs of contiguous values (a wgmma pair, a
@@ -55,8 +116,7 @@ static LogicalResult lowerStoreShared(StoreSharedOp op,
                                       StoreSharedOp::Adaptor adaptor,
                                       ConversionPatternRewriter &rewriter,
                                       const LLVMTypeConverter &converter) {
-  std::optional<RegisterTensor> t =
-      RegisterTensor::get(op.getValue().getType());
+  std::optional<RegisterTensor> t = RegisterTensor::get(op.getValue());
   if (!t)
     return rewriter.notifyMatchFailure(op, "not a register tensor");
   auto layout = getStaticStrides(op.getBuffer().getType());
@@ -108,13 +168,8 @@ static LogicalResult lowerStoreShared(StoreSharedOp op,
   Value threadBase = elementAddress(rewriter, loc, base, element, threadOffset);
   auto vectorType = VectorType::get({perVector}, element);
   for (int64_t v = 0; v < t->getNumValues(); v += perVector) {
-    Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
-    for (int64_t i = 0; i < perVector; ++i)
-      vector = LLVM::InsertElementOp::create(
-          rewriter, loc, vector,
-          LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
-                                       t->getPosition(v + i)),
-          i32Const(rewriter, loc, i));
+    Value vector =
+        buildVector(rewriter, loc, *t, adaptor.getValue(), v, vectorType);
     ArrayRef<int64_t> at = t->getOffsets(v);
     Value addr = LLVM::GEPOp::create(
         rewriter, loc, base.getType(), element, threadBase,
@@ -185,64 +240,35 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
     return op.emitOpError("stores runs of ")
            << run << " contiguous values, not a multiple of vectors of "
            << perVector;
-  Type i64 = rewriter.getI64Type();
-  MemRefDescriptor dest(adaptor.getDest());
-  auto index = [&](Value coord) -> Value {
-    return LLVM::SExtOp::create(rewriter, loc, i64, coord);
-  };
-  auto below = [&](Value x, Value size) -> Value {
-    return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
-                                size);
-  };
-  auto add = [&](Value x, Value y) -> Value {
-    return LLVM::AddOp::create(rewriter, loc, x, y);
-  };
-  auto mul = [&](Value x, Value y) -> Value {
-    return LLVM::MulOp::create(rewriter, loc, x, y);
-  };
+  BoundedStores s(rewriter, loc, adaptor.getDest());
+  MemRefDescriptor &dest = s.dest;
 
   // The outer coordinates: inside the memref, and their offset.
-  Value ok, offset = dest.offset(rewriter, loc);
-  for (int64_t d = 0; d + 2 < rank; ++d) {
-    Value c = index(adaptor.getCoords()[d]);
-    Value inside = below(c, dest.size(rewriter, loc, d));
-    ok = ok ? LLVM::AndOp::create(rewriter, loc, ok, inside).getResult()
-            : inside;
-    offset = add(offset, mul(c, dest.stride(rewriter, loc, d)));
-  }
+  Value ok;
+  Value offset = s.outerOffset(adaptor.getCoords().drop_back(2), ok);
   Value rows = dest.size(rewriter, loc, rank - 2);
   Value cols = dest.size(rewriter, loc, rank - 1);
   Value rowStride = dest.stride(rewriter, loc, rank - 2);
   Value base = dest.alignedPtr(rewriter, loc);
   SmallVector<OpFoldResult, 2> origin = t.buildThreadOrigin(rewriter, loc);
-  Value row0 = add(index(adaptor.getCoords()[rank - 2]),
-                   index(buildCoordinate(rewriter, loc, origin[0], 0)));
-  Value col0 = add(index(adaptor.getCoords()[rank - 1]),
-                   index(buildCoordinate(rewriter, loc, origin[1], 0)));
-  auto i64Const = [&](int64_t v) -> Value {
-    return LLVM::ConstantOp::create(rewriter, loc, i64,
-                                    rewriter.getI64IntegerAttr(v));
-  };
+  Value row0 = s.add(s.index(adaptor.getCoords()[rank - 2]),
+                     s.index(buildCoordinate(rewriter, loc, origin[0], 0)));
+  Value col0 = s.add(s.index(adaptor.getCoords()[rank - 1]),
+                     s.index(buildCoordinate(rewriter, loc, origin[1], 0)));
   auto vectorType = VectorType::get({perVector}, element);
   for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
     ArrayRef<int64_t> at = t.getOffsets(v);
-    Value row = add(row0, i64Const(at[0]));
-    Value col = add(col0, i64Const(at[1]));
-    Value rowInside = below(row, rows);
-    Value colInside = below(add(col, i64Const(perVector - 1)), cols);
-    Value inside = LLVM::AndOp::create(rewriter, loc, rowInside, colInside);
-    if (ok)
-      inside = LLVM::AndOp::create(rewriter, loc, ok, inside);
+    Value row = s.add(row0, i64Const(rewriter, loc, at[0]));
+    Value col = s.add(col0, i64Const(rewriter, loc, at[1]));
+    Value rowInside = s.below(row, rows);
+    Value colInside =
+        s.below(s.add(col, i64Const(rewriter, loc, perVector - 1)), cols);
+    Value inside = s.both(ok, s.both(rowInside, colInside));
     Value addr = LLVM::GEPOp::create(
         rewriter, loc, base.getType(), element, base,
-        ValueRange{add(offset, add(mul(row, rowStride), col))});
-    Value vector = LLVM::UndefOp::create(rewriter, loc, vectorType);
-    for (int64_t i = 0; i < perVector; ++i)
-      vector = LLVM::InsertElementOp::create(
-          rewriter, loc, vector,
-          LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getValue(),
-                                       t.getPosition(v + i)),
-          i32Const(rewriter, loc, i));
+        ValueRange{s.add(offset, s.add(s.mul(row, rowStride), col))});
+    Value vector =
+        buildVector(rewriter, loc, t, adaptor.getValue(), v, vectorType);
     emitIf(rewriter, loc, inside, [&] {
       LLVM::StoreOp::create(rewriter, loc, vector, addr,
                             /*alignment=*/perVector * elementBytes);
@@ -274,19 +300,9 @@ static LogicalResult lowerStoreDirect(tile::StoreDirectOp op,
            << type;
   Location loc = op.getLoc();
   Type element = converter.convertType(type.getElementType());
-  Type i64 = rewriter.getI64Type();
   int64_t rank = op.getDest().getType().getRank();
-  MemRefDescriptor dest(adaptor.getDest());
-  auto index = [&](Value coord) -> Value {
-    return LLVM::SExtOp::create(rewriter, loc, i64, coord);
-  };
-  auto below = [&](Value x, Value size) -> Value {
-    return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
-                                size);
-  };
-  auto both = [&](Value x, Value y) -> Value {
-    return x ? LLVM::AndOp::create(rewriter, loc, x, y).getResult() : y;
-  };
+  BoundedStores s(rewriter, loc, adaptor.getDest());
+  MemRefDescriptor &dest = s.dest;
 
   // Where the rows start, and whether this thread stores at all: the
   // row's first holder, outer coordinates inside the memref.
@@ -305,28 +321,20 @@ static LogicalResult lowerStoreDirect(tile::StoreDirectOp op,
   // The index of the thread's row `v` in the memref's last dimension.
   Value first, size;
   auto rowIndex = [&](int64_t v) -> Value {
-    return LLVM::AddOp::create(
-        rewriter, loc, first,
-        index(buildCoordinate(rewriter, loc, origin[0], t->getOffsets(v)[0])));
+    return s.add(first, s.index(buildCoordinate(rewriter, loc, origin[0],
+                                                t->getOffsets(v)[0])));
   };
   // A thread of one row checks it first, with its own conditions.
   Value singleRow;
   if (t->getNumValues() == 1) {
-    first = index(adaptor.getCoords()[rank - 1]);
+    first = s.index(adaptor.getCoords()[rank - 1]);
     singleRow = rowIndex(0);
     size = dest.size(rewriter, loc, rank - 1);
-    ok = both(ok, below(singleRow, size));
+    ok = s.both(ok, s.below(singleRow, size));
   }
-  Value offset = dest.offset(rewriter, loc);
-  for (int64_t d = 0; d + 1 < rank; ++d) {
-    Value c = index(adaptor.getCoords()[d]);
-    ok = both(ok, below(c, dest.size(rewriter, loc, d)));
-    offset = LLVM::AddOp::create(
-        rewriter, loc, offset,
-        LLVM::MulOp::create(rewriter, loc, c, dest.stride(rewriter, loc, d)));
-  }
+  Value offset = s.outerOffset(adaptor.getCoords().drop_back(), ok);
   if (!singleRow) {
-    first = index(adaptor.getCoords()[rank - 1]);
+    first = s.index(adaptor.getCoords()[rank - 1]);
     size = dest.size(rewriter, loc, rank - 1);
   }
   Value stride = dest.stride(rewriter, loc, rank - 1);
@@ -335,9 +343,8 @@ static LogicalResult lowerStoreDirect(tile::StoreDirectOp op,
   // One conditional store per row, in program order before the op.
   for (int64_t v = 0; v < t->getNumValues(); ++v) {
     Value r = singleRow ? singleRow : rowIndex(v);
-    Value inside = singleRow ? ok : both(ok, below(r, size));
-    Value at = LLVM::AddOp::create(
-        rewriter, loc, offset, LLVM::MulOp::create(rewriter, loc, r, stride));
+    Value inside = singleRow ? ok : s.both(ok, s.below(r, size));
+    Value at = s.add(offset, s.mul(r, stride));
     Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
                                      base, ValueRange{at});
     Value value = LLVM::ExtractValueOp::create(

@@ -103,12 +103,10 @@ static LogicalResult lowerBroadcast(tile::BroadcastOp op,
                                     tile::BroadcastOp::Adaptor adaptor,
                                     ConversionPatternRewriter &rewriter,
                                     const LLVMTypeConverter &converter) {
-  std::optional<RegisterTensor> out =
-      RegisterTensor::get(op.getResult().getType());
+  std::optional<RegisterTensor> out = RegisterTensor::get(op.getResult());
   if (!out)
     return rewriter.notifyMatchFailure(op, "not a register-layout result");
-  std::optional<RegisterTensor> in =
-      RegisterTensor::get(op.getInput().getType());
+  std::optional<RegisterTensor> in = RegisterTensor::get(op.getInput());
   if (op.getAxis() != 1 || !in || !in->isRowSliceOf(*out))
     return op.emitOpError("lowers row broadcasts (axis 1) of a "
                           "#tile.slice<dim = 1> row vector only");
@@ -197,8 +195,7 @@ static LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op,
                                         tile::ConvertLayoutOp::Adaptor adaptor,
                                         ConversionPatternRewriter &rewriter,
                                         const LLVMTypeConverter &converter) {
-  std::optional<RegisterTensor> from =
-      RegisterTensor::get(op.getInput().getType());
+  std::optional<RegisterTensor> from = RegisterTensor::get(op.getInput());
   std::optional<RegisterTensor> to = RegisterTensor::get(op.getType());
   if (!from || !to || !holdSameElements(from->getLayout(), to->getLayout()))
     return rewriter.notifyMatchFailure(

@@ -30,6 +30,10 @@ public:
   /// register layout over one warpgroup (the threads of a role's
   /// warpgroup), or a row vector (`#tile.slice<dim = 1>`) of one.
   static std::optional<RegisterTensor> get(Type type);
+  /// The type of `value` as a register tensor.
+  static std::optional<RegisterTensor> get(Value value) {
+    return get(value.getType());
+  }
 
   RankedTensorType getType() const { return type; }
   tile::RegisterLayoutAttrInterface getLayout() const { return layout; }

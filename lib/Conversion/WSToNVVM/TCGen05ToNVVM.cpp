@@ -249,29 +249,17 @@ static LogicalResult lowerTMEMAsTensor(AsTensorOp op,
   return success();
 }
 
-/// ws.mbarrier_arrive ... tcgen05 -> tcgen05.commit: the barrier completes
-/// an arrival when the issuing thread's earlier tcgen05 ops are done. In
-/// 2-CTA mode `tcgen05.commit.cta_group::2` multicast to the barrier at the
-/// same offset in both CTAs of the pair (CTA mask 0b11); with `multicast`
-/// (TMA multicast kernels) `tcgen05.commit.cta_group::1` multicast to both
-/// CTAs of the cluster.
-static LogicalResult lowerTCGen05Commit(MBarrierArriveOp op,
-                                        MBarrierArriveOp::Adaptor adaptor,
-                                        ConversionPatternRewriter &rewriter) {
-  if (!op.getTcgen05())
-    return rewriter.notifyMatchFailure(op, "not a tcgen05 arrival");
-  Location loc = op.getLoc();
-  Value addr = barrierOf(rewriter, loc, adaptor);
+void ws::replaceWithTCGen05Commit(MBarrierArriveOp op, Value barrier,
+                                  ConversionPatternRewriter &rewriter) {
   if (ctaGroup(op) == NVVM::CTAGroupKind::CTA_2 || op.getMulticast()) {
-    Value both =
-        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(), 0b11);
+    Value both = LLVM::ConstantOp::create(rewriter, op.getLoc(),
+                                          rewriter.getI16Type(), 0b11);
     rewriter.replaceOpWithNewOp<NVVM::Tcgen05CommitOp>(
-        op, addr, both,
+        op, barrier, both,
         NVVM::CTAGroupKindAttr::get(rewriter.getContext(), ctaGroup(op)));
-    return success();
+    return;
   }
-  rewriter.replaceOpWithNewOp<NVVM::Tcgen05CommitOp>(op, addr, Value());
-  return success();
+  rewriter.replaceOpWithNewOp<NVVM::Tcgen05CommitOp>(op, barrier, Value());
 }
 
 /// Byte offset of the K step starting `kBytes` into the rows of a K-major
@@ -538,5 +526,4 @@ void ws::populateTCGen05ToNVVMPatterns(const LLVMTypeConverter &converter,
   // Before the shared-memory lowerings of the same ops.
   addLowering(patterns, converter, lowerTMEMSlot, /*benefit=*/2);
   addLowering(patterns, converter, lowerTMEMSubView, /*benefit=*/2);
-  addLowering(patterns, converter, lowerTCGen05Commit, /*benefit=*/2);
 }

@@ -143,8 +143,7 @@ struct ElementwiseLowering : ConversionPattern {
     if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
         op->getNumRegions() != 0)
       return failure();
-    std::optional<RegisterTensor> t =
-        RegisterTensor::get(op->getResult(0).getType());
+    std::optional<RegisterTensor> t = RegisterTensor::get(op->getResult(0));
     if (!t)
       return failure();
     RankedTensorType type = t->getType();

@@ -248,13 +248,18 @@ static Value inEvenCta(OpBuilder &b, Location loc, Value addr) {
 /// In 2-CTA mode (marked by ws-lower-cta-pairs) the arrival goes to the barrier
 /// of the pair's even CTA, with cluster scope. A multicast arrival by threads
 /// (made by each warp's first lane, which lowerRoles guards) arrives on
-/// this CTA's barrier and on the peer's.
+/// this CTA's barrier and on the peer's. A tcgen05 arrival becomes a
+/// tcgen05.commit (replaceWithTCGen05Commit).
 static LogicalResult lowerMBarrierArrive(MBarrierArriveOp op,
                                          MBarrierArriveOp::Adaptor adaptor,
                                          ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Value addr = barrierOf(rewriter, loc, adaptor);
-  if (op.getMulticast() && !op.getTcgen05()) {
+  if (op.getTcgen05()) {
+    replaceWithTCGen05Commit(op, addr, rewriter);
+    return success();
+  }
+  if (op.getMulticast()) {
     // The peer's arrival keeps the default semantics (release at CTA
     // scope), as for a local one: the slot was read by wgmma, which
     // wgmma.wait_group completed, and the peer's next write to it is a
@@ -423,27 +428,19 @@ lowerFenceAsyncShared(FenceAsyncSharedOp op,
   return success();
 }
 
-/// ws.barrier_sync -> bar.sync id, threads.
-static LogicalResult lowerBarrierSync(BarrierSyncOp op,
-                                      BarrierSyncOp::Adaptor adaptor,
-                                      ConversionPatternRewriter &rewriter) {
+/// ws.barrier_sync -> bar.sync id, threads; ws.barrier_arrive -> bar.arrive
+/// id, threads.
+template <typename OpT>
+static LogicalResult lowerNamedBarrier(OpT op, typename OpT::Adaptor,
+                                       ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
-  NVVM::BarrierOp::create(rewriter, loc, Type(),
-                          i32Const(rewriter, loc, op.getId()),
-                          i32Const(rewriter, loc, op.getThreads()),
-                          NVVM::BarrierReductionAttr(), Value());
-  rewriter.eraseOp(op);
-  return success();
-}
-
-/// ws.barrier_arrive -> bar.arrive id, threads.
-static LogicalResult lowerBarrierArrive(BarrierArriveOp op,
-                                        BarrierArriveOp::Adaptor adaptor,
-                                        ConversionPatternRewriter &rewriter) {
-  Location loc = op.getLoc();
-  rewriter.replaceOpWithNewOp<NVVM::BarrierArriveOp>(
-      op, i32Const(rewriter, loc, op.getId()),
-      i32Const(rewriter, loc, op.getThreads()));
+  Value threads = i32Const(rewriter, loc, op.getThreads());
+  Value id = i32Const(rewriter, loc, op.getId());
+  if constexpr (std::is_same_v<OpT, BarrierSyncOp>)
+    rewriter.replaceOpWithNewOp<NVVM::BarrierOp>(
+        op, Type(), id, threads, NVVM::BarrierReductionAttr(), Value());
+  else
+    rewriter.replaceOpWithNewOp<NVVM::BarrierArriveOp>(op, id, threads);
   return success();
 }
 
@@ -576,8 +573,9 @@ struct ConvertWSToNVVMPass
     RewritePatternSet patterns(ctx);
     addLowerings(patterns, converter, lowerBufferAlloc, lowerSlot,
                  lowerMBarrierAlloc, lowerMBarrierArrive, lowerMBarrierWait,
-                 lowerTMALoad, lowerFenceAsyncShared, lowerBarrierSync,
-                 lowerBarrierArrive);
+                 lowerTMALoad, lowerFenceAsyncShared,
+                 lowerNamedBarrier<BarrierSyncOp>,
+                 lowerNamedBarrier<BarrierArriveOp>);
     populateTileToNVVMPatterns(converter, patterns);
     populateTCGen05ToNVVMPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);

@@ -109,25 +109,33 @@ static LogicalResult verifySliceLayouts(Operation *op, RankedTensorType full,
   return success();
 }
 
-/// Checks an op between a tensor and its slice along `axis` (reduce: its
-/// input `full` and result `sliced`; broadcast: its result `full` and input
-/// `sliced`): `axis` is a dimension of `full`, `sliced` has the shape of
-/// `full` without it (else `wrongShape` reports, given the type expected),
-/// the result has the input's element type and the layouts agree.
-static LogicalResult
-verifyAxisSlice(Operation *op, uint64_t axis, RankedTensorType full,
-                StringRef fullName, RankedTensorType sliced,
-                StringRef slicedName,
-                function_ref<InFlightDiagnostic(RankedTensorType)> wrongShape) {
+/// Checks tile.reduce (`reduces`: its input is the full tensor, its result
+/// the slice) or tile.broadcast (its result is the full tensor, its input
+/// the slice) along `axis`: `axis` is a dimension of the full tensor, the
+/// slice has the full tensor's shape without it, the result has the input's
+/// element type and the layouts agree.
+static LogicalResult verifyAxisSlice(Operation *op, uint64_t axis,
+                                     bool reduces) {
+  auto inType = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  RankedTensorType full = reduces ? inType : outType;
+  RankedTensorType sliced = reduces ? outType : inType;
+  StringRef fullName = reduces ? "input" : "result";
+  StringRef slicedName = reduces ? "result" : "input";
   if (failed(verifyAxis(op, axis, full, fullName)))
     return failure();
   auto expected = RankedTensorType::get(dropAxis(full.getShape(), axis),
                                         full.getElementType());
-  if (sliced.getShape() != expected.getShape())
-    return wrongShape(expected);
-  if (failed(verifySameElementType(
-          op, cast<RankedTensorType>(op->getOperand(0).getType()),
-          cast<RankedTensorType>(op->getResult(0).getType()))))
+  if (sliced.getShape() != expected.getShape()) {
+    if (reduces)
+      return op->emitOpError()
+             << "reducing " << inType << " along axis " << axis << " gives "
+             << expected << ", but the result type is " << outType;
+    return op->emitOpError()
+           << "broadcasting to " << outType << " along axis " << axis
+           << " takes an input of type " << expected << ", got " << inType;
+  }
+  if (failed(verifySameElementType(op, inType, outType)))
     return failure();
   return verifySliceLayouts(op, full, sliced, axis, fullName, slicedName);
 }
@@ -329,15 +337,7 @@ LogicalResult DotWaitOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReduceOp::verify() {
-  RankedTensorType inType = getInput().getType();
-  RankedTensorType outType = getResult().getType();
-  return verifyAxisSlice(*this, getAxis(), inType, "input", outType, "result",
-                         [&](RankedTensorType expected) {
-                           return emitOpError()
-                                  << "reducing " << inType << " along axis "
-                                  << getAxis() << " gives " << expected
-                                  << ", but the result type is " << outType;
-                         });
+  return verifyAxisSlice(*this, getAxis(), /*reduces=*/true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -345,16 +345,7 @@ LogicalResult ReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult BroadcastOp::verify() {
-  RankedTensorType inType = getInput().getType();
-  RankedTensorType outType = getResult().getType();
-  return verifyAxisSlice(*this, getAxis(), outType, "result", inType, "input",
-                         [&](RankedTensorType expected) {
-                           return emitOpError()
-                                  << "broadcasting to " << outType
-                                  << " along axis " << getAxis()
-                                  << " takes an input of type " << expected
-                                  << ", got " << inType;
-                         });
+  return verifyAxisSlice(*this, getAxis(), /*reduces=*/false);
 }
 
 //===----------------------------------------------------------------------===//

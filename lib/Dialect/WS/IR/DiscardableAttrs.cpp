@@ -47,63 +47,55 @@ struct AttrRule {
 
 } // namespace
 
-/// Whether `op` is one of `holder`'s ops.
-static bool mayHold(Holder holder, Operation *op) {
-  switch (holder) {
-  case Holder::Kernel:
-    return isa<FunctionOpInterface>(op);
-  case Holder::CtaPairOps:
-    return isa<FunctionOpInterface, MBarrierArriveOp, TMALoadMBarrierOp,
-               TMEMAllocOp, TMEMRelinquishOp, TMEMDeallocOp>(op);
-  case Holder::LeaderOps:
-    if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
-      return arrive.getLeader();
-    return isa<TMALoadMBarrierOp, TCGen05MMAOp>(op);
-  case Holder::Dot:
-    return isa<tile::DotOp>(op);
-  case Holder::Wait:
-    return isa<MBarrierWaitOp>(op);
-  case Holder::GPUModule:
-    return isa<gpu::GPUModuleOp>(op);
-  case Holder::WarpSpecialize:
-    return isa<WarpSpecializeOp>(op);
-  case Holder::AnyOp:
-    return true;
-  case Holder::ForOp:
-    return isa<scf::ForOp>(op);
-  case Holder::Load:
-    return isa<tile::LoadOp>(op);
-  }
-  return false;
+/// The ops of a holder: a test of an op, and how messages name the ops.
+struct HolderOps {
+  bool (*mayHold)(Operation *op);
+  StringRef description;
+};
+
+/// The ops of kind `OpT`, named by their op name.
+template <typename OpT> static HolderOps opsOf() {
+  return {[](Operation *op) { return isa<OpT>(op); }, OpT::getOperationName()};
 }
 
-/// The ops of `holder`, as messages name them.
-static StringRef describeHolder(Holder holder) {
+/// The ops of `holder`.
+static HolderOps getHolderOps(Holder holder) {
   switch (holder) {
   case Holder::Kernel:
-    return "a kernel";
+    return {[](Operation *op) { return isa<FunctionOpInterface>(op); },
+            "a kernel"};
   case Holder::CtaPairOps:
-    return "a kernel, ws.mbarrier_arrive, ws.tma_load_mbarrier and the "
-           "ws.tmem_* ops";
+    return {
+        [](Operation *op) {
+          return isa<FunctionOpInterface, MBarrierArriveOp, TMALoadMBarrierOp,
+                     TMEMAllocOp, TMEMRelinquishOp, TMEMDeallocOp>(op);
+        },
+        "a kernel, ws.mbarrier_arrive, ws.tma_load_mbarrier and the "
+        "ws.tmem_* ops"};
   case Holder::LeaderOps:
-    return "ws.mbarrier_arrive with leader, ws.tma_load_mbarrier and "
-           "ws.tcgen05_mma";
+    return {[](Operation *op) {
+              if (auto arrive = dyn_cast<MBarrierArriveOp>(op))
+                return bool(arrive.getLeader());
+              return isa<TMALoadMBarrierOp, TCGen05MMAOp>(op);
+            },
+            "ws.mbarrier_arrive with leader, ws.tma_load_mbarrier and "
+            "ws.tcgen05_mma"};
   case Holder::Dot:
-    return "tile.dot";
+    return opsOf<tile::DotOp>();
   case Holder::Wait:
-    return "ws.mbarrier_wait";
+    return opsOf<MBarrierWaitOp>();
   case Holder::GPUModule:
-    return "gpu.module";
+    return opsOf<gpu::GPUModuleOp>();
   case Holder::WarpSpecialize:
-    return "ws.warp_specialize";
+    return opsOf<WarpSpecializeOp>();
   case Holder::AnyOp:
-    return "any op";
+    return {[](Operation *) { return true; }, "any op"};
   case Holder::ForOp:
-    return "scf.for";
+    return opsOf<scf::ForOp>();
   case Holder::Load:
-    return "tile.load";
+    return opsOf<tile::LoadOp>();
   }
-  return "";
+  llvm_unreachable("a holder without ops");
 }
 
 using D = WSDialect;
@@ -201,8 +193,9 @@ LogicalResult WSDialect::verifyOperationAttribute(Operation *op,
   if (rule == std::end(kRules))
     return op->emitOpError("has '")
            << name << "', which is not an attribute of the ws dialect";
-  if (!mayHold(rule->holder, op))
+  HolderOps holder = getHolderOps(rule->holder);
+  if (!holder.mayHold(op))
     return op->emitOpError("may not hold '")
-           << name << "': it sits on " << describeHolder(rule->holder);
+           << name << "': it sits on " << holder.description;
   return verifyValue(op, attr, *rule);
 }

@@ -300,34 +300,34 @@ LogicalResult ChannelOp::verify() {
   return success();
 }
 
-/// `tensor` and `buffer` have the same shape and element type: a store of
-/// the one fills the other.
-static LogicalResult verifyMatchesBuffer(Operation *op, RankedTensorType tensor,
-                                         MemRefType buffer) {
+/// Checks a copy between `tensor` and `buffer`: they have the same shape and
+/// element type (a store of the one fills the other), and the buffer is in
+/// the memory `inMemory` accepts, the one `access` ("reads shared memory")
+/// names.
+static LogicalResult verifyBufferCopy(Operation *op, RankedTensorType tensor,
+                                      MemRefType buffer,
+                                      bool (*inMemory)(MemRefType),
+                                      StringRef access) {
   if (buffer.getShape() != tensor.getShape() ||
       buffer.getElementType() != tensor.getElementType())
     return op->emitOpError("tensor ")
            << tensor << " does not match buffer " << buffer;
+  if (!inMemory(buffer))
+    return op->emitOpError() << access << ", but the buffer is " << buffer;
   return success();
 }
 
 LogicalResult LoadSharedOp::verify() {
-  MemRefType buffer = getBuffer().getType();
-  if (failed(verifyMatchesBuffer(*this, getResult().getType(), buffer)))
-    return failure();
-  if (!isSharedMemory(buffer))
-    return emitOpError("reads shared memory, but the buffer is ") << buffer;
-  return success();
+  return verifyBufferCopy(*this, getResult().getType(), getBuffer().getType(),
+                          isSharedMemory, "reads shared memory");
 }
 
 LogicalResult StoreTMEMOp::verify() {
-  MemRefType buffer = getBuffer().getType();
   RankedTensorType tensor = getValue().getType();
-  if (failed(verifyMatchesBuffer(*this, tensor, buffer)))
+  if (failed(verifyBufferCopy(*this, tensor, getBuffer().getType(),
+                              isTensorMemory,
+                              "writes tensor memory (#ws.tmem)")))
     return failure();
-  if (!isTensorMemory(buffer))
-    return emitOpError("writes tensor memory (#ws.tmem), but the buffer is ")
-           << buffer;
   if (!isa_and_nonnull<tile::Tmem32x32bAttr>(tensor.getEncoding()))
     return emitOpError("stores a tensor in the #tile.tmem_32x32b register "
                        "layout, got ")
@@ -368,13 +368,8 @@ LogicalResult TCGen05MMAOp::verify() {
 }
 
 LogicalResult StoreSharedOp::verify() {
-  MemRefType buffer = getBuffer().getType();
-  RankedTensorType tensor = getValue().getType();
-  if (failed(verifyMatchesBuffer(*this, tensor, buffer)))
-    return failure();
-  if (!isSharedMemory(buffer))
-    return emitOpError("writes shared memory, but the buffer is ") << buffer;
-  return success();
+  return verifyBufferCopy(*this, getValue().getType(), getBuffer().getType(),
+                          isSharedMemory, "writes shared memory");
 }
 
 LogicalResult TMAStoreOp::verify() {
@@ -506,7 +501,7 @@ LogicalResult TMEMAllocOp::verify() {
 }
 
 int64_t TMEMBufferOp::getStages() {
-  auto type = cast<MemRefType>(getBuffer().getType());
+  MemRefType type = getBuffer().getType();
   return type.getRank() == 3 ? type.getShape()[0] : 1;
 }
 
@@ -518,7 +513,7 @@ static int64_t slotColumns(ArrayRef<int64_t> shape, unsigned elementBits) {
 }
 
 int64_t TMEMBufferOp::getSlotColumns() {
-  auto type = cast<MemRefType>(getBuffer().getType());
+  MemRefType type = getBuffer().getType();
   return slotColumns(type.getShape(), type.getElementTypeBitWidth());
 }
 
@@ -537,7 +532,7 @@ TMEMBufferOp TMEMBufferOp::getRoot() {
 int64_t TMEMBufferOp::getStageStride() { return getRoot().getSlotColumns(); }
 
 LogicalResult TMEMBufferOp::verify() {
-  auto type = cast<MemRefType>(getBuffer().getType());
+  MemRefType type = getBuffer().getType();
   if (!isTensorMemory(type) || !type.hasStaticShape() ||
       (type.getRank() != 2 && type.getRank() != 3) ||
       !type.getElementType().isIntOrFloat() ||
