@@ -40,6 +40,12 @@
 // CHECK: tile.load %[[K]][%[[PAGE]], %{{.*}}, %[[OFF]], %{{.*}}]
 // Masks align the queries to the end of the cache: seq_k - seq_q.
 // CHECK: arith.subi %[[SEQK]], %[[SQ]] : i32
+// A row that sees no key stores 0, whatever the cache holds past its end.
+// CHECK: %[[HAS:.*]] = arith.cmpf ogt, %{{.*}} : tensor<64xf32>
+// CHECK: %[[HASO:.*]] = tile.broadcast %[[HAS]] axis 1 : tensor<64xi1> -> tensor<64x128xi1>
+// CHECK: %[[OUT:.*]] = arith.select %[[HASO]], %{{.*}} : tensor<64x128xi1>, tensor<64x128xf32>
+// CHECK: %[[LOW:.*]] = arith.truncf %[[OUT]]
+// CHECK: tile.store %{{.*}}, %[[LOW]]
 fmha.attention @attn_paged_pb (tensor<?x?x32x128xbf16>,
                                tensor<?x64x8x128xbf16>,
                                tensor<?x64x8x128xbf16>, tensor<?xi32>,

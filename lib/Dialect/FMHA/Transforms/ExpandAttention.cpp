@@ -566,6 +566,15 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
       arith::MulFOp::create(b, loc, acc,
                             tile::BroadcastOp::create(b, loc, oType, inverse,
                                                       b.getI64IntegerAttr(1)));
+  // A cache's rows past its length may hold anything, NaN included: a row
+  // that sees no key gets 0 rather than 0 * those rows of V.
+  if (kvcache())
+    out = arith::SelectOp::create(
+        b, loc,
+        tile::BroadcastOp::create(b, loc,
+                                  tensorType(oType.getShape(), b.getI1Type()),
+                                  hasKeys, b.getI64IntegerAttr(1)),
+        out, splat(constF32(0.0), oType));
   out = arith::TruncFOp::create(
       b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
   // A varlen block may end past its sequence: its O goes out by stores
