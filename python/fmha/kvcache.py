@@ -287,6 +287,97 @@ def attention_kvcache_impl(q: Any, k: Any, v: Any, seqlens: Any,
     return o, lse
 
 
+def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
+                           seqlens: Any, table: Optional[Any], causal: bool,
+                           window: Optional[tuple], scale: Optional[float],
+                           return_lse: bool, check_values: bool) -> Any:
+    """The eager fast path (as fmha.attention_varlen's): the first call of
+    a layout (shapes, strides, dtypes, devices, options) checks everything
+    and binds a launch; later ones check the addresses' alignment, the
+    current device and (``check_values``) the values of cache_seqlens and
+    block_table, allocate the outputs and launch. ``(o, lse)``, or None
+    when the call must go through the custom op."""
+    from . import torch_ops
+    tensor, compiling, grad, get_device, raw_stream = \
+        torch_ops._fast_env(torch)
+    if (type(q) is not tensor or type(k) is not tensor
+            or type(v) is not tensor or type(seqlens) is not tensor
+            or (table is not None and type(table) is not tensor)
+            or compiling()):
+        return None
+    if grad() and (q.requires_grad or k.requires_grad or v.requires_grad):
+        return None
+    device = q.device
+    table_layout = None if table is None else (
+        table.shape, table.stride(), table.dtype, table.device)
+    key = ("kvcache", q.shape, q.stride(), k.shape, k.stride(), v.shape,
+           v.stride(), seqlens.shape, seqlens.stride(), table_layout,
+           q.dtype, k.dtype, v.dtype, seqlens.dtype, device, k.device,
+           v.device, seqlens.device, causal, window, scale, return_lse)
+    bound = torch_ops._FAST.get(key)
+    first = None
+    if bound is None:
+        if (q.dim() != 4 or k.dim() != 4 or seqlens.dim() != 1
+                or device.type != "cuda" or 0 in q.shape or 0 in k.shape
+                or (table is not None
+                    and (table.dim() != 2 or 0 in table.shape
+                         or not table.is_contiguous()))
+                or not (torch_ops._tma_layout(q) and torch_ops._tma_layout(k)
+                        and torch_ops._tma_layout(v))
+                or not seqlens.is_contiguous()
+                or device.index != get_device()):
+            return None
+        _check(torch, q, k, v, seqlens, table, causal,
+               None if window is None else list(window), scale)
+        if (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15:
+            return None
+        rows = int(k.shape[1])
+        if check_values:
+            _values_checked(torch, seqlens, table, rows, int(k.shape[0]))
+            check_values = False  # checked for this call
+        o, lse = outputs(torch, q, return_lse)
+        tensors = {"q": q, "k": k, "v": v, "cache_seqlens": seqlens}
+        if table is not None:
+            tensors["block_table"] = table
+        tensors["o"] = o
+        if return_lse:
+            tensors["lse"] = lse
+        order = tuple(tensors)
+
+        def tuning_args() -> dict:
+            fresh = dict(tensors)
+            fresh["o"], fresh_lse = outputs(torch, q, return_lse)
+            if return_lse:
+                fresh["lse"] = fresh_lse
+            return fresh
+
+        capacity = rows * (int(table.shape[1]) if table is not None else 1)
+        kernel = _kernel(torch, q, capacity,
+                         rows if table is not None else None, causal,
+                         None if window is None else list(window), scale,
+                         return_lse, tuning_args)
+        bound = kernel.bind(tensors, order=order)
+        torch_ops._remember(key, bound)
+        first = (o, lse)
+    elif device.index != get_device():
+        return None
+    ptrs = (q.data_ptr(), k.data_ptr(), v.data_ptr())
+    if (ptrs[0] | ptrs[1] | ptrs[2]) & 15:
+        return None
+    if check_values:
+        _values_checked(torch, seqlens, table, int(k.shape[1]),
+                        int(k.shape[0]))
+    o, lse = first or outputs(torch, q, return_lse)
+    ptrs += (seqlens.data_ptr(),)
+    if table is not None:
+        ptrs += (table.data_ptr(),)
+    ptrs += (o.data_ptr(),)
+    if return_lse:
+        ptrs += (lse.data_ptr(),)
+    bound.run(ptrs, raw_stream(device.index))
+    return o, lse
+
+
 def define(torch: Any) -> None:
     """Defines the custom op ``fmha::attention_kvcache`` and its fake
     implementation (for torch.compile)."""
@@ -379,6 +470,15 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
             raise TypeError(f"{WHAT}: q must be a torch.Tensor of rank 4")
         cache_seqlens = torch.full((q.shape[0],), cache_seqlens,
                                    dtype=torch.int32, device=q.device)
+    if isinstance(window, list):
+        window = tuple(window)
+    if (window is None or type(window) is tuple) and \
+            isinstance(check_values, bool):
+        fast = attention_kvcache_fast(
+            torch, q, k_cache, v_cache, cache_seqlens, block_table, causal,
+            window, scale, return_lse, check_values)
+        if fast is not None:
+            return fast if return_lse else fast[0]
     o, lse = torch.ops.fmha.attention_kvcache(
         q, k_cache, v_cache, cache_seqlens, block_table, causal,
         None if window is None else list(window), scale, return_lse,

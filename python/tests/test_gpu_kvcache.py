@@ -295,6 +295,39 @@ class KVCacheTest(unittest.TestCase):
         with self.assertRaisesRegex(NotImplementedError, "split-KV"):
             call(q, k, v, seqlens, table, num_splits=4)
 
+    def test_custom_op_and_fast_path(self):
+        """The eager fast path (a bound launch per layout) and the custom
+        op give the same results; a later call of a bound layout still
+        checks its values."""
+        for page in (64, None):
+            kvcache_or_skip(self, page_size=page, causal=True)
+            k, v, seqlens, table = make_cache((300, 0, 17, 1000), 2, 128,
+                                              torch.bfloat16, page)
+            q = torch.randn(4, 4, 8, 128, device="cuda",
+                            dtype=torch.bfloat16)
+            fast = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                          causal=True, return_lse=True)
+            fast2 = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                           causal=True, return_lse=True)
+            op = torch.ops.fmha.attention_kvcache(q, k, v, seqlens, table,
+                                                  True, None, None, True,
+                                                  True)
+            torch.cuda.synchronize()
+            for a, b in ((fast, op), (fast2, op)):
+                self.assertTrue(torch.equal(a[0], b[0]))
+                self.assertTrue(torch.equal(a[1], b[1]))
+            self.check(q, (k, v, seqlens, table), fast[0], fast[1],
+                       causal=True)
+            with self.assertRaisesRegex(ValueError, "out of range"):
+                fmha.attention_kvcache(q, k, v, seqlens + 10 ** 5, table,
+                                       causal=True, return_lse=True)
+            if table is not None:
+                bad = table.clone()
+                bad[0, 0] = -1
+                with self.assertRaisesRegex(ValueError, "outside the pool"):
+                    fmha.attention_kvcache(q, k, v, seqlens, bad,
+                                           causal=True, return_lse=True)
+
     def test_bad_values_unchecked(self):
         """check_values=False with lengths past the capacity and pages
         outside the pool: the kernel clamps the lengths and the table
