@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import ops as _ops
 from . import tuning
-from .specs import ATTENTION_HEAD_DIMS
+from .specs import ATTENTION_HEAD_DIMS, I32_MAX
 
 WHAT = "fmha.attention_kvcache"
 PAGE_SIZES = (16, 32, 64, 128, 256)
@@ -97,6 +97,10 @@ def check_kvcache_args(q_shape: Sequence, k_shape: Sequence,
         check(table_shape[0] == q_shape[0], lambda: (
             f"{WHAT}: block_table must have one row per sequence (batch "
             f"{q_shape[0]}), got {table_shape[0]}"))
+        check(table_shape[1] * k_shape[1] <= I32_MAX, lambda: (
+            f"{WHAT}: a sequence's capacity max_pages * page_size "
+            f"({table_shape[1]} * {k_shape[1]}) must be at most {I32_MAX} "
+            f"(i32 in the kernel)"))
     else:
         check(k_shape[0] == q_shape[0], lambda: (
             f"{WHAT}: a dense k_cache must have one row block per sequence "

@@ -132,6 +132,9 @@ class ArgsTest(unittest.TestCase):
              dict(k_shape=(100, 512, 8, 128), v_shape=(100, 512, 8, 128))),
             (ValueError, r"block_table must have one row per sequence",
              dict(table_shape=(5, 16))),
+            (ValueError, r"capacity max_pages \* page_size \(2147483647 \* "
+             r"64\) must be at most 2147483647",
+             dict(table_shape=(4, 2 ** 31 - 1))),
             (ValueError, r"a dense k_cache must have one row block per "
              r"sequence \(batch 4\), got 100",
              dict(table_shape=None, index_dtypes=("i32",))),
