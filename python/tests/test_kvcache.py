@@ -57,7 +57,7 @@ PAGED = {
         {"kind": "scalar", "dtype": "i32", "value": "SQ"},
         {"kind": "scalar", "dtype": "i32", "value": 64},
     ],
-    "grid": [{"min": ["num_sms", {"mul": [{"ceildiv": ["SQ", 256]},
+    "grid": [{"min": ["num_sms", {"mul": [{"ceildiv": ["SQ", 128]},
                                           {"mul": ["H", "B"]}]}]}, 1, 1],
 }
 

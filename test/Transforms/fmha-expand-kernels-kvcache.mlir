@@ -72,3 +72,19 @@ fmha.attention @attn_paged_pb (tensor<?x?x32x128xbf16>,
 fmha.attention @attn_kvcache_dense (tensor<?x?x8x64xf16>, tensor<?x?x1x64xf16>,
                                     tensor<?x?x1x64xf16>, tensor<?xi32>)
     -> tensor<?x?x8x64xf16> kvcache target sm_90a
+
+// -----
+
+// Causal decode, persistent: no pairs of query blocks (the cache's keys,
+// visible to every query, dominate; one query block would be computed
+// twice): a work item is one query block of 128 rows.
+// CHECK-LABEL: gpu.func @attn_decode_persistent(
+// CHECK-SAME: fmha.grid = [{min = ["num_sms", {mul = [{ceildiv = ["SQ", 128]}, {mul = [32, "B"]}]}]}, 1, 1]
+// CHECK: %[[PID:.*]] = tile.program_id x : i32
+// CHECK: %[[N:.*]] = tile.num_programs x : i32
+// CHECK: scf.for %{{.*}} = %[[PID]] to %{{.*}} step %[[N]]
+fmha.attention @attn_decode_persistent (tensor<?x?x32x128xbf16>,
+                                        tensor<?x64x8x128xbf16>,
+                                        tensor<?x64x8x128xbf16>,
+                                        tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x?x32x128xbf16> kvcache causal target sm_90a

@@ -148,8 +148,12 @@ private:
   /// producer running ahead into the next one.
   bool persistent() { return op.isPersistent(); }
   /// Whether masks make the query blocks' work uneven (causal or windowed):
-  /// the long blocks are scheduled first.
+  /// the long blocks are scheduled first. Not against a KV cache: the
+  /// cache's keys, which every query sees, dominate the work, and with one
+  /// query block (decode) a pair would be that block computed twice.
   bool pairsBlocks() {
+    if (kvcache())
+      return false;
     return op.getCausal() || op.getLeftWindow() || op.getRightWindow();
   }
 
