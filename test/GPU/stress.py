@@ -700,6 +700,10 @@ def check_environment():
              for lse in (False, True)]
     specs += [ops.gemm_spec(d, o, b_transposed=bt) for d, o in GEMM_TYPES
               for bt in (True, False)]
+    specs += [ops.attention_spec(d, hd, c, w, s, lse, kvcache=True,
+                                 page_size=page)
+              for d, c, w, s, hds, pages in KVCACHE_OPTIONS for hd in hds
+              for page in pages for lse in (False, True)]
     for spec in specs:
         try:
             fmha.compile(spec, progress=lambda message: None)
