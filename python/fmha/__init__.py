@@ -4,7 +4,9 @@
   (``GemmSpec``, ``AttentionSpec``) with the fmha compiler, caching the
   artifacts on disk (fmha.cache); a cache hit needs no compiler.
 - ``fmha.gemm(a, b)``, ``fmha.attention(q, k, v, ...)``,
-  ``fmha.attention_varlen(q, k, v, cu_seqlens_q, ...)``: the kernels on
+  ``fmha.attention_varlen(q, k, v, cu_seqlens_q, ...)``,
+  ``fmha.attention_kvcache(q, k_cache, v_cache, cache_seqlens, ...)``: the
+  kernels on
   PyTorch tensors, as PyTorch custom ops (``torch.ops.fmha.*``) that work
   under ``torch.compile``.
 - ``fmha.runtime`` launches compiled kernels (cubin + JSON manifest)
@@ -17,10 +19,12 @@ __version__ = "0.1.0"
 
 from .compiler import CompiledKernel, CompileError, compile
 from .ops import attention, gemm
+from .kvcache import attention_kvcache
 from .varlen import attention_varlen
 from .specs import AttentionSpec, GemmSpec
 
 __all__ = [
     "AttentionSpec", "CompileError", "CompiledKernel", "GemmSpec",
-    "__version__", "attention", "attention_varlen", "compile", "gemm",
+    "__version__", "attention", "attention_kvcache", "attention_varlen",
+    "compile", "gemm",
 ]

@@ -3,6 +3,7 @@
     fmha compile gemm --dtype bf16 [--out-dtype f32] [--m 4096 ...] [-o DIR]
     fmha compile attention --dtype bf16 --head-dim 128 [--causal ...]
     fmha compile attention --varlen ...          # fmha.attention_varlen's
+    fmha compile attention --kvcache [--page-size 64] ...  # attention_kvcache's
     fmha cache list | fmha cache clear | fmha cache dir
     fmha version
 
@@ -129,6 +130,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="packed variable-length sequences (q [TQ, H, D], "
                    "cu_seqlens; fmha.attention_varlen's kernels): batch "
                    "and lengths stay dynamic")
+    a.add_argument("--kvcache", action="store_true",
+                   help="KV caches with a length per sequence (q [B, SQ, H, "
+                   "D], k and v [B, MAXLEN, HKV, D]; "
+                   "fmha.attention_kvcache's kernels): the key length "
+                   "stays dynamic")
+    a.add_argument("--page-size", type=int,
+                   help="with --kvcache: paged caches [NP, PAGE_SIZE, HKV, "
+                   "D] read through a block table (16 to 256, a power of "
+                   "two)")
     a.add_argument("--window", type=_ints, metavar="LEFT,RIGHT",
                    help="keys within LEFT before and RIGHT after the "
                    "diagonal, each in [0, 2^31-1]")
@@ -162,10 +172,10 @@ def _spec(args: argparse.Namespace):
             "m", "n", "k", "multicast", "schedule")))
     return AttentionSpec(
         return_lse=args.lse, causal=args.causal, varlen=args.varlen,
-        **_given(args, (
+        kvcache=args.kvcache, **_given(args, (
             "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
             "seq_k", "window", "scale", "tile", "stages", "consumers",
-            "target")))
+            "target", "page_size")))
 
 
 def _compile(args: argparse.Namespace) -> int:

@@ -68,19 +68,26 @@ def attention_spec(dtype: str, head_dim: int, causal: bool = False,
                    scale: Optional[float] = None, return_lse: bool = False,
                    target: str = "sm_90a",
                    config: Optional[dict] = None,
-                   varlen: bool = False) -> AttentionSpec:
+                   varlen: bool = False, kvcache: bool = False,
+                   page_size: Optional[int] = None) -> AttentionSpec:
     """The spec fmha.attention (``varlen``: fmha.attention_varlen) compiles:
     batch, heads and sequence lengths dynamic (one kernel serves every
     shape of a head dim; the runtime passes the sizes), ``config`` (spec
     fields: ``tile``, ``stages``, ``consumers``, ``schedule``) or the
-    compiler's defaults."""
+    compiler's defaults. ``kvcache`` (fmha.attention_kvcache): caches with a
+    length per sequence, paged with ``page_size``; a configured block_n
+    larger than the page is cut to it (a K/V tile lies in one page)."""
     if scale is not None and _same_f32(scale, 1.0 / math.sqrt(head_dim)):
         scale = None  # the default: one kernel, whoever spells it
+    config = tuning.normalize_config(config)
+    tile = config.get("tile")
+    if page_size is not None and tile is not None and tile[1] > page_size:
+        config["tile"] = (tile[0], page_size)
     return AttentionSpec(
         dtype=dtype, head_dim=head_dim, return_lse=return_lse,
         causal=causal, window=None if window is None else tuple(window),
-        scale=scale, target=target, varlen=varlen,
-        **tuning.normalize_config(config))
+        scale=scale, target=target, varlen=varlen, kvcache=kvcache,
+        page_size=page_size, **config)
 
 
 def _same_f32(x: float, y: float) -> bool:
@@ -109,14 +116,16 @@ def attention_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
                            scale: Optional[float] = None,
                            return_lse: bool = False,
                            target: str = "sm_90a",
-                           varlen: bool = False) -> list:
+                           varlen: bool = False, kvcache: bool = False,
+                           page_size: Optional[int] = None) -> list:
     """Every AttentionSpec fmha.attention (``varlen``:
     fmha.attention_varlen) may compile for these options, whatever the
     shape: what a cache must hold for a machine without a compiler."""
     configs = [{}, *tuning.attention_candidates(head_dim),
                *tuning.table().configs(("attention", head_dim))]
     return _unique(attention_spec(dtype, head_dim, causal, window, scale,
-                                  return_lse, target, c, varlen)
+                                  return_lse, target, c, varlen, kvcache,
+                                  page_size)
                    for c in configs)
 
 

@@ -272,6 +272,15 @@ class AttentionSpec(_Spec):
     int32 ``cu_seqlens`` inputs and ``lse`` ``[heads_q, total_q]``;
     ``batch``, ``seq_q`` and ``seq_k`` must then be None (the kernel reads
     each sequence's bounds at run time). sm_90a only.
+
+    ``kvcache=True``: attention against KV caches as FlashAttention's
+    ``flash_attn_with_kvcache`` takes them: ``q``, ``o`` ``[batch, seq_q,
+    heads_q, head_dim]``, ``k``, ``v`` ``[batch, max_len, heads_kv,
+    head_dim]`` (dense) or, with ``page_size``, pools ``[num_pages,
+    page_size, heads_kv, head_dim]`` read through a ``[batch, max_pages]``
+    int32 ``block_table``; a ``[batch]`` int32 ``cache_seqlens`` input and
+    ``lse`` ``[batch, heads_q, seq_q]``. ``seq_k`` must then be None.
+    sm_90a only.
     """
 
     dtype: str = "bf16"
@@ -291,6 +300,8 @@ class AttentionSpec(_Spec):
     schedule: Optional[str] = None
     target: str = "sm_90a"
     varlen: bool = False
+    kvcache: bool = False
+    page_size: Optional[int] = None
 
     kind = "attention"
 
@@ -306,7 +317,22 @@ class AttentionSpec(_Spec):
                         f"{size} must be None with varlen=True (a varlen "
                         f"kernel reads the sequences' bounds at run time), "
                         f"got {getattr(self, size)}")
-        for flag in ("return_lse", "causal", "varlen"):
+        if self.kvcache is True:
+            if self.varlen is True:
+                raise ValueError("varlen and kvcache exclude each other")
+            if self.seq_k is not None:
+                raise ValueError(
+                    f"seq_k must be None with kvcache=True (the kernel reads "
+                    f"each sequence's cache length at run time), got "
+                    f"{self.seq_k}")
+        if self.page_size is not None:
+            if self.kvcache is not True:
+                raise ValueError("page_size needs kvcache=True")
+            _check_int("page_size", self.page_size, 16, 256)
+            if self.page_size & (self.page_size - 1):
+                raise ValueError(f"page_size must be a power of two from 16 "
+                                 f"to 256, got {self.page_size}")
+        for flag in ("return_lse", "causal", "varlen", "kvcache"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
@@ -347,9 +373,31 @@ class AttentionSpec(_Spec):
             name += "_pb" if self.schedule == "per_block" else "_pers"
         if self.varlen:
             name += "_varlen"
+        if self.kvcache:
+            name += "_kvcache"
+        if self.page_size is not None:
+            name += f"_p{self.page_size}"
         return name
 
     def signature(self) -> str:
+        if self.kvcache:
+            q = tensor_type((self.batch, self.seq_q, self.heads_q,
+                             self.head_dim), self.dtype)
+            if self.page_size is None:
+                kv_shape = (self.batch, None, self.heads_kv, self.head_dim)
+            else:
+                kv_shape = (None, self.page_size, self.heads_kv,
+                            self.head_dim)
+            kv = tensor_type(kv_shape, self.dtype)
+            inputs = [q, kv, kv, tensor_type((self.batch,), "i32")]
+            if self.page_size is not None:
+                inputs.append(tensor_type((self.batch, None), "i32"))
+            result = q
+            if self.return_lse:
+                lse = tensor_type((self.batch, self.heads_q, self.seq_q),
+                                  "f32")
+                result = f"({q}, {lse})"
+            return f"({', '.join(inputs)}) -> {result}"
         if self.varlen:
             q = tensor_type((None, self.heads_q, self.head_dim), self.dtype)
             kv = tensor_type((None, self.heads_kv, self.head_dim),
@@ -375,6 +423,8 @@ class AttentionSpec(_Spec):
         config = []
         if self.varlen:
             config.append("varlen")
+        if self.kvcache:
+            config.append("kvcache")
         if self.causal:
             config.append("causal")
         if self.window is not None:

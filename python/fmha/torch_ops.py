@@ -1,5 +1,6 @@
 """PyTorch custom ops ``fmha::gemm``, ``fmha::attention`` and
-``fmha::attention_varlen`` (fmha.varlen).
+``fmha::attention_varlen`` (fmha.varlen) and ``fmha::attention_kvcache``
+(fmha.kvcache).
 
 :func:`register` defines them with ``torch.library.custom_op`` (each with a
 fake implementation, so ``torch.compile(fullgraph=True)`` traces them
@@ -554,5 +555,6 @@ def _define(torch: Any) -> None:
         _check_attention(torch, q, k, v, causal, window, scale)
         return _attention_outputs(torch, q, return_lse)
 
-    from . import varlen
+    from . import kvcache, varlen
     varlen.define(torch)
+    kvcache.define(torch)

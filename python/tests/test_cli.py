@@ -97,6 +97,15 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("attention_bf16_d128_causal_varlen (sm_90a) is not in "
                       "the cache", r.stderr)
+        r = self.fmha("compile", "attention", "--page-size", "64",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("page_size needs kvcache=True", r.stderr)
+        r = self.fmha("compile", "attention", "--kvcache", "--page-size",
+                      "16", "--causal", env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("attention_bf16_d128_causal_kvcache_p16 (sm_90a) is "
+                      "not in the cache", r.stderr)
         r = self.fmha("compile", "gemm", "--k", "4294967296",
                       env={"FMHA_OPT": "/nonexistent"})
         self.assertEqual(r.returncode, 2)

@@ -9,7 +9,8 @@ The kernels: fmha.ops.gemm_kernel_specs for every dtype pair and both B
 layouts, fmha.ops.attention_kernel_specs for every head dim and lse option
 with each (dtype, mask, scale) the tests use: python/tests' and
 test/GPU/stress.py's (stress.ATTENTION_OPTIONS, and stress.VARLEN_OPTIONS
-for fmha.attention_varlen's kernels). Configurations that do
+for fmha.attention_varlen's kernels, and stress.KVCACHE_OPTIONS for
+fmha.attention_kvcache's). Configurations that do
 not compile for a type (an f32 output needs more shared memory) are listed
 and skipped.
 """
@@ -43,6 +44,15 @@ def specs():
             stress.VARLEN_OPTIONS, stress.HEAD_DIMS, (False, True)):
         yield from ops.attention_kernel_specs(dtype, hd, causal, window,
                                               scale, lse, varlen=True)
+    # fmha.attention_kvcache's: KVCACHE_OPTIONS holds those of
+    # python/tests/test_gpu_kvcache.py.
+    for dtype, causal, window, scale, head_dims, pages in \
+            stress.KVCACHE_OPTIONS:
+        for hd, page, lse in itertools.product(head_dims, pages,
+                                               (False, True)):
+            yield from ops.attention_kernel_specs(
+                dtype, hd, causal, window, scale, lse, kvcache=True,
+                page_size=page)
 
 
 def main():

@@ -20,6 +20,10 @@ What it draws (docs/GPURuns.md records the runs):
   queries and keys each (the same lengths or others), heads and GQA as
   above, the options of VARLEN_OPTIONS, with and without lse, q/k/v
   contiguous or slices of one packed [tokens, 3, heads, head_dim] tensor;
+- kvcache attention (fmha.attention_kvcache): 1-16 sequences with caches
+  of 0-5000 keys, dense or in shuffled pages (test_gpu_kvcache.make_cache:
+  spare NaN pages, NaN keys past each length), seq_q 1-300, heads and GQA
+  as above, the options of KVCACHE_OPTIONS, with and without lse;
 - GEMM: M, N, K 0-5000, A 2-D or 3-D, B as [N, K] or [K, N], the output
   types of GEMM_TYPES;
 - layouts for every input: contiguous, a [B, S, H, D] tensor transposed,
@@ -88,6 +92,17 @@ VARLEN_OPTIONS = (
     ("bf16", True, (128, 0), None),
 )
 VARLEN_BATCH_MAX = 16
+# (dtype, causal, window, scale, head dims, page sizes (None: dense)) of the
+# kvcache attention cases, each with and without lse: those of
+# python/tests/test_gpu_kvcache.py and bench/kvcache.py.
+KVCACHE_OPTIONS = (
+    ("bf16", True, None, None, (128,), (None, 16, 64, 256)),
+    ("bf16", True, None, None, (64, 256), (64,)),
+    ("f16", True, None, None, (64, 128, 256), (64,)),
+    ("bf16", False, None, None, (128,), (None, 16, 64, 256)),
+    ("bf16", True, (128, 0), None, (128,), (64,)),
+)
+KVCACHE_SEQ_Q = (1, 1, 4, 16, 17, 64, 300)
 # (input, output) types of fmha.gemm drawn (with both B layouts).
 GEMM_TYPES = (("bf16", "bf16"), ("f16", "f16"), ("bf16", "f32"),
               ("f16", "f32"))
@@ -229,6 +244,25 @@ def draw_varlen(rng):
             "packed": rng.random() < 0.3}
 
 
+def draw_kvcache(rng):
+    dtype, causal, window, scale, head_dims, pages = \
+        rng.choice(KVCACHE_OPTIONS)
+    head_dim, page_size = rng.choice(head_dims), rng.choice(pages)
+    heads_kv, group = count(rng, 16), count(rng, 8)
+    batch = count(rng, VARLEN_BATCH_MAX)
+    seq_q = rng.choice(KVCACHE_SEQ_Q)
+    lengths = [length(rng) for _ in range(batch)]
+    while sum(lengths) * seq_q * heads_kv * group > MAX_SCORES or \
+            sum(lengths) * heads_kv * group * head_dim > MAX_INPUT:
+        i = max(range(batch), key=lambda j: lengths[j])
+        lengths[i] = lengths[i] * 3 // 4
+    return {"kind": "kvcache", "dtype": dtype, "causal": causal,
+            "window": window, "scale": scale, "head_dim": head_dim,
+            "page_size": page_size, "heads_q": heads_kv * group,
+            "heads_kv": heads_kv, "seq_q": seq_q, "lengths": lengths,
+            "return_lse": rng.random() < 0.5}
+
+
 def draw_gemm(rng):
     dtype, out = rng.choice(GEMM_TYPES)
     m, n, k = length(rng), length(rng), length(rng)
@@ -346,6 +380,46 @@ def run_varlen(case, rng, gen):
            "o of a row that sees no key != 0")
     if lse is not None:
         expect(tuple(lse.shape) == (hq, tq) and lse.dtype == torch.float32,
+               f"lse is {tuple(lse.shape)} {lse.dtype}")
+        expect(int(torch.isnan(lse).sum()) == 0, "lse unwritten (NaN)")
+        expect(bool(torch.isneginf(lse[empty]).all()),
+               "lse of a row that sees no key != -inf")
+        if (~empty).any():
+            err = (lse.double() - ref_lse)[~empty].abs().max().item()
+            expect(err < LSE_TOLERANCE, f"lse: max abs error {err:.3g}")
+
+
+def run_kvcache(case, rng, gen):
+    import fmha
+    from tests.test_gpu_kvcache import make_cache, reference
+    dt = dtype_of(case["dtype"])
+    hq, hkv, d = case["heads_q"], case["heads_kv"], case["head_dim"]
+    lengths, sq = case["lengths"], case["seq_q"]
+    cache = make_cache(lengths, hkv, d, dt, case["page_size"],
+                       seed=rng.randrange(1 << 30))
+    q = torch.randn(len(lengths), sq, hq, d, device="cuda",
+                    generator=gen).to(dt)
+    poison_pool(q.numel() * q.element_size())
+    options = dict(causal=case["causal"], window=case["window"],
+                   scale=case["scale"])
+    result = fmha.attention_kvcache(q, *cache, return_lse=case["return_lse"],
+                                    **options)
+    o, lse = result if case["return_lse"] else (result, None)
+    ref, ref_lse = reference(q, *cache, **options)
+    torch.cuda.current_stream().synchronize()
+    expect(tuple(o.shape) == tuple(q.shape) and o.dtype == dt,
+           f"o is {tuple(o.shape)} {o.dtype}")
+    expect(int(torch.isnan(o).sum()) == 0,
+           f"{int(torch.isnan(o).sum())} elements of o unwritten (NaN)")
+    if ref.numel() and ref.norm() > 0:
+        err = rel_err(o, ref)
+        expect(err < ATTENTION_TOLERANCE, f"o: relative error {err:.3g}")
+    empty = torch.isneginf(ref_lse)
+    expect(bool((o.transpose(1, 2)[empty] == 0).all()),
+           "o of a row that sees no key != 0")
+    if lse is not None:
+        expect(tuple(lse.shape) == (len(lengths), hq, sq)
+               and lse.dtype == torch.float32,
                f"lse is {tuple(lse.shape)} {lse.dtype}")
         expect(int(torch.isnan(lse).sum()) == 0, "lse unwritten (NaN)")
         expect(bool(torch.isneginf(lse[empty]).all()),
@@ -494,7 +568,9 @@ def draw(seed, index):
         return rng, {"kind": "bad"}
     if roll < 0.47:
         return rng, draw_attention(rng)
-    return rng, draw_varlen(rng) if roll < 0.55 else draw_gemm(rng)
+    if roll < 0.55:
+        return rng, draw_varlen(rng)
+    return rng, draw_kvcache(rng) if roll < 0.63 else draw_gemm(rng)
 
 
 def describe(case):
@@ -515,6 +591,8 @@ def run_case(seed, index, streams):
                 run_attention(case, rng, gen)
             elif case["kind"] == "varlen":
                 run_varlen(case, rng, gen)
+            elif case["kind"] == "kvcache":
+                run_kvcache(case, rng, gen)
             else:
                 run_gemm(case, rng, gen)
         return case, None
@@ -622,6 +700,10 @@ def check_environment():
              for lse in (False, True)]
     specs += [ops.gemm_spec(d, o, b_transposed=bt) for d, o in GEMM_TYPES
               for bt in (True, False)]
+    specs += [ops.attention_spec(d, hd, c, w, s, lse, kvcache=True,
+                                 page_size=page)
+              for d, c, w, s, hds, pages in KVCACHE_OPTIONS for hd in hds
+              for page in pages for lse in (False, True)]
     for spec in specs:
         try:
             fmha.compile(spec, progress=lambda message: None)
@@ -644,6 +726,7 @@ def main(argv=None):
     p.add_argument("--case", type=int, help="run only case CASE of --seed")
     p.add_argument("--kinds", type=lambda x: set(x.split(",")),
                    help="run only these kinds of case (attention, varlen, "
+                   "kvcache, "
                    "gemm, bad), comma-separated; the others are drawn and passed "
                    "over, so case numbers stay those of the full run")
     p.add_argument("--streams", choices=("mixed", "own", "default"),

@@ -1151,3 +1151,164 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 // expected-error @+1 {{redefinition of symbol named 'gemm'}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
     target sm_100a
+
+// -----
+
+// kvcache without cache_seqlens.
+// expected-error @+1 {{kvcache expects 4 inputs (q, k_cache, v_cache, cache_seqlens) or 5 (and block_table), got 3}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x?x8x128xbf16>,
+                      tensor<?x?x8x128xbf16>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// varlen and kvcache together.
+// expected-error @+1 {{varlen and kvcache exclude each other: a kernel reads packed sequences or caches, not both}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> varlen kvcache target sm_90a
+
+// -----
+
+// kvcache with the varlen (rank-3) layout.
+// expected-error @+1 {{q must be a rank-4 tensor [batch, seq_q, heads_q, head_dim], got 'tensor<?x32x128xbf16>'}}
+fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x?x8x128xbf16>,
+                      tensor<?x?x8x128xbf16>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// A rank-2 cache_seqlens.
+// expected-error @+1 {{cache_seqlens must be a rank-1 tensor [batch], got 'tensor<?x1xi32>'}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x?x8x128xbf16>,
+                      tensor<?x?x8x128xbf16>, tensor<?x1xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// A rank-1 block_table.
+// expected-error @+1 {{block_table must be a rank-2 tensor [batch, max_pages], got 'tensor<?xi32>'}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                      tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// Paged caches of rank 3.
+// expected-error @+1 {{k must be a rank-4 tensor [num_pages, page_size, heads_kv, head_dim], got 'tensor<?x8x128xbf16>'}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x8x128xbf16>,
+                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// cache_seqlens of i64.
+// expected-error @+1 {{cache_seqlens element type 'i64' is not supported: expected i32}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x?x8x128xbf16>,
+                      tensor<?x?x8x128xbf16>, tensor<?xi64>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// A block_table of i64.
+// expected-error @+1 {{block_table element type 'i64' is not supported: expected i32}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                      tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi64>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// A dynamic page size.
+// expected-error @+1 {{page_size (dim 1 of k and v) must be static: the kernel's K/V boxes are cut to pages}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x?x8x128xbf16>,
+                      tensor<?x?x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// A page size that is not a power of two.
+// expected-error @+1 {{page_size 48 is not supported: expected a power of two from 16 to 256}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x48x8x128xbf16>,
+                      tensor<?x48x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// Pages of 8 rows: too small.
+// expected-error @+1 {{page_size 8 is not supported: expected a power of two from 16 to 256}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x8x8x128xbf16>,
+                      tensor<?x8x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// Pages of 512 rows: too large.
+// expected-error @+1 {{page_size 512 is not supported: expected a power of two from 16 to 256}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x512x8x128xbf16>,
+                      tensor<?x512x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// A K/V tile across pages.
+// expected-error @+1 {{block_n 128 is larger than page_size 64: a K/V tile must lie inside one page}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                      tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache tile [64, 128] target sm_90a
+
+// -----
+
+// Pages of k and v of different sizes.
+// expected-error @+1 {{v page_size 32 does not match k page_size 64}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                      tensor<?x32x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// A dense cache of another batch.
+// expected-error @+1 {{k batch 3 does not match q batch 2}}
+fmha.attention @attn (tensor<2x1x32x128xbf16>, tensor<3x?x8x128xbf16>,
+                      tensor<3x?x8x128xbf16>, tensor<?xi32>)
+    -> tensor<2x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// cache_seqlens of another batch.
+// expected-error @+1 {{cache_seqlens batch 3 does not match q batch 2}}
+fmha.attention @attn (tensor<2x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                      tensor<?x64x8x128xbf16>, tensor<3xi32>, tensor<?x?xi32>)
+    -> tensor<2x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// A block_table of another batch.
+// expected-error @+1 {{block_table batch 3 does not match q batch 2}}
+fmha.attention @attn (tensor<2x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                      tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<3x?xi32>)
+    -> tensor<2x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// The kvcache LSE is [batch, heads_q, seq_q].
+// expected-error @+1 {{lse seq_q 32 does not match q seq_q 4}}
+fmha.attention @attn (tensor<?x4x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                      tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> (tensor<?x4x32x128xbf16>, tensor<?x32x32xf32>) kvcache
+    target sm_90a
+
+// -----
+
+// GQA with the kvcache layout: heads are dim 2.
+// expected-error @+1 {{GQA ratio: 32 query heads are not a multiple of 5 KV heads}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x5x128xbf16>,
+                      tensor<?x64x5x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_90a
+
+// -----
+
+// kvcache on sm_100a.
+// expected-error @+1 {{kvcache is supported on sm_90a only so far (per sequence cache lengths and paged K/V loads are built for the sm_90a kernel)}}
+fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                      tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache target sm_100a

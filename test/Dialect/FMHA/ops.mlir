@@ -39,6 +39,23 @@ fmha.attention @attn_varlen_static (tensor<1000x16x64xf16>,
     -> tensor<1000x16x64xf16> varlen window [128, 0] schedule per_block
     target sm_90a
 
+// A paged KV cache (pages of 64 rows, the block table) with the
+// log-sum-exp: decode against it, causal.
+// CHECK: fmha.attention @attn_paged (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>, tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>) -> (tensor<?x1x32x128xbf16>, tensor<?x32x1xf32>) kvcache causal target sm_90a
+// GENERIC: "fmha.attention"() <{causal, function_type = (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>, tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>) -> (tensor<?x1x32x128xbf16>, tensor<?x32x1xf32>), kvcache, sym_name = "attn_paged", target = #fmha<target sm_90a>}> : () -> ()
+fmha.attention @attn_paged (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                            tensor<?x64x8x128xbf16>, tensor<?xi32>,
+                            tensor<?x?xi32>)
+    -> (tensor<?x1x32x128xbf16>, tensor<?x32x1xf32>) kvcache causal
+    target sm_90a
+
+// A dense KV cache ([batch, max_len, heads_kv, head_dim]), MQA, f16.
+// CHECK: fmha.attention @attn_kvcache_dense (tensor<4x16x8x64xf16>, tensor<4x4096x1x64xf16>, tensor<4x4096x1x64xf16>, tensor<4xi32>) -> tensor<4x16x8x64xf16> kvcache target sm_90a
+fmha.attention @attn_kvcache_dense (tensor<4x16x8x64xf16>,
+                                    tensor<4x4096x1x64xf16>,
+                                    tensor<4x4096x1x64xf16>, tensor<4xi32>)
+    -> tensor<4x16x8x64xf16> kvcache target sm_90a
+
 // Explicit schedules: persistent, and one CTA per query block.
 // CHECK: fmha.attention @attn_persistent (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16> causal schedule persistent target sm_90a
 // GENERIC: "fmha.attention"() <{causal, function_type = (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>) -> tensor<?x?x?x64xbf16>, schedule = #fmha<schedule persistent>, sym_name = "attn_persistent", target = #fmha<target sm_90a>}> : () -> ()

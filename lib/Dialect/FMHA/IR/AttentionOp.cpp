@@ -31,6 +31,13 @@ constexpr StringRef kVarlenQDims[] = {"total_q", "heads_q", "head_dim"};
 constexpr StringRef kVarlenKVDims[] = {"total_k", "heads_kv", "head_dim"};
 constexpr StringRef kVarlenLseDims[] = {"heads_q", "total_q"};
 constexpr StringRef kCuSeqlensDims[] = {"batch + 1"};
+constexpr StringRef kCacheQDims[] = {"batch", "seq_q", "heads_q", "head_dim"};
+constexpr StringRef kCacheKVDims[] = {"batch", "max_len", "heads_kv",
+                                      "head_dim"};
+constexpr StringRef kPagedKVDims[] = {"num_pages", "page_size", "heads_kv",
+                                      "head_dim"};
+constexpr StringRef kCacheSeqlensDims[] = {"batch"};
+constexpr StringRef kBlockTableDims[] = {"batch", "max_pages"};
 constexpr StringRef kTileNames[] = {"block_m", "block_n"};
 constexpr StringRef kWindowNames[] = {"left", "right"};
 
@@ -81,15 +88,38 @@ RankedTensorType AttentionOp::getCuSeqlensKType() {
                      : RankedTensorType();
 }
 
+RankedTensorType AttentionOp::getCacheSeqlensType() {
+  return getKvcache() ? getInputTensor(getFunctionType(), 3, 1)
+                      : RankedTensorType();
+}
+
+RankedTensorType AttentionOp::getBlockTableType() {
+  return getKvcache() ? getInputTensor(getFunctionType(), 4, 2)
+                      : RankedTensorType();
+}
+
+int64_t AttentionOp::getPageSize() {
+  return isPaged() ? getDimOrDynamic(getKeyType(), 1) : ShapedType::kDynamic;
+}
+
 Type AttentionOp::getElementType() {
   RankedTensorType q = getQueryType();
   return q ? q.getElementType() : Type();
 }
 
 // Dimensions: [batch, heads, seq, head_dim] (lse [batch, heads, seq]), or
-// with varlen [total, heads, head_dim] (lse [heads, total]).
+// with varlen [total, heads, head_dim] (lse [heads, total]), or with kvcache
+// [batch, seq, heads, head_dim] (lse [batch, heads, seq]).
 
 int64_t AttentionOp::getBatch() {
+  if (getKvcache()) {
+    int64_t batch = mergeDims(0, {getQueryType(), getOutputType(), getLseType(),
+                                  getCacheSeqlensType(), getBlockTableType()});
+    if (isPaged())
+      return batch;
+    return mergeSizes({batch, getDimOrDynamic(getKeyType(), 0),
+                       getDimOrDynamic(getValueType(), 0)});
+  }
   if (getVarlen()) {
     int64_t entries = mergeDims(0, {getCuSeqlensQType(), getCuSeqlensKType()});
     return ShapedType::isDynamic(entries) ? entries : entries - 1;
@@ -99,6 +129,10 @@ int64_t AttentionOp::getBatch() {
 }
 
 int64_t AttentionOp::getNumHeadsQ() {
+  if (getKvcache())
+    return mergeSizes({getDimOrDynamic(getQueryType(), 2),
+                       getDimOrDynamic(getOutputType(), 2),
+                       getDimOrDynamic(getLseType(), 1)});
   if (getVarlen())
     return mergeSizes({getDimOrDynamic(getQueryType(), 1),
                        getDimOrDynamic(getOutputType(), 1),
@@ -107,10 +141,14 @@ int64_t AttentionOp::getNumHeadsQ() {
 }
 
 int64_t AttentionOp::getNumHeadsKV() {
-  return mergeDims(1, {getKeyType(), getValueType()});
+  return mergeDims(getKvcache() ? 2 : 1, {getKeyType(), getValueType()});
 }
 
 int64_t AttentionOp::getSeqLenQ() {
+  if (getKvcache())
+    return mergeSizes({getDimOrDynamic(getQueryType(), 1),
+                       getDimOrDynamic(getOutputType(), 1),
+                       getDimOrDynamic(getLseType(), 2)});
   if (getVarlen())
     return mergeSizes({getDimOrDynamic(getQueryType(), 0),
                        getDimOrDynamic(getOutputType(), 0),
@@ -119,7 +157,10 @@ int64_t AttentionOp::getSeqLenQ() {
 }
 
 int64_t AttentionOp::getSeqLenK() {
-  return mergeDims(getVarlen() ? 0 : 2, {getKeyType(), getValueType()});
+  return mergeDims(getVarlen()    ? 0
+                   : getKvcache() ? 1
+                                  : 2,
+                   {getKeyType(), getValueType()});
 }
 
 int64_t AttentionOp::getHeadDim() {
@@ -142,7 +183,13 @@ int64_t AttentionOp::getBlockM() {
 int64_t AttentionOp::getBlockN() {
   if (std::optional<int64_t> blockN = getTileSize(getTile(), kTileNames, 1))
     return *blockN;
-  return getHeadDim() > 128 ? kDefaultBlockNLargeHeadDim : kDefaultBlockN;
+  int64_t blockN =
+      getHeadDim() > 128 ? kDefaultBlockNLargeHeadDim : kDefaultBlockN;
+  // A paged K/V tile is one box inside one page.
+  int64_t pageSize = getPageSize();
+  if (!ShapedType::isDynamic(pageSize) && pageSize > 0)
+    blockN = std::min(blockN, pageSize);
+  return blockN;
 }
 
 int64_t AttentionOp::getNumConsumerGroups() {
@@ -269,7 +316,41 @@ int64_t AttentionOp::getTmemColumns() {
 //===----------------------------------------------------------------------===//
 
 /// Checks the number of inputs and results and the rank of each tensor.
+/// Checks the inputs and ranks of a kvcache kernel.
+static LogicalResult verifyKvcacheStructure(AttentionOp op) {
+  FunctionType type = op.getFunctionType();
+  if (op.getVarlen())
+    return op.emitOpError("varlen and kvcache exclude each other: a kernel "
+                          "reads packed sequences or caches, not both");
+  unsigned inputs = type.getNumInputs();
+  if (inputs != 4 && inputs != 5)
+    return op.emitOpError()
+           << "kvcache expects 4 inputs (q, k_cache, v_cache, cache_seqlens) "
+              "or 5 (and block_table), got "
+           << inputs;
+  if (type.getNumResults() != 1 && type.getNumResults() != 2)
+    return op.emitOpError()
+           << "expects 1 or 2 results (o and optionally lse), got "
+           << type.getNumResults();
+  bool paged = inputs == 5;
+  ArrayRef<StringRef> kvDims = paged ? ArrayRef<StringRef>(kPagedKVDims)
+                                     : ArrayRef<StringRef>(kCacheKVDims);
+  SmallVector<NamedTensor> tensors = {
+      {"q", type.getInput(0), kCacheQDims},
+      {"k", type.getInput(1), kvDims},
+      {"v", type.getInput(2), kvDims},
+      {"cache_seqlens", type.getInput(3), kCacheSeqlensDims}};
+  if (paged)
+    tensors.push_back({"block_table", type.getInput(4), kBlockTableDims});
+  tensors.push_back({"o", type.getResult(0), kCacheQDims});
+  if (type.getNumResults() == 2)
+    tensors.push_back({"lse", type.getResult(1), kLseDims});
+  return verifyTensors(op, tensors);
+}
+
 static LogicalResult verifyStructure(AttentionOp op) {
+  if (op.getKvcache())
+    return verifyKvcacheStructure(op);
   FunctionType type = op.getFunctionType();
   bool varlen = op.getVarlen();
   if (varlen && type.getNumInputs() != 5)
@@ -330,6 +411,43 @@ static LogicalResult verifyVarlen(AttentionOp op) {
     return op.emitOpError("varlen is supported on sm_90a only so far (O "
                           "leaves by stores bounded by each sequence's end, "
                           "which the sm_100a kernel does not have yet)");
+  return success();
+}
+
+/// Checks the cache lengths and block table of a kvcache kernel: i32, the
+/// page size, the tile inside one page, and the target.
+static LogicalResult verifyKvcache(AttentionOp op) {
+  if (!op.getKvcache())
+    return success();
+  SmallVector<std::pair<StringRef, RankedTensorType>> indices = {
+      {"cache_seqlens", op.getCacheSeqlensType()}};
+  if (op.isPaged())
+    indices.push_back({"block_table", op.getBlockTableType()});
+  for (auto [name, type] : indices)
+    if (!type.getElementType().isInteger(32))
+      return op.emitOpError()
+             << name << " element type " << type.getElementType()
+             << " is not supported: expected i32";
+  if (op.isPaged()) {
+    int64_t pageSize = op.getPageSize();
+    if (ShapedType::isDynamic(pageSize))
+      return op.emitOpError("page_size (dim 1 of k and v) must be static: "
+                            "the kernel's K/V boxes are cut to pages");
+    if (pageSize < 16 || pageSize > 256 || !llvm::isPowerOf2_64(pageSize))
+      return op.emitOpError()
+             << "page_size " << pageSize
+             << " is not supported: expected a power of two from 16 to 256";
+    if (op.getBlockN() > pageSize)
+      return op.emitOpError()
+             << "block_n " << op.getBlockN() << " is larger than page_size "
+             << pageSize << ": a K/V tile must lie inside one page";
+  }
+  // The sm_100a attention builder (ws-partition-roles on sm_100a) has no
+  // per-sequence key lengths or paged loads yet.
+  if (!getTargetInfo(op.getTarget()).hasWgmma())
+    return op.emitOpError("kvcache is supported on sm_90a only so far (per "
+                          "sequence cache lengths and paged K/V loads are "
+                          "built for the sm_90a kernel)");
   return success();
 }
 
@@ -402,9 +520,46 @@ static LogicalResult verifyVarlenSizes(AttentionOp op) {
   return success();
 }
 
+/// Checks that the sizes the tensors share agree, in the kvcache layout.
+static LogicalResult verifyKvcacheSizes(AttentionOp op) {
+  ArrayRef<int64_t> q = op.getQueryType().getShape();
+  ArrayRef<int64_t> k = op.getKeyType().getShape();
+  ArrayRef<int64_t> v = op.getValueType().getShape();
+  ArrayRef<int64_t> o = op.getOutputType().getShape();
+  ArrayRef<StringRef> kvDims = op.isPaged() ? ArrayRef<StringRef>(kPagedKVDims)
+                                            : ArrayRef<StringRef>(kCacheKVDims);
+  if (failed(verifySameSize(op, "head_dim", "k", k[3], "q", q[3])))
+    return failure();
+  if (!op.isPaged() &&
+      failed(verifySameSize(op, "batch", "k", k[0], "q", q[0])))
+    return failure();
+  for (unsigned dim = 0; dim < 4; ++dim)
+    if (failed(verifySameSize(op, kvDims[dim], "v", v[dim], "k", k[dim])) ||
+        failed(verifySameSize(op, kCacheQDims[dim], "o", o[dim], "q", q[dim])))
+      return failure();
+  if (RankedTensorType lseType = op.getLseType()) {
+    ArrayRef<int64_t> lse = lseType.getShape();
+    if (failed(verifySameSize(op, "batch", "lse", lse[0], "q", q[0])) ||
+        failed(verifySameSize(op, "heads_q", "lse", lse[1], "q", q[2])) ||
+        failed(verifySameSize(op, "seq_q", "lse", lse[2], "q", q[1])))
+      return failure();
+  }
+  if (failed(verifySameSize(op, "batch", "cache_seqlens",
+                            op.getCacheSeqlensType().getDimSize(0), "q", q[0])))
+    return failure();
+  if (RankedTensorType table = op.getBlockTableType())
+    if (failed(verifySameSize(op, "batch", "block_table", table.getDimSize(0),
+                              "q", q[0])))
+      return failure();
+  return success();
+}
+
 /// Checks the head dim and that the sizes the tensors share agree.
 static LogicalResult verifySizes(AttentionOp op) {
-  if (op.getVarlen()) {
+  if (op.getKvcache()) {
+    if (failed(verifyKvcacheSizes(op)))
+      return failure();
+  } else if (op.getVarlen()) {
     if (failed(verifyVarlenSizes(op)))
       return failure();
   } else if (failed(verifyDenseSizes(op))) {
@@ -537,7 +692,7 @@ static LogicalResult verifyConfig(AttentionOp op) {
 LogicalResult AttentionOp::verify() {
   if (failed(verifyStructure(*this)) || failed(verifyElementTypes(*this)) ||
       failed(verifyVarlen(*this)) || failed(verifySizes(*this)) ||
-      failed(verifySoftmax(*this)))
+      failed(verifyKvcache(*this)) || failed(verifySoftmax(*this)))
     return failure();
   return verifyConfig(*this);
 }

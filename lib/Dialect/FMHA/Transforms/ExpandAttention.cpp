@@ -77,8 +77,19 @@ private:
   /// Records the kernel's launch contract (LaunchContract) on `kernel`.
   void recordLaunchContract(Operation *kernel);
   void recordVarlenContract(Operation *kernel);
+  void recordKvcacheContract(Operation *kernel);
   /// Whether q, k, v and o are packed sequences (`varlen`).
   bool varlen() { return op.getVarlen(); }
+  /// Whether K and V are caches with a length per sequence (`kvcache`), and
+  /// whether they are paged.
+  bool kvcache() { return op.getKvcache(); }
+  bool paged() { return op.isPaged(); }
+  /// Kvcache: sets seqK to the cache length of sequence `batch`, read from
+  /// cache_seqlens and clamped to [0, the cache's capacity].
+  void loadCacheLength(Value batch);
+  /// Paged: the page holding key row `row` of sequence `batch`, read from
+  /// the block table (its indices clamped to the table).
+  Value loadPage(Value batch, Value row);
   /// The coordinates of query row `row` of `head` (batch `batch`) in q, or
   /// of key row `row` of `kvHead` in k and v: [batch, head, row, 0], or with
   /// varlen [head, first row of the sequence + row, 0].
@@ -137,8 +148,12 @@ private:
   /// producer running ahead into the next one.
   bool persistent() { return op.isPersistent(); }
   /// Whether masks make the query blocks' work uneven (causal or windowed):
-  /// the long blocks are scheduled first.
+  /// the long blocks are scheduled first. Not against a KV cache: the
+  /// cache's keys, which every query sees, dominate the work, and with one
+  /// query block (decode) a pair would be that block computed twice.
   bool pairsBlocks() {
+    if (kvcache())
+      return false;
     return op.getCausal() || op.getLeftWindow() || op.getRightWindow();
   }
 
@@ -156,6 +171,9 @@ private:
   /// Varlen: the cu_seqlens, the longest query sequence and the total
   /// tokens (parameters), and the work item's first q and k rows.
   Value cuQ, cuK, maxSeqQ, totalQ, totalK, qRow0, kRow0;
+  /// Kvcache: the cache lengths, the block table (paged) and dim 1 of the
+  /// caches (max_len, or page_size when paged).
+  Value cacheSeqlens, blockTable, cacheRows;
 };
 
 } // namespace
@@ -163,6 +181,8 @@ private:
 void AttentionBuilder::recordLaunchContract(Operation *kernel) {
   if (varlen())
     return recordVarlenContract(kernel);
+  if (kvcache())
+    return recordKvcacheContract(kernel);
   LaunchContract contract(b);
   Type dtype = op.getElementType();
   Attribute batch = contract.size(op.getBatch(), "B"),
@@ -198,6 +218,62 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
   }
   // At most one CTA per SM and per work item (a query block, or a pair of
   // them when masks make the work uneven); CTAs left without one exit.
+  int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
+  Attribute items =
+      contract.mul(contract.ceildiv(sq, contract.integer(rowsPerItem)),
+                   contract.mul(headsQ, batch));
+  Attribute one = contract.integer(1);
+  contract.record(kernel,
+                  {contract.min(b.getStringAttr("num_sms"), items), one, one});
+}
+
+void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
+  LaunchContract contract(b);
+  Type dtype = op.getElementType(), i32Type = b.getI32Type();
+  Attribute batch = contract.size(op.getBatch(), "B"),
+            headsQ = contract.size(op.getNumHeadsQ(), "H"),
+            headsKV = contract.size(op.getNumHeadsKV(), "HKV"),
+            sq = contract.size(op.getSeqLenQ(), "SQ"),
+            rows = contract.size(op.getSeqLenK(), "SK");
+  Attribute d = contract.integer(headDim);
+  // Dense caches have a row block per sequence; paged ones a pool of pages.
+  Attribute blocks =
+      paged() ? contract.size(op.getKeyType().getDimSize(0), "NP") : batch;
+  contract.tensor("q", {batch, sq, headsQ, d}, dtype, /*output=*/false);
+  contract.tensor("k", {blocks, rows, headsKV, d}, dtype, /*output=*/false);
+  contract.tensor("v", {blocks, rows, headsKV, d}, dtype, /*output=*/false);
+  contract.tensor("cache_seqlens", {batch}, i32Type, /*output=*/false);
+  if (paged())
+    contract.tensor(
+        "block_table",
+        {batch, contract.size(op.getBlockTableType().getDimSize(1), "MP")},
+        i32Type, /*output=*/false);
+  contract.tensor("o", {batch, sq, headsQ, d}, dtype, /*output=*/true);
+  if (op.hasLse())
+    contract.tensor("lse", {batch, headsQ, sq}, b.getF32Type(),
+                    /*output=*/true);
+  // Every tensor map is over the [blocks, heads, rows, head_dim] view of its
+  // [blocks, rows, heads, head_dim] tensor (dims [0, 2, 1, 3]): a box is
+  // rows of one head, of one sequence or of one page.
+  int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
+  SmallVector<int64_t> dims = {0, 2, 1, 3};
+  contract.tensorMap("q", {blockM, span}, 128, dims);
+  contract.tensorMap("k", {blockN, span}, 128, dims);
+  contract.tensorMap("v", {blockN, span}, 128, dims);
+  contract.tensorMap("o", {blockM, headDim}, 0, dims);
+  if (op.hasLse())
+    contract.memref("lse");
+  contract.memref("cache_seqlens");
+  if (paged())
+    contract.memref("block_table");
+  for (Attribute size : {batch, headsQ, headsKV, sq, rows})
+    contract.scalar(size);
+  int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
+  if (!persistent()) {
+    contract.record(kernel, {contract.ceildiv(sq, contract.integer(rowsPerCta)),
+                             headsQ, batch});
+    return;
+  }
   int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
   Attribute items =
       contract.mul(contract.ceildiv(sq, contract.integer(rowsPerItem)),
@@ -266,9 +342,54 @@ SmallVector<Value> AttentionBuilder::queryCoords(Value batch, Value head,
 
 SmallVector<Value> AttentionBuilder::keyCoords(Value batch, Value kvHead,
                                                Value row, Value zero) {
+  if (paged()) {
+    // Row `row % page_size` of its page; `row` is never negative.
+    Value offset =
+        arith::RemSIOp::create(b, loc, row, constI32(op.getPageSize()));
+    return {loadPage(batch, row), kvHead, offset, zero};
+  }
   if (varlen())
     return {kvHead, arith::AddIOp::create(b, loc, kRow0, row), zero};
   return {batch, kvHead, row, zero};
+}
+
+/// The entry `at` of `table` (an i32 memref), each index clamped to
+/// [0, size - 1] of its dimension.
+static Value loadClamped(OpBuilder &b, Location loc, Value table,
+                         ArrayRef<Value> at) {
+  Type index = b.getIndexType();
+  SmallVector<Value> indices;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (auto [dim, value] : llvm::enumerate(at)) {
+    Value size =
+        memref::DimOp::create(b, loc, table, static_cast<int64_t>(dim));
+    Value last = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, size, one), zero);
+    Value i = arith::IndexCastOp::create(b, loc, index, value);
+    i = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, i, last),
+                               zero);
+    indices.push_back(i);
+  }
+  return memref::LoadOp::create(b, loc, table, indices);
+}
+
+void AttentionBuilder::loadCacheLength(Value batch) {
+  // The cache's capacity: max_len rows, or max_pages pages.
+  Value capacity = cacheRows;
+  if (paged()) {
+    Value pages = arith::IndexCastOp::create(
+        b, loc, i32, memref::DimOp::create(b, loc, blockTable, 1));
+    capacity = arith::MulIOp::create(b, loc, pages, cacheRows);
+  }
+  Value length = loadClamped(b, loc, cacheSeqlens, {batch});
+  seqK = arith::MaxSIOp::create(
+      b, loc, arith::MinSIOp::create(b, loc, length, capacity), constI32(0));
+}
+
+Value AttentionBuilder::loadPage(Value batch, Value row) {
+  Value slot = arith::DivSIOp::create(b, loc, row, constI32(op.getPageSize()));
+  return loadClamped(b, loc, blockTable, {batch, slot});
 }
 
 Value AttentionBuilder::loadSequence(Value seq, Value first) {
@@ -449,6 +570,15 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
       arith::MulFOp::create(b, loc, acc,
                             tile::BroadcastOp::create(b, loc, oType, inverse,
                                                       b.getI64IntegerAttr(1)));
+  // A cache's rows past its length may hold anything, NaN included: a row
+  // that sees no key gets 0 rather than 0 * those rows of V.
+  if (kvcache())
+    out = arith::SelectOp::create(
+        b, loc,
+        tile::BroadcastOp::create(b, loc,
+                                  tensorType(oType.getShape(), b.getI1Type()),
+                                  hasKeys, b.getI64IntegerAttr(1)),
+        out, splat(constF32(0.0), oType));
   out = arith::TruncFOp::create(
       b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
   // A varlen block may end past its sequence: its O goes out by stores
@@ -772,6 +902,18 @@ LogicalResult AttentionBuilder::build() {
     args.append(2, MemRefType::get({dyn}, i32));
     // batch, heads_q, heads_kv, max_seqlen_q, total_q, total_k
     args.append(6, i32);
+  } else if (kvcache()) {
+    // Q, K, V and O through [blocks, heads, rows, head_dim] tensor maps; the
+    // cache lengths and the block table as memrefs.
+    args = {desc(blockM, element, 4), desc(blockN, element, 4),
+            desc(blockN, element, 4), desc(blockM, element, 4)};
+    if (op.hasLse())
+      args.push_back(MemRefType::get(SmallVector<int64_t>(3, dyn), f32));
+    args.push_back(MemRefType::get({dyn}, i32));
+    if (paged())
+      args.push_back(MemRefType::get({dyn, dyn}, i32));
+    // batch, heads_q, heads_kv, seq_q, max_len or page_size
+    args.append(5, i32);
   } else {
     args = {desc(blockM, element, 4), desc(blockN, element, 4),
             desc(blockN, element, 4), desc(blockM, element, 4)};
@@ -799,6 +941,11 @@ LogicalResult AttentionBuilder::build() {
     cuQ = func.getArgument(next++);
     cuK = func.getArgument(next++);
   }
+  if (kvcache()) {
+    cacheSeqlens = func.getArgument(next++);
+    if (paged())
+      blockTable = func.getArgument(next++);
+  }
   batchCount = func.getArgument(next++);
   headsQ = func.getArgument(next++);
   headsKV = func.getArgument(next++);
@@ -809,6 +956,7 @@ LogicalResult AttentionBuilder::build() {
   } else {
     seqQ = func.getArgument(next++);
     seqK = func.getArgument(next++);
+    cacheRows = seqK;
   }
 
   if (persistent()) {
@@ -856,6 +1004,9 @@ void AttentionBuilder::buildTile(Value block, Value head, Value batch) {
     guard.emplace(b);
     b.setInsertionPoint(item.thenBlock()->getTerminator());
   }
+  // Kvcache: the keys are the first cache_seqlens[batch] rows of the cache.
+  if (kvcache())
+    loadCacheLength(batch);
   SmallVector<Value> rows{first};
   for (int64_t i = 1; i < op.getNumConsumerGroups(); ++i)
     rows.push_back(arith::AddIOp::create(b, loc, first, constI32(i * blockM)));

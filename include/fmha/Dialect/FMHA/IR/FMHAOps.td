@@ -97,7 +97,9 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
 
     ```
     fmha.attention @name (q, k, v[, cu_seqlens_q, cu_seqlens_k]) -> o | (o, lse)
-        [varlen] [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
+    fmha.attention @name (q, k_cache, v_cache, cache_seqlens[, block_table])
+        -> o | (o, lse)
+        [varlen | kvcache] [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
         [stages n] [consumers n] [schedule (per_block | persistent)]
         target (sm_90a | sm_100a)
         attr-dict
@@ -126,6 +128,30 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     grid: a query block past the end of its sequence does nothing. O and
     `lse` are written from registers with stores bounded by the sequence's
     end (a TMA box would write the next sequence's rows).
+
+    **KV caches** (`kvcache`, FlashAttention's `flash_attn_with_kvcache`
+    layout, `sm_90a` only so far): the keys and values of each sequence are
+    the first `cache_seqlens[b]` rows of a cache, dense or paged.
+
+    | tensor          | shape                                        | element type |
+    |-----------------|----------------------------------------------|--------------|
+    | `q`, `o`        | `[batch, seq_q, heads_q, head_dim]`          | `bf16`/`f16` |
+    | `k`, `v` dense  | `[batch, max_len, heads_kv, head_dim]`       | same as `q`  |
+    | `k`, `v` paged  | `[num_pages, page_size, heads_kv, head_dim]` | same as `q`  |
+    | `cache_seqlens` | `[batch]` (input 3)                          | `i32`        |
+    | `block_table`   | `[batch, max_pages]` (input 4, paged only)   | `i32`        |
+    | `lse`           | `[batch, heads_q, seq_q]` (optional result 1) | `f32`       |
+
+    With a `block_table` the caches are pools of pages: key `j` of sequence
+    `b` is row `j % page_size` of page `block_table[b][j / page_size]`.
+    `page_size` must be static, a power of two from 16 to 256, and at least
+    `block_n` (a K/V tile is one box inside one page; the default `block_n`
+    is at most the page size). The kernel clamps each cache length to
+    `[0, capacity]` (`max_len`, or `max_pages * page_size`); a page index
+    outside the pool reads zeros (TMA's out-of-bounds fill), so the kernel
+    never reads outside the caches whatever the values; the caller checks
+    them. Masks put the queries at the end of the cache (query `i` is key
+    position `cache_seqlens[b] - seq_q + i`).
 
     **Masks.** Key positions are aligned to the bottom right: with
     `d = seq_k - seq_q`, query `i` sees key `j` iff
@@ -194,6 +220,16 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
         -> (tensor<?x32x128xbf16>, tensor<32x?xf32>) varlen causal
         target sm_90a
     ```
+
+    Decode against a paged KV cache of 64-row pages:
+
+    ```mlir
+    fmha.attention @decode (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                            tensor<?x64x8x128xbf16>, tensor<?xi32>,
+                            tensor<?x?xi32>)
+        -> (tensor<?x1x32x128xbf16>, tensor<?x32x1xf32>) kvcache causal
+        target sm_90a
+    ```
   }];
 
   let arguments = (ins
@@ -207,12 +243,14 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
     OptionalAttr<FMHA_ScheduleAttr>:$schedule,
     FMHA_TargetAttr:$target,
-    UnitAttr:$varlen
+    UnitAttr:$varlen,
+    UnitAttr:$kvcache
   );
 
   let assemblyFormat = [{
     $sym_name $function_type
     (`varlen` $varlen^)?
+    (`kvcache` $kvcache^)?
     (`causal` $causal^)?
     (`window` $window^)?
     (`scale` $scale^)?
@@ -243,6 +281,15 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     /// varlen kernel), null otherwise.
     ::mlir::RankedTensorType getCuSeqlensQType();
     ::mlir::RankedTensorType getCuSeqlensKType();
+    /// The types of `cache_seqlens` (input 3 of a kvcache kernel) and
+    /// `block_table` (input 4 of a paged one), null otherwise.
+    ::mlir::RankedTensorType getCacheSeqlensType();
+    ::mlir::RankedTensorType getBlockTableType();
+    /// Whether K and V are pools of pages read through a block table.
+    bool isPaged() { return getKvcache() && getBlockTableType(); }
+    /// The rows of one page (dim 1 of k), ShapedType::kDynamic when not
+    /// paged or not static.
+    int64_t getPageSize();
     /// Rank of q, k, v and o: 3 with `varlen` ([total, heads, head_dim]),
     /// else 4.
     int64_t getTokenRank() { return getVarlen() ? 3 : 4; }
@@ -254,7 +301,8 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     /// Sizes of the problem: each is static if any tensor that carries it has
     /// it static, else ShapedType::kDynamic. With `varlen`, the batch is the
     /// size of the cu_seqlens tensors minus one, and seq_q / seq_k are the
-    /// total tokens (`total_q`, `total_k`).
+    /// total tokens (`total_q`, `total_k`). With `kvcache`, seq_k is the
+    /// cache's `max_len` (dense) or its `page_size` (paged).
     int64_t getBatch();
     int64_t getNumHeadsQ();
     int64_t getNumHeadsKV();

@@ -63,6 +63,15 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     totals), and O and LSE are stored by `tile.store_direct` into views
     (`memref.reinterpret_cast`) that end where the sequence ends. The
     caller passes the batch and max_seqlen_q (`fmha.sizes`).
+
+    Attention against KV caches (`kvcache`) takes Q, K, V and O descriptors
+    of rank 4 over the `[blocks, heads, rows, head_dim]` views of the
+    `[blocks, rows, heads, head_dim]` tensors (dims `[0, 2, 1, 3]`), LSE,
+    `cache_seqlens` and the block table (paged) as memrefs, then batch,
+    heads_q, heads_kv, seq_q and max_len (or page_size) as i32; each work
+    item reads its cache length (clamped to the cache's capacity), and a
+    paged K/V tile is one box at row `n0 % page_size` of page
+    `block_table[b][n0 / page_size]` (indices clamped to the table).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Decode against a KV cache through the public API: ``fmha.attention_kvcache``
+on dense and paged caches against PyTorch's SDPA (cuDNN and FlashAttention-2
+backends) on dense caches, reported as K+V bytes read per second (issue 17's
+figure of merit).
+
+    FMHA_CACHE_DIR=DIR python3 bench/kvcache.py [--batches 1,8,64]
+        [--lengths 1024,...,131072] [--pages 64,256] [--max-gib 24]
+        [--json FILE]
+
+Each point: bf16, head dim 128, 32 query heads on 8 KV heads, one query
+token per sequence (seq_q 1), every sequence's cache ``L`` keys long.
+fmha reads the cache as flash_attn_with_kvcache takes it (``[batch, L, 8,
+128]`` dense, or pools of shuffled pages); SDPA reads ``[batch, 8, L,
+128]`` with ``enable_gqa`` (or, where a backend refuses it, K/V repeated to
+32 heads: it then reads 4x the bytes, and the figure still counts the
+cache's). Points whose tensors would exceed ``--max-gib`` are skipped. Times
+are ``triton.testing.do_bench`` medians (L2 flushed before each run) of the
+whole call, host path included; fmha runs with ``check_values=False`` (the
+value check is a device-to-host copy, timed separately as "+check").
+Outputs are checked against each other before timing.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+import fmha  # noqa: E402
+
+HEADS, HEADS_KV, HEAD_DIM = 32, 8, 128
+LENGTHS = (1024, 4096, 16384, 65536, 131072)
+BACKENDS = (("sdpa cudnn", SDPBackend.CUDNN_ATTENTION),
+            ("sdpa flash", SDPBackend.FLASH_ATTENTION))
+
+
+def bench(fn):
+    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def rel_err(x, ref):
+    return ((x.float() - ref.float()).norm()
+            / ref.float().norm().clamp_min(1e-30)).item()
+
+
+def paged(k, v, page):
+    """The dense caches ``[batch, L, HKV, D]`` as pools of shuffled pages
+    and their block table."""
+    batch, length = k.shape[:2]
+    per_seq = length // page
+    order = torch.randperm(batch * per_seq, device=k.device)
+    k_pool = torch.empty(batch * per_seq, page, HEADS_KV, HEAD_DIM,
+                         dtype=k.dtype, device=k.device)
+    v_pool = torch.empty_like(k_pool)
+    k_pool[order] = k.reshape(batch * per_seq, page, HEADS_KV, HEAD_DIM)
+    v_pool[order] = v.reshape(batch * per_seq, page, HEADS_KV, HEAD_DIM)
+    table = order.view(batch, per_seq).to(torch.int32)
+    return k_pool, v_pool, table
+
+
+def sdpa(q, k, v):
+    """SDPA on the caches in its layout; (fn, reads repeated K/V)."""
+    try:
+        torch.nn.functional.scaled_dot_product_attention(q, k, v,
+                                                         enable_gqa=True)
+        return (lambda: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, enable_gqa=True)), False
+    except RuntimeError:
+        kr = k.repeat_interleave(HEADS // HEADS_KV, dim=1)
+        vr = v.repeat_interleave(HEADS // HEADS_KV, dim=1)
+        return (lambda: torch.nn.functional.scaled_dot_product_attention(
+            q, kr, vr)), True
+
+
+def point(batch, length, pages, max_bytes):
+    dt = torch.bfloat16
+    cache_bytes = 2 * batch * length * HEADS_KV * HEAD_DIM * 2
+    # fmha's dense caches, SDPA's copy and one paged copy at a time.
+    if 3 * cache_bytes > max_bytes:
+        return None
+    q = torch.randn(batch, 1, HEADS, HEAD_DIM, device="cuda", dtype=dt)
+    k = torch.randn(batch, length, HEADS_KV, HEAD_DIM, device="cuda",
+                    dtype=dt)
+    v = torch.randn_like(k)
+    seqlens = torch.full((batch,), length, dtype=torch.int32, device="cuda")
+    times = {}
+
+    def run(kc, vc, table=None, check=False):
+        return fmha.attention_kvcache(q, kc, vc, seqlens, table,
+                                      check_values=check)
+
+    ref = run(k, v, check=True)
+    times["fmha dense"] = bench(lambda: run(k, v))
+    times["fmha dense+check"] = bench(lambda: run(k, v, check=True))
+    for page in pages:
+        if length % page:
+            continue
+        kp, vp, table = paged(k, v, page)
+        err = rel_err(run(kp, vp, table, True), ref)
+        if err > 1e-3:
+            print(f"  paged {page} differs from dense: {err:.3g}", flush=True)
+        times[f"fmha paged {page}"] = bench(lambda: run(kp, vp, table))
+        del kp, vp, table
+    qs = q.transpose(1, 2)                        # [batch, H, 1, D]
+    ks = k.transpose(1, 2).contiguous()           # [batch, HKV, L, D]
+    vs = v.transpose(1, 2).contiguous()
+    for name, backend in BACKENDS:
+        try:
+            with sdpa_kernel(backend):
+                fn, repeated = sdpa(qs, ks, vs)
+                out = fn()
+                err = rel_err(out.transpose(1, 2), ref)
+                if err > 1e-2:
+                    print(f"  {name} differs from fmha: {err:.3g}",
+                          flush=True)
+                label = name + (" (K/V repeated)" if repeated else "")
+                times[label] = bench(fn)
+        except RuntimeError as e:
+            print(f"  {name}: {str(e).splitlines()[0][:100]}", flush=True)
+    return {name: {"us": ms * 1e3, "gbps": cache_bytes / (ms * 1e-3) / 1e9}
+            for name, ms in times.items()}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--batches", default="1,8,64")
+    p.add_argument("--lengths", default=",".join(map(str, LENGTHS)))
+    p.add_argument("--pages", default="64,256")
+    p.add_argument("--max-gib", type=float, default=24.0)
+    p.add_argument("--json", help="write the results to this file")
+    args = p.parse_args()
+    torch.zeros(1, device="cuda")
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; "
+          f"decode bf16, head dim {HEAD_DIM}, GQA {HEADS}:{HEADS_KV}, "
+          f"seq_q 1; GB/s of K+V cache read", flush=True)
+    pages = [int(x) for x in args.pages.split(",") if x]
+    results = []
+    for batch in (int(x) for x in args.batches.split(",")):
+        for length in (int(x) for x in args.lengths.split(",")):
+            r = point(batch, length, pages, args.max_gib * 2 ** 30)
+            if r is None:
+                print(f"batch={batch} L={length}: skipped (over "
+                      f"--max-gib)", flush=True)
+                continue
+            line = ", ".join(f"{n} {v['us']:.0f} us {v['gbps']:.0f} GB/s"
+                             for n, v in r.items())
+            print(f"batch={batch} L={length}: {line}", flush=True)
+            results.append({"batch": batch, "length": length, "times": r})
+            torch.cuda.empty_cache()
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

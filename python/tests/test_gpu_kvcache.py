@@ -1,0 +1,404 @@
+"""fmha.attention_kvcache on a Hopper GPU, against a float64 reference.
+
+Skipped without PyTorch, without a CUDA device of compute capability 9.0,
+or when a kernel is neither in the cache nor compilable here
+(test/GPU/prepare_cache.py puts every kernel these tests select in a
+cache: FMHA_CACHE_DIR=DIR on a machine without the compiler).
+
+The outputs come from fresh torch.empty buffers: the caching allocator's
+memory is filled with NaN first, so an unwritten element shows. The caches
+are poisoned too: pages no sequence uses hold NaN (a read of a wrong page
+shows), keys past a sequence's length hold NaN (they must be masked), and
+values past it hold a large finite number (they are multiplied by a zero
+probability; NaN there would poison the row, see docs/Serving.md). Pages
+are shuffled, and the block-table entries a sequence does not use point
+anywhere: at NaN pages, outside the pool, or at -1.
+"""
+
+import random
+import unittest
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+import fmha
+from fmha import ops
+
+HOPPER = (torch is not None and torch.cuda.is_available()
+          and torch.cuda.get_device_capability() == (9, 0))
+NEEDS_HOPPER = unittest.skipUnless(
+    HOPPER, "needs PyTorch and a CUDA device of compute capability 9.0")
+
+# Cache lengths: 0, 1, shorter than a page, not a multiple of the page
+# size, several pages, and long.
+LENGTHS = (0, 1, 17, 64, 100, 257, 1000, 3001)
+# The value past a sequence's end in v (finite, large: it shows if it is
+# given a weight).
+V_PAST_END = 1000.0
+
+
+def kvcache_or_skip(test, dtype="bf16", head_dim=128, page_size=None,
+                    **options):
+    """The default kernel of fmha.attention_kvcache for these options (with
+    and without lse), or a skip when it is neither in the cache nor
+    compilable here."""
+    for lse in (False, True):
+        spec = ops.attention_kernel_specs(dtype, head_dim, return_lse=lse,
+                                          kvcache=True, page_size=page_size,
+                                          **options)[0]
+        try:
+            fmha.compile(spec)
+        except fmha.CompileError as e:
+            if e.step == "tools":
+                test.skipTest(f"{spec.name} is not in the cache and there "
+                              f"is no compiler (FMHA_CACHE_DIR)")
+            raise
+
+
+def make_cache(lengths, heads_kv, head_dim, dtype, page_size=None,
+               max_len=None, seed=0):
+    """(k_cache, v_cache, cache_seqlens, block_table) holding random keys
+    and values for sequences of ``lengths``, dense ([batch, max_len, ...])
+    or paged in shuffled pages with spare NaN pages; poisoned as the module
+    says."""
+    gen = random.Random(seed)
+    batch = len(lengths)
+    seqlens = torch.tensor(lengths, dtype=torch.int32, device="cuda")
+    if page_size is None:
+        max_len = max_len or max(max(lengths), 1)
+        k = torch.randn(batch, max_len, heads_kv, head_dim, device="cuda",
+                        dtype=dtype)
+        v = torch.randn_like(k)
+        for b, n in enumerate(lengths):
+            k[b, n:] = float("nan")
+            v[b, n:] = V_PAST_END
+        return k, v, seqlens, None
+    used = [-(-n // page_size) for n in lengths]
+    spare = 3
+    num_pages = sum(used) + spare
+    order = list(range(num_pages))
+    gen.shuffle(order)
+    k = torch.randn(num_pages, page_size, heads_kv, head_dim, device="cuda",
+                    dtype=dtype)
+    v = torch.randn_like(k)
+    nan_pages = order[sum(used):]
+    k[nan_pages] = float("nan")
+    v[nan_pages] = float("nan")
+    max_pages = max(used) + 1
+    table = []
+    pos = 0
+    for n, pages in zip(lengths, used):
+        row = order[pos:pos + pages]
+        pos += pages
+        if pages and n % page_size:
+            last = row[-1]
+            k[last, n % page_size:] = float("nan")
+            v[last, n % page_size:] = V_PAST_END
+        # Entries the sequence does not use: anything.
+        junk = [gen.choice(nan_pages), -1, num_pages + 7,
+                2 ** 31 - 1]
+        row += [junk[(i + n) % len(junk)] for i in range(max_pages - pages)]
+        table.append(row)
+    table = torch.tensor(table, dtype=torch.int32, device="cuda")
+    return k, v, seqlens, table
+
+
+def reference(q, k_cache, v_cache, seqlens, table=None, causal=False,
+              window=None, scale=None):
+    """o [batch, seq_q, heads_q, d] and lse [batch, heads_q, seq_q] in
+    float64, the queries at the end of each cache (bottom-right masks);
+    rows that see no key: o = 0, lse = -inf."""
+    batch, seq_q, heads, d = q.shape
+    o = torch.zeros(batch, seq_q, heads, d, dtype=torch.float64,
+                    device=q.device)
+    lse = torch.full((batch, heads, seq_q), float("-inf"),
+                     dtype=torch.float64, device=q.device)
+    heads_kv = k_cache.shape[2]
+    group = heads // heads_kv
+    scale = 1.0 / d ** 0.5 if scale is None else scale
+    lengths = seqlens.tolist()
+    for b, n in enumerate(lengths):
+        if n == 0 or seq_q == 0:
+            continue
+        if table is None:
+            ks, vs = k_cache[b, :n], v_cache[b, :n]
+        else:
+            pages = table[b, :-(-n // k_cache.shape[1])].long()
+            ks = k_cache[pages].reshape(-1, heads_kv, d)[:n]
+            vs = v_cache[pages].reshape(-1, heads_kv, d)[:n]
+        qs = q[b].double().transpose(0, 1)                       # [h, sq, d]
+        ks = ks.double().transpose(0, 1).repeat_interleave(group, dim=0)
+        vs = vs.double().transpose(0, 1).repeat_interleave(group, dim=0)
+        s = qs @ ks.transpose(-1, -2) * scale
+        diag = torch.arange(seq_q, device=q.device)[:, None] + (n - seq_q)
+        cols = torch.arange(n, device=q.device)[None, :]
+        hidden = torch.zeros(seq_q, n, dtype=torch.bool, device=q.device)
+        if causal:
+            hidden |= cols > diag
+        if window is not None:
+            hidden |= (cols < diag - window[0]) | (cols > diag + window[1])
+        s = s.masked_fill(hidden, float("-inf"))
+        p = torch.nan_to_num(torch.softmax(s, dim=-1))
+        o[b] = (p @ vs).transpose(0, 1)
+        lse[b] = torch.logsumexp(s, dim=-1)
+    return o, lse
+
+
+def poison():
+    torch.full((1 << 26,), float("nan"), device="cuda")
+
+
+@NEEDS_HOPPER
+class KVCacheTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.zeros(1, device="cuda")  # PyTorch's context first
+        torch.manual_seed(0)
+
+    def check(self, q, cache, out, lse, tol=2e-2, **options):
+        ref, ref_lse = reference(q, *cache, **options)
+        self.assertEqual((out.shape, out.dtype), (q.shape, q.dtype))
+        self.assertEqual(int(torch.isnan(out).sum()), 0, "unwritten o")
+        if ref.numel() and ref.norm() > 0:
+            err = ((out.double() - ref).norm() / ref.norm()).item()
+            self.assertLess(err, tol)
+        empty = torch.isinf(ref_lse)                     # [b, h, sq]
+        self.assertTrue(bool((out.transpose(1, 2)[empty] == 0).all()),
+                        "o of a row that sees no key")
+        if lse is None:
+            return
+        batch, seq_q, heads, _ = q.shape
+        self.assertEqual((tuple(lse.shape), lse.dtype),
+                         ((batch, heads, seq_q), torch.float32))
+        self.assertEqual(int(torch.isnan(lse).sum()), 0, "unwritten lse")
+        self.assertTrue(bool(torch.isneginf(lse[empty]).all()),
+                        "lse of a row that sees no key")
+        if (~empty).any():
+            err = (lse.double() - ref_lse)[~empty].abs().max().item()
+            self.assertLess(err, 1e-3)
+
+    def run_case(self, lengths, seq_q, heads_q, heads_kv, head_dim=128,
+                 dtype=None, page_size=None, **options):
+        dtype = dtype or torch.bfloat16
+        cache = make_cache(lengths, heads_kv, head_dim, dtype, page_size)
+        k, v, seqlens, table = cache
+        q = torch.randn(len(lengths), seq_q, heads_q, head_dim, device="cuda",
+                        dtype=dtype)
+        poison()
+        o, lse = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                        return_lse=True, **options)
+        poison()
+        o_only = fmha.attention_kvcache(q, k, v, seqlens, block_table=table,
+                                        **options)
+        torch.cuda.synchronize()
+        self.check(q, cache, o, lse, **options)
+        self.check(q, cache, o_only, None, **options)
+        return o, lse
+
+    def test_pages_and_lengths(self):
+        """Shuffled pages of 16, 64 and 256 rows and a dense cache; cache
+        lengths 0, 1, 17, ... 3001 in one batch; seq_q 1, 4, 16 and 70;
+        GQA 32:8."""
+        for page in (16, 64, 256, None):
+            kvcache_or_skip(self, page_size=page, causal=True)
+            for seq_q in (1, 4, 16, 70):
+                with self.subTest(page_size=page, seq_q=seq_q):
+                    self.run_case(LENGTHS, seq_q, 32, 8, page_size=page,
+                                  causal=True)
+
+    def test_gqa(self):
+        """GQA groups of 1, 4 and 8 and MQA."""
+        kvcache_or_skip(self, page_size=64, causal=True)
+        for heads_q, heads_kv in ((8, 8), (32, 8), (32, 4), (8, 1)):
+            with self.subTest(heads=(heads_q, heads_kv)):
+                self.run_case((5, 0, 130, 1000), 4, heads_q, heads_kv,
+                              page_size=64, causal=True)
+
+    def test_head_dims_and_dtypes(self):
+        for dtype in (torch.bfloat16, torch.float16):
+            for head_dim in (64, 128, 256):
+                name = ops.fmha_dtype(dtype)
+                kvcache_or_skip(self, name, head_dim, page_size=64,
+                                causal=True)
+                with self.subTest(dtype=dtype, head_dim=head_dim):
+                    self.run_case((1, 63, 700, 0, 2049), 16, 16, 4, head_dim,
+                                  dtype, page_size=64, causal=True)
+
+    def test_not_causal(self):
+        """Every query sees the whole cache; a prefill of 300 queries."""
+        for page in (16, None):
+            kvcache_or_skip(self, page_size=page)
+            for seq_q in (1, 16, 300):
+                with self.subTest(page_size=page, seq_q=seq_q):
+                    self.run_case((33, 1, 0, 1500), seq_q, 16, 2,
+                                  page_size=page)
+
+    def test_window(self):
+        kvcache_or_skip(self, page_size=64, causal=True, window=(128, 0))
+        self.run_case((1000, 17, 0, 300), 16, 8, 2, page_size=64,
+                      causal=True, window=(128, 0))
+
+    def test_int_lengths_and_empty(self):
+        kvcache_or_skip(self, page_size=64, causal=True)
+        k, v, _, table = make_cache((128, 128), 2, 128, torch.bfloat16, 64)
+        q = torch.randn(2, 1, 8, 128, device="cuda", dtype=torch.bfloat16)
+        o = fmha.attention_kvcache(q, k, v, 100, table, causal=True)
+        seqlens = torch.full((2,), 100, dtype=torch.int32, device="cuda")
+        self.check(q, (k, v, seqlens, table), o, None, causal=True)
+        # Empty batch, empty queries.
+        for shape in ((0, 1, 8, 128), (2, 0, 8, 128)):
+            q = torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+            lengths = torch.zeros(shape[0], dtype=torch.int32, device="cuda")
+            o, lse = fmha.attention_kvcache(q, k, v, lengths,
+                                            table[:shape[0]],
+                                            return_lse=True)
+            self.assertEqual(tuple(o.shape), shape)
+            self.assertEqual(tuple(lse.shape), (shape[0], 8, shape[1]))
+
+    def test_errors(self):
+        k, v, seqlens, table = make_cache((100, 30), 2, 128, torch.bfloat16,
+                                          64)
+        q = torch.randn(2, 1, 8, 128, device="cuda", dtype=torch.bfloat16)
+        call = fmha.attention_kvcache
+        too_long = torch.tensor([100, 129], dtype=torch.int32, device="cuda")
+        with self.assertRaisesRegex(ValueError, r"cache_seqlens\[1\] = 129 "
+                                    r"is out of range \[0, 128\]"):
+            call(q, k, v, too_long, table)
+        with self.assertRaisesRegex(ValueError, r"cache_seqlens\[0\] = -1"):
+            call(q, k, v, -seqlens.clamp(max=1), table)
+        bad = table.clone()
+        bad[0, 1] = k.shape[0]
+        with self.assertRaisesRegex(ValueError, r"block_table\[0\]\[1\] = "
+                                    r"\d+ points outside the pool"):
+            call(q, k, v, seqlens, bad)
+        bad[0, 1] = -3
+        with self.assertRaisesRegex(ValueError, "points outside the pool"):
+            call(q, k, v, seqlens, bad)
+        with self.assertRaisesRegex(TypeError, "block_table must be int32"):
+            call(q, k, v, seqlens, table.long())
+        with self.assertRaisesRegex(TypeError, "cache_seqlens must be int32"):
+            call(q, k, v, seqlens.long(), table)
+        with self.assertRaisesRegex(ValueError, "one device"):
+            call(q, k, v, seqlens.cpu(), table)
+        with self.assertRaisesRegex(TypeError, "one dtype"):
+            call(q, k.half(), v.half(), seqlens, table)
+        with self.assertRaisesRegex(ValueError, "multiple of heads_kv"):
+            call(q[:, :, :3], k, v, seqlens, table)
+        with self.assertRaisesRegex(ValueError, "page_size"):
+            call(q, k[:, :48], v[:, :48], seqlens, table)
+        with self.assertRaisesRegex(ValueError, "one row per sequence"):
+            call(q, k, v, seqlens, table[:1])
+        with self.assertRaisesRegex(NotImplementedError, "k_new / v_new"):
+            call(q, k, v, seqlens, table, k_new=q, v_new=q)
+        with self.assertRaisesRegex(NotImplementedError, "split-KV"):
+            call(q, k, v, seqlens, table, num_splits=4)
+
+    def test_custom_op_and_fast_path(self):
+        """The eager fast path (a bound launch per layout) and the custom
+        op give the same results; a later call of a bound layout still
+        checks its values."""
+        for page in (64, None):
+            kvcache_or_skip(self, page_size=page, causal=True)
+            k, v, seqlens, table = make_cache((300, 0, 17, 1000), 2, 128,
+                                              torch.bfloat16, page)
+            q = torch.randn(4, 4, 8, 128, device="cuda",
+                            dtype=torch.bfloat16)
+            fast = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                          causal=True, return_lse=True)
+            fast2 = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                           causal=True, return_lse=True)
+            op = torch.ops.fmha.attention_kvcache(q, k, v, seqlens, table,
+                                                  True, None, None, True,
+                                                  True)
+            torch.cuda.synchronize()
+            for a, b in ((fast, op), (fast2, op)):
+                self.assertTrue(torch.equal(a[0], b[0]))
+                self.assertTrue(torch.equal(a[1], b[1]))
+            self.check(q, (k, v, seqlens, table), fast[0], fast[1],
+                       causal=True)
+            with self.assertRaisesRegex(ValueError, "out of range"):
+                fmha.attention_kvcache(q, k, v, seqlens + 10 ** 5, table,
+                                       causal=True, return_lse=True)
+            if table is not None:
+                bad = table.clone()
+                bad[0, 0] = -1
+                with self.assertRaisesRegex(ValueError, "outside the pool"):
+                    fmha.attention_kvcache(q, k, v, seqlens, bad,
+                                           causal=True, return_lse=True)
+
+    def test_bad_values_unchecked(self):
+        """check_values=False with lengths past the capacity and pages
+        outside the pool: the kernel clamps the lengths and the table
+        indices, and TMA reads pages outside the pool as zeros, so the
+        launch completes without a fault (run under compute-sanitizer to
+        see that no access leaves the tensors)."""
+        kvcache_or_skip(self, page_size=16, causal=True)
+        k, v, _, table = make_cache((40, 40), 2, 128, torch.bfloat16, 16)
+        q = torch.randn(2, 4, 8, 128, device="cuda", dtype=torch.bfloat16)
+        lengths = torch.tensor([10 ** 6, -5], dtype=torch.int32,
+                               device="cuda")
+        bad = torch.tensor([[-100, 10 ** 6, 2 ** 31 - 1, 5]] * 2,
+                           dtype=torch.int32, device="cuda")
+        fmha.attention_kvcache(q, k, v, lengths, bad, causal=True,
+                               check_values=False)
+        torch.cuda.synchronize()
+
+    def test_cuda_graph(self):
+        """Captured in a CUDA graph (the value checks are skipped while
+        capturing) and replayed on new queries and longer caches."""
+        kvcache_or_skip(self, page_size=64, causal=True)
+        k, v, seqlens, table = make_cache((500, 64, 1, 900), 8, 128,
+                                          torch.bfloat16, 64)
+        q = torch.randn(4, 1, 32, 128, device="cuda", dtype=torch.bfloat16)
+        fmha.attention_kvcache(q, k, v, seqlens, table, causal=True)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            o = fmha.attention_kvcache(q, k, v, seqlens, table, causal=True)
+        q.copy_(torch.randn_like(q))
+        seqlens.copy_(torch.tensor([499, 63, 0, 899], dtype=torch.int32))
+        graph.replay()
+        torch.cuda.synchronize()
+        self.check(q, (k, v, seqlens, table), o, None, causal=True)
+
+    def test_fullgraph(self):
+        kvcache_or_skip(self, page_size=64, causal=True)
+
+        def f(q, k, v, seqlens, table):
+            o, lse = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                            causal=True, return_lse=True)
+            return o.float() * 2, lse
+
+        graphs = []
+
+        def backend(gm, inputs):
+            graphs.append(gm)
+            return gm.forward
+
+        compiled = torch.compile(f, fullgraph=True, backend=backend,
+                                 dynamic=True)
+        cache = make_cache((300, 17, 0, 64), 2, 128, torch.bfloat16, 64)
+        q = torch.randn(4, 4, 8, 128, device="cuda", dtype=torch.bfloat16)
+        got, lse = compiled(q, *cache)
+        torch.cuda.synchronize()
+        self.check(q, cache, (got / 2).to(q.dtype), lse, causal=True)
+        self.assertIn("fmha.attention_kvcache", str(graphs[0].graph))
+
+    def test_opcheck(self):
+        kvcache_or_skip(self, page_size=64, causal=True)
+        kvcache_or_skip(self, causal=True)
+        q = torch.randn(3, 4, 8, 128, device="cuda", dtype=torch.bfloat16)
+        for page in (64, None):
+            k, v, seqlens, table = make_cache((100, 0, 31), 2, 128,
+                                              torch.bfloat16, page)
+            # opcheck compares outputs: no NaN in the caches here.
+            k, v = k.nan_to_num(), v.nan_to_num()
+            with self.subTest(page_size=page):
+                torch.library.opcheck(
+                    torch.ops.fmha.attention_kvcache.default,
+                    (q, k, v, seqlens, table, True, None, None, True, True))
+
+
+if __name__ == "__main__":
+    unittest.main()
