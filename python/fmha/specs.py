@@ -130,6 +130,11 @@ class _Spec:
     """Shared behaviour of the spec classes."""
 
     kind = ""
+    # Fields added after kernels were cached, with the value that means
+    # "not used": a spec at that value leaves the field out of to_dict, so
+    # its cache key (and a compiler-less machine's cache) survives the
+    # field's arrival.
+    _later_fields: dict = {}
 
     def to_dict(self) -> dict:
         """The spec as JSON-able data: ``{"kind": ..., field: value}``
@@ -137,6 +142,9 @@ class _Spec:
         data: dict = {"kind": self.kind}
         for f in fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
+            if f.name in self._later_fields and \
+                    value == self._later_fields[f.name]:
+                continue
             data[f.name] = list(value) if isinstance(value, tuple) else value
         return data
 
@@ -181,6 +189,7 @@ class GemmSpec(_Spec):
     schedule: Optional[str] = None
 
     kind = "gemm"
+    _later_fields = {"schedule": None}
 
     def __post_init__(self) -> None:
         _check_choice("dtype", self.dtype, INPUT_DTYPES)
@@ -244,13 +253,6 @@ class GemmSpec(_Spec):
                 f"{stages}consumers {self.consumers} "
                 f"{multicast}{schedule}target {self.target}\n")
 
-    def to_dict(self) -> dict:
-        """As ``_Spec.to_dict``, without ``schedule`` when it is None (the
-        field came later: a spec without it keeps its cache key)."""
-        data = super().to_dict()
-        if self.schedule is None:
-            del data["schedule"]
-        return data
 
 
 @dataclass(frozen=True)
@@ -304,6 +306,7 @@ class AttentionSpec(_Spec):
     page_size: Optional[int] = None
 
     kind = "attention"
+    _later_fields = {"kvcache": False, "page_size": None}
 
     def __post_init__(self) -> None:
         _check_choice("dtype", self.dtype, INPUT_DTYPES)
