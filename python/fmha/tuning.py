@@ -90,6 +90,7 @@ ATTENTION_CANDIDATES: dict = {
     ),
     256: (
         {},
+        {"tile": (64, 80), "stages": 2},
         {"schedule": "persistent"},
         {"tile": (64, 48)},
         {"consumers": 1},

@@ -106,6 +106,41 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A kernel whose consumers need more than the default split gives them
+// (fmha.consumer_registers, the op's estimate) gets the widest split: the
+// producer at 24, each consumer at 240. The options still override it.
+// CHECK-LABEL: gpu.func @gemm_wide_registers(
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 24>, #ws.role_spec<"consumer0", warps = 4, regs = 240>]
+// BUDGETS-LABEL: gpu.func @gemm_wide_registers(
+// BUDGETS-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 56>, #ws.role_spec<"consumer0", warps = 4, regs = 224>]
+#smem = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_wide_registers_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm_wide_registers(%a: !tile.desc<tensor<64x32xf16, #smem>>,
+                                  %b: !tile.desc<tensor<128x32xf16, #smem>>,
+                                  %c: !tile.desc<tensor<64x128xf32>>,
+                                  %m0: i32, %n0: i32, %ktiles: i32) kernel
+        attributes {fmha.consumer_registers = 240 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+      %r = scf.for %kt = %c0 to %ktiles step %c1 iter_args(%acc0 = %zero)
+          -> (tensor<64x128xf32, #acc>) : i32 {
+        %ko = arith.muli %kt, %c1 : i32
+        %x = tile.load %a[%m0, %ko] : !tile.desc<tensor<64x32xf16, #smem>>
+        %y = tile.load %b[%n0, %ko] : !tile.desc<tensor<128x32xf16, #smem>>
+        %d = tile.dot %x, %y, %acc0 {transpose_b} : tensor<64x32xf16, #smem>, tensor<128x32xf16, #smem>, tensor<64x128xf32, #acc>
+        scf.yield %d : tensor<64x128xf32, #acc>
+      }
+      tile.store %c[%m0, %n0], %r : !tile.desc<tensor<64x128xf32>>, tensor<64x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Plain stores of row statistics: each goes to the consumer whose chain
 // computes the value (accumulator and row max of consumer 0, of consumer 1).
 // CHECK-LABEL: gpu.func @row_max(

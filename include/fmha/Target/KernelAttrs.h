@@ -2,8 +2,9 @@
 //
 // Part of fmha. `fmha-expand-kernels` hands an fmha op's configuration to the
 // later passes as discardable attributes of the kernel it builds: the
-// pipeline depth (`fmha.stages`) and the Q ring's slots (`fmha.item_slots`),
-// declared in FMHADialect.td
+// pipeline depth (`fmha.stages`), the Q ring's slots (`fmha.item_slots`) and
+// the consumers' register need (`fmha.consumer_registers`), declared in
+// FMHADialect.td
 // (`discardableAttrs`, whose generated helpers the fmha side uses; ws, which
 // includes no fmha header, reads the names below). The fmha dialect verifies
 // them wherever they appear, and the passes that read them check them again
@@ -29,6 +30,11 @@ namespace fmha {
 constexpr StringLiteral kStagesAttrName = "fmha.stages";
 /// The slots of a ring filled once per work item (an integer).
 constexpr StringLiteral kItemSlotsAttrName = "fmha.item_slots";
+
+/// Registers per thread the kernel's register-computing warpgroups need, the
+/// op's estimate (an integer): `ws-assign-roles` asks the target for the
+/// register split that covers it (fmha::TargetInfo::getConsumerRegisters).
+constexpr StringLiteral kConsumerRegistersAttrName = "fmha.consumer_registers";
 
 /// Most slots of a ring filled once per work item (a persistent kernel's Q
 /// tiles: this item's and the next one's).
@@ -59,6 +65,9 @@ verifyKernelAttr(NamedAttribute attr,
     return checkInteger("pipeline stages", limits::kMaxStages);
   if (name == kItemSlotsAttrName)
     return checkInteger("slots of the per-item ring", kMaxItemSlots);
+  if (name == kConsumerRegistersAttrName)
+    return checkInteger("registers per consumer thread",
+                        limits::kMaxRegistersPerThread);
   return success();
 }
 

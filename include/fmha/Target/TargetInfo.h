@@ -78,15 +78,28 @@ public:
 
   /// Registers per thread that `ws-assign-roles` gives a role that only
   /// issues loads or MMAs (the producer warp; sm_100a's load and MMA warps),
-  /// applied with `setmaxnreg`.
-  int64_t getProducerRegisters() const {
-    return limits::kSm90ProducerRegisters;
+  /// applied with `setmaxnreg`, in a kernel whose register-computing
+  /// warpgroups need `consumerNeed` per thread (0: not known): the least
+  /// the target allows when they need more than the default split gives.
+  int64_t getProducerRegisters(int64_t consumerNeed = 0) const {
+    return consumerNeed > limits::kSm90ConsumerRegisters
+               ? limits::kSm90MinProducerRegisters
+               : limits::kSm90ProducerRegisters;
   }
   /// Registers per thread that `ws-assign-roles` gives a warpgroup that
   /// computes in registers (sm_90a's consumers, which hold the
-  /// accumulators; sm_100a's epilogues), applied with `setmaxnreg`.
-  int64_t getConsumerRegisters() const {
-    return limits::kSm90ConsumerRegisters;
+  /// accumulators; sm_100a's epilogues), applied with `setmaxnreg`, when it
+  /// needs `need` per thread (0: not known): the default split's budget,
+  /// or the widest split's when the need exceeds it.
+  int64_t getConsumerRegisters(int64_t need = 0) const {
+    return need > limits::kSm90ConsumerRegisters
+               ? getMaxConsumerRegisters()
+               : limits::kSm90ConsumerRegisters;
+  }
+  /// The most registers per thread a register-computing warpgroup can get
+  /// (the producer at its least): what a kernel's consumers may need.
+  int64_t getMaxConsumerRegisters() const {
+    return limits::kSm90MaxConsumerRegisters;
   }
 
   /// Dynamic shared memory one CTA may use, in bytes.

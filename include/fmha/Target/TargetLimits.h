@@ -52,6 +52,16 @@ constexpr int64_t kSm90ProducerRegisters = 40;
 /// (40 + 2 * 232) * 128 of the 65536 registers of an SM.
 constexpr int64_t kSm90ConsumerRegisters = 232;
 
+/// The widest split for kernels whose consumers need more than
+/// kSm90ConsumerRegisters: the producer warpgroup at the least `setmaxnreg`
+/// allows and two consumer warpgroups at (65536 / 128 - 24) / 2 rounded
+/// down to a multiple of 8.
+constexpr int64_t kSm90MinProducerRegisters = 24;
+constexpr int64_t kSm90MaxConsumerRegisters = 240;
+
+/// The most registers a thread can use.
+constexpr int64_t kMaxRegistersPerThread = 255;
+
 /// Registers a GEMM consumer thread needs besides its fp32 accumulator
 /// (addresses, loop counters, barrier phases).
 constexpr int64_t kSm90GemmReservedRegisters = 8;

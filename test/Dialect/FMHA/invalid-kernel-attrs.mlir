@@ -24,6 +24,13 @@ func.func @item_slots() attributes {fmha.item_slots = 3 : i64} {
 
 // -----
 
+// expected-error @+1 {{'fmha.consumer_registers' (registers per consumer thread) must be an integer from 1 to 255, got 256}}
+func.func @consumer_registers() attributes {fmha.consumer_registers = 256 : i64} {
+  return
+}
+
+// -----
+
 // The launch contract (fmha.tensors, fmha.params, fmha.grid): each entry
 // in the form of docs/Manifest.md.
 

@@ -620,7 +620,7 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // Registers (sm_90a): S and O of a 128x128 tile with head dim 128.
-// expected-error @+1 {{consumer warpgroup needs 432 registers per thread (128x128 fp32 S + 128x128 bf16 P and softmax temporaries + 128x128 fp32 O tiles + 48 for the row and loop state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
+// expected-error @+1 {{consumer warpgroup needs 432 registers per thread (128x128 fp32 S + 128x128 bf16 P and softmax temporaries + 128x128 fp32 O tiles + 48 for the row and loop state), sm_90a consumer warpgroups get at most 240 (setmaxnreg, the producer at 24)}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
@@ -630,7 +630,7 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 
 // Registers (sm_90a): a 128-row tile at head dim 128 (the O tile alone takes
 // 128 registers).
-// expected-error @+1 {{consumer warpgroup needs 304 registers per thread (128x64 fp32 S + 128x64 bf16 P and softmax temporaries + 128x128 fp32 O tiles + 48 for the row and loop state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
+// expected-error @+1 {{consumer warpgroup needs 304 registers per thread (128x64 fp32 S + 128x64 bf16 P and softmax temporaries + 128x128 fp32 O tiles + 48 for the row and loop state), sm_90a consumer warpgroups get at most 240 (setmaxnreg, the producer at 24)}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
@@ -640,7 +640,7 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 
 // Registers (sm_90a): the smallest K/V step at head dim 128 with 64-row
 // tiles that does not fit (ptxas spills it with a two-sided window).
-// expected-error @+1 {{consumer warpgroup needs 256 registers per thread (64x160 fp32 S + 64x160 bf16 P and softmax temporaries + 64x128 fp32 O tiles + 32 for the row and loop state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
+// expected-error @+1 {{consumer warpgroup needs 256 registers per thread (64x160 fp32 S + 64x160 bf16 P and softmax temporaries + 64x128 fp32 O tiles + 32 for the row and loop state), sm_90a consumer warpgroups get at most 240 (setmaxnreg, the producer at 24)}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
@@ -920,7 +920,7 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // Registers (sm_90a): a 128x256 accumulator per consumer.
-// expected-error @+1 {{consumer warpgroup needs 264 registers per thread (128x256 fp32 tile + 8 for addresses and loop state), sm_90a consumer warpgroups get 232 (setmaxnreg)}}
+// expected-error @+1 {{consumer warpgroup needs 264 registers per thread (128x256 fp32 tile + 8 for addresses and loop state), sm_90a consumer warpgroups get at most 240 (setmaxnreg, the producer at 24)}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
     tile [128, 256, 64] stages 2 consumers 1 target sm_90a

@@ -41,6 +41,7 @@ LogicalResult FMHADialect::verifyOperationAttribute(Operation *op,
   StringRef name = attr.getName().getValue();
   if (!llvm::is_contained(
           {StagesAttrHelper::getNameStr(), ItemSlotsAttrHelper::getNameStr(),
+           ConsumerRegistersAttrHelper::getNameStr(),
            TensorsAttrHelper::getNameStr(), ParamsAttrHelper::getNameStr(),
            GridAttrHelper::getNameStr(), SizesAttrHelper::getNameStr()},
           name))

@@ -263,14 +263,16 @@ LogicalResult checks::verifySharedMemory(Operation *op, Target target,
 LogicalResult checks::verifyConsumerRegisters(Operation *op, Target target,
                                               int64_t registers,
                                               StringRef parts) {
-  int64_t budget = getTargetInfo(target).getConsumerRegisters();
+  const TargetInfo &info = getTargetInfo(target);
+  int64_t budget = info.getMaxConsumerRegisters();
   if (registers <= budget)
     return success();
   return op->emitOpError() << "consumer warpgroup needs " << registers
                            << " registers per thread (" << parts << "), "
                            << stringifyTarget(target)
-                           << " consumer warpgroups get " << budget
-                           << " (setmaxnreg)";
+                           << " consumer warpgroups get at most " << budget
+                           << " (setmaxnreg, the producer at "
+                           << info.getProducerRegisters(budget) << ")";
 }
 
 LogicalResult checks::verifyTmemColumns(Operation *op, Target target,

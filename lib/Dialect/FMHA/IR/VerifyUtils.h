@@ -141,9 +141,9 @@ LogicalResult verifyConsumers(Operation *op, IntegerAttr consumers);
 LogicalResult verifySharedMemory(Operation *op, Target target,
                                  const SharedMemoryUsage &usage);
 
-/// Checks that the `registers` a consumer thread needs fit in the register
-/// budget `target` gives a consumer warpgroup
-/// (fmha::TargetInfo::getConsumerRegisters); `parts` says what they hold,
+/// Checks that the `registers` a consumer thread needs fit in the most
+/// registers `target` can give a consumer warpgroup
+/// (fmha::TargetInfo::getMaxConsumerRegisters); `parts` says what they hold,
 /// e.g. "128x256 fp32 tile + 8 for addresses and loop state".
 LogicalResult verifyConsumerRegisters(Operation *op, Target target,
                                       int64_t registers, StringRef parts);

@@ -928,6 +928,9 @@ LogicalResult AttentionBuilder::build() {
   recordLaunchContract(func);
   fmha->getStagesAttrHelper().setAttr(
       func, b.getI64IntegerAttr(op.getStagesOrDefault()));
+  if (!getTargetInfo(op.getTarget()).accumulatesInTensorMemory())
+    fmha->getConsumerRegistersAttrHelper().setAttr(
+        func, b.getI64IntegerAttr(op.getConsumerRegisters()));
   if (persistent())
     fmha->getItemSlotsAttrHelper().setAttr(
         func, b.getI64IntegerAttr(op.getQuerySlots()));

@@ -223,6 +223,9 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   recordGemmContract(op, func, b);
   fmha->getStagesAttrHelper().setAttr(
       func, b.getI64IntegerAttr(op.getStagesOrDefault()));
+  if (!getTargetInfo(op.getTarget()).accumulatesInTensorMemory())
+    fmha->getConsumerRegistersAttrHelper().setAttr(
+        func, b.getI64IntegerAttr(op.getConsumerRegisters()));
   if (pair)
     func->setAttr(ws::WSDialect::CtaPairAttrHelper::getNameStr(),
                   b.getUnitAttr());

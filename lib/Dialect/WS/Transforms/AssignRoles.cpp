@@ -538,11 +538,13 @@ struct WSAssignRolesPass
     if (failed(info))
       return failure();
     unsigned numStages = stagesOf(func, stages);
-    // The register budgets are the target's unless the options set them.
+    // The register budgets are the target's for what the consumers need
+    // (fmha.consumer_registers) unless the options set them.
+    int64_t need = consumerRegistersOf(func);
     unsigned producer =
-        producerRegs ? producerRegs : info->getProducerRegisters();
+        producerRegs ? producerRegs : info->getProducerRegisters(need);
     unsigned consumer =
-        consumerRegs ? consumerRegs : info->getConsumerRegisters();
+        consumerRegs ? consumerRegs : info->getConsumerRegisters(need);
     if (info->hasTensorMemory())
       return assignRolesSM100(func, {numStages, producer, consumer});
     SmallVector<scf::ForOp> turns = turnLoops(func);

@@ -85,7 +85,8 @@ LogicalResult ws::verifyPartitionOptions(FunctionOpInterface func,
              << pass << ": option '" << name << "' must be a multiple of "
              << kRegisterBudgetStep << " from " << kMinRegisterBudget << " to "
              << kMaxRegisterBudget << " (setmaxnreg), got " << regs;
-  for (StringRef name : {fmha::kStagesAttrName, fmha::kItemSlotsAttrName})
+  for (StringRef name : {fmha::kStagesAttrName, fmha::kItemSlotsAttrName,
+                         fmha::kConsumerRegistersAttrName})
     if (Attribute value = func->getAttr(name))
       if (failed(fmha::verifyKernelAttr(
               NamedAttribute(StringAttr::get(func->getContext(), name), value),
@@ -97,6 +98,13 @@ LogicalResult ws::verifyPartitionOptions(FunctionOpInterface func,
            << pass << ": option 'stages' must be from 1 to "
            << fmha::limits::kMaxStages << ", got " << optionStages;
   return success();
+}
+
+int64_t ws::consumerRegistersOf(FunctionOpInterface func) {
+  if (auto attr =
+          func->getAttrOfType<IntegerAttr>(fmha::kConsumerRegistersAttrName))
+    return attr.getInt();
+  return 0;
 }
 
 unsigned ws::stagesOf(FunctionOpInterface func, unsigned fallback) {

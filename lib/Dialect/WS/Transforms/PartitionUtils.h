@@ -63,6 +63,11 @@ LogicalResult verifyPartitionOptions(FunctionOpInterface func, StringRef pass,
 /// pass option).
 unsigned stagesOf(FunctionOpInterface func, unsigned fallback);
 
+/// The registers per thread a kernel's consumers need: its
+/// `fmha.consumer_registers` attribute (set by fmha-expand-kernels from the
+/// op's estimate), else 0 (not known).
+int64_t consumerRegistersOf(FunctionOpInterface func);
+
 /// The slots of a ring filled once per work item of a loop around the main
 /// loop (a persistent kernel's Q tiles): the kernel's `fmha.item_slots`
 /// attribute, else 1.

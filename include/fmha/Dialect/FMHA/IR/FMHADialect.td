@@ -38,6 +38,7 @@ def FMHA_Dialect : Dialect {
     |---|---|---|
     | `fmha.stages` | integer from 1 to 8 | the pipeline stages of the kernel's streamed operands |
     | `fmha.item_slots` | integer from 1 to 2 | the slots of a ring filled once per work item (a persistent kernel's Q tiles: this item's and the next one's) |
+    | `fmha.consumer_registers` | integer from 1 to 255 | the registers per thread the kernel's register-computing warpgroups need (the op's estimate); `ws-assign-roles` gives the roles the target's register split for it |
     | `fmha.tensors` | dictionary | the tensors the caller passes, by name: `{shape = [sizes: integers or symbols], dtype = "bf16" (or "i32", ...), role = "input" or "output"}` |
     | `fmha.params` | array | the kernel's parameters in order: `{kind = "tensor_map", tensor, box, swizzle}` (optionally `dims`, the tensor's dimensions in the map's order), `{kind = "scalar", dtype, value}`, `{kind = "memref" or "pointer", tensor}` |
     | `fmha.grid` | array of 3 | the grid: integers, symbols, `"num_sms"` or `{ceildiv, mul or min = [x, y]}` |
@@ -66,6 +67,7 @@ def FMHA_Dialect : Dialect {
   let discardableAttrs = (ins
     "::mlir::IntegerAttr":$stages,
     "::mlir::IntegerAttr":$item_slots,
+    "::mlir::IntegerAttr":$consumer_registers,
     "::mlir::DictionaryAttr":$tensors,
     "::mlir::ArrayAttr":$params,
     "::mlir::ArrayAttr":$grid,

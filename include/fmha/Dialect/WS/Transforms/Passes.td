@@ -68,7 +68,10 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
     it. The target is each kernel's `gpu.module` `#nvvm.target` chip
     (through `fmha::TargetInfo`), which also gives the register budgets
     unless the options set them (`fmha::TargetInfo::getProducerRegisters`
-    and `getConsumerRegisters`).
+    and `getConsumerRegisters`): the default split, or, for a kernel whose
+    `fmha.consumer_registers` (1 to 255, the op's estimate of its
+    consumers' need) exceeds it, the widest one (sm_90a: 24 for the
+    producer, 240 for each of two consumer warpgroups).
     Functions without tile ops are left alone.
 
     ```mlir
