@@ -403,6 +403,9 @@ LogicalResult BarrierSyncOp::verify() {
 LogicalResult BarrierArriveOp::verify() {
   return verifyNamedBarrier(*this, getThreads());
 }
+LogicalResult CounterArriveOp::verify() {
+  return verifyNamedBarrier(*this, getThreads());
+}
 
 //===----------------------------------------------------------------------===//
 // Explicit rings
