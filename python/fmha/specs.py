@@ -165,6 +165,9 @@ class GemmSpec(_Spec):
     ``schedule``: ``"pingpong"`` gives each consumer whole tiles of its
     own, their main loops taking turns (sm_90a, 2 consumers), or
     ``"cooperative"``; None: the compiler's default (cooperative).
+    ``splits``: split-K (sm_90a): each CTA tile is ``splits`` work items,
+    one per range of K steps, whose f32 partial sums the last one adds up
+    (the runtime provides the workspace and the counters); 1: none.
     """
 
     dtype: str = "bf16"
@@ -179,6 +182,7 @@ class GemmSpec(_Spec):
     k: Optional[int] = None
     multicast: int = 1
     schedule: Optional[str] = None
+    splits: int = 1
 
     kind = "gemm"
 
@@ -192,6 +196,7 @@ class GemmSpec(_Spec):
             _check_int("stages", self.stages, 1, 8)
         _check_int("consumers", self.consumers, 1, 2)
         _check_int("multicast", self.multicast, 1, 2)
+        _check_int("splits", self.splits, 1, 1 << 16)
         if self.schedule is not None:
             _check_choice("schedule", self.schedule, GEMM_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
@@ -206,7 +211,8 @@ class GemmSpec(_Spec):
         """The kernel's symbol (and the cubin's entry point), e.g.
         ``gemm_bf16_bf16_128x128x64_c2`` (``_s3`` after the tile with
         ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``,
-        then ``_pp`` with ``schedule="pingpong"``);
+        then ``_pp`` with ``schedule="pingpong"``, ``_sk2`` with
+        ``splits=2``);
         static sizes add ``_m4096`` and so on."""
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"_s{self.stages}"
@@ -216,6 +222,8 @@ class GemmSpec(_Spec):
             name += f"_mc{self.multicast}"
         if self.schedule is not None:
             name += "_pp" if self.schedule == "pingpong" else "_coop"
+        if self.splits != 1:
+            name += f"_sk{self.splits}"
         for size in ("m", "n", "k"):
             if getattr(self, size) is not None:
                 name += f"_{size}{getattr(self, size)}"
@@ -239,17 +247,21 @@ class GemmSpec(_Spec):
                      f"multicast {self.multicast} ")
         schedule = ("" if self.schedule is None else
                     f"schedule {self.schedule} ")
+        splits = "" if self.splits == 1 else f"splits {self.splits} "
         return (f"fmha.gemm @{self.name} {self.signature()}\n"
                 f"    {transpose}tile [{bm}, {bn}, {bk}] "
                 f"{stages}consumers {self.consumers} "
-                f"{multicast}{schedule}target {self.target}\n")
+                f"{multicast}{schedule}{splits}target {self.target}\n")
 
     def to_dict(self) -> dict:
-        """As ``_Spec.to_dict``, without ``schedule`` when it is None (the
-        field came later: a spec without it keeps its cache key)."""
+        """As ``_Spec.to_dict``, without ``schedule`` when it is None and
+        ``splits`` when it is 1 (the fields came later: a spec without them
+        keeps its cache key)."""
         data = super().to_dict()
         if self.schedule is None:
             del data["schedule"]
+        if self.splits == 1:
+            del data["splits"]
         return data
 
 
