@@ -3,15 +3,15 @@
 issue 14's GEMM shapes, in one run: does a configuration (the ping-pong
 schedule, say) win where it is expected to?
 
-    FMHA_CACHE_DIR=DIR python3 bench/gemm_schedules.py [--only pingpong]
-        [--json FILE] [MxNxK ...]
+    FMHA_CACHE_DIR=DIR python3 bench/gemm_schedules.py
+        [--only pingpong|splitk] [--json FILE] [MxNxK ...]
 
 For each shape: cuBLAS (``torch.matmul(a, w.t())``), ``fmha.gemm(a, w)``
 with the configuration the API selects, and ``fmha.gemm(a, w)`` with each
-candidate of ``fmha.tuning.GEMM_CANDIDATES`` (and the ping-pong
-configurations below) forced (the selection is
-patched to return it; ``--only pingpong`` keeps the ping-pong ones and the
-API's choice). Every output is checked against cuBLAS before it is timed.
+candidate of ``fmha.tuning.GEMM_CANDIDATES`` (and the ping-pong and
+split-K configurations below) forced (the selection is patched to return
+it; ``--only pingpong`` keeps the ping-pong ones and the API's choice,
+``--only splitk`` the split-K ones, candidates included). Every output is checked against cuBLAS before it is timed.
 Times are ``triton.testing.do_bench`` medians (L2 flushed before each run)
 of the whole call. The kernel cache (FMHA_CACHE_DIR) must hold the kernels
 (test/GPU/prepare_cache.py compiles every candidate).
@@ -30,16 +30,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import fmha  # noqa: E402
 from fmha import ops, torch_ops, tuning  # noqa: E402
 
-# The ping-pong configurations measured on 2026-11-25 (bench/RESULTS.md);
-# not selection candidates since (fmha.tuning.GEMM_CANDIDATES).
-PINGPONG = [
-    {"tile": (128, 128, 64), "consumers": 2, "schedule": "pingpong"},
-    {"tile": (128, 128, 64), "consumers": 2, "stages": 5,
-     "schedule": "pingpong"},
-    {"tile": (64, 256, 64), "consumers": 2, "schedule": "pingpong"},
-    {"tile": (64, 128, 64), "consumers": 2, "stages": 6,
-     "schedule": "pingpong"},
-]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gemm_configs import PINGPONG, SPLITK  # noqa: E402
 
 SHAPES = ["4096x4096x4096", "8192x8192x8192", "3000x3000x3000",
           "16384x16384x256", "7x8192x4096", "64x8192x4096",
@@ -62,6 +54,13 @@ def forced(config):
     return lambda category, sizes, rec=None: dict(config)
 
 
+def kind(config):
+    """``pingpong``, ``splitk`` or ``cooperative``."""
+    if config.get("schedule") == "pingpong":
+        return "pingpong"
+    return "splitk" if config.get("splits", 1) > 1 else "cooperative"
+
+
 def label(config):
     return json.dumps(tuning.normalize_config(config), sort_keys=True,
                       default=list)
@@ -70,14 +69,14 @@ def label(config):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("sizes", nargs="*", default=SHAPES)
-    p.add_argument("--only", choices=["pingpong"],
-                   help="time only the ping-pong candidates (and the API's "
-                   "choice)")
+    p.add_argument("--only", choices=["pingpong", "splitk"],
+                   help="time only the ping-pong or the split-K "
+                   "configurations (and the API's choice)")
     p.add_argument("--json", help="also write the results to this file")
     args = p.parse_args()
     torch.zeros(1, device="cuda")
-    configs = [c for c in tuning.GEMM_CANDIDATES + PINGPONG
-               if args.only is None or c.get("schedule") == args.only]
+    configs = [c for c in tuning.GEMM_CANDIDATES + tuple(PINGPONG + SPLITK)
+               if args.only is None or kind(c) == args.only]
     choose = tuning.choose
     print(f"device: {torch.cuda.get_device_name()}", flush=True)
     results = []
@@ -128,11 +127,11 @@ def main():
                 print(f"    {why}  {name}", flush=True)
         best = {}
         for us, name in timed:
-            kind = ("pingpong" if '"pingpong"' in name else "cooperative")
-            if kind not in best or us < best[kind][0]:
-                best[kind] = (us, name)
-        for kind, (us, name) in sorted(best.items()):
-            print(f"  best {kind}: {cublas / us:.3f}x cuBLAS ({name})",
+            group = kind(json.loads(name))
+            if group not in best or us < best[group][0]:
+                best[group] = (us, name)
+        for group, (us, name) in sorted(best.items()):
+            print(f"  best {group}: {cublas / us:.3f}x cuBLAS ({name})",
                   flush=True)
     if args.json:
         with open(args.json, "w") as f:

@@ -108,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--schedule", choices=["cooperative", "pingpong"],
                    help="pingpong: each consumer computes whole tiles, their "
                    "main loops taking turns (default: cooperative)")
+    g.add_argument("--splits", type=int,
+                   help="split-K: K ranges per output tile, the last of "
+                   "which sums the f32 partials (default: 1)")
     for size in ("m", "n", "k"):
         g.add_argument(f"--{size}", type=_size, metavar=size.upper(),
                        help=f"static {size.upper()} (default: dynamic)")
@@ -169,7 +172,7 @@ def _spec(args: argparse.Namespace):
     if args.kind == "gemm":
         return GemmSpec(**_given(args, (
             "dtype", "out_dtype", "tile", "stages", "consumers", "target",
-            "m", "n", "k", "multicast", "schedule")))
+            "m", "n", "k", "multicast", "schedule", "splits")))
     return AttentionSpec(
         return_lse=args.lse, causal=args.causal, varlen=args.varlen,
         kvcache=args.kvcache, **_given(args, (

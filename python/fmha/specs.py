@@ -173,6 +173,9 @@ class GemmSpec(_Spec):
     ``schedule``: ``"pingpong"`` gives each consumer whole tiles of its
     own, their main loops taking turns (sm_90a, 2 consumers), or
     ``"cooperative"``; None: the compiler's default (cooperative).
+    ``splits``: split-K (sm_90a): each CTA tile is ``splits`` work items,
+    one per range of K steps, whose f32 partial sums the last one adds up
+    (the runtime provides the workspace and the counters); 1: none.
     """
 
     dtype: str = "bf16"
@@ -187,9 +190,10 @@ class GemmSpec(_Spec):
     k: Optional[int] = None
     multicast: int = 1
     schedule: Optional[str] = None
+    splits: int = 1
 
     kind = "gemm"
-    _later_fields = {"schedule": None}
+    _later_fields = {"schedule": None, "splits": 1}
 
     def __post_init__(self) -> None:
         _check_choice("dtype", self.dtype, INPUT_DTYPES)
@@ -201,6 +205,7 @@ class GemmSpec(_Spec):
             _check_int("stages", self.stages, 1, 8)
         _check_int("consumers", self.consumers, 1, 2)
         _check_int("multicast", self.multicast, 1, 2)
+        _check_int("splits", self.splits, 1, 1 << 16)
         if self.schedule is not None:
             _check_choice("schedule", self.schedule, GEMM_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
@@ -215,7 +220,8 @@ class GemmSpec(_Spec):
         """The kernel's symbol (and the cubin's entry point), e.g.
         ``gemm_bf16_bf16_128x128x64_c2`` (``_s3`` after the tile with
         ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``,
-        then ``_pp`` with ``schedule="pingpong"``);
+        then ``_pp`` with ``schedule="pingpong"``, ``_sk2`` with
+        ``splits=2``);
         static sizes add ``_m4096`` and so on."""
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"_s{self.stages}"
@@ -225,6 +231,8 @@ class GemmSpec(_Spec):
             name += f"_mc{self.multicast}"
         if self.schedule is not None:
             name += "_pp" if self.schedule == "pingpong" else "_coop"
+        if self.splits != 1:
+            name += f"_sk{self.splits}"
         for size in ("m", "n", "k"):
             if getattr(self, size) is not None:
                 name += f"_{size}{getattr(self, size)}"
@@ -248,10 +256,11 @@ class GemmSpec(_Spec):
                      f"multicast {self.multicast} ")
         schedule = ("" if self.schedule is None else
                     f"schedule {self.schedule} ")
+        splits = "" if self.splits == 1 else f"splits {self.splits} "
         return (f"fmha.gemm @{self.name} {self.signature()}\n"
                 f"    {transpose}tile [{bm}, {bn}, {bk}] "
                 f"{stages}consumers {self.consumers} "
-                f"{multicast}{schedule}target {self.target}\n")
+                f"{multicast}{schedule}{splits}target {self.target}\n")
 
 
 

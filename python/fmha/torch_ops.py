@@ -128,6 +128,82 @@ def _target(torch: Any, device: Any) -> str:
     return target
 
 
+# Scratch tensors of kernels (split-K's workspace and tile counters,
+# docs/KernelSelection.md), per (device, stream, dtype, role): one buffer
+# each, grown when a call needs more. A kernel's launches on one stream run
+# in order, so they can share one workspace, and the counters, which every
+# launch leaves zeroed, are zeroed once, when allocated; launches on two
+# streams use two sets, so they may run at once. A launch captured into a
+# CUDA graph gets buffers of its own (allocated in the graph's memory pool,
+# the counters zeroed as a node of the graph): a replay must not share
+# them with eager launches or with another graph; they are kept for the
+# life of the process (a graph may be replayed as long as it exists, and
+# memory freed during a capture would go to the capture's later
+# allocations), one set per captured launch.
+_SCRATCH: dict = {}
+_CAPTURED: list = []
+_SCRATCH_LOCK = threading.Lock()
+
+
+_SCRATCH_DTYPES = {"f32": "float32", "i32": "int32", "bf16": "bfloat16",
+                   "f16": "float16"}
+
+
+def _scratch_buffer(torch: Any, device: Any, stream: int, name: str,
+                    role: str, dtype: str, numel: int,
+                    capturing: bool) -> Any:
+    """A 1-d buffer of at least ``numel`` elements for scratch tensor
+    ``name`` (zeros for role ``zeroed``), see _SCRATCH."""
+    torch_dtype = getattr(torch, _SCRATCH_DTYPES[dtype])
+    make = torch.zeros if role == "zeroed" else torch.empty
+    if capturing:
+        buffer = make(numel, dtype=torch_dtype, device=device)
+        with _SCRATCH_LOCK:
+            _CAPTURED.append(buffer)
+        return buffer
+    key = (device, stream, name, role, dtype)
+    with _SCRATCH_LOCK:
+        buffer = _SCRATCH.get(key)
+        if buffer is None or buffer.numel() < numel:
+            # Half as much again as asked, so that growing shapes
+            # reallocate rarely.
+            buffer = make(numel + numel // 2, dtype=torch_dtype,
+                          device=device)
+            _SCRATCH[key] = buffer
+    return buffer
+
+
+def scratch_tensors(torch: Any, specs: dict, device: Any,
+                    stream: int) -> dict:
+    """The scratch tensors ``specs`` (Kernel.scratch_shapes) on ``device``
+    for launches on raw stream handle ``stream``: ``{name: tensor}``."""
+    capturing = bool(specs) and torch.cuda.is_current_stream_capturing()
+    tensors = {}
+    for name, (shape, role, dtype) in specs.items():
+        numel = 1
+        for size in shape:
+            numel *= size
+        buffer = _scratch_buffer(torch, device, stream, name, role, dtype,
+                                 numel, capturing)
+        tensors[name] = buffer[:numel].view(shape)
+    return tensors
+
+
+def scratch_pointers(torch: Any, specs: dict, device: Any,
+                     stream: int) -> tuple:
+    """The addresses of the scratch tensors ``specs`` (as scratch_tensors,
+    without building views: the fast path's)."""
+    capturing = torch.cuda.is_current_stream_capturing()
+    ptrs = []
+    for name, (shape, role, dtype) in specs.items():
+        numel = 1
+        for size in shape:
+            numel *= size
+        ptrs.append(_scratch_buffer(torch, device, stream, name, role, dtype,
+                                    numel, capturing).data_ptr())
+    return tuple(ptrs)
+
+
 def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
                  b_transposed: bool = True) -> Any:
     """The runtime Kernel for these operands: checks what depends only on
@@ -154,6 +230,10 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
     def run(kernel: Any) -> Any:
         c = gemm_output(torch, m, n, out, a.device)
         tensors = {"a": a, "b": b, "c": c}
+        tensors.update(scratch_tensors(
+            torch,
+            kernel.scratch_shapes({n: t.shape for n, t in tensors.items()}),
+            a.device, torch.cuda.current_stream(a.device).cuda_stream))
         return lambda: kernel.launch(tensors)
 
     return _select(torch, a.device, key, category, sizes, make_spec,
@@ -229,7 +309,12 @@ def gemm_impl(a: Any, b: Any, out_dtype: Any = None,
     with _on_device(torch, a.device):
         a, b = _tma_ready(torch, a), _tma_ready(torch, b)
         kernel = _gemm_kernel(torch, a, b, out, b_transposed)
-        kernel.launch({"a": a, "b": b, "c": c})
+        tensors = {"a": a, "b": b, "c": c}
+        tensors.update(scratch_tensors(
+            torch,
+            kernel.scratch_shapes({n: t.shape for n, t in tensors.items()}),
+            a.device, torch.cuda.current_stream(a.device).cuda_stream))
+        kernel.launch(tensors)
     return c
 
 
@@ -443,7 +528,15 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
         n = b.shape[0] if b_transposed else b.shape[1]
         c = gemm_output(torch, m, n, out, device)
         kernel = _gemm_kernel(torch, a, b, out, b_transposed)
-        bound = kernel.bind({"a": a, "b": b, "c": c}, order=("a", "b", "c"))
+        tensors = {"a": a, "b": b, "c": c}
+        specs = kernel.scratch_shapes({n: t.shape for n, t in
+                                       tensors.items()})
+        tensors.update(scratch_tensors(torch, specs, device,
+                                       raw_stream(device.index)))
+        bound = kernel.bind(tensors, order=("a", "b", "c", *specs))
+        # A kernel with scratch tensors takes them per stream (and per
+        # graph capture): each call looks them up.
+        bound.scratch = specs or None
         _remember(key, bound)
     else:
         m = a.shape[0]
@@ -454,7 +547,13 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
     pa, pb = a.data_ptr(), b.data_ptr()
     if (pa | pb) & 15:
         return None
-    bound.run((pa, pb, c.data_ptr()), raw_stream(device.index))
+    stream = raw_stream(device.index)
+    if bound.scratch is None:
+        bound.run((pa, pb, c.data_ptr()), stream)
+        return c
+    bound.run((pa, pb, c.data_ptr(),
+               *scratch_pointers(torch, bound.scratch, device, stream)),
+              stream)
     return c
 
 

@@ -24,7 +24,10 @@ from .test_gpu_ops import NEEDS_HOPPER, attention_reference, rel_err
 # Launched directly, so N and K keep rows 16-byte aligned (fmha.gemm pads
 # other sizes; tests.test_gpu_ops covers those).
 # (2000, 3000, 520) has more output tiles than a persistent grid has CTAs
-# (or clusters), so each walks several and its rings wrap.
+# (or clusters), so each walks several and its rings wrap. For split-K
+# kernels: K = 8 and 64 are one step (the other K ranges are empty), 200
+# and 520 are 4 and 9 steps, not multiples of 64 * splits (ranges of
+# unequal length), (2000, 3000, 520) has more work items than CTAs.
 GEMM_SIZES = [(1, 8, 8), (17, 40, 72), (129, 264, 200), (300, 1000, 64),
               (1000, 1000, 1000), (7, 4096, 520), (2000, 3000, 520)]
 # (batch, heads_q, heads_kv, seq_q, seq_k)
@@ -61,6 +64,22 @@ class Kernels:
                                "(FMHA_CACHE_DIR)")
 
 
+def scratch(kernel, tensors):
+    """The scratch tensors of a kernel launched directly: split-K's
+    workspace poisoned with NaNs (every partial sum must be written before
+    it is read) and its counters zeroed, as the kernel expects them."""
+    out = {}
+    shapes = {name: t.shape for name, t in tensors.items()}
+    for name, (shape, role, dtype) in kernel.scratch_shapes(shapes).items():
+        tdt = {"f32": torch.float32, "i32": torch.int32}[dtype]
+        if role == "zeroed":
+            out[name] = torch.zeros(shape, dtype=tdt, device="cuda")
+        else:
+            out[name] = torch.full(shape, float("nan"), dtype=tdt,
+                                   device="cuda")
+    return out
+
+
 @NEEDS_HOPPER
 class SelectableGemmTest(unittest.TestCase):
     """Each GEMM configuration, launched directly, on odd sizes."""
@@ -86,12 +105,21 @@ class SelectableGemmTest(unittest.TestCase):
                         bb = b if b_transposed else b.t().contiguous()
                         c = torch.full((m, n), float("nan"), device="cuda",
                                        dtype=odt)
-                        kernel.launch({"a": a, "b": bb, "c": c})
-                        torch.cuda.synchronize()
-                        ref = a.float() @ b.float().t()
-                        self.assertEqual(int(torch.isnan(c).sum()), 0)
-                        self.assertLess(rel_err(c, ref),
-                                        1e-4 if out == "f32" else 1e-2)
+                        tensors = {"a": a, "b": bb, "c": c}
+                        tensors.update(scratch(kernel, tensors))
+                        # Split-K kernels run twice: the counters the first
+                        # launch leaves must be zero again for the second.
+                        for _ in range(2 if spec.splits > 1 else 1):
+                            c.fill_(float("nan"))
+                            kernel.launch(tensors)
+                            torch.cuda.synchronize()
+                            ref = a.float() @ b.float().t()
+                            self.assertEqual(int(torch.isnan(c).sum()), 0)
+                            self.assertLess(rel_err(c, ref),
+                                            1e-4 if out == "f32" else 1e-2)
+                            if "counters" in tensors:
+                                self.assertEqual(
+                                    int(tensors["counters"].abs().sum()), 0)
         kernels.done()
 
 
@@ -265,6 +293,103 @@ class FastPathTest(unittest.TestCase):
         c.float().sum().backward()
         self.assertLess(rel_err(a.grad, torch.ones(64, 64, device="cuda")
                                 @ w.float()), 1e-2)
+
+
+@NEEDS_HOPPER
+class SplitKFrontDoorTest(unittest.TestCase):
+    """fmha.gemm with a split-K kernel selected: its workspace and counters
+    per stream (threads on streams of their own), in a CUDA graph, under
+    torch.compile, eagerly again after all of them."""
+
+    CONFIG = {"tile": (64, 128, 64), "consumers": 2, "stages": 6,
+              "splits": 2}
+    M, N, K = 1000, 1000, 1000
+
+    def setUp(self):
+        spec = ops.gemm_spec("bf16", "bf16", "sm_90a", self.CONFIG)
+        try:
+            kernel = fmha.compile(spec).kernel
+        except fmha.CompileError as e:
+            self.skipTest(f"{spec.name}: {e}")
+        self.a = torch.randn(self.M, self.K, device="cuda",
+                             dtype=torch.bfloat16)
+        self.w = torch.randn(self.N, self.K, device="cuda",
+                             dtype=torch.bfloat16)
+        # Select the split-K kernel for this shape's bucket.
+        _, sizes = fmha.tuning.gemm_problem(self.M, self.N, self.K)
+        options = (self.a.device, self.w.device, torch.bfloat16,
+                   torch.bfloat16, torch.bfloat16, True)
+        self.memo = (options, fmha.tuning.bucket(sizes))
+        self.saved = torch_ops._SELECTED.get(self.memo)
+        torch_ops._SELECTED[self.memo] = kernel
+        torch_ops._FAST.clear()
+
+    def tearDown(self):
+        if getattr(self, "memo", None) is not None:
+            if self.saved is None:
+                torch_ops._SELECTED.pop(self.memo, None)
+            else:
+                torch_ops._SELECTED[self.memo] = self.saved
+            torch_ops._FAST.clear()
+
+    def ref(self, a=None):
+        a = self.a if a is None else a
+        return a.float() @ self.w.float().t()
+
+    def test_eager(self):
+        for _ in range(3):
+            self.assertLess(rel_err(fmha.gemm(self.a, self.w), self.ref()),
+                            1e-2)
+        # Through the custom op too (not the fast path).
+        c = torch.ops.fmha.gemm(self.a, self.w)
+        self.assertLess(rel_err(c, self.ref()), 1e-2)
+
+    def test_threads_and_streams(self):
+        errors = []
+
+        def work():
+            stream = torch.cuda.Stream()
+            try:
+                with torch.cuda.stream(stream):
+                    a = torch.randn_like(self.a)
+                    outs = [fmha.gemm(a, self.w) for _ in range(20)]
+                    stream.synchronize()
+                    ref = self.ref(a)
+                    errors.extend(rel_err(c, ref) for c in outs)
+            except Exception as e:  # reported below
+                errors.append(e)
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for e in errors:
+            self.assertNotIsInstance(e, Exception, repr(e))
+            self.assertLess(e, 1e-2)
+        self.assertEqual(len(errors), 80)
+
+    def test_cuda_graph(self):
+        fmha.gemm(self.a, self.w)
+        torch.cuda.synchronize()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            c = fmha.gemm(self.a, self.w)
+        for _ in range(2):
+            self.a.copy_(torch.randn_like(self.a))
+            graph.replay()
+            eager = fmha.gemm(self.a, self.w)
+            torch.cuda.synchronize()
+            self.assertLess(rel_err(c, self.ref()), 1e-2)
+            self.assertLess(rel_err(eager, self.ref()), 1e-2)
+
+    def test_compile_reduce_overhead(self):
+        def f(a, w):
+            return fmha.gemm(a, w) * 2
+        g = torch.compile(f, mode="reduce-overhead", fullgraph=True)
+        for _ in range(3):
+            c = g(self.a, self.w)
+        torch.cuda.synchronize()
+        self.assertLess(rel_err(c, 2 * self.ref()), 1e-2)
 
 
 if __name__ == "__main__":

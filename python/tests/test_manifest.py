@@ -10,7 +10,8 @@ from fmha.runtime.manifest import (CeilDiv, Const, Min, Mul, NumSms, Symbol,
                                    MemrefParam, PointerParam, ScalarParam,
                                    TensorMapParam, bind_symbols, evaluate,
                                    launch_grid, load_manifest, parse_expr,
-                                   parse_manifest, parse_target)
+                                   parse_manifest, parse_target,
+                                   scratch_shapes)
 
 from .fakes import gemm_json, gemm_manifest
 
@@ -154,8 +155,8 @@ class ValidationErrorTest(unittest.TestCase):
         self.check(r"tensors\.a\.dtype: unknown dtype \"f64\" \(known: bf16,"
                    r" f16, f32, f8e4m3, i32\)",
                    lambda d: d["tensors"]["a"].update(dtype="f64"))
-        self.check(r"tensors\.a\.role: expected 'input' or 'output', got "
-                   r"\"inout\"",
+        self.check(r"tensors\.a\.role: expected one of input, output, "
+                   r"scratch, zeroed, got \"inout\"",
                    lambda d: d["tensors"]["a"].update(role="inout"))
         self.check(r"tensors\.a: missing required key 'shape'",
                    lambda d: d["tensors"]["a"].pop("shape"))
@@ -321,6 +322,53 @@ class BindSymbolsTest(unittest.TestCase):
     def test_missing(self):
         with self.assertRaisesRegex(ValueError, "tensor 'c' is missing"):
             bind_symbols(self.m, {"a": (64, 128), "b": (64, 128)})
+
+
+def splitk_json():
+    """The docs' GEMM with split-K's scratch tensors: a workspace of two
+    [M, N] f32 partials and one zeroed counter per 128 x 128 tile."""
+    d = gemm_json()
+    d["tensors"]["workspace"] = {"shape": [2, "M", "N"], "dtype": "f32",
+                                 "role": "scratch"}
+    d["tensors"]["counters"] = {
+        "shape": [{"mul": [{"ceildiv": ["M", 128]},
+                           {"ceildiv": ["N", 128]}]}],
+        "dtype": "i32", "role": "zeroed"}
+    d["params"] += [{"kind": "memref", "tensor": "workspace"},
+                    {"kind": "memref", "tensor": "counters"}]
+    return d
+
+
+class ScratchTest(unittest.TestCase):
+    def test_shapes(self):
+        m = parse(splitk_json())
+        self.assertTrue(m.tensors["counters"].scratch)
+        self.assertFalse(m.tensors["a"].scratch)
+        shapes = {"a": (1000, 64), "b": (300, 64), "c": (1000, 300)}
+        self.assertEqual(scratch_shapes(m, shapes),
+                         {"workspace": ((2, 1000, 300), "scratch", "f32"),
+                          "counters": ((24,), "zeroed", "i32")})
+        self.assertEqual(scratch_shapes(gemm_manifest(), shapes), {})
+
+    def test_bind_checks_scratch_shapes(self):
+        m = parse(splitk_json())
+        shapes = {"a": (1000, 64), "b": (300, 64), "c": (1000, 300),
+                  "workspace": (2, 1000, 300), "counters": (24,)}
+        self.assertEqual(bind_symbols(m, shapes),
+                         {"M": 1000, "K": 64, "N": 300})
+        with self.assertRaisesRegex(
+                ValueError, r"^tensor 'counters' \(a zeroed tensor of the "
+                r"kernel\) has shape \[23\] but the kernel expects \[24\]"):
+            bind_symbols(m, {**shapes, "counters": (23,)})
+
+    def test_scratch_sizes_use_the_callers_symbols(self):
+        d = splitk_json()
+        d["tensors"]["workspace"]["shape"] = [2, "Q", "N"]
+        with self.assertRaisesRegex(
+                ManifestError, r"tensors\.workspace\.shape\[1\]: a scratch "
+                r"tensor's size must be an expression of the other tensors' "
+                r"size symbols"):
+            parse(d)
 
 
 class GridTest(unittest.TestCase):

@@ -53,6 +53,18 @@ class GemmSpecTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "schedule must be one of"):
             GemmSpec(schedule="persistent")
 
+    def test_splits(self):
+        spec = GemmSpec(tile=(64, 128, 64), stages=6, splits=2)
+        self.assertEqual(spec.name, "gemm_bf16_bf16_64x128x64_s6_c2_sk2")
+        self.assertIn("consumers 2 splits 2 target sm_90a", spec.to_mlir())
+        self.assertEqual(spec.to_dict()["splits"], 2)
+        # Without split-K the spec (and its cache key) is as before the
+        # field existed.
+        self.assertNotIn("splits", GemmSpec().to_mlir())
+        self.assertNotIn("splits", GemmSpec().to_dict())
+        with self.assertRaisesRegex(ValueError, r"splits must be in"):
+            GemmSpec(splits=0)
+
     def test_equal_and_hashable(self):
         a = GemmSpec(tile=[128, 128, 64])
         b = GemmSpec(tile=(128, 128, 64))

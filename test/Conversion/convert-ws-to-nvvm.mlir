@@ -876,3 +876,40 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Split-K's pieces in a role of one warpgroup: tile.load_direct of a 64x16
+// f32 accumulator tile (pairs of columns as 8-byte vector loads whose
+// address is the memref's base and value zeros outside it, no branch), and
+// ws.counter_arrive (after ws-lower-roles: the leader's predicate): a
+// gpu-scope fence and bar.sync on the role's barrier in every thread, the
+// leader's atomic add and reset, bar.red.or.pred handing the answer to
+// all, and the fence again.
+#acc16 = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+// CHECK-LABEL: gpu.module @split_k
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, !llvm.ptr
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> vector<2xf32>
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, vector<2xf32>
+// CHECK-NOT: llvm.cond_br
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "fence.acq_rel.gpu;"
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred l, z;{{.*}}@l atom.relaxed.gpu.global.add.u32 old, [$2], 1;{{.*}}@z st.relaxed.gpu.global.b32 [$2], 0;\0Abar.red.or.pred z, 1, 128, z;{{.*}}", "=r,r,l,r,~{memory}"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "fence.acq_rel.gpu;"
+// CHECK: llvm.icmp "ne"
+module attributes {gpu.container_module} {
+  gpu.module @split_k {
+    gpu.func @k(%ws: memref<?x?x?xf32>, %counters: memref<?xi32>, %s: i32, %m: i32, %n: i32, %t: i32, %splits: i32, %leader: i1) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %p = tile.load_direct %ws[%s, %m, %n] : memref<?x?x?xf32> -> tensor<64x16xf32, #acc16>
+          %last = ws.counter_arrive %counters[%t], %splits barrier 1 threads 128 if %leader : memref<?xi32>
+          scf.if %last {
+            tile.store_direct %ws[%s, %m, %n], %p : memref<?x?x?xf32>, tensor<64x16xf32, #acc16>
+          }
+        }
+      }
+      gpu.return
+    }
+  }
+}

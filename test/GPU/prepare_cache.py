@@ -5,6 +5,10 @@ cache, for a GPU machine without the compiler.
     python3 test/GPU/prepare_cache.py DIR      # here, with fmha-opt built
     FMHA_CACHE_DIR=DIR python3 -m unittest ... # there
 
+With ``--bench`` it also compiles the configurations
+bench/gemm_schedules.py times beside the candidates (bench/gemm_configs.py:
+ping-pong and split-K) for bf16.
+
 The kernels: fmha.ops.gemm_kernel_specs for every dtype pair and both B
 layouts, fmha.ops.attention_kernel_specs for every head dim and lse option
 with each (dtype, mask, scale) the tests use: python/tests' and
@@ -23,9 +27,17 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "bench"))
 import fmha  # noqa: E402
+import gemm_configs  # noqa: E402
 import stress  # noqa: E402
 from fmha import ops  # noqa: E402
+
+
+def bench_specs():
+    for config in gemm_configs.PINGPONG + gemm_configs.SPLITK:
+        yield ops.gemm_spec("bf16", "bf16", "sm_90a", config)
 
 
 def specs():
@@ -56,9 +68,12 @@ def specs():
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else None
+    args = [a for a in sys.argv[1:] if a != "--bench"]
+    root = args[0] if args else None
     start, done, skipped = time.time(), 0, 0
-    for spec in specs():
+    chosen = itertools.chain(specs(), bench_specs() if "--bench" in sys.argv
+                             else ())
+    for spec in chosen:
         try:
             fmha.compile(spec, cache_dir=root, progress=lambda m: None)
             done += 1

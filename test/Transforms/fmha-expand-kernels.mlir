@@ -388,3 +388,56 @@ fmha.gemm @gemm_multicast (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf1
 // CHECK-SAME: {box = [64, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "b"}
 fmha.gemm @gemm_multicast_nmajor (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
     tile [128, 128, 64] consumers 1 multicast 2 target sm_100a
+
+// -----
+
+// Split-K (`splits 3`): the kernel also takes the workspace ([3, M, N] f32)
+// and the counters (one per consumer tile), scratch tensors of the
+// contract. Work item w is K range w mod 3 of CTA tile w / 3; range s runs
+// steps [s * steps / 3, (s + 1) * steps / 3). Each consumer stores its
+// partial sum with plain stores, arrives at counter 2t + i, and on the
+// last arrival sums the three partials in split order and stores C.
+// CHECK-LABEL: gpu.module @gemm_splitk_module
+// CHECK: gpu.func @gemm_splitk(%[[A:.*]]: !tile.desc<tensor<64x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<64x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %[[K:.*]]: i32, %[[WS:.*]]: memref<?x?x?xf32>, %[[CNT:.*]]: memref<?xi32>) kernel
+// CHECK-SAME: {dtype = "i32", kind = "scalar", value = "K"}, {kind = "memref", tensor = "workspace"}, {kind = "memref", tensor = "counters"}]
+// CHECK-SAME: counters = {dtype = "i32", role = "zeroed", shape = [{mul = [{mul = [{ceildiv = ["M", 128]}, 2]}, {ceildiv = ["N", 128]}]}]}
+// CHECK-SAME: workspace = {dtype = "f32", role = "scratch", shape = [3, "M", "N"]}
+// CHECK: %[[TILES:.*]] = arith.muli
+// CHECK: %[[ITEMS:.*]] = arith.muli %[[TILES]], %c3_i32{{.*}} : i32
+// CHECK: %[[PID:.*]] = tile.program_id x : i32
+// CHECK: %[[NPROG:.*]] = tile.num_programs x : i32
+// CHECK: %[[KT:.*]] = arith.divui
+// CHECK: scf.for %[[W:.*]] = %[[PID]] to %[[ITEMS]] step %[[NPROG]] : i32 {
+// CHECK:   %[[T:.*]] = arith.divui %[[W]], %c3_i32{{.*}} : i32
+// CHECK:   %[[S:.*]] = arith.remui %[[W]], %c3_i32{{.*}} : i32
+// CHECK:   %[[M0:.*]] = arith.muli %{{.*}}, %c128_i32{{.*}} : i32
+// CHECK:   %[[M1:.*]] = arith.addi %[[M0]], %c64_i32{{.*}} : i32
+// CHECK:   %[[N0:.*]] = arith.muli %{{.*}}, %c128_i32{{.*}} : i32
+// CHECK:   %[[SK:.*]] = arith.muli %[[S]], %[[KT]] : i32
+// CHECK:   %[[BEGIN:.*]] = arith.divui %[[SK]], %c3_i32{{.*}} : i32
+// CHECK:   %[[S1:.*]] = arith.addi %[[S]], %c1_i32{{.*}} : i32
+// CHECK:   %[[S1K:.*]] = arith.muli %[[S1]], %[[KT]] : i32
+// CHECK:   %[[END:.*]] = arith.divui %[[S1K]], %c3_i32{{.*}} : i32
+// CHECK:   %[[R:.*]]:2 = scf.for %{{.*}} = %[[BEGIN]] to %[[END]] step %c1_i32{{.*}}
+// CHECK:     tile.load %[[A]][%[[M0]], %{{.*}}]
+// CHECK:     tile.load %[[A]][%[[M1]], %{{.*}}]
+// CHECK:     tile.load %[[B]][%[[N0]], %{{.*}}]
+// CHECK:   tile.store_direct %[[WS]][%[[S]], %[[M0]], %[[N0]]], %[[R]]#0 : memref<?x?x?xf32>, tensor<64x128xf32>
+// CHECK:   %[[T2:.*]] = arith.muli %[[T]], %c2_i32{{.*}} : i32
+// CHECK:   %[[I0:.*]] = arith.addi %[[T2]], %c0_i32{{.*}} : i32
+// CHECK:   %[[LAST0:.*]] = tile.counter_arrive %[[CNT]][%[[I0]]], %c3_i32{{.*}} : memref<?xi32>
+// CHECK:   scf.if %[[LAST0]] {
+// CHECK:     %[[SUM:.*]] = scf.for %[[J:.*]] = %c0_i32{{.*}} to %c3_i32{{.*}} step %c1_i32{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x128xf32>) : i32 {
+// CHECK:       %[[P:.*]] = tile.load_direct %[[WS]][%[[J]], %[[M0]], %[[N0]]] : memref<?x?x?xf32> -> tensor<64x128xf32>
+// CHECK:       %[[ADD:.*]] = arith.addf %[[ACC]], %[[P]] : tensor<64x128xf32>
+// CHECK:       scf.yield %[[ADD]]
+// CHECK:     %[[OUT:.*]] = arith.truncf %[[SUM]]
+// CHECK:     tile.store %[[C]][%[[M0]], %[[N0]]], %[[OUT]]
+// CHECK:   }
+// CHECK:   tile.store_direct %[[WS]][%[[S]], %[[M1]], %[[N0]]], %[[R]]#1
+// CHECK:   tile.counter_arrive %[[CNT]]
+// CHECK:   scf.if
+// CHECK:     tile.store %[[C]][%[[M1]], %[[N0]]]
+// CHECK: gpu.return
+fmha.gemm @gemm_splitk (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [64, 128, 64] consumers 2 splits 3 target sm_90a

@@ -480,3 +480,193 @@ gpu.module @m [#nvvm.target<chip = "sm_100a">] {
     gpu.return
   }
 }
+
+// -----
+
+// Split-K (`fmha.gemm ... splits 2`, one consumer): the arrival at the
+// tile's counter goes to the consumer whose plain store (the partial sum)
+// precedes it, and so does the scf.if on the last arrival with the store
+// of C inside it.
+// CHECK-LABEL: gpu.func @gemm_splitk
+// CHECK: tile.store_direct {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: %[[LAST:.*]] = tile.counter_arrive {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: scf.if %[[LAST]] {
+// CHECK:   tile.load_direct
+// CHECK:   tile.store {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: } {ws.partition = array<i32: 1>}
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#wgmma_acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_splitk_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm_splitk(%arg0: !tile.desc<tensor<64x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<64x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<64x64xbf16>>, %arg3: i32, %arg4: i32, %arg5: i32, %arg6: memref<?x?x?xf32>, %arg7: memref<?xi32>) kernel attributes {fmha.stages = 2 : i64} {
+      %c64_i32 = arith.constant 64 : i32
+      %c63_i32 = arith.constant 63 : i32
+      %0 = arith.addi %arg3, %c63_i32 : i32
+      %1 = arith.divui %0, %c64_i32 : i32
+      %c64_i32_0 = arith.constant 64 : i32
+      %c63_i32_1 = arith.constant 63 : i32
+      %2 = arith.addi %arg4, %c63_i32_1 : i32
+      %3 = arith.divui %2, %c64_i32_0 : i32
+      %4 = arith.muli %1, %3 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %5 = arith.muli %4, %c2_i32 : i32
+      %6 = tile.program_id x : i32
+      %7 = tile.num_programs x : i32
+      %c64_i32_2 = arith.constant 64 : i32
+      %c63_i32_3 = arith.constant 63 : i32
+      %8 = arith.addi %arg5, %c63_i32_3 : i32
+      %9 = arith.divui %8, %c64_i32_2 : i32
+      scf.for %arg8 = %6 to %5 step %7  : i32 {
+        %c2_i32_4 = arith.constant 2 : i32
+        %10 = arith.divui %arg8, %c2_i32_4 : i32
+        %c2_i32_5 = arith.constant 2 : i32
+        %11 = arith.remui %arg8, %c2_i32_5 : i32
+        %c8_i32 = arith.constant 8 : i32
+        %12 = arith.muli %3, %c8_i32 : i32
+        %c8_i32_6 = arith.constant 8 : i32
+        %13 = arith.divui %10, %12 : i32
+        %14 = arith.muli %13, %c8_i32_6 : i32
+        %c8_i32_7 = arith.constant 8 : i32
+        %15 = arith.subi %1, %14 : i32
+        %16 = arith.minui %15, %c8_i32_7 : i32
+        %17 = arith.remui %10, %12 : i32
+        %18 = arith.remui %17, %16 : i32
+        %19 = arith.addi %14, %18 : i32
+        %20 = arith.divui %17, %16 : i32
+        %c64_i32_8 = arith.constant 64 : i32
+        %21 = arith.muli %19, %c64_i32_8 : i32
+        %c64_i32_9 = arith.constant 64 : i32
+        %22 = arith.muli %20, %c64_i32_9 : i32
+        %c2_i32_10 = arith.constant 2 : i32
+        %23 = arith.muli %11, %9 : i32
+        %24 = arith.divui %23, %c2_i32_10 : i32
+        %c1_i32 = arith.constant 1 : i32
+        %25 = arith.addi %11, %c1_i32 : i32
+        %c2_i32_11 = arith.constant 2 : i32
+        %26 = arith.muli %25, %9 : i32
+        %27 = arith.divui %26, %c2_i32_11 : i32
+        %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #wgmma_acc>
+        %c1_i32_12 = arith.constant 1 : i32
+        %28 = scf.for %arg9 = %24 to %27 step %c1_i32_12 iter_args(%arg10 = %cst) -> (tensor<64x64xf32, #wgmma_acc>)  : i32 {
+          %c64_i32_15 = arith.constant 64 : i32
+          %32 = arith.muli %arg9, %c64_i32_15 : i32
+          %33 = tile.load %arg0[%21, %32] : !tile.desc<tensor<64x64xbf16, #nvmma_shared>>
+          %34 = tile.load %arg1[%22, %32] : !tile.desc<tensor<64x64xbf16, #nvmma_shared>>
+          %35 = tile.dot %33, %34, %arg10 {transpose_b} : tensor<64x64xbf16, #nvmma_shared>, tensor<64x64xbf16, #nvmma_shared>, tensor<64x64xf32, #wgmma_acc>
+          scf.yield %35 : tensor<64x64xf32, #wgmma_acc>
+        }
+        tile.store_direct %arg6[%11, %21, %22], %28 : memref<?x?x?xf32>, tensor<64x64xf32, #wgmma_acc>
+        %c0_i32 = arith.constant 0 : i32
+        %c1_i32_13 = arith.constant 1 : i32
+        %29 = arith.muli %10, %c1_i32_13 : i32
+        %30 = arith.addi %29, %c0_i32 : i32
+        %c2_i32_14 = arith.constant 2 : i32
+        %31 = tile.counter_arrive %arg7[%30], %c2_i32_14 : memref<?xi32>
+        scf.if %31 {
+          %c1_i32_15 = arith.constant 1 : i32
+          %c2_i32_16 = arith.constant 2 : i32
+          %c0_i32_17 = arith.constant 0 : i32
+          %32 = scf.for %arg9 = %c0_i32_17 to %c2_i32_16 step %c1_i32_15 iter_args(%arg10 = %cst) -> (tensor<64x64xf32, #wgmma_acc>)  : i32 {
+            %34 = tile.load_direct %arg6[%arg9, %21, %22] : memref<?x?x?xf32> -> tensor<64x64xf32, #wgmma_acc>
+            %35 = arith.addf %arg10, %34 : tensor<64x64xf32, #wgmma_acc>
+            scf.yield %35 : tensor<64x64xf32, #wgmma_acc>
+          }
+          %33 = arith.truncf %32 : tensor<64x64xf32, #wgmma_acc> to tensor<64x64xbf16, #wgmma_acc>
+          tile.store %arg2[%21, %22], %33 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #wgmma_acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// An arrival with no plain store of a consumer before it: nothing tells
+// which consumer's writes it publishes.
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#wgmma_acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_splitk_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm_splitk(%arg0: !tile.desc<tensor<64x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<64x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<64x64xbf16>>, %arg3: i32, %arg4: i32, %arg5: i32, %arg6: memref<?x?x?xf32>, %arg7: memref<?xi32>) kernel attributes {fmha.stages = 2 : i64} {
+      %c64_i32 = arith.constant 64 : i32
+      %c63_i32 = arith.constant 63 : i32
+      %0 = arith.addi %arg3, %c63_i32 : i32
+      %1 = arith.divui %0, %c64_i32 : i32
+      %c64_i32_0 = arith.constant 64 : i32
+      %c63_i32_1 = arith.constant 63 : i32
+      %2 = arith.addi %arg4, %c63_i32_1 : i32
+      %3 = arith.divui %2, %c64_i32_0 : i32
+      %4 = arith.muli %1, %3 : i32
+      %c2_i32 = arith.constant 2 : i32
+      %5 = arith.muli %4, %c2_i32 : i32
+      %6 = tile.program_id x : i32
+      %7 = tile.num_programs x : i32
+      %c64_i32_2 = arith.constant 64 : i32
+      %c63_i32_3 = arith.constant 63 : i32
+      %8 = arith.addi %arg5, %c63_i32_3 : i32
+      %9 = arith.divui %8, %c64_i32_2 : i32
+      scf.for %arg8 = %6 to %5 step %7  : i32 {
+        %c2_i32_4 = arith.constant 2 : i32
+        %10 = arith.divui %arg8, %c2_i32_4 : i32
+        %c2_i32_5 = arith.constant 2 : i32
+        %11 = arith.remui %arg8, %c2_i32_5 : i32
+        %c8_i32 = arith.constant 8 : i32
+        %12 = arith.muli %3, %c8_i32 : i32
+        %c8_i32_6 = arith.constant 8 : i32
+        %13 = arith.divui %10, %12 : i32
+        %14 = arith.muli %13, %c8_i32_6 : i32
+        %c8_i32_7 = arith.constant 8 : i32
+        %15 = arith.subi %1, %14 : i32
+        %16 = arith.minui %15, %c8_i32_7 : i32
+        %17 = arith.remui %10, %12 : i32
+        %18 = arith.remui %17, %16 : i32
+        %19 = arith.addi %14, %18 : i32
+        %20 = arith.divui %17, %16 : i32
+        %c64_i32_8 = arith.constant 64 : i32
+        %21 = arith.muli %19, %c64_i32_8 : i32
+        %c64_i32_9 = arith.constant 64 : i32
+        %22 = arith.muli %20, %c64_i32_9 : i32
+        %c2_i32_10 = arith.constant 2 : i32
+        %23 = arith.muli %11, %9 : i32
+        %24 = arith.divui %23, %c2_i32_10 : i32
+        %c1_i32 = arith.constant 1 : i32
+        %25 = arith.addi %11, %c1_i32 : i32
+        %c2_i32_11 = arith.constant 2 : i32
+        %26 = arith.muli %25, %9 : i32
+        %27 = arith.divui %26, %c2_i32_11 : i32
+        %cst = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #wgmma_acc>
+        %c1_i32_12 = arith.constant 1 : i32
+        %28 = scf.for %arg9 = %24 to %27 step %c1_i32_12 iter_args(%arg10 = %cst) -> (tensor<64x64xf32, #wgmma_acc>)  : i32 {
+          %c64_i32_15 = arith.constant 64 : i32
+          %32 = arith.muli %arg9, %c64_i32_15 : i32
+          %33 = tile.load %arg0[%21, %32] : !tile.desc<tensor<64x64xbf16, #nvmma_shared>>
+          %34 = tile.load %arg1[%22, %32] : !tile.desc<tensor<64x64xbf16, #nvmma_shared>>
+          %35 = tile.dot %33, %34, %arg10 {transpose_b} : tensor<64x64xbf16, #nvmma_shared>, tensor<64x64xbf16, #nvmma_shared>, tensor<64x64xf32, #wgmma_acc>
+          scf.yield %35 : tensor<64x64xf32, #wgmma_acc>
+        }
+        %c0_i32 = arith.constant 0 : i32
+        %c1_i32_13 = arith.constant 1 : i32
+        %29 = arith.muli %10, %c1_i32_13 : i32
+        %30 = arith.addi %29, %c0_i32 : i32
+        %c2_i32_14 = arith.constant 2 : i32
+        // expected-error @+1 {{ws-assign-roles: arrives at a counter after no plain store of a consumer in its block: no consumer's writes for it to publish}}
+        %31 = tile.counter_arrive %arg7[%30], %c2_i32_14 : memref<?xi32>
+        tile.store_direct %arg6[%11, %21, %22], %28 : memref<?x?x?xf32>, tensor<64x64xf32, #wgmma_acc>
+        scf.if %31 {
+          %c1_i32_15 = arith.constant 1 : i32
+          %c2_i32_16 = arith.constant 2 : i32
+          %c0_i32_17 = arith.constant 0 : i32
+          %32 = scf.for %arg9 = %c0_i32_17 to %c2_i32_16 step %c1_i32_15 iter_args(%arg10 = %cst) -> (tensor<64x64xf32, #wgmma_acc>)  : i32 {
+            %34 = tile.load_direct %arg6[%arg9, %21, %22] : memref<?x?x?xf32> -> tensor<64x64xf32, #wgmma_acc>
+            %35 = arith.addf %arg10, %34 : tensor<64x64xf32, #wgmma_acc>
+            scf.yield %35 : tensor<64x64xf32, #wgmma_acc>
+          }
+          %33 = arith.truncf %32 : tensor<64x64xf32, #wgmma_acc> to tensor<64x64xbf16, #wgmma_acc>
+          tile.store %arg2[%21, %22], %33 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #wgmma_acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}

@@ -277,3 +277,26 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A role's arrival at a global counter (split-K): every thread of the role
+// takes part (the barriers), the role's first thread adds: the op gets the
+// leader's predicate rather than a branch around it.
+// CHECK-LABEL: gpu.module @counter
+// CHECK: %[[TID:.*]] = arith.index_cast %thread_id_x : index to i32
+// CHECK: %[[LEADER:.*]] = arith.cmpi eq, %[[TID]], %{{.*}} : i32
+// CHECK: ws.counter_arrive %{{.*}}[%{{.*}}], %{{.*}} barrier 1 threads 128 if %[[LEADER]] : memref<?xi32>
+module attributes {gpu.container_module} {
+  gpu.module @counter {
+    gpu.func @k(%counters: memref<?xi32>, %t: i32, %n: i32) kernel
+        attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %last = ws.counter_arrive %counters[%t], %n barrier 1 threads 128 : memref<?xi32>
+        }
+      }
+      gpu.return
+    }
+  }
+}

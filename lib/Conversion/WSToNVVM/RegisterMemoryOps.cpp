@@ -4,7 +4,8 @@
 // register tensors, once for every register layout through the layout
 // interface (see RegisterTensor.h): `ws.store_shared` (row pieces as
 // vectors), `ws.load_shared` of row vectors and `tile.store_direct` of row
-// vectors and 2-d register tensors into global memory.
+// vectors and 2-d register tensors into global memory, `tile.load_direct`
+// of 2-d register tensors from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -278,6 +279,109 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
   return success();
 }
 
+/// tile.load_direct of a 2-d register tensor from a memref whose innermost
+/// stride is 1 -> each thread loads its runs of contiguous values as
+/// vectors of up to 16 bytes from global memory. A vector outside the
+/// memref (a row or column past its size, an outer coordinate outside it:
+/// unsigned compares, so negative ones too) reads zeros: its address is
+/// replaced by the memref's base address and its value by zeros, without
+/// a branch, so every load of the thread can be in flight at once.
+static LogicalResult lowerLoadDirect(tile::LoadDirectOp op,
+                                     tile::LoadDirectOp::Adaptor adaptor,
+                                     ConversionPatternRewriter &rewriter,
+                                     const LLVMTypeConverter &converter) {
+  RankedTensorType type = op.getResult().getType();
+  std::optional<RegisterTensor> t = RegisterTensor::get(type);
+  if (!t || t->getRowSlice() || type.getRank() != 2)
+    return op.emitOpError("lowers 2-d register tensors only, got ") << type;
+  MemRefType sourceType = op.getSource().getType();
+  int64_t rank = sourceType.getRank();
+  SmallVector<int64_t> strides;
+  int64_t staticOffset;
+  if (failed(sourceType.getStridesAndOffset(strides, staticOffset)) ||
+      strides.back() != 1)
+    return op.emitOpError("loads 2-d register tensors from memrefs whose "
+                          "innermost stride is 1 only, got ")
+           << sourceType;
+  Location loc = op.getLoc();
+  Type element = converter.convertType(type.getElementType());
+  Type resultType = converter.convertType(type);
+  if (!resultType)
+    return failure();
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t run = t->getLayout().getContiguousValues(type.getShape());
+  int64_t perVector = std::min(run, kMaxVectorBytes / elementBytes);
+  if (perVector < 1 || run % perVector != 0)
+    return op.emitOpError("loads runs of ")
+           << run << " contiguous values, not a multiple of vectors of "
+           << perVector;
+  Type i64 = rewriter.getI64Type();
+  MemRefDescriptor source(adaptor.getSource());
+  auto index = [&](Value coord) -> Value {
+    return LLVM::SExtOp::create(rewriter, loc, i64, coord);
+  };
+  auto below = [&](Value x, Value size) -> Value {
+    return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, x,
+                                size);
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return LLVM::AddOp::create(rewriter, loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return LLVM::MulOp::create(rewriter, loc, x, y);
+  };
+
+  Value ok, offset = source.offset(rewriter, loc);
+  for (int64_t d = 0; d + 2 < rank; ++d) {
+    Value c = index(adaptor.getCoords()[d]);
+    Value inside = below(c, source.size(rewriter, loc, d));
+    ok = ok ? LLVM::AndOp::create(rewriter, loc, ok, inside).getResult()
+            : inside;
+    offset = add(offset, mul(c, source.stride(rewriter, loc, d)));
+  }
+  Value rows = source.size(rewriter, loc, rank - 2);
+  Value cols = source.size(rewriter, loc, rank - 1);
+  Value rowStride = source.stride(rewriter, loc, rank - 2);
+  Value base = source.alignedPtr(rewriter, loc);
+  SmallVector<OpFoldResult, 2> origin = t->buildThreadOrigin(rewriter, loc);
+  Value row0 = add(index(adaptor.getCoords()[rank - 2]),
+                   index(buildCoordinate(rewriter, loc, origin[0], 0)));
+  Value col0 = add(index(adaptor.getCoords()[rank - 1]),
+                   index(buildCoordinate(rewriter, loc, origin[1], 0)));
+  auto i64Const = [&](int64_t v) -> Value {
+    return LLVM::ConstantOp::create(rewriter, loc, i64,
+                                    rewriter.getI64IntegerAttr(v));
+  };
+  auto vectorType = VectorType::get({perVector}, element);
+  Value zeros = LLVM::ZeroOp::create(rewriter, loc, vectorType);
+  Value result = LLVM::UndefOp::create(rewriter, loc, resultType);
+  for (int64_t v = 0; v < t->getNumValues(); v += perVector) {
+    ArrayRef<int64_t> at = t->getOffsets(v);
+    Value row = add(row0, i64Const(at[0]));
+    Value col = add(col0, i64Const(at[1]));
+    Value inside =
+        LLVM::AndOp::create(rewriter, loc, below(row, rows),
+                            below(add(col, i64Const(perVector - 1)), cols));
+    if (ok)
+      inside = LLVM::AndOp::create(rewriter, loc, ok, inside);
+    Value addr = LLVM::GEPOp::create(
+        rewriter, loc, base.getType(), element, base,
+        ValueRange{add(offset, add(mul(row, rowStride), col))});
+    addr = LLVM::SelectOp::create(rewriter, loc, inside, addr, base);
+    Value vector = LLVM::LoadOp::create(rewriter, loc, vectorType, addr,
+                                        /*alignment=*/perVector * elementBytes);
+    vector = LLVM::SelectOp::create(rewriter, loc, inside, vector, zeros);
+    for (int64_t i = 0; i < perVector; ++i)
+      result = LLVM::InsertValueOp::create(
+          rewriter, loc, result,
+          LLVM::ExtractElementOp::create(rewriter, loc, vector,
+                                         i32Const(rewriter, loc, i)),
+          t->getPosition(v + i));
+  }
+  rewriter.replaceOp(op, result);
+  return success();
+}
+
 /// tile.store_direct of a row vector (`#tile.slice<dim = 1>`) into the
 /// innermost dimension of a memref -> for each of the thread's rows, a
 /// global store by the row's first holder (the lane at column 0 of the
@@ -361,5 +465,5 @@ static LogicalResult lowerStoreDirect(tile::StoreDirectOp op,
 void ws::populateRegisterMemoryOpPatterns(const LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns) {
   addLowerings(patterns, converter, lowerStoreShared, lowerLoadShared,
-               lowerStoreDirect);
+               lowerStoreDirect, lowerLoadDirect);
 }

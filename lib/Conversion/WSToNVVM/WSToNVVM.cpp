@@ -444,6 +444,65 @@ static LogicalResult lowerNamedBarrier(OpT op, typename OpT::Adaptor,
   return success();
 }
 
+/// Inline PTX `text` with `operands` under `constraints`, returning
+/// `result` (null: none).
+static Value inlinePtx(OpBuilder &b, Location loc, Type result,
+                       ValueRange operands, StringRef text,
+                       StringRef constraints) {
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return result ? asmOp.getRes() : Value();
+}
+
+/// ws.counter_arrive -> `fence.acq_rel.gpu` and `bar.sync id, threads` in
+/// every thread; in the leader (`pred`) `atom.relaxed.gpu.global.add.u32`
+/// and, when it read `count - 1`, a store of 0; `bar.red.or.pred` on the
+/// same barrier hands the leader's answer to every thread, which fences
+/// again (the acquire side) before it goes on.
+static LogicalResult lowerCounterArrive(CounterArriveOp op,
+                                        CounterArriveOp::Adaptor adaptor,
+                                        ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  Type i32 = rewriter.getI32Type();
+  MemRefDescriptor counters(adaptor.getCounters());
+  Value base = counters.alignedPtr(rewriter, loc);
+  Type i64 = rewriter.getI64Type();
+  Value at = LLVM::AddOp::create(
+      rewriter, loc, counters.offset(rewriter, loc),
+      LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getIndex()));
+  Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), i32, base,
+                                   ValueRange{at});
+  Value leader = adaptor.getPred() ? LLVM::ZExtOp::create(rewriter, loc, i32,
+                                                          adaptor.getPred())
+                                         .getResult()
+                                   : i32Const(rewriter, loc, 1);
+  Value last = LLVM::SubOp::create(rewriter, loc, adaptor.getCount(),
+                                   i32Const(rewriter, loc, 1));
+  inlinePtx(rewriter, loc, Type(), {}, "fence.acq_rel.gpu;", "~{memory}");
+  NVVM::BarrierOp::create(rewriter, loc, Type(),
+                          i32Const(rewriter, loc, op.getId()),
+                          i32Const(rewriter, loc, op.getThreads()),
+                          NVVM::BarrierReductionAttr(), Value());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n.reg .pred l, z;\n.reg .b32 old;\n"
+     << "setp.ne.b32 l, $1, 0;\nmov.b32 old, 0;\n"
+     << "@l atom.relaxed.gpu.global.add.u32 old, [$2], 1;\n"
+     << "setp.eq.and.b32 z, old, $3, l;\n"
+     << "@z st.relaxed.gpu.global.b32 [$2], 0;\n"
+     << "bar.red.or.pred z, " << op.getId() << ", " << op.getThreads()
+     << ", z;\nselp.b32 $0, 1, 0, z;\n}";
+  Value answer = inlinePtx(rewriter, loc, i32, {leader, addr, last}, text,
+                           "=r,r,l,r,~{memory}");
+  inlinePtx(rewriter, loc, Type(), {}, "fence.acq_rel.gpu;", "~{memory}");
+  rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::ne, answer,
+                                            i32Const(rewriter, loc, 0));
+  return success();
+}
+
 namespace {
 
 /// The kernels' !tile.desc parameters, remembered across the conversion.
@@ -575,7 +634,7 @@ struct ConvertWSToNVVMPass
                  lowerMBarrierAlloc, lowerMBarrierArrive, lowerMBarrierWait,
                  lowerTMALoad, lowerFenceAsyncShared,
                  lowerNamedBarrier<BarrierSyncOp>,
-                 lowerNamedBarrier<BarrierArriveOp>);
+                 lowerNamedBarrier<BarrierArriveOp>, lowerCounterArrive);
     populateTileToNVVMPatterns(converter, patterns);
     populateTCGen05ToNVVMPatterns(converter, patterns);
     populateGpuToNVVMConversionPatterns(converter, patterns);

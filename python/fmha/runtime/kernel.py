@@ -31,7 +31,8 @@ from typing import Any, Mapping, Optional, Union
 
 from .driver import DEFAULT_DYNAMIC_SMEM_LIMIT, MAX_PORTABLE_CLUSTER_SIZE
 from .errors import ManifestError
-from .manifest import Manifest, bind_symbols, launch_grid, load_manifest
+from .manifest import (Manifest, bind_symbols, launch_grid, load_manifest,
+                       scratch_shapes)
 from .lru import LRUCache
 from .params import PackedParams, pack_params, rebindable_copy
 from .tensormap import TensorMapArgs, tensor_map_key
@@ -264,6 +265,21 @@ class Kernel:
         return BoundLaunch(self, launch, params,
                            [slots.get(name, []) for name in order], ptrs)
 
+    @property
+    def scratch_names(self) -> tuple:
+        """The kernel's scratch tensors (role ``scratch`` or ``zeroed``,
+        docs/Manifest.md), in manifest order: the caller passes them like
+        the others, shaped as :meth:`scratch_shapes` says."""
+        return tuple(n for n, t in self.manifest.tensors.items()
+                     if t.scratch)
+
+    def scratch_shapes(self, shapes: Mapping[str, Any],
+                       sizes: Optional[Mapping[str, int]] = None) -> dict:
+        """``{name: (shape, role, dtype name)}`` of the scratch tensors for
+        the caller's tensors of ``shapes`` (by name; the scratch tensors
+        left out)."""
+        return scratch_shapes(self.manifest, shapes, sizes)
+
     def cache_info(self) -> dict:
         """Sizes and hit counts of the launch and tensor-map caches."""
         return {name: {"size": len(c), "maxsize": c.maxsize,
@@ -458,6 +474,9 @@ class BoundLaunch:
                 launch.function, launch.grid, launch.block,
                 launch.dynamic_smem, stream, params.array, launch.cluster)
         self._lock = threading.Lock()
+        # The caller's own data (fmha.gemm's front door keeps the shapes of
+        # the scratch tensors it passes per call here).
+        self.scratch: Any = None
 
     def run(self, ptrs: tuple, stream: int) -> None:
         """Launches on the tensors at ``ptrs`` (data pointers, in the order

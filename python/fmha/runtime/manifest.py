@@ -9,6 +9,7 @@ tensor shapes, :func:`evaluate` and :func:`launch_grid` evaluate expressions.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -23,7 +24,12 @@ from .tensormap import check_box
 
 FORMAT = "fmha-manifest/1"
 NUM_SMS = "num_sms"
-ROLES = ("input", "output")
+ROLES = ("input", "output", "scratch", "zeroed")
+# Tensors the kernel needs beside the caller's data, sized by expressions
+# of the other tensors' sizes: a workspace ("scratch": its contents do not
+# matter across launches) or one that must be zero before the first launch
+# and that every launch leaves zero ("zeroed": split-K's tile counters).
+SCRATCH_ROLES = ("scratch", "zeroed")
 MAX_THREADS_PER_BLOCK = 1024
 # Grid limits of the driver: x < 2^31, y and z < 2^16.
 MAX_GRID = (2**31 - 1, 65535, 65535)
@@ -194,12 +200,18 @@ def _names(items: Any) -> str:
 @dataclass(frozen=True)
 class TensorSpec:
     """A tensor the caller passes: its shape (sizes outermost first, each an
-    integer or a size symbol), element type and role."""
+    integer or a size symbol; for a scratch tensor, ``role`` in
+    SCRATCH_ROLES, an expression of the other tensors' sizes), element
+    type and role."""
 
     name: str
-    shape: tuple[Union[int, str], ...]
+    shape: tuple[Any, ...]
     dtype: TensorDType
     role: str
+
+    @property
+    def scratch(self) -> bool:
+        return self.role in SCRATCH_ROLES
 
     @property
     def rank(self) -> int:
@@ -390,8 +402,17 @@ def _parse(data: Any, source: str, directory: str) -> Manifest:
     dynamic_smem = _int(_get(top, "dynamic_smem", "manifest"),
                         "dynamic_smem", 0)
     tensors = _parse_tensors(_get(top, "tensors", "manifest"))
-    symbols = {s for t in tensors.values() for s in t.shape
+    symbols = {s for t in tensors.values() if not t.scratch for s in t.shape
                if isinstance(s, str)}
+    for t in tensors.values():
+        if t.scratch:
+            for i, e in enumerate(t.shape):
+                unknown = expr_symbols(e) - symbols
+                if unknown or isinstance(e, NumSms):
+                    raise ManifestError(
+                        f"tensors.{t.name}.shape[{i}]: a scratch tensor's "
+                        f"size must be an expression of the other tensors' "
+                        f"size symbols, got {e}")
     sizes = _parse_sizes(top.get("sizes", []), tensors, symbols)
     symbols |= set(sizes)
     raw_params = _get(top, "params", "manifest")
@@ -451,7 +472,8 @@ def _parse_tensors(value: Any) -> dict[str, TensorSpec]:
             raise ManifestError(f"{field}.shape: expected a non-empty list "
                                 f"of sizes, got {json.dumps(shape)}")
         sizes: list[Union[int, str]] = []
-        for i, s in enumerate(shape):
+        scratch = isinstance(t.get("role"), str) and t["role"] in SCRATCH_ROLES
+        for i, s in enumerate([] if scratch else shape):
             f = f"{field}.shape[{i}]"
             if isinstance(s, str):
                 if s == NUM_SMS or not s.isidentifier():
@@ -468,8 +490,14 @@ def _parse_tensors(value: Any) -> dict[str, TensorSpec]:
                                 f"{', '.join(TENSOR_DTYPES)})")
         role = _get(t, "role", field)
         if role not in ROLES:
-            raise ManifestError(f"{field}.role: expected 'input' or "
-                                f"'output', got {json.dumps(role)}")
+            raise ManifestError(f"{field}.role: expected one of "
+                                f"{', '.join(ROLES)}, got {json.dumps(role)}")
+        if role in SCRATCH_ROLES:
+            tensors[name] = TensorSpec(
+                name, tuple(parse_expr(s, f"{field}.shape[{i}]")
+                            for i, s in enumerate(shape)),
+                TENSOR_DTYPES[dtype], role)
+            continue
         tensors[name] = TensorSpec(name, tuple(sizes), TENSOR_DTYPES[dtype],
                                    role)
     return tensors
@@ -581,7 +609,10 @@ def bind_symbols(manifest: Manifest,
                              f"{_INT_RANGES['i32'][1]}], got {value!r}")
         bound[name] = value
     origin: dict[str, str] = {}
+    scratch = [spec for spec in manifest.tensors.values() if spec.scratch]
     for name, spec in manifest.tensors.items():
+        if spec.scratch:
+            continue
         if name not in shapes:
             raise ValueError(f"tensor '{name}' is missing")
         shape = tuple(int(s) for s in shapes[name])
@@ -604,7 +635,38 @@ def bind_symbols(manifest: Manifest,
                 raise ValueError(
                     f"tensor '{name}' has {want} = {got} but "
                     f"'{origin[want]}' gave {want} = {bound[want]}")
+    for spec in scratch:
+        if spec.name not in shapes:
+            raise ValueError(f"tensor '{spec.name}' is missing")
+        want = scratch_shape(spec, bound)
+        got = tuple(int(s) for s in shapes[spec.name])
+        if got != want:
+            raise ValueError(
+                f"tensor '{spec.name}' (a {spec.role} tensor of the kernel) "
+                f"has shape {list(got)} but the kernel expects {list(want)} "
+                f"({spec.shape_str()} with {_bindings(bound)})")
     return bound
+
+
+def scratch_shapes(manifest: Manifest,
+                   shapes: Mapping[str, Sequence[int]],
+                   sizes: Optional[Mapping[str, int]] = None) -> dict:
+    """The scratch tensors of ``manifest`` (role in SCRATCH_ROLES) for the
+    caller's tensors of ``shapes`` (and ``sizes``): ``{name: (shape, role,
+    dtype name)}``, empty for a kernel without any."""
+    scratch = [spec for spec in manifest.tensors.values() if spec.scratch]
+    if not scratch:
+        return {}
+    caller = dataclasses.replace(manifest, tensors={
+        n: t for n, t in manifest.tensors.items() if not t.scratch})
+    symbols = bind_symbols(caller, shapes, sizes)
+    return {spec.name: (scratch_shape(spec, symbols), spec.role,
+                        spec.dtype.name) for spec in scratch}
+
+
+def scratch_shape(spec: TensorSpec, symbols: Mapping[str, int]) -> tuple:
+    """The shape of scratch tensor ``spec`` for the bound ``symbols``."""
+    return tuple(evaluate(e, symbols) for e in spec.shape)
 
 
 def launch_grid(manifest: Manifest, symbols: Mapping[str, int],

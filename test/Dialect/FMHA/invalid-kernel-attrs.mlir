@@ -55,8 +55,23 @@ func.func @tensor_dtype() attributes {fmha.tensors = {a = {shape = ["M"], dtype 
 
 // -----
 
-// expected-error @+1 {{'fmha.tensors': tensor 'a' role must be one of input, output}}
-func.func @tensor_role() attributes {fmha.tensors = {a = {shape = ["M"], dtype = "f32", role = "scratch"}}} {
+// expected-error @+1 {{'fmha.tensors': tensor 'a' role must be one of input, output, scratch, zeroed}}
+func.func @tensor_role() attributes {fmha.tensors = {a = {shape = ["M"], dtype = "f32", role = "inout"}}} {
+  return
+}
+
+// -----
+
+// A scratch tensor's sizes are expressions; a caller's tensor's are not.
+// expected-error @+1 {{'fmha.tensors': tensor 'a' must be {shape = [sizes or symbols], dtype, role}}}
+func.func @tensor_expression_shape() attributes {fmha.tensors = {a = {shape = [{ceildiv = ["M", 2]}], dtype = "f32", role = "input"}}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.tensors': tensor 'w' shape must be an integer, a symbol or {ceildiv | mul | min = [x, y]}}}
+func.func @scratch_shape() attributes {fmha.tensors = {w = {shape = [{max = ["M", 2]}], dtype = "f32", role = "scratch"}}} {
   return
 }
 

@@ -1029,6 +1029,42 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 
 // -----
 
+// Split-K with no K range.
+// expected-error @+1 {{splits 0 is not supported: expected at least 1 (the K ranges of each tile)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b splits 0 target sm_90a
+
+// -----
+
+// Split-K with more K ranges than K steps: K = 200 is four steps of 64.
+// expected-error @+1 {{splits 5 exceeds the 4 K steps of block_k 64 (K = 200): every K range needs a step}}
+fmha.gemm @gemm (tensor<?x200xbf16>, tensor<?x200xbf16>) -> tensor<?x?xbf16>
+    transpose_b splits 5 target sm_90a
+
+// -----
+
+// Split-K on sm_100a: not built.
+// expected-error @+1 {{splits 2 is supported on sm_90a only, not sm_100a}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b splits 2 target sm_100a
+
+// -----
+
+// Split-K with TMA multicast.
+// expected-error @+1 {{splits 2 cannot be combined with multicast 2: a split-K work item is one CTA's tile and K range}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [64, 128, 64] multicast 2 splits 2 target sm_90a
+
+// -----
+
+// Split-K with the ping-pong schedule.
+// expected-error @+1 {{splits 2 cannot be combined with schedule pingpong: a split-K work item is one CTA's tile and K range}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 64] stages 4 schedule pingpong splits 2
+    target sm_90a
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Structure, parsing and malformed IR
 //===----------------------------------------------------------------------===//

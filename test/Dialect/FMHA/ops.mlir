@@ -128,6 +128,12 @@ fmha.gemm @gemm_full (tensor<?x4096xbf16>, tensor<4096x4096xbf16>)
 fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2 consumers 2
     schedule pingpong target sm_90a
+// Split-K: each CTA tile in two K ranges.
+// CHECK: fmha.gemm @gemm_splitk (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> transpose_b tile [64, 128, 64] stages 6 splits 2 target sm_90a
+// GENERIC: "fmha.gemm"() <{function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>, splits = 2 : i64, stages = 6 : i64, sym_name = "gemm_splitk", target = #fmha<target sm_90a>, tile = array<i64: 64, 128, 64>, transpose_b}> : () -> ()
+fmha.gemm @gemm_splitk (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> transpose_b tile [64, 128, 64] stages 6 splits 2
+    target sm_90a
 // CHECK: fmha.gemm @gemm_cooperative (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> schedule cooperative target sm_90a
 fmha.gemm @gemm_cooperative (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16> schedule cooperative target sm_90a

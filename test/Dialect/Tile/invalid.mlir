@@ -657,3 +657,51 @@ func.func @convert_layout_dynamic(%x: tensor<?x64xf32>) {
   %0 = tile.convert_layout %x : tensor<?x64xf32> -> tensor<?x64xf32>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.load_direct
+//===----------------------------------------------------------------------===//
+
+func.func @load_direct_coords(%m: memref<?x?x?xf32>, %i: i32) {
+  // expected-error @+1 {{'tile.load_direct' op needs one coordinate per dimension of the source: 3 for 'memref<?x?x?xf32>', got 2}}
+  %v = tile.load_direct %m[%i, %i] : memref<?x?x?xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @load_direct_rank(%m: memref<?xf32>, %i: i32) {
+  // expected-error @+1 {{'tile.load_direct' op loads a value of rank 2 from a source of rank 1}}
+  %v = tile.load_direct %m[%i] : memref<?xf32> -> tensor<4x64xf32>
+  return
+}
+
+// -----
+
+func.func @load_direct_element_type(%m: memref<?x?xbf16>, %i: i32) {
+  // expected-error @+1 {{'tile.load_direct' op loads 'f32' elements from a memref of 'bf16'}}
+  %v = tile.load_direct %m[%i, %i] : memref<?x?xbf16> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @load_direct_shared(%m: memref<64x64xf32, 3>, %i: i32) {
+  // expected-error @+1 {{'tile.load_direct' op accesses global memory, but the source is in memory space 3 : i64}}
+  %v = tile.load_direct %m[%i, %i] : memref<64x64xf32, 3> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.counter_arrive
+//===----------------------------------------------------------------------===//
+
+func.func @counter_arrive_shared(%m: memref<16xi32, 3>, %i: i32) {
+  // expected-error @+1 {{'tile.counter_arrive' op accesses global memory, but the counters is in memory space 3 : i64}}
+  %last = tile.counter_arrive %m[%i], %i : memref<16xi32, 3>
+  return
+}

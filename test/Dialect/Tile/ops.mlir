@@ -196,6 +196,18 @@ func.func @store_direct(
   return
 }
 
+// Plain loads from a global memref (split-K's partial sums) and an arrival
+// at a global counter.
+// CHECK-LABEL: func.func @load_direct_and_counter
+func.func @load_direct_and_counter(%ws: memref<?x?x?xf32>, %counters: memref<?xi32>,
+                                   %i: i32) -> (tensor<64x128xf32>, i1) {
+  // CHECK: tile.load_direct %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] : memref<?x?x?xf32> -> tensor<64x128xf32>
+  %p = tile.load_direct %ws[%i, %i, %i] : memref<?x?x?xf32> -> tensor<64x128xf32>
+  // CHECK: tile.counter_arrive %{{.+}}[%{{.+}}], %{{.+}} : memref<?xi32>
+  %last = tile.counter_arrive %counters[%i], %i : memref<?xi32>
+  return %p, %last : tensor<64x128xf32>, i1
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//

@@ -622,6 +622,14 @@ func.func @barrier_sync_zero_threads() {
 
 // -----
 
+func.func @counter_arrive_threads(%counters: memref<?xi32>, %i: i32) {
+  // expected-error @+1 {{'ws.counter_arrive' op thread count must be a multiple of 32 in [32, 1024], got 100}}
+  %last = ws.counter_arrive %counters[%i], %i barrier 1 threads 100 : memref<?xi32>
+  return
+}
+
+// -----
+
 func.func @barrier_arrive_too_many_threads() {
   // expected-error @+1 {{'ws.barrier_arrive' op thread count must be a multiple of 32 in [32, 1024], got 1056}}
   ws.barrier_arrive 2 threads 1056

@@ -213,3 +213,18 @@ func.func @epilogue(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64x
   }
   return
 }
+
+// A role's arrival at a global counter (split-K), and the leader's form.
+// CHECK-LABEL: func.func @counter_arrive
+func.func @counter_arrive(%counters: memref<?xi32>, %i: i32, %n: i32) {
+  ws.warp_specialize {
+    ws.role "r" warps 4 {
+      // CHECK: ws.counter_arrive %{{.*}}[%{{.*}}], %{{.*}} barrier 1 threads 128 : memref<?xi32>
+      %last = ws.counter_arrive %counters[%i], %n barrier 1 threads 128 : memref<?xi32>
+      %leader = arith.cmpi eq, %i, %i : i32
+      // CHECK: ws.counter_arrive %{{.*}}[%{{.*}}], %{{.*}} barrier 1 threads 128 if %{{.*}} : memref<?xi32>
+      %again = ws.counter_arrive %counters[%i], %n barrier 1 threads 128 if %leader : memref<?xi32>
+    }
+  }
+  return
+}

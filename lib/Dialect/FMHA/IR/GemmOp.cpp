@@ -104,6 +104,12 @@ int64_t GemmOp::getNumMulticast() {
   return 1;
 }
 
+int64_t GemmOp::getNumSplits() {
+  if (IntegerAttr splits = getSplitsAttr())
+    return splits.getInt();
+  return 1;
+}
+
 bool GemmOp::isPingPong() {
   std::optional<GemmSchedule> schedule = getSchedule();
   return schedule && *schedule == GemmSchedule::PingPong;
@@ -346,6 +352,41 @@ static LogicalResult verifySchedule(GemmOp op, Target target) {
   return success();
 }
 
+/// Checks split-K (`splits`): at least 1 and at most the K steps where K is
+/// static; sm_90a only; not with CTA pairs, multicast or ping-pong (whose
+/// work items are whole tiles or tiles computed in step).
+static LogicalResult verifySplits(GemmOp op, Target target) {
+  IntegerAttr attr = op.getSplitsAttr();
+  if (!attr)
+    return success();
+  int64_t splits = attr.getInt();
+  if (splits < 1)
+    return op.emitOpError() << "splits " << splits
+                            << " is not supported: expected at least 1 (the "
+                               "K ranges of each tile)";
+  int64_t k = op.getK();
+  int64_t blockK = op.getBlockK();
+  if (!ShapedType::isDynamic(k) && splits > llvm::divideCeil(k, blockK))
+    return op.emitOpError()
+           << "splits " << splits << " exceeds the "
+           << llvm::divideCeil(k, blockK) << " K steps of block_k " << blockK
+           << " (K = " << k << "): every K range needs a step";
+  if (splits == 1)
+    return success();
+  if (getTargetInfo(target).hasTensorMemory())
+    return op.emitOpError()
+           << "splits " << splits << " is supported on sm_90a only, not "
+           << stringifyTarget(target);
+  if (op.getNumMulticast() != 1 || op.getNumCtas() != 1 || op.isPingPong())
+    return op.emitOpError()
+           << "splits " << splits << " cannot be combined with "
+           << (op.getNumMulticast() != 1 ? "multicast 2"
+               : op.getNumCtas() != 1    ? "ctas 2"
+                                         : "schedule pingpong")
+           << ": a split-K work item is one CTA's tile and K range";
+  return success();
+}
+
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(GemmOp op) {
   int64_t blockN = op.getBlockN();
@@ -378,7 +419,7 @@ static LogicalResult verifyConfig(GemmOp op) {
     return failure();
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())) ||
-      failed(verifySchedule(op, target)))
+      failed(verifySchedule(op, target)) || failed(verifySplits(op, target)))
     return failure();
 
   if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))

@@ -74,18 +74,30 @@ LogicalResult ContractChecker::tensor(NamedAttribute tensor) {
   auto entry = dyn_cast<DictionaryAttr>(tensor.getValue());
   auto shape =
       entry ? dyn_cast_or_null<ArrayAttr>(entry.get("shape")) : nullptr;
-  if (failed(expect(shape && llvm::all_of(shape,
-                                          [](Attribute size) {
-                                            return isa<IntegerAttr, StringAttr>(
-                                                size);
-                                          }),
-                    what, "{shape = [sizes or symbols], dtype, role}",
+  if (failed(expect(bool(shape), what,
+                    "{shape = [sizes or symbols], dtype, role}",
                     tensor.getValue())))
     return failure();
-  if (failed(
-          oneOf(entry, "dtype", {"bf16", "f16", "f32", "f8e4m3", "i32"}, what)))
+  if (failed(oneOf(entry, "dtype", {"bf16", "f16", "f32", "f8e4m3", "i32"},
+                   what)) ||
+      failed(
+          oneOf(entry, "role", {"input", "output", "scratch", "zeroed"}, what)))
     return failure();
-  return oneOf(entry, "role", {"input", "output"}, what);
+  // The caller's tensors bind sizes and symbols; the runtime sizes its
+  // scratch tensors by expressions of them.
+  StringRef role = cast<StringAttr>(entry.get("role")).getValue();
+  if (role == "scratch" || role == "zeroed") {
+    for (Attribute size : shape)
+      if (failed(expression(size, what + " shape")))
+        return failure();
+    return success();
+  }
+  return expect(llvm::all_of(shape,
+                             [](Attribute size) {
+                               return isa<IntegerAttr, StringAttr>(size);
+                             }),
+                what, "{shape = [sizes or symbols], dtype, role}",
+                tensor.getValue());
 }
 
 LogicalResult ContractChecker::param(Attribute param, size_t index) {

@@ -48,6 +48,12 @@ public:
   /// Declares tensor `name` of `shape` and `dtype`, an input or an output.
   void tensor(StringRef name, ArrayRef<Attribute> shape, Type dtype,
               bool output);
+  /// Declares tensor `name` of `shape` (size expressions) and `dtype` that
+  /// the runtime provides, not the caller: a workspace whose contents do not
+  /// matter across launches, or (`zeroed`) one the runtime zeroes before the
+  /// kernel's first launch and that every launch leaves zeroed.
+  void scratch(StringRef name, ArrayRef<Attribute> shape, Type dtype,
+               bool zeroed);
   /// Declares a size the caller passes as an integer (a symbol no tensor's
   /// shape has) and returns it as a symbol.
   Attribute callerSize(StringRef symbol);

@@ -69,6 +69,23 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
   contract.tensorMap("c", {blockM, blockN}, 0);
   for (Attribute size : {m, n, k})
     contract.scalar(size);
+  // Split-K: the partial sums ([splits, M, N] f32) and a counter per
+  // consumer tile, both provided by the runtime; the counters start zeroed
+  // and every launch leaves them so.
+  if (int64_t splits = op.getNumSplits(); splits > 1) {
+    int64_t consumers = op.getNumConsumerGroups();
+    contract.scratch("workspace", {contract.integer(splits), m, n},
+                     b.getF32Type(), /*zeroed=*/false);
+    contract.scratch(
+        "counters",
+        {contract.mul(contract.mul(contract.ceildiv(
+                                       m, contract.integer(blockM * consumers)),
+                                   contract.integer(consumers)),
+                      contract.ceildiv(n, contract.integer(blockN)))},
+        b.getI32Type(), /*zeroed=*/true);
+    contract.memref("workspace");
+    contract.memref("counters");
+  }
   // Persistent: one CTA per SM; CTAs past the last tile do nothing. In
   // 2-CTA and multicast mode clusters of two along x (ws-lower-roles sets
   // the kernel's nvvm.cluster_dim), so an even count of CTAs.
@@ -184,6 +201,117 @@ static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
   b.setInsertionPointAfter(itemLoop);
 }
 
+/// The split-K tile program (`splits n`, cooperative): work item w of the
+/// persistent grid is K range s = w mod n of CTA tile t = w / n (tiles in
+/// grouped order); its main loop runs K steps [s * steps / n, (s + 1) *
+/// steps / n). Each consumer's f32 partial tile goes to `workspace[s]` by
+/// plain stores, then the consumer arrives at its tile's counter; the last
+/// of the n arrivals loads the n partials in split order (so the sum is the
+/// same whichever came last), rounds the sum and stores it to C.
+static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
+                             Value c, Value m, Value n, Value k,
+                             Value workspace, Value counters,
+                             function_ref<Value(int64_t)> constant) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  Type outType = op.getCType().getElementType();
+  Type f32 = b.getF32Type();
+  int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
+          blockK = op.getBlockK();
+  int64_t consumers = op.getNumConsumerGroups();
+  int64_t splits = op.getNumSplits();
+  bool kMajorB = op.getTransposeB();
+  auto ceilDiv = [&](Value x, int64_t d) -> Value {
+    return arith::DivUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
+  };
+  Value tilesM = ceilDiv(m, blockM * consumers);
+  Value tilesN = ceilDiv(n, blockN);
+  Value tiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
+  Value items = arith::MulIOp::create(b, loc, tiles, constant(splits));
+  Value pid = tile::ProgramIdOp::create(
+      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  Value numPrograms = tile::NumProgramsOp::create(
+      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  Value kTiles = ceilDiv(k, blockK);
+  auto itemLoop = scf::ForOp::create(b, loc, pid, items, numPrograms);
+  b.setInsertionPointToStart(itemLoop.getBody());
+  Value w = itemLoop.getInductionVar();
+  Value t = arith::DivUIOp::create(b, loc, w, constant(splits));
+  Value split = arith::RemUIOp::create(b, loc, w, constant(splits));
+  auto [pidM, pidN] = groupedTile(b, loc, t, tilesM, tilesN, constant);
+  Value m0 = arith::MulIOp::create(b, loc, pidM, constant(blockM * consumers));
+  SmallVector<Value> rows;
+  for (int64_t i = 0; i < consumers; ++i)
+    rows.push_back(i == 0
+                       ? m0
+                       : arith::AddIOp::create(b, loc, m0, constant(i * blockM))
+                             .getResult());
+  Value n0 = arith::MulIOp::create(b, loc, pidN, constant(blockN));
+  // Balanced K ranges: range s starts at step s * steps / n.
+  auto rangeStart = [&](Value s) -> Value {
+    return arith::DivUIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, s, kTiles), constant(splits));
+  };
+  Value kBegin = rangeStart(split);
+  Value kEnd = rangeStart(arith::AddIOp::create(b, loc, split, constant(1)));
+
+  auto accType = RankedTensorType::get({blockM, blockN}, f32);
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
+  SmallVector<Value> inits(consumers, zero);
+  auto loop = scf::ForOp::create(b, loc, kBegin, kEnd, constant(1), inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kOffset =
+        arith::MulIOp::create(b, loc, loop.getInductionVar(), constant(blockK));
+    SmallVector<Value> aTiles;
+    for (Value row : rows)
+      aTiles.push_back(tile::LoadOp::create(b, loc, a, {row, kOffset}));
+    Value bTile =
+        tile::LoadOp::create(b, loc, bArg,
+                             kMajorB ? SmallVector<Value>{n0, kOffset}
+                                     : SmallVector<Value>{kOffset, n0});
+    SmallVector<Value> results;
+    for (auto [aTile, acc] : llvm::zip(aTiles, loop.getRegionIterArgs()))
+      results.push_back(tile::DotOp::create(
+          b, loc, aTile, bTile, acc, UnitAttr(),
+          kMajorB ? b.getUnitAttr() : UnitAttr(), UnitAttr(), UnitAttr()));
+    scf::YieldOp::create(b, loc, results);
+  }
+  for (auto [i, acc, row] : llvm::enumerate(loop.getResults(), rows)) {
+    tile::StoreDirectOp::create(b, loc, workspace, {split, row, n0}, acc);
+    Value counter = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, t, constant(consumers)),
+        constant(i));
+    Value last = tile::CounterArriveOp::create(b, loc, counters, counter,
+                                               constant(splits));
+    auto ifOp = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    // The partials in split order, one at a time.
+    auto sumLoop = scf::ForOp::create(b, loc, constant(0), constant(splits),
+                                      constant(1), ValueRange{zero});
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(sumLoop.getBody());
+      Value partial = tile::LoadDirectOp::create(
+          b, loc, accType, workspace,
+          ValueRange{sumLoop.getInductionVar(), row, n0});
+      Value sum = arith::AddFOp::create(b, loc, sumLoop.getRegionIterArgs()[0],
+                                        partial);
+      scf::YieldOp::create(b, loc, sum);
+    }
+    Value result = sumLoop.getResult(0);
+    if (outType != f32)
+      result = arith::TruncFOp::create(
+          b, loc, RankedTensorType::get({blockM, blockN}, outType), result);
+    tile::StoreOp::create(b, loc, c, {row, n0}, result);
+  }
+  b.setInsertionPointAfter(itemLoop);
+}
+
 LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   // The tile program is the same for sm_90a and sm_100a: the targets differ
   // in layouts and roles, assigned by later passes.
@@ -216,8 +344,16 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
                             inType));
   auto cDesc = tile::TensorDescType::get(
       RankedTensorType::get({blockM, blockN}, outType));
-  KernelShell shell = createKernelShell(b, op, op.getSymName(), op.getTarget(),
-                                        {aDesc, bDesc, cDesc, i32, i32, i32});
+  SmallVector<Type> params{aDesc, bDesc, cDesc, i32, i32, i32};
+  // Split-K: the workspace of partial sums and the tiles' counters.
+  bool split = op.getNumSplits() > 1;
+  if (split) {
+    int64_t dynamic = ShapedType::kDynamic;
+    params.push_back(MemRefType::get({dynamic, dynamic, dynamic}, f32));
+    params.push_back(MemRefType::get({dynamic}, i32));
+  }
+  KernelShell shell =
+      createKernelShell(b, op, op.getSymName(), op.getTarget(), params);
   gpu::GPUFuncOp func = shell.func;
   auto *fmha = cast<FMHADialect>(op->getDialect());
   recordGemmContract(op, func, b);
@@ -238,6 +374,14 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, v);
   };
+  if (split) {
+    buildSplitKTiles(op, b, a, bArg, c, func.getArgument(3),
+                     func.getArgument(4), k, func.getArgument(6),
+                     func.getArgument(7), constant);
+    gpu::ReturnOp::create(b, loc);
+    op.erase();
+    return success();
+  }
   if (op.isPingPong()) {
     buildPingPongTiles(op, b, a, bArg, c, func.getArgument(3),
                        func.getArgument(4), k, constant);

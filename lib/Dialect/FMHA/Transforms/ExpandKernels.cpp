@@ -78,6 +78,16 @@ void LaunchContract::tensor(StringRef name, ArrayRef<Attribute> shape,
            entry("role", b.getStringAttr(output ? "output" : "input"))})));
 }
 
+void LaunchContract::scratch(StringRef name, ArrayRef<Attribute> shape,
+                             Type dtype, bool zeroed) {
+  tensors.push_back(entry(
+      name,
+      b.getDictionaryAttr(
+          {entry("shape", b.getArrayAttr(shape)),
+           entry("dtype", b.getStringAttr(dtypeName(dtype))),
+           entry("role", b.getStringAttr(zeroed ? "zeroed" : "scratch"))})));
+}
+
 Attribute LaunchContract::callerSize(StringRef symbol) {
   sizes.push_back(b.getStringAttr(symbol));
   return sizes.back();

@@ -210,6 +210,50 @@ LogicalResult StoreDirectOp::verify() {
   return success();
 }
 
+/// Checks that `memref` is in global memory: no memory space, or NVPTX's
+/// global address space 1 (0 is the generic one).
+static LogicalResult verifyGlobal(Operation *op, MemRefType memref,
+                                  StringRef what) {
+  Attribute space = memref.getMemorySpace();
+  if (!space)
+    return success();
+  auto number = dyn_cast<IntegerAttr>(space);
+  if (number && (number.getInt() == 0 || number.getInt() == 1))
+    return success();
+  return op->emitOpError() << "accesses global memory, but " << what
+                           << " is in memory space " << space;
+}
+
+//===----------------------------------------------------------------------===//
+// LoadDirectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadDirectOp::verify() {
+  MemRefType source = getSource().getType();
+  RankedTensorType result = getResult().getType();
+  if (getCoords().size() != static_cast<size_t>(source.getRank()))
+    return emitOpError() << "needs one coordinate per dimension of the "
+                            "source: "
+                         << source.getRank() << " for " << source << ", got "
+                         << getCoords().size();
+  if (result.getRank() > source.getRank())
+    return emitOpError() << "loads a value of rank " << result.getRank()
+                         << " from a source of rank " << source.getRank();
+  if (result.getElementType() != source.getElementType())
+    return emitOpError() << "loads " << result.getElementType()
+                         << " elements from a memref of "
+                         << source.getElementType();
+  return verifyGlobal(*this, source, "the source");
+}
+
+//===----------------------------------------------------------------------===//
+// CounterArriveOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CounterArriveOp::verify() {
+  return verifyGlobal(*this, getCounters().getType(), "the counters");
+}
+
 //===----------------------------------------------------------------------===//
 // DotOp
 //===----------------------------------------------------------------------===//

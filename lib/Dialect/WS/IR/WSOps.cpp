@@ -398,6 +398,9 @@ LogicalResult BarrierSyncOp::verify() {
 LogicalResult BarrierArriveOp::verify() {
   return verifyNamedBarrier(*this, getThreads());
 }
+LogicalResult CounterArriveOp::verify() {
+  return verifyNamedBarrier(*this, getThreads());
+}
 
 //===----------------------------------------------------------------------===//
 // Explicit rings

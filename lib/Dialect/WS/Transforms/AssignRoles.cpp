@@ -6,7 +6,9 @@
 //
 // On sm_90a: one producer warp issues every load, through channels chosen
 // per descriptor and place; one consumer warpgroup per accumulator chain of
-// the main loop computes it and stores what is computed from it. A program
+// the main loop computes it and stores what is computed from it (with
+// split-K, also the arrival that publishes its partial sum and the
+// reduction done on the last arrival). A program
 // with several main loops side by side (a ping-pong GEMM's work items) gets
 // a consumer per loop, the loops sharing one channel and taking turns.
 //
@@ -79,6 +81,19 @@ struct TileProgram {
   /// consumer, one per store.
   SmallVector<tile::StoreDirectOp> directStores;
   SmallVector<unsigned> directOwners;
+  /// Arrivals at global counters (tile.counter_arrive), each after a plain
+  /// store of a consumer, whose chain it runs in (split-K publishing a
+  /// partial sum), and the scf.ifs on the last arrival, which run in the
+  /// same consumer with everything inside them (the reduction and its
+  /// store).
+  SmallVector<std::pair<tile::CounterArriveOp, unsigned>> arrivals;
+  SmallVector<std::pair<scf::IfOp, unsigned>> onLast;
+
+  /// Whether `op` sits inside one of the scf.ifs on a last arrival.
+  bool isOnLast(Operation *op) const {
+    return llvm::any_of(
+        onLast, [&](auto &entry) { return entry.first->isProperAncestor(op); });
+  }
 };
 
 } // namespace
@@ -303,7 +318,40 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   if (program.chains.empty())
     return program.loop.emitOpError(
         "carries no tile.dot accumulator: nothing for consumer roles to do");
+  for (tile::StoreDirectOp store : program.directStores) {
+    FailureOr<unsigned> owner = ownerOf(store, program);
+    if (failed(owner))
+      return failure();
+    program.directOwners.push_back(*owner);
+  }
+  // An arrival publishes the plain store before it in its block: it runs in
+  // that store's consumer, and so does what is done on the last arrival.
+  WalkResult arrivals = func->walk([&](tile::CounterArriveOp arrive) {
+    Operation *prev = arrive->getPrevNode();
+    while (prev && !isa<tile::StoreDirectOp>(prev))
+      prev = prev->getPrevNode();
+    auto it = llvm::find_if(program.directStores, [&](tile::StoreDirectOp s) {
+      return s.getOperation() == prev;
+    });
+    if (!prev || it == program.directStores.end()) {
+      arrive.emitOpError("ws-assign-roles: arrives at a counter after no "
+                         "plain store of a consumer in its block: no "
+                         "consumer's writes for it to publish");
+      return WalkResult::interrupt();
+    }
+    unsigned chain = program.directOwners[it - program.directStores.begin()];
+    program.arrivals.push_back({arrive, chain});
+    for (Operation *user : arrive->getUsers())
+      if (auto ifOp = dyn_cast<scf::IfOp>(user);
+          ifOp && ifOp.getCondition() == arrive.getResult())
+        program.onLast.push_back({ifOp, chain});
+    return WalkResult::advance();
+  });
+  if (arrivals.wasInterrupted())
+    return failure();
   for (tile::StoreOp store : program.stores) {
+    if (program.isOnLast(store))
+      continue;
     llvm::SmallSetVector<unsigned, 4> positions =
         positionsOf(store.getValue(), program.loop);
     if (llvm::none_of(program.chains, [&](unsigned chain) {
@@ -311,12 +359,6 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
         }))
       return store.emitOpError("stores a value that does not come from an "
                                "accumulator of the main loop");
-  }
-  for (tile::StoreDirectOp store : program.directStores) {
-    FailureOr<unsigned> owner = ownerOf(store, program);
-    if (failed(owner))
-      return failure();
-    program.directOwners.push_back(*owner);
   }
   return program;
 }
@@ -390,6 +432,8 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
                                 program.chains.begin());
   };
   for (tile::StoreOp store : program.stores) {
+    if (program.isOnLast(store))
+      continue;
     llvm::SmallSetVector<unsigned, 4> positions =
         positionsOf(store.getValue(), program.loop);
     SmallVector<int32_t> owners;
@@ -401,6 +445,13 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
   for (auto [store, owner] :
        llvm::zip(program.directStores, program.directOwners))
     setPartition(store, {consumerOf(owner)});
+  for (auto [arrive, chain] : program.arrivals)
+    setPartition(arrive, {consumerOf(chain)});
+  for (auto [ifOp, chain] : program.onLast) {
+    setPartition(ifOp, {consumerOf(chain)});
+    ifOp.walk(
+        [&](tile::StoreOp store) { setPartition(store, {consumerOf(chain)}); });
+  }
 
   SmallVector<SmallVector<int32_t>> outputs(
       program.loop.getNumRegionIterArgs());

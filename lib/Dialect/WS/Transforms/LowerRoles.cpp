@@ -112,6 +112,9 @@ static void lowerRole(OpBuilder &b, RoleOp role, Value warp, Value tid,
     } else if (auto store = dyn_cast<TMAStoreOp>(nested)) {
       // Predicated, not branched around (see ws.tma_store).
       store.getPredMutable().assign(isLeader);
+    } else if (auto arrive = dyn_cast<CounterArriveOp>(nested)) {
+      // Every thread takes part in the barriers; the leader adds.
+      arrive.getPredMutable().assign(isLeader);
     } else if (isa<TMALoadMBarrierOp, TCGen05MMAOp>(nested)) {
       leaderOps.push_back(nested);
     } else if (auto threadId = dyn_cast<ThreadIdOp>(nested)) {

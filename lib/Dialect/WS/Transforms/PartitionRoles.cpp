@@ -208,6 +208,40 @@ static void stageStore(OpBuilder &b, tile::StoreOp store, Value buffer,
   store.erase();
 }
 
+/// Erases from `role` (index `index`) the arrivals at counters
+/// (tile.counter_arrive) assigned to other roles and the scf.ifs on them
+/// (split-K's reduction), which run in the role that arrives.
+static void eraseOthersArrivals(RoleOp role, int32_t index) {
+  SmallVector<Operation *> others;
+  role.walk([&](Operation *op) {
+    ArrayRef<int32_t> roles = getPartition(op);
+    if (isa<tile::CounterArriveOp, scf::IfOp>(op) && !roles.empty() &&
+        !llvm::is_contained(roles, index))
+      others.push_back(op);
+  });
+  // The ifs come after the arrivals they test.
+  for (Operation *op : llvm::reverse(others))
+    if (op->use_empty())
+      op->erase();
+}
+
+/// Replaces each tile.counter_arrive of `role` by a ws.counter_arrive
+/// synchronising the role's `threads` at named barrier `barrierId` (the
+/// role's store barrier: the role runs one at a time).
+static void arriveAtCounters(OpBuilder &b, RoleOp role, unsigned barrierId,
+                             int64_t threads) {
+  SmallVector<tile::CounterArriveOp> arrivals;
+  role.walk([&](tile::CounterArriveOp arrive) { arrivals.push_back(arrive); });
+  for (tile::CounterArriveOp arrive : arrivals) {
+    b.setInsertionPoint(arrive);
+    Value last = CounterArriveOp::create(
+        b, arrive.getLoc(), b.getI1Type(), arrive.getCounters(),
+        arrive.getIndex(), arrive.getCount(), barrierId, threads, Value());
+    arrive.replaceAllUsesWith(last);
+    arrive.erase();
+  }
+}
+
 /// Checks that nothing `role` (index `index`) kept is assigned to other
 /// roles only: the role would need a value it has no way to get.
 static LogicalResult checkPruned(RoleOp role, int32_t index) {
@@ -559,6 +593,15 @@ static LogicalResult materialise(FunctionOpInterface func) {
     for (tile::StoreDirectOp store : directStores)
       if (!llvm::is_contained(getPartition(store), role))
         copy.lookup(store).erase();
+    eraseOthersArrivals(copy.role, role);
+    bool arrives = false;
+    copy.role.walk([&](tile::CounterArriveOp) { arrives = true; });
+    if (arrives) {
+      if (!staged)
+        ++storeBarriers;
+      arriveAtCounters(b, copy.role, storeBarriers,
+                       spec.getWarps() * kThreadsPerWarp);
+    }
     if (staged) {
       b.setInsertionPointToEnd(&copy.role.getBody().front());
       TMAStoreWaitOp::create(b, loc);

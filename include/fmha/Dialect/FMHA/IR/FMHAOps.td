@@ -39,6 +39,8 @@ def FMHA_CtasAttr : FMHA_CountAttr<
     "CTAs of a cluster that issue one MMA together (cta_group), 1 or 2">;
 def FMHA_MulticastAttr : FMHA_CountAttr<
     "CTAs of a cluster along M that share each B tile by TMA multicast, 1 or 2">;
+def FMHA_SplitsAttr : FMHA_CountAttr<
+    "K ranges each output tile is split into (split-K), at least 1">;
 
 /// Base class of the kernel declarations: module-level symbols whose name is
 /// the kernel's and whose signature is a function type of builtin tensors.
@@ -178,6 +180,22 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
     a multiple of 16 (the MMA K of the `P x V` product) from 16 to 256.
+
+    **Split-K** (`splits n`, `sm_90a`): each CTA tile of `consumers *
+    block_m` rows is `n` work items of the persistent grid, item `s` taking
+    K steps `[s * steps / n, (s + 1) * steps / n)` of the `steps =
+    ceildiv(K, block_k)` (balanced: the ranges differ by one step at most).
+    Each consumer stores its f32 partial tile with plain stores into the
+    kernel's workspace (`[n, M, N]` f32, which the runtime provides), then
+    adds 1 to its tile's counter (an i32 array the runtime provides zeroed,
+    one per consumer tile: `ceildiv(M, consumers * block_m) * consumers *
+    ceildiv(N, block_n)`); the consumer that reads back `n - 1` came last:
+    it loads the `n` partials in split order (so the sum does not depend on
+    which came last), converts, stores `c` by TMA and sets the counter back
+    to 0, so the next launch finds it zeroed. No CTA waits for another, so
+    any grid size works. Rules: `n` from 1 to the number of K steps where K
+    is static; `sm_90a` only; not with `ctas`, `multicast` or `schedule
+    pingpong`.
 
     **Resources** one CTA needs, which must fit the target:
 
@@ -392,7 +410,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     fmha.gemm @name (a, b) -> c
         [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
         [consumers n] [ctas n] [multicast n] [schedule (cooperative | pingpong)]
-        target (sm_90a | sm_100a) attr-dict
+        [splits n] target (sm_90a | sm_100a) attr-dict
     ```
 
     **Configuration** (all optional; the defaults are chosen so that every
@@ -407,6 +425,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
     | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
     | `schedule`       | `cooperative`: the consumers split a CTA tile of `consumers * block_m` rows and share its B tile. `pingpong` (`sm_90a`, 2 consumers): each consumer computes whole `block_m x block_n` tiles, the CTA's work items alternating between them and loaded in order into one ring of `stages` slots of one A and one B block; their main loops take turns, one's epilogue overlapping the other's MMAs | `cooperative` |
+    | `splits`         | K ranges per output tile (split-K, `sm_90a`): each CTA tile is `splits` work items, one per range of K steps, whose f32 partial sums the last of them adds up | 1 |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -443,6 +462,22 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     128, 64 and 32 bytes that divides the row) one box (the halves are
     `block_k / 2` rows of K) or an even number of boxes (each CTA loads
     half of them).
+
+    **Split-K** (`splits n`, `sm_90a`): each CTA tile of `consumers *
+    block_m` rows is `n` work items of the persistent grid, item `s` taking
+    K steps `[s * steps / n, (s + 1) * steps / n)` of the `steps =
+    ceildiv(K, block_k)` (balanced: the ranges differ by one step at most).
+    Each consumer stores its f32 partial tile with plain stores into the
+    kernel's workspace (`[n, M, N]` f32, which the runtime provides), then
+    adds 1 to its tile's counter (an i32 array the runtime provides zeroed,
+    one per consumer tile: `ceildiv(M, consumers * block_m) * consumers *
+    ceildiv(N, block_n)`); the consumer that reads back `n - 1` came last:
+    it loads the `n` partials in split order (so the sum does not depend on
+    which came last), converts, stores `c` by TMA and sets the counter back
+    to 0, so the next launch finds it zeroed. No CTA waits for another, so
+    any grid size works. Rules: `n` from 1 to the number of K steps where K
+    is static; `sm_90a` only; not with `ctas`, `multicast` or `schedule
+    pingpong`.
 
     **Resources** one CTA needs, which must fit the target:
 
@@ -497,6 +532,15 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
         -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 3
         consumers 2 multicast 2 target sm_100a
     ```
+
+    Example: a split-K bf16 GEMM on `sm_90a` whose 128 x 128 tiles each
+    take two work items, one per half of K:
+
+    ```mlir
+    fmha.gemm @gemm_splitk (tensor<?x?xbf16>, tensor<?x?xbf16>)
+        -> tensor<?x?xbf16> transpose_b tile [64, 128, 64] stages 6
+        consumers 2 splits 2 target sm_90a
+    ```
   }];
 
   let arguments = (ins
@@ -509,6 +553,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     OptionalAttr<FMHA_CtasAttr>:$ctas,
     OptionalAttr<FMHA_MulticastAttr>:$multicast,
     OptionalAttr<FMHA_GemmScheduleAttr>:$schedule,
+    OptionalAttr<FMHA_SplitsAttr>:$splits,
     FMHA_TargetAttr:$target
   );
 
@@ -521,6 +566,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     (`ctas` $ctas^)?
     (`multicast` $multicast^)?
     (`schedule` `` $schedule^)?
+    (`splits` $splits^)?
     `target` `` $target attr-dict
   }];
 
@@ -566,6 +612,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     /// Whether the consumers take whole tiles in turns (`schedule
     /// pingpong`) rather than splitting one CTA tile.
     bool isPingPong();
+    /// K ranges each CTA tile is split into (split-K): 1 without.
+    int64_t getNumSplits();
 
     //===------------------------------------------------------------------===//
     // Resources of one CTA with the effective configuration.

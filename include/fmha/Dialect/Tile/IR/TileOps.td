@@ -175,6 +175,71 @@ def Tile_StoreDirectOp : Tile_Op<"store_direct"> {
   let hasVerifier = 1;
 }
 
+def Tile_LoadDirectOp : Tile_Op<"load_direct"> {
+  let summary = "load a register tensor from global memory with plain loads";
+  let description = [{
+    Reads the block of the global-memory buffer `source`, a memref of rank
+    `rank(source) >= rank(result)`, at `coords` (one `i32` per dimension of
+    `source`, outermost first), the mirror of `tile.store_direct`: the
+    result covers the innermost `rank(result)` dimensions starting at their
+    coordinates, the outer dimensions take one index each. Elements whose
+    index falls outside `source` read as zero.
+
+    Each thread loads the elements it holds in the result's register
+    layout with ordinary global loads, so no shared memory and no TMA
+    descriptor are involved. What other CTAs of the same launch wrote is
+    visible after a `tile.counter_arrive` that counted their arrivals
+    (split-K's partial sums). The sm90 lowering handles 2-d register
+    tensors.
+
+    ```mlir
+    %p = tile.load_direct %ws[%split, %row, %col]
+        : memref<?x?x?xf32> -> tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "the global buffer", [MemRead]>:$source,
+                       Variadic<I32>:$coords);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $source `[` $coords `]` attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_CounterArriveOp : Tile_Op<"counter_arrive"> {
+  let summary = "count one arrival at a global counter; true for the last";
+  let description = [{
+    Adds 1 to element `index` of `counters`, a rank-1 `i32` memref in global
+    memory, as one atomic read-modify-write at GPU scope, and returns
+    whether this arrival is the last of `count`: whether the element held
+    `count - 1` before. The last arrival also sets the element back to 0
+    (no other arrival touches it any more), so that counters zeroed once
+    stay zeroed from one launch to the next. The tile program runs the op
+    once, however many threads run the program, and every thread gets the
+    result.
+
+    The arrival orders the program's memory accesses like an
+    acquire-release at GPU scope: every global write the program made
+    before it is visible, once the last arrival is counted, to the program
+    that made the last one, for its reads after the op. That is what
+    split-K needs: each work item stores its partial sum and arrives at its
+    tile's counter; the last one reads all partials and reduces them.
+    Arrivals never wait for each other.
+
+    ```mlir
+    %last = tile.counter_arrive %counters[%tile], %splits : memref<?xi32>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[I32], [1]>, "the counters",
+                           [MemRead, MemWrite]>:$counters,
+                       I32:$index, I32:$count);
+  let results = (outs I1:$last);
+  let assemblyFormat = [{
+    $counters `[` $index `]` `,` $count attr-dict `:` type($counters)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//

@@ -401,6 +401,39 @@ def WS_TMAStoreWaitOp : WS_Op<"tma_store_wait", [WS_Synchronizes]> {
   let assemblyFormat = "attr-dict";
 }
 
+def WS_CounterArriveOp : WS_Op<"counter_arrive", [WS_Synchronizes]> {
+  let summary = "a role's arrival at a global counter; true for the last";
+  let description = [{
+    `tile.counter_arrive` as a role runs it: every thread of the role
+    fences its global writes (`fence.acq_rel.gpu`) and waits at named
+    barrier `id` for the role's `threads`; the role's leader adds 1 to
+    element `index` of `counters` (`atom.global.add` at GPU scope) and,
+    when it read `count - 1`, sets the element back to 0; a barrier
+    reduction on the same named barrier (`bar.red.or.pred`) hands the
+    leader's answer to every thread, which fences again before it reads
+    what the other arrivals wrote.
+
+    Inside a role the op names no thread: ws-lower-roles sets `pred`, true
+    in the role's leader only.
+
+    ```mlir
+    %last = ws.counter_arrive %counters[%i], %n barrier 1 threads 128
+        : memref<?xi32>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[I32], [1]>, "the counters",
+                           [MemRead, MemWrite]>:$counters,
+                       I32:$index, I32:$count,
+                       ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<15>]>:$id,
+                       I32Attr:$threads, Optional<I1>:$pred);
+  let results = (outs I1:$last);
+  let assemblyFormat = [{
+    $counters `[` $index `]` `,` $count `barrier` $id `threads` $threads
+    (`if` $pred^)? attr-dict `:` type($counters)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Named barriers
 //===----------------------------------------------------------------------===//
