@@ -33,7 +33,9 @@ enum class Holder {
   /// The role assignment of a tile program (RoleAssignment.h).
   AnyOp,
   ForOp,
-  Load
+  Load,
+  /// An op of a tile program with one result.
+  OneResult
 };
 
 /// What one discardable attribute must be, and where it may sit.
@@ -73,6 +75,8 @@ static bool mayHold(Holder holder, Operation *op) {
     return isa<scf::ForOp>(op);
   case Holder::Load:
     return isa<tile::LoadOp>(op);
+  case Holder::OneResult:
+    return op->getNumResults() == 1;
   }
   return false;
 }
@@ -102,6 +106,8 @@ static StringRef describeHolder(Holder holder) {
     return "scf.for";
   case Holder::Load:
     return "tile.load";
+  case Holder::OneResult:
+    return "an op with one result";
   }
   return "";
 }
@@ -144,6 +150,9 @@ static const AttrRule kRules[] = {
      INT64_MIN, INT64_MAX},
     {D::MulticastLoadAttrHelper::getNameStr(), R::Unit, Holder::Load},
     {D::TurnAttrHelper::getNameStr(), R::Unit, Holder::ForOp},
+    {D::ResultChannelAttrHelper::getNameStr(), R::Integer, Holder::OneResult,
+     INT64_MIN, INT64_MAX},
+    {D::ChannelAliasesAttrHelper::getNameStr(), R::I32Array, Holder::Kernel},
 };
 
 /// Checks the value of `attr` against `rule`.
