@@ -576,3 +576,300 @@ gpu.module @m [#nvvm.target<chip = "sm_100a">] {
     gpu.return
   }
 }
+// -----
+
+// Attention on sm_100a written by hand, one consumer (the assignment
+// ws-assign-roles writes, docs/Roles.md): results handed between roles
+// through channels (ws.result_channel). S's dot (mma) fills channel 2;
+// P's convert into tensor memory (softmax) fills channel 3, which lies
+// over S's (ws.channel_aliases); O is a handed accumulator (channel 4: the
+// loop-carried value of ws.output_channels, rescaled by the correction's
+// convert); the rescale factor and the row sum's reciprocal (softmax) go
+// through the two-slot ring 5; the normalised output (correction) through
+// channel 6 to the epilogue's TMA store.
+// CHECK-LABEL: gpu.func @handed_values(
+// CHECK-DAG: %[[Q:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
+// CHECK-DAG: %[[KV:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>, memref<128x64xbf16, 3>], stages = 2>
+// CHECK-DAG: %[[S:.*]] = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 1>
+// CHECK-DAG: %[[P:.*]] = ws.channel aliases %[[S]] : !ws.channel<[memref<128x128xbf16, #ws.tmem>], stages = 1>
+// CHECK-DAG: %[[O:.*]] = ws.channel : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
+// CHECK-DAG: %[[ROWS:.*]] = ws.channel : !ws.channel<[memref<128xf32, 3>], stages = 2>
+// CHECK-DAG: %[[OUT:.*]] = ws.channel : !ws.channel<[memref<128x64xbf16, 3>], stages = 1>
+// The MMA warp: S into its slot; P V into O's slot once P and O are in,
+// releasing both by tcgen05; O once more after the loop.
+// CHECK: ws.role "mma"
+// CHECK:   scf.for %[[I:.*]] = %[[LB:[^ ]*]] to
+// CHECK:     %[[FIRST:.*]] = arith.cmpi ne, %[[I]], %[[LB]]
+// CHECK:     %[[STOK:.*]], %[[SBUF:.*]] = ws.producer_acquire %[[S]]
+// CHECK:     ws.tcgen05_mma %{{.*}}, %{{.*}}, %[[SBUF]], %false {transpose_b}
+// CHECK:     ws.producer_commit %[[S]], %[[STOK]] by tcgen05
+// CHECK:     %[[PTOK:.*]], %[[PBUF:.*]] = ws.consumer_wait %[[P]]
+// CHECK:     %[[OTOK:.*]], %[[OBUF:.*]] = ws.consumer_wait %[[O]]
+// CHECK:     %[[PT:.*]] = ws.as_tensor %[[PBUF]]
+// CHECK:     ws.tcgen05_mma %[[PT]], %{{.*}}, %[[OBUF]], %[[FIRST]]
+// CHECK:     ws.consumer_release %[[P]], %[[PTOK]] by tcgen05
+// CHECK:     ws.consumer_release %[[O]], %[[OTOK]] by tcgen05
+// CHECK:     ws.consumer_release %[[KV]], %{{.*}} by tcgen05
+// CHECK:   }
+// CHECK:   %[[LTOK:.*]], %{{.*}} = ws.consumer_wait %[[O]]
+// CHECK:   ws.consumer_release %[[O]], %[[LTOK]] by tcgen05
+// CHECK:   ws.consumer_release %[[Q]], %{{.*}} by tcgen05
+// The epilogue: the output straight from its slot.
+// CHECK: ws.role "epilogue"
+// CHECK-NOT: scf.for
+// CHECK:   %[[ETOK:.*]], %[[EBUF:.*]] = ws.consumer_wait %[[OUT]]
+// CHECK:   ws.tma_store %{{.*}}, %[[EBUF]]
+// CHECK:   ws.tma_store_wait
+// CHECK:   ws.consumer_release %[[OUT]], %[[ETOK]] by threads
+// The correction: per step the factor, then O taken, rescaled and handed
+// back; after the loop the last O, the row sum, the staged output.
+// CHECK: ws.role "correction"
+// CHECK:   scf.for
+// CHECK:     %[[RTOK:.*]], %[[RBUF:.*]] = ws.consumer_wait %[[ROWS]]
+// CHECK:     %[[ALPHA:.*]] = ws.load_shared %[[RBUF]]
+// CHECK:     ws.consumer_release %[[ROWS]], %[[RTOK]] by threads
+// CHECK:     %[[CTOK:.*]], %[[CBUF:.*]] = ws.producer_acquire %[[O]]
+// CHECK:     %[[OLD:.*]] = ws.as_tensor %[[CBUF]]
+// CHECK:     %[[OREG:.*]] = tile.convert_layout %[[OLD]]
+// CHECK:     tile.broadcast %[[ALPHA]]
+// CHECK:     %[[NEW:.*]] = arith.mulf
+// CHECK:     ws.store_tmem %[[NEW]], %[[CBUF]]
+// CHECK:     ws.producer_commit %[[O]], %[[CTOK]] by threads
+// CHECK-NOT: scf.yield
+// CHECK:   }
+// CHECK:   %[[FTOK:.*]], %[[FBUF:.*]] = ws.producer_acquire %[[O]]
+// CHECK:   %[[LAST:.*]] = ws.as_tensor %[[FBUF]]
+// CHECK:   ws.consumer_wait %[[ROWS]]
+// CHECK:   ws.load_shared
+// CHECK:   ws.consumer_release %[[ROWS]]
+// CHECK:   %[[XTOK:.*]], %[[XBUF:.*]] = ws.producer_acquire %[[OUT]]
+// CHECK:   tile.convert_layout %[[LAST]]
+// CHECK:   tile.broadcast
+// CHECK:   arith.mulf
+// CHECK:   %[[STAGED:.*]] = arith.truncf
+// CHECK:   ws.store_shared %[[STAGED]], %[[XBUF]]
+// CHECK:   ws.producer_commit %[[OUT]], %[[XTOK]] by threads
+// CHECK:   ws.producer_commit %[[O]], %[[FTOK]] by threads
+// The softmax: P's slot (over S's) taken first, S read in place and
+// released after its read, the factor sent, P over S; the row sum's
+// reciprocal after the loop.
+// CHECK: ws.role "softmax0"
+// CHECK:   scf.for
+// CHECK:     %[[PPTOK:.*]], %[[PPBUF:.*]] = ws.producer_acquire %[[P]]
+// CHECK:     %[[WTOK:.*]], %[[WBUF:.*]] = ws.consumer_wait %[[S]]
+// CHECK:     %[[ST:.*]] = ws.as_tensor %[[WBUF]]
+// CHECK:     tile.convert_layout %[[ST]]
+// CHECK:     ws.consumer_release %[[S]], %[[WTOK]] by threads
+// CHECK:     math.exp2
+// CHECK:     %[[FACTOR:.*]] = math.exp2
+// CHECK:     %[[ATOK:.*]], %[[ABUF:.*]] = ws.producer_acquire %[[ROWS]]
+// CHECK:     ws.store_shared %[[FACTOR]], %[[ABUF]]
+// CHECK:     ws.producer_commit %[[ROWS]], %[[ATOK]] by threads
+// CHECK:     %[[PREG:.*]] = arith.truncf
+// CHECK:     ws.store_tmem %[[PREG]], %[[PPBUF]]
+// CHECK:     ws.producer_commit %[[P]], %[[PPTOK]] by threads
+// CHECK:   }
+// CHECK:   %[[RECIP:.*]] = arith.divf
+// CHECK:   %[[SUMTOK:.*]], %[[SUMBUF:.*]] = ws.producer_acquire %[[ROWS]]
+// CHECK:   ws.store_shared %[[RECIP]], %[[SUMBUF]]
+// CHECK:   ws.producer_commit %[[ROWS]], %[[SUMTOK]] by threads
+// CHECK-NOT: ws.result_channel
+// CHECK-NOT: ws.channel_aliases
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem_o = #tile.tmem<block = [128, 64], unpacked = true>
+#tmem_s = #tile.tmem<block = [128, 128], unpacked = true>
+#tmem_p = #tile.tmem<block = [128, 128], unpacked = false>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #regs>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @handed_values(%q: !tile.desc<tensor<128x64xbf16, #smem>>,
+                          %k: !tile.desc<tensor<128x64xbf16, #smem>>,
+                          %v: !tile.desc<tensor<128x64xbf16, #smem>>,
+                          %out: !tile.desc<tensor<128x64xbf16>>, %n: i32) kernel
+      attributes {ws.roles = [#ws.role_spec<"load", warps = 1, regs = 72>,
+                              #ws.role_spec<"mma", warps = 1, regs = 72>,
+                              #ws.role_spec<"epilogue", warps = 1, regs = 72>,
+                              #ws.role_spec<"correction", warps = 4, regs = 88>,
+                              #ws.role_spec<"softmax0", warps = 4, regs = 176>],
+                  ws.channel_stages = array<i32: 1, 2, 1, 1, 1, 2, 1>,
+                  ws.channel_aliases = array<i32: -1, -1, -1, 2, -1, -1, -1>} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c128 = arith.constant 128 : i32
+    %x = tile.load %q[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    %zero_o = arith.constant dense<0.0> : tensor<128x64xf32, #tmem_o>
+    %ninf = arith.constant dense<0xFF800000> : tensor<128xf32, #row>
+    %zero_l = arith.constant dense<0.0> : tensor<128xf32, #row>
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%o = %zero_o, %m = %ninf, %l = %zero_l) -> (tensor<128x64xf32, #tmem_o>, tensor<128xf32, #row>, tensor<128xf32, #row>) : i32 {
+      %oreg = tile.convert_layout %o : tensor<128x64xf32, #tmem_o> -> tensor<128x64xf32, #regs>
+      %row0 = arith.muli %i, %c128 : i32
+      %kt = tile.load %k[%row0, %c0] {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+      %vt = tile.load %v[%row0, %c0] {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+      %zero_s = arith.constant dense<0.0> : tensor<128x128xf32, #tmem_s>
+      %s = tile.dot %x, %kt, %zero_s {transpose_b, ws.partition = array<i32: 1>, ws.result_channel = 2 : i32} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #tmem_s>
+      %sreg = tile.convert_layout %s : tensor<128x128xf32, #tmem_s> -> tensor<128x128xf32, #regs>
+      %mx = tile.reduce max %sreg axis 1 : tensor<128x128xf32, #regs> -> tensor<128xf32, #row>
+      %mnew = arith.maximumf %m, %mx : tensor<128xf32, #row>
+      %mb = tile.broadcast %mnew axis 1 : tensor<128xf32, #row> -> tensor<128x128xf32, #regs>
+      %d = arith.subf %sreg, %mb : tensor<128x128xf32, #regs>
+      %p = math.exp2 %d : tensor<128x128xf32, #regs>
+      %dm = arith.subf %m, %mnew : tensor<128xf32, #row>
+      %alpha = math.exp2 %dm {ws.partition = array<i32: 4>, ws.result_channel = 5 : i32} : tensor<128xf32, #row>
+      %ps = tile.reduce sum %p axis 1 : tensor<128x128xf32, #regs> -> tensor<128xf32, #row>
+      %la = arith.mulf %l, %alpha : tensor<128xf32, #row>
+      %lnew = arith.addf %la, %ps : tensor<128xf32, #row>
+      %ab = tile.broadcast %alpha axis 1 : tensor<128xf32, #row> -> tensor<128x64xf32, #regs>
+      %oscaled = arith.mulf %oreg, %ab : tensor<128x64xf32, #regs>
+      %oback = tile.convert_layout %oscaled {ws.partition = array<i32: 3>, ws.result_channel = 4 : i32} : tensor<128x64xf32, #regs> -> tensor<128x64xf32, #tmem_o>
+      %pb = arith.truncf %p : tensor<128x128xf32, #regs> to tensor<128x128xbf16, #regs>
+      %pt = tile.convert_layout %pb {ws.partition = array<i32: 4>, ws.result_channel = 3 : i32} : tensor<128x128xbf16, #regs> -> tensor<128x128xbf16, #tmem_p>
+      %onew = tile.dot %pt, %vt, %oback : tensor<128x128xbf16, #tmem_p>, tensor<128x64xbf16, #smem>, tensor<128x64xf32, #tmem_o>
+      scf.yield %onew, %mnew, %lnew : tensor<128x64xf32, #tmem_o>, tensor<128xf32, #row>, tensor<128xf32, #row>
+    } {ws.partition_outputs = [array<i32: 1>, array<i32: 4>, array<i32: 4>],
+       ws.output_channels = array<i32: 4, -1, -1>}
+    %ofinal = tile.convert_layout %r#0 : tensor<128x64xf32, #tmem_o> -> tensor<128x64xf32, #regs>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #row>
+    %recip = arith.divf %one, %r#2 {ws.partition = array<i32: 4>, ws.result_channel = 5 : i32} : tensor<128xf32, #row>
+    %rb = tile.broadcast %recip axis 1 : tensor<128xf32, #row> -> tensor<128x64xf32, #regs>
+    %norm = arith.mulf %ofinal, %rb : tensor<128x64xf32, #regs>
+    %staged = arith.truncf %norm {ws.partition = array<i32: 3>, ws.result_channel = 6 : i32} : tensor<128x64xf32, #regs> to tensor<128x64xbf16, #regs>
+    tile.store %out[%c0, %c0], %staged {ws.partition = array<i32: 2>} : !tile.desc<tensor<128x64xbf16>>, tensor<128x64xbf16, #regs>
+    gpu.return
+  }
+}
+
+// -----
+
+// A result handed through a channel the kernel does not have.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @result_channel_range(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1>} {
+    %c0 = arith.constant 0 : i32
+    %x = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    // expected-error @+1 {{ws-partition-roles: 'ws.result_channel' must be the index of one of the kernel's 1 channels (ws.channel_stages), got 2}}
+    %one = arith.constant {ws.partition = array<i32: 0>, ws.result_channel = 2 : i32} dense<1.0> : tensor<128xf32, #tile.slice<dim = 1, parent = #regs>>
+    gpu.return
+  }
+}
+
+// -----
+
+// A result handed over by two roles.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @result_channel_roles(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 24>,
+                              #ws.role_spec<"q", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1, 1>} {
+    %c0 = arith.constant 0 : i32
+    %x = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    // expected-error @+1 {{ws-partition-roles: an op with 'ws.result_channel' needs a 'ws.partition' of one role, the one that hands its result over}}
+    %one = arith.constant {ws.partition = array<i32: 0, 1>, ws.result_channel = 1 : i32} dense<1.0> : tensor<128xf32, #tile.slice<dim = 1, parent = #regs>>
+    gpu.return
+  }
+}
+
+// -----
+
+// One entry of ws.channel_aliases per channel.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  // expected-error @+1 {{ws-partition-roles: 'ws.channel_aliases' needs one entry per channel (1, ws.channel_stages), got 2}}
+  gpu.func @aliases_count(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1>,
+                  ws.channel_aliases = array<i32: -1, -1>} {
+    %c0 = arith.constant 0 : i32
+    %x = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    gpu.return
+  }
+}
+
+// -----
+
+// A channel overlays an earlier channel only.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  // expected-error @+1 {{ws-partition-roles: 'ws.channel_aliases' entry 0 must be -1 or an earlier channel, got 1}}
+  gpu.func @aliases_later(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1, 1>,
+                  ws.channel_aliases = array<i32: 1, -1>} {
+    %c0 = arith.constant 0 : i32
+    %x = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    gpu.return
+  }
+}
+
+// -----
+
+// Only tensor-memory value channels overlay others.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  // expected-error @+1 {{ws-partition-roles: channel 1 overlays channel 0 (ws.channel_aliases), but only a channel of tensor-memory values (ws.result_channel) may}}
+  gpu.func @aliases_loads(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1, 1>,
+                  ws.channel_aliases = array<i32: -1, 0>} {
+    %c0 = arith.constant 0 : i32
+    %x = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    %y = tile.load %a[%c0, %c0] {ws.load_channel = 1 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    gpu.return
+  }
+}
+
+// -----
+
+// A result handed through a channel that loads fill.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @result_into_loads(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1>} {
+    %c0 = arith.constant 0 : i32
+    %x = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    // expected-error @+1 {{ws-partition-roles: hands its result over through channel 0 (ws.result_channel) which tile.loads fill}}
+    %one = arith.constant {ws.partition = array<i32: 0>, ws.result_channel = 0 : i32} dense<1.0> : tensor<128xf32, #tile.slice<dim = 1, parent = #regs>>
+    gpu.return
+  }
+}
+
+// -----
+
+// A tile.dot handed over writes its slot: it accumulates onto zeros.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 128], unpacked = true>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @result_dot_acc(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1, 1>} {
+    %c0 = arith.constant 0 : i32
+    %x = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    %one = arith.constant dense<1.0> : tensor<128x128xf32, #tmem>
+    // expected-error @+1 {{ws-partition-roles: hands its result over through channel 1 (ws.result_channel) but a tile.dot handed over is synchronous, with a tensor-memory accumulator of zeros: its MMA writes the slot}}
+    %s = tile.dot %x, %x, %one {transpose_b, ws.partition = array<i32: 0>, ws.result_channel = 1 : i32} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #tmem>
+    gpu.return
+  }
+}
+
+// -----
+
+// A tensor-memory value comes from a tile.dot or a tile.convert_layout.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 128], unpacked = true>
+gpu.module @m [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @result_tmem_kind(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
+      attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 24>],
+                  ws.channel_stages = array<i32: 1, 1>} {
+    %c0 = arith.constant 0 : i32
+    %x = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<128x64xbf16, #smem>>
+    // expected-error @+1 {{ws-partition-roles: hands its result over through channel 1 (ws.result_channel) but a tensor-memory value is the result of a tile.dot or a tile.convert_layout}}
+    %one = arith.constant {ws.partition = array<i32: 0>, ws.result_channel = 1 : i32} dense<1.0> : tensor<128x128xf32, #tmem>
+    gpu.return
+  }
+}

@@ -256,3 +256,33 @@ func.func @output_channels_not_i32_array(%n: index) {
   } {ws.output_channels = [1]}
   return
 }
+
+// -----
+
+func.func @result_channel_no_result() {
+  // expected-error @+1 {{'func.return' op may not hold 'ws.result_channel': it sits on an op with one result}}
+  return {ws.result_channel = 0 : i32}
+}
+
+// -----
+
+func.func @result_channel_not_integer() {
+  // expected-error @+1 {{'arith.constant' op 'ws.result_channel' must be an integer from}}
+  %c0 = arith.constant {ws.result_channel = "s"} 0 : i32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'ws.channel_aliases' must be an i32 array, got [1]}}
+func.func @channel_aliases_not_i32_array() attributes {ws.channel_aliases = [1]} {
+  return
+}
+
+// -----
+
+func.func @channel_aliases_on_op() {
+  // expected-error @+1 {{'arith.constant' op may not hold 'ws.channel_aliases': it sits on a kernel}}
+  %c0 = arith.constant {ws.channel_aliases = array<i32: -1>} 0 : i32
+  return
+}

@@ -33,7 +33,9 @@ enum class Holder {
   /// The role assignment of a tile program (RoleAssignment.h).
   AnyOp,
   ForOp,
-  Load
+  Load,
+  /// An op of a tile program with one result.
+  OneResult
 };
 
 /// What one discardable attribute must be, and where it may sit.
@@ -94,6 +96,9 @@ static HolderOps getHolderOps(Holder holder) {
     return opsOf<scf::ForOp>();
   case Holder::Load:
     return opsOf<tile::LoadOp>();
+  case Holder::OneResult:
+    return {[](Operation *op) { return op->getNumResults() == 1; },
+            "an op with one result"};
   }
   llvm_unreachable("a holder without ops");
 }
@@ -136,6 +141,9 @@ static const AttrRule kRules[] = {
      INT64_MIN, INT64_MAX},
     {D::MulticastLoadAttrHelper::getNameStr(), R::Unit, Holder::Load},
     {D::TurnAttrHelper::getNameStr(), R::Unit, Holder::ForOp},
+    {D::ResultChannelAttrHelper::getNameStr(), R::Integer, Holder::OneResult,
+     INT64_MIN, INT64_MAX},
+    {D::ChannelAliasesAttrHelper::getNameStr(), R::I32Array, Holder::Kernel},
 };
 
 /// Checks the value of `attr` against `rule`.

@@ -63,6 +63,20 @@ int32_t ws::getOutputChannel(scf::ForOp loop, unsigned position) {
   return channels[position];
 }
 
+int32_t ws::getResultChannel(Operation *op) {
+  if (auto channel = op->getAttrOfType<IntegerAttr>(kResultChannelAttrName))
+    return channel.getInt();
+  return -1;
+}
+
+int32_t ws::getChannelAlias(Operation *func, size_t channel) {
+  auto aliases =
+      func->getAttrOfType<DenseI32ArrayAttr>(kChannelAliasesAttrName);
+  if (!aliases || channel >= aliases.asArrayRef().size())
+    return -1;
+  return aliases[channel];
+}
+
 /// Checks that `roles` (from `op`'s attribute `name`) are indices of
 /// `count` roles.
 static LogicalResult checkIndices(Operation *op, StringRef name,
@@ -106,6 +120,19 @@ LogicalResult ws::verifyRoleAssignment(FunctionOpInterface func, StringRef pass,
              << pass << ": '" << kChannelStagesAttrName
              << "' entries must be from 1 to 32 slots, got " << depth;
   size_t channels = stages.size();
+  if (auto aliases =
+          func->getAttrOfType<DenseI32ArrayAttr>(kChannelAliasesAttrName)) {
+    if (aliases.size() != static_cast<int64_t>(channels))
+      return func->emitError()
+             << pass << ": '" << kChannelAliasesAttrName
+             << "' needs one entry per channel (" << channels
+             << ", ws.channel_stages), got " << aliases.size();
+    for (auto [i, alias] : llvm::enumerate(aliases.asArrayRef()))
+      if (alias < -1 || alias >= static_cast<int64_t>(i))
+        return func->emitError()
+               << pass << ": '" << kChannelAliasesAttrName << "' entry " << i
+               << " must be -1 or an earlier channel, got " << alias;
+  }
   WalkResult walk = func->walk([&](Operation *op) -> WalkResult {
     // The dialect verifies that ws.partition is an i32 array.
     if (failed(checkIndices(op, kPartitionAttrName, getPartition(op), roles,
@@ -144,6 +171,20 @@ LogicalResult ws::verifyRoleAssignment(FunctionOpInterface func, StringRef pass,
                       << channels << " channels (ws.channel_stages), got "
                       << channel);
     }
+    if (auto channel = op->getAttrOfType<IntegerAttr>(kResultChannelAttrName)) {
+      if (channel.getInt() < 0 ||
+          channel.getInt() >= static_cast<int64_t>(channels))
+        return stop(op->emitOpError()
+                    << pass << ": '" << kResultChannelAttrName
+                    << "' must be the index of one of the kernel's " << channels
+                    << " channels (ws.channel_stages), got "
+                    << channel.getInt());
+      if (getPartition(op).size() != 1)
+        return stop(op->emitOpError()
+                    << pass << ": an op with '" << kResultChannelAttrName
+                    << "' needs a '" << kPartitionAttrName
+                    << "' of one role, the one that hands its result over");
+    }
     if (!isa<tile::LoadOp>(op) || !opLevel)
       return WalkResult::advance();
     auto channel = op->getAttrOfType<IntegerAttr>(kLoadChannelAttrName);
@@ -167,7 +208,8 @@ void ws::clearRoleAssignment(Operation *root) {
     for (StringLiteral name :
          {kRolesAttrName, kChannelStagesAttrName, kPartitionAttrName,
           kPartitionOutputsAttrName, kOutputChannelsAttrName,
-          kLoadChannelAttrName, kMulticastLoadAttrName})
+          kLoadChannelAttrName, kMulticastLoadAttrName, kResultChannelAttrName,
+          kChannelAliasesAttrName})
       op->removeAttr(name);
   });
 }

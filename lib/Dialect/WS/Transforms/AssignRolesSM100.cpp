@@ -112,21 +112,6 @@ bool ws::isAttentionSM100(FunctionOpInterface func) {
   return prologue;
 }
 
-FailureOr<SmallVector<RoleSpecAttr>>
-ws::rolesNamed(FunctionOpInterface func, ArrayRef<std::string> expected) {
-  SmallVector<RoleSpecAttr> roles = getRoles(func);
-  bool same = roles.size() == expected.size();
-  for (auto [role, name] : llvm::zip(roles, expected))
-    same &= role.getName() == name;
-  if (same)
-    return roles;
-  auto diag = func->emitError("ws-partition-roles: on sm_100a this program "
-                              "is split into the roles");
-  for (const std::string &name : expected)
-    diag << " '" << name << "'";
-  return diag << ", in this order (ws.roles)";
-}
-
 LogicalResult ws::assignRolesSM100(FunctionOpInterface func,
                                    const SM100RoleOptions &options) {
   if (isAttentionSM100(func))

@@ -12,6 +12,7 @@
 #include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
 #include "PassUtils.h"
+#include "ValueChannels.h"
 
 #include "fmha/Dialect/WS/IR/RoleAssignment.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
@@ -84,15 +85,6 @@ struct HeldOutput {
 };
 } // namespace
 
-/// Whether `value` is a constant of zeros.
-static bool isZero(Value value) {
-  auto constant = value.getDefiningOp<arith::ConstantOp>();
-  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
-                        : DenseElementsAttr();
-  return dense && dense.isSplat() &&
-         matchPattern(constant.getResult(), m_AnyZeroFloat());
-}
-
 /// The loop-carried values each channel of `func` holds (`ws.output_channels`),
 /// in loop-carried order. Such a value is a tensor-memory accumulator: one
 /// `tile.dot` in the loop body accumulating onto it from zero, computed by
@@ -127,13 +119,17 @@ collectOutputs(FunctionOpInterface func, size_t numChannels,
       if (producers.size() != 1)
         return fail(loop) << "must be computed by one role "
                              "(ws.partition_outputs)";
+      // Onto the loop-carried value, or onto a value of the channel (a
+      // handed accumulator, which another role rescales).
       auto dot = loop.getYieldedValues()[i].getDefiningOp<tile::DotOp>();
+      Operation *acc = dot ? dot.getAcc().getDefiningOp() : nullptr;
+      bool handed = acc && getResultChannel(acc) == channel;
       if (!dot || dot->getParentOp() != loop ||
-          dot.getAcc() != loop.getRegionIterArgs()[i] || !dot->hasOneUse() ||
-          dot.getAsync())
+          (dot.getAcc() != loop.getRegionIterArgs()[i] && !handed) ||
+          !dot->hasOneUse() || dot.getAsync())
         return fail(loop) << "must be one synchronous tile.dot accumulating "
                              "onto it, yielded and read by nothing else";
-      if (!isZero(loop.getInitArgs()[i]))
+      if (!isZeroConstant(loop.getInitArgs()[i]))
         return fail(loop) << "must start from zeros: the first MMA of each "
                              "slot overwrites it";
       SmallVector<HeldOutput> &held = outputs[channel];
@@ -268,7 +264,8 @@ static FailureOr<DenseSet<Value>> neededValues(FunctionOpInterface func,
                                                int32_t role, StringRef name) {
   SmallVector<Value> roots;
   func->walk([&](Operation *op) {
-    if (isa<tile::StoreOp, tile::StoreDirectOp>(op) &&
+    if ((isa<tile::StoreOp, tile::StoreDirectOp>(op) ||
+         getResultChannel(op) >= 0) &&
         llvm::is_contained(getPartition(op), role))
       llvm::append_range(roots, op->getOperands());
     if (auto loop = dyn_cast<scf::ForOp>(op))
@@ -292,6 +289,10 @@ static FailureOr<DenseSet<Value>> neededValues(FunctionOpInterface func,
         return;
       }
       position = arg.getArgNumber() - 1;
+      // Held in a slot the role takes (a handed accumulator's producer).
+      if (getOutputChannel(loop, position) >= 0 &&
+          !computesOutput(loop, position, role))
+        return;
     } else if ((loop = v.getDefiningOp<scf::ForOp>())) {
       position = cast<OpResult>(v).getResultNumber();
       if (getOutputChannel(loop, position) >= 0 &&
@@ -299,6 +300,9 @@ static FailureOr<DenseSet<Value>> neededValues(FunctionOpInterface func,
         return;
     } else {
       Operation *def = v.getDefiningOp();
+      // Handed over by another role (ws.result_channel): read from a slot.
+      if (getResultChannel(def) >= 0 && getPartition(def).front() != role)
+        return;
       def->walk([&](Operation *nested) {
         llvm::append_range(next, nested->getOperands());
       });
@@ -354,6 +358,10 @@ static void placeReleases(OpBuilder &b, RoleOp role) {
   SmallVector<ConsumerWaitOp> waits;
   role.walk([&](ConsumerWaitOp wait) { waits.push_back(wait); });
   for (ConsumerWaitOp wait : waits) {
+    // Value channels release their slots themselves (ValueRole).
+    if (llvm::any_of(wait.getToken().getUsers(),
+                     llvm::IsaPred<ConsumerReleaseOp>))
+      continue;
     Block *block = wait->getBlock();
     Operation *last = wait;
     // In the main loop, not in a persistent kernel's tile loop around it.
@@ -466,10 +474,28 @@ static LogicalResult materialise(FunctionOpInterface func) {
   auto outputs = collectOutputs(func, depths.size(), *loads, specs.size());
   if (failed(outputs))
     return failure();
-  bool holdsOutputs = llvm::any_of(
-      *outputs, [](ArrayRef<HeldOutput> held) { return !held.empty(); });
-  SmallVector<tile::StoreOp> stores;
-  func->walk([&](tile::StoreOp store) { stores.push_back(store); });
+  auto values = collectValueChannels(
+      func, depths.size(),
+      [&](size_t channel) { return !(*loads)[channel].empty(); },
+      [&](size_t channel) -> std::optional<std::pair<scf::ForOp, unsigned>> {
+        ArrayRef<HeldOutput> held = (*outputs)[channel];
+        if (held.empty())
+          return std::nullopt;
+        return std::make_pair(held.front().loop, held.front().position);
+      });
+  if (failed(values))
+    return failure();
+  bool holdsOutputs =
+      llvm::any_of(*outputs,
+                   [](ArrayRef<HeldOutput> held) { return !held.empty(); }) ||
+      llvm::any_of(*values,
+                   [](const ValueChannel &vc) { return !vc.values.empty(); });
+  // Stores of values handed through shared memory are TMA stores from the
+  // slot (ValueRole); the others are staged.
+  SmallVector<tile::StoreOp> stores, handedStores;
+  func->walk([&](tile::StoreOp store) {
+    (storesHandedValue(store) ? handedStores : stores).push_back(store);
+  });
   SmallVector<tile::StoreDirectOp> directStores;
   func->walk([&](tile::StoreDirectOp store) { directStores.push_back(store); });
 
@@ -487,7 +513,17 @@ static LogicalResult materialise(FunctionOpInterface func) {
   OpBuilder &b = partition.getBuilder();
   Location loc = func.getLoc();
   SmallVector<Value> channels;
-  for (auto [groups, held, depth] : llvm::zip(*loads, *outputs, depths)) {
+  for (auto [index, groups, held, depth, vc] :
+       llvm::enumerate(*loads, *outputs, depths, *values)) {
+    if (!vc.values.empty() && held.empty()) {
+      auto type = ChannelType::get(
+          ctx, {valueBuffer(vc.values.front()->getResult(0))}, depth);
+      int32_t alias = getChannelAlias(func, index);
+      channels.push_back(alias >= 0
+                             ? ChannelOp::create(b, loc, type, channels[alias])
+                             : ChannelOp::create(b, loc, type));
+      continue;
+    }
     if (!held.empty()) {
       // A tensor-memory buffer per value.
       SmallVector<MemRefType> buffers;
@@ -503,9 +539,9 @@ static LogicalResult materialise(FunctionOpInterface func) {
       continue;
     }
     if (groups.empty())
-      return func->emitError("ws-partition-roles: no tile.load or "
-                             "loop-carried value (ws.output_channels) fills "
-                             "channel ")
+      return func->emitError("ws-partition-roles: no tile.load, "
+                             "loop-carried value (ws.output_channels) or "
+                             "result (ws.result_channel) fills channel ")
              << channels.size();
     channels.push_back(ChannelOp::create(
         b, loc,
@@ -557,8 +593,9 @@ static LogicalResult materialise(FunctionOpInterface func) {
         reads = true;
       }
     }
-    for (auto [channel, held] : llvm::zip(channels, *outputs)) {
-      if (held.empty())
+    for (auto [channel, held, vc] : llvm::zip(channels, *outputs, *values)) {
+      // A handed accumulator goes with its values (ValueRole).
+      if (held.empty() || !vc.values.empty())
         continue;
       SmallVector<HeldOutput> mine;
       for (HeldOutput output : held)
@@ -577,6 +614,12 @@ static LogicalResult materialise(FunctionOpInterface func) {
       });
       reads = true;
     }
+    ValueRole valueRole(b, role, copy.map, needed[index], channels, *values);
+    if (failed(valueRole.hand()))
+      return failure();
+    for (tile::StoreOp store : handedStores)
+      if (!llvm::is_contained(getPartition(store), role))
+        copy.lookup(store).erase();
     bool staged = false;
     for (auto [store, buffer] : llvm::zip(stores, staging)) {
       tile::StoreOp clone = copy.lookup(store);
@@ -607,8 +650,10 @@ static LogicalResult materialise(FunctionOpInterface func) {
       TMAStoreWaitOp::create(b, loc);
     }
     cleanUpRole(copy.role);
-    if (reads)
+    valueRole.place();
+    if (reads || valueRole.readsSlots())
       placeReleases(b, copy.role);
+    valueRole.handBack();
     if (failed(checkPruned(copy.role, role)))
       return failure();
     clearRoleAssignment(copy.role);
@@ -637,14 +682,8 @@ struct WSPartitionRolesPass
         fmha::TargetInfo::lookup(func, getArgument());
     if (failed(info))
       return failure();
-    // sm_100a attention: the policy writes the roles only, and a builder of
-    // its own makes them.
-    bool attentionSM100 = info->hasTensorMemory() && isAttentionSM100(func);
-    if (failed(verifyRoleAssignment(func, getArgument(),
-                                    /*opLevel=*/!attentionSM100)))
+    if (failed(verifyRoleAssignment(func, getArgument(), /*opLevel=*/true)))
       return failure();
-    if (attentionSM100)
-      return partitionAttentionSM100(func);
     return materialise(func);
   }
 };

@@ -1,8 +1,7 @@
 //===- PartitionRolesSM100.h - Warp roles for Blackwell ----------*- C++
 //-*-===//
 //
-// Part of fmha. The sm_100a role policies of ws-assign-roles, and the
-// attention builder of ws-partition-roles.
+// Part of fmha. The sm_100a role policies of ws-assign-roles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,29 +33,17 @@ LogicalResult assignRolesSM100(FunctionOpInterface func,
                                const SM100RoleOptions &options);
 
 /// The same for attention tile programs (Q loaded before the main loop):
-/// writes the roles (`ws.roles`) and the depth of the operand ring
-/// (`ws.channel_stages`), shortened until Q, the ring, the row vectors and
-/// the staging of the outputs fit in shared memory; the op-level
-/// assignment is implied by the kind of program, and
-/// partitionAttentionSM100 builds the roles (PartitionAttentionSM100.cpp).
+/// a load, an MMA and an epilogue warp, a correction warpgroup and a
+/// softmax warpgroup per consumer, with S, P over S and O in tensor memory
+/// (AssignRolesAttentionSM100.cpp); the operand ring is shortened until Q,
+/// the ring, the row vectors and the staging of the outputs fit in shared
+/// memory.
 LogicalResult assignAttentionRolesSM100(FunctionOpInterface func,
                                         const SM100RoleOptions &options);
 
 /// Whether the tile program of `func` is attention's on sm_100a: it loads
 /// Q before its main loop.
 bool isAttentionSM100(FunctionOpInterface func);
-
-/// ws-partition-roles for attention tile programs on sm_100a: a load warp,
-/// an MMA warp and an epilogue warp, a correction warpgroup and one softmax
-/// warpgroup per consumer, with S, P over S, and O in tensor memory
-/// (PartitionAttentionSM100.cpp).
-LogicalResult partitionAttentionSM100(FunctionOpInterface func);
-
-/// The roles of `func` (its `ws.roles`), after checking that they are the
-/// `expected` roles, by name, in order (the attention builder makes its
-/// roles itself).
-FailureOr<SmallVector<RoleSpecAttr>> rolesNamed(FunctionOpInterface func,
-                                                ArrayRef<std::string> expected);
 
 } // namespace ws
 } // namespace mlir

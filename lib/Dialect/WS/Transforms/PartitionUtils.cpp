@@ -9,7 +9,9 @@
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 #include "fmha/Target/KernelAttrs.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -45,6 +47,14 @@ Value ws::consumeLoads(OpBuilder &b, Value channel,
   for (tile::LoadOp load : loads)
     load.erase();
   return wait.getToken();
+}
+
+bool ws::isZeroConstant(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto dense = constant ? dyn_cast<DenseElementsAttr>(constant.getValue())
+                        : DenseElementsAttr();
+  return dense && dense.isSplat() &&
+         matchPattern(constant.getResult(), m_AnyZeroFloat());
 }
 
 void ws::dropCarried(scf::ForOp loop) {

@@ -33,6 +33,9 @@ void produceLoads(OpBuilder &b, Value channel,
 Value consumeLoads(OpBuilder &b, Value channel,
                    MutableArrayRef<tile::LoadOp> loads);
 
+/// Whether `value` is a constant of zeros (a splat).
+bool isZeroConstant(Value value);
+
 /// Makes every loop-carried value of `loop` yield its own iteration
 /// argument: the loop then computes nothing but its side effects.
 void dropCarried(scf::ForOp loop);

@@ -48,6 +48,16 @@ constexpr StringLiteral kLoadChannelAttrName =
 constexpr StringLiteral kMulticastLoadAttrName =
     WSDialect::MulticastLoadAttrHelper::getNameStr();
 
+/// On an op with one result: the index of the channel whose slot the result
+/// goes through (an i32), from the one role that runs the op (its
+/// `ws.partition`) to the roles that need it (a value channel).
+constexpr StringLiteral kResultChannelAttrName =
+    WSDialect::ResultChannelAttrHelper::getNameStr();
+/// On a kernel: per channel, the index of an earlier channel whose buffers
+/// its buffers overlay, or -1 (an i32 array).
+constexpr StringLiteral kChannelAliasesAttrName =
+    WSDialect::ChannelAliasesAttrHelper::getNameStr();
+
 /// The roles of `func` (its `ws.roles`), empty when it has none.
 SmallVector<RoleSpecAttr> getRoles(Operation *func);
 
@@ -65,12 +75,22 @@ bool computesOutput(scf::ForOp loop, unsigned position, int32_t role);
 /// (its `ws.output_channels` entry), or -1.
 int32_t getOutputChannel(scf::ForOp loop, unsigned position);
 
+/// The channel the result of `op` goes through (its `ws.result_channel`),
+/// or -1.
+int32_t getResultChannel(Operation *op);
+
+/// The channel whose buffers channel `channel` of `func` overlays (its
+/// `ws.channel_aliases` entry), or -1.
+int32_t getChannelAlias(Operation *func, size_t channel);
+
 /// Checks the role assignment of `func` before anything is built from it:
 /// `ws.roles` entries, `ws.channel_stages` (1 to 32 slots, as a channel),
 /// `ws.partition` indices in range, one `ws.partition_outputs` and
 /// `ws.output_channels` entry per loop-carried value (a channel index or
-/// -1) and, with `opLevel`, each `tile.load` with a channel
-/// in range and one role. The error is reported at the op, naming `pass`.
+/// -1), `ws.channel_aliases` (one entry per channel, -1 or an earlier
+/// channel), each `ws.result_channel` in range on an op of one role and,
+/// with `opLevel`, each `tile.load` with a channel in range and one role. The
+/// error is reported at the op, naming `pass`.
 LogicalResult verifyRoleAssignment(FunctionOpInterface func, StringRef pass,
                                    bool opLevel);
 

@@ -62,6 +62,8 @@ def WS_Dialect : Dialect {
     | `ws.partition_outputs` | array of i32 arrays | `scf.for` | per loop-carried value, the roles that compute it. |
     | `ws.output_channels` | i32 array | `scf.for` | per loop-carried value, the channel whose slot holds it (a tensor-memory accumulator: the role computing it accumulates in the slot, the roles reading the loop's result wait for it), or -1. |
     | `ws.load_channel` | integer | `tile.load` | the channel whose slot the load fills. |
+    | `ws.result_channel` | integer | any op of a tile program with one result | the channel whose slot the result goes through, from the one role that runs the op to the roles that read it. |
+    | `ws.channel_aliases` | i32 array | a kernel | per channel, the channel whose buffers its buffers overlay, or -1. |
     | `ws.multicast_load` | unit | `tile.load` | in a `ws.multicast` kernel, the copy lands in both CTAs. |
     | `ws.turn` | unit | `scf.for` | the consumer role that runs the loop runs it whole as one turn: the roles whose main loops are marked take turns (`ws-schedule-ping-pong`, which removes the mark). Set by `ws-assign-roles` on the main loops of a program whose consumers own separate work items (a ping-pong GEMM). |
     | `ws.num_threads` | integer, a multiple of 32 from 32 to 1024 | a kernel | the threads of a CTA, set by `ws-allocate-registers`. |
@@ -102,7 +104,9 @@ def WS_Dialect : Dialect {
     "::mlir::DenseI32ArrayAttr":$output_channels,
     "::mlir::IntegerAttr":$load_channel,
     "::mlir::UnitAttr":$multicast_load,
-    "::mlir::UnitAttr":$turn
+    "::mlir::UnitAttr":$turn,
+    "::mlir::IntegerAttr":$result_channel,
+    "::mlir::DenseI32ArrayAttr":$channel_aliases
   );
 }
 
