@@ -19,6 +19,7 @@ not compile for a type (an f32 output needs more shared memory) are listed
 and skipped.
 """
 
+import argparse
 import itertools
 import os
 import sys
@@ -68,11 +69,16 @@ def specs():
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--bench"]
-    root = args[0] if args else None
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0])
+    parser.add_argument("dir", nargs="?", default=None,
+                        help="the cache (default: fmha's, FMHA_CACHE_DIR)")
+    parser.add_argument("--bench", action="store_true",
+                        help="also bench/gemm_configs.py's configurations")
+    args = parser.parse_args()
+    root = args.dir
     start, done, skipped = time.time(), 0, 0
-    chosen = itertools.chain(specs(), bench_specs() if "--bench" in sys.argv
-                             else ())
+    chosen = itertools.chain(specs(), bench_specs() if args.bench else ())
     for spec in chosen:
         try:
             fmha.compile(spec, cache_dir=root, progress=lambda m: None)
