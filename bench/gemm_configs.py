@@ -14,10 +14,14 @@ PINGPONG = [
      "schedule": "pingpong"},
 ]
 
-# Split-K configurations beyond the candidates (the candidates with
-# `splits` are timed too): other tiles and K-range counts, for the shapes
-# with few tiles.
+# Split-K configurations (none is a tuning candidate: they lost
+# everywhere on the H100, bench/RESULTS.md): tiles and K-range counts for
+# the shapes with few tiles.
 SPLITK = [
+    {"tile": (64, 128, 64), "consumers": 2, "stages": 6, "splits": 2},
+    {"tile": (64, 128, 64), "consumers": 2, "stages": 6, "splits": 4},
+    {"tile": (64, 128, 64), "consumers": 1, "stages": 6, "splits": 2},
+    {"tile": (64, 64, 64), "consumers": 1, "stages": 8, "splits": 2},
     {"tile": (64, 128, 64), "consumers": 2, "stages": 6, "splits": 3},
     {"tile": (128, 128, 64), "consumers": 2, "splits": 2},
     {"tile": (64, 256, 64), "consumers": 2, "splits": 2},

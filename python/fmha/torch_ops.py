@@ -205,11 +205,12 @@ def scratch_pointers(torch: Any, specs: dict, device: Any,
 
 
 def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
-                 b_transposed: bool = True) -> Any:
+                 b_transposed: bool = True, scratch: bool = True) -> Any:
     """The runtime Kernel for these operands: checks what depends only on
     dtypes and devices once per (devices, dtypes), then selects the
     configuration for the shape (fmha.tuning) and compiles it or finds it
-    in the cache, once per shape bucket."""
+    in the cache, once per shape bucket. ``scratch=False``: a kernel
+    without scratch tensors (a split-K configuration runs unsplit)."""
     key = (a.device, b.device, a.dtype, b.dtype, out, b_transposed)
     if key not in _GEMM_CHECKED:
         _check_gemm(torch, a, b, out, b_transposed)
@@ -224,6 +225,8 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
     dtype, out_name = _ops.fmha_dtype(a.dtype), _ops.fmha_dtype(out)
 
     def make_spec(config: dict) -> Any:
+        if not scratch:
+            config = {k: v for k, v in config.items() if k != "splits"}
         return _ops.gemm_spec(dtype, out_name, target, config,
                               b_transposed=b_transposed)
 
@@ -236,7 +239,8 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
             a.device, torch.cuda.current_stream(a.device).cuda_stream))
         return lambda: kernel.launch(tensors)
 
-    return _select(torch, a.device, key, category, sizes, make_spec,
+    options = key if scratch else key + ("no scratch",)
+    return _select(torch, a.device, options, category, sizes, make_spec,
                    tuning.GEMM_CANDIDATES, run)
 
 
@@ -308,7 +312,11 @@ def gemm_impl(a: Any, b: Any, out_dtype: Any = None,
         return c.zero_()
     with _on_device(torch, a.device):
         a, b = _tma_ready(torch, a), _tma_ready(torch, b)
-        kernel = _gemm_kernel(torch, a, b, out, b_transposed)
+        # No scratch tensors through the custom op (torch.compile, autograd):
+        # torch.compile's CUDA graphs allocate even their warm-up runs from
+        # the graph's pool and refuse pool memory that no output holds, as
+        # a workspace kept across calls is. Split-K runs on the eager path.
+        kernel = _gemm_kernel(torch, a, b, out, b_transposed, scratch=False)
         tensors = {"a": a, "b": b, "c": c}
         tensors.update(scratch_tensors(
             torch,

@@ -67,16 +67,11 @@ GEMM_CANDIDATES: tuple = (
     {"tile": (64, 192, 64), "consumers": 2, "multicast": 2},
     {"tile": (64, 128, 64), "consumers": 2, "multicast": 2},
     {"tile": (128, 128, 64), "consumers": 2, "multicast": 2},
-    # Split-K (`splits n`): each tile's K range in n work items, for shapes
-    # with few tiles for 132 SMs (1000^3: 64 CTA tiles of 128x128; 7 or 64
-    # rows: one row of tiles), whose CTAs would otherwise each run a long
-    # main loop while most SMs idle. Two K ranges double the work items,
-    # four quadruple them; the partial sums cost an f32 round trip through
-    # L2 per range.
-    {"tile": (64, 128, 64), "consumers": 2, "stages": 6, "splits": 2},
-    {"tile": (64, 128, 64), "consumers": 2, "stages": 6, "splits": 4},
-    {"tile": (64, 128, 64), "consumers": 1, "stages": 6, "splits": 2},
-    {"tile": (64, 64, 64), "consumers": 1, "stages": 8, "splits": 2},
+    # Split-K (`splits n`) is not a candidate: measured on the H100
+    # (2026-11-25, bench/RESULTS.md) it runs 2.6x-20x slower than the
+    # unsplit kernels at every shape of issue 14, 1000^3 included;
+    # bench/gemm_configs.py keeps its configurations for
+    # bench/gemm_schedules.py --only splitk.
     # Not candidates: the ping-pong schedule (`schedule pingpong`). On the
     # H100 it lost to the API's cooperative choice at every shape of issue
     # 14, short K included (0.72x cuBLAS against 0.87x at 16384x16384x256;

@@ -262,9 +262,14 @@ class KVCacheTest(unittest.TestCase):
                                           64)
         q = torch.randn(2, 1, 8, 128, device="cuda", dtype=torch.bfloat16)
         call = fmha.attention_kvcache
-        too_long = torch.tensor([100, 129], dtype=torch.int32, device="cuda")
-        with self.assertRaisesRegex(ValueError, r"cache_seqlens\[1\] = 129 "
-                                    r"is out of range \[0, 128\]"):
+        # The capacity is max_pages * page_size (the table has a spare
+        # column beyond the pages the lengths use).
+        capacity = table.shape[1] * 64
+        too_long = torch.tensor([100, capacity + 1], dtype=torch.int32,
+                                device="cuda")
+        with self.assertRaisesRegex(
+                ValueError, rf"cache_seqlens\[1\] = {capacity + 1} is out "
+                rf"of range \[0, {capacity}\]"):
             call(q, k, v, too_long, table)
         with self.assertRaisesRegex(ValueError, r"cache_seqlens\[0\] = -1"):
             call(q, k, v, -seqlens.clamp(max=1), table)
