@@ -68,7 +68,7 @@ GEMM_CANDIDATES: tuple = (
     {"tile": (64, 128, 64), "consumers": 2, "multicast": 2},
     {"tile": (128, 128, 64), "consumers": 2, "multicast": 2},
     # Split-K (`splits n`) is not a candidate: measured on the H100
-    # (2026-11-25, bench/RESULTS.md) it runs 2.6x-20x slower than the
+    # (2026-11-25, bench/RESULTS.md) it runs 1.2x-20x slower than the
     # unsplit kernels at every shape of issue 14, 1000^3 included;
     # bench/gemm_configs.py keeps its configurations for
     # bench/gemm_schedules.py --only splitk.
