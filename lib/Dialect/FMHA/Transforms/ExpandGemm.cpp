@@ -129,11 +129,11 @@ groupedTile(OpBuilder &b, Location loc, Value t, Value tilesM, Value tilesN,
   return {pidM, pidN};
 }
 
-/// The main loop over K steps [`begin`, `end`) of the consumer tiles at
-/// `rows` of A and column `column` of B: each step loads an A tile per row
-/// and one B tile (its half of B's columns in 2-CTA mode, `pair`), and adds
-/// their products into the rows' f32 accumulators, which start at `init`.
-/// Returns the loop, its results the accumulators.
+/// The main loop over K steps [`begin` (0 when null), `end`) of the
+/// consumer tiles at `rows` of A and column `column` of B: each step loads
+/// an A tile per row and one B tile (its half of B's columns in 2-CTA mode,
+/// `pair`), and adds their products into the rows' f32 accumulators, which
+/// start at `init`. Returns the loop, its results the accumulators.
 static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
                                 ArrayRef<Value> rows, Value column, Value begin,
                                 Value end, Value init, bool pair,
@@ -141,7 +141,10 @@ static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
   Location loc = op.getLoc();
   bool kMajorB = op.getTransposeB();
   SmallVector<Value> inits(rows.size(), init);
-  auto loop = scf::ForOp::create(b, loc, begin, end, constant(1), inits);
+  Value step = constant(1);
+  if (!begin)
+    begin = constant(0);
+  auto loop = scf::ForOp::create(b, loc, begin, end, step, inits);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value kOffset = arith::MulIOp::create(b, loc, loop.getInductionVar(),
@@ -163,6 +166,25 @@ static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
   return loop;
 }
 
+/// A block_m x block_n f32 tile of zeros, where accumulators start.
+static Value zeroAccumulator(GemmOp op, OpBuilder &b) {
+  Type f32 = b.getF32Type();
+  auto type = RankedTensorType::get({op.getBlockM(), op.getBlockN()}, f32);
+  return arith::ConstantOp::create(
+      b, op.getLoc(), DenseElementsAttr::get(type, b.getFloatAttr(f32, 0.0)));
+}
+
+/// The f32 tile `acc` rounded to C's element type (`acc` itself when C is
+/// f32).
+static Value roundOutput(GemmOp op, OpBuilder &b, Value acc) {
+  Type outType = op.getCType().getElementType();
+  if (outType == b.getF32Type())
+    return acc;
+  return arith::TruncFOp::create(
+      b, op.getLoc(),
+      RankedTensorType::get({op.getBlockM(), op.getBlockN()}, outType), acc);
+}
+
 /// The ping-pong tile program (`schedule pingpong`, sm_90a): CTA p walks
 /// the output tiles p, p + P, p + 2P, ... (P CTAs), its work items, two at
 /// a time; item 2j + i belongs to consumer i, whose main loop and store come
@@ -174,8 +196,6 @@ static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
                                Value c, Value m, Value n, Value k,
                                function_ref<Value(int64_t)> constant) {
   Location loc = op.getLoc();
-  Type outType = op.getCType().getElementType();
-  Type f32 = b.getF32Type();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
   int64_t consumers = op.getNumConsumerGroups();
@@ -188,7 +208,6 @@ static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
   auto itemLoop = scf::ForOp::create(b, loc, pid, tiles, step);
   b.setInsertionPointToStart(itemLoop.getBody());
   Value first = itemLoop.getInductionVar();
-  auto accType = RankedTensorType::get({blockM, blockN}, f32);
   for (int64_t i = 0; i < consumers; ++i) {
     // Consumer i's item; past the last tile, the first item's tile with no
     // steps and a store outside C.
@@ -209,14 +228,10 @@ static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
     Value steps = kTiles;
     if (valid)
       steps = arith::SelectOp::create(b, loc, valid, kTiles, constant(0));
-    Value zero = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
-    auto loop = buildMainLoop(op, b, a, bArg, row, column, constant(0), steps,
-                              zero, /*pair=*/false, constant);
-    Value result = loop.getResult(0);
-    if (outType != f32)
-      result = arith::TruncFOp::create(
-          b, loc, RankedTensorType::get({blockM, blockN}, outType), result);
+    Value zero = zeroAccumulator(op, b);
+    auto loop = buildMainLoop(op, b, a, bArg, row, column, Value(), steps, zero,
+                              /*pair=*/false, constant);
+    Value result = roundOutput(op, b, loop.getResult(0));
     Value storeRow = row;
     if (valid)
       storeRow = arith::SelectOp::create(b, loc, valid, row, m);
@@ -237,8 +252,6 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
                              Value workspace, Value counters,
                              function_ref<Value(int64_t)> constant) {
   Location loc = op.getLoc();
-  Type outType = op.getCType().getElementType();
-  Type f32 = b.getF32Type();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
   int64_t consumers = op.getNumConsumerGroups();
@@ -271,9 +284,7 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
   Value kBegin = rangeStart(split);
   Value kEnd = rangeStart(arith::AddIOp::create(b, loc, split, constant(1)));
 
-  auto accType = RankedTensorType::get({blockM, blockN}, f32);
-  Value zero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
+  Value zero = zeroAccumulator(op, b);
   auto loop = buildMainLoop(op, b, a, bArg, rows, n0, kBegin, kEnd, zero,
                             /*pair=*/false, constant);
   for (auto [i, acc, row] : llvm::enumerate(loop.getResults(), rows)) {
@@ -293,17 +304,14 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(sumLoop.getBody());
       Value partial = tile::LoadDirectOp::create(
-          b, loc, accType, workspace,
+          b, loc, zero.getType(), workspace,
           ValueRange{sumLoop.getInductionVar(), row, n0});
       Value sum = arith::AddFOp::create(b, loc, sumLoop.getRegionIterArgs()[0],
                                         partial);
       scf::YieldOp::create(b, loc, sum);
     }
-    Value result = sumLoop.getResult(0);
-    if (outType != f32)
-      result = arith::TruncFOp::create(
-          b, loc, RankedTensorType::get({blockM, blockN}, outType), result);
-    tile::StoreOp::create(b, loc, c, {row, n0}, result);
+    tile::StoreOp::create(b, loc, c, {row, n0},
+                          roundOutput(op, b, sumLoop.getResult(0)));
   }
   b.setInsertionPointAfter(itemLoop);
 }
@@ -436,18 +444,11 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
         arith::MulIOp::create(b, loc, rank, constant(blockNB)).getResult());
   Value kTiles = ceilDiv(b, loc, k, blockK, constant);
 
-  auto accType = RankedTensorType::get({blockM, blockN}, f32);
-  Value zero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
-  auto loop = buildMainLoop(op, b, a, bArg, rows, nB, constant(0), kTiles, zero,
+  Value zero = zeroAccumulator(op, b);
+  auto loop = buildMainLoop(op, b, a, bArg, rows, nB, Value(), kTiles, zero,
                             pair, constant);
-  for (auto [acc, row] : llvm::zip(loop.getResults(), rows)) {
-    Value result = acc;
-    if (outType != f32)
-      result = arith::TruncFOp::create(
-          b, loc, RankedTensorType::get({blockM, blockN}, outType), acc);
-    tile::StoreOp::create(b, loc, c, {row, n0}, result);
-  }
+  for (auto [acc, row] : llvm::zip(loop.getResults(), rows))
+    tile::StoreOp::create(b, loc, c, {row, n0}, roundOutput(op, b, acc));
   b.setInsertionPointAfter(tileLoop);
   gpu::ReturnOp::create(b, loc);
   op.erase();
