@@ -70,6 +70,10 @@ public:
 
 private:
   Attribute apply(StringRef fn, Attribute x, Attribute y);
+  /// Declares tensor `name` of `shape` and `dtype` with its `role` (input,
+  /// output, scratch or zeroed) in `fmha.tensors`.
+  void declare(StringRef name, ArrayRef<Attribute> shape, Type dtype,
+               StringRef role);
   NamedAttribute entry(StringRef key, Attribute value) {
     return b.getNamedAttr(key, value);
   }

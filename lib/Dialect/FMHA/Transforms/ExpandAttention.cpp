@@ -78,6 +78,17 @@ private:
   void recordLaunchContract(Operation *kernel);
   void recordVarlenContract(Operation *kernel);
   void recordKvcacheContract(Operation *kernel);
+  /// Appends the tensor maps of q, k and v (over their dimensions in the
+  /// order `dims`, when given): swizzled rows move in boxes of one 128-byte
+  /// span, block_m rows of q or block_n of k and v.
+  void mapInputs(LaunchContract &contract, ArrayRef<int64_t> dims = {});
+  /// Records `contract` on `kernel` with its grid for `rowsQ` query rows (a
+  /// sequence's, at most) of `headsQ` heads and `batch` sequences: a CTA per
+  /// query block of block_m * consumers rows, or when persistent at most one
+  /// CTA per SM and per work item (a query block, or a pair of them when
+  /// masks make the work uneven); CTAs left without one exit.
+  void recordGrid(LaunchContract &contract, Operation *kernel, Attribute rowsQ,
+                  Attribute headsQ, Attribute batch);
   /// Whether q, k, v and o are packed sequences (`varlen`).
   bool varlen() { return op.getVarlen(); }
   /// Whether K and V are caches with a length per sequence (`kvcache`), and
@@ -178,6 +189,33 @@ private:
 
 } // namespace
 
+void AttentionBuilder::mapInputs(LaunchContract &contract,
+                                 ArrayRef<int64_t> dims) {
+  int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
+  contract.tensorMap("q", {blockM, span}, 128, dims);
+  contract.tensorMap("k", {blockN, span}, 128, dims);
+  contract.tensorMap("v", {blockN, span}, 128, dims);
+}
+
+void AttentionBuilder::recordGrid(LaunchContract &contract, Operation *kernel,
+                                  Attribute rowsQ, Attribute headsQ,
+                                  Attribute batch) {
+  int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
+  if (!persistent()) {
+    contract.record(
+        kernel,
+        {contract.ceildiv(rowsQ, contract.integer(rowsPerCta)), headsQ, batch});
+    return;
+  }
+  int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
+  Attribute items =
+      contract.mul(contract.ceildiv(rowsQ, contract.integer(rowsPerItem)),
+                   contract.mul(headsQ, batch));
+  Attribute one = contract.integer(1);
+  contract.record(kernel,
+                  {contract.min(b.getStringAttr("num_sms"), items), one, one});
+}
+
 void AttentionBuilder::recordLaunchContract(Operation *kernel) {
   if (varlen())
     return recordVarlenContract(kernel);
@@ -195,11 +233,7 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
   contract.tensor("k", {batch, headsKV, sk, d}, dtype, /*output=*/false);
   contract.tensor("v", {batch, headsKV, sk, d}, dtype, /*output=*/false);
   contract.tensor("o", {batch, headsQ, sq, d}, dtype, /*output=*/true);
-  // Swizzled rows move in boxes of one 128-byte span.
-  int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
-  contract.tensorMap("q", {blockM, span}, 128);
-  contract.tensorMap("k", {blockN, span}, 128);
-  contract.tensorMap("v", {blockN, span}, 128);
+  mapInputs(contract);
   contract.tensorMap("o", {blockM, headDim}, 0);
   if (op.hasLse()) {
     contract.tensor("lse", {batch, headsQ, sq}, b.getF32Type(),
@@ -210,21 +244,7 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
   }
   for (Attribute size : {batch, headsQ, headsKV, sq, sk})
     contract.scalar(size);
-  int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
-  if (!persistent()) {
-    contract.record(kernel, {contract.ceildiv(sq, contract.integer(rowsPerCta)),
-                             headsQ, batch});
-    return;
-  }
-  // At most one CTA per SM and per work item (a query block, or a pair of
-  // them when masks make the work uneven); CTAs left without one exit.
-  int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
-  Attribute items =
-      contract.mul(contract.ceildiv(sq, contract.integer(rowsPerItem)),
-                   contract.mul(headsQ, batch));
-  Attribute one = contract.integer(1);
-  contract.record(kernel,
-                  {contract.min(b.getStringAttr("num_sms"), items), one, one});
+  recordGrid(contract, kernel, sq, headsQ, batch);
 }
 
 void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
@@ -255,11 +275,8 @@ void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
   // Every tensor map is over the [blocks, heads, rows, head_dim] view of its
   // [blocks, rows, heads, head_dim] tensor (dims [0, 2, 1, 3]): a box is
   // rows of one head, of one sequence or of one page.
-  int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
   SmallVector<int64_t> dims = {0, 2, 1, 3};
-  contract.tensorMap("q", {blockM, span}, 128, dims);
-  contract.tensorMap("k", {blockN, span}, 128, dims);
-  contract.tensorMap("v", {blockN, span}, 128, dims);
+  mapInputs(contract, dims);
   contract.tensorMap("o", {blockM, headDim}, 0, dims);
   if (op.hasLse())
     contract.memref("lse");
@@ -268,19 +285,7 @@ void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
     contract.memref("block_table");
   for (Attribute size : {batch, headsQ, headsKV, sq, rows})
     contract.scalar(size);
-  int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
-  if (!persistent()) {
-    contract.record(kernel, {contract.ceildiv(sq, contract.integer(rowsPerCta)),
-                             headsQ, batch});
-    return;
-  }
-  int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
-  Attribute items =
-      contract.mul(contract.ceildiv(sq, contract.integer(rowsPerItem)),
-                   contract.mul(headsQ, batch));
-  Attribute one = contract.integer(1);
-  contract.record(kernel,
-                  {contract.min(b.getStringAttr("num_sms"), items), one, one});
+  recordGrid(contract, kernel, sq, headsQ, batch);
 }
 
 void AttentionBuilder::recordVarlenContract(Operation *kernel) {
@@ -306,10 +311,7 @@ void AttentionBuilder::recordVarlenContract(Operation *kernel) {
             maxSeqQ = contract.callerSize("MAXQ");
   // Q, K and V as [heads, total, head_dim] views of the packed tensors
   // (dims [1, 0, 2]): a box covers rows of one head.
-  int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
-  contract.tensorMap("q", {blockM, span}, 128, {1, 0, 2});
-  contract.tensorMap("k", {blockN, span}, 128, {1, 0, 2});
-  contract.tensorMap("v", {blockN, span}, 128, {1, 0, 2});
+  mapInputs(contract, {1, 0, 2});
   // O and lse leave by plain stores bounded by each sequence's end.
   contract.memref("o");
   if (op.hasLse())
@@ -318,19 +320,7 @@ void AttentionBuilder::recordVarlenContract(Operation *kernel) {
   contract.memref("cu_seqlens_k");
   for (Attribute size : {batch, headsQ, headsKV, maxSeqQ, tq, tk})
     contract.scalar(size);
-  int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
-  Attribute blocks = contract.ceildiv(maxSeqQ, contract.integer(rowsPerCta));
-  if (!persistent()) {
-    contract.record(kernel, {blocks, headsQ, batch});
-    return;
-  }
-  int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
-  Attribute items =
-      contract.mul(contract.ceildiv(maxSeqQ, contract.integer(rowsPerItem)),
-                   contract.mul(headsQ, batch));
-  Attribute one = contract.integer(1);
-  contract.record(kernel,
-                  {contract.min(b.getStringAttr("num_sms"), items), one, one});
+  recordGrid(contract, kernel, maxSeqQ, headsQ, batch);
 }
 
 SmallVector<Value> AttentionBuilder::queryCoords(Value batch, Value head,

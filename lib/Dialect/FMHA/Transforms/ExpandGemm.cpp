@@ -97,6 +97,20 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
   contract.record(kernel, {sms, one, one});
 }
 
+/// `x / d` rounded up, for `x` of i32 and a positive constant `d`.
+static Value ceilDiv(OpBuilder &b, Location loc, Value x, int64_t d,
+                     function_ref<Value(int64_t)> constant) {
+  return arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
+}
+
+/// The CTA's index along the grid's x and the number of CTAs along it.
+static std::pair<Value, Value> programGrid(OpBuilder &b, Location loc) {
+  auto x = tile::GridDimAttr::get(b.getContext(), tile::GridDim::x);
+  return {tile::ProgramIdOp::create(b, loc, x),
+          tile::NumProgramsOp::create(b, loc, x)};
+}
+
 /// The output tile (row, column) of persistent work item `t` in grouped
 /// order: kGroupM tile rows at a time, so that neighbouring CTAs share A and
 /// B tiles in L2.
@@ -115,6 +129,62 @@ groupedTile(OpBuilder &b, Location loc, Value t, Value tilesM, Value tilesN,
   return {pidM, pidN};
 }
 
+/// The main loop over K steps [`begin` (0 when null), `end`) of the
+/// consumer tiles at `rows` of A and column `column` of B: each step loads
+/// an A tile per row and one B tile (its half of B's columns in 2-CTA mode,
+/// `pair`), and adds their products into the rows' f32 accumulators, which
+/// start at `init`. Returns the loop, its results the accumulators.
+static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
+                                ArrayRef<Value> rows, Value column, Value begin,
+                                Value end, Value init, bool pair,
+                                function_ref<Value(int64_t)> constant) {
+  Location loc = op.getLoc();
+  bool kMajorB = op.getTransposeB();
+  SmallVector<Value> inits(rows.size(), init);
+  Value step = constant(1);
+  if (!begin)
+    begin = constant(0);
+  auto loop = scf::ForOp::create(b, loc, begin, end, step, inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kOffset = arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                                        constant(op.getBlockK()));
+  SmallVector<Value> aTiles;
+  for (Value row : rows)
+    aTiles.push_back(tile::LoadOp::create(b, loc, a, {row, kOffset}));
+  Value bTile =
+      tile::LoadOp::create(b, loc, bArg,
+                           kMajorB ? SmallVector<Value>{column, kOffset}
+                                   : SmallVector<Value>{kOffset, column});
+  SmallVector<Value> results;
+  for (auto [aTile, acc] : llvm::zip(aTiles, loop.getRegionIterArgs()))
+    results.push_back(
+        tile::DotOp::create(b, loc, aTile, bTile, acc, UnitAttr(),
+                            kMajorB ? b.getUnitAttr() : UnitAttr(), UnitAttr(),
+                            pair ? b.getUnitAttr() : UnitAttr()));
+  scf::YieldOp::create(b, loc, results);
+  return loop;
+}
+
+/// A block_m x block_n f32 tile of zeros, where accumulators start.
+static Value zeroAccumulator(GemmOp op, OpBuilder &b) {
+  Type f32 = b.getF32Type();
+  auto type = RankedTensorType::get({op.getBlockM(), op.getBlockN()}, f32);
+  return arith::ConstantOp::create(
+      b, op.getLoc(), DenseElementsAttr::get(type, b.getFloatAttr(f32, 0.0)));
+}
+
+/// The f32 tile `acc` rounded to C's element type (`acc` itself when C is
+/// f32).
+static Value roundOutput(GemmOp op, OpBuilder &b, Value acc) {
+  Type outType = op.getCType().getElementType();
+  if (outType == b.getF32Type())
+    return acc;
+  return arith::TruncFOp::create(
+      b, op.getLoc(),
+      RankedTensorType::get({op.getBlockM(), op.getBlockN()}, outType), acc);
+}
+
 /// The ping-pong tile program (`schedule pingpong`, sm_90a): CTA p walks
 /// the output tiles p, p + P, p + 2P, ... (P CTAs), its work items, two at
 /// a time; item 2j + i belongs to consumer i, whose main loop and store come
@@ -125,31 +195,19 @@ groupedTile(OpBuilder &b, Location loc, Value t, Value tilesM, Value tilesN,
 static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
                                Value c, Value m, Value n, Value k,
                                function_ref<Value(int64_t)> constant) {
-  MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
-  Type outType = op.getCType().getElementType();
-  Type f32 = b.getF32Type();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
   int64_t consumers = op.getNumConsumerGroups();
-  bool kMajorB = op.getTransposeB();
-  auto ceilDiv = [&](Value x, int64_t d) -> Value {
-    return arith::DivUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
-  };
-  Value tilesM = ceilDiv(m, blockM);
-  Value tilesN = ceilDiv(n, blockN);
+  Value tilesM = ceilDiv(b, loc, m, blockM, constant);
+  Value tilesN = ceilDiv(b, loc, n, blockN, constant);
   Value tiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
-  Value pid = tile::ProgramIdOp::create(
-      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
-  Value numPrograms = tile::NumProgramsOp::create(
-      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
-  Value kTiles = ceilDiv(k, blockK);
+  auto [pid, numPrograms] = programGrid(b, loc);
+  Value kTiles = ceilDiv(b, loc, k, blockK, constant);
   Value step = arith::MulIOp::create(b, loc, numPrograms, constant(consumers));
   auto itemLoop = scf::ForOp::create(b, loc, pid, tiles, step);
   b.setInsertionPointToStart(itemLoop.getBody());
   Value first = itemLoop.getInductionVar();
-  auto accType = RankedTensorType::get({blockM, blockN}, f32);
   for (int64_t i = 0; i < consumers; ++i) {
     // Consumer i's item; past the last tile, the first item's tile with no
     // steps and a store outside C.
@@ -170,29 +228,10 @@ static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
     Value steps = kTiles;
     if (valid)
       steps = arith::SelectOp::create(b, loc, valid, kTiles, constant(0));
-    Value zero = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
-    auto loop =
-        scf::ForOp::create(b, loc, constant(0), steps, constant(1), zero);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value kOffset = arith::MulIOp::create(b, loc, loop.getInductionVar(),
-                                            constant(blockK));
-      Value aTile = tile::LoadOp::create(b, loc, a, {row, kOffset});
-      Value bTile =
-          tile::LoadOp::create(b, loc, bArg,
-                               kMajorB ? SmallVector<Value>{column, kOffset}
-                                       : SmallVector<Value>{kOffset, column});
-      Value dot = tile::DotOp::create(
-          b, loc, aTile, bTile, loop.getRegionIterArgs()[0], UnitAttr(),
-          kMajorB ? b.getUnitAttr() : UnitAttr(), UnitAttr(), UnitAttr());
-      scf::YieldOp::create(b, loc, dot);
-    }
-    Value result = loop.getResult(0);
-    if (outType != f32)
-      result = arith::TruncFOp::create(
-          b, loc, RankedTensorType::get({blockM, blockN}, outType), result);
+    Value zero = zeroAccumulator(op, b);
+    auto loop = buildMainLoop(op, b, a, bArg, row, column, Value(), steps, zero,
+                              /*pair=*/false, constant);
+    Value result = roundOutput(op, b, loop.getResult(0));
     Value storeRow = row;
     if (valid)
       storeRow = arith::SelectOp::create(b, loc, valid, row, m);
@@ -212,28 +251,17 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
                              Value c, Value m, Value n, Value k,
                              Value workspace, Value counters,
                              function_ref<Value(int64_t)> constant) {
-  MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
-  Type outType = op.getCType().getElementType();
-  Type f32 = b.getF32Type();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
           blockK = op.getBlockK();
   int64_t consumers = op.getNumConsumerGroups();
   int64_t splits = op.getNumSplits();
-  bool kMajorB = op.getTransposeB();
-  auto ceilDiv = [&](Value x, int64_t d) -> Value {
-    return arith::DivUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
-  };
-  Value tilesM = ceilDiv(m, blockM * consumers);
-  Value tilesN = ceilDiv(n, blockN);
+  Value tilesM = ceilDiv(b, loc, m, blockM * consumers, constant);
+  Value tilesN = ceilDiv(b, loc, n, blockN, constant);
   Value tiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
   Value items = arith::MulIOp::create(b, loc, tiles, constant(splits));
-  Value pid = tile::ProgramIdOp::create(
-      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
-  Value numPrograms = tile::NumProgramsOp::create(
-      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
-  Value kTiles = ceilDiv(k, blockK);
+  auto [pid, numPrograms] = programGrid(b, loc);
+  Value kTiles = ceilDiv(b, loc, k, blockK, constant);
   auto itemLoop = scf::ForOp::create(b, loc, pid, items, numPrograms);
   b.setInsertionPointToStart(itemLoop.getBody());
   Value w = itemLoop.getInductionVar();
@@ -256,30 +284,9 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
   Value kBegin = rangeStart(split);
   Value kEnd = rangeStart(arith::AddIOp::create(b, loc, split, constant(1)));
 
-  auto accType = RankedTensorType::get({blockM, blockN}, f32);
-  Value zero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
-  SmallVector<Value> inits(consumers, zero);
-  auto loop = scf::ForOp::create(b, loc, kBegin, kEnd, constant(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kOffset =
-        arith::MulIOp::create(b, loc, loop.getInductionVar(), constant(blockK));
-    SmallVector<Value> aTiles;
-    for (Value row : rows)
-      aTiles.push_back(tile::LoadOp::create(b, loc, a, {row, kOffset}));
-    Value bTile =
-        tile::LoadOp::create(b, loc, bArg,
-                             kMajorB ? SmallVector<Value>{n0, kOffset}
-                                     : SmallVector<Value>{kOffset, n0});
-    SmallVector<Value> results;
-    for (auto [aTile, acc] : llvm::zip(aTiles, loop.getRegionIterArgs()))
-      results.push_back(tile::DotOp::create(
-          b, loc, aTile, bTile, acc, UnitAttr(),
-          kMajorB ? b.getUnitAttr() : UnitAttr(), UnitAttr(), UnitAttr()));
-    scf::YieldOp::create(b, loc, results);
-  }
+  Value zero = zeroAccumulator(op, b);
+  auto loop = buildMainLoop(op, b, a, bArg, rows, n0, kBegin, kEnd, zero,
+                            /*pair=*/false, constant);
   for (auto [i, acc, row] : llvm::enumerate(loop.getResults(), rows)) {
     tile::StoreDirectOp::create(b, loc, workspace, {split, row, n0}, acc);
     Value counter = arith::AddIOp::create(
@@ -297,17 +304,14 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(sumLoop.getBody());
       Value partial = tile::LoadDirectOp::create(
-          b, loc, accType, workspace,
+          b, loc, zero.getType(), workspace,
           ValueRange{sumLoop.getInductionVar(), row, n0});
       Value sum = arith::AddFOp::create(b, loc, sumLoop.getRegionIterArgs()[0],
                                         partial);
       scf::YieldOp::create(b, loc, sum);
     }
-    Value result = sumLoop.getResult(0);
-    if (outType != f32)
-      result = arith::TruncFOp::create(
-          b, loc, RankedTensorType::get({blockM, blockN}, outType), result);
-    tile::StoreOp::create(b, loc, c, {row, n0}, result);
+    tile::StoreOp::create(b, loc, c, {row, n0},
+                          roundOutput(op, b, sumLoop.getResult(0)));
   }
   b.setInsertionPointAfter(itemLoop);
 }
@@ -316,7 +320,6 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   // The tile program is the same for sm_90a and sm_100a: the targets differ
   // in layouts and roles, assigned by later passes.
 
-  MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   Type inType = op.getAType().getElementType();
   Type outType = op.getCType().getElementType();
@@ -394,19 +397,13 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   // in L2), and its roles carry on with the next tile's loads while the
   // consumers store the last one.
   Value m = func.getArgument(3), n = func.getArgument(4);
-  auto ceilDiv = [&](Value x, int64_t d) -> Value {
-    return arith::DivUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, x, constant(d - 1)), constant(d));
-  };
   // In 2-CTA and multicast mode a tile spans both CTAs' rows and the
   // cluster is the persistent worker: CTA 2p + r is rank r of cluster p.
-  Value tilesM = ceilDiv(m, cluster * blockM * consumers);
-  Value tilesN = ceilDiv(n, blockN);
+  Value tilesM = ceilDiv(b, loc, m, cluster * blockM * consumers, constant);
+  Value tilesN = ceilDiv(b, loc, n, blockN, constant);
   Value tiles = arith::MulIOp::create(b, loc, tilesM, tilesN);
-  Value pid = tile::ProgramIdOp::create(
-      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
-  Value numPrograms = tile::NumProgramsOp::create(
-      b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
+  Value pid, numPrograms;
+  std::tie(pid, numPrograms) = programGrid(b, loc);
   Value rank;
   if (cluster > 1) {
     rank = arith::RemUIOp::create(b, loc, pid, constant(cluster));
@@ -445,43 +442,13 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
     nB = arith::AddIOp::create(
         b, loc, n0,
         arith::MulIOp::create(b, loc, rank, constant(blockNB)).getResult());
-  Value kTiles = arith::DivUIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, k, constant(blockK - 1)),
-      constant(blockK));
+  Value kTiles = ceilDiv(b, loc, k, blockK, constant);
 
-  auto accType = RankedTensorType::get({blockM, blockN}, f32);
-  Value zero = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(accType, b.getFloatAttr(f32, 0.0)));
-  SmallVector<Value> inits(consumers, zero);
-  auto loop =
-      scf::ForOp::create(b, loc, constant(0), kTiles, constant(1), inits);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kOffset =
-        arith::MulIOp::create(b, loc, loop.getInductionVar(), constant(blockK));
-    SmallVector<Value> aTiles;
-    for (Value row : rows)
-      aTiles.push_back(tile::LoadOp::create(b, loc, a, {row, kOffset}));
-    Value bTile =
-        tile::LoadOp::create(b, loc, bArg,
-                             kMajorB ? SmallVector<Value>{nB, kOffset}
-                                     : SmallVector<Value>{kOffset, nB});
-    SmallVector<Value> results;
-    for (auto [aTile, acc] : llvm::zip(aTiles, loop.getRegionIterArgs()))
-      results.push_back(
-          tile::DotOp::create(b, loc, aTile, bTile, acc, UnitAttr(),
-                              kMajorB ? b.getUnitAttr() : UnitAttr(),
-                              UnitAttr(), pair ? b.getUnitAttr() : UnitAttr()));
-    scf::YieldOp::create(b, loc, results);
-  }
-  for (auto [acc, row] : llvm::zip(loop.getResults(), rows)) {
-    Value result = acc;
-    if (outType != f32)
-      result = arith::TruncFOp::create(
-          b, loc, RankedTensorType::get({blockM, blockN}, outType), acc);
-    tile::StoreOp::create(b, loc, c, {row, n0}, result);
-  }
+  Value zero = zeroAccumulator(op, b);
+  auto loop = buildMainLoop(op, b, a, bArg, rows, nB, Value(), kTiles, zero,
+                            pair, constant);
+  for (auto [acc, row] : llvm::zip(loop.getResults(), rows))
+    tile::StoreOp::create(b, loc, c, {row, n0}, roundOutput(op, b, acc));
   b.setInsertionPointAfter(tileLoop);
   gpu::ReturnOp::create(b, loc);
   op.erase();

@@ -68,24 +68,23 @@ static StringRef dtypeName(Type type) {
   return "unknown";
 }
 
-void LaunchContract::tensor(StringRef name, ArrayRef<Attribute> shape,
-                            Type dtype, bool output) {
+void LaunchContract::declare(StringRef name, ArrayRef<Attribute> shape,
+                             Type dtype, StringRef role) {
   tensors.push_back(entry(
       name,
-      b.getDictionaryAttr(
-          {entry("shape", b.getArrayAttr(shape)),
-           entry("dtype", b.getStringAttr(dtypeName(dtype))),
-           entry("role", b.getStringAttr(output ? "output" : "input"))})));
+      b.getDictionaryAttr({entry("shape", b.getArrayAttr(shape)),
+                           entry("dtype", b.getStringAttr(dtypeName(dtype))),
+                           entry("role", b.getStringAttr(role))})));
+}
+
+void LaunchContract::tensor(StringRef name, ArrayRef<Attribute> shape,
+                            Type dtype, bool output) {
+  declare(name, shape, dtype, output ? "output" : "input");
 }
 
 void LaunchContract::scratch(StringRef name, ArrayRef<Attribute> shape,
                              Type dtype, bool zeroed) {
-  tensors.push_back(entry(
-      name,
-      b.getDictionaryAttr(
-          {entry("shape", b.getArrayAttr(shape)),
-           entry("dtype", b.getStringAttr(dtypeName(dtype))),
-           entry("role", b.getStringAttr(zeroed ? "zeroed" : "scratch"))})));
+  declare(name, shape, dtype, zeroed ? "zeroed" : "scratch");
 }
 
 Attribute LaunchContract::callerSize(StringRef symbol) {

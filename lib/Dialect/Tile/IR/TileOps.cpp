@@ -179,49 +179,57 @@ LogicalResult StoreOp::verify() {
   return success();
 }
 
-//===----------------------------------------------------------------------===//
-// StoreDirectOp
-//===----------------------------------------------------------------------===//
-
-LogicalResult StoreDirectOp::verify() {
-  MemRefType dest = getDest().getType();
-  RankedTensorType value = getValue().getType();
-  if (getCoords().size() != static_cast<size_t>(dest.getRank()))
-    return emitOpError() << "needs one coordinate per dimension of the "
-                            "destination: "
-                         << dest.getRank() << " for " << dest << ", got "
-                         << getCoords().size();
-  if (value.getRank() > dest.getRank())
-    return emitOpError() << "stores a value of rank " << value.getRank()
-                         << " into a destination of rank " << dest.getRank();
-  if (value.getElementType() != dest.getElementType())
-    return emitOpError() << "stores " << value.getElementType()
-                         << " elements into a memref of "
-                         << dest.getElementType();
-  // Global memory: no memory space, or NVPTX's global address space 1
-  // (0 is the generic one).
-  if (Attribute space = dest.getMemorySpace()) {
-    auto number = dyn_cast<IntegerAttr>(space);
-    if (!number || (number.getInt() != 0 && number.getInt() != 1))
-      return emitOpError() << "writes global memory, but the destination is "
-                              "in memory space "
-                           << space;
-  }
-  return success();
-}
-
 /// Checks that `memref` is in global memory: no memory space, or NVPTX's
-/// global address space 1 (0 is the generic one).
+/// global address space 1 (0 is the generic one). `access` words the error
+/// ("accesses", "writes").
 static LogicalResult verifyGlobal(Operation *op, MemRefType memref,
-                                  StringRef what) {
+                                  StringRef what,
+                                  StringRef access = "accesses") {
   Attribute space = memref.getMemorySpace();
   if (!space)
     return success();
   auto number = dyn_cast<IntegerAttr>(space);
   if (number && (number.getInt() == 0 || number.getInt() == 1))
     return success();
-  return op->emitOpError() << "accesses global memory, but " << what
+  return op->emitOpError() << access << " global memory, but " << what
                            << " is in memory space " << space;
+}
+
+/// Checks a direct access (tile.load_direct, tile.store_direct) of `value`
+/// at `coords` coordinates of `memref`, the op's `role` ("source",
+/// "destination"): one coordinate per dimension of the memref, and a value
+/// of no higher rank and of its element type. `verb` and `preposition` word
+/// the errors ("loads ... from", "stores ... into").
+static LogicalResult verifyDirectAccess(Operation *op, MemRefType memref,
+                                        RankedTensorType value, size_t coords,
+                                        StringRef role, StringRef verb,
+                                        StringRef preposition) {
+  if (coords != static_cast<size_t>(memref.getRank()))
+    return op->emitOpError()
+           << "needs one coordinate per dimension of the " << role << ": "
+           << memref.getRank() << " for " << memref << ", got " << coords;
+  if (value.getRank() > memref.getRank())
+    return op->emitOpError()
+           << verb << " a value of rank " << value.getRank() << " "
+           << preposition << " a " << role << " of rank " << memref.getRank();
+  if (value.getElementType() != memref.getElementType())
+    return op->emitOpError()
+           << verb << " " << value.getElementType() << " elements "
+           << preposition << " a memref of " << memref.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// StoreDirectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult StoreDirectOp::verify() {
+  MemRefType dest = getDest().getType();
+  if (failed(verifyDirectAccess(*this, dest, getValue().getType(),
+                                getCoords().size(), "destination", "stores",
+                                "into")))
+    return failure();
+  return verifyGlobal(*this, dest, "the destination", "writes");
 }
 
 //===----------------------------------------------------------------------===//
@@ -230,19 +238,9 @@ static LogicalResult verifyGlobal(Operation *op, MemRefType memref,
 
 LogicalResult LoadDirectOp::verify() {
   MemRefType source = getSource().getType();
-  RankedTensorType result = getResult().getType();
-  if (getCoords().size() != static_cast<size_t>(source.getRank()))
-    return emitOpError() << "needs one coordinate per dimension of the "
-                            "source: "
-                         << source.getRank() << " for " << source << ", got "
-                         << getCoords().size();
-  if (result.getRank() > source.getRank())
-    return emitOpError() << "loads a value of rank " << result.getRank()
-                         << " from a source of rank " << source.getRank();
-  if (result.getElementType() != source.getElementType())
-    return emitOpError() << "loads " << result.getElementType()
-                         << " elements from a memref of "
-                         << source.getElementType();
+  if (failed(verifyDirectAccess(*this, source, getResult().getType(),
+                                getCoords().size(), "source", "loads", "from")))
+    return failure();
   return verifyGlobal(*this, source, "the source");
 }
 
