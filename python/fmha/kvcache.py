@@ -24,18 +24,13 @@ WHAT = "fmha.attention_kvcache"
 PAGE_SIZES = (16, 32, 64, 128, 256)
 
 
-def _require(cond: Any, message: Callable[[], str]) -> None:
-    if not cond:
-        raise ValueError(message())
-
-
 def check_kvcache_args(q_shape: Sequence, k_shape: Sequence,
                        v_shape: Sequence, seqlens_shape: Sequence,
                        table_shape: Optional[Sequence], dtypes: tuple,
                        index_dtypes: tuple, causal: bool = False,
                        window: Optional[Any] = None,
                        scale: Optional[float] = None,
-                       check: Callable = _require) -> None:
+                       check: Callable = _ops._require) -> None:
     """Checks fmha.attention_kvcache's arguments from their shapes and
     dtype names (``bf16``, ``f16``, ``i32``, or None for another type);
     ``table_shape`` is None for dense caches, and ``index_dtypes`` holds
@@ -157,13 +152,10 @@ def _check(torch: Any, q: Any, k: Any, v: Any, seqlens: Any,
              ("cache_seqlens", seqlens)]
     if table is not None:
         named.append(("block_table", table))
-    for name, t in named:
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{WHAT}: {name} must be a torch.Tensor, got "
-                            f"{type(t).__name__}")
+    _ops.check_tensor_types(torch, WHAT, named)
 
     def name(dtype: Any) -> Optional[str]:
-        return "i32" if dtype == torch.int32 else _ops.fmha_dtype(dtype)
+        return _ops.index_or_fmha_dtype(torch, dtype)
 
     indices = (seqlens,) if table is None else (seqlens, table)
     check_kvcache_args(
@@ -172,11 +164,7 @@ def _check(torch: Any, q: Any, k: Any, v: Any, seqlens: Any,
         tuple(name(t.dtype) for t in (q, k, v)),
         tuple(name(t.dtype) for t in indices), causal, window, scale,
         _ops.torch_ops.size_checker(torch))
-    devices = [t.device for _, t in named]
-    if any(d != devices[0] for d in devices):
-        raise ValueError(f"{WHAT}: {', '.join(n for n, _ in named)} must be "
-                         f"on one device, got "
-                         f"{', '.join(str(d) for d in devices)}")
+    _ops.check_one_device(WHAT, named)
 
 
 def outputs(torch: Any, q: Any, return_lse: bool) -> tuple:
@@ -188,20 +176,12 @@ def outputs(torch: Any, q: Any, return_lse: bool) -> tuple:
     return o, lse
 
 
-def _skip_value_checks(torch: Any) -> bool:
-    """Whether the values cannot be read now: a CUDA graph is being
-    captured (a device-to-host copy would break it) or torch.compile is
-    tracing (there are no values)."""
-    return (torch.compiler.is_compiling()
-            or torch.cuda.is_current_stream_capturing())
-
-
 def _values_checked(torch: Any, seqlens: Any, table: Optional[Any],
                     rows: int, num_pages: int) -> None:
     """check_cache_values on the device tensors, through one device-to-host
     copy of both (a synchronization); not while a CUDA graph is being
     captured or torch.compile traces."""
-    if _skip_value_checks(torch):
+    if _ops.skip_value_checks(torch):
         return
     if table is None:
         check_cache_values(seqlens.tolist(), None, rows)

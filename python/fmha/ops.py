@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from . import torch_ops, tuning
 from .specs import (ATTENTION_HEAD_DIMS, I32_MAX, AttentionSpec, GemmSpec,
@@ -140,6 +140,38 @@ def _unique(specs: Any) -> list:
 def _require(cond: Any, message: Callable[[], str]) -> None:
     if not cond:
         raise ValueError(message())
+
+
+def check_tensor_types(torch: Any, what: str, named: Sequence) -> None:
+    """Checks that each ``(name, value)`` of ``named`` is a torch.Tensor
+    (TypeError naming it for ``what``, the entry point)."""
+    for name, t in named:
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{what}: {name} must be a torch.Tensor, got "
+                            f"{type(t).__name__}")
+
+
+def check_one_device(what: str, named: Sequence) -> None:
+    """Checks that the tensors of ``named`` (``(name, tensor)`` pairs) are
+    on one device (ValueError naming them for ``what``)."""
+    devices = [t.device for _, t in named]
+    if any(d != devices[0] for d in devices):
+        raise ValueError(f"{what}: {', '.join(n for n, _ in named)} must be "
+                         f"on one device, got "
+                         f"{', '.join(str(d) for d in devices)}")
+
+
+def index_or_fmha_dtype(torch: Any, dtype: Any) -> Optional[str]:
+    """``"i32"`` for int32 (index tensors), else fmha_dtype's name."""
+    return "i32" if dtype == torch.int32 else fmha_dtype(dtype)
+
+
+def skip_value_checks(torch: Any) -> bool:
+    """Whether tensor values cannot be read on the host now: a CUDA graph
+    is being captured (a device-to-host copy would break it) or
+    torch.compile is tracing (there are no values)."""
+    return (torch.compiler.is_compiling()
+            or torch.cuda.is_current_stream_capturing())
 
 
 def check_mask_options(what: str, causal: Any, window: Any,

@@ -24,11 +24,6 @@ from .specs import ATTENTION_HEAD_DIMS, I32_MAX
 WHAT = "fmha.attention_varlen"
 
 
-def _require(cond: Any, message: Callable[[], str]) -> None:
-    if not cond:
-        raise ValueError(message())
-
-
 def check_varlen_args(q_shape: Sequence, k_shape: Sequence,
                       v_shape: Sequence, cu_q_shape: Sequence,
                       cu_k_shape: Sequence, dtypes: tuple,
@@ -36,7 +31,7 @@ def check_varlen_args(q_shape: Sequence, k_shape: Sequence,
                       max_seqlen_k: Any, causal: bool = False,
                       window: Optional[Any] = None,
                       scale: Optional[float] = None,
-                      check: Callable = _require) -> None:
+                      check: Callable = _ops._require) -> None:
     """Checks fmha.attention_varlen's arguments from their shapes and
     dtype names (``bf16``, ``f16``, ``i32``, or None for another type):
     ValueError (shapes, lengths, window, scale) or TypeError (dtypes,
@@ -143,27 +138,21 @@ def _check(torch: Any, q: Any, k: Any, v: Any, cu_q: Any, cu_k: Any,
            max_seqlen_q: Any, max_seqlen_k: Any, causal: bool,
            window: Optional[list], scale: Optional[float]) -> None:
     """check_varlen_args on the tensors, and their devices."""
-    for name, t in (("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_q),
-                    ("cu_seqlens_k", cu_k)):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"{WHAT}: {name} must be a torch.Tensor, got "
-                            f"{type(t).__name__}")
+    named = (("q", q), ("k", k), ("v", v), ("cu_seqlens_q", cu_q),
+             ("cu_seqlens_k", cu_k))
+    _ops.check_tensor_types(torch, WHAT, named)
 
     check = _ops.torch_ops.size_checker(torch)
 
     def name(dtype: Any) -> Optional[str]:
-        return "i32" if dtype == torch.int32 else _ops.fmha_dtype(dtype)
+        return _ops.index_or_fmha_dtype(torch, dtype)
 
     check_varlen_args(tuple(q.shape), tuple(k.shape), tuple(v.shape),
                       tuple(cu_q.shape), tuple(cu_k.shape),
                       tuple(name(t.dtype) for t in (q, k, v)),
                       (name(cu_q.dtype), name(cu_k.dtype)), max_seqlen_q,
                       max_seqlen_k, causal, window, scale, check)
-    devices = [t.device for t in (q, k, v, cu_q, cu_k)]
-    if any(d != devices[0] for d in devices):
-        raise ValueError(f"{WHAT}: q, k, v, cu_seqlens_q, cu_seqlens_k must "
-                         f"be on one device, got "
-                         f"{', '.join(str(d) for d in devices)}")
+    _ops.check_one_device(WHAT, named)
 
 
 def outputs(torch: Any, q: Any, return_lse: bool) -> tuple:
@@ -173,14 +162,6 @@ def outputs(torch: Any, q: Any, return_lse: bool) -> tuple:
     lse_shape = (q.shape[1], q.shape[0]) if return_lse else (0,)
     lse = torch.empty(lse_shape, dtype=torch.float32, device=q.device)
     return o, lse
-
-
-def _skip_value_checks(torch: Any) -> bool:
-    """Whether the values cannot be read now: a CUDA graph is being
-    captured (a device-to-host copy would break it) or torch.compile is
-    tracing (there are no values)."""
-    return (torch.compiler.is_compiling()
-            or torch.cuda.is_current_stream_capturing())
 
 
 def _kernel(torch: Any, q: Any, batch: int, max_seqlen_q: int,
@@ -266,7 +247,7 @@ def _values_checked(torch: Any, cu_q: Any, cu_k: Any, total_q: int,
     """check_cu_seqlens on the device tensors, through one device-to-host
     copy of both (a synchronization); not while a CUDA graph is being
     captured or torch.compile traces."""
-    if _skip_value_checks(torch):
+    if _ops.skip_value_checks(torch):
         return
     values = torch.cat((cu_q, cu_k)).tolist()
     n = int(cu_q.shape[0])
