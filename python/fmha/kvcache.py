@@ -256,12 +256,8 @@ def attention_kvcache_impl(q: Any, k: Any, v: Any, seqlens: Any,
     if return_lse:
         tensors["lse"] = lse
 
-    def tuning_args() -> dict:
-        fresh = dict(tensors)
-        fresh["o"], lse2 = outputs(torch, q, return_lse)
-        if return_lse:
-            fresh["lse"] = lse2
-        return fresh
+    tuning_args = _ops.with_fresh_outputs(
+        tensors, lambda: outputs(torch, q, return_lse))
 
     page_size = rows if table is not None else None
     with torch_ops._on_device(torch, q.device):
@@ -328,12 +324,8 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
             tensors["lse"] = lse
         order = tuple(tensors)
 
-        def tuning_args() -> dict:
-            fresh = dict(tensors)
-            fresh["o"], fresh_lse = outputs(torch, q, return_lse)
-            if return_lse:
-                fresh["lse"] = fresh_lse
-            return fresh
+        tuning_args = _ops.with_fresh_outputs(
+            tensors, lambda: outputs(torch, q, return_lse))
 
         capacity = rows * (int(table.shape[1]) if table is not None else 1)
         kernel = _kernel(torch, q, capacity,

@@ -166,6 +166,20 @@ def index_or_fmha_dtype(torch: Any, dtype: Any) -> Optional[str]:
     return "i32" if dtype == torch.int32 else fmha_dtype(dtype)
 
 
+def with_fresh_outputs(tensors: dict, make_outputs: Callable) -> Callable:
+    """A function that gives a copy of a launch's ``tensors`` with new
+    outputs from ``make_outputs()`` (``(o, lse)``; lse replaced only where
+    ``tensors`` has one): what the autotuner launches candidates on, so
+    that timing runs never write the caller's outputs."""
+    def fresh() -> dict:
+        out = dict(tensors)
+        out["o"], lse = make_outputs()
+        if "lse" in tensors:
+            out["lse"] = lse
+        return out
+    return fresh
+
+
 def skip_value_checks(torch: Any) -> bool:
     """Whether tensor values cannot be read on the host now: a CUDA graph
     is being captured (a device-to-host copy would break it) or

@@ -226,12 +226,8 @@ def attention_varlen_impl(q: Any, k: Any, v: Any, cu_q: Any, cu_k: Any,
     tensors["B"] = batch
     tensors["MAXQ"] = int(max_seqlen_q)
 
-    def tuning_args() -> dict:
-        fresh = dict(tensors)
-        fresh["o"], lse2 = outputs(torch, q, return_lse)
-        if return_lse:
-            fresh["lse"] = lse2
-        return fresh
+    tuning_args = _ops.with_fresh_outputs(
+        tensors, lambda: outputs(torch, q, return_lse))
 
     with torch_ops._on_device(torch, q.device):
         kernel = _kernel(torch, q, batch, int(max_seqlen_q),
@@ -313,12 +309,8 @@ def attention_varlen_fast(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
         tensors["B"] = batch
         tensors["MAXQ"] = max_seqlen_q
 
-        def tuning_args() -> dict:
-            fresh = dict(tensors)
-            fresh["o"], fresh_lse = outputs(torch, q, return_lse)
-            if return_lse:
-                fresh["lse"] = fresh_lse
-            return fresh
+        tuning_args = _ops.with_fresh_outputs(
+            tensors, lambda: outputs(torch, q, return_lse))
 
         kernel = _kernel(torch, q, batch, max_seqlen_q, max_seqlen_k,
                          causal, None if window is None else list(window),
