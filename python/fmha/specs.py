@@ -29,6 +29,9 @@ INPUT_DTYPES = ("bf16", "f16")
 GEMM_OUT_DTYPES = ("bf16", "f16", "f32")
 ATTENTION_HEAD_DIMS = (64, 128, 256)
 ATTENTION_SCHEDULES = ("per_block", "persistent")
+# The rows of a packed (pack_gqa) Q tile: the group heads_q / heads_kv must
+# divide them.
+PACK_ROWS = 64
 GEMM_SCHEDULES = ("cooperative", "pingpong")
 # The largest size, tile entry or window distance: the kernel's sizes and
 # the manifest's symbols are i32.
@@ -292,6 +295,15 @@ class AttentionSpec(_Spec):
     int32 ``block_table``; a ``[batch]`` int32 ``cache_seqlens`` input and
     ``lse`` ``[batch, heads_q, seq_q]``. ``seq_k`` must then be None.
     sm_90a only.
+
+    Decode options of a kvcache kernel: ``pack_gqa=True`` packs the
+    ``G = heads_q / heads_kv`` query heads of one KV head into the rows of
+    one Q tile (one K/V load serves the group; needs static ``heads_q`` and
+    ``heads_kv``, G dividing 64); its manifest takes q and o as ``[batch,
+    seq_q, heads_kv, G, head_dim]`` views. ``split_kv=True`` cuts each
+    query block's keys into ``S`` ranges (``S`` a size the caller passes at
+    launch), whose partial results the last one merges (the runtime
+    provides the workspace and the counters).
     """
 
     dtype: str = "bf16"
@@ -313,9 +325,12 @@ class AttentionSpec(_Spec):
     varlen: bool = False
     kvcache: bool = False
     page_size: Optional[int] = None
+    pack_gqa: bool = False
+    split_kv: bool = False
 
     kind = "attention"
-    _later_fields = {"kvcache": False, "page_size": None}
+    _later_fields = {"kvcache": False, "page_size": None, "pack_gqa": False,
+                     "split_kv": False}
 
     def __post_init__(self) -> None:
         _check_choice("dtype", self.dtype, INPUT_DTYPES)
@@ -344,10 +359,12 @@ class AttentionSpec(_Spec):
             if self.page_size & (self.page_size - 1):
                 raise ValueError(f"page_size must be a power of two from 16 "
                                  f"to 256, got {self.page_size}")
-        for flag in ("return_lse", "causal", "varlen", "kvcache"):
+        for flag in ("return_lse", "causal", "varlen", "kvcache", "pack_gqa",
+                     "split_kv"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
+        self._check_decode()
         _int_tuple(self, "window", 2)
         if self.scale is not None:
             object.__setattr__(self, "scale", check_scale(self.scale))
@@ -359,6 +376,29 @@ class AttentionSpec(_Spec):
         if self.schedule is not None:
             _check_choice("schedule", self.schedule, ATTENTION_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
+
+    def _check_decode(self) -> None:
+        """pack_gqa and split_kv: kvcache only; pack_gqa with static head
+        counts whose group divides the 64 rows of a decode Q tile."""
+        for flag in ("pack_gqa", "split_kv"):
+            if getattr(self, flag) and not self.kvcache:
+                raise ValueError(f"{flag} needs kvcache=True")
+        if not self.pack_gqa:
+            return
+        if self.heads_q is None or self.heads_kv is None:
+            raise ValueError(
+                f"pack_gqa needs static heads_q and heads_kv (the group "
+                f"heads_q / heads_kv is packed into a tile's rows), got "
+                f"heads_q={self.heads_q}, heads_kv={self.heads_kv}")
+        if self.heads_q % self.heads_kv:
+            raise ValueError(
+                f"pack_gqa needs heads_q a multiple of heads_kv, got "
+                f"heads_q={self.heads_q}, heads_kv={self.heads_kv}")
+        group = self.heads_q // self.heads_kv
+        if PACK_ROWS % group:
+            raise ValueError(
+                f"pack_gqa needs the group heads_q / heads_kv = {group} to "
+                f"divide {PACK_ROWS} (the rows of a packed Q tile)")
 
     @property
     def name(self) -> str:
@@ -387,6 +427,10 @@ class AttentionSpec(_Spec):
             name += "_varlen"
         if self.kvcache:
             name += "_kvcache"
+        if self.pack_gqa:
+            name += "_pk"
+        if self.split_kv:
+            name += "_skv"
         if self.page_size is not None:
             name += f"_p{self.page_size}"
         return name
@@ -437,6 +481,10 @@ class AttentionSpec(_Spec):
             config.append("varlen")
         if self.kvcache:
             config.append("kvcache")
+        if self.pack_gqa:
+            config.append("pack_gqa")
+        if self.split_kv:
+            config.append("split_kv")
         if self.causal:
             config.append("causal")
         if self.window is not None:

@@ -214,6 +214,74 @@ class AttentionSpecTest(unittest.TestCase):
         spec = AttentionSpec(causal=True, window=(128, 0), scale=0.1)
         self.assertEqual(spec_from_dict(spec.to_dict()), spec)
 
+    def test_decode_rendering(self):
+        """pack_gqa and split_kv: keywords right after kvcache, in that
+        order, and name suffixes _pk and _skv."""
+        spec = AttentionSpec(heads_q=32, heads_kv=8, causal=True,
+                             return_lse=True, tile=(64, 64), consumers=1,
+                             kvcache=True, page_size=64, pack_gqa=True,
+                             split_kv=True)
+        self.assertEqual(
+            spec.to_mlir(),
+            "fmha.attention @attention_bf16_d128_hq32_hkv8_causal_lse_64x64_"
+            "c1_kvcache_pk_skv_p64 (tensor<?x?x32x128xbf16>, "
+            "tensor<?x64x8x128xbf16>, tensor<?x64x8x128xbf16>, "
+            "tensor<?xi32>, tensor<?x?xi32>) -> (tensor<?x?x32x128xbf16>, "
+            "tensor<?x32x?xf32>)\n"
+            "    kvcache pack_gqa split_kv causal tile [64, 64] consumers 1 "
+            "target sm_90a\n")
+        only_split = AttentionSpec(kvcache=True, split_kv=True)
+        self.assertEqual(only_split.name, "attention_bf16_d128_kvcache_skv")
+        self.assertIn("    kvcache split_kv target", only_split.to_mlir())
+        only_pack = AttentionSpec(kvcache=True, pack_gqa=True, heads_q=8,
+                                  heads_kv=1)
+        self.assertEqual(only_pack.name,
+                         "attention_bf16_d128_hq8_hkv1_kvcache_pk")
+        self.assertIn("    kvcache pack_gqa target", only_pack.to_mlir())
+        self.assertEqual(spec_from_dict(spec.to_dict()), spec)
+
+    def test_decode_fields_keep_old_keys(self):
+        """The new fields at their defaults stay out of to_dict, so the
+        cache keys of the kernels cached before them are unchanged."""
+        data = AttentionSpec(kvcache=True, page_size=16).to_dict()
+        self.assertNotIn("pack_gqa", data)
+        self.assertNotIn("split_kv", data)
+        data = AttentionSpec(kvcache=True, split_kv=True).to_dict()
+        self.assertIs(data["split_kv"], True)
+        self.assertNotIn("pack_gqa", data)
+
+    def test_decode_validation(self):
+        for kwargs, error, text in (
+                ({"pack_gqa": True, "heads_q": 8, "heads_kv": 2}, ValueError,
+                 "pack_gqa needs kvcache=True"),
+                ({"split_kv": True}, ValueError,
+                 "split_kv needs kvcache=True"),
+                ({"split_kv": True, "varlen": True}, ValueError,
+                 "split_kv needs kvcache=True"),
+                ({"kvcache": True, "pack_gqa": True}, ValueError,
+                 "pack_gqa needs static heads_q and heads_kv"),
+                ({"kvcache": True, "pack_gqa": True, "heads_q": 8},
+                 ValueError, "static heads_q and heads_kv"),
+                ({"kvcache": True, "pack_gqa": True, "heads_q": 12,
+                  "heads_kv": 8}, ValueError,
+                 "heads_q a multiple of heads_kv"),
+                ({"kvcache": True, "pack_gqa": True, "heads_q": 24,
+                  "heads_kv": 2}, ValueError,
+                 "group heads_q / heads_kv = 12 to divide 64"),
+                ({"kvcache": True, "pack_gqa": True, "heads_q": 128,
+                  "heads_kv": 1}, ValueError, "= 128 to divide 64"),
+                ({"kvcache": True, "pack_gqa": 1, "heads_q": 8,
+                  "heads_kv": 1}, TypeError, "pack_gqa must be a bool"),
+                ({"kvcache": True, "split_kv": "yes"}, TypeError,
+                 "split_kv must be a bool")):
+            with self.subTest(kwargs=kwargs):
+                with self.assertRaisesRegex(error, text):
+                    AttentionSpec(**kwargs)
+        # Groups of 1 (MHA) to 64 pack.
+        for heads_q in (4, 8, 32, 64, 256):
+            AttentionSpec(kvcache=True, pack_gqa=True, heads_q=heads_q,
+                          heads_kv=4 if heads_q < 64 else heads_q // 64)
+
 
 class HelpersTest(unittest.TestCase):
     def test_float_literal(self):
