@@ -8,20 +8,43 @@ heads_kv, head_dim]``; ``cache_seqlens`` ``[batch]`` int32, the keys each
 sequence has. The kernel is ``fmha.attention ... kvcache``
 (include/fmha/Dialect/FMHA/IR/FMHAOps.td).
 
+Decode (few queries per sequence) uses two options of the kernel, chosen
+per call by :func:`decode_plan` from the shapes: ``pack_gqa`` (the query
+heads of one KV head share one Q tile, so one K/V load serves the group)
+and ``split_kv`` (each query block's keys are cut into ``S`` ranges that
+run as separate work items and are merged, so that a few long sequences
+still fill the GPU).
+
 The checks that need only shapes and dtypes are pure functions here
 (testable without PyTorch); :func:`check_cache_values` checks the values
 once they are on the host. The custom op ``torch.ops.fmha.attention_kvcache``
 is defined by :func:`define` (fmha.torch_ops.register calls it).
 """
 
+import dataclasses
 from typing import Any, Callable, Optional, Sequence
 
 from . import ops as _ops
 from . import tuning
-from .specs import ATTENTION_HEAD_DIMS, I32_MAX
+from .specs import ATTENTION_HEAD_DIMS, I32_MAX, PACK_ROWS
 
 WHAT = "fmha.attention_kvcache"
 PAGE_SIZES = (16, 32, 64, 128, 256)
+
+# Decode planning (decode_plan). Packing serves calls of at most this many
+# queries per sequence (decode, speculative decoding); longer ones use the
+# unpacked kernel, whose tiles the queries fill already.
+PACK_MAX_SEQ_Q = 16
+# The rows of a decode kernel's Q tile (one consumer warpgroup).
+DECODE_BLOCK_M = PACK_ROWS
+# The most key ranges the heuristic cuts a query block's keys into.
+MAX_SPLITS = 64
+# No split below this many keys per query block: the merge would cost
+# more than the split saves.
+MIN_SPLIT_KEYS = 512
+# What a work item costs beyond its key tiles (loading Q, filling the
+# pipeline, writing or merging the partial results), in keys.
+SPLIT_OVERHEAD_KEYS = 256
 
 
 def check_kvcache_args(q_shape: Sequence, k_shape: Sequence,
@@ -133,6 +156,101 @@ def check_cache_values(cache_seqlens: Sequence[int],
                     f"{-(-length // rows)} entries)")
 
 
+def decode_block_n(head_dim: int, page_size: Optional[int] = None) -> int:
+    """The key tile of a decode (packed or split) kernel: 128 keys for
+    head dims up to 128, 64 for 256, cut to the page size."""
+    block_n = 128 if head_dim <= 128 else 64
+    return block_n if page_size is None else min(block_n, page_size)
+
+
+def pack_gqa_applies(heads_q: int, heads_kv: int, seq_q: int) -> bool:
+    """Whether a call packs its query-head groups (pack_gqa): groups of
+    more than one head that divide a Q tile's rows, and at most
+    PACK_MAX_SEQ_Q queries per sequence."""
+    if heads_kv < 1 or heads_q % heads_kv:
+        return False
+    group = heads_q // heads_kv
+    return group > 1 and DECODE_BLOCK_M % group == 0 and \
+        seq_q <= PACK_MAX_SEQ_Q
+
+
+def split_heuristic(items: int, keys: int, block_n: int, num_sms: int,
+                    max_splits: int = MAX_SPLITS) -> int:
+    """The number of key ranges S a query block's ``keys`` (in tiles of
+    ``block_n``) are cut into when ``items`` query blocks run on
+    ``num_sms`` multiprocessors: 1 when the blocks fill the GPU already or
+    the keys are few (under MIN_SPLIT_KEYS); else the S (at most
+    ``max_splits`` and the key tiles) of the shortest estimated time,
+    waves of work items times the keys each reads plus its overhead
+    (SPLIT_OVERHEAD_KEYS), the smallest S among equals. An S that gives
+    each range as many tiles as S - 1 does is never better (its last
+    ranges are empty)."""
+    if items >= num_sms or keys < MIN_SPLIT_KEYS:
+        return 1
+    key_tiles = -(-keys // block_n)
+    best, best_cost = 1, None
+    for splits in range(1, min(max_splits, key_tiles) + 1):
+        per_split = -(-key_tiles // splits)
+        if splits > 1 and per_split == -(-key_tiles // (splits - 1)):
+            continue
+        waves = -(-items * splits // num_sms)
+        cost = waves * (per_split * block_n + SPLIT_OVERHEAD_KEYS)
+        if best_cost is None or cost < best_cost:
+            best, best_cost = splits, cost
+    return best
+
+
+def decode_plan(batch: int, seq_q: int, heads_q: int, heads_kv: int,
+                head_dim: int, capacity: int,
+                page_size: Optional[int] = None, num_splits: int = 0,
+                num_sms: int = 132,
+                window: Optional[Sequence[int]] = None) -> tuple:
+    """``(pack, splits)`` for a call of fmha.attention_kvcache: whether it
+    packs the query-head groups (pack_gqa_applies) and the key ranges S of
+    split-KV (1: no split). ``capacity``: the keys a sequence can hold
+    (max_len, or max_pages * page_size); with a ``window`` the keys one
+    query block sees are at most ``left + seq_q + right``. ``num_splits``
+    as flash_attn_with_kvcache takes it: 0 chooses S by split_heuristic
+    (work items: batch x heads (heads_kv when packed) x query blocks of
+    DECODE_BLOCK_M rows, against ``num_sms``), 1 never splits, n > 1
+    forces n, cut to the key tiles (decode_block_n) of the capacity."""
+    pack = pack_gqa_applies(heads_q, heads_kv, seq_q)
+    heads, rows = (heads_kv, seq_q * (heads_q // heads_kv)) if pack else \
+        (heads_q, seq_q)
+    keys = max(capacity, 1)
+    if window is not None:
+        keys = min(keys, window[0] + seq_q + window[1])
+    block_n = decode_block_n(head_dim, page_size)
+    key_tiles = -(-keys // block_n)
+    if num_splits == 1:
+        splits = 1
+    elif num_splits > 1:
+        splits = min(num_splits, key_tiles)
+    else:
+        items = batch * heads * -(-max(rows, 1) // DECODE_BLOCK_M)
+        splits = split_heuristic(items, keys, block_n, num_sms)
+    return pack, splits
+
+
+def decode_spec(dtype: str, head_dim: int, causal: bool,
+                window: Optional[tuple], scale: Optional[float],
+                return_lse: bool, target: str, page_size: Optional[int],
+                heads_q: int, heads_kv: int, pack: bool,
+                split: bool) -> Any:
+    """The AttentionSpec of a packed or split decode kernel: one consumer,
+    block_m DECODE_BLOCK_M, block_n decode_block_n, the rest the
+    compiler's defaults; static head counts when packed (the group is
+    part of the kernel), dynamic otherwise."""
+    config = {"tile": (DECODE_BLOCK_M, decode_block_n(head_dim, page_size)),
+              "consumers": 1}
+    spec = _ops.attention_spec(dtype, head_dim, causal, window, scale,
+                               return_lse, target, config, kvcache=True,
+                               page_size=page_size)
+    return dataclasses.replace(
+        spec, heads_q=heads_q if pack else None,
+        heads_kv=heads_kv if pack else None, pack_gqa=pack, split_kv=split)
+
+
 def kvcache_problem(head_dim: int, masked: bool, batch: int, heads: int,
                     seq_q: int, capacity: int) -> tuple:
     """The (category, sizes) of fmha.tuning's selection: attention's
@@ -225,14 +343,118 @@ def _kernel(torch: Any, q: Any, capacity: int, page_size: Optional[int],
                              run)
 
 
+# The decode kernels per spec: a runtime Kernel, or False when the spec
+# does not compile here (the call then takes the unpacked, unsplit kernel).
+_DECODE: dict = {}
+_NUM_SMS: dict = {}
+
+
+def _num_sms(torch: Any, device: Any) -> int:
+    """The multiprocessor count of a CUDA device (cached)."""
+    index = device.index if device.index is not None else \
+        torch.cuda.current_device()
+    count = _NUM_SMS.get(index)
+    if count is None:
+        count = _NUM_SMS[index] = \
+            torch.cuda.get_device_properties(index).multi_processor_count
+    return count
+
+
+def _plan(torch: Any, q: Any, k: Any, table: Optional[Any],
+          window: Optional[Sequence[int]], num_splits: int) -> tuple:
+    """decode_plan for the tensors of a call."""
+    rows = int(k.shape[1])
+    paged = table is not None
+    capacity = rows * (int(table.shape[1]) if paged else 1)
+    return decode_plan(int(q.shape[0]), int(q.shape[1]), int(q.shape[2]),
+                       int(k.shape[2]), int(q.shape[3]), capacity,
+                       rows if paged else None, num_splits,
+                       _num_sms(torch, q.device), window)
+
+
+def _decode_kernel(torch: Any, q: Any, k: Any, page_size: Optional[int],
+                   causal: bool, window: Optional[list],
+                   scale: Optional[float], return_lse: bool, pack: bool,
+                   splits: int) -> Any:
+    """The runtime Kernel of a packed or split call (decode_spec), or None
+    when it does not compile here (a warning says so, once per spec)."""
+    from . import torch_ops
+    from .compiler import CompileError, compile
+    spec = decode_spec(_ops.fmha_dtype(q.dtype), int(q.shape[3]), causal,
+                       None if window is None else tuple(window), scale,
+                       return_lse, torch_ops._target(torch, q.device),
+                       page_size, int(q.shape[2]), int(k.shape[2]), pack,
+                       splits > 1)
+    kernel = _DECODE.get(spec)
+    if kernel is None:
+        try:
+            kernel = compile(spec).kernel
+        except CompileError as e:
+            import warnings
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            warnings.warn(f"{WHAT}: the decode kernel {spec.name} is not "
+                          f"available ({first}); using the unpacked, "
+                          f"unsplit kernel", RuntimeWarning, stacklevel=3)
+            kernel = False
+        _DECODE[spec] = kernel
+    return kernel or None
+
+
+def decode_tensors(q: Any, k: Any, v: Any, seqlens: Any,
+                   table: Optional[Any], o: Any, lse: Optional[Any],
+                   pack: bool, splits: int) -> dict:
+    """A decode kernel's launch arguments without its scratch tensors: q
+    and o as ``[batch, seq_q, heads_kv, group, head_dim]`` views when
+    packed, and the size ``S`` when split (``lse`` None without
+    return_lse). In the order of the fast path's bound launch."""
+    tensors = {"q": q, "k": k, "v": v, "cache_seqlens": seqlens}
+    if table is not None:
+        tensors["block_table"] = table
+    tensors["o"] = o
+    if lse is not None:
+        tensors["lse"] = lse
+    if pack:
+        batch, seq_q, heads_q, head_dim = q.shape
+        heads_kv = k.shape[2]
+        grouped = (batch, seq_q, heads_kv, heads_q // heads_kv, head_dim)
+        tensors["q"] = q.view(grouped)
+        tensors["o"] = o.view(grouped)
+    if splits > 1:
+        tensors["S"] = splits
+    return tensors
+
+
+def _scratch_specs(kernel: Any, tensors: dict) -> dict:
+    """Kernel.scratch_shapes for the launch arguments ``tensors``."""
+    shapes = {n: t.shape for n, t in tensors.items() if type(t) is not int}
+    sizes = {n: t for n, t in tensors.items() if type(t) is int}
+    return kernel.scratch_shapes(shapes, sizes)
+
+
+def _fresh_scratch(torch: Any, specs: dict, device: Any) -> dict:
+    """Scratch tensors of this call alone (the custom op's: under
+    torch.compile's CUDA graphs a workspace kept across calls is refused,
+    see fmha.torch_ops.gemm_impl): zeros for role ``zeroed``."""
+    from . import torch_ops
+    tensors = {}
+    for name, (shape, role, dtype) in specs.items():
+        make = torch.zeros if role == "zeroed" else torch.empty
+        tensors[name] = make(
+            shape, dtype=getattr(torch, torch_ops._SCRATCH_DTYPES[dtype]),
+            device=device)
+    return tensors
+
+
 def attention_kvcache_impl(q: Any, k: Any, v: Any, seqlens: Any,
                            table: Optional[Any], causal: bool,
                            window: Optional[list], scale: Optional[float],
-                           return_lse: bool, check_values: bool) -> tuple:
+                           return_lse: bool, check_values: bool,
+                           num_splits: int = 0) -> tuple:
     """The real implementation of fmha::attention_kvcache (CUDA tensors)."""
     import torch
     from . import torch_ops
     _check(torch, q, k, v, seqlens, table, causal, window, scale)
+    check_num_splits(num_splits)
     if q.device.type != "cuda":
         raise ValueError(f"{WHAT} needs CUDA tensors, got {q.device}")
     o, lse = outputs(torch, q, return_lse)
@@ -247,20 +469,29 @@ def attention_kvcache_impl(q: Any, k: Any, v: Any, seqlens: Any,
         o.zero_()
         lse.fill_(float("-inf"))
         return o, lse
-    tensors = {"q": torch_ops._tma_ready_nd(q),
-               "k": torch_ops._tma_ready_nd(k),
-               "v": torch_ops._tma_ready_nd(v),
-               "cache_seqlens": seqlens.contiguous(), "o": o}
+    q, k, v = (torch_ops._tma_ready_nd(t) for t in (q, k, v))
+    seqlens = seqlens.contiguous()
     if table is not None:
-        tensors["block_table"] = table.contiguous()
-    if return_lse:
-        tensors["lse"] = lse
-
-    tuning_args = _ops.with_fresh_outputs(
-        tensors, lambda: outputs(torch, q, return_lse))
-
+        table = table.contiguous()
     page_size = rows if table is not None else None
     with torch_ops._on_device(torch, q.device):
+        pack, splits = _plan(torch, q, k, table, window, num_splits)
+        kernel = None
+        if pack or splits > 1:
+            kernel = _decode_kernel(torch, q, k, page_size, causal, window,
+                                    scale, return_lse, pack, splits)
+        if kernel is not None:
+            tensors = decode_tensors(q, k, v, seqlens, table, o,
+                                     lse if return_lse else None, pack,
+                                     splits)
+            tensors.update(_fresh_scratch(
+                torch, _scratch_specs(kernel, tensors), q.device))
+            kernel.launch(tensors)
+            return o, lse
+        tensors = decode_tensors(q, k, v, seqlens, table, o,
+                                 lse if return_lse else None, False, 1)
+        tuning_args = _ops.with_fresh_outputs(
+            tensors, lambda: outputs(torch, q, return_lse))
         kernel = _kernel(torch, q, capacity, page_size, causal, window,
                          scale, return_lse, tuning_args)
         kernel.launch(tensors)
@@ -270,13 +501,16 @@ def attention_kvcache_impl(q: Any, k: Any, v: Any, seqlens: Any,
 def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
                            seqlens: Any, table: Optional[Any], causal: bool,
                            window: Optional[tuple], scale: Optional[float],
-                           return_lse: bool, check_values: bool) -> Any:
+                           return_lse: bool, check_values: bool,
+                           num_splits: int = 0) -> Any:
     """The eager fast path (as fmha.attention_varlen's): the first call of
-    a layout (shapes, strides, dtypes, devices, options) checks everything
-    and binds a launch; later ones check the addresses' alignment, the
-    current device and (``check_values``) the values of cache_seqlens and
-    block_table, allocate the outputs and launch. ``(o, lse)``, or None
-    when the call must go through the custom op."""
+    a layout (shapes, strides, dtypes, devices, options) checks everything,
+    plans the call (decode_plan: it depends only on the shapes) and binds a
+    launch; later ones check the addresses' alignment, the current device
+    and (``check_values``) the values of cache_seqlens and block_table,
+    allocate the outputs and launch (a split kernel with the stream's
+    workspace, fmha.torch_ops.scratch_pointers). ``(o, lse)``, or None when
+    the call must go through the custom op."""
     from . import torch_ops
     tensor, compiling, grad, get_device, raw_stream = \
         torch_ops._fast_env(torch)
@@ -293,7 +527,8 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
     key = ("kvcache", q.shape, q.stride(), k.shape, k.stride(), v.shape,
            v.stride(), seqlens.shape, seqlens.stride(), table_layout,
            q.dtype, k.dtype, v.dtype, seqlens.dtype, device, k.device,
-           v.device, seqlens.device, causal, window, scale, return_lse)
+           v.device, seqlens.device, causal, window, scale, return_lse,
+           num_splits)
     bound = torch_ops._FAST.get(key)
     first = None
     if bound is None:
@@ -309,6 +544,7 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
             return None
         _check(torch, q, k, v, seqlens, table, causal,
                None if window is None else list(window), scale)
+        check_num_splits(num_splits)
         if (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15:
             return None
         rows = int(k.shape[1])
@@ -316,23 +552,33 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
             _values_checked(torch, seqlens, table, rows, int(k.shape[0]))
             check_values = False  # checked for this call
         o, lse = outputs(torch, q, return_lse)
-        tensors = {"q": q, "k": k, "v": v, "cache_seqlens": seqlens}
-        if table is not None:
-            tensors["block_table"] = table
-        tensors["o"] = o
-        if return_lse:
-            tensors["lse"] = lse
-        order = tuple(tensors)
-
-        tuning_args = _ops.with_fresh_outputs(
-            tensors, lambda: outputs(torch, q, return_lse))
-
-        capacity = rows * (int(table.shape[1]) if table is not None else 1)
-        kernel = _kernel(torch, q, capacity,
-                         rows if table is not None else None, causal,
-                         None if window is None else list(window), scale,
-                         return_lse, tuning_args)
-        bound = kernel.bind(tensors, order=order)
+        page_size = rows if table is not None else None
+        pack, splits = _plan(torch, q, k, table, window, num_splits)
+        kernel = None
+        if pack or splits > 1:
+            kernel = _decode_kernel(torch, q, k, page_size, causal,
+                                    None if window is None else list(window),
+                                    scale, return_lse, pack, splits)
+        if kernel is None:
+            pack, splits = False, 1
+        tensors = decode_tensors(q, k, v, seqlens, table, o,
+                                 lse if return_lse else None, pack, splits)
+        order = tuple(n for n, t in tensors.items() if type(t) is not int)
+        if kernel is None:
+            tuning_args = _ops.with_fresh_outputs(
+                tensors, lambda: outputs(torch, q, return_lse))
+            capacity = rows * (int(table.shape[1]) if table is not None
+                               else 1)
+            kernel = _kernel(torch, q, capacity, page_size, causal,
+                             None if window is None else list(window), scale,
+                             return_lse, tuning_args)
+        specs = _scratch_specs(kernel, tensors)
+        tensors.update(torch_ops.scratch_tensors(torch, specs, device,
+                                                 raw_stream(device.index)))
+        bound = kernel.bind(tensors, order=order + tuple(specs))
+        # A split kernel takes its workspace per stream (and per graph
+        # capture): each call looks it up.
+        bound.scratch = specs or None
         torch_ops._remember(key, bound)
         first = (o, lse)
     elif device.index != get_device():
@@ -350,7 +596,11 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
     ptrs += (o.data_ptr(),)
     if return_lse:
         ptrs += (lse.data_ptr(),)
-    bound.run(ptrs, raw_stream(device.index))
+    stream = raw_stream(device.index)
+    if bound.scratch is not None:
+        ptrs += torch_ops.scratch_pointers(torch, bound.scratch, device,
+                                           stream)
+    bound.run(ptrs, stream)
     return o, lse
 
 
@@ -364,35 +614,38 @@ def define(torch: Any) -> None:
                           cache_seqlens: Tensor, block_table: Optional[Tensor],
                           causal: bool, window: Optional[list[int]],
                           scale: Optional[float], return_lse: bool,
-                          check_values: bool) -> tuple[Tensor, Tensor]:
+                          check_values: bool,
+                          num_splits: int = 0) -> tuple[Tensor, Tensor]:
         return attention_kvcache_impl(q, k_cache, v_cache, cache_seqlens,
                                       block_table, causal, window, scale,
-                                      return_lse, check_values)
+                                      return_lse, check_values, num_splits)
 
     @attention_kvcache.register_fake
     def _(q, k_cache, v_cache, cache_seqlens, block_table, causal, window,
-          scale, return_lse, check_values):
+          scale, return_lse, check_values, num_splits=0):
         _check(torch, q, k_cache, v_cache, cache_seqlens, block_table,
                causal, window, scale)
         return outputs(torch, q, return_lse)
 
 
+def check_num_splits(num_splits: Any) -> None:
+    """ValueError unless ``num_splits`` is an int >= 0 (at most I32_MAX:
+    the kernel's S is an i32)."""
+    if isinstance(num_splits, bool) or not isinstance(num_splits, int) \
+            or not 0 <= num_splits <= I32_MAX:
+        raise ValueError(f"{WHAT}: num_splits must be an int in [0, "
+                         f"{I32_MAX}], got {num_splits!r}")
+
+
 def check_unsupported(k_new: Any, v_new: Any, num_splits: Any) -> None:
     """NotImplementedError for the arguments of flash_attn_with_kvcache not
-    built yet: appending k_new / v_new to the cache, and split-KV."""
+    built yet (appending k_new / v_new to the cache); check_num_splits."""
     if k_new is not None or v_new is not None:
         raise NotImplementedError(
             f"{WHAT}: k_new / v_new (appending to the cache) are not "
             f"supported yet: write the new keys and values into the cache "
             f"and pass the longer cache_seqlens")
-    if isinstance(num_splits, bool) or not isinstance(num_splits, int) \
-            or num_splits < 0:
-        raise ValueError(f"{WHAT}: num_splits must be an int >= 0, got "
-                         f"{num_splits!r}")
-    if num_splits > 1:
-        raise NotImplementedError(
-            f"{WHAT}: num_splits > 1 (split-KV) is not supported yet; pass "
-            f"0 or 1")
+    check_num_splits(num_splits)
 
 
 def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
@@ -423,8 +676,18 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     ``return_lse``, ``(o, lse)`` with ``lse`` ``[batch, heads_q, seq_q]``
     f32; a row that sees no key gets ``o = 0`` and ``lse = -inf``.
 
-    ``k_new`` / ``v_new`` (appending to the cache) and ``num_splits > 1``
-    (split-KV) raise NotImplementedError for now.
+    Decode is planned per call from the shapes (:func:`decode_plan`):
+    with at most PACK_MAX_SEQ_Q queries and a query-head group G =
+    heads_q / heads_kv > 1 dividing 64, the G heads of a KV head share one
+    kernel tile (pack_gqa); and the keys of a query block are cut into S
+    ranges merged at the end (split-KV) when the work items would leave
+    the GPU's multiprocessors idle. ``num_splits``: 0 chooses S, 1 never
+    splits, n > 1 forces n (cut to the key tiles of the cache's capacity).
+    The split kernels' workspace comes from a per-stream buffer (eager
+    calls) or is allocated per call (the custom op, torch.compile).
+
+    ``k_new`` / ``v_new`` (appending to the cache) raise
+    NotImplementedError for now.
 
     Before the launch cache_seqlens and block_table are copied to the host
     and checked (lengths in [0, capacity], the pages each sequence uses
@@ -452,11 +715,11 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
             isinstance(check_values, bool):
         fast = attention_kvcache_fast(
             torch, q, k_cache, v_cache, cache_seqlens, block_table, causal,
-            window, scale, return_lse, check_values)
+            window, scale, return_lse, check_values, num_splits)
         if fast is not None:
             return fast if return_lse else fast[0]
     o, lse = torch.ops.fmha.attention_kvcache(
         q, k_cache, v_cache, cache_seqlens, block_table, causal,
         None if window is None else list(window), scale, return_lse,
-        check_values)
+        check_values, num_splits)
     return (o, lse) if return_lse else o

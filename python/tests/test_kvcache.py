@@ -6,8 +6,10 @@ import copy
 import unittest
 
 from fmha import ops
-from fmha.kvcache import (check_cache_values, check_kvcache_args,
-                          check_unsupported)
+from fmha.kvcache import (MAX_SPLITS, check_cache_values,
+                          check_kvcache_args, check_num_splits,
+                          check_unsupported, decode_block_n, decode_plan,
+                          decode_spec, pack_gqa_applies, split_heuristic)
 from fmha.runtime.kernel import Kernel
 from fmha.runtime.manifest import parse_manifest
 from fmha.specs import AttentionSpec
@@ -150,12 +152,21 @@ class ArgsTest(unittest.TestCase):
     def test_unsupported(self):
         check_unsupported(None, None, 0)
         check_unsupported(None, None, 1)
+        check_unsupported(None, None, 4)
         with self.assertRaisesRegex(NotImplementedError, "k_new / v_new"):
             check_unsupported(object(), None, 0)
-        with self.assertRaisesRegex(NotImplementedError, "split-KV"):
-            check_unsupported(None, None, 4)
         with self.assertRaisesRegex(ValueError, "num_splits must be an int"):
             check_unsupported(None, None, -1)
+
+    def test_num_splits(self):
+        for good in (0, 1, 7, 2 ** 31 - 1):
+            check_num_splits(good)
+        for bad in (-1, 2 ** 31, True, 2.0, "4", None):
+            with self.subTest(num_splits=bad):
+                with self.assertRaisesRegex(
+                        ValueError, r"num_splits must be an int in \[0, "
+                        r"2147483647\]"):
+                    check_num_splits(bad)
 
 
 class ValuesTest(unittest.TestCase):
@@ -238,6 +249,124 @@ class SpecTest(unittest.TestCase):
         self.assertTrue(all(s.kvcache and s.page_size == 16 for s in specs))
         self.assertTrue(all(s.tile is None or s.tile[1] <= 16
                             for s in specs))
+
+
+class DecodePlanTest(unittest.TestCase):
+    """decode_plan: when a call packs its query-head groups and how many
+    key ranges it splits into."""
+
+    def plan(self, batch=1, seq_q=1, heads_q=32, heads_kv=8, head_dim=128,
+             capacity=131072, page_size=None, num_splits=0, num_sms=132,
+             window=None):
+        return decode_plan(batch, seq_q, heads_q, heads_kv, head_dim,
+                           capacity, page_size, num_splits, num_sms, window)
+
+    def test_pack(self):
+        # Groups of 2 to 64 that divide 64 pack, up to 16 queries.
+        for heads_q, heads_kv in ((32, 8), (8, 1), (16, 8), (64, 1),
+                                  (128, 2)):
+            for seq_q in (1, 4, 16):
+                self.assertTrue(pack_gqa_applies(heads_q, heads_kv, seq_q))
+        self.assertFalse(pack_gqa_applies(32, 8, 17))   # prefill
+        self.assertFalse(pack_gqa_applies(8, 8, 1))     # MHA: G = 1
+        self.assertFalse(pack_gqa_applies(24, 2, 1))    # G = 12
+        self.assertFalse(pack_gqa_applies(128, 1, 1))   # G = 128 > 64
+        self.assertFalse(pack_gqa_applies(32, 5, 1))    # not a group
+        self.assertEqual(self.plan(seq_q=17, capacity=100)[0], False)
+        self.assertEqual(self.plan(heads_q=8, heads_kv=8)[0], False)
+
+    def test_block_n(self):
+        self.assertEqual(decode_block_n(64), 128)
+        self.assertEqual(decode_block_n(128), 128)
+        self.assertEqual(decode_block_n(256), 64)
+        self.assertEqual(decode_block_n(128, 16), 16)
+        self.assertEqual(decode_block_n(128, 256), 128)
+        self.assertEqual(decode_block_n(256, 32), 32)
+
+    def test_auto_splits(self):
+        # One long sequence, 8 KV heads packed: 8 work items on 132 SMs;
+        # 16 ranges of 64 tiles make 128 items, one wave.
+        self.assertEqual(self.plan(), (True, 16))
+        # 8 sequences: 64 items, two ranges each.
+        self.assertEqual(self.plan(batch=8), (True, 2))
+        # Items that (nearly) fill the GPU do not split.
+        self.assertEqual(self.plan(batch=16), (True, 1))
+        self.assertEqual(self.plan(batch=64), (True, 1))
+        self.assertEqual(self.plan(batch=17, num_sms=132), (True, 1))
+        # Unpacked MHA: 32 items, four ranges.
+        self.assertEqual(self.plan(heads_q=32, heads_kv=32, capacity=4096),
+                         (False, 4))
+        # Few keys: no split.
+        self.assertEqual(self.plan(capacity=256), (True, 1))
+        self.assertEqual(self.plan(capacity=511), (True, 1))
+        # A short cache: as many ranges as key tiles.
+        self.assertEqual(self.plan(capacity=1024), (True, 8))
+        # Pages of 64 cut the key tiles (block_n 64): more of them.
+        self.assertEqual(self.plan(capacity=4096, page_size=64), (True, 16))
+        # Head dim 256 (block_n 64), MQA: 4 items, 65 tiles, ranges of 2.
+        self.assertEqual(self.plan(batch=4, heads_q=8, heads_kv=1,
+                                   head_dim=256, capacity=4097,
+                                   page_size=256), (True, 33))
+        # A window bounds the keys a query block sees.
+        self.assertEqual(self.plan(window=(1024, 0)), (True, 9))
+        self.assertEqual(self.plan(window=(100, 0)), (True, 1))
+        # Prefill is not packed, but still split when the GPU is idle.
+        self.assertEqual(self.plan(seq_q=300, heads_q=8, heads_kv=2,
+                                   capacity=100000), (False, 13))
+        # Never more than MAX_SPLITS, nor more items than needed.
+        for num_sms in (1, 132, 1000, 10000):
+            for capacity in (1, 100, 5000, 10 ** 6, 2 ** 31 - 1):
+                with self.subTest(num_sms=num_sms, capacity=capacity):
+                    _, splits = self.plan(num_sms=num_sms, capacity=capacity)
+                    self.assertGreaterEqual(splits, 1)
+                    self.assertLessEqual(splits, MAX_SPLITS)
+                    self.assertLessEqual(splits, -(-capacity // 128))
+
+    def test_heuristic(self):
+        tiles = 128
+        self.assertEqual(split_heuristic(132, 1000 * tiles, 128, 132), 1)
+        self.assertEqual(split_heuristic(1, 1000 * tiles, 128, 132), 63)
+        self.assertEqual(split_heuristic(1, 1000 * tiles, 128, 132, 16), 16)
+        self.assertEqual(split_heuristic(1, 512, 128, 132), 4)
+        self.assertEqual(split_heuristic(1, 511, 128, 132), 1)
+        self.assertEqual(split_heuristic(1, 512, 128, 1), 1)
+        # An S whose ranges hold as many tiles as S - 1's is never chosen:
+        # 10 tiles in 6 ranges would leave one empty (2, 2, 2, 2, 2, 0).
+        for sms in range(1, 20):
+            self.assertNotIn(split_heuristic(1, 10 * tiles, 128, sms),
+                             (6, 7, 8, 9))
+
+    def test_forced_splits(self):
+        self.assertEqual(self.plan(batch=64, num_splits=7), (True, 7))
+        self.assertEqual(self.plan(num_splits=1), (True, 1))
+        self.assertEqual(self.plan(num_splits=2), (True, 2))
+        # Cut to the key tiles of the capacity.
+        self.assertEqual(self.plan(capacity=300, num_splits=7), (True, 3))
+        self.assertEqual(self.plan(capacity=100, num_splits=7), (True, 1))
+        self.assertEqual(self.plan(capacity=300, page_size=16,
+                                   num_splits=100), (True, 19))
+        self.assertEqual(self.plan(num_splits=500), (True, 500))
+
+    def test_decode_spec(self):
+        spec = decode_spec("bf16", 128, True, None, None, True, "sm_90a", 64,
+                           32, 8, True, True)
+        self.assertEqual(
+            spec.name,
+            "attention_bf16_d128_hq32_hkv8_causal_lse_64x64_c1_kvcache_pk_"
+            "skv_p64")
+        self.assertEqual((spec.tile, spec.consumers), ((64, 64), 1))
+        # Not packed: dynamic head counts (one kernel for every GQA).
+        spec = decode_spec("f16", 256, False, (128, 0), 0.0625, False,
+                           "sm_90a", None, 32, 8, False, True)
+        self.assertEqual(spec.name,
+                         "attention_f16_d256_w128_0_64x64_c1_kvcache_skv")
+        self.assertIn("kvcache split_kv window [128, 0] tile [64, 64] "
+                      "consumers 1", spec.to_mlir())
+        # The default scale is left out (one kernel).
+        spec = decode_spec("bf16", 64, False, None, 0.125, False, "sm_90a",
+                           16, 8, 1, True, False)
+        self.assertEqual(spec.name,
+                         "attention_bf16_d64_hq8_hkv1_64x16_c1_kvcache_pk_p16")
 
 
 class LaunchTest(unittest.TestCase):
