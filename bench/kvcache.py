@@ -5,8 +5,8 @@ backends) on dense caches, reported as K+V bytes read per second (issue 17's
 figure of merit).
 
     FMHA_CACHE_DIR=DIR python3 bench/kvcache.py [--batches 1,8,64]
-        [--lengths 1024,...,131072] [--pages 64,256] [--max-gib 24]
-        [--json FILE]
+        [--lengths 1024,...,131072] [--pages 64,256] [--splits 0]
+        [--max-gib 24] [--json FILE]
 
 Each point: bf16, head dim 128, 32 query heads on 8 KV heads, one query
 token per sequence (seq_q 1), every sequence's cache ``L`` keys long.
@@ -19,6 +19,11 @@ are ``triton.testing.do_bench`` medians (L2 flushed before each run) of the
 whole call, host path included; fmha runs with ``check_values=False`` (the
 value check is a device-to-host copy, timed separately as "+check").
 Outputs are checked against each other before timing.
+
+fmha packs the 4 query heads of a KV head into one tile and splits long
+caches into key ranges as fmha.kvcache.decode_plan chooses (printed per
+point as ``pack``, ``S``); ``--splits n`` forces n ranges (1: no split; 0,
+the default: chosen per call, as ``num_splits`` of fmha.attention_kvcache).
 """
 
 import argparse
@@ -33,6 +38,7 @@ from triton.testing import do_bench
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
+from fmha.kvcache import decode_plan  # noqa: E402
 
 HEADS, HEADS_KV, HEAD_DIM = 32, 8, 128
 LENGTHS = (1024, 4096, 16384, 65536, 131072)
@@ -78,7 +84,14 @@ def sdpa(q, k, v):
             q, kr, vr)), True
 
 
-def point(batch, length, pages, max_bytes):
+def plan(batch, length, page, splits):
+    """decode_plan's (pack, S) of a point's call."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    return decode_plan(batch, 1, HEADS, HEADS_KV, HEAD_DIM, length, page,
+                       splits, sms)
+
+
+def point(batch, length, pages, max_bytes, splits=0):
     dt = torch.bfloat16
     cache_bytes = 2 * batch * length * HEADS_KV * HEAD_DIM * 2
     # fmha's dense caches, SDPA's copy and one paged copy at a time.
@@ -93,7 +106,7 @@ def point(batch, length, pages, max_bytes):
 
     def run(kc, vc, table=None, check=False):
         return fmha.attention_kvcache(q, kc, vc, seqlens, table,
-                                      check_values=check)
+                                      num_splits=splits, check_values=check)
 
     ref = run(k, v, check=True)
     times["fmha dense"] = bench(lambda: run(k, v))
@@ -123,7 +136,13 @@ def point(batch, length, pages, max_bytes):
                 times[label] = bench(fn)
         except RuntimeError as e:
             print(f"  {name}: {str(e).splitlines()[0][:100]}", flush=True)
-    return {name: {"us": ms * 1e3, "gbps": cache_bytes / (ms * 1e-3) / 1e9}
+    plans = {"fmha dense": plan(batch, length, None, splits)}
+    for page in pages:
+        if not length % page:
+            plans[f"fmha paged {page}"] = plan(batch, length, page, splits)
+    return {name: {"us": ms * 1e3, "gbps": cache_bytes / (ms * 1e-3) / 1e9,
+                   **({"pack": plans[name][0], "splits": plans[name][1]}
+                      if name in plans else {})}
             for name, ms in times.items()}
 
 
@@ -132,6 +151,8 @@ def main():
     p.add_argument("--batches", default="1,8,64")
     p.add_argument("--lengths", default=",".join(map(str, LENGTHS)))
     p.add_argument("--pages", default="64,256")
+    p.add_argument("--splits", type=int, default=0,
+                   help="fmha's num_splits (0: chosen per call, 1: none)")
     p.add_argument("--max-gib", type=float, default=24.0)
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args()
@@ -143,13 +164,16 @@ def main():
     results = []
     for batch in (int(x) for x in args.batches.split(",")):
         for length in (int(x) for x in args.lengths.split(",")):
-            r = point(batch, length, pages, args.max_gib * 2 ** 30)
+            r = point(batch, length, pages, args.max_gib * 2 ** 30,
+                      args.splits)
             if r is None:
                 print(f"batch={batch} L={length}: skipped (over "
                       f"--max-gib)", flush=True)
                 continue
-            line = ", ".join(f"{n} {v['us']:.0f} us {v['gbps']:.0f} GB/s"
-                             for n, v in r.items())
+            line = ", ".join(
+                f"{n}" + (f" (S={v['splits']})" if "splits" in v else "")
+                + f" {v['us']:.0f} us {v['gbps']:.0f} GB/s"
+                for n, v in r.items())
             print(f"batch={batch} L={length}: {line}", flush=True)
             results.append({"batch": batch, "length": length, "times": r})
             torch.cuda.empty_cache()

@@ -677,11 +677,13 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     f32; a row that sees no key gets ``o = 0`` and ``lse = -inf``.
 
     Decode is planned per call from the shapes (:func:`decode_plan`):
-    with at most PACK_MAX_SEQ_Q queries and a query-head group G =
+    with at most 16 queries per sequence and a query-head group G =
     heads_q / heads_kv > 1 dividing 64, the G heads of a KV head share one
     kernel tile (pack_gqa); and the keys of a query block are cut into S
     ranges merged at the end (split-KV) when the work items would leave
-    the GPU's multiprocessors idle. ``num_splits``: 0 chooses S, 1 never
+    the GPU's multiprocessors idle. A packed or split kernel that is not
+    available (not in a compiler-less cache) gives a RuntimeWarning and
+    the call runs the unpacked, unsplit kernel. ``num_splits``: 0 chooses S, 1 never
     splits, n > 1 forces n (cut to the key tiles of the cache's capacity).
     The split kernels' workspace comes from a per-stream buffer (eager
     calls) or is allocated per call (the custom op, torch.compile).

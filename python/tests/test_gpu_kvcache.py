@@ -13,6 +13,13 @@ values past it hold a large finite number (they are multiplied by a zero
 probability; NaN there would poison the row, see docs/Serving.md). Pages
 are shuffled, and the block-table entries a sequence does not use point
 anywhere: at NaN pages, outside the pool, or at -1.
+
+Decode calls run the packed (pack_gqa) and split-KV kernels that
+fmha.kvcache.decode_plan chooses for them; every call checks first that
+the kernel it plans is there (else the test is skipped, rather than run on
+the unpacked, unsplit kernel the API would fall back to).
+DECODE_OPTIONS lists the options of those kernels (decode_kernel_specs:
+what test/GPU/prepare_cache.py compiles for them).
 """
 
 import random
@@ -24,7 +31,7 @@ except ImportError:
     torch = None
 
 import fmha
-from fmha import ops
+from fmha import kvcache, ops
 
 HOPPER = (torch is not None and torch.cuda.is_available()
           and torch.cuda.get_device_capability() == (9, 0))
@@ -37,6 +44,44 @@ LENGTHS = (0, 1, 17, 64, 100, 257, 1000, 3001)
 # The value past a sequence's end in v (finite, large: it shows if it is
 # given a weight).
 V_PAST_END = 1000.0
+# Cache lengths of the decode tests: empty, one key, less than a tile, and
+# long ones that are not multiples of a page.
+DECODE_LENGTHS = (0, 1, 17, 1000, 4097)
+
+# The decode kernels the tests of this module plan: (dtype, head dims,
+# causal, window, page sizes, (heads_q, heads_kv) pairs). A pair whose
+# group packs needs its packed kernels, split and not; one that does not
+# (MHA) needs the option's unpacked split kernel (heads dynamic: one for
+# every pair), which also serves calls of more than 16 queries.
+DECODE_OPTIONS = (
+    ("bf16", (128,), True, None, (None, 16, 64, 256), ((32, 8),)),
+    ("bf16", (128,), True, None, (64,),
+     ((32, 4), (8, 1), (16, 4), (8, 2), (8, 8))),
+    ("bf16", (128,), True, None, (None, 16), ((8, 2),)),
+    ("bf16", (64, 256), True, None, (64,), ((16, 4),)),
+    ("f16", (64, 128, 256), True, None, (64,), ((16, 4),)),
+    ("bf16", (128,), False, None, (None, 16), ((16, 2),)),
+    ("bf16", (128,), True, (128, 0), (64,), ((8, 2),)),
+)
+
+
+def decode_kernel_specs(options=DECODE_OPTIONS, target="sm_90a"):
+    """The AttentionSpecs of the decode kernels ``options`` (rows as
+    DECODE_OPTIONS), with and without lse, each once."""
+    specs = []
+    for dtype, head_dims, causal, window, pages, pairs in options:
+        for head_dim in head_dims:
+            for page in pages:
+                for heads_q, heads_kv in pairs:
+                    pack = kvcache.pack_gqa_applies(heads_q, heads_kv, 1)
+                    for split in ((False, True) if pack else (True,)):
+                        for lse in (False, True):
+                            spec = kvcache.decode_spec(
+                                dtype, head_dim, causal, window, None, lse,
+                                target, page, heads_q, heads_kv, pack, split)
+                            if spec not in specs:
+                                specs.append(spec)
+    return specs
 
 
 def kvcache_or_skip(test, dtype="bf16", head_dim=128, page_size=None,
@@ -55,6 +100,35 @@ def kvcache_or_skip(test, dtype="bf16", head_dim=128, page_size=None,
                 test.skipTest(f"{spec.name} is not in the cache and there "
                               f"is no compiler (FMHA_CACHE_DIR)")
             raise
+
+
+def planned_or_skip(test, q, k, table, num_splits=0, causal=False,
+                    window=None, scale=None):
+    """decode_plan's ``(pack, splits)`` for a call on these tensors, after
+    checking that the kernel it plans (with and without lse) is in the
+    cache or compiles here; else the test is skipped (the API would fall
+    back to the unpacked, unsplit kernel)."""
+    pack, splits = kvcache._plan(torch, q, k, table, window, num_splits)
+    dtype = ops.fmha_dtype(q.dtype)
+    page = None if table is None else int(k.shape[1])
+    if not pack and splits == 1:
+        kvcache_or_skip(test, dtype, int(q.shape[3]), page, causal=causal,
+                        window=window, scale=scale)
+        return pack, splits
+    for lse in (False, True):
+        spec = kvcache.decode_spec(
+            dtype, int(q.shape[3]), causal,
+            None if window is None else tuple(window), scale, lse,
+            "sm_90a", page, int(q.shape[2]), int(k.shape[2]), pack,
+            splits > 1)
+        try:
+            fmha.compile(spec)
+        except fmha.CompileError as e:
+            if e.step == "tools":
+                test.skipTest(f"{spec.name} is not in the cache and there "
+                              f"is no compiler (FMHA_CACHE_DIR)")
+            raise
+    return pack, splits
 
 
 def make_cache(lengths, heads_kv, head_dim, dtype, page_size=None,
@@ -150,8 +224,9 @@ def poison():
     torch.full((1 << 26,), float("nan"), device="cuda")
 
 
-@NEEDS_HOPPER
-class KVCacheTest(unittest.TestCase):
+class _Checks(unittest.TestCase):
+    """check and run_case, shared by the test classes."""
+
     @classmethod
     def setUpClass(cls):
         torch.zeros(1, device="cuda")  # PyTorch's context first
@@ -180,23 +255,42 @@ class KVCacheTest(unittest.TestCase):
             self.assertLess(err, 1e-3)
 
     def run_case(self, lengths, seq_q, heads_q, heads_kv, head_dim=128,
-                 dtype=None, page_size=None, **options):
+                 dtype=None, page_size=None, num_splits=0, twice=False,
+                 **options):
+        """Both calls (with and without lse) on a fresh cache, checked
+        against the reference; ``twice``: the lse call again, which must
+        give the same bits (a split kernel leaves its counters zeroed and
+        merges in a fixed order). Returns decode_plan's (pack, splits)."""
         dtype = dtype or torch.bfloat16
         cache = make_cache(lengths, heads_kv, head_dim, dtype, page_size)
         k, v, seqlens, table = cache
         q = torch.randn(len(lengths), seq_q, heads_q, head_dim, device="cuda",
                         dtype=dtype)
+        plan = planned_or_skip(self, q, k, table, num_splits, **options)
         poison()
         o, lse = fmha.attention_kvcache(q, k, v, seqlens, table,
-                                        return_lse=True, **options)
+                                        return_lse=True,
+                                        num_splits=num_splits, **options)
         poison()
         o_only = fmha.attention_kvcache(q, k, v, seqlens, block_table=table,
-                                        **options)
+                                        num_splits=num_splits, **options)
+        if twice:
+            poison()
+            again = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                           return_lse=True,
+                                           num_splits=num_splits, **options)
         torch.cuda.synchronize()
         self.check(q, cache, o, lse, **options)
         self.check(q, cache, o_only, None, **options)
-        return o, lse
+        if twice:
+            self.assertTrue(torch.equal(again[0], o), "o of the second call")
+            self.assertTrue(torch.equal(again[1], lse),
+                            "lse of the second call")
+        return plan
 
+
+@NEEDS_HOPPER
+class KVCacheTest(_Checks):
     def test_pages_and_lengths(self):
         """Shuffled pages of 16, 64 and 256 rows and a dense cache; cache
         lengths 0, 1, 17, ... 3001 in one batch; seq_q 1, 4, 16 and 70;
@@ -244,6 +338,7 @@ class KVCacheTest(unittest.TestCase):
         kvcache_or_skip(self, page_size=64, causal=True)
         k, v, _, table = make_cache((128, 128), 2, 128, torch.bfloat16, 64)
         q = torch.randn(2, 1, 8, 128, device="cuda", dtype=torch.bfloat16)
+        planned_or_skip(self, q, k, table, causal=True)
         o = fmha.attention_kvcache(q, k, v, 100, table, causal=True)
         seqlens = torch.full((2,), 100, dtype=torch.int32, device="cuda")
         self.check(q, (k, v, seqlens, table), o, None, causal=True)
@@ -297,8 +392,8 @@ class KVCacheTest(unittest.TestCase):
             call(q, k, v, seqlens, table[:1])
         with self.assertRaisesRegex(NotImplementedError, "k_new / v_new"):
             call(q, k, v, seqlens, table, k_new=q, v_new=q)
-        with self.assertRaisesRegex(NotImplementedError, "split-KV"):
-            call(q, k, v, seqlens, table, num_splits=4)
+        with self.assertRaisesRegex(ValueError, "num_splits must be an int"):
+            call(q, k, v, seqlens, table, num_splits=-1)
 
     def test_custom_op_and_fast_path(self):
         """The eager fast path (a bound launch per layout) and the custom
@@ -310,6 +405,7 @@ class KVCacheTest(unittest.TestCase):
                                               torch.bfloat16, page)
             q = torch.randn(4, 4, 8, 128, device="cuda",
                             dtype=torch.bfloat16)
+            planned_or_skip(self, q, k, table, causal=True)
             fast = fmha.attention_kvcache(q, k, v, seqlens, table,
                                           causal=True, return_lse=True)
             fast2 = fmha.attention_kvcache(q, k, v, seqlens, table,
@@ -342,6 +438,7 @@ class KVCacheTest(unittest.TestCase):
         kvcache_or_skip(self, page_size=16, causal=True)
         k, v, _, table = make_cache((40, 40), 2, 128, torch.bfloat16, 16)
         q = torch.randn(2, 4, 8, 128, device="cuda", dtype=torch.bfloat16)
+        planned_or_skip(self, q, k, table, causal=True)
         lengths = torch.tensor([10 ** 6, -5], dtype=torch.int32,
                                device="cuda")
         bad = torch.tensor([[-100, 10 ** 6, 2 ** 31 - 1, 5]] * 2,
@@ -357,6 +454,7 @@ class KVCacheTest(unittest.TestCase):
         k, v, seqlens, table = make_cache((500, 64, 1, 900), 8, 128,
                                           torch.bfloat16, 64)
         q = torch.randn(4, 1, 32, 128, device="cuda", dtype=torch.bfloat16)
+        planned_or_skip(self, q, k, table, causal=True)
         fmha.attention_kvcache(q, k, v, seqlens, table, causal=True)
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
@@ -385,6 +483,7 @@ class KVCacheTest(unittest.TestCase):
                                  dynamic=True)
         cache = make_cache((300, 17, 0, 64), 2, 128, torch.bfloat16, 64)
         q = torch.randn(4, 4, 8, 128, device="cuda", dtype=torch.bfloat16)
+        planned_or_skip(self, q, cache[0], cache[3], causal=True)
         got, lse = compiled(q, *cache)
         torch.cuda.synchronize()
         self.check(q, cache, (got / 2).to(q.dtype), lse, causal=True)
@@ -399,10 +498,145 @@ class KVCacheTest(unittest.TestCase):
                                               torch.bfloat16, page)
             # opcheck compares outputs: no NaN in the caches here.
             k, v = k.nan_to_num(), v.nan_to_num()
+            planned_or_skip(self, q, k, table, causal=True)
             with self.subTest(page_size=page):
                 torch.library.opcheck(
                     torch.ops.fmha.attention_kvcache.default,
                     (q, k, v, seqlens, table, True, None, None, True, True))
+
+
+@NEEDS_HOPPER
+class DecodeTest(_Checks):
+    """The packed (pack_gqa) and split-KV decode kernels: seq_q 1, 4 and
+    16; MHA, GQA groups of 4 and 8, MQA; head dims 64, 128, 256; f16 and
+    bf16; causal and not; dense caches and pages of 16, 64 and 256; cache
+    lengths DECODE_LENGTHS; the split count chosen or forced (2, 7, more
+    than the key tiles)."""
+
+    def test_groups_and_queries(self):
+        """MHA (not packed), groups of 4 and 8, MQA; seq_q 1, 4, 16 (packed)
+        and 70 (not packed); unsplit and the chosen split."""
+        for heads_q, heads_kv in ((8, 8), (32, 8), (32, 4), (8, 1)):
+            for seq_q in (1, 4, 16, 70):
+                for num_splits in (1, 0):
+                    with self.subTest(heads=(heads_q, heads_kv), seq_q=seq_q,
+                                      num_splits=num_splits):
+                        pack, splits = self.run_case(
+                            DECODE_LENGTHS, seq_q, heads_q, heads_kv,
+                            page_size=64, num_splits=num_splits, causal=True)
+                        self.assertEqual(pack,
+                                         heads_q != heads_kv and seq_q <= 16)
+                        if num_splits == 1:
+                            self.assertEqual(splits, 1)
+
+    def test_pages_and_forced_splits(self):
+        """Dense caches and pages of 16, 64 and 256; 2 and 7 key ranges, and
+        more ranges than the key tiles (cut to them: the short sequences'
+        ranges are mostly empty); each call twice (the counters are left
+        zeroed)."""
+        for page in (None, 16, 64, 256):
+            for num_splits in (2, 7, 10 ** 4):
+                with self.subTest(page_size=page, num_splits=num_splits):
+                    pack, splits = self.run_case(
+                        DECODE_LENGTHS, 1, 32, 8, page_size=page,
+                        num_splits=num_splits, twice=True, causal=True)
+                    block_n = kvcache.decode_block_n(128, page)
+                    capacity = 4097 if page is None else \
+                        (-(-4097 // page) + 1) * page
+                    self.assertTrue(pack)
+                    self.assertEqual(splits, min(num_splits,
+                                                 -(-capacity // block_n)))
+
+    def test_head_dims_and_dtypes(self):
+        for dtype in (torch.bfloat16, torch.float16):
+            for head_dim in (64, 128, 256):
+                for seq_q, num_splits in ((1, 1), (4, 0), (16, 3)):
+                    with self.subTest(dtype=dtype, head_dim=head_dim,
+                                      seq_q=seq_q, num_splits=num_splits):
+                        self.run_case(DECODE_LENGTHS, seq_q, 16, 4,
+                                      head_dim, dtype, page_size=64,
+                                      num_splits=num_splits, causal=True)
+
+    def test_not_causal(self):
+        for page in (16, None):
+            for seq_q, num_splits in ((1, 7), (4, 1), (16, 0)):
+                with self.subTest(page_size=page, seq_q=seq_q,
+                                  num_splits=num_splits):
+                    self.run_case(DECODE_LENGTHS, seq_q, 16, 2,
+                                  page_size=page, num_splits=num_splits)
+
+    def test_window(self):
+        """A window bounds the keys a query block sees, so the ranges cut
+        them only."""
+        pack, splits = self.run_case((1000, 17, 0, 4097), 16, 8, 2,
+                                     page_size=64, num_splits=2,
+                                     causal=True, window=(128, 0))
+        self.assertEqual((pack, splits), (True, 2))
+
+    def test_custom_op_and_fast_path(self):
+        """The custom op (a workspace per call) and the eager fast path
+        (the stream's workspace) give the same bits, packed and split."""
+        for page in (64, None):
+            k, v, seqlens, table = make_cache(DECODE_LENGTHS, 2, 128,
+                                              torch.bfloat16, page)
+            q = torch.randn(5, 4, 8, 128, device="cuda",
+                            dtype=torch.bfloat16)
+            self.assertEqual(planned_or_skip(self, q, k, table, 7,
+                                             causal=True), (True, 7))
+            fast = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                          causal=True, return_lse=True,
+                                          num_splits=7)
+            op = torch.ops.fmha.attention_kvcache(
+                q, k, v, seqlens, table, True, None, None, True, True, 7)
+            torch.cuda.synchronize()
+            self.assertTrue(torch.equal(fast[0], op[0]))
+            self.assertTrue(torch.equal(fast[1], op[1]))
+            self.check(q, (k, v, seqlens, table), op[0], op[1], causal=True)
+
+    def test_cuda_graph(self):
+        """A split call captured in a CUDA graph (its own workspace and
+        counters) and replayed twice on new queries and longer caches."""
+        k, v, seqlens, table = make_cache((500, 64, 1, 4000), 8, 128,
+                                          torch.bfloat16, 64)
+        q = torch.randn(4, 1, 32, 128, device="cuda", dtype=torch.bfloat16)
+        self.assertEqual(planned_or_skip(self, q, k, table, 7, causal=True),
+                         (True, 7))
+        fmha.attention_kvcache(q, k, v, seqlens, table, causal=True,
+                               num_splits=7)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            o = fmha.attention_kvcache(q, k, v, seqlens, table, causal=True,
+                                       num_splits=7)
+        for lengths in ([499, 63, 0, 3999], [17, 64, 1, 4000]):
+            q.copy_(torch.randn_like(q))
+            seqlens.copy_(torch.tensor(lengths, dtype=torch.int32))
+            graph.replay()
+            torch.cuda.synchronize()
+            self.check(q, (k, v, seqlens, table), o, None, causal=True)
+        # The eager launches' workspace is not the graph's.
+        eager = fmha.attention_kvcache(q, k, v, seqlens, table, causal=True,
+                                       num_splits=7)
+        torch.cuda.synchronize()
+        self.assertTrue(torch.equal(eager, o))
+
+    def test_fullgraph(self):
+        """torch.compile: the custom op runs the split kernel with a
+        workspace of its own."""
+        def f(q, k, v, seqlens, table):
+            o, lse = fmha.attention_kvcache(q, k, v, seqlens, table,
+                                            causal=True, return_lse=True,
+                                            num_splits=3)
+            return o.float() * 2, lse
+
+        compiled = torch.compile(f, fullgraph=True, backend="eager",
+                                 dynamic=True)
+        cache = make_cache(DECODE_LENGTHS, 2, 128, torch.bfloat16, 64)
+        q = torch.randn(5, 4, 8, 128, device="cuda", dtype=torch.bfloat16)
+        self.assertEqual(planned_or_skip(self, q, cache[0], cache[3], 3,
+                                         causal=True), (True, 3))
+        got, lse = compiled(q, *cache)
+        torch.cuda.synchronize()
+        self.check(q, cache, (got / 2).to(q.dtype), lse, causal=True)
 
 
 if __name__ == "__main__":

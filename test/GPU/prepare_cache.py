@@ -7,14 +7,17 @@ cache, for a GPU machine without the compiler.
 
 With ``--bench`` it also compiles the configurations
 bench/gemm_schedules.py times beside the candidates (bench/gemm_configs.py:
-ping-pong and split-K) for bf16.
+ping-pong and split-K) for bf16. ``--filter REGEX`` compiles only the
+kernels whose names match (``--filter '_pk|_skv'``: the decode kernels).
 
 The kernels: fmha.ops.gemm_kernel_specs for every dtype pair and both B
 layouts, fmha.ops.attention_kernel_specs for every head dim and lse option
 with each (dtype, mask, scale) the tests use: python/tests' and
 test/GPU/stress.py's (stress.ATTENTION_OPTIONS, and stress.VARLEN_OPTIONS
 for fmha.attention_varlen's kernels, and stress.KVCACHE_OPTIONS for
-fmha.attention_kvcache's). Configurations that do
+fmha.attention_kvcache's); fmha.attention_kvcache's decode kernels (packed
+query-head groups, split-KV) that python/tests/test_gpu_kvcache.py
+(DECODE_OPTIONS) and bench/kvcache.py select. Configurations that do
 not compile for a type (an f32 output needs more shared memory) are listed
 and skipped.
 """
@@ -22,6 +25,7 @@ and skipped.
 import argparse
 import itertools
 import os
+import re
 import sys
 import time
 
@@ -34,6 +38,13 @@ import fmha  # noqa: E402
 import gemm_configs  # noqa: E402
 import stress  # noqa: E402
 from fmha import ops  # noqa: E402
+from tests import test_gpu_kvcache  # noqa: E402
+
+# bench/kvcache.py's decode: bf16, head dim 128, 32 query heads on 8 KV
+# heads, seq_q 1, no mask, no lse, dense and pages of 64 and 256; packed,
+# split (the default and --splits n) or not (--splits 1).
+BENCH_KVCACHE = (("bf16", (128,), False, None, (None, 64, 256),
+                  ((32, 8),)),)
 
 
 def bench_specs():
@@ -66,6 +77,13 @@ def specs():
             yield from ops.attention_kernel_specs(
                 dtype, hd, causal, window, scale, lse, kvcache=True,
                 page_size=page)
+    # Its decode kernels: python/tests/test_gpu_kvcache.py's (the stress
+    # test's random head counts take the unpacked kernels where their
+    # packed ones are missing) and bench/kvcache.py's, with lse or not.
+    yield from test_gpu_kvcache.decode_kernel_specs()
+    for spec in test_gpu_kvcache.decode_kernel_specs(BENCH_KVCACHE):
+        if not spec.return_lse:
+            yield spec
 
 
 def main():
@@ -75,11 +93,20 @@ def main():
                         help="the cache (default: fmha's, FMHA_CACHE_DIR)")
     parser.add_argument("--bench", action="store_true",
                         help="also bench/gemm_configs.py's configurations")
+    parser.add_argument("--filter", metavar="REGEX",
+                        help="only the kernels whose names match")
     args = parser.parse_args()
     root = args.dir
     start, done, skipped = time.time(), 0, 0
     chosen = itertools.chain(specs(), bench_specs() if args.bench else ())
+    if args.filter:
+        pattern = re.compile(args.filter)
+        chosen = (s for s in chosen if pattern.search(s.name))
+    seen = set()
     for spec in chosen:
+        if spec in seen:
+            continue
+        seen.add(spec)
         try:
             fmha.compile(spec, cache_dir=root, progress=lambda m: None)
             done += 1
