@@ -367,8 +367,24 @@ class ScratchTest(unittest.TestCase):
         with self.assertRaisesRegex(
                 ManifestError, r"tensors\.workspace\.shape\[1\]: a scratch "
                 r"tensor's size must be an expression of the other tensors' "
-                r"size symbols"):
+                r"size symbols and the sizes"):
             parse(d)
+
+    def test_scratch_sizes_use_the_sizes(self):
+        """A caller's size (split-KV's S) may size a scratch tensor."""
+        d = splitk_json()
+        d["sizes"] = ["S"]
+        d["tensors"]["workspace"]["shape"] = ["S", "M", "N"]
+        m = parse(d)
+        shapes = {"a": (1000, 64), "b": (300, 64), "c": (1000, 300)}
+        self.assertEqual(scratch_shapes(m, shapes, {"S": 3})["workspace"],
+                         ((3, 1000, 300), "scratch", "f32"))
+        self.assertEqual(
+            bind_symbols(m, {**shapes, "workspace": (3, 1000, 300),
+                             "counters": (24,)}, {"S": 3}),
+            {"S": 3, "M": 1000, "K": 64, "N": 300})
+        with self.assertRaisesRegex(ValueError, "size 'S' is missing"):
+            scratch_shapes(m, shapes)
 
 
 class GridTest(unittest.TestCase):

@@ -404,6 +404,8 @@ def _parse(data: Any, source: str, directory: str) -> Manifest:
     tensors = _parse_tensors(_get(top, "tensors", "manifest"))
     symbols = {s for t in tensors.values() if not t.scratch for s in t.shape
                if isinstance(s, str)}
+    sizes = _parse_sizes(top.get("sizes", []), tensors, symbols)
+    symbols |= set(sizes)
     for t in tensors.values():
         if t.scratch:
             for i, e in enumerate(t.shape):
@@ -412,9 +414,7 @@ def _parse(data: Any, source: str, directory: str) -> Manifest:
                     raise ManifestError(
                         f"tensors.{t.name}.shape[{i}]: a scratch tensor's "
                         f"size must be an expression of the other tensors' "
-                        f"size symbols, got {e}")
-    sizes = _parse_sizes(top.get("sizes", []), tensors, symbols)
-    symbols |= set(sizes)
+                        f"size symbols and the sizes, got {e}")
     raw_params = _get(top, "params", "manifest")
     if not isinstance(raw_params, list):
         raise ManifestError(f"params: expected a list, got "
