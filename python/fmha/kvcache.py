@@ -637,15 +637,86 @@ def check_num_splits(num_splits: Any) -> None:
                          f"{I32_MAX}], got {num_splits!r}")
 
 
-def check_unsupported(k_new: Any, v_new: Any, num_splits: Any) -> None:
-    """NotImplementedError for the arguments of flash_attn_with_kvcache not
-    built yet (appending k_new / v_new to the cache); check_num_splits."""
-    if k_new is not None or v_new is not None:
-        raise NotImplementedError(
-            f"{WHAT}: k_new / v_new (appending to the cache) are not "
-            f"supported yet: write the new keys and values into the cache "
-            f"and pass the longer cache_seqlens")
-    check_num_splits(num_splits)
+def _check_together(k_new: Any, v_new: Any) -> None:
+    if (k_new is None) != (v_new is None):
+        raise ValueError(f"{WHAT}: k_new and v_new go together: pass both "
+                         f"or neither")
+
+
+def check_new_kv(k_new_shape: Optional[Sequence],
+                 v_new_shape: Optional[Sequence], k_shape: Sequence,
+                 batch: int, dtypes: tuple,
+                 check: Callable = _ops._require) -> None:
+    """Checks the new keys and values of fmha.attention_kvcache (shapes;
+    ``dtypes``: those of k_new, v_new and the cache): both or neither,
+    ``[batch, seq_new, heads_kv, head_dim]`` with the cache's heads_kv,
+    head_dim and dtype. ValueError or TypeError naming the mistake."""
+    _check_together(k_new_shape, v_new_shape)
+    if k_new_shape is None:
+        return
+    if len(k_new_shape) != 4 or len(v_new_shape) != 4:
+        raise ValueError(
+            f"{WHAT}: k_new and v_new must be [batch, seq_new, heads_kv, "
+            f"head_dim], got shapes {list(k_new_shape)} and "
+            f"{list(v_new_shape)}")
+    new_dtype, v_dtype, cache_dtype = dtypes
+    if new_dtype != cache_dtype or v_dtype != cache_dtype:
+        raise TypeError(f"{WHAT}: k_new and v_new must have the caches' "
+                        f"dtype {cache_dtype}, got {new_dtype or 'another'} "
+                        f"and {v_dtype or 'another'}")
+    check(all(a == b for a, b in zip(k_new_shape, v_new_shape)), lambda: (
+        f"{WHAT}: k_new and v_new must have one shape, got "
+        f"{list(k_new_shape)} and {list(v_new_shape)}"))
+    check(k_new_shape[0] == batch and k_new_shape[2] == k_shape[2]
+          and k_new_shape[3] == k_shape[3], lambda: (
+              f"{WHAT}: k_new must be [batch, seq_new, heads_kv, head_dim] "
+              f"= [{batch}, seq_new, {k_shape[2]}, {k_shape[3]}], got "
+              f"{list(k_new_shape)}"))
+
+
+def append_to_cache(torch: Any, k_cache: Any, v_cache: Any, seqlens: Any,
+                    table: Optional[Any], k_new: Any, v_new: Any,
+                    check_values: bool = True) -> Any:
+    """Writes ``k_new``, ``v_new`` (``[batch, seq_new, heads_kv,
+    head_dim]``) into the caches at positions ``seqlens[b]`` on (through
+    ``table`` when paged) with PyTorch indexing, and returns the lengths
+    after them, ``seqlens + seq_new`` (int32). ``check_values``: the
+    longer lengths and the pages they use are checked first
+    (check_cache_values, a synchronization; not while a CUDA graph is
+    captured or torch.compile traces). Positions are clamped into the
+    caches (pages into the pool), so unchecked bad values never write
+    outside them."""
+    _check_together(k_new, v_new)
+    named = [("k_new", k_new), ("v_new", v_new)]
+    _ops.check_tensor_types(torch, WHAT, named)
+    check_new_kv(tuple(k_new.shape), tuple(v_new.shape),
+                 tuple(k_cache.shape), int(seqlens.shape[0]),
+                 tuple(_ops.fmha_dtype(t.dtype)
+                       for t in (k_new, v_new, k_cache)),
+                 _ops.torch_ops.size_checker(torch))
+    _ops.check_one_device(WHAT, named + [("k_cache", k_cache)])
+    seq_new = int(k_new.shape[1])
+    lengths = seqlens + seq_new
+    rows = int(k_cache.shape[1])
+    if check_values:
+        _values_checked(torch, lengths, table, rows, int(k_cache.shape[0]))
+    if seq_new == 0 or 0 in seqlens.shape or 0 in k_cache.shape:
+        return lengths
+    device = k_cache.device
+    pos = seqlens.long()[:, None] + torch.arange(seq_new, device=device)
+    if table is None:
+        pos = pos.clamp(0, rows - 1)
+        batch = torch.arange(int(seqlens.shape[0]), device=device)[:, None]
+        index = (batch.expand_as(pos), pos)
+    elif table.shape[1] == 0:
+        return lengths
+    else:
+        pos = pos.clamp(0, rows * int(table.shape[1]) - 1)
+        pages = table.long().gather(1, pos // rows)
+        index = (pages.clamp(0, int(k_cache.shape[0]) - 1), pos % rows)
+    k_cache.index_put_(index, k_new)
+    v_cache.index_put_(index, v_new)
+    return lengths
 
 
 def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
@@ -681,15 +752,26 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     heads_q / heads_kv > 1 dividing 64, the G heads of a KV head share one
     kernel tile (pack_gqa); and the keys of a query block are cut into S
     ranges merged at the end (split-KV) when the work items would leave
-    the GPU's multiprocessors idle. A packed or split kernel that is not
-    available (not in a compiler-less cache) gives a RuntimeWarning and
-    the call runs the unpacked, unsplit kernel. ``num_splits``: 0 chooses S, 1 never
+    the GPU's multiprocessors idle. ``num_splits``: 0 chooses S, 1 never
     splits, n > 1 forces n (cut to the key tiles of the cache's capacity).
-    The split kernels' workspace comes from a per-stream buffer (eager
-    calls) or is allocated per call (the custom op, torch.compile).
+    A packed or split kernel that is not available (not in a
+    compiler-less cache) gives a RuntimeWarning and the call runs the
+    unpacked, unsplit kernel. The split kernels' workspace comes from a
+    per-stream buffer (eager calls) or is allocated per call (the custom
+    op, torch.compile).
 
-    ``k_new`` / ``v_new`` (appending to the cache) raise
-    NotImplementedError for now.
+    ``k_new``, ``v_new`` (``[batch, seq_new, heads_kv, head_dim]``, both or
+    neither): new keys and values written into the caches (in place, as
+    flash_attn_with_kvcache does) at positions ``cache_seqlens[b]`` to
+    ``cache_seqlens[b] + seq_new - 1`` (through the block table when
+    paged) before the attention, which then sees ``cache_seqlens +
+    seq_new`` keys per sequence (cache_seqlens itself is not changed: the
+    caller advances it). This first version writes with PyTorch indexing
+    (:func:`append_to_cache`, a few small kernels) before the launch, not
+    inside the kernel. The value check then checks the longer lengths
+    before anything is written; unchecked, positions past the capacity
+    and pages outside the pool are clamped into the caches (they overwrite
+    cache rows, but nothing outside the caches).
 
     Before the launch cache_seqlens and block_table are copied to the host
     and checked (lengths in [0, capacity], the pages each sequence uses
@@ -702,7 +784,7 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     ``torch.compile(fullgraph=True)`` and in CUDA graphs.
     """
     torch = _ops._torch(WHAT)
-    check_unsupported(k_new, v_new, num_splits)
+    check_num_splits(num_splits)
     if isinstance(scale, int) and not isinstance(scale, bool):
         scale = float(scale)
     if isinstance(cache_seqlens, int) and not isinstance(cache_seqlens,
@@ -713,6 +795,13 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
                                    dtype=torch.int32, device=q.device)
     if isinstance(window, list):
         window = tuple(window)
+    if k_new is not None or v_new is not None:
+        _check(torch, q, k_cache, v_cache, cache_seqlens, block_table,
+               causal, None if window is None else list(window), scale)
+        cache_seqlens = append_to_cache(torch, k_cache, v_cache,
+                                        cache_seqlens, block_table, k_new,
+                                        v_new, check_values)
+        check_values = False  # checked before the write
     if (window is None or type(window) is tuple) and \
             isinstance(check_values, bool):
         fast = attention_kvcache_fast(

@@ -390,8 +390,15 @@ class KVCacheTest(_Checks):
             call(q, k[:, :48], v[:, :48], seqlens, table)
         with self.assertRaisesRegex(ValueError, "one row per sequence"):
             call(q, k, v, seqlens, table[:1])
-        with self.assertRaisesRegex(NotImplementedError, "k_new / v_new"):
+        with self.assertRaisesRegex(ValueError, r"k_new must be \[batch, "
+                                    r"seq_new, heads_kv, head_dim\]"):
             call(q, k, v, seqlens, table, k_new=q, v_new=q)
+        with self.assertRaisesRegex(ValueError, "go together"):
+            call(q, k, v, seqlens, table, k_new=q)
+        new = torch.zeros(2, 1, 2, 128, device="cuda", dtype=torch.bfloat16)
+        with self.assertRaisesRegex(ValueError, r"cache_seqlens\[1\] = "
+                                    rf"{capacity + 1} is out of range"):
+            call(q, k, v, too_long - 1, table, k_new=new, v_new=new)
         with self.assertRaisesRegex(ValueError, "num_splits must be an int"):
             call(q, k, v, seqlens, table, num_splits=-1)
 
@@ -637,6 +644,86 @@ class DecodeTest(_Checks):
         got, lse = compiled(q, *cache)
         torch.cuda.synchronize()
         self.check(q, cache, (got / 2).to(q.dtype), lse, causal=True)
+
+
+def cache_rows(cache, table, b, start, end):
+    """Rows start..end-1 of sequence b of a dense or paged cache."""
+    if table is None:
+        return cache[b, start:end]
+    page = cache.shape[1]
+    pos = torch.arange(start, end, device=cache.device)
+    return cache[table[b, pos // page].long(), pos % page]
+
+
+def set_cache_rows(cache, table, b, start, end, value):
+    if table is None:
+        cache[b, start:end] = value
+        return
+    page = cache.shape[1]
+    pos = torch.arange(start, end, device=cache.device)
+    cache[table[b, pos // page].long(), pos % page] = value
+
+
+@NEEDS_HOPPER
+class AppendTest(_Checks):
+    """k_new / v_new: written into the caches at cache_seqlens (through the
+    block table when paged), then attended with the longer lengths."""
+
+    def test_append(self):
+        final = (3, 4, 20, 1003, 4100)
+        for page in (None, 16, 64):
+            for seq_new in (1, 3):
+                with self.subTest(page_size=page, seq_new=seq_new):
+                    k, v, _, table = make_cache(final, 2, 128,
+                                                torch.bfloat16, page)
+                    start = [n - seq_new for n in final]
+                    k_new = torch.randn(len(final), seq_new, 2, 128,
+                                        device="cuda", dtype=torch.bfloat16)
+                    v_new = torch.randn_like(k_new)
+                    # The rows to write hold NaN until they are written.
+                    for b, (s0, s1) in enumerate(zip(start, final)):
+                        set_cache_rows(k, table, b, s0, s1, float("nan"))
+                        set_cache_rows(v, table, b, s0, s1, float("nan"))
+                    q = torch.randn(len(final), 4, 8, 128, device="cuda",
+                                    dtype=torch.bfloat16)
+                    planned_or_skip(self, q, k, table, causal=True)
+                    seqlens = torch.tensor(start, dtype=torch.int32,
+                                           device="cuda")
+                    poison()
+                    o, lse = fmha.attention_kvcache(
+                        q, k, v, seqlens, table, k_new=k_new, v_new=v_new,
+                        causal=True, return_lse=True)
+                    torch.cuda.synchronize()
+                    self.assertEqual(seqlens.tolist(), start)
+                    for b, (s0, s1) in enumerate(zip(start, final)):
+                        self.assertTrue(torch.equal(
+                            cache_rows(k, table, b, s0, s1), k_new[b]))
+                        self.assertTrue(torch.equal(
+                            cache_rows(v, table, b, s0, s1), v_new[b]))
+                    lengths = torch.tensor(final, dtype=torch.int32,
+                                           device="cuda")
+                    self.check(q, (k, v, lengths, table), o, lse,
+                               causal=True)
+
+    def test_append_past_the_capacity(self):
+        """Checked: a ValueError before anything is written. Unchecked: the
+        rows are clamped into the caches (no fault)."""
+        k, v, _, table = make_cache((64, 10), 2, 128, torch.bfloat16, 64)
+        capacity = table.shape[1] * 64
+        seqlens = torch.tensor([capacity - 1, 10], dtype=torch.int32,
+                               device="cuda")
+        new = torch.randn(2, 2, 2, 128, device="cuda", dtype=torch.bfloat16)
+        q = torch.randn(2, 1, 8, 128, device="cuda", dtype=torch.bfloat16)
+        planned_or_skip(self, q, k, table, causal=True)
+        before = k.clone()
+        with self.assertRaisesRegex(ValueError, rf"cache_seqlens\[0\] = "
+                                    rf"{capacity + 1} is out of range"):
+            fmha.attention_kvcache(q, k, v, seqlens, table, k_new=new,
+                                   v_new=new, causal=True)
+        self.assertTrue(torch.equal(k.nan_to_num(), before.nan_to_num()))
+        fmha.attention_kvcache(q, k, v, seqlens + 10 ** 6, table, k_new=new,
+                               v_new=new, causal=True, check_values=False)
+        torch.cuda.synchronize()
 
 
 if __name__ == "__main__":

@@ -7,8 +7,8 @@ import unittest
 
 from fmha import ops
 from fmha.kvcache import (MAX_SPLITS, check_cache_values,
-                          check_kvcache_args, check_num_splits,
-                          check_unsupported, decode_block_n, decode_plan,
+                          check_kvcache_args, check_new_kv, check_num_splits,
+                          decode_block_n, decode_plan,
                           decode_spec, pack_gqa_applies, split_heuristic)
 from fmha.runtime.kernel import Kernel
 from fmha.runtime.manifest import parse_manifest
@@ -149,14 +149,39 @@ class ArgsTest(unittest.TestCase):
                 with self.assertRaisesRegex(error, pattern):
                     check_kvcache_args(**self.args(**changes))
 
-    def test_unsupported(self):
-        check_unsupported(None, None, 0)
-        check_unsupported(None, None, 1)
-        check_unsupported(None, None, 4)
-        with self.assertRaisesRegex(NotImplementedError, "k_new / v_new"):
-            check_unsupported(object(), None, 0)
-        with self.assertRaisesRegex(ValueError, "num_splits must be an int"):
-            check_unsupported(None, None, -1)
+    def test_new_kv(self):
+        cache = (100, 64, 8, 128)
+        types = ("bf16",) * 3
+        check_new_kv(None, None, cache, 4, types)
+        check_new_kv((4, 1, 8, 128), (4, 1, 8, 128), cache, 4, types)
+        check_new_kv((4, 0, 8, 128), (4, 0, 8, 128), cache, 4, types)
+        cases = [
+            (ValueError, "k_new and v_new go together",
+             ((4, 1, 8, 128), None, cache, 4, types)),
+            (ValueError, "go together", (None, (4, 1, 8, 128), cache, 4,
+                                         types)),
+            (ValueError, r"k_new and v_new must be \[batch, seq_new, "
+             r"heads_kv, head_dim\]", ((4, 8, 128), (4, 8, 128), cache, 4,
+                                       types)),
+            (TypeError, "the caches' dtype bf16, got f16 and bf16",
+             ((4, 1, 8, 128), (4, 1, 8, 128), cache, 4,
+              ("f16", "bf16", "bf16"))),
+            (TypeError, "got bf16 and another",
+             ((4, 1, 8, 128), (4, 1, 8, 128), cache, 4,
+              ("bf16", None, "bf16"))),
+            (ValueError, "one shape", ((4, 1, 8, 128), (4, 2, 8, 128), cache,
+                                       4, types)),
+            (ValueError, r"= \[4, seq_new, 8, 128\], got \[3, 1, 8, 128\]",
+             ((3, 1, 8, 128), (3, 1, 8, 128), cache, 4, types)),
+            (ValueError, r"got \[4, 1, 2, 128\]",
+             ((4, 1, 2, 128), (4, 1, 2, 128), cache, 4, types)),
+            (ValueError, r"got \[4, 1, 8, 64\]",
+             ((4, 1, 8, 64), (4, 1, 8, 64), cache, 4, types)),
+        ]
+        for error, pattern, args in cases:
+            with self.subTest(args=args):
+                with self.assertRaisesRegex(error, pattern):
+                    check_new_kv(*args)
 
     def test_num_splits(self):
         for good in (0, 1, 7, 2 ** 31 - 1):
