@@ -4,6 +4,8 @@
     fmha compile attention --dtype bf16 --head-dim 128 [--causal ...]
     fmha compile attention --varlen ...          # fmha.attention_varlen's
     fmha compile attention --kvcache [--page-size 64] ...  # attention_kvcache's
+    fmha compile attention --kvcache --pack-gqa --heads-q 32 --heads-kv 8 \
+        [--split-kv] ...                          # its decode kernels
     fmha cache list | fmha cache clear | fmha cache dir
     fmha version
 
@@ -142,6 +144,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --kvcache: paged caches [NP, PAGE_SIZE, HKV, "
                    "D] read through a block table (16 to 256, a power of "
                    "two)")
+    a.add_argument("--pack-gqa", action="store_true",
+                   help="with --kvcache: the query heads of a KV head share "
+                   "a Q tile (needs --heads-q and --heads-kv, their ratio "
+                   "dividing 64)")
+    a.add_argument("--split-kv", action="store_true",
+                   help="with --kvcache: each query block's keys cut into S "
+                   "ranges (S given at launch), merged by the last")
     a.add_argument("--window", type=_ints, metavar="LEFT,RIGHT",
                    help="keys within LEFT before and RIGHT after the "
                    "diagonal, each in [0, 2^31-1]")
@@ -175,7 +184,8 @@ def _spec(args: argparse.Namespace):
             "m", "n", "k", "multicast", "schedule", "splits")))
     return AttentionSpec(
         return_lse=args.lse, causal=args.causal, varlen=args.varlen,
-        kvcache=args.kvcache, **_given(args, (
+        kvcache=args.kvcache, pack_gqa=args.pack_gqa,
+        split_kv=args.split_kv, **_given(args, (
             "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
             "seq_k", "window", "scale", "tile", "stages", "consumers",
             "target", "page_size")))

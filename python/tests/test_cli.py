@@ -106,6 +106,16 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("attention_bf16_d128_causal_kvcache_p16 (sm_90a) is "
                       "not in the cache", r.stderr)
+        r = self.fmha("compile", "attention", "--kvcache", "--pack-gqa",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("pack_gqa needs static heads_q and heads_kv", r.stderr)
+        r = self.fmha("compile", "attention", "--kvcache", "--pack-gqa",
+                      "--split-kv", "--heads-q", "32", "--heads-kv", "8",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("attention_bf16_d128_hq32_hkv8_kvcache_pk_skv (sm_90a) "
+                      "is not in the cache", r.stderr)
         r = self.fmha("compile", "gemm", "--k", "4294967296",
                       env={"FMHA_OPT": "/nonexistent"})
         self.assertEqual(r.returncode, 2)
