@@ -693,15 +693,15 @@ module attributes {gpu.container_module} {
 // CHECK: %[[OK:.*]] = llvm.and
 // CHECK: llvm.mul %[[HI]], %{{.*}} : i64
 // CHECK: %[[OFFSET:.*]] = llvm.add
-// CHECK: %[[MI:.*]] = llvm.sext %[[M]] : i32 to i64
-// CHECK: %[[SIZE:.*]] = llvm.extractvalue %{{.*}}[3, 2]
-// CHECK: %[[STRIDE:.*]] = llvm.extractvalue %{{.*}}[4, 2]
 // CHECK: %[[BASE:.*]] = llvm.extractvalue %{{.*}}[1]
-// Row +0.
+// Row +0: the row coordinate plus the thread's row, against the size.
 // CHECK: %[[R0:.*]] = llvm.sext %[[ROW]] : i32 to i64
+// CHECK: %[[MI:.*]] = llvm.sext %[[M]] : i32 to i64
 // CHECK: %[[G0:.*]] = llvm.add %[[MI]], %[[R0]] : i64
+// CHECK: %[[SIZE:.*]] = llvm.extractvalue %{{.*}}[3, 2]
 // CHECK: %[[IN0:.*]] = llvm.icmp "ult" %[[G0]], %[[SIZE]] : i64
 // CHECK: %[[OK0:.*]] = llvm.and %[[OK]], %[[IN0]] : i1
+// CHECK: %[[STRIDE:.*]] = llvm.extractvalue %{{.*}}[4, 2]
 // CHECK: %[[E0:.*]] = llvm.mul %[[G0]], %[[STRIDE]] : i64
 // CHECK: %[[AT0:.*]] = llvm.add %[[OFFSET]], %[[E0]] : i64
 // CHECK: %[[P0:.*]] = llvm.getelementptr %[[BASE]][%[[AT0]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
@@ -760,13 +760,13 @@ module attributes {gpu.container_module} {
 // CHECK: %[[H:.*]] = llvm.sext %{{.*}} : i32 to i64
 // CHECK: %[[HEADS:.*]] = llvm.extractvalue %[[VIEW]][3, 0]
 // CHECK: %[[HOK:.*]] = llvm.icmp "ult" %[[H]], %[[HEADS]] : i64
-// CHECK: %[[ROWS:.*]] = llvm.extractvalue %[[VIEW]][3, 1]
 // CHECK: %[[COLS:.*]] = llvm.extractvalue %[[VIEW]][3, 2]
 // The first pair: its row and its last column inside.
+// CHECK: %[[ROWS:.*]] = llvm.extractvalue %[[VIEW]][3, 1]
 // CHECK: %[[RIN:.*]] = llvm.icmp "ult" %{{.*}}, %[[ROWS]] : i64
+// CHECK: %[[ROK:.*]] = llvm.and %[[HOK]], %[[RIN]] : i1
 // CHECK: %[[CIN:.*]] = llvm.icmp "ult" %{{.*}}, %[[COLS]] : i64
-// CHECK: %[[BOTH:.*]] = llvm.and %[[RIN]], %[[CIN]] : i1
-// CHECK: %[[IN:.*]] = llvm.and %[[HOK]], %[[BOTH]] : i1
+// CHECK: %[[IN:.*]] = llvm.and %[[ROK]], %[[CIN]] : i1
 // CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, bf16
 // CHECK: llvm.insertelement {{.*}} : vector<2xbf16>
 // CHECK: llvm.insertelement {{.*}} : vector<2xbf16>
@@ -907,6 +907,75 @@ module attributes {gpu.container_module} {
           scf.if %last {
             tile.store_direct %ws[%s, %m, %n], %p : memref<?x?x?xf32>, tensor<64x16xf32, #acc16>
           }
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// tile.store_direct of a row vector with `row_dims 2` (packed attention's
+// log-sum-exp): each row's index in the row-major order of the two
+// innermost dimensions, [seq, group], is split by the group size (udiv /
+// urem by dimension 3's size); the position is compared with dimension 2's
+// size (the head in the group is below its size by construction), and
+// both parts are multiplied by their strides. tile.load_direct of a row
+// vector: each row's value is loaded from a selected address (the base
+// where the row is outside, then the value selected to zero), without a
+// branch.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+// CHECK-LABEL: gpu.module @store_direct_row_dims
+// CHECK: llvm.func @k(
+// The loaded rows: four per thread, each a scalar load from a selected
+// address, its value selected to zero outside.
+// CHECK: %[[LROWS:.*]] = llvm.extractvalue %{{.*}}[3, 3]
+// CHECK: llvm.icmp "ult" %{{.*}}, %[[LROWS]] : i64
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, !llvm.ptr
+// CHECK: llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
+// CHECK-COUNT-3: llvm.load %{{.*}} : !llvm.ptr -> f32
+// The packed store: (position, head) = (flat / group, flat % group).
+// CHECK: %[[J:.*]] = llvm.urem %[[FLAT:.*]], %[[G:.*]] : i64
+// CHECK-NEXT: %[[S:.*]] = llvm.udiv %[[FLAT]], %[[G]] : i64
+// CHECK: %[[JS:.*]] = llvm.extractvalue %{{.*}}[4, 3]
+// CHECK: llvm.mul %[[J]], %[[JS]] : i64
+// CHECK: %[[SEQ:.*]] = llvm.extractvalue %{{.*}}[3, 2]
+// CHECK: llvm.icmp "ult" %[[S]], %[[SEQ]] : i64
+// CHECK: %[[SS:.*]] = llvm.extractvalue %{{.*}}[4, 2]
+// CHECK: llvm.mul %[[S]], %[[SS]] : i64
+// CHECK: llvm.cond_br
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK-COUNT-3: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK-NOT: llvm.store
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @store_direct_row_dims {
+    gpu.func @k(%ws: memref<?x?x?x?xf32>, %lse: memref<?x?x?xf32>, %b: i32,
+                %kv: i32, %s0: i32) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %c0 = arith.constant 0 : i32
+          %rows = tile.load_direct %ws[%c0, %b, %kv, %c0]
+              : memref<?x?x?x?xf32> -> tensor<128xf32, #row>
+          %i0 = arith.constant 0 : index
+          %i1 = arith.constant 1 : index
+          %i2 = arith.constant 2 : index
+          %c4 = arith.constant 4 : index
+          %nb = memref.dim %lse, %i0 : memref<?x?x?xf32>
+          %nh = memref.dim %lse, %i1 : memref<?x?x?xf32>
+          %ns = memref.dim %lse, %i2 : memref<?x?x?xf32>
+          %nkv = arith.divui %nh, %c4 : index
+          %bs = arith.muli %nh, %ns : index
+          %ks = arith.muli %c4, %ns : index
+          %view = memref.reinterpret_cast %lse to offset: [0],
+              sizes: [%nb, %nkv, %ns, 4], strides: [%bs, %ks, 1, %ns]
+              : memref<?x?x?xf32> to memref<?x?x?x4xf32, strided<[?, ?, 1, ?]>>
+          tile.store_direct %view[%b, %kv, %s0, %c0], %rows row_dims 2
+              : memref<?x?x?x4xf32, strided<[?, ?, 1, ?]>>, tensor<128xf32, #row>
         }
       }
       gpu.return

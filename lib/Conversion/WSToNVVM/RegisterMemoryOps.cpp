@@ -5,7 +5,7 @@
 // interface (see RegisterTensor.h): `ws.store_shared` (row pieces as
 // vectors), `ws.load_shared` of row vectors and `tile.store_direct` of row
 // vectors and 2-d register tensors into global memory, `tile.load_direct`
-// of 2-d register tensors from it.
+// of row vectors and 2-d register tensors from it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,6 +97,29 @@ public:
       offset = add(offset, mul(c, dest.stride(b, loc, d)));
     }
     return offset;
+  }
+
+  /// The offset of the row `row` places (an i64) after the first one in the
+  /// row-major order of the memref's dimensions [first, first + count), whose
+  /// coordinates among `coords` give the first row (`row_dims` of
+  /// tile.store_direct); ands into `inside` that it lies inside them.
+  Value rowOffset(ValueRange coords, unsigned first, unsigned count, Value row,
+                  Value &inside) {
+    Value flat = index(coords[first]);
+    for (unsigned d = first + 1; d < first + count; ++d)
+      flat = add(mul(flat, dest.size(b, loc, d)), index(coords[d]));
+    flat = add(flat, row);
+    Value offset;
+    for (unsigned d = first + count - 1; d > first; --d) {
+      Value size = dest.size(b, loc, d);
+      Value at = LLVM::URemOp::create(b, loc, flat, size);
+      flat = LLVM::UDivOp::create(b, loc, flat, size);
+      Value part = mul(at, dest.stride(b, loc, d));
+      offset = offset ? add(offset, part) : part;
+    }
+    inside = both(inside, below(flat, dest.size(b, loc, first)));
+    Value part = mul(flat, dest.stride(b, loc, first));
+    return offset ? add(offset, part) : part;
   }
 
   /// The descriptor of the memref stored into.
@@ -217,7 +240,8 @@ static LogicalResult lowerLoadShared(LoadSharedOp op,
 /// compares: negative coordinates are outside too). Addresses come from the
 /// memref descriptor's offset, sizes and strides, so a view whose sizes end
 /// early (varlen attention's O, cut at its sequence's end) bounds the
-/// stores.
+/// stores. With `row_dims k` the rows run over the k dimensions before the
+/// innermost, row-major (div/rem by their sizes).
 static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
                                           tile::StoreDirectOp::Adaptor adaptor,
                                           ConversionPatternRewriter &rewriter,
@@ -244,30 +268,32 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
   BoundedStores s(rewriter, loc, adaptor.getDest());
   MemRefDescriptor &dest = s.dest;
 
-  // The outer coordinates: inside the memref, and their offset.
+  // The outer coordinates: inside the memref, and their offset. The rows
+  // run over the `row_dims` dimensions before the innermost.
+  unsigned rowDims = op.getNumRowDims();
+  unsigned firstRowDim = rank - 1 - rowDims;
   Value ok;
-  Value offset = s.outerOffset(adaptor.getCoords().drop_back(2), ok);
-  Value rows = dest.size(rewriter, loc, rank - 2);
+  Value offset = s.outerOffset(adaptor.getCoords().take_front(firstRowDim), ok);
   Value cols = dest.size(rewriter, loc, rank - 1);
-  Value rowStride = dest.stride(rewriter, loc, rank - 2);
   Value base = dest.alignedPtr(rewriter, loc);
   SmallVector<OpFoldResult, 2> origin = t.buildThreadOrigin(rewriter, loc);
-  Value row0 = s.add(s.index(adaptor.getCoords()[rank - 2]),
-                     s.index(buildCoordinate(rewriter, loc, origin[0], 0)));
+  Value row0 = s.index(buildCoordinate(rewriter, loc, origin[0], 0));
   Value col0 = s.add(s.index(adaptor.getCoords()[rank - 1]),
                      s.index(buildCoordinate(rewriter, loc, origin[1], 0)));
   auto vectorType = VectorType::get({perVector}, element);
   for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
     ArrayRef<int64_t> at = t.getOffsets(v);
-    Value row = s.add(row0, i64Const(rewriter, loc, at[0]));
+    Value inside = ok;
+    Value rowOffset =
+        s.rowOffset(adaptor.getCoords(), firstRowDim, rowDims,
+                    s.add(row0, i64Const(rewriter, loc, at[0])), inside);
     Value col = s.add(col0, i64Const(rewriter, loc, at[1]));
-    Value rowInside = s.below(row, rows);
     Value colInside =
         s.below(s.add(col, i64Const(rewriter, loc, perVector - 1)), cols);
-    Value inside = s.both(ok, s.both(rowInside, colInside));
-    Value addr = LLVM::GEPOp::create(
-        rewriter, loc, base.getType(), element, base,
-        ValueRange{s.add(offset, s.add(s.mul(row, rowStride), col))});
+    inside = s.both(inside, colInside);
+    Value addr =
+        LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base,
+                            ValueRange{s.add(offset, s.add(rowOffset, col))});
     Value vector =
         buildVector(rewriter, loc, t, adaptor.getValue(), v, vectorType);
     emitIf(rewriter, loc, inside, [&] {
@@ -276,6 +302,41 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
     });
   }
   rewriter.eraseOp(op);
+  return success();
+}
+
+/// tile.load_direct of a row vector (`#tile.slice<dim = 1>`) from the
+/// innermost dimension of a memref -> each thread loads the values of its
+/// rows (the lanes holding one row load the same address); a row outside
+/// the memref (or an outer coordinate outside it) reads zero, its address
+/// replaced by the base address, without a branch.
+static LogicalResult lowerLoadDirectRows(tile::LoadDirectOp op,
+                                         tile::LoadDirectOp::Adaptor adaptor,
+                                         ConversionPatternRewriter &rewriter,
+                                         const LLVMTypeConverter &converter,
+                                         const RegisterTensor &t) {
+  Location loc = op.getLoc();
+  int64_t rank = op.getSource().getType().getRank();
+  Type element = converter.convertType(t.getType().getElementType());
+  BoundedStores s(rewriter, loc, adaptor.getSource());
+  Value ok;
+  Value offset = s.outerOffset(adaptor.getCoords().drop_back(), ok);
+  Value base = s.dest.alignedPtr(rewriter, loc);
+  OpFoldResult row = t.buildThreadOrigin(rewriter, loc)[0];
+  Value zero = LLVM::ZeroOp::create(rewriter, loc, element);
+  auto loadValue = [&](int64_t v) -> Value {
+    Value inside = ok;
+    Value at = s.rowOffset(
+        adaptor.getCoords(), rank - 1, 1,
+        s.index(buildCoordinate(rewriter, loc, row, t.getOffsets(v)[0])),
+        inside);
+    Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
+                                     base, ValueRange{s.add(offset, at)});
+    addr = LLVM::SelectOp::create(rewriter, loc, inside, addr, base);
+    Value value = LLVM::LoadOp::create(rewriter, loc, element, addr);
+    return LLVM::SelectOp::create(rewriter, loc, inside, value, zero);
+  };
+  rewriter.replaceOp(op, t.buildStruct(rewriter, loc, converter, loadValue));
   return success();
 }
 
@@ -292,8 +353,13 @@ static LogicalResult lowerLoadDirect(tile::LoadDirectOp op,
                                      const LLVMTypeConverter &converter) {
   RankedTensorType type = op.getResult().getType();
   std::optional<RegisterTensor> t = RegisterTensor::get(type);
-  if (!t || t->getRowSlice() || type.getRank() != 2)
-    return op.emitOpError("lowers 2-d register tensors only, got ") << type;
+  if (t && t->getRowSlice())
+    return lowerLoadDirectRows(op, adaptor, rewriter, converter, *t);
+  if (!t || type.getRank() != 2)
+    return op.emitOpError("lowers row vectors (#tile.slice<dim = 1> of a "
+                          "one-warpgroup register layout) and 2-d register "
+                          "tensors only, got ")
+           << type;
   MemRefType sourceType = op.getSource().getType();
   int64_t rank = sourceType.getRank();
   SmallVector<int64_t> strides;
@@ -388,7 +454,8 @@ static LogicalResult lowerLoadDirect(tile::LoadDirectOp op,
 /// parent layout; the others hold the same value), branched around where
 /// the row or an outer coordinate is outside the memref (unsigned compares:
 /// negative coordinates are outside too). Addresses come from the memref
-/// descriptor's offset, sizes and strides.
+/// descriptor's offset, sizes and strides; with `row_dims k` the rows run
+/// over the k innermost dimensions, row-major.
 static LogicalResult lowerStoreDirect(tile::StoreDirectOp op,
                                       tile::StoreDirectOp::Adaptor adaptor,
                                       ConversionPatternRewriter &rewriter,
@@ -422,33 +489,28 @@ static LogicalResult lowerStoreDirect(tile::StoreDirectOp op,
     ok = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
                               cast<Value>(origin[1]),
                               i32Const(rewriter, loc, 0));
-  // The index of the thread's row `v` in the memref's last dimension.
-  Value first, size;
-  auto rowIndex = [&](int64_t v) -> Value {
-    return s.add(first, s.index(buildCoordinate(rewriter, loc, origin[0],
-                                                t->getOffsets(v)[0])));
+  // The rows run over the `row_dims` innermost dimensions; the offset of
+  // the thread's row `v` in them, and whether it is inside.
+  unsigned rowDims = op.getNumRowDims();
+  unsigned firstRowDim = rank - rowDims;
+  auto rowOffset = [&](int64_t v, Value &inside) -> Value {
+    return s.rowOffset(
+        adaptor.getCoords(), firstRowDim, rowDims,
+        s.index(buildCoordinate(rewriter, loc, origin[0], t->getOffsets(v)[0])),
+        inside);
   };
   // A thread of one row checks it first, with its own conditions.
   Value singleRow;
-  if (t->getNumValues() == 1) {
-    first = s.index(adaptor.getCoords()[rank - 1]);
-    singleRow = rowIndex(0);
-    size = dest.size(rewriter, loc, rank - 1);
-    ok = s.both(ok, s.below(singleRow, size));
-  }
-  Value offset = s.outerOffset(adaptor.getCoords().drop_back(), ok);
-  if (!singleRow) {
-    first = s.index(adaptor.getCoords()[rank - 1]);
-    size = dest.size(rewriter, loc, rank - 1);
-  }
-  Value stride = dest.stride(rewriter, loc, rank - 1);
+  if (t->getNumValues() == 1)
+    singleRow = rowOffset(0, ok);
+  Value offset = s.outerOffset(adaptor.getCoords().take_front(firstRowDim), ok);
   Value base = dest.alignedPtr(rewriter, loc);
 
   // One conditional store per row, in program order before the op.
   for (int64_t v = 0; v < t->getNumValues(); ++v) {
-    Value r = singleRow ? singleRow : rowIndex(v);
-    Value inside = singleRow ? ok : s.both(ok, s.below(r, size));
-    Value at = s.add(offset, s.mul(r, stride));
+    Value inside = ok;
+    Value r = singleRow ? singleRow : rowOffset(v, inside);
+    Value at = s.add(offset, r);
     Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
                                      base, ValueRange{at});
     Value value = LLVM::ExtractValueOp::create(

@@ -1348,3 +1348,35 @@ fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x5x128xbf16>,
 fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
                       tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
     -> tensor<?x1x32x128xbf16> kvcache target sm_100a
+
+// -----
+
+// pack_gqa without a KV cache.
+// expected-error @+1 {{pack_gqa needs kvcache: it shapes decode against a KV cache}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16> pack_gqa target sm_90a
+
+// -----
+
+// split_kv without a KV cache.
+// expected-error @+1 {{split_kv needs kvcache: it shapes decode against a KV cache}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16> split_kv target sm_90a
+
+// -----
+
+// pack_gqa with a dynamic number of query heads.
+// expected-error @+1 {{pack_gqa needs static heads_q and heads_kv: the group size sets the kernel's Q and O boxes}}
+fmha.attention @attn (tensor<?x1x?x128xbf16>, tensor<?x?x8x128xbf16>,
+                      tensor<?x?x8x128xbf16>, tensor<?xi32>)
+    -> tensor<?x1x?x128xbf16> kvcache pack_gqa target sm_90a
+
+// -----
+
+// pack_gqa with a group that does not divide block_m.
+// expected-error @+1 {{pack_gqa: the group of 3 query heads per KV head must divide block_m 64 (a Q tile holds block_m / group positions of the group)}}
+fmha.attention @attn (tensor<?x1x24x128xbf16>, tensor<?x?x8x128xbf16>,
+                      tensor<?x?x8x128xbf16>, tensor<?xi32>)
+    -> tensor<?x1x24x128xbf16> kvcache pack_gqa target sm_90a

@@ -301,6 +301,22 @@ func.func @store_direct_element_type(%m: memref<?x?xbf16>, %v: tensor<64xf32>, %
 
 // -----
 
+func.func @store_direct_row_dims(%m: memref<?x?xf32>, %v: tensor<64x64xf32>, %i: i32) {
+  // expected-error @+1 {{'tile.store_direct' op row_dims 2: the value's rows and other dimensions cover 3 dimensions, more than the 2 of the destination}}
+  tile.store_direct %m[%i, %i], %v row_dims 2 : memref<?x?xf32>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_direct_row_dims_zero(%m: memref<?x?xf32>, %v: tensor<64xf32>, %i: i32) {
+  // expected-error @+1 {{attribute 'row_dims' failed to satisfy constraint}}
+  tile.store_direct %m[%i, %i], %v row_dims 0 : memref<?x?xf32>, tensor<64xf32>
+  return
+}
+
+// -----
+
 func.func @store_direct_shared(%m: memref<64xf32, 3>, %v: tensor<64xf32>, %i: i32) {
   // expected-error @+1 {{'tile.store_direct' op writes global memory, but the destination is in memory space 3 : i64}}
   tile.store_direct %m[%i], %v : memref<64xf32, 3>, tensor<64xf32>

@@ -102,6 +102,14 @@ int64_t AttentionOp::getPageSize() {
   return isPaged() ? getDimOrDynamic(getKeyType(), 1) : ShapedType::kDynamic;
 }
 
+int64_t AttentionOp::getPackedGroup() {
+  int64_t headsQ = getNumHeadsQ(), headsKV = getNumHeadsKV();
+  if (!getPackGqa() || ShapedType::isDynamic(headsQ) ||
+      ShapedType::isDynamic(headsKV) || headsKV <= 0 || headsQ % headsKV)
+    return 1;
+  return headsQ / headsKV;
+}
+
 Type AttentionOp::getElementType() {
   RankedTensorType q = getQueryType();
   return q ? q.getElementType() : Type();
@@ -298,9 +306,13 @@ int64_t AttentionOp::getConsumerRegisters() {
   // the per-row state and the loop's scalars.
   int64_t s = blockM * blockN / limits::kWarpgroupThreads;
   int64_t o = blockM * headDim / limits::kWarpgroupThreads;
-  return 2 * s + o +
-         blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
-         limits::kSm90AttentionLoopRegisters;
+  int64_t rows = blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
+                 limits::kSm90AttentionLoopRegisters;
+  // Split-KV's merge, after the main loop: the running O and a partial
+  // one.
+  if (getSplitKv())
+    return std::max(2 * s + o, 2 * o) + rows;
+  return 2 * s + o + rows;
 }
 
 int64_t AttentionOp::getTmemColumns() {
@@ -417,8 +429,25 @@ static LogicalResult verifyVarlen(AttentionOp op) {
 /// Checks the cache lengths and block table of a kvcache kernel: i32, the
 /// page size, the tile inside one page, and the target.
 static LogicalResult verifyKvcache(AttentionOp op) {
-  if (!op.getKvcache())
+  if (!op.getKvcache()) {
+    if (op.getPackGqa() || op.getSplitKv())
+      return op.emitOpError()
+             << (op.getPackGqa() ? "pack_gqa" : "split_kv")
+             << " needs kvcache: it shapes decode against a KV cache";
     return success();
+  }
+  if (op.getPackGqa()) {
+    int64_t headsQ = op.getNumHeadsQ(), headsKV = op.getNumHeadsKV();
+    if (ShapedType::isDynamic(headsQ) || ShapedType::isDynamic(headsKV))
+      return op.emitOpError("pack_gqa needs static heads_q and heads_kv: the "
+                            "group size sets the kernel's Q and O boxes");
+    int64_t group = op.getPackedGroup(), blockM = op.getBlockM();
+    if (blockM % group != 0)
+      return op.emitOpError()
+             << "pack_gqa: the group of " << group
+             << " query heads per KV head must divide block_m " << blockM
+             << " (a Q tile holds block_m / group positions of the group)";
+  }
   SmallVector<std::pair<StringRef, RankedTensorType>> indices = {
       {"cache_seqlens", op.getCacheSeqlensType()}};
   if (op.isPaged())

@@ -31,7 +31,8 @@ public:
   AttentionBuilder(AttentionOp op, OpBuilder &b)
       : op(op), b(b), loc(op.getLoc()), i32(b.getI32Type()),
         f32(b.getF32Type()), blockM(op.getBlockM()), blockN(op.getBlockN()),
-        headDim(op.getHeadDim()), sType(tensorType({blockM, blockN}, f32)),
+        headDim(op.getHeadDim()), group(op.getPackedGroup()),
+        sType(tensorType({blockM, blockN}, f32)),
         oType(tensorType({blockM, headDim}, f32)),
         rowType(tensorType({blockM}, f32)) {}
 
@@ -80,7 +81,9 @@ private:
   void recordKvcacheContract(Operation *kernel);
   /// Appends the tensor maps of q, k and v (over their dimensions in the
   /// order `dims`, when given): swizzled rows move in boxes of one 128-byte
-  /// span, block_m rows of q or block_n of k and v.
+  /// span, block_m rows of q or block_n of k and v. With `pack_gqa` q's map
+  /// is over its [batch, heads_kv, seq_q, group, head_dim] view, a box of
+  /// block_m / group positions of the group's heads.
   void mapInputs(LaunchContract &contract, ArrayRef<int64_t> dims = {});
   /// Records `contract` on `kernel` with its grid for `rowsQ` query rows (a
   /// sequence's, at most) of `headsQ` heads and `batch` sequences: a CTA per
@@ -88,13 +91,27 @@ private:
   /// CTA per SM and per work item (a query block, or a pair of them when
   /// masks make the work uneven); CTAs left without one exit.
   void recordGrid(LaunchContract &contract, Operation *kernel, Attribute rowsQ,
-                  Attribute headsQ, Attribute batch);
+                  Attribute headsQ, Attribute batch,
+                  Attribute splits = Attribute());
   /// Whether q, k, v and o are packed sequences (`varlen`).
   bool varlen() { return op.getVarlen(); }
   /// Whether K and V are caches with a length per sequence (`kvcache`), and
   /// whether they are paged.
   bool kvcache() { return op.getKvcache(); }
   bool paged() { return op.isPaged(); }
+  /// Whether a Q tile holds the query heads of one KV group (`pack_gqa`):
+  /// packed row r is position r / group of head kv_head * group + r % group.
+  bool packed() { return op.getPackGqa(); }
+  /// Whether each query block's key range is cut into `numSplits` work
+  /// items whose partial results the last of them merges (`split_kv`).
+  bool split() { return op.getSplitKv(); }
+  /// Whether O leaves by plain stores from registers (tile.store_direct)
+  /// rather than a TMA box: varlen (bounded by each sequence's end) and
+  /// split (written by whichever work item comes last, inside a
+  /// condition).
+  bool storesDirect() { return varlen() || split(); }
+  /// The query position of packed row `row` (a scalar or a tensor of rows).
+  Value position(Value row);
   /// Kvcache: sets seqK to the cache length of sequence `batch`, read from
   /// cache_seqlens and clamped to [0, the cache's capacity].
   void loadCacheLength(Value batch);
@@ -116,7 +133,7 @@ private:
   /// so that the bounded stores of tile.store_direct stop at its end.
   Value sequenceView(Value buffer);
   /// The mask of one S tile: true where key `n0 + col` is visible to query
-  /// `m0 + row`.
+  /// row `m0 + row` (position(m0 + row)), keys at keyLimit and after hidden.
   Value visible(Value m0, Value n0);
   /// Whether the S tile of queries `m0`.. and keys `n0`.. has any element
   /// `visible` hides (an i1 scalar).
@@ -124,13 +141,36 @@ private:
   /// The K/V range the masks leave visible to any of the query tiles at
   /// `rows`: its first key and its length in whole tiles.
   std::pair<Value, Value> keyRange(ArrayRef<Value> rows);
+  /// Split-KV: narrows the range [begin, begin + tiles * block_n) to this
+  /// work item's share (balanced, in whole tiles) and sets keyLimit to its
+  /// end.
+  void splitKeyRange(Value &begin, Value &tiles);
   /// The CTA's Q tiles, one per consumer, starting at `rows`.
   SmallVector<Value> loadQueryTiles(Value batch, Value head,
                                     ArrayRef<Value> rows);
   /// The epilogue of one query tile: O divided by the row sum, stored, and
-  /// the LSE rows when `lse` is set.
+  /// the LSE rows when `lse` is set; with split-KV the partial results, and
+  /// the merge by the last work item of the tile.
   void storeResults(Value batch, Value head, Value m0, Value acc, Value rowMax,
                     Value rowSum);
+  /// Writes the tile's normalised O (f32) and, when `lse` is set, its
+  /// log-sum-exp rows (natural log, computed by `lseRow` after O is
+  /// stored) to o and lse.
+  void writeResults(Value batch, Value head, Value m0, Value out,
+                    function_ref<Value()> lseRow);
+  /// Split-KV: stores this work item's normalised O and base-2 log-sum-exp
+  /// as partials; the last of the tile's work items merges all of them (in
+  /// split order) and writes the results.
+  void storePartials(Value batch, Value head, Value m0, Value out, Value lse2);
+  /// `buffer` viewed with `sizes` and `strides` (elements), offset 0.
+  Value stridedView(Value buffer, ArrayRef<Value> sizes,
+                    ArrayRef<Value> strides);
+  /// Packed or split kvcache: o as [batch, heads, rows, head_dim] (packed:
+  /// [batch, heads_kv, seq_q, group, head_dim]) and lse as [batch, heads,
+  /// rows] (packed: [batch, heads_kv, seq_q, group]), so that a tile's rows
+  /// are the view's rows (row_dims 2 when packed).
+  Value outputView();
+  Value lseView();
   /// One online-softmax step over a raw S tile: P (in the element type),
   /// the new row max (base 2, scaled) and sum, and the factor alpha that
   /// rescales what was accumulated before.
@@ -173,6 +213,8 @@ private:
   Location loc;
   Type i32, f32;
   int64_t blockM, blockN, headDim;
+  /// Query heads per KV head packed into a tile's rows (1 unless packed).
+  int64_t group;
   /// The f32 tiles of a query tile's program: the scores S (block_m x
   /// block_n), the output O (block_m x head_dim) and the per-row values.
   RankedTensorType sType, oType, rowType;
@@ -185,6 +227,12 @@ private:
   /// Kvcache: the cache lengths, the block table (paged) and dim 1 of the
   /// caches (max_len, or page_size when paged).
   Value cacheSeqlens, blockTable, cacheRows;
+  /// Split-KV: the partial results' workspace, the tiles' counters and the
+  /// number of splits (parameters), and the work item's split.
+  Value partialO, partialLse, counters, numSplits, splitIndex;
+  /// The keys the work item may see end here: seqK, or with split-KV the
+  /// end of its share of the key range.
+  Value keyLimit;
 };
 
 } // namespace
@@ -192,25 +240,32 @@ private:
 void AttentionBuilder::mapInputs(LaunchContract &contract,
                                  ArrayRef<int64_t> dims) {
   int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
-  contract.tensorMap("q", {blockM, span}, 128, dims);
+  if (packed())
+    contract.tensorMap("q", {blockM / group, group, span}, 128,
+                       {0, 2, 1, 3, 4});
+  else
+    contract.tensorMap("q", {blockM, span}, 128, dims);
   contract.tensorMap("k", {blockN, span}, 128, dims);
   contract.tensorMap("v", {blockN, span}, 128, dims);
 }
 
 void AttentionBuilder::recordGrid(LaunchContract &contract, Operation *kernel,
                                   Attribute rowsQ, Attribute headsQ,
-                                  Attribute batch) {
+                                  Attribute batch, Attribute splits) {
   int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
   if (!persistent()) {
-    contract.record(
-        kernel,
-        {contract.ceildiv(rowsQ, contract.integer(rowsPerCta)), headsQ, batch});
+    Attribute blocks = contract.ceildiv(rowsQ, contract.integer(rowsPerCta));
+    if (splits)
+      blocks = contract.mul(blocks, splits);
+    contract.record(kernel, {blocks, headsQ, batch});
     return;
   }
   int64_t rowsPerItem = pairsBlocks() ? 2 * rowsPerCta : rowsPerCta;
   Attribute items =
       contract.mul(contract.ceildiv(rowsQ, contract.integer(rowsPerItem)),
                    contract.mul(headsQ, batch));
+  if (splits)
+    items = contract.mul(items, splits);
   Attribute one = contract.integer(1);
   contract.record(kernel,
                   {contract.min(b.getStringAttr("num_sms"), items), one, one});
@@ -259,7 +314,13 @@ void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
   // Dense caches have a row block per sequence; paged ones a pool of pages.
   Attribute blocks =
       paged() ? contract.size(op.getKeyType().getDimSize(0), "NP") : batch;
-  contract.tensor("q", {batch, sq, headsQ, d}, dtype, /*output=*/false);
+  // Packed: q and o as [batch, seq_q, heads_kv, group, head_dim], views of
+  // the caller's tensors.
+  Attribute g = contract.integer(group);
+  if (packed())
+    contract.tensor("q", {batch, sq, headsKV, g, d}, dtype, /*output=*/false);
+  else
+    contract.tensor("q", {batch, sq, headsQ, d}, dtype, /*output=*/false);
   contract.tensor("k", {blocks, rows, headsKV, d}, dtype, /*output=*/false);
   contract.tensor("v", {blocks, rows, headsKV, d}, dtype, /*output=*/false);
   contract.tensor("cache_seqlens", {batch}, i32Type, /*output=*/false);
@@ -268,16 +329,47 @@ void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
         "block_table",
         {batch, contract.size(op.getBlockTableType().getDimSize(1), "MP")},
         i32Type, /*output=*/false);
-  contract.tensor("o", {batch, sq, headsQ, d}, dtype, /*output=*/true);
+  if (packed())
+    contract.tensor("o", {batch, sq, headsKV, g, d}, dtype, /*output=*/true);
+  else
+    contract.tensor("o", {batch, sq, headsQ, d}, dtype, /*output=*/true);
   if (op.hasLse())
     contract.tensor("lse", {batch, headsQ, sq}, b.getF32Type(),
                     /*output=*/true);
+  // The work items' heads and rows: KV heads and seq_q * group packed rows
+  // when packed.
+  Attribute itemHeads = packed() ? headsKV : headsQ;
+  Attribute itemRows = packed() ? contract.mul(sq, g) : sq;
+  // Split-KV: the number of splits (from the caller), the partial results
+  // and a counter per query tile of a consumer, zeroed once by the runtime
+  // and left zeroed by every launch.
+  Attribute splits;
+  if (split()) {
+    splits = contract.callerSize("S");
+    contract.scratch("partial_o", {splits, batch, itemHeads, itemRows, d},
+                     b.getF32Type(), /*zeroed=*/false);
+    contract.scratch("partial_lse", {splits, batch, itemHeads, itemRows},
+                     b.getF32Type(), /*zeroed=*/false);
+    int64_t consumers = op.getNumConsumerGroups();
+    Attribute tiles = contract.mul(
+        contract.ceildiv(itemRows, contract.integer(blockM * consumers)),
+        contract.integer(consumers));
+    contract.scratch("counters",
+                     {contract.mul(contract.mul(batch, itemHeads), tiles)},
+                     i32Type, /*zeroed=*/true);
+  }
   // Every tensor map is over the [blocks, heads, rows, head_dim] view of its
   // [blocks, rows, heads, head_dim] tensor (dims [0, 2, 1, 3]): a box is
   // rows of one head, of one sequence or of one page.
   SmallVector<int64_t> dims = {0, 2, 1, 3};
   mapInputs(contract, dims);
-  contract.tensorMap("o", {blockM, headDim}, 0, dims);
+  if (storesDirect())
+    contract.memref("o");
+  else if (packed())
+    contract.tensorMap("o", {blockM / group, group, headDim}, 0,
+                       {0, 2, 1, 3, 4});
+  else
+    contract.tensorMap("o", {blockM, headDim}, 0, dims);
   if (op.hasLse())
     contract.memref("lse");
   contract.memref("cache_seqlens");
@@ -285,7 +377,13 @@ void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
     contract.memref("block_table");
   for (Attribute size : {batch, headsQ, headsKV, sq, rows})
     contract.scalar(size);
-  recordGrid(contract, kernel, sq, headsQ, batch);
+  if (split()) {
+    contract.memref("partial_o");
+    contract.memref("partial_lse");
+    contract.memref("counters");
+    contract.scalar(splits);
+  }
+  recordGrid(contract, kernel, itemRows, itemHeads, batch, splits);
 }
 
 void AttentionBuilder::recordVarlenContract(Operation *kernel) {
@@ -327,7 +425,19 @@ SmallVector<Value> AttentionBuilder::queryCoords(Value batch, Value head,
                                                  Value row) {
   if (varlen())
     return {head, arith::AddIOp::create(b, loc, qRow0, row), constI32(0)};
+  // Packed: [batch, kv head, position, head in group, column].
+  if (packed())
+    return {batch, head, position(row), constI32(0), constI32(0)};
   return {batch, head, row, constI32(0)};
+}
+
+Value AttentionBuilder::position(Value row) {
+  if (!packed())
+    return row;
+  Value g = constI32(group);
+  if (auto type = dyn_cast<RankedTensorType>(row.getType()))
+    g = splat(g, type);
+  return arith::DivUIOp::create(b, loc, row, g);
 }
 
 SmallVector<Value> AttentionBuilder::keyCoords(Value batch, Value kvHead,
@@ -472,15 +582,15 @@ Value AttentionBuilder::sequenceView(Value buffer) {
 
 Value AttentionBuilder::visible(Value m0, Value n0) {
   auto idxType = tensorType({blockM, blockN}, i32);
-  Value rows = arith::AddIOp::create(
+  Value rows = position(arith::AddIOp::create(
       b, loc, splat(m0, idxType),
-      tile::IotaOp::create(b, loc, idxType, b.getI64IntegerAttr(0)));
+      tile::IotaOp::create(b, loc, idxType, b.getI64IntegerAttr(0))));
   Value cols = arith::AddIOp::create(
       b, loc, splat(n0, idxType),
       tile::IotaOp::create(b, loc, idxType, b.getI64IntegerAttr(1)));
-  // The sequence-length tail.
+  // The sequence-length tail (or the end of the split's keys).
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols,
-                                     splat(seqK, idxType));
+                                     splat(keyLimit, idxType));
   // Query i sits at key position i + (seqK - seqQ): the diagonal is aligned
   // bottom-right when the lengths differ, as FlashAttention defines it.
   Value diag = arith::AddIOp::create(
@@ -519,15 +629,23 @@ std::pair<Value, Value> AttentionBuilder::keyRange(ArrayRef<Value> rows) {
   Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
   Value end = seqK;
   if (std::optional<int64_t> right = op.getRightWindow()) {
-    Value last = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rows.back(), shift),
-        addWindow(blockM, *right, seqQ));
+    // Past the last position of the last tile (packed: block_m / group
+    // positions per tile).
+    Value last;
+    if (packed())
+      last = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, position(rows.back()), shift),
+          addWindow(blockM / group, *right, seqQ));
+    else
+      last = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, rows.back(), shift),
+          addWindow(blockM, *right, seqQ));
     end = arith::MinSIOp::create(b, loc, end, last);
   }
   Value begin = zero;
   if (std::optional<int64_t> left = op.getLeftWindow()) {
     Value first = arith::SubIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, rows.front(), shift),
+        b, loc, arith::AddIOp::create(b, loc, position(rows.front()), shift),
         windowSize(*left, seqK));
     first = arith::MaxSIOp::create(b, loc, first, zero);
     begin = arith::MulIOp::create(
@@ -540,6 +658,24 @@ std::pair<Value, Value> AttentionBuilder::keyRange(ArrayRef<Value> rows) {
       b, loc, arith::AddIOp::create(b, loc, span, constI32(blockN - 1)),
       constI32(blockN));
   return {begin, tiles};
+}
+
+void AttentionBuilder::splitKeyRange(Value &begin, Value &tiles) {
+  // Split s of n takes tiles [s * tiles / n, (s + 1) * tiles / n): shares
+  // that differ by one tile at most, empty when there are fewer tiles than
+  // splits.
+  auto share = [&](Value s) -> Value {
+    return arith::DivSIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, s, tiles), numSplits);
+  };
+  Value first = share(splitIndex);
+  Value last = share(arith::AddIOp::create(b, loc, splitIndex, constI32(1)));
+  Value end = arith::AddIOp::create(
+      b, loc, begin, arith::MulIOp::create(b, loc, last, constI32(blockN)));
+  keyLimit = arith::MinSIOp::create(b, loc, seqK, end);
+  begin = arith::AddIOp::create(
+      b, loc, begin, arith::MulIOp::create(b, loc, first, constI32(blockN)));
+  tiles = arith::SubIOp::create(b, loc, last, first);
 }
 
 void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
@@ -569,41 +705,270 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
                                   tensorType(oType.getShape(), b.getI1Type()),
                                   hasKeys, b.getI64IntegerAttr(1)),
         out, splat(constF32(0.0), oType));
+  // lse = max + log2(sum), in base 2 (max is in base 2); -inf for rows
+  // that see no key.
+  auto lse2 = [&]() -> Value {
+    Value row = arith::AddFOp::create(b, loc, rowMax,
+                                      math::Log2Op::create(b, loc, safeSum));
+    return arith::SelectOp::create(b, loc, hasKeys, row,
+                                   splat(constF32(negInf), rowType));
+  };
+  if (split())
+    return storePartials(batch, head, m0, out, lse2());
+  writeResults(batch, head, m0, out, [&]() -> Value {
+    // lse = (max + log2(sum)) * ln(2).
+    Value lseRow = arith::MulFOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, rowMax,
+                              math::Log2Op::create(b, loc, safeSum)),
+        splat(constF32(M_LN2), rowType));
+    return arith::SelectOp::create(b, loc, hasKeys, lseRow,
+                                   splat(constF32(negInf), rowType));
+  });
+}
+
+void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
+                                    Value out, function_ref<Value()> lseRow) {
   out = arith::TruncFOp::create(
       b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
   // A varlen block may end past its sequence: its O goes out by stores
-  // bounded by the sequence's end instead of a TMA box.
+  // bounded by the sequence's end instead of a TMA box; so does split-KV's
+  // merged O (inside the last arrival's condition). Packed rows run over
+  // two dimensions of o: row_dims 2, or a TMA box of block_m / group
+  // positions of the group's heads.
+  IntegerAttr rowDims = packed() ? b.getI64IntegerAttr(2) : IntegerAttr();
+  Value zero = constI32(0);
   if (varlen())
-    tile::StoreDirectOp::create(b, loc, sequenceView(o),
-                                {head, m0, constI32(0)}, out);
+    tile::StoreDirectOp::create(b, loc, sequenceView(o), {head, m0, zero}, out);
+  else if (storesDirect() && packed())
+    tile::StoreDirectOp::create(b, loc, outputView(),
+                                {batch, head, position(m0), zero, zero}, out,
+                                rowDims);
+  else if (storesDirect())
+    tile::StoreDirectOp::create(b, loc, outputView(), {batch, head, m0, zero},
+                                out);
+  else if (packed())
+    tile::StoreOp::create(b, loc, o, {batch, head, position(m0), zero, zero},
+                          out);
   else
-    tile::StoreOp::create(b, loc, o, {batch, head, m0, constI32(0)}, out);
+    tile::StoreOp::create(b, loc, o, {batch, head, m0, zero}, out);
   if (!lse)
     return;
-  // lse = (max + log2(sum)) * ln(2): max is in base 2.
-  Value lseRow = arith::MulFOp::create(
-      b, loc,
-      arith::AddFOp::create(b, loc, rowMax,
-                            math::Log2Op::create(b, loc, safeSum)),
-      splat(constF32(M_LN2), rowType));
-  lseRow = arith::SelectOp::create(b, loc, hasKeys, lseRow,
-                                   splat(constF32(negInf), rowType));
+  Value rows = lseRow();
   if (varlen())
-    tile::StoreDirectOp::create(b, loc, sequenceView(lse), {head, m0}, lseRow);
+    tile::StoreDirectOp::create(b, loc, sequenceView(lse), {head, m0}, rows);
+  else if (packed())
+    tile::StoreDirectOp::create(
+        b, loc, lseView(), {batch, head, position(m0), zero}, rows, rowDims);
   else
-    tile::StoreDirectOp::create(b, loc, lse, {batch, head, m0}, lseRow);
+    tile::StoreDirectOp::create(b, loc, lse, {batch, head, m0}, rows);
+}
+
+void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
+                                     Value out, Value lse2) {
+  double negInf = -std::numeric_limits<double>::infinity();
+  Value zero = constI32(0);
+  tile::StoreDirectOp::create(b, loc, partialO,
+                              {splitIndex, batch, head, m0, zero}, out);
+  tile::StoreDirectOp::create(b, loc, partialLse, {splitIndex, batch, head, m0},
+                              lse2);
+  // The tile's counter: (batch * heads + head) * tiles per head + m0 /
+  // block_m, tiles per head being whole CTAs' worth of consumer tiles.
+  int64_t consumers = op.getNumConsumerGroups();
+  Value heads = packed() ? headsKV : headsQ;
+  Value rows =
+      packed()
+          ? arith::MulIOp::create(b, loc, seqQ, constI32(group)).getResult()
+          : seqQ;
+  Value tiles = arith::MulIOp::create(
+      b, loc,
+      arith::DivSIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc, rows, constI32(blockM * consumers - 1)),
+          constI32(blockM * consumers)),
+      constI32(consumers));
+  Value index = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, batch, heads), head),
+          tiles),
+      arith::DivSIOp::create(b, loc, m0, constI32(blockM)));
+  Value last =
+      tile::CounterArriveOp::create(b, loc, counters, index, numSplits);
+  auto onLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(onLast.thenBlock());
+  // The partials in split order, whichever came last, merged online in
+  // base 2: with m the running max of their lse, O = sum 2^(lse_i - m) O_i
+  // / sum 2^(lse_i - m). Splits that saw no key have lse -inf and weigh
+  // nothing. Split 0 comes before the loop: this work item's own partial
+  // from registers when it is split 0 (which also gives the merge the
+  // accumulator's register layout), else from the workspace like the
+  // others, its own included (its stores, read back by the same threads).
+  auto fill = [&](RankedTensorType type, double value) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
+  };
+  auto loadPartial = [&](Value i) -> std::pair<Value, Value> {
+    return {tile::LoadDirectOp::create(b, loc, oType, partialO,
+                                       ValueRange{i, batch, head, m0, zero}),
+            tile::LoadDirectOp::create(b, loc, rowType, partialLse,
+                                       ValueRange{i, batch, head, m0})};
+  };
+  // One step: (acc, max, sum) with partial (o_i, lse_i).
+  auto step = [&](Value acc, Value rowMax, Value rowSum, Value partial,
+                  Value partialRows) -> SmallVector<Value> {
+    Value newMax = arith::MaximumFOp::create(b, loc, rowMax, partialRows);
+    Value isEmpty =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
+                              splat(constF32(negInf), rowType));
+    Value ref = arith::SelectOp::create(b, loc, isEmpty,
+                                        splat(constF32(0.0), rowType), newMax);
+    Value alpha = math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, rowMax, ref));
+    Value weight = math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, partialRows, ref));
+    auto across = [&](Value row) -> Value {
+      return tile::BroadcastOp::create(b, loc, oType, row,
+                                       b.getI64IntegerAttr(1));
+    };
+    Value newAcc = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, acc, across(alpha)),
+        arith::MulFOp::create(b, loc, partial, across(weight)));
+    Value newSum = arith::AddFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), weight);
+    return {newAcc, newMax, newSum};
+  };
+  auto first = scf::IfOp::create(
+      b, loc, TypeRange{oType, rowType},
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, splitIndex, zero),
+      /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard branch(b);
+    b.setInsertionPointToStart(first.thenBlock());
+    scf::YieldOp::create(b, loc, ValueRange{out, lse2});
+    b.setInsertionPointToStart(first.elseBlock());
+    auto [partial, partialRows] = loadPartial(zero);
+    scf::YieldOp::create(b, loc, ValueRange{partial, partialRows});
+  }
+  SmallVector<Value> state =
+      step(fill(oType, 0.0), fill(rowType, negInf), fill(rowType, 0.0),
+           first.getResult(0), first.getResult(1));
+  auto merge =
+      scf::ForOp::create(b, loc, constI32(1), numSplits, constI32(1), state);
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(merge.getBody());
+    auto [partial, partialRows] = loadPartial(merge.getInductionVar());
+    ValueRange args = merge.getRegionIterArgs();
+    scf::YieldOp::create(b, loc,
+                         step(args[0], args[1], args[2], partial, partialRows));
+  }
+  Value acc = merge.getResult(0), rowMax = merge.getResult(1),
+        rowSum = merge.getResult(2);
+  Value hasKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                        rowSum, splat(constF32(0.0), rowType));
+  Value safeSum = arith::SelectOp::create(b, loc, hasKeys, rowSum,
+                                          splat(constF32(1.0), rowType));
+  Value inverse = arith::DivFOp::create(b, loc, splat(constF32(1.0), rowType),
+                                        safeSum, arith::FastMathFlags::afn);
+  Value merged =
+      arith::MulFOp::create(b, loc, acc,
+                            tile::BroadcastOp::create(b, loc, oType, inverse,
+                                                      b.getI64IntegerAttr(1)));
+  writeResults(batch, head, m0, merged, [&]() -> Value {
+    Value lseRow = arith::MulFOp::create(
+        b, loc,
+        arith::AddFOp::create(b, loc, rowMax,
+                              math::Log2Op::create(b, loc, safeSum)),
+        splat(constF32(M_LN2), rowType));
+    return arith::SelectOp::create(b, loc, hasKeys, lseRow,
+                                   splat(constF32(negInf), rowType));
+  });
+}
+
+Value AttentionBuilder::stridedView(Value buffer, ArrayRef<Value> sizes,
+                                    ArrayRef<Value> strides) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto fold = [&](ArrayRef<Value> values, SmallVectorImpl<OpFoldResult> &out,
+                  SmallVectorImpl<int64_t> &statics) {
+    for (Value value : values) {
+      std::optional<int64_t> constant = getConstantIntValue(value);
+      out.push_back(constant ? OpFoldResult(b.getIndexAttr(*constant))
+                             : OpFoldResult(value));
+      statics.push_back(constant.value_or(ShapedType::kDynamic));
+    }
+  };
+  SmallVector<OpFoldResult> sizeFolds, strideFolds;
+  SmallVector<int64_t> staticSizes, staticStrides;
+  fold(sizes, sizeFolds, staticSizes);
+  fold(strides, strideFolds, staticStrides);
+  auto viewType =
+      MemRefType::get(staticSizes, type.getElementType(),
+                      StridedLayoutAttr::get(b.getContext(), 0, staticStrides),
+                      type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, buffer, b.getIndexAttr(0), sizeFolds, strideFolds);
+}
+
+Value AttentionBuilder::outputView() {
+  // o is [batch, seq_q, heads, head_dim], packed [batch, seq_q, heads_kv,
+  // group, head_dim], row-major.
+  // Static sizes stay constants, so that the view's type keeps them.
+  auto type = cast<MemRefType>(o.getType());
+  SmallVector<Value> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    dims.push_back(
+        type.isDynamicDim(d)
+            ? memref::DimOp::create(b, loc, o, d).getResult()
+            : arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))
+                  .getResult());
+  auto mul = [&](Value x, Value y) -> Value {
+    std::optional<int64_t> cx = getConstantIntValue(x),
+                           cy = getConstantIntValue(y);
+    if (cx && cy)
+      return arith::ConstantIndexOp::create(b, loc, *cx * *cy);
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  SmallVector<Value> strides(dims.size());
+  strides.back() = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t d = type.getRank() - 2; d >= 0; --d)
+    strides[d] = mul(strides[d + 1], dims[d + 1]);
+  // Heads before the sequence: [batch, heads(_kv), seq_q, (group,)
+  // head_dim].
+  std::swap(dims[1], dims[2]);
+  std::swap(strides[1], strides[2]);
+  return stridedView(o, dims, strides);
+}
+
+Value AttentionBuilder::lseView() {
+  // lse [batch, heads_q, seq_q] as [batch, heads_kv, seq_q, group]: head
+  // kv * group + j of position s is lse[b][kv * group + j][s].
+  Value batchDim = memref::DimOp::create(b, loc, lse, 0);
+  Value heads = memref::DimOp::create(b, loc, lse, 1);
+  Value rows = memref::DimOp::create(b, loc, lse, 2);
+  Value g = arith::ConstantIndexOp::create(b, loc, group);
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  return stridedView(
+      lse, {batchDim, arith::DivUIOp::create(b, loc, heads, g), rows, g},
+      {mul(heads, rows), mul(g, rows), one, rows});
 }
 
 Value AttentionBuilder::needsMask(Value m0, Value n0) {
   Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
   Value lastKey = arith::AddIOp::create(b, loc, n0, constI32(blockN - 1));
-  // The tile reaches past the last key.
-  Value needs =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, lastKey, seqK);
+  // The tile reaches past the last key (of the split).
+  Value needs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                      lastKey, keyLimit);
   // Its last key lies right of the first row's diagonal (+ right window).
   if (std::optional<int64_t> right = op.getRightWindow()) {
     Value limit = arith::AddIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, m0, shift),
+        b, loc, arith::AddIOp::create(b, loc, position(m0), shift),
         windowSize(*right, seqQ));
     needs = arith::OrIOp::create(
         b, loc, needs,
@@ -612,9 +977,12 @@ Value AttentionBuilder::needsMask(Value m0, Value n0) {
   }
   // Its first key lies left of the last row's window start.
   if (std::optional<int64_t> left = op.getLeftWindow()) {
+    // The last row's position: packed, that of the tile's last group.
+    int64_t lastRow = packed() ? blockM / group - 1 : blockM - 1;
     Value start = arith::SubIOp::create(
         b, loc,
-        arith::AddIOp::create(b, loc, m0, subWindow(blockM - 1, *left, seqK)),
+        arith::AddIOp::create(b, loc, position(m0),
+                              subWindow(lastRow, *left, seqK)),
         arith::SubIOp::create(b, loc, seqQ, seqK));
     needs = arith::OrIOp::create(
         b, loc, needs,
@@ -697,6 +1065,8 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
   SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
+  if (split())
+    splitKeyRange(begin, tiles);
   // At least one tile, fully masked when no key is visible: the first
   // tile's S and the last tile's P V sit outside the loop.
   tiles = arith::MaxSIOp::create(b, loc, tiles, constI32(1));
@@ -893,10 +1263,18 @@ LogicalResult AttentionBuilder::build() {
     // batch, heads_q, heads_kv, max_seqlen_q, total_q, total_k
     args.append(6, i32);
   } else if (kvcache()) {
-    // Q, K, V and O through [blocks, heads, rows, head_dim] tensor maps; the
-    // cache lengths and the block table as memrefs.
-    args = {desc(blockM, element, 4), desc(blockN, element, 4),
-            desc(blockN, element, 4), desc(blockM, element, 4)};
+    // Q, K, V and O through [blocks, heads, rows, head_dim] tensor maps (Q
+    // packed [batch, heads_kv, seq_q, group, head_dim]; O of packed or
+    // split kernels a memref [batch, seq_q, heads(_kv, group), head_dim]);
+    // the cache lengths and the block table as memrefs.
+    args = {desc(blockM, element, packed() ? 5 : 4), desc(blockN, element, 4),
+            desc(blockN, element, 4)};
+    if (storesDirect() && packed())
+      args.push_back(MemRefType::get({dyn, dyn, dyn, group, headDim}, element));
+    else if (storesDirect())
+      args.push_back(MemRefType::get({dyn, dyn, dyn, headDim}, element));
+    else
+      args.push_back(desc(blockM, element, packed() ? 5 : 4));
     if (op.hasLse())
       args.push_back(MemRefType::get(SmallVector<int64_t>(3, dyn), f32));
     args.push_back(MemRefType::get({dyn}, i32));
@@ -904,6 +1282,11 @@ LogicalResult AttentionBuilder::build() {
       args.push_back(MemRefType::get({dyn, dyn}, i32));
     // batch, heads_q, heads_kv, seq_q, max_len or page_size
     args.append(5, i32);
+    // Split-KV: partial O and lse, the counters, the number of splits.
+    if (split())
+      args.append({MemRefType::get({dyn, dyn, dyn, dyn, headDim}, f32),
+                   MemRefType::get(SmallVector<int64_t>(4, dyn), f32),
+                   MemRefType::get({dyn}, i32), i32});
   } else {
     args = {desc(blockM, element, 4), desc(blockN, element, 4),
             desc(blockN, element, 4), desc(blockM, element, 4)};
@@ -951,6 +1334,12 @@ LogicalResult AttentionBuilder::build() {
     seqK = func.getArgument(next++);
     cacheRows = seqK;
   }
+  if (split()) {
+    partialO = func.getArgument(next++);
+    partialLse = func.getArgument(next++);
+    counters = func.getArgument(next++);
+    numSplits = func.getArgument(next++);
+  }
 
   if (persistent()) {
     buildPersistentLoop();
@@ -983,8 +1372,17 @@ LogicalResult AttentionBuilder::build() {
 
 void AttentionBuilder::buildTile(Value block, Value head, Value batch) {
   // GQA / MQA: query heads share KV heads in groups of heads_q / heads_kv.
-  Value kvHead = arith::DivUIOp::create(
-      b, loc, head, arith::DivUIOp::create(b, loc, headsQ, headsKV));
+  // Packed, the work item's head is the KV head.
+  Value kvHead = packed() ? head
+                          : arith::DivUIOp::create(
+                                b, loc, head,
+                                arith::DivUIOp::create(b, loc, headsQ, headsKV))
+                                .getResult();
+  // Split-KV: `block` numbers (query block, split) pairs.
+  if (split()) {
+    splitIndex = arith::RemUIOp::create(b, loc, block, numSplits);
+    block = arith::DivUIOp::create(b, loc, block, numSplits);
+  }
   Value first = arith::MulIOp::create(
       b, loc, block, constI32(blockM * op.getNumConsumerGroups()));
   // Varlen: `batch` is the sequence; a block that starts past its end (or
@@ -1000,6 +1398,7 @@ void AttentionBuilder::buildTile(Value block, Value head, Value batch) {
   // Kvcache: the keys are the first cache_seqlens[batch] rows of the cache.
   if (kvcache())
     loadCacheLength(batch);
+  keyLimit = seqK;
   SmallVector<Value> rows{first};
   for (int64_t i = 1; i < op.getNumConsumerGroups(); ++i)
     rows.push_back(arith::AddIOp::create(b, loc, first, constI32(i * blockM)));
@@ -1026,14 +1425,21 @@ void AttentionBuilder::buildPersistentLoop() {
       b, loc, tile::GridDimAttr::get(ctx, tile::GridDim::x));
   int64_t rowsPerCta = blockM * op.getNumConsumerGroups();
   // Varlen: every sequence gets the query blocks of the longest one.
+  // Packed: seq_q * group rows of each KV head. Split-KV: each query block
+  // is numSplits work items.
   Value rowsQ = varlen() ? maxSeqQ : seqQ;
+  if (packed())
+    rowsQ = mul(rowsQ, constI32(group));
   Value blocks = ceilDiv(rowsQ, rowsPerCta);
-  Value heads = mul(headsQ, batchCount);
+  if (split())
+    blocks = mul(blocks, numSplits);
+  Value itemHeads = packed() ? headsKV : headsQ;
+  Value heads = mul(itemHeads, batchCount);
   // The query blocks of one (batch, head) are neighbours in the work order,
   // so the CTAs running at the same time share its K/V tiles in L2.
   auto emit = [&](Value block, Value flatHead) {
-    Value head = arith::RemUIOp::create(b, loc, flatHead, headsQ);
-    Value batch = arith::DivUIOp::create(b, loc, flatHead, headsQ);
+    Value head = arith::RemUIOp::create(b, loc, flatHead, itemHeads);
+    Value batch = arith::DivUIOp::create(b, loc, flatHead, itemHeads);
     buildTile(block, head, batch);
   };
   if (!pairsBlocks()) {

@@ -229,6 +229,12 @@ LogicalResult StoreDirectOp::verify() {
                                 getCoords().size(), "destination", "stores",
                                 "into")))
     return failure();
+  int64_t covered = getValue().getType().getRank() + getNumRowDims() - 1;
+  if (covered > dest.getRank())
+    return emitOpError() << "row_dims " << getNumRowDims()
+                         << ": the value's rows and other dimensions cover "
+                         << covered << " dimensions, more than the "
+                         << dest.getRank() << " of the destination";
   return verifyGlobal(*this, dest, "the destination", "writes");
 }
 

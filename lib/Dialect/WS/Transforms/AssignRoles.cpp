@@ -268,13 +268,26 @@ groupChannels(ArrayRef<tile::LoadOp> loads, ArrayRef<Placement> placements) {
   return channels;
 }
 
+/// Whether `op` sits in an scf.if on the result of a tile.counter_arrive:
+/// what is done on a last arrival, which runs in the consumer that arrives.
+static bool isOnLastArrival(Operation *op) {
+  for (auto ifOp = op->getParentOfType<scf::IfOp>(); ifOp;
+       ifOp = ifOp->getParentOfType<scf::IfOp>())
+    if (ifOp.getCondition().getDefiningOp<tile::CounterArriveOp>())
+      return true;
+  return false;
+}
+
 static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   TileProgram program;
   SmallVector<tile::LoadOp> all;
   func->walk([&](tile::LoadOp load) { all.push_back(load); });
   func->walk([&](tile::StoreOp store) { program.stores.push_back(store); });
+  // Plain stores on a last arrival (split-KV's merged results) go with the
+  // scf.if they sit in (`onLast`), not by the loop results they read.
   func->walk([&](tile::StoreDirectOp store) {
-    program.directStores.push_back(store);
+    if (!isOnLastArrival(store))
+      program.directStores.push_back(store);
   });
   if (all.empty())
     return program;
@@ -449,8 +462,10 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
     setPartition(arrive, {consumerOf(chain)});
   for (auto [ifOp, chain] : program.onLast) {
     setPartition(ifOp, {consumerOf(chain)});
-    ifOp.walk(
-        [&](tile::StoreOp store) { setPartition(store, {consumerOf(chain)}); });
+    ifOp.walk([&](Operation *op) {
+      if (isa<tile::StoreOp, tile::StoreDirectOp>(op))
+        setPartition(op, {consumerOf(chain)});
+    });
   }
 
   SmallVector<SmallVector<int32_t>> outputs(

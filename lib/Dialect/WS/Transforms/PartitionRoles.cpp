@@ -263,15 +263,22 @@ static LogicalResult checkPruned(RoleOp role, int32_t index) {
 static FailureOr<DenseSet<Value>> neededValues(FunctionOpInterface func,
                                                int32_t role, StringRef name) {
   SmallVector<Value> roots;
-  func->walk([&](Operation *op) {
+  func->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    // What sits inside an op of other roles only (split-KV's merge on the
+    // last arrival) is not in this role.
+    ArrayRef<int32_t> roles = getPartition(op);
+    if (op->getNumRegions() && !roles.empty() &&
+        !llvm::is_contained(roles, role))
+      return WalkResult::skip();
     if ((isa<tile::StoreOp, tile::StoreDirectOp>(op) ||
          getResultChannel(op) >= 0) &&
-        llvm::is_contained(getPartition(op), role))
+        llvm::is_contained(roles, role))
       llvm::append_range(roots, op->getOperands());
     if (auto loop = dyn_cast<scf::ForOp>(op))
       for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
         if (computesOutput(loop, i, role))
           roots.push_back(loop.getYieldedValues()[i]);
+    return WalkResult::advance();
   });
   bool failed = false;
   DenseSet<Value> needed;

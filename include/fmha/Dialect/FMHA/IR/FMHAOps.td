@@ -101,7 +101,8 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     fmha.attention @name (q, k, v[, cu_seqlens_q, cu_seqlens_k]) -> o | (o, lse)
     fmha.attention @name (q, k_cache, v_cache, cache_seqlens[, block_table])
         -> o | (o, lse)
-        [varlen | kvcache] [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
+        [varlen | kvcache [pack_gqa] [split_kv]] [causal] [window [left, right]]
+        [scale f64] [tile [block_m, block_n]]
         [stages n] [consumers n] [schedule (per_block | persistent)]
         target (sm_90a | sm_100a)
         attr-dict
@@ -154,6 +155,30 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     never reads outside the caches whatever the values; the caller checks
     them. Masks put the queries at the end of the cache (query `i` is key
     position `cache_seqlens[b] - seq_q + i`).
+
+    **Decode** (with `kvcache`): two keywords shape the kernel for few
+    queries against long caches.
+
+    * `pack_gqa`: the `g = heads_q / heads_kv` query heads of a KV group
+      share the rows of one Q tile, so one K/V load serves the whole group:
+      packed row `r` of a sequence is query position `r / g` of head
+      `kv_head * g + r % g`, and the kernel's work items are (sequence, KV
+      head, block of `seq_q * g` packed rows). Needs static `heads_q` and
+      `heads_kv`, and `g` dividing `block_m`. The kernel reads `q` and writes
+      `o` through their `[batch, seq_q, heads_kv, g, head_dim]` views (a
+      TMA box of `block_m / g` positions of `g` heads).
+    * `split_kv`: the key range of each query block is cut into `n`
+      balanced ranges of whole tiles, `n >= 1` a kernel parameter (the
+      manifest's caller size `S`), and each range is a work item of its
+      own. Each writes its normalised partial O (f32) and log-sum-exp
+      (base 2) to a workspace the runtime provides (`partial_o [n, batch,
+      heads, rows, head_dim]`, `partial_lse [n, batch, heads, rows]`, with
+      heads and rows those of the work items: packed or not), then counts
+      itself at its query tile's counter (an i32 array the runtime provides
+      zeroed); the last of the `n` merges the partials in split order (so
+      the result does not depend on which came last), writes `o` and `lse`
+      and sets the counter back to 0. A range with no visible key gives
+      `o = 0` and `lse = -inf` and weighs nothing in the merge.
 
     **Masks.** Key positions are aligned to the bottom right: with
     `d = seq_k - seq_q`, query `i` sees key `j` iff
@@ -248,6 +273,18 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
         -> (tensor<?x1x32x128xbf16>, tensor<?x32x1xf32>) kvcache causal
         target sm_90a
     ```
+
+    The same decode with the 4 query heads of each KV head in one tile, the
+    cache split over several CTAs:
+
+    ```mlir
+    fmha.attention @decode_split (tensor<?x?x32x128xbf16>,
+                                  tensor<?x64x8x128xbf16>,
+                                  tensor<?x64x8x128xbf16>, tensor<?xi32>,
+                                  tensor<?x?xi32>)
+        -> tensor<?x?x32x128xbf16> kvcache pack_gqa split_kv causal
+        consumers 1 target sm_90a
+    ```
   }];
 
   let arguments = (ins
@@ -262,13 +299,17 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     OptionalAttr<FMHA_ScheduleAttr>:$schedule,
     FMHA_TargetAttr:$target,
     UnitAttr:$varlen,
-    UnitAttr:$kvcache
+    UnitAttr:$kvcache,
+    UnitAttr:$pack_gqa,
+    UnitAttr:$split_kv
   );
 
   let assemblyFormat = [{
     $sym_name $function_type
     (`varlen` $varlen^)?
     (`kvcache` $kvcache^)?
+    (`pack_gqa` $pack_gqa^)?
+    (`split_kv` $split_kv^)?
     (`causal` $causal^)?
     (`window` $window^)?
     (`scale` $scale^)?
@@ -308,6 +349,9 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     /// The rows of one page (dim 1 of k), ShapedType::kDynamic when not
     /// paged or not static.
     int64_t getPageSize();
+    /// Query heads packed into the rows of one Q tile (`pack_gqa`):
+    /// heads_q / heads_kv, or 1 without packing (or with dynamic heads).
+    int64_t getPackedGroup();
     /// Rank of q, k, v and o: 3 with `varlen` ([total, heads, head_dim]),
     /// else 4.
     int64_t getTokenRank() { return getVarlen() ? 3 : 4; }

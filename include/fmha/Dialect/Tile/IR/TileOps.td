@@ -147,6 +147,15 @@ def Tile_StoreDirectOp : Tile_Op<"store_direct"> {
     Elements whose index falls outside `dest` (negative or past its size)
     are not written, so ragged edges need no masking.
 
+    With `row_dims k` (default 1), the value's first dimension runs over `k`
+    consecutive dimensions of `dest` in row-major order: those just before
+    the dimensions its other dimensions cover. Their coordinates give the
+    first row's index in each; row `i` goes to the index `i` places further
+    in that row-major order. Attention whose query heads share a tile
+    (`pack_gqa`) writes its per-row log-sum-exp this way: packed row
+    `s * g + j` is position `s` of head `j`, `[seq, g]` of a view of `lse`
+    whose strides are not row-major.
+
     Unlike `tile.store`, which goes through TMA (a shared-memory staging
     buffer and a bulk copy whose global strides must be multiples of 16
     bytes), each element is written from the register of the thread that
@@ -163,14 +172,30 @@ def Tile_StoreDirectOp : Tile_Op<"store_direct"> {
     ```mlir
     tile.store_direct %lse[%batch, %head, %row], %lse_rows
         : memref<?x?x?xf32>, tensor<64xf32>
+    // Rows s * 4 + j of a packed tile: lse[b, kv * 4 + j, s0 + s].
+    tile.store_direct %view[%b, %kv, %s0, %c0], %lse_rows row_dims 2
+        : memref<?x?x?x4xf32, strided<[?, ?, 1, ?], offset: ?>>,
+          tensor<64xf32>
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "the global buffer", [MemWrite]>:$dest,
                        Variadic<I32>:$coords,
-                       Tile_Tensor:$value);
+                       Tile_Tensor:$value,
+                       OptionalAttr<ConfinedAttr<I64Attr,
+                                    [IntMinValue<1>]>>:$row_dims);
   let assemblyFormat = [{
-    $dest `[` $coords `]` `,` $value attr-dict `:` type($dest) `,`
-    type($value)
+    $dest `[` $coords `]` `,` $value (`row_dims` $row_dims^)? attr-dict `:`
+    type($dest) `,` type($value)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$dest, "::mlir::ValueRange":$coords,
+                   "::mlir::Value":$value), [{
+      build($_builder, $_state, dest, coords, value, ::mlir::IntegerAttr());
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The dimensions of `dest` the value's rows run over (`row_dims`).
+    int64_t getNumRowDims() { return getRowDims().value_or(1); }
   }];
   let hasVerifier = 1;
 }
@@ -190,7 +215,8 @@ def Tile_LoadDirectOp : Tile_Op<"load_direct"> {
     descriptor are involved. What other CTAs of the same launch wrote is
     visible after a `tile.counter_arrive` that counted their arrivals
     (split-K's partial sums). The sm90 lowering handles 2-d register
-    tensors.
+    tensors and row vectors (`#tile.slice<dim = 1>`, as split-KV attention
+    reads its partial log-sum-exps).
 
     ```mlir
     %p = tile.load_direct %ws[%split, %row, %col]
