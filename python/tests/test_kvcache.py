@@ -14,7 +14,7 @@ from fmha.runtime.kernel import Kernel
 from fmha.runtime.manifest import parse_manifest
 from fmha.specs import AttentionSpec
 
-from .fakes import FakeDriver, view
+from .fakes import FakeDriver, load_data, view
 
 # The manifest the compiler writes for a paged kvcache kernel (bf16, head
 # dim 128, pages of 64 rows, causal, with lse, persistent).
@@ -62,38 +62,6 @@ PAGED = {
     "grid": [{"min": ["num_sms", {"mul": [{"ceildiv": ["SQ", 128]},
                                           {"mul": ["H", "B"]}]}]}, 1, 1],
 }
-
-
-def split_manifest():
-    """A packed (32 query heads on 8 KV heads: groups of 4) and split
-    paged kvcache manifest as the launch contract describes it: q and o
-    ``[B, SQ, HKV, 4, D]``, the caller's size S, and the workspace (f32
-    partial o and lse per range, zeroed counters per tile) sized by it.
-    Plain memref parameters: the test is about names, sizes and the
-    scratch tensors."""
-    d = copy.deepcopy(PAGED)
-    name = ("attention_bf16_d128_hq32_hkv8_causal_lse_64x64_c1_kvcache_pk_"
-            "skv_p64")
-    d.update(name=name, entry=name, cubin=f"{name}.sm_90a.cubin")
-    rows = {"mul": ["SQ", 4]}
-    d["tensors"]["q"]["shape"] = ["B", "SQ", "HKV", 4, 128]
-    d["tensors"]["o"]["shape"] = ["B", "SQ", "HKV", 4, 128]
-    d["tensors"]["lse"]["shape"] = ["B", 32, "SQ"]
-    d["tensors"]["partial_o"] = {"shape": ["S", "B", "HKV", rows, 128],
-                                 "dtype": "f32", "role": "scratch"}
-    d["tensors"]["partial_lse"] = {"shape": ["S", "B", "HKV", rows],
-                                   "dtype": "f32", "role": "scratch"}
-    d["tensors"]["counters"] = {
-        "shape": ["B", "HKV", {"ceildiv": [rows, 64]}], "dtype": "i32",
-        "role": "zeroed"}
-    d["sizes"] = ["S"]
-    d["params"] = [{"kind": "memref", "tensor": n} for n in d["tensors"]]
-    d["params"] += [{"kind": "scalar", "dtype": "i32", "value": v}
-                    for v in ("B", "HKV", "SQ", "S")]
-    d["grid"] = [{"min": ["num_sms", {"mul": [
-        "S", {"mul": ["B", {"mul": ["HKV", {"ceildiv": [rows, 64]}]}]}]}]},
-        1, 1]
-    return d
 
 
 def paged_tensors(batch=3, seq_q=4, heads=32, heads_kv=8, pages=40,
@@ -445,12 +413,16 @@ class LaunchTest(unittest.TestCase):
         self.assertEqual(k_map.box_dim, (64, 64, 1, 1))
 
     def test_packed_split_contract(self):
-        """A packed, split kernel takes the 5-d views of q and o, the size
-        S, and scratch tensors shaped by S (Kernel.scratch_shapes)."""
+        """The manifest the compiler writes for a packed (32 query heads on
+        8 KV heads: groups of 4), split, paged kernel: q and o as
+        [B, SQ, HKV, 4, D] views, the size S, and scratch tensors sized by
+        S (Kernel.scratch_shapes)."""
         drv = FakeDriver()
-        k = Kernel(parse_manifest(split_manifest()), b"CUBIN", drv)
-        self.assertEqual(k.scratch_names,
-                         ("partial_o", "partial_lse", "counters"))
+        k = Kernel(parse_manifest(load_data("kvcache-pk-skv.json")),
+                   b"CUBIN", drv)
+        self.assertEqual(k.manifest.sizes, ("S",))
+        self.assertEqual(set(k.scratch_names),
+                         {"partial_o", "partial_lse", "counters"})
         t = paged_tensors(batch=3, seq_q=2)
         t["q"] = view((3, 2, 8, 4, 128))
         t["o"] = view((3, 2, 8, 4, 128))
@@ -459,13 +431,19 @@ class LaunchTest(unittest.TestCase):
         self.assertEqual(specs, {
             "partial_o": ((7, 3, 8, 8, 128), "scratch", "f32"),
             "partial_lse": ((7, 3, 8, 8), "scratch", "f32"),
-            "counters": ((3, 8, 1), "zeroed", "i32")})
+            "counters": ((24,), "zeroed", "i32")})
         for name, (shape, _, dtype) in specs.items():
             t[name] = view(shape, dtype)
         with self.assertRaisesRegex(ValueError, "missing tensor.*'S'"):
             k(**t)
         k(**t, S=7)
+        # 7 ranges x 3 sequences x 8 KV heads x 1 block of 8 packed rows.
         self.assertEqual(drv.calls[-1][2], (132, 1, 1))
+        # Q's map: 16 positions x 4 heads x 64 columns per box, over
+        # [batch, heads_kv, seq_q, group, head_dim] (innermost first).
+        q_map = drv.encoded[0]
+        self.assertEqual(q_map.global_dim, (128, 4, 2, 8, 3))
+        self.assertEqual(q_map.box_dim, (64, 4, 16, 1, 1))
         bound = k.bind({**t, "S": 7}, order=tuple(t))
         self.assertEqual(bound.launch_info.symbols["S"], 7)
         t["partial_o"] = view((6, 3, 8, 8, 128), "f32")
