@@ -42,6 +42,9 @@ MAX_SPLITS = 64
 # No split below this many keys per query block: the merge would cost
 # more than the split saves.
 MIN_SPLIT_KEYS = 512
+# Head dims whose split kernels fit: a split kernel's merge holds two
+# [64, head_dim] f32 O tiles per consumer, over the register budget at 256.
+SPLIT_HEAD_DIMS = (64, 128)
 # What a work item costs beyond its key tiles (loading Q, filling the
 # pipeline, writing or merging the partial results), in keys.
 SPLIT_OVERHEAD_KEYS = 256
@@ -213,7 +216,8 @@ def decode_plan(batch: int, seq_q: int, heads_q: int, heads_kv: int,
     as flash_attn_with_kvcache takes it: 0 chooses S by split_heuristic
     (work items: batch x heads (heads_kv when packed) x query blocks of
     DECODE_BLOCK_M rows, against ``num_sms``), 1 never splits, n > 1
-    forces n, cut to the key tiles (decode_block_n) of the capacity."""
+    forces n, cut to the key tiles (decode_block_n) of the capacity. Head
+    dims outside SPLIT_HEAD_DIMS never split."""
     pack = pack_gqa_applies(heads_q, heads_kv, seq_q)
     heads, rows = (heads_kv, seq_q * (heads_q // heads_kv)) if pack else \
         (heads_q, seq_q)
@@ -222,7 +226,7 @@ def decode_plan(batch: int, seq_q: int, heads_q: int, heads_kv: int,
         keys = min(keys, window[0] + seq_q + window[1])
     block_n = decode_block_n(head_dim, page_size)
     key_tiles = -(-keys // block_n)
-    if num_splits == 1:
+    if num_splits == 1 or head_dim not in SPLIT_HEAD_DIMS:
         splits = 1
     elif num_splits > 1:
         splits = min(num_splits, key_tiles)
@@ -753,7 +757,9 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     kernel tile (pack_gqa); and the keys of a query block are cut into S
     ranges merged at the end (split-KV) when the work items would leave
     the GPU's multiprocessors idle. ``num_splits``: 0 chooses S, 1 never
-    splits, n > 1 forces n (cut to the key tiles of the cache's capacity).
+    splits, n > 1 forces n (cut to the key tiles of the cache's capacity;
+    head dim 256 never splits: its split kernel does not fit the
+    registers).
     A packed or split kernel that is not available (not in a
     compiler-less cache) gives a RuntimeWarning and the call runs the
     unpacked, unsplit kernel. The split kernels' workspace comes from a

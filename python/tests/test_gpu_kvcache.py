@@ -52,7 +52,8 @@ DECODE_LENGTHS = (0, 1, 17, 1000, 4097)
 # causal, window, page sizes, (heads_q, heads_kv) pairs). A pair whose
 # group packs needs its packed kernels, split and not; one that does not
 # (MHA) needs the option's unpacked split kernel (heads dynamic: one for
-# every pair), which also serves calls of more than 16 queries.
+# every pair), which also serves calls of more than 16 queries. Head dim
+# 256 does not split (kvcache.SPLIT_HEAD_DIMS).
 DECODE_OPTIONS = (
     ("bf16", (128,), True, None, (None, 16, 64, 256), ((32, 8),)),
     ("bf16", (128,), True, None, (64,),
@@ -74,7 +75,9 @@ def decode_kernel_specs(options=DECODE_OPTIONS, target="sm_90a"):
             for page in pages:
                 for heads_q, heads_kv in pairs:
                     pack = kvcache.pack_gqa_applies(heads_q, heads_kv, 1)
-                    for split in ((False, True) if pack else (True,)):
+                    splits = (True,) if head_dim in \
+                        kvcache.SPLIT_HEAD_DIMS else ()
+                    for split in ((False, *splits) if pack else splits):
                         for lse in (False, True):
                             spec = kvcache.decode_spec(
                                 dtype, head_dim, causal, window, None, lse,

@@ -328,10 +328,13 @@ class DecodePlanTest(unittest.TestCase):
         self.assertEqual(self.plan(capacity=1024), (True, 8))
         # Pages of 64 cut the key tiles (block_n 64): more of them.
         self.assertEqual(self.plan(capacity=4096, page_size=64), (True, 16))
-        # Head dim 256 (block_n 64), MQA: 4 items, 65 tiles, ranges of 2.
+        # Head dim 64 and MQA: 4 items, 33 tiles of 128 keys, one each.
         self.assertEqual(self.plan(batch=4, heads_q=8, heads_kv=1,
-                                   head_dim=256, capacity=4097,
+                                   head_dim=64, capacity=4097,
                                    page_size=256), (True, 33))
+        # Head dim 256 does not split (its split kernel does not fit).
+        self.assertEqual(self.plan(head_dim=256), (True, 1))
+        self.assertEqual(self.plan(head_dim=256, num_splits=7), (True, 1))
         # A window bounds the keys a query block sees.
         self.assertEqual(self.plan(window=(1024, 0)), (True, 9))
         self.assertEqual(self.plan(window=(100, 0)), (True, 1))
