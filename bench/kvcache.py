@@ -21,9 +21,10 @@ value check is a device-to-host copy, timed separately as "+check").
 Outputs are checked against each other before timing.
 
 fmha packs the 4 query heads of a KV head into one tile and splits long
-caches into key ranges as fmha.kvcache.decode_plan chooses (printed per
-point as ``pack``, ``S``); ``--splits n`` forces n ranges (1: no split; 0,
-the default: chosen per call, as ``num_splits`` of fmha.attention_kvcache).
+caches into key ranges as fmha.kvcache.decode_plan chooses (the ranges
+printed per point as ``S=``, the JSON has ``pack`` and ``splits``);
+``--splits n`` forces n ranges (1: no split; 0, the default: chosen per
+call, as ``num_splits`` of fmha.attention_kvcache).
 """
 
 import argparse
@@ -116,7 +117,9 @@ def point(batch, length, pages, max_bytes, splits=0):
             continue
         kp, vp, table = paged(k, v, page)
         err = rel_err(run(kp, vp, table, True), ref)
-        if err > 1e-3:
+        # Pages cut the key tiles, so the split (and the order of the
+        # sums) may differ from the dense cache's: bf16 rounding apart.
+        if err > 5e-3:
             print(f"  paged {page} differs from dense: {err:.3g}", flush=True)
         times[f"fmha paged {page}"] = bench(lambda: run(kp, vp, table))
         del kp, vp, table
