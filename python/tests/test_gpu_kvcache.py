@@ -648,6 +648,24 @@ class DecodeTest(_Checks):
         torch.cuda.synchronize()
         self.check(q, cache, (got / 2).to(q.dtype), lse, causal=True)
 
+    def test_compile_reduce_overhead(self):
+        """torch.compile's CUDA graphs: the custom op's workspace is the
+        call's own (a workspace kept across calls would be graph-pool
+        memory that no output holds)."""
+        def f(q, k, v, seqlens, table):
+            return fmha.attention_kvcache(q, k, v, seqlens, table,
+                                          causal=True, num_splits=3) * 2
+
+        g = torch.compile(f, mode="reduce-overhead", fullgraph=True)
+        cache = make_cache(DECODE_LENGTHS, 2, 128, torch.bfloat16, 64)
+        q = torch.randn(5, 1, 8, 128, device="cuda", dtype=torch.bfloat16)
+        self.assertEqual(planned_or_skip(self, q, cache[0], cache[3], 3,
+                                         causal=True), (True, 3))
+        for _ in range(3):
+            got = g(q, *cache)
+        torch.cuda.synchronize()
+        self.check(q, cache, (got / 2).to(q.dtype), None, causal=True)
+
 
 def cache_rows(cache, table, b, start, end):
     """Rows start..end-1 of sequence b of a dense or paged cache."""
