@@ -85,6 +85,17 @@ def sdpa(q, k, v):
             q, kr, vr)), True
 
 
+def copy_bandwidth():
+    """The device's copy bandwidth in GB/s: bytes read plus bytes written
+    per second by a 1 GiB device-to-device copy (issue 17's reference for
+    decode's K+V read bandwidth)."""
+    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    ms = bench(lambda: dst.copy_(src))
+    del src, dst
+    return 2 * (1 << 30) / (ms * 1e-3) / 1e9
+
+
 def plan(batch, length, page, splits):
     """decode_plan's (pack, S) of a point's call."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -163,6 +174,8 @@ def main():
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; "
           f"decode bf16, head dim {HEAD_DIM}, GQA {HEADS}:{HEADS_KV}, "
           f"seq_q 1; GB/s of K+V cache read", flush=True)
+    copy = copy_bandwidth()
+    print(f"copy bandwidth (read + write): {copy:.0f} GB/s", flush=True)
     pages = [int(x) for x in args.pages.split(",") if x]
     results = []
     for batch in (int(x) for x in args.batches.split(",")):
@@ -177,12 +190,14 @@ def main():
                 f"{n}" + (f" (S={v['splits']})" if "splits" in v else "")
                 + f" {v['us']:.0f} us {v['gbps']:.0f} GB/s"
                 for n, v in r.items())
-            print(f"batch={batch} L={length}: {line}", flush=True)
+            dense = r["fmha dense"]["gbps"]
+            print(f"batch={batch} L={length}: {line}; fmha dense "
+                  f"{dense / copy:.0%} of copy", flush=True)
             results.append({"batch": batch, "length": length, "times": r})
             torch.cuda.empty_cache()
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
+            json.dump({"copy_gbps": copy, "points": results}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -583,6 +583,7 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
         # A split kernel takes its workspace per stream (and per graph
         # capture): each call looks it up.
         bound.scratch = specs or None
+        bound.scratch_memo = {}
         torch_ops._remember(key, bound)
         first = (o, lse)
     elif device.index != get_device():
@@ -593,7 +594,14 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
     if check_values:
         _values_checked(torch, seqlens, table, int(k.shape[1]),
                         int(k.shape[0]))
-    o, lse = first or outputs(torch, q, return_lse)
+    if first is not None:
+        o, lse = first
+    else:
+        # No lse tensor without return_lse: the caller returns o alone.
+        o = torch.empty(q.shape, dtype=q.dtype, device=device)
+        lse = torch.empty((q.shape[0], q.shape[2], q.shape[1]),
+                          dtype=torch.float32,
+                          device=device) if return_lse else None
     ptrs += (seqlens.data_ptr(),)
     if table is not None:
         ptrs += (table.data_ptr(),)
@@ -603,7 +611,7 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
     stream = raw_stream(device.index)
     if bound.scratch is not None:
         ptrs += torch_ops.scratch_pointers(torch, bound.scratch, device,
-                                           stream)
+                                           stream, bound.scratch_memo)
     bound.run(ptrs, stream)
     return o, lse
 

@@ -142,6 +142,9 @@ def _target(torch: Any, device: Any) -> str:
 # allocations), one set per captured launch.
 _SCRATCH: dict = {}
 _CAPTURED: list = []
+# Bumped whenever a buffer of _SCRATCH is replaced, so that addresses
+# remembered by scratch_pointers' callers are known stale.
+_SCRATCH_GENERATION = [0]
 _SCRATCH_LOCK = threading.Lock()
 
 
@@ -170,6 +173,7 @@ def _scratch_buffer(torch: Any, device: Any, stream: int, name: str,
             buffer = make(numel + numel // 2, dtype=torch_dtype,
                           device=device)
             _SCRATCH[key] = buffer
+            _SCRATCH_GENERATION[0] += 1
     return buffer
 
 
@@ -190,10 +194,16 @@ def scratch_tensors(torch: Any, specs: dict, device: Any,
 
 
 def scratch_pointers(torch: Any, specs: dict, device: Any,
-                     stream: int) -> tuple:
+                     stream: int, memo: Optional[dict] = None) -> tuple:
     """The addresses of the scratch tensors ``specs`` (as scratch_tensors,
-    without building views: the fast path's)."""
+    without building views: the fast path's). ``memo`` (a bound launch's
+    dict) remembers them per stream until a buffer is replaced; not while
+    a CUDA graph is being captured (each capture gets its own)."""
     capturing = torch.cuda.is_current_stream_capturing()
+    if memo is not None and not capturing:
+        known = memo.get(stream)
+        if known is not None and known[0] == _SCRATCH_GENERATION[0]:
+            return known[1]
     ptrs = []
     for name, (shape, role, dtype) in specs.items():
         numel = 1
@@ -201,7 +211,10 @@ def scratch_pointers(torch: Any, specs: dict, device: Any,
             numel *= size
         ptrs.append(_scratch_buffer(torch, device, stream, name, role, dtype,
                                     numel, capturing).data_ptr())
-    return tuple(ptrs)
+    ptrs = tuple(ptrs)
+    if memo is not None and not capturing:
+        memo[stream] = (_SCRATCH_GENERATION[0], ptrs)
+    return ptrs
 
 
 def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
@@ -545,6 +558,7 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
         # A kernel with scratch tensors takes them per stream (and per
         # graph capture): each call looks them up.
         bound.scratch = specs or None
+        bound.scratch_memo = {}
         _remember(key, bound)
     else:
         m = a.shape[0]
@@ -560,7 +574,8 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
         bound.run((pa, pb, c.data_ptr()), stream)
         return c
     bound.run((pa, pb, c.data_ptr(),
-               *scratch_pointers(torch, bound.scratch, device, stream)),
+               *scratch_pointers(torch, bound.scratch, device, stream,
+                                 bound.scratch_memo)),
               stream)
     return c
 

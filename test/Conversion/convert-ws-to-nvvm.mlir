@@ -880,17 +880,17 @@ module attributes {gpu.container_module} {
 // -----
 
 // Split-K's pieces in a role of one warpgroup: tile.load_direct of a 64x16
-// f32 accumulator tile (pairs of columns as 8-byte vector loads whose
-// address is the memref's base and value zeros outside it, no branch), and
+// f32 accumulator tile (pairs of columns as 8-byte vector loads predicated
+// on being inside the memref, zeros otherwise, no branch), and
 // ws.counter_arrive (after ws-lower-roles: the leader's predicate): a
 // gpu-scope fence and bar.sync on the role's barrier in every thread, the
 // leader's atomic add and reset, bar.red.or.pred handing the answer to
 // all, and the fence again.
 #acc16 = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
 // CHECK-LABEL: gpu.module @split_k
-// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, !llvm.ptr
-// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr -> vector<2xf32>
-// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, vector<2xf32>
+// CHECK: %[[IN:.*]] = llvm.zext %{{.*}} : i1 to i32
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, $2, 0; mov.b32 $0, 0; mov.b32 $1, 0; @p ld.global.v2.b32 {$0, $1}, [$3]; }", "=r,=r,r,l" %[[IN]], %{{.*}} : (i32, !llvm.ptr) -> !llvm.struct<(i32, i32)>
+// CHECK: llvm.bitcast %{{.*}} : vector<2xi32> to vector<2xf32>
 // CHECK-NOT: llvm.cond_br
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "fence.acq_rel.gpu;"
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
@@ -922,21 +922,18 @@ module attributes {gpu.container_module} {
 // urem by dimension 3's size); the position is compared with dimension 2's
 // size (the head in the group is below its size by construction), and
 // both parts are multiplied by their strides. tile.load_direct of a row
-// vector: each row's value is loaded from a selected address (the base
-// where the row is outside, then the value selected to zero), without a
-// branch.
+// vector: each row's value is a load predicated on the row being inside
+// (zero otherwise), without a branch.
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
 #row = #tile.slice<dim = 1, parent = #acc>
 // CHECK-LABEL: gpu.module @store_direct_row_dims
 // CHECK: llvm.func @k(
-// The loaded rows: four per thread, each a scalar load from a selected
-// address, its value selected to zero outside.
+// The loaded rows: four per thread, each a predicated scalar load.
 // CHECK: %[[LROWS:.*]] = llvm.extractvalue %{{.*}}[3, 3]
 // CHECK: llvm.icmp "ult" %{{.*}}, %[[LROWS]] : i64
-// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, !llvm.ptr
-// CHECK: llvm.load %{{.*}} : !llvm.ptr -> f32
-// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
-// CHECK-COUNT-3: llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, $1, 0; mov.b32 $0, 0; @p ld.global.b32 $0, [$2]; }", "=r,r,l"
+// CHECK: llvm.bitcast %{{.*}} : i32 to f32
+// CHECK-COUNT-3: @p ld.global.b32
 // The packed store: (position, head) = (flat / group, flat % group).
 // CHECK: %[[J:.*]] = llvm.urem %[[FLAT:.*]], %[[G:.*]] : i64
 // CHECK-NEXT: %[[S:.*]] = llvm.udiv %[[FLAT]], %[[G]] : i64

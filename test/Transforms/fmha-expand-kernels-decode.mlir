@@ -52,10 +52,13 @@
 // CHECK: } else {
 // CHECK: tile.load_direct %[[PO]][%c0_i32{{.*}}, %[[SEQ]], %[[HEAD]], %[[M0]], %{{.*}}] : memref<?x?x?x?x128xf32> -> tensor<64x128xf32>
 // CHECK: tile.load_direct %[[PL]][%c0_i32{{.*}}, %[[SEQ]], %[[HEAD]], %[[M0]]] : memref<?x?x?x?xf32> -> tensor<64xf32>
-// The others in split order.
-// CHECK: scf.for %[[I:.*]] = %c1_i32{{.*}} to %[[S]] step %{{.*}} iter_args(
-// CHECK: tile.load_direct %[[PO]][%[[I]], %[[SEQ]], %[[HEAD]], %[[M0]], %{{.*}}]
-// CHECK: tile.load_direct %[[PL]][%[[I]], %[[SEQ]], %[[HEAD]], %[[M0]]]
+// Split 1 loaded ahead, then the others in split order, each iteration
+// loading the next split's partial before it merges the current one.
+// CHECK: tile.load_direct %[[PO]][%[[ONE:.*]], %[[SEQ]], %[[HEAD]], %[[M0]], %{{.*}}]
+// CHECK: scf.for %[[I:.*]] = %[[ONE]] to %[[S]] step %[[ONE]] iter_args(
+// CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %[[ONE]] : i32
+// CHECK: tile.load_direct %[[PO]][%[[NEXT]], %[[SEQ]], %[[HEAD]], %[[M0]], %{{.*}}]
+// CHECK: tile.load_direct %[[PL]][%[[NEXT]], %[[SEQ]], %[[HEAD]], %[[M0]]]
 // CHECK: math.exp2
 // CHECK: math.exp2
 // O and lse through views whose rows run over [seq_q, group]: row_dims 2.

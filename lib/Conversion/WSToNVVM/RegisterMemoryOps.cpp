@@ -60,6 +60,66 @@ static Value buildVector(OpBuilder &b, Location loc, const RegisterTensor &t,
   return vector;
 }
 
+/// A load of `type` (4, 8 or 16 bytes) from global address `addr` when
+/// `inside`, else zeros: `ld.global` predicated on `inside` (inline PTX),
+/// so that a thread's loads need no address of their own when outside
+/// (the addresses of a row differ by constants, which ptxas folds into the
+/// loads' offsets) and all of them can be in flight at once. The asm has
+/// side effects so that LLVM keeps it after the fences of a counter
+/// arrival. Null for other sizes.
+static Value loadIfInside(OpBuilder &b, Location loc, Type type, Value addr,
+                          Value inside) {
+  int64_t bytes = type.isIntOrFloat()
+                      ? type.getIntOrFloatBitWidth() / 8
+                      : cast<VectorType>(type).getNumElements() *
+                            cast<VectorType>(type)
+                                .getElementType()
+                                .getIntOrFloatBitWidth() /
+                            8;
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return Value();
+  int64_t words = bytes / 4;
+  std::string text = "{ .reg .pred p; setp.ne.b32 p, $" +
+                     std::to_string(words) + ", 0; ";
+  std::string outputs, constraints;
+  for (int64_t i = 0; i < words; ++i) {
+    text += "mov.b32 $" + std::to_string(i) + ", 0; ";
+    outputs += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=r,";
+  }
+  text += "@p ld.global" +
+          (words == 1 ? std::string(".b32 ") : ".v" + std::to_string(words) +
+                                                   ".b32 {" + outputs + "}, ");
+  if (words == 1)
+    text += "$0, ";
+  text += "[$" + std::to_string(words + 1) + "]; }";
+  constraints += "r,l";
+  Type i32 = b.getI32Type();
+  Type resultType =
+      words == 1 ? i32
+                 : LLVM::LLVMStructType::getLiteral(
+                       b.getContext(), SmallVector<Type>(words, i32));
+  Value flag = LLVM::ZExtOp::create(b, loc, i32, inside);
+  Value loaded =
+      LLVM::InlineAsmOp::create(
+          b, loc, resultType, ValueRange{flag, addr}, text, constraints,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+          /*operand_attrs=*/ArrayAttr())
+          .getRes();
+  Value word = loaded;
+  if (words > 1) {
+    auto wordVector = VectorType::get({words}, i32);
+    word = LLVM::UndefOp::create(b, loc, wordVector);
+    for (int64_t i = 0; i < words; ++i)
+      word = LLVM::InsertElementOp::create(
+          b, loc, word, LLVM::ExtractValueOp::create(b, loc, loaded, i),
+          i32Const(b, loc, i));
+  }
+  return LLVM::BitcastOp::create(b, loc, type, word);
+}
+
 namespace {
 /// The i64 index arithmetic of stores into the memref of a descriptor that
 /// are branched around where a coordinate is outside the memref (unsigned
@@ -308,8 +368,8 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
 /// tile.load_direct of a row vector (`#tile.slice<dim = 1>`) from the
 /// innermost dimension of a memref -> each thread loads the values of its
 /// rows (the lanes holding one row load the same address); a row outside
-/// the memref (or an outer coordinate outside it) reads zero, its address
-/// replaced by the base address, without a branch.
+/// the memref (or an outer coordinate outside it) reads zero: the load is
+/// predicated off (loadIfInside), without a branch.
 static LogicalResult lowerLoadDirectRows(tile::LoadDirectOp op,
                                          tile::LoadDirectOp::Adaptor adaptor,
                                          ConversionPatternRewriter &rewriter,
@@ -332,6 +392,8 @@ static LogicalResult lowerLoadDirectRows(tile::LoadDirectOp op,
         inside);
     Value addr = LLVM::GEPOp::create(rewriter, loc, base.getType(), element,
                                      base, ValueRange{s.add(offset, at)});
+    if (Value value = loadIfInside(rewriter, loc, element, addr, inside))
+      return value;
     addr = LLVM::SelectOp::create(rewriter, loc, inside, addr, base);
     Value value = LLVM::LoadOp::create(rewriter, loc, element, addr);
     return LLVM::SelectOp::create(rewriter, loc, inside, value, zero);
@@ -344,9 +406,10 @@ static LogicalResult lowerLoadDirectRows(tile::LoadDirectOp op,
 /// stride is 1 -> each thread loads its runs of contiguous values as
 /// vectors of up to 16 bytes from global memory. A vector outside the
 /// memref (a row or column past its size, an outer coordinate outside it:
-/// unsigned compares, so negative ones too) reads zeros: its address is
-/// replaced by the memref's base address and its value by zeros, without
-/// a branch, so every load of the thread can be in flight at once.
+/// unsigned compares, so negative ones too) reads zeros: its load is
+/// predicated off (loadIfInside), without a branch, so every load of the
+/// thread can be in flight at once. (Vectors of other sizes than 4, 8 or 16
+/// bytes load from the base address instead and select zeros.)
 static LogicalResult lowerLoadDirect(tile::LoadDirectOp op,
                                      tile::LoadDirectOp::Adaptor adaptor,
                                      ConversionPatternRewriter &rewriter,
@@ -433,10 +496,13 @@ static LogicalResult lowerLoadDirect(tile::LoadDirectOp op,
     Value addr = LLVM::GEPOp::create(
         rewriter, loc, base.getType(), element, base,
         ValueRange{add(offset, add(mul(row, rowStride), col))});
-    addr = LLVM::SelectOp::create(rewriter, loc, inside, addr, base);
-    Value vector = LLVM::LoadOp::create(rewriter, loc, vectorType, addr,
-                                        /*alignment=*/perVector * elementBytes);
-    vector = LLVM::SelectOp::create(rewriter, loc, inside, vector, zeros);
+    Value vector = loadIfInside(rewriter, loc, vectorType, addr, inside);
+    if (!vector) {
+      addr = LLVM::SelectOp::create(rewriter, loc, inside, addr, base);
+      vector = LLVM::LoadOp::create(rewriter, loc, vectorType, addr,
+                                    /*alignment=*/perVector * elementBytes);
+      vector = LLVM::SelectOp::create(rewriter, loc, inside, vector, zeros);
+    }
     for (int64_t i = 0; i < perVector; ++i)
       result = LLVM::InsertValueOp::create(
           rewriter, loc, result,

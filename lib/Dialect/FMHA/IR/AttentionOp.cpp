@@ -24,6 +24,11 @@ using namespace mlir::fmha::checks;
 
 namespace {
 /// Dimension names of the tensors of an attention signature.
+/// Registers per consumer thread for the addresses and bounds of split-KV's
+/// plain partial loads (calibrated with ptxas: the head-dim-128 split
+/// kernel, its next partial loaded ahead, spills at 232 and fits at 240).
+constexpr int64_t kMergeAddressRegisters = 16;
+
 constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
 constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
 constexpr StringRef kLseDims[] = {"batch", "heads_q", "seq_q"};
@@ -308,10 +313,11 @@ int64_t AttentionOp::getConsumerRegisters() {
   int64_t o = blockM * headDim / limits::kWarpgroupThreads;
   int64_t rows = blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
                  limits::kSm90AttentionLoopRegisters;
-  // Split-KV's merge, after the main loop: the running O and a partial
-  // one.
+  // Split-KV's merge, after the main loop: the running O, the partial it
+  // merges and the next one (loaded ahead), and the addresses of their
+  // plain loads.
   if (getSplitKv())
-    return std::max(2 * s + o, 2 * o) + rows;
+    return std::max(2 * s + o, 3 * o + kMergeAddressRegisters) + rows;
   return 2 * s + o + rows;
 }
 

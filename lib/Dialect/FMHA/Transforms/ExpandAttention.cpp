@@ -856,15 +856,23 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
   SmallVector<Value> state =
       step(fill(oType, 0.0), fill(rowType, negInf), fill(rowType, 0.0),
            first.getResult(0), first.getResult(1));
-  auto merge =
-      scf::ForOp::create(b, loc, constI32(1), numSplits, constI32(1), state);
+  // Each iteration issues the loads of the next split's partial before it
+  // merges the current one, so their latency overlaps its arithmetic (the
+  // loads past the last split read zeros, unused).
+  Value one = constI32(1);
+  auto [firstLoaded, firstRows] = loadPartial(one);
+  state.append({firstLoaded, firstRows});
+  auto merge = scf::ForOp::create(b, loc, one, numSplits, one, state);
   {
     OpBuilder::InsertionGuard inner(b);
     b.setInsertionPointToStart(merge.getBody());
-    auto [partial, partialRows] = loadPartial(merge.getInductionVar());
+    auto [next, nextRows] = loadPartial(
+        arith::AddIOp::create(b, loc, merge.getInductionVar(), one));
     ValueRange args = merge.getRegionIterArgs();
-    scf::YieldOp::create(b, loc,
-                         step(args[0], args[1], args[2], partial, partialRows));
+    SmallVector<Value> yields = step(args[0], args[1], args[2], args[3],
+                                     args[4]);
+    yields.append({next, nextRows});
+    scf::YieldOp::create(b, loc, yields);
   }
   Value acc = merge.getResult(0), rowMax = merge.getResult(1),
         rowSum = merge.getResult(2);
