@@ -79,26 +79,26 @@ static Value loadIfInside(OpBuilder &b, Location loc, Type type, Value addr,
   if (bytes != 4 && bytes != 8 && bytes != 16)
     return Value();
   int64_t words = bytes / 4;
-  std::string text = "{ .reg .pred p; setp.ne.b32 p, $" +
-                     std::to_string(words) + ", 0; ";
+  std::string text =
+      "{ .reg .pred p; setp.ne.b32 p, $" + std::to_string(words) + ", 0; ";
   std::string outputs, constraints;
   for (int64_t i = 0; i < words; ++i) {
     text += "mov.b32 $" + std::to_string(i) + ", 0; ";
     outputs += (i ? ", $" : "$") + std::to_string(i);
     constraints += "=r,";
   }
-  text += "@p ld.global" +
-          (words == 1 ? std::string(".b32 ") : ".v" + std::to_string(words) +
-                                                   ".b32 {" + outputs + "}, ");
+  text += "@p ld.global" + (words == 1 ? std::string(".b32 ")
+                                       : ".v" + std::to_string(words) +
+                                             ".b32 {" + outputs + "}, ");
   if (words == 1)
     text += "$0, ";
   text += "[$" + std::to_string(words + 1) + "]; }";
   constraints += "r,l";
   Type i32 = b.getI32Type();
-  Type resultType =
-      words == 1 ? i32
-                 : LLVM::LLVMStructType::getLiteral(
-                       b.getContext(), SmallVector<Type>(words, i32));
+  Type resultType = words == 1
+                        ? i32
+                        : LLVM::LLVMStructType::getLiteral(
+                              b.getContext(), SmallVector<Type>(words, i32));
   Value flag = LLVM::ZExtOp::create(b, loc, i32, inside);
   Value loaded =
       LLVM::InlineAsmOp::create(

@@ -869,8 +869,8 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
     auto [next, nextRows] = loadPartial(
         arith::AddIOp::create(b, loc, merge.getInductionVar(), one));
     ValueRange args = merge.getRegionIterArgs();
-    SmallVector<Value> yields = step(args[0], args[1], args[2], args[3],
-                                     args[4]);
+    SmallVector<Value> yields =
+        step(args[0], args[1], args[2], args[3], args[4]);
     yields.append({next, nextRows});
     scf::YieldOp::create(b, loc, yields);
   }
