@@ -46,8 +46,12 @@ MIN_SPLIT_KEYS = 512
 # [64, head_dim] f32 O tiles per consumer, over the register budget at 256.
 SPLIT_HEAD_DIMS = (64, 128)
 # What a work item costs beyond its key tiles (loading Q, filling the
-# pipeline, writing or merging the partial results), in keys.
+# pipeline, writing its partial results), in keys.
 SPLIT_OVERHEAD_KEYS = 256
+# What the last work item of a query block pays per partial it merges
+# beyond its own, in keys (fitted to a sweep of S at batch 1, 2 and 4 with
+# 1k to 128k keys on an H100: bench/RESULTS.md, 2026-11-25).
+SPLIT_MERGE_KEYS = 64
 
 
 def check_kvcache_args(q_shape: Sequence, k_shape: Sequence,
@@ -185,7 +189,9 @@ def split_heuristic(items: int, keys: int, block_n: int, num_sms: int,
     the keys are few (under MIN_SPLIT_KEYS); else the S (at most
     ``max_splits`` and the key tiles) of the shortest estimated time,
     waves of work items times the keys each reads plus its overhead
-    (SPLIT_OVERHEAD_KEYS), the smallest S among equals. An S that gives
+    (SPLIT_OVERHEAD_KEYS), plus the merge of the S partials
+    (SPLIT_MERGE_KEYS each beyond the first), the smallest S among
+    equals. An S that gives
     each range as many tiles as S - 1 does is never better (its last
     ranges are empty)."""
     if items >= num_sms or keys < MIN_SPLIT_KEYS:
@@ -197,7 +203,8 @@ def split_heuristic(items: int, keys: int, block_n: int, num_sms: int,
         if splits > 1 and per_split == -(-key_tiles // (splits - 1)):
             continue
         waves = -(-items * splits // num_sms)
-        cost = waves * (per_split * block_n + SPLIT_OVERHEAD_KEYS)
+        cost = waves * (per_split * block_n + SPLIT_OVERHEAD_KEYS) + \
+            (splits - 1) * SPLIT_MERGE_KEYS
         if best_cost is None or cost < best_cost:
             best, best_cost = splits, cost
     return best

@@ -324,19 +324,20 @@ class DecodePlanTest(unittest.TestCase):
         # Few keys: no split.
         self.assertEqual(self.plan(capacity=256), (True, 1))
         self.assertEqual(self.plan(capacity=511), (True, 1))
-        # A short cache: as many ranges as key tiles.
-        self.assertEqual(self.plan(capacity=1024), (True, 8))
+        # A short cache: fewer ranges than key tiles, each merged partial
+        # costing SPLIT_MERGE_KEYS.
+        self.assertEqual(self.plan(capacity=1024), (True, 4))
         # Pages of 64 cut the key tiles (block_n 64): more of them.
-        self.assertEqual(self.plan(capacity=4096, page_size=64), (True, 16))
-        # Head dim 64 and MQA: 4 items, 33 tiles of 128 keys, one each.
+        self.assertEqual(self.plan(capacity=4096, page_size=64), (True, 8))
+        # Head dim 64 and MQA: 4 items, 33 tiles of 128 keys.
         self.assertEqual(self.plan(batch=4, heads_q=8, heads_kv=1,
                                    head_dim=64, capacity=4097,
-                                   page_size=256), (True, 33))
+                                   page_size=256), (True, 7))
         # Head dim 256 does not split (its split kernel does not fit).
         self.assertEqual(self.plan(head_dim=256), (True, 1))
         self.assertEqual(self.plan(head_dim=256, num_splits=7), (True, 1))
         # A window bounds the keys a query block sees.
-        self.assertEqual(self.plan(window=(1024, 0)), (True, 9))
+        self.assertEqual(self.plan(window=(1024, 0)), (True, 3))
         self.assertEqual(self.plan(window=(100, 0)), (True, 1))
         # Prefill is not packed, but still split when the GPU is idle.
         self.assertEqual(self.plan(seq_q=300, heads_q=8, heads_kv=2,
@@ -353,9 +354,9 @@ class DecodePlanTest(unittest.TestCase):
     def test_heuristic(self):
         tiles = 128
         self.assertEqual(split_heuristic(132, 1000 * tiles, 128, 132), 1)
-        self.assertEqual(split_heuristic(1, 1000 * tiles, 128, 132), 63)
+        self.assertEqual(split_heuristic(1, 1000 * tiles, 128, 132), 40)
         self.assertEqual(split_heuristic(1, 1000 * tiles, 128, 132, 16), 16)
-        self.assertEqual(split_heuristic(1, 512, 128, 132), 4)
+        self.assertEqual(split_heuristic(1, 512, 128, 132), 2)
         self.assertEqual(split_heuristic(1, 511, 128, 132), 1)
         self.assertEqual(split_heuristic(1, 512, 128, 1), 1)
         # An S whose ranges hold as many tiles as S - 1's is never chosen:
