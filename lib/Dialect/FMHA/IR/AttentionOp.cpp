@@ -710,11 +710,22 @@ static LogicalResult verifyConfig(AttentionOp op) {
   return verifyAccumulators(
       op, target, op.getConsumerRegisters(),
       [&](raw_ostream &os) {
+        int64_t rowState =
+            blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
+            limits::kSm90AttentionLoopRegisters;
+        int64_t s = blockM * blockN / limits::kWarpgroupThreads;
+        int64_t o = blockM * headDim / limits::kWarpgroupThreads;
+        if (op.getSplitKv() && 3 * o + kMergeAddressRegisters > 2 * s + o) {
+          os << "split_kv's merge: three " << blockM << "x" << headDim
+             << " fp32 O tiles (the running sum, the partial merged and the "
+                "next one) + "
+             << kMergeAddressRegisters << " for their addresses + "
+             << rowState << " for the row and loop state";
+          return;
+        }
         os << blockM << "x" << blockN << " fp32 S + " << blockM << "x" << blockN
            << " " << op.getElementType() << " P and softmax temporaries + "
-           << blockM << "x" << headDim << " fp32 O tiles + "
-           << blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
-                  limits::kSm90AttentionLoopRegisters
+           << blockM << "x" << headDim << " fp32 O tiles + " << rowState
            << " for the row and loop state";
       },
       op.getTmemColumns(),
