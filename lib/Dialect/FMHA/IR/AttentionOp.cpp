@@ -719,8 +719,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
           os << "split_kv's merge: three " << blockM << "x" << headDim
              << " fp32 O tiles (the running sum, the partial merged and the "
                 "next one) + "
-             << kMergeAddressRegisters << " for their addresses + "
-             << rowState << " for the row and loop state";
+             << kMergeAddressRegisters << " for their addresses + " << rowState
+             << " for the row and loop state";
           return;
         }
         os << blockM << "x" << blockN << " fp32 S + " << blockM << "x" << blockN
