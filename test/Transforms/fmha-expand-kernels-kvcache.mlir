@@ -40,10 +40,15 @@
 // CHECK: tile.load %[[K]][%[[PAGE]], %{{.*}}, %[[OFF]], %{{.*}}]
 // Masks align the queries to the end of the cache: seq_k - seq_q.
 // CHECK: arith.subi %[[SEQK]], %[[SQ]] : i32
-// A row that sees no key stores 0, whatever the cache holds past its end.
+// A row that sees no key stores 0, whatever the cache holds past its end:
+// its factor is 0, and the output is chosen by the broadcast factor.
 // CHECK: %[[HAS:.*]] = arith.cmpf ogt, %{{.*}} : tensor<64xf32>
-// CHECK: %[[HASO:.*]] = tile.broadcast %[[HAS]] axis 1 : tensor<64xi1> -> tensor<64x128xi1>
-// CHECK: %[[OUT:.*]] = arith.select %[[HASO]], %{{.*}} : tensor<64x128xi1>, tensor<64x128xf32>
+// CHECK: arith.divf
+// CHECK: %[[INV:.*]] = arith.select %[[HAS]], %{{.*}} : tensor<64xi1>, tensor<64xf32>
+// CHECK: %[[F:.*]] = tile.broadcast %[[INV]] axis 1 : tensor<64xf32> -> tensor<64x128xf32>
+// CHECK: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[F]] : tensor<64x128xf32>
+// CHECK: %[[NONE:.*]] = arith.cmpf oeq, %[[F]], %{{.*}} : tensor<64x128xf32>
+// CHECK: %[[OUT:.*]] = arith.select %[[NONE]], %{{.*}}, %[[SCALED]] : tensor<64x128xi1>, tensor<64x128xf32>
 // CHECK: %[[LOW:.*]] = arith.truncf %[[OUT]]
 // CHECK: tile.store %{{.*}}, %[[LOW]]
 fmha.attention @attn_paged_pb (tensor<?x?x32x128xbf16>,

@@ -1343,11 +1343,11 @@ fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x5x128xbf16>,
 
 // -----
 
-// kvcache on sm_100a.
-// expected-error @+1 {{kvcache is supported on sm_90a only so far (per sequence cache lengths and paged K/V loads are built for the sm_90a kernel)}}
+// split_kv on sm_100a.
+// expected-error @+1 {{split_kv is supported on sm_90a only so far (the partial results leave from registers; sm_100a keeps O in tensor memory)}}
 fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
                       tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
-    -> tensor<?x1x32x128xbf16> kvcache target sm_100a
+    -> tensor<?x1x32x128xbf16> kvcache split_kv target sm_100a
 
 // -----
 

@@ -692,19 +692,22 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
   // path. Its error (1 ulp of f32) is far below the output's rounding.
   Value inverse = arith::DivFOp::create(b, loc, splat(constF32(1.0), rowType),
                                         safeSum, arith::FastMathFlags::afn);
-  Value out =
-      arith::MulFOp::create(b, loc, acc,
-                            tile::BroadcastOp::create(b, loc, oType, inverse,
-                                                      b.getI64IntegerAttr(1)));
   // A cache's rows past its length may hold anything, NaN included: a row
-  // that sees no key gets 0 rather than 0 * those rows of V.
+  // that sees no key gets 0 rather than 0 * those rows of V. Its factor is
+  // 0 and the choice reads the broadcast factor alone, so that a role
+  // handed only the factor (the sm_100a correction) can make it.
+  if (kvcache())
+    inverse = arith::SelectOp::create(b, loc, hasKeys, inverse,
+                                      splat(constF32(0.0), rowType));
+  Value factor = tile::BroadcastOp::create(b, loc, oType, inverse,
+                                           b.getI64IntegerAttr(1));
+  Value out = arith::MulFOp::create(b, loc, acc, factor);
   if (kvcache())
     out = arith::SelectOp::create(
         b, loc,
-        tile::BroadcastOp::create(b, loc,
-                                  tensorType(oType.getShape(), b.getI1Type()),
-                                  hasKeys, b.getI64IntegerAttr(1)),
-        out, splat(constF32(0.0), oType));
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, factor,
+                              splat(constF32(0.0), oType)),
+        splat(constF32(0.0), oType), out);
   // lse = max + log2(sum), in base 2 (max is in base 2); -inf for rows
   // that see no key.
   auto lse2 = [&]() -> Value {

@@ -133,7 +133,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     end (a TMA box would write the next sequence's rows).
 
     **KV caches** (`kvcache`, FlashAttention's `flash_attn_with_kvcache`
-    layout, `sm_90a` only so far): the keys and values of each sequence are
+    layout; `split_kv` on `sm_90a` only so far): the keys and values of each sequence are
     the first `cache_seqlens[b]` rows of a cache, dense or paged.
 
     | tensor          | shape                                        | element type |
@@ -167,7 +167,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
       `heads_kv`, and `g` dividing `block_m`. The kernel reads `q` and writes
       `o` through their `[batch, seq_q, heads_kv, g, head_dim]` views (a
       TMA box of `block_m / g` positions of `g` heads).
-    * `split_kv`: the key range of each query block is cut into `n`
+    * `split_kv` (`sm_90a`): the key range of each query block is cut into `n`
       balanced ranges of whole tiles, `n >= 1` a kernel parameter (the
       manifest's caller size `S`), and each range is a work item of its
       own. Each writes its normalised partial O (f32) and log-sum-exp
