@@ -699,8 +699,8 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
   if (kvcache())
     inverse = arith::SelectOp::create(b, loc, hasKeys, inverse,
                                       splat(constF32(0.0), rowType));
-  Value factor = tile::BroadcastOp::create(b, loc, oType, inverse,
-                                           b.getI64IntegerAttr(1));
+  Value factor =
+      tile::BroadcastOp::create(b, loc, oType, inverse, b.getI64IntegerAttr(1));
   Value out = arith::MulFOp::create(b, loc, acc, factor);
   if (kvcache())
     out = arith::SelectOp::create(
