@@ -33,6 +33,8 @@ except ImportError:
 import fmha
 from fmha import kvcache, ops
 
+from .test_gpu_varlen import compile_or_skip
+
 HOPPER = (torch is not None and torch.cuda.is_available()
           and torch.cuda.get_device_capability() == (9, 0))
 NEEDS_HOPPER = unittest.skipUnless(
@@ -93,16 +95,9 @@ def kvcache_or_skip(test, dtype="bf16", head_dim=128, page_size=None,
     and without lse), or a skip when it is neither in the cache nor
     compilable here."""
     for lse in (False, True):
-        spec = ops.attention_kernel_specs(dtype, head_dim, return_lse=lse,
-                                          kvcache=True, page_size=page_size,
-                                          **options)[0]
-        try:
-            fmha.compile(spec)
-        except fmha.CompileError as e:
-            if e.step == "tools":
-                test.skipTest(f"{spec.name} is not in the cache and there "
-                              f"is no compiler (FMHA_CACHE_DIR)")
-            raise
+        compile_or_skip(test, ops.attention_kernel_specs(
+            dtype, head_dim, return_lse=lse, kvcache=True,
+            page_size=page_size, **options)[0])
 
 
 def planned_or_skip(test, q, k, table, num_splits=0, causal=False,
@@ -119,18 +114,11 @@ def planned_or_skip(test, q, k, table, num_splits=0, causal=False,
                         window=window, scale=scale)
         return pack, splits
     for lse in (False, True):
-        spec = kvcache.decode_spec(
+        compile_or_skip(test, kvcache.decode_spec(
             dtype, int(q.shape[3]), causal,
             None if window is None else tuple(window), scale, lse,
             "sm_90a", page, int(q.shape[2]), int(k.shape[2]), pack,
-            splits > 1)
-        try:
-            fmha.compile(spec)
-        except fmha.CompileError as e:
-            if e.step == "tools":
-                test.skipTest(f"{spec.name} is not in the cache and there "
-                              f"is no compiler (FMHA_CACHE_DIR)")
-            raise
+            splits > 1))
     return pack, splits
 
 

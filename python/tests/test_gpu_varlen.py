@@ -32,18 +32,24 @@ LENGTHS = (0, 1, 17, 1000, 4097)
 CROSS = ((1000, 0), (17, 300), (1, 4097), (0, 5), (4097, 1000), (65, 64))
 
 
+def compile_or_skip(test, spec):
+    """Compiles ``spec`` (or finds it in the cache), or skips ``test`` when
+    it is neither in the cache nor compilable here."""
+    try:
+        fmha.compile(spec)
+    except fmha.CompileError as e:
+        if e.step == "tools":
+            test.skipTest(f"{spec.name} is not in the cache and there "
+                          f"is no compiler (FMHA_CACHE_DIR)")
+        raise
+
+
 def varlen_or_skip(test, dtype="bf16", head_dim=128, **options):
     """The kernels fmha.attention_varlen may select for these options, or a
     skip when one is neither in the cache nor compilable here."""
     for spec in ops.attention_kernel_specs(dtype, head_dim, varlen=True,
                                            **options)[:1]:
-        try:
-            fmha.compile(spec)
-        except fmha.CompileError as e:
-            if e.step == "tools":
-                test.skipTest(f"{spec.name} is not in the cache and there "
-                              f"is no compiler (FMHA_CACHE_DIR)")
-            raise
+        compile_or_skip(test, spec)
 
 
 def cu_seqlens(lengths):

@@ -153,6 +153,15 @@ private:
   /// the merge by the last work item of the tile.
   void storeResults(Value batch, Value head, Value m0, Value acc, Value rowMax,
                     Value rowSum);
+  /// The division of O by the row sums: whether each row saw a key, the
+  /// sums with 1 for those that saw none, and their reciprocals.
+  struct RowNorm {
+    Value hasKeys, safeSum, inverse;
+  };
+  RowNorm rowNorm(Value rowSum);
+  /// The log-sum-exp rows in natural log, -inf for rows that saw no key:
+  /// (max + log2(sum)) * ln(2), the max in base 2.
+  Value naturalLse(Value rowMax, const RowNorm &norm);
   /// Writes the tile's normalised O (f32) and, when `lse` is set, its
   /// log-sum-exp rows (natural log, computed by `lseRow` after O is
   /// stored) to o and lse.
@@ -682,16 +691,9 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
                                     Value acc, Value rowMax, Value rowSum) {
   double negInf = -std::numeric_limits<double>::infinity();
   // Rows with no visible key: o = 0 and lse = -inf.
-  Value hasKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                        rowSum, splat(constF32(0.0), rowType));
-  Value safeSum = arith::SelectOp::create(b, loc, hasKeys, rowSum,
-                                          splat(constF32(1.0), rowType));
-  // One approximate reciprocal per row (rcp.approx, a single instruction),
-  // then a multiply per element: an IEEE division per element is 64 to 128
-  // div.rn.f32 per thread, each a dozen instructions and a called slow
-  // path. Its error (1 ulp of f32) is far below the output's rounding.
-  Value inverse = arith::DivFOp::create(b, loc, splat(constF32(1.0), rowType),
-                                        safeSum, arith::FastMathFlags::afn);
+  RowNorm norm = rowNorm(rowSum);
+  Value hasKeys = norm.hasKeys, safeSum = norm.safeSum,
+        inverse = norm.inverse;
   // A cache's rows past its length may hold anything, NaN included: a row
   // that sees no key gets 0 rather than 0 * those rows of V. Its factor is
   // 0 and the choice reads the broadcast factor alone, so that a role
@@ -718,16 +720,33 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
   };
   if (split())
     return storePartials(batch, head, m0, out, lse2());
-  writeResults(batch, head, m0, out, [&]() -> Value {
-    // lse = (max + log2(sum)) * ln(2).
-    Value lseRow = arith::MulFOp::create(
-        b, loc,
-        arith::AddFOp::create(b, loc, rowMax,
-                              math::Log2Op::create(b, loc, safeSum)),
-        splat(constF32(M_LN2), rowType));
-    return arith::SelectOp::create(b, loc, hasKeys, lseRow,
-                                   splat(constF32(negInf), rowType));
-  });
+  writeResults(batch, head, m0, out,
+               [&]() -> Value { return naturalLse(rowMax, norm); });
+}
+
+AttentionBuilder::RowNorm AttentionBuilder::rowNorm(Value rowSum) {
+  Value hasKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                        rowSum, splat(constF32(0.0), rowType));
+  Value safeSum = arith::SelectOp::create(b, loc, hasKeys, rowSum,
+                                          splat(constF32(1.0), rowType));
+  // One approximate reciprocal per row (rcp.approx, a single instruction),
+  // then a multiply per element: an IEEE division per element is 64 to 128
+  // div.rn.f32 per thread, each a dozen instructions and a called slow
+  // path. Its error (1 ulp of f32) is far below the output's rounding.
+  Value inverse = arith::DivFOp::create(b, loc, splat(constF32(1.0), rowType),
+                                        safeSum, arith::FastMathFlags::afn);
+  return {hasKeys, safeSum, inverse};
+}
+
+Value AttentionBuilder::naturalLse(Value rowMax, const RowNorm &norm) {
+  Value lseRow = arith::MulFOp::create(
+      b, loc,
+      arith::AddFOp::create(b, loc, rowMax,
+                            math::Log2Op::create(b, loc, norm.safeSum)),
+      splat(constF32(M_LN2), rowType));
+  return arith::SelectOp::create(
+      b, loc, norm.hasKeys, lseRow,
+      splat(constF32(-std::numeric_limits<double>::infinity()), rowType));
 }
 
 void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
@@ -877,27 +896,14 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
     yields.append({next, nextRows});
     scf::YieldOp::create(b, loc, yields);
   }
-  Value acc = merge.getResult(0), rowMax = merge.getResult(1),
-        rowSum = merge.getResult(2);
-  Value hasKeys = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                        rowSum, splat(constF32(0.0), rowType));
-  Value safeSum = arith::SelectOp::create(b, loc, hasKeys, rowSum,
-                                          splat(constF32(1.0), rowType));
-  Value inverse = arith::DivFOp::create(b, loc, splat(constF32(1.0), rowType),
-                                        safeSum, arith::FastMathFlags::afn);
-  Value merged =
-      arith::MulFOp::create(b, loc, acc,
-                            tile::BroadcastOp::create(b, loc, oType, inverse,
-                                                      b.getI64IntegerAttr(1)));
-  writeResults(batch, head, m0, merged, [&]() -> Value {
-    Value lseRow = arith::MulFOp::create(
-        b, loc,
-        arith::AddFOp::create(b, loc, rowMax,
-                              math::Log2Op::create(b, loc, safeSum)),
-        splat(constF32(M_LN2), rowType));
-    return arith::SelectOp::create(b, loc, hasKeys, lseRow,
-                                   splat(constF32(negInf), rowType));
-  });
+  Value acc = merge.getResult(0), rowMax = merge.getResult(1);
+  RowNorm norm = rowNorm(merge.getResult(2));
+  Value merged = arith::MulFOp::create(
+      b, loc, acc,
+      tile::BroadcastOp::create(b, loc, oType, norm.inverse,
+                                b.getI64IntegerAttr(1)));
+  writeResults(batch, head, m0, merged,
+               [&]() -> Value { return naturalLse(rowMax, norm); });
 }
 
 Value AttentionBuilder::stridedView(Value buffer, ArrayRef<Value> sizes,
