@@ -692,8 +692,7 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
   double negInf = -std::numeric_limits<double>::infinity();
   // Rows with no visible key: o = 0 and lse = -inf.
   RowNorm norm = rowNorm(rowSum);
-  Value hasKeys = norm.hasKeys, safeSum = norm.safeSum,
-        inverse = norm.inverse;
+  Value hasKeys = norm.hasKeys, safeSum = norm.safeSum, inverse = norm.inverse;
   // A cache's rows past its length may hold anything, NaN included: a row
   // that sees no key gets 0 rather than 0 * those rows of V. Its factor is
   // 0 and the choice reads the broadcast factor alone, so that a role
