@@ -411,6 +411,122 @@ def _decode_kernel(torch: Any, q: Any, k: Any, page_size: Optional[int],
     return kernel or None
 
 
+def _decode_available(torch: Any, q: Any, k: Any, causal: bool,
+                      window: Optional[tuple], scale: Optional[float],
+                      return_lse: bool, pack: bool, splits: int) -> bool:
+    """Whether the decode kernel of a call on dense caches is in the cache
+    or compiles here (remembered per spec, as _decode_kernel does; no
+    warning: the caller has another kernel)."""
+    from . import torch_ops
+    from .compiler import CompileError, compile
+    spec = decode_spec(_ops.fmha_dtype(q.dtype), int(q.shape[3]), causal,
+                       window, scale, return_lse,
+                       torch_ops._target(torch, q.device), None,
+                       int(q.shape[2]), int(k.shape[2]), pack, splits > 1)
+    kernel = _DECODE.get(spec)
+    if kernel is None:
+        try:
+            kernel = compile(spec).kernel
+        except CompileError:
+            kernel = False
+        _DECODE[spec] = kernel
+    return bool(kernel)
+
+
+# fmha.attention takes the decode kernels from this many keys on (fewer
+# fill no split, and the dense kernel serves them as well).
+DENSE_DECODE_MIN_KEYS = 512
+# The lengths tensors of dense_decode's calls: every sequence's keys.
+_FULL_LENGTHS: dict = {}
+
+
+def dense_decode(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+                 window: Optional[tuple], scale: Optional[float],
+                 return_lse: bool) -> Optional[tuple]:
+    """fmha.attention's call on ``[batch, heads, seq, head_dim]`` tensors
+    through the decode kernels (packed query heads, split-KV) where they
+    apply: at most PACK_MAX_SEQ_Q queries and at least
+    DENSE_DECODE_MIN_KEYS keys, plain CUDA tensors of one dtype and device
+    on sm_90a, not under torch.compile tracing, a plan (decode_plan) that
+    packs or splits, and its kernel in the cache or compilable here. k and
+    v are read in place as caches through their ``[batch, seq, heads,
+    head_dim]`` views, every sequence ``seq_k`` keys long, so the masks
+    (aligned to the end of the keys) are the dense op's. ``(o, lse)`` with
+    ``o`` laid out as the dense op's (a ``[batch, heads, seq, head_dim]``
+    view, contiguous where q is and seq_q > 1), or None: the dense kernel
+    runs instead. Shapes or options it cannot take are left to the dense
+    op's checks."""
+    tensor = torch.Tensor
+    # Prefill leaves at the first test.
+    if type(q) is not tensor or q.dim() != 4 or q.shape[2] > \
+            PACK_MAX_SEQ_Q or type(k) is not tensor or \
+            type(v) is not tensor or torch.compiler.is_compiling():
+        return None
+    # The decision depends on the layout and options only: made once each.
+    key = (q.shape, k.shape, v.shape, q.dtype, k.dtype, v.dtype, q.device,
+           k.device, v.device, causal, window, scale, return_lse)
+    route = _DENSE_ROUTES.get(key)
+    if route is None:
+        route = _DENSE_ROUTES[key] = _dense_route(torch, q, k, v, causal,
+                                                  window, scale, return_lse)
+    if not route or (torch.is_grad_enabled() and (
+            q.requires_grad or k.requires_grad or v.requires_grad)):
+        return None
+    batch, seq_q, seq_k = q.shape[0], q.shape[2], k.shape[2]
+    device = q.device
+    lengths = _FULL_LENGTHS.get((device, batch, seq_k))
+    if lengths is None:
+        lengths = torch.full((batch,), seq_k, dtype=torch.int32,
+                             device=device)
+        # A tensor made while a CUDA graph is captured belongs to it.
+        if not torch.cuda.is_current_stream_capturing():
+            _FULL_LENGTHS[(device, batch, seq_k)] = lengths
+    out = attention_kvcache(q.transpose(1, 2), k.transpose(1, 2),
+                            v.transpose(1, 2), lengths, causal=causal,
+                            window=window, scale=scale,
+                            return_lse=return_lse, check_values=False)
+    o, lse = out if return_lse else (out, None)
+    o = o.transpose(1, 2)
+    if seq_q > 1 and q.is_contiguous():
+        o = o.contiguous()
+    return o, lse
+
+
+# dense_decode's decisions per layout and options.
+_DENSE_ROUTES: dict = {}
+
+
+def _dense_route(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+                 window: Optional[tuple], scale: Optional[float],
+                 return_lse: bool) -> bool:
+    """Whether dense_decode takes a call of these shapes and options."""
+    if k.dim() != 4 or v.shape != k.shape:
+        return False
+    batch, heads_q, seq_q, head_dim = q.shape
+    heads_kv, seq_k = k.shape[1], k.shape[2]
+    if not (1 <= seq_q <= PACK_MAX_SEQ_Q and DENSE_DECODE_MIN_KEYS <= seq_k
+            <= I32_MAX) or batch == 0 or k.shape[0] != batch \
+            or k.shape[3] != head_dim or head_dim not in \
+            ATTENTION_HEAD_DIMS or heads_kv == 0 or heads_q % heads_kv:
+        return False
+    if q.dtype not in (torch.bfloat16, torch.float16) \
+            or k.dtype != q.dtype or v.dtype != q.dtype:
+        return False
+    device = q.device
+    if device.type != "cuda" or k.device != device or v.device != device:
+        return False
+    from . import torch_ops
+    if torch_ops._target(torch, device) != "sm_90a":
+        return False
+    _ops.check_mask_options("fmha.attention", causal, window, scale)
+    pack, splits = decode_plan(batch, seq_q, heads_q, heads_kv, head_dim,
+                               seq_k, None, 0, _num_sms(torch, device),
+                               window)
+    return (pack or splits > 1) and _decode_available(
+        torch, q.transpose(1, 2), k.transpose(1, 2), causal, window, scale,
+        return_lse, pack, splits)
+
+
 def decode_tensors(q: Any, k: Any, v: Any, seqlens: Any,
                    table: Optional[Any], o: Any, lse: Optional[Any],
                    pack: bool, splits: int) -> dict:

@@ -345,7 +345,11 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     whose layout TMA cannot read (innermost stride not 1, other strides
     not multiples of 16 bytes, a start not 16-byte aligned) are copied
     first; transposed views such as ``x.view(b, s, h, d).transpose(1, 2)``
-    are read in place. Works under ``torch.compile(fullgraph=True)``.
+    are read in place. Calls with at most 16 queries against at least 512
+    keys take fmha.attention_kvcache's decode kernels (query heads of a KV
+    head packed into one tile, the keys split over several CTAs; their
+    plan is ``fmha.kvcache.decode_plan``) when those are available, k and
+    v read in place. Works under ``torch.compile(fullgraph=True)``.
     Raises ValueError or TypeError naming a wrong shape, dtype, device,
     window or scale.
     """
@@ -355,6 +359,13 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     if isinstance(window, list):
         window = tuple(window)
     if window is None or type(window) is tuple:
+        # Decode-shaped calls: the packed / split kernels of
+        # fmha.attention_kvcache, reading k and v in place.
+        from . import kvcache
+        decode = kvcache.dense_decode(torch, q, k, v, causal, window, scale,
+                                      return_lse)
+        if decode is not None:
+            return decode if return_lse else decode[0]
         fast = torch_ops.attention_fast(torch, q, k, v, causal, window, scale,
                                         return_lse)
         if fast is not None:

@@ -655,6 +655,78 @@ class DecodeTest(_Checks):
         self.check(q, cache, (got / 2).to(q.dtype), None, causal=True)
 
 
+@NEEDS_HOPPER
+class DenseDecodeTest(_Checks):
+    """fmha.attention on decode shapes ([batch, heads, seq, head_dim], at
+    most 16 queries, at least 512 keys) through the decode kernels, k and
+    v read in place as caches of full length."""
+
+    def run_dense(self, batch, seq_q, seq_k, heads_q, heads_kv, causal,
+                  window=None):
+        from unittest import mock
+        q = torch.randn(batch, heads_q, seq_q, 128, device="cuda",
+                        dtype=torch.bfloat16)
+        k = torch.randn(batch, heads_kv, seq_k, 128, device="cuda",
+                        dtype=torch.bfloat16)
+        v = torch.randn_like(k)
+        lengths = torch.full((batch,), seq_k, dtype=torch.int32,
+                             device="cuda")
+        qc, kc, vc = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+        pack, splits = planned_or_skip(self, qc, kc, None, causal=causal,
+                                       window=window)
+        self.assertTrue(pack or splits > 1)
+        calls = []
+        real = kvcache.attention_kvcache
+
+        def spy(*args, **kwargs):
+            calls.append(args)
+            return real(*args, **kwargs)
+        with mock.patch.object(kvcache, "attention_kvcache", spy):
+            poison()
+            o, lse = fmha.attention(q, k, v, causal=causal, window=window,
+                                    return_lse=True)
+            poison()
+            o_only = fmha.attention(q, k, v, causal=causal, window=window)
+        torch.cuda.synchronize()
+        self.assertEqual(len(calls), 2, "the decode kernels")
+        self.assertEqual(o.shape, q.shape)
+        if seq_q > 1:
+            self.assertTrue(o.is_contiguous() and o_only.is_contiguous())
+        cache = (kc, vc, lengths)
+        self.check(qc, cache, o.transpose(1, 2), lse, causal=causal,
+                   window=window)
+        self.check(qc, cache, o_only.transpose(1, 2), None, causal=causal,
+                   window=window)
+
+    def test_causal_gqa(self):
+        # Packed (32:8) and split: one query, and 4 (speculative decoding).
+        for batch, seq_q, seq_k in ((1, 1, 5000), (3, 4, 600), (2, 1, 1000)):
+            with self.subTest(batch=batch, seq_q=seq_q, seq_k=seq_k):
+                self.run_dense(batch, seq_q, seq_k, 32, 8, True)
+
+    def test_not_causal(self):
+        for batch, seq_q, seq_k in ((1, 1, 4097), (2, 16, 700)):
+            with self.subTest(batch=batch, seq_q=seq_q, seq_k=seq_k):
+                self.run_dense(batch, seq_q, seq_k, 16, 2, False)
+
+    def test_short_or_long_queries_stay_dense(self):
+        # Fewer than 512 keys, or more than 16 queries: the dense kernel.
+        from unittest import mock
+        with mock.patch.object(kvcache, "attention_kvcache",
+                               side_effect=AssertionError("decode")):
+            for seq_q, seq_k in ((1, 100), (17, 4096)):
+                q = torch.randn(1, 32, seq_q, 128, device="cuda",
+                                dtype=torch.bfloat16)
+                k = torch.randn(1, 8, seq_k, 128, device="cuda",
+                                dtype=torch.bfloat16)
+                try:
+                    fmha.attention(q, k, k, causal=True)
+                except fmha.CompileError as e:
+                    if e.step == "tools":
+                        self.skipTest("the dense kernel is not in the cache")
+                    raise
+
+
 def cache_rows(cache, table, b, start, end):
     """Rows start..end-1 of sequence b of a dense or paged cache."""
     if table is None:
