@@ -87,6 +87,14 @@ def host():
                                                   check_values=False))
     row("host", "attention_kvcache 1x1x32x128, 256 keys", fmha_us=ours,
         sdpa_us=sdpa, diff_us=ours - sdpa)
+    # fmha.attention on a decode shape: the route to the decode kernels.
+    qa = torch.randn(1, 32, 1, 128, device="cuda", dtype=torch.bfloat16)
+    ka = torch.randn(1, 8, 1024, 128, device="cuda", dtype=torch.bfloat16)
+    sdpa = host_us(lambda: F.scaled_dot_product_attention(
+        qa, ka, ka, enable_gqa=True))
+    ours = host_us(lambda: fmha.attention(qa, ka, ka))
+    row("host", "attention decode 1x32x1x128, 1024 keys", fmha_us=ours,
+        sdpa_us=sdpa, diff_us=ours - sdpa)
     mm = host_us(lambda: torch.matmul(a, a.t()))
     ours = host_us(lambda: fmha.gemm(a, a))
     row("host", "gemm 64x64x64", fmha_us=ours, matmul_us=mm,
