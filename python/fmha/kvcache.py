@@ -95,22 +95,13 @@ def check_kvcache_args(q_shape: Sequence, k_shape: Sequence,
             raise TypeError(f"{WHAT}: {name} must be int32, got "
                             f"{dtype or 'another type'}")
     _ops.check_mask_options(WHAT, causal, window, scale)
-    check(k_shape[3] == q_shape[3] and v_shape[3] == q_shape[3], lambda: (
-        f"{WHAT}: q, k_cache, v_cache must have one head_dim, got shapes "
-        f"{list(q_shape)}, {list(k_shape)}, {list(v_shape)}"))
-    if q_shape[3] not in ATTENTION_HEAD_DIMS:
-        raise ValueError(
-            f"{WHAT}: head_dim must be one of "
-            f"{', '.join(map(str, ATTENTION_HEAD_DIMS))}, got {q_shape[3]}")
+    _ops.check_head_dim(WHAT, "q, k_cache, v_cache", q_shape, k_shape,
+                        v_shape, 3, check)
     check(all(k == v for k, v in zip(k_shape, v_shape)), lambda: (
         f"{WHAT}: k_cache and v_cache must have one shape {cache}, got "
         f"{list(k_shape)} and {list(v_shape)}"))
-    check(k_shape[2] >= 1, lambda: (
-        f"{WHAT}: the caches need at least one head, got shape "
-        f"{list(k_shape)}"))
-    check(q_shape[2] % k_shape[2] == 0, lambda: (
-        f"{WHAT}: heads_q ({q_shape[2]}) must be a multiple of heads_kv "
-        f"({k_shape[2]}): each K/V head serves a group of query heads"))
+    _ops.check_head_groups(WHAT, "the caches", q_shape[2], k_shape, 2,
+                           check)
     check(seqlens_shape[0] == q_shape[0], lambda: (
         f"{WHAT}: cache_seqlens must have one entry per sequence (batch "
         f"{q_shape[0]}), got {seqlens_shape[0]}"))

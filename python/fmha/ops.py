@@ -233,13 +233,8 @@ def check_attention_args(q_shape: Any, k_shape: Any, v_shape: Any,
         raise TypeError(f"fmha.attention: q, k, v must have one dtype, got "
                         f"{qd}, {kd or 'another type'}, {vd or 'another type'}")
     check_mask_options("fmha.attention", causal, window, scale)
-    check(k_shape[3] == q_shape[3] and v_shape[3] == q_shape[3], lambda: (
-        f"fmha.attention: q, k, v must have one head_dim, got shapes "
-        f"{list(q_shape)}, {list(k_shape)}, {list(v_shape)}"))
-    if q_shape[3] not in ATTENTION_HEAD_DIMS:
-        raise ValueError(
-            f"fmha.attention: head_dim must be one of "
-            f"{', '.join(map(str, ATTENTION_HEAD_DIMS))}, got {q_shape[3]}")
+    check_head_dim("fmha.attention", "q, k, v", q_shape, k_shape, v_shape, 3,
+                   check)
     check(k_shape[0] == v_shape[0] and k_shape[1] == v_shape[1]
           and k_shape[2] == v_shape[2], lambda: (
               f"fmha.attention: k and v must have one shape [batch, heads_kv, "
@@ -247,13 +242,35 @@ def check_attention_args(q_shape: Any, k_shape: Any, v_shape: Any,
     check(q_shape[0] == k_shape[0], lambda: (
         f"fmha.attention: q and k must have one batch size, got "
         f"{q_shape[0]} and {k_shape[0]}"))
-    check(k_shape[1] >= 1, lambda: (
-        f"fmha.attention: k and v need at least one head, got shape "
-        f"{list(k_shape)}"))
-    check(q_shape[1] % k_shape[1] == 0, lambda: (
-        f"fmha.attention: heads_q ({q_shape[1]}) must be a multiple of "
-        f"heads_kv ({k_shape[1]}): each K/V head serves a group of query "
-        "heads"))
+    check_head_groups("fmha.attention", "k and v", q_shape[1], k_shape, 1,
+                      check)
+
+
+def check_head_dim(what: str, names: str, q_shape: Sequence,
+                   k_shape: Sequence, v_shape: Sequence, axis: int,
+                   check: Callable) -> None:
+    """q, k and v (called ``names`` in messages) share one head dim (dim
+    ``axis``), one of ATTENTION_HEAD_DIMS; ``what`` names the entry point.
+    Relations go through ``check(cond, message)``."""
+    check(k_shape[axis] == q_shape[axis] and v_shape[axis] == q_shape[axis],
+          lambda: (f"{what}: {names} must have one head_dim, got shapes "
+                   f"{list(q_shape)}, {list(k_shape)}, {list(v_shape)}"))
+    if q_shape[axis] not in ATTENTION_HEAD_DIMS:
+        raise ValueError(
+            f"{what}: head_dim must be one of "
+            f"{', '.join(map(str, ATTENTION_HEAD_DIMS))}, got "
+            f"{q_shape[axis]}")
+
+
+def check_head_groups(what: str, kv: str, heads_q: int, k_shape: Sequence,
+                      axis: int, check: Callable) -> None:
+    """K and V (``kv`` in messages) have at least one head (dim ``axis``
+    of ``k_shape``) and ``heads_q`` is a multiple of them (GQA, MQA)."""
+    check(k_shape[axis] >= 1, lambda: (
+        f"{what}: {kv} need at least one head, got shape {list(k_shape)}"))
+    check(heads_q % k_shape[axis] == 0, lambda: (
+        f"{what}: heads_q ({heads_q}) must be a multiple of heads_kv "
+        f"({k_shape[axis]}): each K/V head serves a group of query heads"))
 
 
 def fmha_dtype(dtype: Any) -> Optional[str]:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import ops as _ops
 from . import tuning
-from .specs import ATTENTION_HEAD_DIMS, I32_MAX
+from .specs import I32_MAX
 
 WHAT = "fmha.attention_varlen"
 
@@ -70,22 +70,11 @@ def check_varlen_args(q_shape: Sequence, k_shape: Sequence,
             raise ValueError(f"{WHAT}: {name} must be in [0, {I32_MAX}], "
                              f"got {value}")
     _ops.check_mask_options(WHAT, causal, window, scale)
-    check(k_shape[2] == q_shape[2] and v_shape[2] == q_shape[2], lambda: (
-        f"{WHAT}: q, k, v must have one head_dim, got shapes "
-        f"{list(q_shape)}, {list(k_shape)}, {list(v_shape)}"))
-    if q_shape[2] not in ATTENTION_HEAD_DIMS:
-        raise ValueError(
-            f"{WHAT}: head_dim must be one of "
-            f"{', '.join(map(str, ATTENTION_HEAD_DIMS))}, got {q_shape[2]}")
+    _ops.check_head_dim(WHAT, "q, k, v", q_shape, k_shape, v_shape, 2, check)
     check(k_shape[0] == v_shape[0] and k_shape[1] == v_shape[1], lambda: (
         f"{WHAT}: k and v must have one shape [total_k, heads_kv, "
         f"head_dim], got {list(k_shape)} and {list(v_shape)}"))
-    check(k_shape[1] >= 1, lambda: (
-        f"{WHAT}: k and v need at least one head, got shape "
-        f"{list(k_shape)}"))
-    check(q_shape[1] % k_shape[1] == 0, lambda: (
-        f"{WHAT}: heads_q ({q_shape[1]}) must be a multiple of heads_kv "
-        f"({k_shape[1]}): each K/V head serves a group of query heads"))
+    _ops.check_head_groups(WHAT, "k and v", q_shape[1], k_shape, 1, check)
     check(cu_q_shape[0] == cu_k_shape[0], lambda: (
         f"{WHAT}: cu_seqlens_q and cu_seqlens_k must have one size (batch + "
         f"1), got {cu_q_shape[0]} and {cu_k_shape[0]}"))

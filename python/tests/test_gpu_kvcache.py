@@ -33,7 +33,7 @@ except ImportError:
 import fmha
 from fmha import kvcache, ops
 
-from .test_gpu_varlen import compile_or_skip
+from .test_gpu_ops import attention_reference, compile_or_skip
 
 HOPPER = (torch is not None and torch.cuda.is_available()
           and torch.cuda.get_device_capability() == (9, 0))
@@ -181,8 +181,6 @@ def reference(q, k_cache, v_cache, seqlens, table=None, causal=False,
     lse = torch.full((batch, heads, seq_q), float("-inf"),
                      dtype=torch.float64, device=q.device)
     heads_kv = k_cache.shape[2]
-    group = heads // heads_kv
-    scale = 1.0 / d ** 0.5 if scale is None else scale
     lengths = seqlens.tolist()
     for b, n in enumerate(lengths):
         if n == 0 or seq_q == 0:
@@ -193,21 +191,12 @@ def reference(q, k_cache, v_cache, seqlens, table=None, causal=False,
             pages = table[b, :-(-n // k_cache.shape[1])].long()
             ks = k_cache[pages].reshape(-1, heads_kv, d)[:n]
             vs = v_cache[pages].reshape(-1, heads_kv, d)[:n]
-        qs = q[b].double().transpose(0, 1)                       # [h, sq, d]
-        ks = ks.double().transpose(0, 1).repeat_interleave(group, dim=0)
-        vs = vs.double().transpose(0, 1).repeat_interleave(group, dim=0)
-        s = qs @ ks.transpose(-1, -2) * scale
-        diag = torch.arange(seq_q, device=q.device)[:, None] + (n - seq_q)
-        cols = torch.arange(n, device=q.device)[None, :]
-        hidden = torch.zeros(seq_q, n, dtype=torch.bool, device=q.device)
-        if causal:
-            hidden |= cols > diag
-        if window is not None:
-            hidden |= (cols < diag - window[0]) | (cols > diag + window[1])
-        s = s.masked_fill(hidden, float("-inf"))
-        p = torch.nan_to_num(torch.softmax(s, dim=-1))
-        o[b] = (p @ vs).transpose(0, 1)
-        lse[b] = torch.logsumexp(s, dim=-1)
+        # Sequence b as a batch of one [1, heads, seq, d].
+        ob, lb = attention_reference(
+            *(t.transpose(0, 1)[None] for t in (q[b], ks, vs)), causal,
+            window, scale)
+        o[b] = ob[0].transpose(0, 1)
+        lse[b] = lb[0]
     return o, lse
 
 

@@ -299,10 +299,9 @@ class TorchCompileTest(unittest.TestCase):
         self.assertIn("ok", r.stdout)
 
 
-def attention_or_skip(test, dtype="bf16", head_dim=128, **options):
-    """The kernel fmha.attention compiles for these options, or a skip when
+def compile_or_skip(test, spec):
+    """Compiles ``spec`` (or finds it in the cache), or skips ``test`` when
     it is neither in the cache nor compilable here."""
-    spec = ops.attention_spec(dtype, head_dim, **options)
     try:
         return fmha.compile(spec)
     except fmha.CompileError as e:
@@ -310,6 +309,13 @@ def attention_or_skip(test, dtype="bf16", head_dim=128, **options):
             test.skipTest(f"{spec.name} is not in the cache and there is "
                           f"no compiler (FMHA_CACHE_DIR)")
         raise
+
+
+def attention_or_skip(test, dtype="bf16", head_dim=128, **options):
+    """The kernel fmha.attention compiles for these options, or a skip when
+    it is neither in the cache nor compilable here."""
+    return compile_or_skip(test, ops.attention_spec(dtype, head_dim,
+                                                    **options))
 
 
 def attention_reference(q, k, v, causal=False, window=None, scale=None):

@@ -21,6 +21,8 @@ except ImportError:
 import fmha
 from fmha import ops
 
+from .test_gpu_ops import attention_reference, compile_or_skip
+
 HOPPER = (torch is not None and torch.cuda.is_available()
           and torch.cuda.get_device_capability() == (9, 0))
 NEEDS_HOPPER = unittest.skipUnless(
@@ -30,18 +32,6 @@ NEEDS_HOPPER = unittest.skipUnless(
 # and a batch whose keys differ from its queries.
 LENGTHS = (0, 1, 17, 1000, 4097)
 CROSS = ((1000, 0), (17, 300), (1, 4097), (0, 5), (4097, 1000), (65, 64))
-
-
-def compile_or_skip(test, spec):
-    """Compiles ``spec`` (or finds it in the cache), or skips ``test`` when
-    it is neither in the cache nor compilable here."""
-    try:
-        fmha.compile(spec)
-    except fmha.CompileError as e:
-        if e.step == "tools":
-            test.skipTest(f"{spec.name} is not in the cache and there "
-                          f"is no compiler (FMHA_CACHE_DIR)")
-        raise
 
 
 def varlen_or_skip(test, dtype="bf16", head_dim=128, **options):
@@ -67,30 +57,18 @@ def reference(q, k, v, cu_q, cu_k, causal=False, window=None, scale=None):
     o = torch.zeros(total_q, heads, d, dtype=torch.float64, device=q.device)
     lse = torch.full((heads, total_q), float("-inf"), dtype=torch.float64,
                      device=q.device)
-    group = heads // k.shape[1]
-    scale = 1.0 / d ** 0.5 if scale is None else scale
     cq, ck = cu_q.tolist(), cu_k.tolist()
     for b in range(len(cq) - 1):
-        qs = q[cq[b]:cq[b + 1]].double().transpose(0, 1)   # [h, sq, d]
-        ks = k[ck[b]:ck[b + 1]].double().transpose(0, 1)
-        vs = v[ck[b]:ck[b + 1]].double().transpose(0, 1)
-        sq, sk = qs.shape[1], ks.shape[1]
-        if sq == 0 or sk == 0:
+        if cq[b + 1] == cq[b] or ck[b + 1] == ck[b]:
             continue
-        ks = ks.repeat_interleave(group, dim=0)
-        vs = vs.repeat_interleave(group, dim=0)
-        s = qs @ ks.transpose(-1, -2) * scale
-        diag = torch.arange(sq, device=q.device)[:, None] + (sk - sq)
-        cols = torch.arange(sk, device=q.device)[None, :]
-        hidden = torch.zeros(sq, sk, dtype=torch.bool, device=q.device)
-        if causal:
-            hidden |= cols > diag
-        if window is not None:
-            hidden |= (cols < diag - window[0]) | (cols > diag + window[1])
-        s = s.masked_fill(hidden, float("-inf"))
-        p = torch.nan_to_num(torch.softmax(s, dim=-1))
-        o[cq[b]:cq[b + 1]] = (p @ vs).transpose(0, 1)
-        lse[:, cq[b]:cq[b + 1]] = torch.logsumexp(s, dim=-1)
+        # Sequence b as a batch of one [1, heads, seq, d].
+        ob, lb = attention_reference(
+            *(t.transpose(0, 1)[None] for t in (q[cq[b]:cq[b + 1]],
+                                                 k[ck[b]:ck[b + 1]],
+                                                 v[ck[b]:ck[b + 1]])),
+            causal, window, scale)
+        o[cq[b]:cq[b + 1]] = ob[0].transpose(0, 1)
+        lse[:, cq[b]:cq[b + 1]] = lb[0]
     return o, lse
 
 
