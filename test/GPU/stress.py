@@ -368,25 +368,8 @@ def run_varlen(case, rng, gen):
     ref, ref_lse = reference(q, k, v, cu_q, cu_k, case["causal"],
                              case["window"], case["scale"])
     torch.cuda.current_stream().synchronize()
-    expect(tuple(o.shape) == (tq, hq, d) and o.dtype == dt,
-           f"o is {tuple(o.shape)} {o.dtype}")
-    expect(int(torch.isnan(o).sum()) == 0,
-           f"{int(torch.isnan(o).sum())} elements of o unwritten (NaN)")
-    if ref.numel() and ref.norm() > 0:
-        err = rel_err(o, ref)
-        expect(err < ATTENTION_TOLERANCE, f"o: relative error {err:.3g}")
-    empty = torch.isneginf(ref_lse)
-    expect(bool((o.transpose(0, 1)[empty] == 0).all()),
-           "o of a row that sees no key != 0")
-    if lse is not None:
-        expect(tuple(lse.shape) == (hq, tq) and lse.dtype == torch.float32,
-               f"lse is {tuple(lse.shape)} {lse.dtype}")
-        expect(int(torch.isnan(lse).sum()) == 0, "lse unwritten (NaN)")
-        expect(bool(torch.isneginf(lse[empty]).all()),
-               "lse of a row that sees no key != -inf")
-        if (~empty).any():
-            err = (lse.double() - ref_lse)[~empty].abs().max().item()
-            expect(err < LSE_TOLERANCE, f"lse: max abs error {err:.3g}")
+    expect_attention(o, lse, ref, ref_lse, (tq, hq, d), (hq, tq), dt,
+                     o.transpose(0, 1))
 
 
 def run_kvcache(case, rng, gen):
@@ -407,7 +390,18 @@ def run_kvcache(case, rng, gen):
     o, lse = result if case["return_lse"] else (result, None)
     ref, ref_lse = reference(q, *cache, **options)
     torch.cuda.current_stream().synchronize()
-    expect(tuple(o.shape) == tuple(q.shape) and o.dtype == dt,
+    expect_attention(o, lse, ref, ref_lse, tuple(q.shape),
+                     (len(lengths), hq, sq), dt, o.transpose(1, 2))
+
+
+def expect_attention(o, lse, ref, ref_lse, o_shape, lse_shape, dtype,
+                     o_rows):
+    """Checks an attention result against its float64 reference: shapes
+    and dtypes, nothing unwritten, o within ATTENTION_TOLERANCE, rows that
+    see no key (lse -inf in the reference) at o = 0 and lse = -inf, and lse
+    within LSE_TOLERANCE. ``o_rows`` is o viewed so that ref_lse's shape
+    indexes its rows."""
+    expect(tuple(o.shape) == o_shape and o.dtype == dtype,
            f"o is {tuple(o.shape)} {o.dtype}")
     expect(int(torch.isnan(o).sum()) == 0,
            f"{int(torch.isnan(o).sum())} elements of o unwritten (NaN)")
@@ -415,18 +409,18 @@ def run_kvcache(case, rng, gen):
         err = rel_err(o, ref)
         expect(err < ATTENTION_TOLERANCE, f"o: relative error {err:.3g}")
     empty = torch.isneginf(ref_lse)
-    expect(bool((o.transpose(1, 2)[empty] == 0).all()),
+    expect(bool((o_rows[empty] == 0).all()),
            "o of a row that sees no key != 0")
-    if lse is not None:
-        expect(tuple(lse.shape) == (len(lengths), hq, sq)
-               and lse.dtype == torch.float32,
-               f"lse is {tuple(lse.shape)} {lse.dtype}")
-        expect(int(torch.isnan(lse).sum()) == 0, "lse unwritten (NaN)")
-        expect(bool(torch.isneginf(lse[empty]).all()),
-               "lse of a row that sees no key != -inf")
-        if (~empty).any():
-            err = (lse.double() - ref_lse)[~empty].abs().max().item()
-            expect(err < LSE_TOLERANCE, f"lse: max abs error {err:.3g}")
+    if lse is None:
+        return
+    expect(tuple(lse.shape) == lse_shape and lse.dtype == torch.float32,
+           f"lse is {tuple(lse.shape)} {lse.dtype}")
+    expect(int(torch.isnan(lse).sum()) == 0, "lse unwritten (NaN)")
+    expect(bool(torch.isneginf(lse[empty]).all()),
+           "lse of a row that sees no key != -inf")
+    if (~empty).any():
+        err = (lse.double() - ref_lse)[~empty].abs().max().item()
+        expect(err < LSE_TOLERANCE, f"lse: max abs error {err:.3g}")
 
 
 def run_gemm(case, rng, gen):
