@@ -374,54 +374,53 @@ def _plan(torch: Any, q: Any, k: Any, table: Optional[Any],
                        _num_sms(torch, q.device), window)
 
 
+def _decode_lookup(spec: Any) -> Any:
+    """The runtime Kernel of decode spec ``spec``, or False when it is
+    neither in the cache nor compilable here (remembered per spec), and
+    whether this call found that out (the first failure)."""
+    from .compiler import CompileError, compile
+    kernel = _DECODE.get(spec)
+    if kernel is not None:
+        return kernel, None
+    try:
+        kernel = compile(spec).kernel
+        failure = None
+    except CompileError as e:
+        kernel = False
+        failure = str(e).splitlines()[0] if str(e) else type(e).__name__
+    _DECODE[spec] = kernel
+    return kernel, failure
+
+
+def _spec_of(torch: Any, q: Any, k: Any, page_size: Optional[int],
+             causal: bool, window: Optional[Sequence[int]],
+             scale: Optional[float], return_lse: bool, pack: bool,
+             splits: int) -> Any:
+    """decode_spec for the tensors of a call (q and k as the caches take
+    them: ``[batch, seq, heads, head_dim]``)."""
+    from . import torch_ops
+    return decode_spec(_ops.fmha_dtype(q.dtype), int(q.shape[3]), causal,
+                       None if window is None else tuple(window), scale,
+                       return_lse, torch_ops._target(torch, q.device),
+                       page_size, int(q.shape[2]), int(k.shape[2]), pack,
+                       splits > 1)
+
+
 def _decode_kernel(torch: Any, q: Any, k: Any, page_size: Optional[int],
                    causal: bool, window: Optional[list],
                    scale: Optional[float], return_lse: bool, pack: bool,
                    splits: int) -> Any:
     """The runtime Kernel of a packed or split call (decode_spec), or None
     when it does not compile here (a warning says so, once per spec)."""
-    from . import torch_ops
-    from .compiler import CompileError, compile
-    spec = decode_spec(_ops.fmha_dtype(q.dtype), int(q.shape[3]), causal,
-                       None if window is None else tuple(window), scale,
-                       return_lse, torch_ops._target(torch, q.device),
-                       page_size, int(q.shape[2]), int(k.shape[2]), pack,
-                       splits > 1)
-    kernel = _DECODE.get(spec)
-    if kernel is None:
-        try:
-            kernel = compile(spec).kernel
-        except CompileError as e:
-            import warnings
-            first = str(e).splitlines()[0] if str(e) else type(e).__name__
-            warnings.warn(f"{WHAT}: the decode kernel {spec.name} is not "
-                          f"available ({first}); using the unpacked, "
-                          f"unsplit kernel", RuntimeWarning, stacklevel=3)
-            kernel = False
-        _DECODE[spec] = kernel
+    spec = _spec_of(torch, q, k, page_size, causal, window, scale,
+                    return_lse, pack, splits)
+    kernel, failure = _decode_lookup(spec)
+    if failure is not None:
+        import warnings
+        warnings.warn(f"{WHAT}: the decode kernel {spec.name} is not "
+                      f"available ({failure}); using the unpacked, "
+                      f"unsplit kernel", RuntimeWarning, stacklevel=3)
     return kernel or None
-
-
-def _decode_available(torch: Any, q: Any, k: Any, causal: bool,
-                      window: Optional[tuple], scale: Optional[float],
-                      return_lse: bool, pack: bool, splits: int) -> bool:
-    """Whether the decode kernel of a call on dense caches is in the cache
-    or compiles here (remembered per spec, as _decode_kernel does; no
-    warning: the caller has another kernel)."""
-    from . import torch_ops
-    from .compiler import CompileError, compile
-    spec = decode_spec(_ops.fmha_dtype(q.dtype), int(q.shape[3]), causal,
-                       window, scale, return_lse,
-                       torch_ops._target(torch, q.device), None,
-                       int(q.shape[2]), int(k.shape[2]), pack, splits > 1)
-    kernel = _DECODE.get(spec)
-    if kernel is None:
-        try:
-            kernel = compile(spec).kernel
-        except CompileError:
-            kernel = False
-        _DECODE[spec] = kernel
-    return bool(kernel)
 
 
 # fmha.attention takes the decode kernels from this many keys on (fewer
@@ -513,9 +512,10 @@ def _dense_route(torch: Any, q: Any, k: Any, v: Any, causal: bool,
     pack, splits = decode_plan(batch, seq_q, heads_q, heads_kv, head_dim,
                                seq_k, None, 0, _num_sms(torch, device),
                                window)
-    return (pack or splits > 1) and _decode_available(
-        torch, q.transpose(1, 2), k.transpose(1, 2), causal, window, scale,
-        return_lse, pack, splits)
+    # The decode kernel must be at hand (no warning: the dense one is).
+    return (pack or splits > 1) and bool(_decode_lookup(_spec_of(
+        torch, q.transpose(1, 2), k.transpose(1, 2), None, causal, window,
+        scale, return_lse, pack, splits))[0])
 
 
 def decode_tensors(q: Any, k: Any, v: Any, seqlens: Any,
