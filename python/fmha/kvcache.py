@@ -486,6 +486,53 @@ def dense_decode(torch: Any, q: Any, k: Any, v: Any, causal: bool,
 _DENSE_ROUTES: dict = {}
 
 
+def bind_dense_decode(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+                      window: Optional[tuple], scale: Optional[float],
+                      return_lse: bool, device: Any, stream: int) -> Any:
+    """fmha.attention's eager fast path for the calls dense_decode takes: a
+    launch bound for this layout of checked, TMA-ready ``[batch, heads,
+    seq, head_dim]`` tensors (k and v read in place as caches of ``seq_k``
+    keys each), run by run_dense_decode; None when dense_decode would not
+    take the call, or while a CUDA graph is captured (the lengths tensor
+    made here would belong to the graph)."""
+    if q.shape[2] > PACK_MAX_SEQ_Q or \
+            torch.cuda.is_current_stream_capturing() or \
+            not _dense_route(torch, q, k, v, causal, window, scale,
+                             return_lse):
+        return None
+    lengths = torch.full((q.shape[0],), k.shape[2], dtype=torch.int32,
+                         device=device)
+    bound = _bind(torch, q.transpose(1, 2), k.transpose(1, 2),
+                  v.transpose(1, 2), lengths, None, causal, window, scale,
+                  return_lse, 0, device, stream)[0]
+    bound.lengths = lengths
+    return bound
+
+
+def run_dense_decode(torch: Any, bound: Any, q: Any, ptrs: tuple,
+                     return_lse: bool, device: Any, stream: int) -> tuple:
+    """Runs a launch of bind_dense_decode on q and the addresses ``ptrs`` of
+    q, k and v: ``(o, lse)`` as dense_decode returns them."""
+    batch, heads, seq, head_dim = q.shape
+    o = torch.empty((batch, seq, heads, head_dim), dtype=q.dtype,
+                    device=device)
+    ptrs += (bound.lengths.data_ptr(), o.data_ptr())
+    lse = None
+    if return_lse:
+        lse = torch.empty((batch, heads, seq), dtype=torch.float32,
+                          device=device)
+        ptrs += (lse.data_ptr(),)
+    if bound.scratch is not None:
+        from . import torch_ops
+        ptrs += torch_ops.scratch_pointers(torch, bound.scratch, device,
+                                           stream, bound.scratch_memo)
+    bound.run(ptrs, stream)
+    o = o.transpose(1, 2)
+    if seq > 1 and q.is_contiguous():
+        o = o.contiguous()
+    return o, lse
+
+
 def _dense_route(torch: Any, q: Any, k: Any, v: Any, causal: bool,
                  window: Optional[tuple], scale: Optional[float],
                  return_lse: bool) -> bool:
@@ -616,6 +663,47 @@ def attention_kvcache_impl(q: Any, k: Any, v: Any, seqlens: Any,
     return o, lse
 
 
+def _bind(torch: Any, q: Any, k: Any, v: Any, seqlens: Any,
+          table: Optional[Any], causal: bool, window: Optional[tuple],
+          scale: Optional[float], return_lse: bool, num_splits: int,
+          device: Any, stream: int) -> tuple:
+    """The launch of checked, TMA-ready tensors bound for their layout
+    (decode_plan's kernel, else the unpacked, unsplit one; a split kernel's
+    scratch in ``bound.scratch``, its addresses looked up per stream and
+    call), with this call's outputs: ``(bound, o, lse)``. The bound run
+    takes q, k, v, seqlens, table (when paged), o, lse (with return_lse)
+    and the scratch addresses, in that order."""
+    from . import torch_ops
+    rows = int(k.shape[1])
+    o, lse = outputs(torch, q, return_lse)
+    page_size = rows if table is not None else None
+    listed = None if window is None else list(window)
+    pack, splits = _plan(torch, q, k, table, window, num_splits)
+    kernel = None
+    if pack or splits > 1:
+        kernel = _decode_kernel(torch, q, k, page_size, causal, listed,
+                                scale, return_lse, pack, splits)
+    if kernel is None:
+        pack, splits = False, 1
+    tensors = decode_tensors(q, k, v, seqlens, table, o,
+                             lse if return_lse else None, pack, splits)
+    order = tuple(n for n, t in tensors.items() if type(t) is not int)
+    if kernel is None:
+        tuning_args = _ops.with_fresh_outputs(
+            tensors, lambda: outputs(torch, q, return_lse))
+        capacity = rows * (int(table.shape[1]) if table is not None else 1)
+        kernel = _kernel(torch, q, capacity, page_size, causal, listed,
+                         scale, return_lse, tuning_args)
+    specs = _scratch_specs(kernel, tensors)
+    tensors.update(torch_ops.scratch_tensors(torch, specs, device, stream))
+    bound = kernel.bind(tensors, order=order + tuple(specs))
+    # A split kernel takes its workspace per stream (and per graph
+    # capture): each call looks it up.
+    bound.scratch = specs or None
+    bound.scratch_memo = {}
+    return bound, o, lse
+
+
 def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
                            seqlens: Any, table: Optional[Any], causal: bool,
                            window: Optional[tuple], scale: Optional[float],
@@ -665,39 +753,13 @@ def attention_kvcache_fast(torch: Any, q: Any, k: Any, v: Any,
         check_num_splits(num_splits)
         if (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15:
             return None
-        rows = int(k.shape[1])
         if check_values:
-            _values_checked(torch, seqlens, table, rows, int(k.shape[0]))
+            _values_checked(torch, seqlens, table, int(k.shape[1]),
+                            int(k.shape[0]))
             check_values = False  # checked for this call
-        o, lse = outputs(torch, q, return_lse)
-        page_size = rows if table is not None else None
-        pack, splits = _plan(torch, q, k, table, window, num_splits)
-        kernel = None
-        if pack or splits > 1:
-            kernel = _decode_kernel(torch, q, k, page_size, causal,
-                                    None if window is None else list(window),
-                                    scale, return_lse, pack, splits)
-        if kernel is None:
-            pack, splits = False, 1
-        tensors = decode_tensors(q, k, v, seqlens, table, o,
-                                 lse if return_lse else None, pack, splits)
-        order = tuple(n for n, t in tensors.items() if type(t) is not int)
-        if kernel is None:
-            tuning_args = _ops.with_fresh_outputs(
-                tensors, lambda: outputs(torch, q, return_lse))
-            capacity = rows * (int(table.shape[1]) if table is not None
-                               else 1)
-            kernel = _kernel(torch, q, capacity, page_size, causal,
-                             None if window is None else list(window), scale,
-                             return_lse, tuning_args)
-        specs = _scratch_specs(kernel, tensors)
-        tensors.update(torch_ops.scratch_tensors(torch, specs, device,
-                                                 raw_stream(device.index)))
-        bound = kernel.bind(tensors, order=order + tuple(specs))
-        # A split kernel takes its workspace per stream (and per graph
-        # capture): each call looks it up.
-        bound.scratch = specs or None
-        bound.scratch_memo = {}
+        bound, o, lse = _bind(torch, q, k, v, seqlens, table, causal, window,
+                              scale, return_lse, num_splits, device,
+                              raw_stream(device.index))
         torch_ops._remember(key, bound)
         first = (o, lse)
     elif device.index != get_device():

@@ -376,14 +376,14 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     if isinstance(window, list):
         window = tuple(window)
     if window is None or type(window) is tuple:
-        # Decode-shaped calls: the packed / split kernels of
-        # fmha.attention_kvcache, reading k and v in place.
-        from . import kvcache
-        decode = kvcache.dense_decode(torch, q, k, v, causal, window, scale,
-                                      return_lse)
-        if decode is not None:
-            return decode if return_lse else decode[0]
+        # The fast path binds decode-shaped calls to the packed / split
+        # kernels of fmha.attention_kvcache, reading k and v in place;
+        # dense_decode takes those it declines (a CUDA graph capture).
         fast = torch_ops.attention_fast(torch, q, k, v, causal, window, scale,
+                                        return_lse)
+        if fast is None:
+            from . import kvcache
+            fast = kvcache.dense_decode(torch, q, k, v, causal, window, scale,
                                         return_lse)
         if fast is not None:
             return fast if return_lse else fast[0]

@@ -607,19 +607,34 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
                          None if window is None else list(window), scale)
         if (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15:
             return None
-        o, lse = _attention_outputs(torch, q, return_lse)
-        kernel = _attention_kernel(torch, q, k, v, causal, window, scale,
-                                   return_lse)
-        tensors = {"q": q, "k": k, "v": v, "o": o}
-        if return_lse:
-            tensors["lse"] = lse
-        bound = kernel.bind(tensors, order=tuple(tensors))
+        # Decode-shaped calls bind fmha.attention_kvcache's decode kernels.
+        from . import kvcache
+        bound = kvcache.bind_dense_decode(torch, q, k, v, causal, window,
+                                          scale, return_lse, device,
+                                          raw_stream(device.index))
+        if bound is None:
+            if q.shape[2] <= kvcache.PACK_MAX_SEQ_Q and \
+                    torch.cuda.is_current_stream_capturing():
+                return None  # kvcache.dense_decode's path
+            o, lse = _attention_outputs(torch, q, return_lse)
+            kernel = _attention_kernel(torch, q, k, v, causal, window, scale,
+                                       return_lse)
+            tensors = {"q": q, "k": k, "v": v, "o": o}
+            if return_lse:
+                tensors["lse"] = lse
+            bound = kernel.bind(tensors, order=tuple(tensors))
+            bound.lengths = None
         _remember(key, bound)
     elif device.index != get_device():
         return None
     pq, pk, pv = q.data_ptr(), k.data_ptr(), v.data_ptr()
     if (pq | pk | pv) & 15:
         return None
+    if bound.lengths is not None:
+        from . import kvcache
+        return kvcache.run_dense_decode(torch, bound, q, (pq, pk, pv),
+                                        return_lse, device,
+                                        raw_stream(device.index))
     o = torch.empty_like(q, memory_format=torch.preserve_format)
     if return_lse:
         lse = torch.empty(q.shape[:3], dtype=torch.float32, device=device)

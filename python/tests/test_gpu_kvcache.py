@@ -665,12 +665,12 @@ class DenseDecodeTest(_Checks):
                                        window=window)
         self.assertTrue(pack or splits > 1)
         calls = []
-        real = kvcache.attention_kvcache
+        real = kvcache.run_dense_decode
 
         def spy(*args, **kwargs):
             calls.append(args)
             return real(*args, **kwargs)
-        with mock.patch.object(kvcache, "attention_kvcache", spy):
+        with mock.patch.object(kvcache, "run_dense_decode", spy):
             poison()
             o, lse = fmha.attention(q, k, v, causal=causal, window=window,
                                     return_lse=True)
@@ -698,11 +698,41 @@ class DenseDecodeTest(_Checks):
             with self.subTest(batch=batch, seq_q=seq_q, seq_k=seq_k):
                 self.run_dense(batch, seq_q, seq_k, 16, 2, False)
 
+    def test_cuda_graph(self):
+        """Captured before any eager call of the layout (the capture takes
+        dense_decode's path) and after one (the bound launch)."""
+        for warm in (False, True):
+            with self.subTest(warm=warm):
+                q = torch.randn(1, 32, 1, 128, device="cuda",
+                                dtype=torch.bfloat16)
+                seq_k = 3001 if warm else 2999  # a layout of its own
+                k = torch.randn(1, 8, seq_k, 128, device="cuda",
+                                dtype=torch.bfloat16)
+                v = torch.randn_like(k)
+                lengths = torch.full((1,), seq_k, dtype=torch.int32,
+                                     device="cuda")
+                qc, kc, vc = (t.transpose(1, 2) for t in (q, k, v))
+                planned_or_skip(self, qc, kc, None, causal=True)
+                if warm:
+                    fmha.attention(q, k, v, causal=True)
+                torch.cuda.synchronize()
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    o = fmha.attention(q, k, v, causal=True)
+                o.fill_(float("nan"))
+                graph.replay()
+                torch.cuda.synchronize()
+                self.check(qc, (kc, vc, lengths), o.transpose(1, 2), None,
+                           causal=True)
+
     def test_short_or_long_queries_stay_dense(self):
         # Fewer than 512 keys, or more than 16 queries: the dense kernel.
         from unittest import mock
-        with mock.patch.object(kvcache, "attention_kvcache",
-                               side_effect=AssertionError("decode")):
+        decode = mock.patch.object(kvcache, "run_dense_decode",
+                                   side_effect=AssertionError("decode"))
+        slow = mock.patch.object(kvcache, "attention_kvcache",
+                                 side_effect=AssertionError("decode"))
+        with decode, slow:
             for seq_q, seq_k in ((1, 100), (17, 4096)):
                 q = torch.randn(1, 32, seq_q, 128, device="cuda",
                                 dtype=torch.bfloat16)
