@@ -110,6 +110,12 @@ private:
   /// split (written by whichever work item comes last, inside a
   /// condition).
   bool storesDirect() { return varlen() || split(); }
+  /// Varlen on sm_90a: blocks that end inside their sequence store O by a
+  /// TMA box (o also as a tensor map), the last one by bounded stores. The
+  /// sm_100a roles store every block's O from the correction's registers.
+  bool varlenTmaStores() {
+    return varlen() && getTargetInfo(op.getTarget()).hasWgmma();
+  }
   /// The query position of packed row `row` (a scalar or a tensor of rows).
   Value position(Value row);
   /// Kvcache: sets seqK to the cache length of sequence `batch`, read from
@@ -132,8 +138,9 @@ private:
   /// a view of the current sequence's rows only, [heads, rows(, head_dim)],
   /// so that the bounded stores of tile.store_direct stop at its end.
   Value sequenceView(Value buffer);
-  /// Stores varlen O tile `out` of rows m0.. of the sequence: by TMA when
-  /// the block ends inside the sequence, else by stores bounded by its end.
+  /// Stores varlen O tile `out` of rows m0.. of the sequence by stores
+  /// bounded by its end, or (varlenTmaStores) by TMA when the block ends
+  /// inside the sequence.
   void storeSequenceRows(Value head, Value m0, Value out);
   /// The mask of one S tile: true where key `n0 + col` is visible to query
   /// row `m0 + row` (position(m0 + row)), keys at keyLimit and after hidden.
@@ -233,8 +240,8 @@ private:
   /// Kernel parameters. With varlen, seqQ and seqK are the lengths of the
   /// work item's sequence (loadSequence).
   Value q, k, v, o, lse, batchCount, headsQ, headsKV, seqQ, seqK;
-  /// Varlen: O as a tensor map too, for the blocks that end inside their
-  /// sequence (`o` is the memref of the bounded stores).
+  /// Varlen on sm_90a: O as a tensor map too, for the blocks that end
+  /// inside their sequence (`o` is the memref of the bounded stores).
   Value oMap;
   /// Varlen: the cu_seqlens, the longest query sequence and the total
   /// tokens (parameters), and the work item's first q and k rows.
@@ -425,10 +432,11 @@ void AttentionBuilder::recordVarlenContract(Operation *kernel) {
   // Q, K and V as [heads, total, head_dim] views of the packed tensors
   // (dims [1, 0, 2]): a box covers rows of one head.
   mapInputs(contract, {1, 0, 2});
-  // O leaves by TMA where a block ends inside its sequence and by plain
-  // stores bounded by the sequence's end elsewhere; lse by plain stores.
+  // O leaves by plain stores bounded by the sequence's end, or on sm_90a by
+  // TMA where a block ends inside its sequence; lse by plain stores.
   contract.memref("o");
-  contract.tensorMap("o", {blockM, headDim}, 0, {1, 0, 2});
+  if (varlenTmaStores())
+    contract.tensorMap("o", {blockM, headDim}, 0, {1, 0, 2});
   if (op.hasLse())
     contract.memref("lse");
   contract.memref("cu_seqlens_q");
@@ -554,6 +562,10 @@ Value AttentionBuilder::loadSequence(Value seq, Value first) {
 
 void AttentionBuilder::storeSequenceRows(Value head, Value m0, Value out) {
   Value zero = constI32(0);
+  if (!varlenTmaStores()) {
+    tile::StoreDirectOp::create(b, loc, sequenceView(o), {head, m0, zero}, out);
+    return;
+  }
   Value end = arith::AddIOp::create(b, loc, m0, constI32(blockM));
   Value inside =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end, seqQ);
@@ -1295,8 +1307,9 @@ LogicalResult AttentionBuilder::build() {
     // heads, head_dim] and lse [heads, total] as memrefs; the cu_seqlens.
     args = {desc(blockM, element, 3), desc(blockN, element, 3),
             desc(blockN, element, 3),
-            MemRefType::get({dyn, dyn, headDim}, element),
-            desc(blockM, element, 3)};
+            MemRefType::get({dyn, dyn, headDim}, element)};
+    if (varlenTmaStores())
+      args.push_back(desc(blockM, element, 3));
     if (op.hasLse())
       args.push_back(MemRefType::get({dyn, dyn}, f32));
     args.append(2, MemRefType::get({dyn}, i32));
@@ -1352,7 +1365,7 @@ LogicalResult AttentionBuilder::build() {
   k = func.getArgument(next++);
   v = func.getArgument(next++);
   o = func.getArgument(next++);
-  if (varlen())
+  if (varlenTmaStores())
     oMap = func.getArgument(next++);
   lse = op.hasLse() ? func.getArgument(next++) : Value();
   if (varlen()) {
