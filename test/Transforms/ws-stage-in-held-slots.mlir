@@ -120,3 +120,49 @@ func.func @shared_buffer(%qd: !tile.desc<tensor<64x64xbf16, #smem>>, %od: !tile.
   }
   return
 }
+
+// -----
+
+// The store runs under an scf.if (a varlen block that ends inside its
+// sequence): the staging still moves into the held slot, and the release
+// moves after a ws.tma_store_wait added after the scf.if.
+// CHECK-LABEL: func.func @conditional_store(
+// CHECK-NOT: ws.buffer_alloc
+// CHECK: ws.role "consumer0"
+// CHECK:   %[[T:.*]], %[[Q:.*]] = ws.consumer_wait %[[QCH:.*]] :
+// CHECK-NOT: ws.consumer_release
+// CHECK:   scf.if
+// CHECK:     ws.store_shared %{{.*}}, %[[Q]]
+// CHECK:     ws.tma_store %{{.*}}, %[[Q]]
+// CHECK:   }
+// CHECK-NEXT: ws.tma_store_wait
+// CHECK-NEXT: ws.consumer_release %[[QCH]], %[[T]] by threads
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+!q = !ws.channel<[memref<64x64xbf16, 3>], stages = 1>
+func.func @conditional_store(%qd: !tile.desc<tensor<64x64xbf16, #smem>>, %od: !tile.desc<tensor<64x64xbf16>>, %inside: i1) {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %q = ws.channel : !q
+  %s0 = ws.buffer_alloc : memref<64x64xbf16, 3>
+  ws.warp_specialize {
+    ws.role "producer" warps 1 regs 40 {
+      %t, %b = ws.producer_acquire %q : !q
+      ws.tma_load %qd[%c0, %c0], %b, %t : !tile.desc<tensor<64x64xbf16, #smem>>, memref<64x64xbf16, 3>
+      ws.producer_commit %q, %t by tma tx_bytes 8192 : !q
+    }
+    ws.role "consumer0" warps 4 regs 232 {
+      %t, %b = ws.consumer_wait %q : !q
+      %x = ws.as_tensor %b : memref<64x64xbf16, 3> -> tensor<64x64xbf16, #smem>
+      %d = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      ws.consumer_release %q, %t by threads : !q
+      %o = arith.truncf %d : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      scf.if %inside {
+        ws.store_shared %o, %s0 : tensor<64x64xbf16, #acc>, memref<64x64xbf16, 3>
+        ws.fence_async_shared
+        ws.tma_store %od[%c0, %c0], %s0 : !tile.desc<tensor<64x64xbf16>>, memref<64x64xbf16, 3>
+      }
+    }
+  }
+  return
+}

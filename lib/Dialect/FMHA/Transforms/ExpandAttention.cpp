@@ -110,6 +110,12 @@ private:
   /// split (written by whichever work item comes last, inside a
   /// condition).
   bool storesDirect() { return varlen() || split(); }
+  /// Varlen on sm_90a: blocks that end inside their sequence store O by a
+  /// TMA box (o also as a tensor map), the last one by bounded stores. The
+  /// sm_100a roles store every block's O from the correction's registers.
+  bool varlenTmaStores() {
+    return varlen() && getTargetInfo(op.getTarget()).hasWgmma();
+  }
   /// The query position of packed row `row` (a scalar or a tensor of rows).
   Value position(Value row);
   /// Kvcache: sets seqK to the cache length of sequence `batch`, read from
@@ -132,6 +138,10 @@ private:
   /// a view of the current sequence's rows only, [heads, rows(, head_dim)],
   /// so that the bounded stores of tile.store_direct stop at its end.
   Value sequenceView(Value buffer);
+  /// Stores varlen O tile `out` of rows m0.. of the sequence by stores
+  /// bounded by its end, or (varlenTmaStores) by TMA when the block ends
+  /// inside the sequence.
+  void storeSequenceRows(Value head, Value m0, Value out);
   /// The mask of one S tile: true where key `n0 + col` is visible to query
   /// row `m0 + row` (position(m0 + row)), keys at keyLimit and after hidden.
   Value visible(Value m0, Value n0);
@@ -230,6 +240,9 @@ private:
   /// Kernel parameters. With varlen, seqQ and seqK are the lengths of the
   /// work item's sequence (loadSequence).
   Value q, k, v, o, lse, batchCount, headsQ, headsKV, seqQ, seqK;
+  /// Varlen on sm_90a: O as a tensor map too, for the blocks that end
+  /// inside their sequence (`o` is the memref of the bounded stores).
+  Value oMap;
   /// Varlen: the cu_seqlens, the longest query sequence and the total
   /// tokens (parameters), and the work item's first q and k rows.
   Value cuQ, cuK, maxSeqQ, totalQ, totalK, qRow0, kRow0;
@@ -419,8 +432,11 @@ void AttentionBuilder::recordVarlenContract(Operation *kernel) {
   // Q, K and V as [heads, total, head_dim] views of the packed tensors
   // (dims [1, 0, 2]): a box covers rows of one head.
   mapInputs(contract, {1, 0, 2});
-  // O and lse leave by plain stores bounded by each sequence's end.
+  // O leaves by plain stores bounded by the sequence's end, or on sm_90a by
+  // TMA where a block ends inside its sequence; lse by plain stores.
   contract.memref("o");
+  if (varlenTmaStores())
+    contract.tensorMap("o", {blockM, headDim}, 0, {1, 0, 2});
   if (op.hasLse())
     contract.memref("lse");
   contract.memref("cu_seqlens_q");
@@ -542,6 +558,25 @@ Value AttentionBuilder::loadSequence(Value seq, Value first) {
   Value hasRows =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, first, seqQ);
   return arith::AndIOp::create(b, loc, exists, hasRows);
+}
+
+void AttentionBuilder::storeSequenceRows(Value head, Value m0, Value out) {
+  Value zero = constI32(0);
+  if (!varlenTmaStores()) {
+    tile::StoreDirectOp::create(b, loc, sequenceView(o), {head, m0, zero}, out);
+    return;
+  }
+  Value end = arith::AddIOp::create(b, loc, m0, constI32(blockM));
+  Value inside =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, end, seqQ);
+  auto ifOp = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  tile::StoreOp::create(b, loc, oMap,
+                        {head, arith::AddIOp::create(b, loc, qRow0, m0), zero},
+                        out);
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  tile::StoreDirectOp::create(b, loc, sequenceView(o), {head, m0, zero}, out);
 }
 
 Value AttentionBuilder::sequenceView(Value buffer) {
@@ -760,7 +795,7 @@ void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
   IntegerAttr rowDims = packed() ? b.getI64IntegerAttr(2) : IntegerAttr();
   Value zero = constI32(0);
   if (varlen())
-    tile::StoreDirectOp::create(b, loc, sequenceView(o), {head, m0, zero}, out);
+    storeSequenceRows(head, m0, out);
   else if (storesDirect() && packed())
     tile::StoreDirectOp::create(b, loc, outputView(),
                                 {batch, head, position(m0), zero, zero}, out,
@@ -1273,6 +1308,8 @@ LogicalResult AttentionBuilder::build() {
     args = {desc(blockM, element, 3), desc(blockN, element, 3),
             desc(blockN, element, 3),
             MemRefType::get({dyn, dyn, headDim}, element)};
+    if (varlenTmaStores())
+      args.push_back(desc(blockM, element, 3));
     if (op.hasLse())
       args.push_back(MemRefType::get({dyn, dyn}, f32));
     args.append(2, MemRefType::get({dyn}, i32));
@@ -1328,6 +1365,8 @@ LogicalResult AttentionBuilder::build() {
   k = func.getArgument(next++);
   v = func.getArgument(next++);
   o = func.getArgument(next++);
+  if (varlenTmaStores())
+    oMap = func.getArgument(next++);
   lse = op.hasLse() ? func.getArgument(next++) : Value();
   if (varlen()) {
     cuQ = func.getArgument(next++);

@@ -73,18 +73,20 @@ static SmallVector<Operation *> getReaders(Value buffer) {
 }
 
 /// The first and last op of `body` that use `staging`, if every use is a
-/// `ws.store_shared` or `ws.tma_store` directly in `body` after `after`.
+/// `ws.store_shared` or `ws.tma_store` in `body` after `after`, directly or
+/// inside an op of `body` (a store under an `scf.if`: the op counts).
 static std::optional<std::pair<Operation *, Operation *>>
 getStagingRange(Value staging, Block &body, Operation *after) {
   Operation *first = nullptr, *last = nullptr;
   for (Operation *user : staging.getUsers()) {
-    if (user->getBlock() != &body || !isa<StoreSharedOp, TMAStoreOp>(user) ||
-        !after->isBeforeInBlock(user))
+    Operation *top = body.findAncestorOpInBlock(*user);
+    if (!top || !isa<StoreSharedOp, TMAStoreOp>(user) ||
+        !after->isBeforeInBlock(top))
       return std::nullopt;
-    if (!first || user->isBeforeInBlock(first))
-      first = user;
-    if (!last || last->isBeforeInBlock(user))
-      last = user;
+    if (!first || top->isBeforeInBlock(first))
+      first = top;
+    if (!last || last->isBeforeInBlock(top))
+      last = top;
   }
   if (!first)
     return std::nullopt;
