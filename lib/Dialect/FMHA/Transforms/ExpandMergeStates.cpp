@@ -146,15 +146,21 @@ LogicalResult MergeBuilder::build() {
 
   // Pass 1: the merged log-sum-exp, online in base 2: the running max m of
   // the states' lse and sum l of 2^(lse_s - m). States with lse -inf add
-  // nothing (m stays -inf while all are: the reference is then 0).
-  auto lseLoop = scf::ForOp::create(b, loc, zero, numStates, one,
-                                    ValueRange{rowsOf(negInf), rowsOf(0.0)});
+  // nothing (m stays -inf while all are: the reference is then 0). Each
+  // step loads the next state's rows before it merges the current ones, so
+  // that their latency overlaps (the loads past the last state read zeros,
+  // unused); so does pass 2.
+  auto lseLoop = scf::ForOp::create(
+      b, loc, zero, numStates, one,
+      ValueRange{rowsOf(negInf), rowsOf(0.0), loadLse2(zero)});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(lseLoop.getBody());
     Value m = lseLoop.getRegionIterArgs()[0];
     Value l = lseLoop.getRegionIterArgs()[1];
-    Value x = loadLse2(lseLoop.getInductionVar());
+    Value x = lseLoop.getRegionIterArgs()[2];
+    Value next = loadLse2(
+        arith::AddIOp::create(b, loc, lseLoop.getInductionVar(), one));
     Value newMax = arith::MaximumFOp::create(b, loc, m, x);
     Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                         newMax, rowsOf(negInf));
@@ -166,7 +172,7 @@ LogicalResult MergeBuilder::build() {
             math::Exp2Op::create(b, loc,
                                  arith::SubFOp::create(b, loc, m, ref))),
         math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, x, ref)));
-    scf::YieldOp::create(b, loc, ValueRange{newMax, newSum});
+    scf::YieldOp::create(b, loc, ValueRange{newMax, newSum, next});
   }
   Value m = lseLoop.getResult(0), l = lseLoop.getResult(1);
   // lse2 = m + log2(l) where some state has keys (l > 0), else -inf; the
@@ -182,26 +188,31 @@ LogicalResult MergeBuilder::build() {
   // row by row; a state of weight 0 adds 0 whatever its o holds.
   Value zeros = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(tileType, b.getF32FloatAttr(0.0)));
-  auto oLoop =
-      scf::ForOp::create(b, loc, zero, numStates, one, ValueRange{zeros});
+  RankedTensorType loadType = RankedTensorType::get({rows, headDim}, element);
+  auto loadTile = [&](Value s) -> Value {
+    return tile::LoadDirectOp::create(b, loc, loadType, statesView,
+                                      ValueRange{s, batch, head, row0, zero});
+  };
+  auto oLoop = scf::ForOp::create(
+      b, loc, zero, numStates, one,
+      ValueRange{zeros, loadLse2(zero), loadTile(zero)});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(oLoop.getBody());
-    Value s = oLoop.getInductionVar();
-    Value weight = math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, loadLse2(s), ref));
-    Value tile = tile::LoadDirectOp::create(
-        b, loc, RankedTensorType::get({rows, headDim}, element), statesView,
-        ValueRange{s, batch, head, row0, zero});
-    Value weights = across(weight);
+    ValueRange args = oLoop.getRegionIterArgs();
+    Value s = arith::AddIOp::create(b, loc, oLoop.getInductionVar(), one);
+    Value nextRows = loadLse2(s);
+    Value nextTile = loadTile(s);
+    Value weights = across(math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, args[1], ref)));
     Value weighted = arith::MulFOp::create(
-        b, loc, arith::ExtFOp::create(b, loc, tileType, tile), weights);
+        b, loc, arith::ExtFOp::create(b, loc, tileType, args[2]), weights);
     Value counts = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
                                          weights, zeros);
     Value sum = arith::AddFOp::create(
-        b, loc, oLoop.getRegionIterArgs()[0],
+        b, loc, args[0],
         arith::SelectOp::create(b, loc, counts, weighted, zeros));
-    scf::YieldOp::create(b, loc, ValueRange{sum});
+    scf::YieldOp::create(b, loc, ValueRange{sum, nextRows, nextTile});
   }
 
   // The results, by stores bounded by the sequence's end.
