@@ -5,8 +5,8 @@
   artifacts on disk (fmha.cache); a cache hit needs no compiler.
 - ``fmha.gemm(a, b)``, ``fmha.attention(q, k, v, ...)``,
   ``fmha.attention_varlen(q, k, v, cu_seqlens_q, ...)``,
-  ``fmha.attention_kvcache(q, k_cache, v_cache, cache_seqlens, ...)``: the
-  kernels on
+  ``fmha.attention_kvcache(q, k_cache, v_cache, cache_seqlens, ...)``,
+  ``fmha.merge_states(o_a, lse_a, o_b, lse_b)``: the kernels on
   PyTorch tensors, as PyTorch custom ops (``torch.ops.fmha.*``) that work
   under ``torch.compile``.
 - ``fmha.runtime`` launches compiled kernels (cubin + JSON manifest)
@@ -20,11 +20,12 @@ __version__ = "0.1.0"
 from .compiler import CompiledKernel, CompileError, compile
 from .ops import attention, gemm
 from .kvcache import attention_kvcache
+from .merge import merge_states
 from .varlen import attention_varlen
-from .specs import AttentionSpec, GemmSpec
+from .specs import AttentionSpec, GemmSpec, MergeSpec
 
 __all__ = [
     "AttentionSpec", "CompileError", "CompiledKernel", "GemmSpec",
-    "__version__", "attention", "attention_kvcache", "attention_varlen",
-    "compile", "gemm",
+    "MergeSpec", "__version__", "attention", "attention_kvcache",
+    "attention_varlen", "compile", "gemm", "merge_states",
 ]

@@ -504,8 +504,57 @@ class AttentionSpec(_Spec):
                 f"    {' '.join(config)}\n")
 
 
-Spec = Union[GemmSpec, AttentionSpec]
-SPEC_KINDS = {"gemm": GemmSpec, "attention": AttentionSpec}
+# head_dim of fmha.merge_states: a multiple of 8 (16-byte row pieces) up to
+# this.
+MERGE_MAX_HEAD_DIM = 512
+
+
+@dataclass(frozen=True)
+class MergeSpec(_Spec):
+    """A merge of partial attention results, the ``fmha.merge_states`` op:
+    ``o_states`` ``[states, batch, seq, heads, head_dim]`` (``dtype``) and
+    ``lse_states`` ``[states, batch, heads, seq]`` (f32) in, ``o``
+    ``[batch, seq, heads, head_dim]`` and ``lse`` ``[batch, heads, seq]``
+    out, every size but ``head_dim`` dynamic (one kernel merges any number
+    of states of any shape), every tensor read and written with its own
+    strides."""
+
+    dtype: str = "bf16"
+    head_dim: int = 128
+    target: str = "sm_90a"
+
+    kind = "merge_states"
+
+    def __post_init__(self) -> None:
+        _check_choice("dtype", self.dtype, INPUT_DTYPES)
+        _check_int("head_dim", self.head_dim, 8, MERGE_MAX_HEAD_DIM)
+        if self.head_dim % 8:
+            raise ValueError(f"head_dim must be a multiple of 8, got "
+                             f"{self.head_dim}")
+        _check_choice("target", self.target, TARGETS)
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol, e.g. ``merge_states_bf16_d128``."""
+        return f"merge_states_{self.dtype}_d{self.head_dim}"
+
+    def signature(self) -> str:
+        d = self.head_dim
+        o_states = tensor_type((None, None, None, None, d), self.dtype)
+        lse_states = tensor_type((None, None, None, None), "f32")
+        o = tensor_type((None, None, None, d), self.dtype)
+        lse = tensor_type((None, None, None), "f32")
+        return f"({o_states}, {lse_states}) -> ({o}, {lse})"
+
+    def to_mlir(self) -> str:
+        """The ``fmha.merge_states`` op, one declaration in a module."""
+        return (f"fmha.merge_states @{self.name} {self.signature()}\n"
+                f"    target {self.target}\n")
+
+
+Spec = Union[GemmSpec, AttentionSpec, MergeSpec]
+SPEC_KINDS = {"gemm": GemmSpec, "attention": AttentionSpec,
+              "merge_states": MergeSpec}
 
 
 def spec_from_dict(data: dict) -> Spec:

@@ -1,6 +1,6 @@
 """PyTorch custom ops ``fmha::gemm``, ``fmha::attention`` and
-``fmha::attention_varlen`` (fmha.varlen) and ``fmha::attention_kvcache``
-(fmha.kvcache).
+``fmha::attention_varlen`` (fmha.varlen), ``fmha::attention_kvcache``
+(fmha.kvcache) and ``fmha::merge_states`` (fmha.merge).
 
 :func:`register` defines them with ``torch.library.custom_op`` (each with a
 fake implementation, so ``torch.compile(fullgraph=True)`` traces them
@@ -692,6 +692,7 @@ def _define(torch: Any) -> None:
         _check_attention(torch, q, k, v, causal, window, scale)
         return _attention_outputs(torch, q, return_lse)
 
-    from . import kvcache, varlen
+    from . import kvcache, merge, varlen
     varlen.define(torch)
     kvcache.define(torch)
+    merge.define(torch)

@@ -17,7 +17,9 @@ test/GPU/stress.py's (stress.ATTENTION_OPTIONS, and stress.VARLEN_OPTIONS
 for fmha.attention_varlen's kernels, and stress.KVCACHE_OPTIONS for
 fmha.attention_kvcache's); fmha.attention_kvcache's decode kernels (packed
 query-head groups, split-KV) that python/tests/test_gpu_kvcache.py
-(DECODE_OPTIONS) and bench/kvcache.py select. Configurations that do
+(DECODE_OPTIONS) and bench/kvcache.py select; fmha.merge_states'
+kernels that python/tests/test_gpu_merge.py (MERGE_KERNELS) and
+bench/merge.py select. Configurations that do
 not compile for a type (an f32 output needs more shared memory) are listed
 and skipped.
 """
@@ -38,7 +40,7 @@ import fmha  # noqa: E402
 import gemm_configs  # noqa: E402
 import stress  # noqa: E402
 from fmha import ops  # noqa: E402
-from tests import test_gpu_kvcache  # noqa: E402
+from tests import test_gpu_kvcache, test_gpu_merge  # noqa: E402
 
 # bench/kvcache.py's decode: bf16, head dim 128, 32 query heads on 8 KV
 # heads, seq_q 1, no mask, no lse, dense and pages of 64 and 256; packed,
@@ -84,6 +86,9 @@ def specs():
     for spec in test_gpu_kvcache.decode_kernel_specs(BENCH_KVCACHE):
         if not spec.return_lse:
             yield spec
+    # fmha.merge_states': python/tests/test_gpu_merge.py's (bench/merge.py
+    # times bf16 at head dim 128, among them).
+    yield from test_gpu_merge.MERGE_KERNELS
 
 
 def main():

@@ -126,3 +126,43 @@ func.func @acc_wide(%x: tensor<128x64xbf16>, %y: tensor<264x64xbf16>) -> tensor<
   return %d : tensor<128x264xf32>
 }
 }
+
+// -----
+
+// A program without dots (fmha.merge_states) on sm100: no tensor memory;
+// the tile loaded by tile.load_direct gets #tile.blocked as on sm90.
+// CHECK-DAG: #[[BLK:[a-z0-9_]+]] = #tile.blocked<vector = 8, lanes = 16, warps = 4>
+// CHECK-DAG: #[[BLK_ROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[BLK]]>
+// CHECK-LABEL: gpu.func @merge(
+// CHECK: tile.load_direct {{.+}} -> tensor<32xf32, #[[BLK_ROW]]>
+// CHECK: tile.load_direct {{.+}} -> tensor<32x128xbf16, #[[BLK]]>
+// CHECK: tile.broadcast {{.+}} axis 1 : tensor<32xf32, #[[BLK_ROW]]> -> tensor<32x128xf32, #[[BLK]]>
+// CHECK: tile.store_direct {{.+}} : memref<?x128xbf16, strided<[?, 1]>>, tensor<32x128xbf16, #[[BLK]]>
+module attributes {gpu.container_module} {
+  gpu.module @merge_module [#nvvm.target<O = 3, chip = "sm_100a", features = "+ptx86">] {
+    gpu.func @merge(%states: memref<?x?x128xbf16, strided<[?, ?, 1]>>,
+                    %lse: memref<?x?xf32, strided<[?, ?]>>,
+                    %o: memref<?x128xbf16, strided<[?, 1]>>,
+                    %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c32 = arith.constant 32 : i32
+      %pid = tile.program_id x : i32
+      %row0 = arith.muli %pid, %c32 : i32
+      %zero = arith.constant dense<0.0> : tensor<32x128xf32>
+      %r = scf.for %s = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<32x128xf32>) : i32 {
+        %w = tile.load_direct %lse[%s, %row0] : memref<?x?xf32, strided<[?, ?]>> -> tensor<32xf32>
+        %e = math.exp2 %w : tensor<32xf32>
+        %t = tile.load_direct %states[%s, %row0, %c0] : memref<?x?x128xbf16, strided<[?, ?, 1]>> -> tensor<32x128xbf16>
+        %f = arith.extf %t : tensor<32x128xbf16> to tensor<32x128xf32>
+        %eb = tile.broadcast %e axis 1 : tensor<32xf32> -> tensor<32x128xf32>
+        %p = arith.mulf %f, %eb : tensor<32x128xf32>
+        %a = arith.addf %acc, %p : tensor<32x128xf32>
+        scf.yield %a : tensor<32x128xf32>
+      }
+      %out = arith.truncf %r : tensor<32x128xf32> to tensor<32x128xbf16>
+      tile.store_direct %o[%row0, %c0], %out : memref<?x128xbf16, strided<[?, 1]>>, tensor<32x128xbf16>
+      gpu.return
+    }
+  }
+}

@@ -257,3 +257,66 @@ func.func @async_masked(%a: !tile.desc<tensor<64x64xbf16>>,
   return
 }
 }
+
+// -----
+
+// A program without dots (fmha.merge_states): the tile loaded by
+// tile.load_direct gets a register layout of its own, #tile.blocked: runs
+// of 8 bf16 (128-bit loads), 16 lanes a 128-element row, one warpgroup; it
+// flows through the conversion, the loop-carried sum and the truncf into
+// the store, and the broadcast row vector (loaded by tile.load_direct too)
+// takes its slice.
+// CHECK-DAG: #[[BLK:[a-z0-9_]+]] = #tile.blocked<vector = 8, lanes = 16, warps = 4>
+// CHECK-DAG: #[[BLK_ROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[BLK]]>
+// CHECK-LABEL: gpu.func @merge(
+// CHECK: arith.constant dense<0.000000e+00> : tensor<32x128xf32, #[[BLK]]>
+// CHECK: scf.for {{.+}} -> (tensor<32x128xf32, #[[BLK]]>)
+// CHECK: tile.load_direct {{.+}} -> tensor<32xf32, #[[BLK_ROW]]>
+// CHECK: math.exp2 {{.+}} : tensor<32xf32, #[[BLK_ROW]]>
+// CHECK: tile.load_direct {{.+}} -> tensor<32x128xbf16, #[[BLK]]>
+// CHECK: arith.extf {{.+}} : tensor<32x128xbf16, #[[BLK]]> to tensor<32x128xf32, #[[BLK]]>
+// CHECK: tile.broadcast {{.+}} axis 1 : tensor<32xf32, #[[BLK_ROW]]> -> tensor<32x128xf32, #[[BLK]]>
+// CHECK: arith.truncf {{.+}} : tensor<32x128xf32, #[[BLK]]> to tensor<32x128xbf16, #[[BLK]]>
+// CHECK: tile.store_direct {{.+}} : memref<?x128xbf16, strided<[?, 1]>>, tensor<32x128xbf16, #[[BLK]]>
+module attributes {gpu.container_module} {
+  gpu.module @merge_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @merge(%states: memref<?x?x128xbf16, strided<[?, ?, 1]>>,
+                    %lse: memref<?x?xf32, strided<[?, ?]>>,
+                    %o: memref<?x128xbf16, strided<[?, 1]>>,
+                    %n: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c32 = arith.constant 32 : i32
+      %pid = tile.program_id x : i32
+      %row0 = arith.muli %pid, %c32 : i32
+      %zero = arith.constant dense<0.0> : tensor<32x128xf32>
+      %r = scf.for %s = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<32x128xf32>) : i32 {
+        %w = tile.load_direct %lse[%s, %row0] : memref<?x?xf32, strided<[?, ?]>> -> tensor<32xf32>
+        %e = math.exp2 %w : tensor<32xf32>
+        %t = tile.load_direct %states[%s, %row0, %c0] : memref<?x?x128xbf16, strided<[?, ?, 1]>> -> tensor<32x128xbf16>
+        %f = arith.extf %t : tensor<32x128xbf16> to tensor<32x128xf32>
+        %eb = tile.broadcast %e axis 1 : tensor<32xf32> -> tensor<32x128xf32>
+        %p = arith.mulf %f, %eb : tensor<32x128xf32>
+        %a = arith.addf %acc, %p : tensor<32x128xf32>
+        scf.yield %a : tensor<32x128xf32>
+      }
+      %out = arith.truncf %r : tensor<32x128xf32> to tensor<32x128xbf16>
+      tile.store_direct %o[%row0, %c0], %out : memref<?x128xbf16, strided<[?, 1]>>, tensor<32x128xbf16>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// f16 rows of 64 elements: 8 lanes a row, so the layout covers 16 rows,
+// which a tile of 24 rows is not a multiple of.
+module attributes {gpu.container_module} {
+  gpu.module @bad_rows_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @bad_rows(%states: memref<?x64xf16>, %i: i32) kernel {
+      // expected-error @+1 {{'tile.load_direct' op loads a tile of 24 rows; its row pieces of 8 elements over 8 lanes need a multiple of 16 rows}}
+      %t = tile.load_direct %states[%i, %i] : memref<?x64xf16> -> tensor<24x64xf16>
+      gpu.return
+    }
+  }
+}

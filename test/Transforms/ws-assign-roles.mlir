@@ -670,3 +670,62 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A program without tile.load and tile.dot (fmha.merge_states, laid out
+// by tile-assign-layouts): one role, "worker", of the layout's 4 warps,
+// without a register budget (regs = 0: no setmaxnreg, so several CTAs
+// share an SM), no channels, and the plain store in it.
+// CHECK-LABEL: gpu.func @merge(
+// CHECK-SAME: ws.channel_stages = array<i32>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"worker", warps = 4, regs = 0>]
+// CHECK: tile.store_direct {{.*}} {ws.partition = array<i32: 0>}
+#blocked = #tile.blocked<vector = 8, lanes = 16, warps = 4>
+#slice = #tile.slice<dim = 1, parent = #blocked>
+module attributes {gpu.container_module} {
+  gpu.module @merge_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @merge(%arg0: memref<?x?x128xbf16, strided<[?, ?, 1]>>, %arg1: memref<?x?xf32, strided<[?, ?]>>, %arg2: memref<?x128xbf16, strided<[?, 1]>>, %arg3: i32) kernel {
+      %c0_i32 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %c32_i32 = arith.constant 32 : i32
+      %0 = tile.program_id x : i32
+      %1 = arith.muli %0, %c32_i32 : i32
+      %cst = arith.constant dense<0.000000e+00> : tensor<32x128xf32, #blocked>
+      %2 = scf.for %arg4 = %c0_i32 to %arg3 step %c1_i32 iter_args(%arg5 = %cst) -> (tensor<32x128xf32, #blocked>)  : i32 {
+        %4 = tile.load_direct %arg1[%arg4, %1] : memref<?x?xf32, strided<[?, ?]>> -> tensor<32xf32, #slice>
+        %5 = math.exp2 %4 : tensor<32xf32, #slice>
+        %6 = tile.load_direct %arg0[%arg4, %1, %c0_i32] : memref<?x?x128xbf16, strided<[?, ?, 1]>> -> tensor<32x128xbf16, #blocked>
+        %7 = arith.extf %6 : tensor<32x128xbf16, #blocked> to tensor<32x128xf32, #blocked>
+        %8 = tile.broadcast %5 axis 1 : tensor<32xf32, #slice> -> tensor<32x128xf32, #blocked>
+        %9 = arith.mulf %7, %8 : tensor<32x128xf32, #blocked>
+        %10 = arith.addf %arg5, %9 : tensor<32x128xf32, #blocked>
+        scf.yield %10 : tensor<32x128xf32, #blocked>
+      }
+      %3 = arith.truncf %2 : tensor<32x128xf32, #blocked> to tensor<32x128xbf16, #blocked>
+      tile.store_direct %arg2[%1, %c0_i32], %3 : memref<?x128xbf16, strided<[?, 1]>>, tensor<32x128xbf16, #blocked>
+      gpu.return
+    }
+  }
+}
+
+
+// -----
+
+// A program without MMA runs in one role: its tensors' layouts must spread
+// them over the same warps.
+#blocked = #tile.blocked<vector = 8, lanes = 16, warps = 4>
+#acc2 = #tile.wgmma_acc<instr_n = 128, warpgroups = 2>
+module attributes {gpu.container_module} {
+  gpu.module @mixed_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @mixed(%o: memref<?x128xbf16>, %i: i32) kernel {
+      // expected-note @+1 {{the other tensor}}
+      %a = arith.constant dense<0.0> : tensor<128x128xbf16, #blocked>
+      // expected-error @+1 {{ws-assign-roles: a program without MMA runs in one role, but this tensor's layout spreads it over 8 warps and another's over 4}}
+      %b = arith.constant dense<0.0> : tensor<128x128xbf16, #acc2>
+      tile.store_direct %o[%i, %i], %a : memref<?x128xbf16>, tensor<128x128xbf16, #blocked>
+      tile.store_direct %o[%i, %i], %b : memref<?x128xbf16>, tensor<128x128xbf16, #acc2>
+      gpu.return
+    }
+  }
+}

@@ -79,7 +79,7 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
 // A register budget setmaxnreg does not take.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 gpu.module @m [#nvvm.target<chip = "sm_90a">] {
-  // expected-error @+2 {{role 'p': the register budget must be a multiple of 8 from 24 to 256, got 20}}
+  // expected-error @+2 {{role 'p': the register budget must be a multiple of 8 from 24 to 256, or 0 for none, got 20}}
   gpu.func @bad_budget(%a: !tile.desc<tensor<128x64xbf16, #smem>>) kernel
       attributes {ws.roles = [#ws.role_spec<"p", warps = 1, regs = 20>],
                   ws.channel_stages = array<i32: 1>} {

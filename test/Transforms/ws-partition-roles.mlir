@@ -1038,3 +1038,45 @@ module attributes {gpu.container_module} {
   }
 }
 
+// -----
+
+// A program without tile.load and tile.dot (fmha.merge_states): the whole
+// program in one role of one warpgroup, "worker", without a register
+// budget and without channels; its plain loads and stores stay in it.
+// CHECK-LABEL: gpu.func @merge(
+// CHECK: ws.warp_specialize {
+// CHECK-NEXT: ws.role "worker" warps 4 {
+// CHECK: scf.for
+// CHECK: tile.load_direct
+// CHECK: tile.load_direct
+// CHECK: scf.yield
+// CHECK: tile.store_direct
+// CHECK-NOT: ws.role
+#blocked = #tile.blocked<vector = 8, lanes = 16, warps = 4>
+#slice = #tile.slice<dim = 1, parent = #blocked>
+module attributes {gpu.container_module} {
+  gpu.module @merge_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @merge(%arg0: memref<?x?x128xbf16, strided<[?, ?, 1]>>, %arg1: memref<?x?xf32, strided<[?, ?]>>, %arg2: memref<?x128xbf16, strided<[?, 1]>>, %arg3: i32) kernel {
+      %c0_i32 = arith.constant 0 : i32
+      %c1_i32 = arith.constant 1 : i32
+      %c32_i32 = arith.constant 32 : i32
+      %0 = tile.program_id x : i32
+      %1 = arith.muli %0, %c32_i32 : i32
+      %cst = arith.constant dense<0.000000e+00> : tensor<32x128xf32, #blocked>
+      %2 = scf.for %arg4 = %c0_i32 to %arg3 step %c1_i32 iter_args(%arg5 = %cst) -> (tensor<32x128xf32, #blocked>)  : i32 {
+        %4 = tile.load_direct %arg1[%arg4, %1] : memref<?x?xf32, strided<[?, ?]>> -> tensor<32xf32, #slice>
+        %5 = math.exp2 %4 : tensor<32xf32, #slice>
+        %6 = tile.load_direct %arg0[%arg4, %1, %c0_i32] : memref<?x?x128xbf16, strided<[?, ?, 1]>> -> tensor<32x128xbf16, #blocked>
+        %7 = arith.extf %6 : tensor<32x128xbf16, #blocked> to tensor<32x128xf32, #blocked>
+        %8 = tile.broadcast %5 axis 1 : tensor<32xf32, #slice> -> tensor<32x128xf32, #blocked>
+        %9 = arith.mulf %7, %8 : tensor<32x128xf32, #blocked>
+        %10 = arith.addf %arg5, %9 : tensor<32x128xf32, #blocked>
+        scf.yield %10 : tensor<32x128xf32, #blocked>
+      }
+      %3 = arith.truncf %2 : tensor<32x128xf32, #blocked> to tensor<32x128xbf16, #blocked>
+      tile.store_direct %arg2[%1, %c0_i32], %3 : memref<?x128xbf16, strided<[?, 1]>>, tensor<32x128xbf16, #blocked>
+      gpu.return
+    }
+  }
+}
+

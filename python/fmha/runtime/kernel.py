@@ -95,15 +95,24 @@ def launch_key(names: tuple, tensors: Mapping[str, Any]) -> Optional[tuple]:
     return tuple(parts)
 
 
-def check_layout(name: str, view: TensorView, tma: bool = True) -> None:
+def check_layout(name: str, view: TensorView, tma: bool = True,
+                 strided: bool = False) -> None:
     """The manifest's layout rules. A tensor that a tensor map describes
     (``tma``): innermost stride 1, other strides multiples of 16 bytes, a
     16-byte aligned address. A tensor passed only as a ``memref`` or a
     ``pointer`` (read and written with plain loads and stores): dense and
-    row-major, its address aligned to its element size."""
+    row-major, its address aligned to its element size; a ``strided``
+    memref (whose strides the kernel reads): any strides, its address
+    aligned to its element size."""
     if len(view.strides) != len(view.shape):
         raise ValueError(f"tensor '{name}' has {len(view.strides)} strides "
                          f"for shape {list(view.shape)}")
+    if strided and not tma:
+        if view.itemsize and view.data_ptr % view.itemsize:
+            raise ValueError(
+                f"tensor '{name}' starts at {view.data_ptr:#x}, which is not "
+                f"aligned to its {view.itemsize}-byte elements")
+        return
     if not tma:
         _check_dense(name, view)
         return
@@ -175,6 +184,9 @@ class Kernel:
         # others (memref and pointer parameters) need only be dense.
         self._tma = frozenset(p.tensor for p in manifest.params
                               if p.kind == "tensor_map")
+        # Memrefs whose strides the kernel reads: any layout.
+        self._strided = frozenset(p.tensor for p in manifest.params
+                                  if p.kind == "memref" and p.strided)
         self._launches = LRUCache(LAUNCH_CACHE_SIZE)
         self._tensor_maps = LRUCache(TENSOR_MAP_CACHE_SIZE)
         self._context_query: Any = None
@@ -332,7 +344,8 @@ class Kernel:
         driver = self.driver
         self._check_capability(driver, device)
         for name, view in views.items():
-            check_layout(name, view, name in self._tma)
+            check_layout(name, view, name in self._tma,
+                         name in self._strided)
 
         func: Optional[int] = None
 

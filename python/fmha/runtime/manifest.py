@@ -257,9 +257,12 @@ class PointerParam:
 @dataclass(frozen=True)
 class MemrefParam:
     """``tensor`` as MLIR's expanded memref descriptor: allocated pointer,
-    aligned pointer, i64 offset (0), i64 sizes, i64 strides (elements)."""
+    aligned pointer, i64 offset (0), i64 sizes, i64 strides (elements).
+    ``strided``: the kernel reads the strides, so the tensor may have any
+    layout (else it must be dense and row-major)."""
 
     tensor: str
+    strided: bool = False
     kind = "memref"
 
 
@@ -577,7 +580,11 @@ def _parse_param(value: Any, field: str, tensors: Mapping[str, TensorSpec],
     if kind == "pointer":
         return PointerParam(_tensor_ref(p, field, tensors))
     if kind == "memref":
-        return MemrefParam(_tensor_ref(p, field, tensors))
+        strided = p.get("strided", False)
+        if not isinstance(strided, bool):
+            raise ManifestError(f"{field}.strided: expected a boolean, got "
+                                f"{json.dumps(strided)}")
+        return MemrefParam(_tensor_ref(p, field, tensors), strided)
     raise ManifestError(f"{field}.kind: unknown parameter kind "
                         f"{json.dumps(kind)} (known: tensor_map, scalar, "
                         "pointer, memref)")

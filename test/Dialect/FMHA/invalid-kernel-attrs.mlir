@@ -119,6 +119,13 @@ func.func @memref_without_tensor() attributes {fmha.params = [{kind = "memref"}]
 
 // -----
 
+// expected-error @+1 {{'fmha.params': parameter #0 must be a memref whose 'strided' is a boolean, got {kind = "memref", strided = 1 : i64, tensor = "a"}}}
+func.func @memref_strided_not_a_bool() attributes {fmha.params = [{kind = "memref", tensor = "a", strided = 1}]} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'fmha.params': parameter #0 must be a tensor_map with a box of integers and a swizzle of 0, 32, 64 or 128}}
 func.func @tensor_map_swizzle() attributes {fmha.params = [{kind = "tensor_map", tensor = "a", box = [64, 64], swizzle = 16}]} {
   return
@@ -164,7 +171,7 @@ func.func @grid_expression() attributes {fmha.grid = [{max = [1, 2]}, 1, 1]} {
 // -----
 
 // In range and in form.
-func.func @valid() attributes {fmha.stages = 8 : i64, fmha.item_slots = 2 : i64, fmha.tensors = {a = {shape = ["M", 64], dtype = "bf16", role = "input"}}, fmha.params = [{kind = "tensor_map", tensor = "a", box = [64, 64], swizzle = 128}, {kind = "scalar", dtype = "i32", value = {ceildiv = ["M", 64]}}, {kind = "memref", tensor = "a"}], fmha.grid = [{min = ["num_sms", {mul = ["M", 2]}]}, 1, 1]} {
+func.func @valid() attributes {fmha.stages = 8 : i64, fmha.item_slots = 2 : i64, fmha.tensors = {a = {shape = ["M", 64], dtype = "bf16", role = "input"}}, fmha.params = [{kind = "tensor_map", tensor = "a", box = [64, 64], swizzle = 128}, {kind = "scalar", dtype = "i32", value = {ceildiv = ["M", 64]}}, {kind = "memref", tensor = "a"}, {kind = "memref", tensor = "a", strided = true}], fmha.grid = [{min = ["num_sms", {mul = ["M", 2]}]}, 1, 1]} {
   return
 }
 

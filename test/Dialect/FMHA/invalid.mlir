@@ -1388,3 +1388,117 @@ fmha.attention @attn (tensor<?x1x24x128xbf16>, tensor<?x?x8x128xbf16>,
 fmha.attention @attn (tensor<?x1x32x256xbf16>, tensor<?x?x8x256xbf16>,
                       tensor<?x?x8x256xbf16>, tensor<?xi32>)
     -> tensor<?x1x32x256xbf16> kvcache split_kv consumers 1 target sm_90a
+
+//===----------------------------------------------------------------------===//
+// fmha.merge_states
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{expects 2 inputs (o_states, lse_states), got 1}}
+fmha.merge_states @m (tensor<?x?x?x?x128xbf16>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{expects 2 results (o, lse), got 1}}
+fmha.merge_states @m (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> tensor<?x?x?x128xbf16> target sm_90a
+
+// -----
+
+// The states without their leading dimension.
+// expected-error @+1 {{o_states must be a rank-5 tensor [states, batch, seq, heads, head_dim], got 'tensor<?x?x?x128xbf16>'}}
+fmha.merge_states @m (tensor<?x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{lse must be a rank-3 tensor [batch, heads, seq], got 'tensor<?x?xf32>'}}
+fmha.merge_states @m (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{o_states heads is 0; sizes must be positive or dynamic (?)}}
+fmha.merge_states @m (tensor<?x?x?x0x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{o_states element type 'f32' is not supported: expected bf16 or f16}}
+fmha.merge_states @m (tensor<?x?x?x?x128xf32>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xf32>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{o element type 'f16' does not match o_states element type 'bf16'}}
+fmha.merge_states @m (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{lse_states element type 'bf16' is not supported: expected f32}}
+fmha.merge_states @m (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xbf16>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{lse element type 'f16' is not supported: expected f32}}
+fmha.merge_states @m (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{lse_states states 3 does not match o_states states 2}}
+fmha.merge_states @m (tensor<2x?x?x?x128xbf16>, tensor<3x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// lse_states is [states, batch, heads, seq]: heads before seq.
+// expected-error @+1 {{lse_states heads 100 does not match o_states heads 8}}
+fmha.merge_states @m (tensor<?x?x100x8x128xbf16>, tensor<?x?x100x8xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{o seq 7 does not match o_states seq 5}}
+fmha.merge_states @m (tensor<?x?x5x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x7x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{lse batch 3 does not match o_states batch 2}}
+fmha.merge_states @m (tensor<?x2x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<3x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{head_dim must be static (in o_states or o)}}
+fmha.merge_states @m (tensor<?x?x?x?x?xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x?xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{head_dim 100 is not supported: expected a multiple of 8 (rows move in 16-byte pieces) up to 512}}
+fmha.merge_states @m (tensor<?x?x?x?x100xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x100xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{head_dim 1024 is not supported}}
+fmha.merge_states @m (tensor<?x?x?x?x1024xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x1024xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{heads 70000 is too large: the grid has heads CTAs along y and batch along z, at most 65535}}
+fmha.merge_states @m (tensor<?x?x?x70000x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{batch 70000 is too large}}
+fmha.merge_states @m (tensor<?x70000x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a

@@ -185,3 +185,18 @@ fmha.gemm @gemm_sm100_2cta (tensor<?x?xbf16>, tensor<?x?xbf16>)
 fmha.gemm @gemm_sm100_multicast (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 3 consumers 2
     multicast 2 target sm_100a
+
+//===----------------------------------------------------------------------===//
+// fmha.merge_states
+//===----------------------------------------------------------------------===//
+
+// Stacked states of bf16 attention with head dim 128, every size dynamic.
+// CHECK: fmha.merge_states @merge (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>) -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+// GENERIC: "fmha.merge_states"() <{function_type = (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>) -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>), sym_name = "merge", target = #fmha<target sm_90a>}> : () -> ()
+fmha.merge_states @merge (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+// Static sizes (two states, 8 heads), f16 with head dim 24, on sm_100a.
+// CHECK: fmha.merge_states @merge_static (tensor<2x?x?x8x24xf16>, tensor<2x?x8x?xf32>) -> (tensor<?x?x8x24xf16>, tensor<?x8x?xf32>) target sm_100a
+fmha.merge_states @merge_static (tensor<2x?x?x8x24xf16>, tensor<2x?x8x?xf32>)
+    -> (tensor<?x?x8x24xf16>, tensor<?x8x?xf32>) target sm_100a

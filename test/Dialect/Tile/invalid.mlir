@@ -105,12 +105,46 @@ func.func private @tmem_32x32b_rows(tensor<64x128xf32, #tile.tmem_32x32b<warpgro
 func.func private @tmem_32x32b_columns(tensor<128x3xf32, #tile.tmem_32x32b<warpgroups = 2>>)
 
 //===----------------------------------------------------------------------===//
+// #tile.blocked
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{vector must be a power of two in [1, 16], got 6}}
+func.func private @blocked_vector(tensor<32x128xbf16, #tile.blocked<vector = 6, lanes = 16, warps = 4>>)
+
+// -----
+
+// expected-error @+1 {{lanes must be a power of two in [1, 32], got 64}}
+func.func private @blocked_lanes(tensor<32x128xbf16, #tile.blocked<vector = 8, lanes = 64, warps = 4>>)
+
+// -----
+
+// expected-error @+1 {{warps must be in [1, 32] (a CTA has at most 1024 threads), got 0}}
+func.func private @blocked_warps(tensor<32x128xbf16, #tile.blocked<vector = 8, lanes = 16, warps = 0>>)
+
+// -----
+
+// expected-error @+1 {{#tile.blocked lays out 2-d tensors, got a tensor of rank 1}}
+func.func private @blocked_rank(tensor<32xbf16, #tile.blocked<vector = 8, lanes = 16, warps = 4>>)
+
+// -----
+
+// expected-error @+1 {{#tile.blocked<vector = 8, lanes = 16, warps = 4> needs a multiple of 8 rows, got tensor<12x128xbf16>}}
+func.func private @blocked_rows(tensor<12x128xbf16, #tile.blocked<vector = 8, lanes = 16, warps = 4>>)
+
+// -----
+
+// expected-error @+1 {{#tile.blocked<vector = 8, lanes = 16> needs a multiple of 128 columns, got tensor<32x64xbf16>}}
+func.func private @blocked_columns(tensor<32x64xbf16, #tile.blocked<vector = 8, lanes = 16, warps = 4>>)
+
+//===----------------------------------------------------------------------===//
 // #tile.slice
 //===----------------------------------------------------------------------===//
 
 // -----
 
-// expected-error @+1 {{the parent of a #tile.slice must be a #tile.wgmma_acc or #tile.tmem_32x32b layout, got #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>}}
+// expected-error @+1 {{the parent of a #tile.slice must be a #tile.wgmma_acc, #tile.tmem_32x32b or #tile.blocked layout, got #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>}}
 func.func private @slice_parent(tensor<128xf32, #tile.slice<dim = 1, parent = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>>)
 
 // -----

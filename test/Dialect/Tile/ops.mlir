@@ -19,6 +19,8 @@
 // CHECK-DAG: #[[REG:[a-z0-9_]+]] = #tile.tmem_32x32b<warpgroups = 1>
 // CHECK-DAG: #[[REG2:[a-z0-9_]+]] = #tile.tmem_32x32b<warpgroups = 2>
 // CHECK-DAG: #[[REG_ROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[REG]]>
+// CHECK-DAG: #[[BLK:[a-z0-9_]+]] = #tile.blocked<vector = 8, lanes = 16, warps = 4>
+// CHECK-DAG: #[[BLK_ROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[BLK]]>
 
 //===----------------------------------------------------------------------===//
 // The intended tile programs: one Q tile of attention (as in the dialect's
@@ -357,4 +359,18 @@ func.func @async_dots(%q: tensor<64x128xbf16>, %k: tensor<64x128xbf16>,
   %s_done = tile.dot_wait %s pending 1 : tensor<64x64xf32>
   %o_done = tile.dot_wait %o pending 0 : tensor<64x128xf32>
   return %s_done, %o_done : tensor<64x64xf32>, tensor<64x128xf32>
+}
+
+// A tile no MMA lays out: row pieces of 8 elements, 16 lanes per row, one
+// warpgroup (#tile.blocked), and its row vectors.
+// CHECK-LABEL: func.func @blocked
+func.func @blocked(%states: memref<?x?x128xbf16, strided<[?, ?, 1]>>,
+                   %i: i32) -> tensor<32x128xf32, #tile.blocked<vector = 8, lanes = 16, warps = 4>> {
+  // CHECK: tile.load_direct %{{.+}} : memref<?x?x128xbf16, strided<[?, ?, 1]>> -> tensor<32x128xbf16, #[[BLK]]>
+  %o = tile.load_direct %states[%i, %i, %i] : memref<?x?x128xbf16, strided<[?, ?, 1]>> -> tensor<32x128xbf16, #tile.blocked<vector = 8, lanes = 16, warps = 4>>
+  %f = arith.extf %o : tensor<32x128xbf16, #tile.blocked<vector = 8, lanes = 16, warps = 4>> to tensor<32x128xf32, #tile.blocked<vector = 8, lanes = 16, warps = 4>>
+  // CHECK: tile.reduce max %{{.+}} axis 1 : tensor<32x128xf32, #[[BLK]]> -> tensor<32xf32, #[[BLK_ROW]]>
+  %m = tile.reduce max %f axis 1 : tensor<32x128xf32, #tile.blocked<vector = 8, lanes = 16, warps = 4>> -> tensor<32xf32, #tile.slice<dim = 1, parent = #tile.blocked<vector = 8, lanes = 16, warps = 4>>>
+  %b = tile.broadcast %m axis 1 : tensor<32xf32, #tile.slice<dim = 1, parent = #tile.blocked<vector = 8, lanes = 16, warps = 4>>> -> tensor<32x128xf32, #tile.blocked<vector = 8, lanes = 16, warps = 4>>
+  return %b : tensor<32x128xf32, #tile.blocked<vector = 8, lanes = 16, warps = 4>>
 }

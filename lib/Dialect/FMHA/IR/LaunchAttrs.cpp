@@ -118,6 +118,9 @@ LogicalResult ContractChecker::param(Attribute param, size_t index) {
   if (failed(expect(isa_and_nonnull<StringAttr>(entry.get("tensor")), what,
                     "a " + kind + " naming its tensor", param)))
     return failure();
+  if (kind == "memref")
+    return expect(!entry.get("strided") || isa<BoolAttr>(entry.get("strided")),
+                  what, "a memref whose 'strided' is a boolean", param);
   if (kind != "tensor_map")
     return success();
   auto box = dyn_cast_or_null<ArrayAttr>(entry.get("box"));

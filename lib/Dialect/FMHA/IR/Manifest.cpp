@@ -18,8 +18,10 @@ using namespace mlir;
 using namespace mlir::fmha;
 
 /// The JSON of a launch-contract attribute (verified by verifyLaunchAttr):
-/// dictionaries, arrays, integers and strings.
+/// dictionaries, arrays, booleans, integers and strings.
 static llvm::json::Value toJSON(Attribute attr) {
+  if (auto flag = dyn_cast<BoolAttr>(attr))
+    return flag.getValue();
   if (auto integer = dyn_cast<IntegerAttr>(attr))
     return integer.getInt();
   if (auto string = dyn_cast<StringAttr>(attr))

@@ -59,11 +59,12 @@ public:
   Attribute callerSize(StringRef symbol);
   /// Appends a parameter: a tensor map of `tensor` with its box and swizzle
   /// (over the tensor's dimensions in the order `dims`, when given), an i32
-  /// scalar, or `tensor` as a memref descriptor.
+  /// scalar, or `tensor` as a memref descriptor (`strided`: with the
+  /// strides the caller's tensor has, any layout, rather than dense).
   void tensorMap(StringRef tensor, ArrayRef<int64_t> box, int64_t swizzle,
                  ArrayRef<int64_t> dims = {});
   void scalar(Attribute value);
-  void memref(StringRef tensor);
+  void memref(StringRef tensor, bool strided = false);
 
   /// Sets the contract, with `grid`, on `kernel`.
   void record(Operation *kernel, ArrayRef<Attribute> grid);
@@ -87,6 +88,7 @@ private:
 /// Replace `op` by its kernel: the tile program of one CTA.
 LogicalResult expandGemm(GemmOp op, OpBuilder &b);
 LogicalResult expandAttention(AttentionOp op, OpBuilder &b);
+LogicalResult expandMergeStates(MergeStatesOp op, OpBuilder &b);
 
 } // namespace fmha
 } // namespace mlir

@@ -117,10 +117,13 @@ void LaunchContract::scalar(Attribute value) {
        entry("dtype", b.getStringAttr("i32")), entry("value", value)}));
 }
 
-void LaunchContract::memref(StringRef tensor) {
-  params.push_back(
-      b.getDictionaryAttr({entry("kind", b.getStringAttr("memref")),
-                           entry("tensor", b.getStringAttr(tensor))}));
+void LaunchContract::memref(StringRef tensor, bool strided) {
+  SmallVector<NamedAttribute> fields = {
+      entry("kind", b.getStringAttr("memref")),
+      entry("tensor", b.getStringAttr(tensor))};
+  if (strided)
+    fields.push_back(entry("strided", b.getBoolAttr(true)));
+  params.push_back(b.getDictionaryAttr(fields));
 }
 
 void LaunchContract::record(Operation *kernel, ArrayRef<Attribute> grid) {
@@ -139,7 +142,7 @@ struct FMHAExpandKernelsPass
     ModuleOp module = getOperation();
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
-      if (isa<GemmOp, AttentionOp>(op))
+      if (isa<GemmOp, AttentionOp, MergeStatesOp>(op))
         kernels.push_back(op);
     });
     if (kernels.empty())
@@ -153,6 +156,9 @@ struct FMHAExpandKernelsPass
               .Case([&](GemmOp gemm) { return expandGemm(gemm, b); })
               .Case([&](AttentionOp attention) {
                 return expandAttention(attention, b);
+              })
+              .Case([&](MergeStatesOp merge) {
+                return expandMergeStates(merge, b);
               });
       if (failed(result))
         return signalPassFailure();

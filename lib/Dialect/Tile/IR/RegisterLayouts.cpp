@@ -130,6 +130,64 @@ Tmem32x32bAttr::buildThreadOrigin(OpBuilder &b, Location loc,
 }
 
 //===----------------------------------------------------------------------===//
+// BlockedAttr
+//===----------------------------------------------------------------------===//
+
+// Lane l of warp w holds row w (32 / lanes) + l / lanes of each repetition,
+// columns vector (l % lanes) on; a thread's values run along its row piece,
+// then over the column repetitions, then over the row repetitions.
+
+unsigned BlockedAttr::getNumWarps() const { return getWarps(); }
+
+int64_t BlockedAttr::getValuesPerThread(ArrayRef<int64_t> shape) const {
+  return shape[0] * shape[1] / (kWarpSize * getWarps());
+}
+
+SmallVector<int64_t, 2>
+BlockedAttr::getRegisterShape(ArrayRef<int64_t> shape) const {
+  return {getValuesPerThread(shape)};
+}
+
+SmallVector<int64_t, 2> BlockedAttr::getValueOffsets(ArrayRef<int64_t> shape,
+                                                     int64_t value) const {
+  SmallVector<int64_t, 2> tile = getTileShape();
+  int64_t vector = getVector(), colReps = shape[1] / tile[1];
+  int64_t run = value / vector;
+  return {tile[0] * (run / colReps),
+          tile[1] * (run % colReps) + value % vector};
+}
+
+int64_t BlockedAttr::getContiguousValues(ArrayRef<int64_t>) const {
+  return getVector();
+}
+
+SmallVector<int64_t, 4> BlockedAttr::getReplicaLaneMasks(unsigned dim) const {
+  // Lanes that differ in their low log2(lanes) bits share a row; the others
+  // share columns.
+  SmallVector<int64_t, 4> masks;
+  for (int64_t bit = 1; bit < kWarpSize; bit *= 2)
+    if ((bit < getLanes()) == (dim == 0))
+      masks.push_back(bit);
+  return masks;
+}
+
+SmallVector<OpFoldResult, 2>
+BlockedAttr::buildThreadOrigin(OpBuilder &b, Location loc, ArrayRef<int64_t>,
+                               Value thread) const {
+  int64_t lanes = getLanes();
+  Value lane = thread;
+  if (getWarps() > 1 || lanes < kWarpSize)
+    lane = arith::RemUIOp::create(b, loc, thread, i32Const(b, loc, lanes));
+  Value col =
+      arith::MulIOp::create(b, loc, lane, i32Const(b, loc, getVector()));
+  if (lanes == kWarpSize && getWarps() == 1)
+    return {b.getI32IntegerAttr(0), col};
+  // Rows run over the lanes' high bits, then the warps: thread / lanes.
+  Value row = arith::DivUIOp::create(b, loc, thread, i32Const(b, loc, lanes));
+  return {row, col};
+}
+
+//===----------------------------------------------------------------------===//
 // SliceAttr
 //===----------------------------------------------------------------------===//
 

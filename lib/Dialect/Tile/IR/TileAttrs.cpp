@@ -79,7 +79,7 @@ verifyTiledShape(function_ref<InFlightDiagnostic()> emitError, StringRef layout,
 //===----------------------------------------------------------------------===//
 
 bool mlir::tile::isRegisterParentLayout(Attribute encoding) {
-  return isa_and_nonnull<WgmmaAccAttr, Tmem32x32bAttr>(encoding);
+  return isa_and_nonnull<WgmmaAccAttr, Tmem32x32bAttr, BlockedAttr>(encoding);
 }
 
 bool mlir::tile::isRegisterLayout(Attribute encoding) {
@@ -89,7 +89,7 @@ bool mlir::tile::isRegisterLayout(Attribute encoding) {
 SmallVector<int64_t, 2>
 mlir::tile::getRegisterLayoutTileShape(Attribute encoding) {
   return TypeSwitch<Attribute, SmallVector<int64_t, 2>>(encoding)
-      .Case<WgmmaAccAttr, Tmem32x32bAttr>(
+      .Case<WgmmaAccAttr, Tmem32x32bAttr, BlockedAttr>(
           [](auto layout) { return layout.getTileShape(); })
       .Default([](Attribute) { return SmallVector<int64_t, 2>(); });
 }
@@ -154,6 +154,41 @@ LogicalResult Tmem32x32bAttr::verifyEncoding(
 }
 
 //===----------------------------------------------------------------------===//
+// BlockedAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult BlockedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  unsigned vector, unsigned lanes,
+                                  unsigned warps) {
+  if (vector < 1 || vector > 16 || !llvm::isPowerOf2_32(vector))
+    return emitError() << "vector must be a power of two in [1, 16], got "
+                       << vector;
+  if (lanes < 1 || lanes > 32 || !llvm::isPowerOf2_32(lanes))
+    return emitError() << "lanes must be a power of two in [1, 32], got "
+                       << lanes;
+  if (warps < 1 || warps > 32)
+    return emitError() << "warps must be in [1, 32] (a CTA has at most 1024 "
+                          "threads), got "
+                       << warps;
+  return success();
+}
+
+LogicalResult BlockedAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  SmallVector<int64_t, 2> tile = getTileShape();
+  return verifyTiledShape(
+      emitError, "blocked", shape, elementType, tile[0],
+      "#tile.blocked<vector = " + Twine(getVector()) +
+          ", lanes = " + Twine(getLanes()) + ", warps = " + Twine(getWarps()) +
+          "> needs a multiple of " + Twine(tile[0]) + " rows",
+      tile[1],
+      "#tile.blocked<vector = " + Twine(getVector()) +
+          ", lanes = " + Twine(getLanes()) + "> needs a multiple of " +
+          Twine(tile[1]) + " columns");
+}
+
+//===----------------------------------------------------------------------===//
 // SliceAttr
 //===----------------------------------------------------------------------===//
 
@@ -161,7 +196,8 @@ LogicalResult SliceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 unsigned dim, Attribute parent) {
   if (!isRegisterParentLayout(parent))
     return emitError() << "the parent of a #tile.slice must be a "
-                          "#tile.wgmma_acc or #tile.tmem_32x32b layout, got "
+                          "#tile.wgmma_acc, #tile.tmem_32x32b or "
+                          "#tile.blocked layout, got "
                        << parent;
   if (dim > 1)
     return emitError() << "#tile.slice dim " << dim

@@ -296,6 +296,55 @@ static LogicalResult retypeDescriptors(DenseMap<Value, Attribute> &descLayouts,
 }
 
 //===----------------------------------------------------------------------===//
+// Tiles no MMA lays out
+//===----------------------------------------------------------------------===//
+
+/// Warps of the layout given to tiles no MMA lays out: one warpgroup.
+static constexpr unsigned kBlockedWarps = 4;
+
+/// The `#tile.blocked` layout of a 2-d tile loaded with plain loads: runs of
+/// the widest vector up to 16 bytes that divides a row, as many lanes per
+/// row as fill a warp or the row, over one warpgroup.
+static FailureOr<Attribute> blockedLayoutFor(RankedTensorType type,
+                                             Operation *where) {
+  int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  int64_t rows = type.getShape()[0], cols = type.getShape()[1];
+  int64_t vector = 16 / bytes;
+  while (vector > 1 && cols % vector != 0)
+    vector /= 2;
+  int64_t lanes = 32;
+  while (lanes > 1 && (cols / vector) % lanes != 0)
+    lanes /= 2;
+  int64_t tileRows = 32 * kBlockedWarps / lanes;
+  if (rows % tileRows != 0)
+    return where->emitOpError("loads a tile of ")
+           << rows << " rows; its row pieces of " << vector << " elements over "
+           << lanes << " lanes need a multiple of " << tileRows << " rows";
+  return Attribute(
+      BlockedAttr::get(type.getContext(), vector, lanes, kBlockedWarps));
+}
+
+/// Gives the 2-d tiles loaded by `tile.load_direct` that nothing else laid
+/// out (no MMA computes them: a merge of partial results) a register layout
+/// of their own, `#tile.blocked`, for wide loads; propagation spreads it
+/// to what is computed from them.
+static LogicalResult anchorDirectLoads(Operation *root, LayoutMap &layouts) {
+  WalkResult walk = root->walk([&](LoadDirectOp load) {
+    auto type = cast<RankedTensorType>(load.getResult().getType());
+    if (type.getRank() != 2 || type.getEncoding() ||
+        layouts.lookup(load.getResult()))
+      return WalkResult::advance();
+    FailureOr<Attribute> layout = blockedLayoutFor(type, load);
+    if (failed(layout) || failed(layouts.set(load.getResult(), *layout, load)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return layouts.propagate();
+}
+
+//===----------------------------------------------------------------------===//
 // sm100: accumulators in tensor memory
 //===----------------------------------------------------------------------===//
 
@@ -474,7 +523,8 @@ assignTensorMemoryAccumulators(Operation *root,
       return failure();
   }
 
-  if (failed(layouts.propagate()) || failed(layouts.propagateSlices(root)))
+  if (failed(layouts.propagate()) || failed(anchorDirectLoads(root, layouts)) ||
+      failed(layouts.propagateSlices(root)))
     return failure();
   layouts.apply();
   insertSliceConversions(root);
@@ -498,6 +548,7 @@ assignRegisterAccumulators(Operation *root, const fmha::TargetInfo &target) {
     return WalkResult::advance();
   });
   if (walk.wasInterrupted() || failed(layouts.propagate()) ||
+      failed(anchorDirectLoads(root, layouts)) ||
       failed(layouts.propagateSlices(root)))
     return failure();
   // A register A operand must have ended up in a wgmma register layout.

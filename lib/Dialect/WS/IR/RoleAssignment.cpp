@@ -19,11 +19,13 @@ LogicalResult RoleSpecAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (warps < 1 || warps > kMaxWarpsPerCTA)
     return emitError() << "role '" << name << "' needs 1 to " << kMaxWarpsPerCTA
                        << " warps, got " << warps;
-  if (!isValidRegisterBudget(regs))
+  // 0: no budget (no setmaxnreg), for a kernel of one role.
+  if (regs != 0 && !isValidRegisterBudget(regs))
     return emitError() << "role '" << name
                        << "': the register budget must be a multiple of "
                        << kRegisterBudgetStep << " from " << kMinRegisterBudget
-                       << " to " << kMaxRegisterBudget << ", got " << regs;
+                       << " to " << kMaxRegisterBudget
+                       << ", or 0 for none, got " << regs;
   return success();
 }
 

@@ -11,9 +11,11 @@
 // reduction done on the last arrival). A program
 // with several main loops side by side (a ping-pong GEMM's work items) gets
 // a consumer per loop, the loops sharing one channel and taking turns.
+// A program without TMA loads and MMAs runs in one role (AssignRolesPlain).
 //
 //===----------------------------------------------------------------------===//
 
+#include "AssignRolesPlain.h"
 #include "PartitionRolesSM100.h"
 #include "PartitionUtils.h"
 #include "PassUtils.h"
@@ -603,6 +605,10 @@ struct WSAssignRolesPass
         fmha::TargetInfo::lookup(func, getArgument());
     if (failed(info))
       return failure();
+    // A program without TMA loads and MMAs (plain loads, math, plain
+    // stores) runs in one role, on every target.
+    if (isPlainProgram(func))
+      return assignPlainRoles(func);
     unsigned numStages = stagesOf(func, stages);
     // The register budgets are the target's for what the consumers need
     // (fmha.consumer_registers) unless the options set them.

@@ -166,9 +166,10 @@ RoleCopy RolePartition::addRole(StringRef name, int64_t warps, int64_t regs) {
   assert(kernelBody && "createKernel comes first");
   RoleCopy copy;
   builder.setInsertionPointToEnd(kernelBody);
-  copy.role = RoleOp::create(builder, loc, builder.getStringAttr(name),
-                             builder.getI32IntegerAttr(warps),
-                             builder.getI32IntegerAttr(regs), IntegerAttr());
+  copy.role = RoleOp::create(
+      builder, loc, builder.getStringAttr(name),
+      builder.getI32IntegerAttr(warps),
+      regs ? builder.getI32IntegerAttr(regs) : IntegerAttr(), IntegerAttr());
   builder.setInsertionPointToStart(builder.createBlock(&copy.role.getBody()));
   for (Operation *op : program)
     builder.clone(*op, copy.map);

@@ -677,4 +677,115 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// MergeStatesOp
+//===----------------------------------------------------------------------===//
+
+def FMHA_MergeStatesOp : FMHA_KernelOp<"merge_states"> {
+  let summary = "declares a kernel that merges partial attention results";
+  let description = [{
+    Declares a kernel named `sym_name` that merges `S` partial results of
+    attention, each over its own set of keys (the sets disjoint: a cached
+    prefix and the rest, cascade attention's shared and unique keys, the
+    splits of a long cache), into the result over their union. For every
+    batch `b`, query row `t` and head `h`, with `(o_s, lse_s)` the states
+    (`lse` natural, as `fmha.attention` returns it):
+
+    ```
+    lse[b, h, t]    = log(sum_s exp(lse_s[b, h, t]))
+    o[b, t, h, :]   = sum_s exp(lse_s[b, h, t] - lse[b, h, t]) * o_s[b, t, h, :]
+    ```
+
+    A state with `lse = -inf` (no key in its set) weighs nothing, whatever
+    its `o` holds (even NaN); a row whose states all have `lse = -inf` gets
+    `o = 0` and `lse = -inf`, as attention itself returns for a row with no
+    keys. The weights and the sum are computed in f32; `o` is rounded to
+    its element type once.
+
+    **Signature** (`function_type`), builtin tensors where `?` is a size known
+    only at run time:
+
+    | tensor       | shape                                         | element type    |
+    |--------------|-----------------------------------------------|-----------------|
+    | `o_states`   | `[states, batch, seq, heads, head_dim]`       | `bf16` or `f16` |
+    | `lse_states` | `[states, batch, heads, seq]`                 | `f32`           |
+    | `o`          | `[batch, seq, heads, head_dim]` (result 0)    | same as `o_states` |
+    | `lse`        | `[batch, heads, seq]` (result 1)              | `f32`           |
+
+    These are the layouts `fmha.attention ... kvcache` returns, stacked
+    along a leading states dimension (a varlen batch is one sequence of all
+    tokens, `batch = 1`). `states` is a size of the call, so one kernel
+    merges two states or any number. The kernel reads and writes all four
+    through memref descriptors that carry their strides (the manifest marks
+    them `strided`): the states need not be one allocation (a state
+    stride may be the distance between two tensors), and `o` may be a view.
+    The innermost stride of `o_states` and `o` must be 1 and their other
+    strides and addresses multiples of 16 bytes (rows move in 128-bit
+    loads and stores); `lse_states` and `lse` may have any strides.
+
+    `head_dim` must be static, a multiple of 8 from 8 to 512. Sizes shared
+    by several tensors must be equal wherever they are static; static sizes
+    are positive and at most 2^31 - 1, `heads` and `batch` at most 65535
+    (the grid's y and z).
+
+    **Kernel.** A CTA of one warpgroup merges a block of `rows` query rows
+    of one head of one sequence (`rows = getBlockRows()`: `4096 /
+    head_dim` rounded up to the rows one repetition of the layout covers,
+    so that a state's tile is 32 f32 values per thread): it reads the
+    `lse` of the states first and computes the merged `lse` (an online
+    log-sum-exp in base 2), then streams the states' `o` tiles with
+    predicated 128-bit loads, weighting each by `exp(lse_s - lse)` once
+    per row, and writes `o` and `lse` with plain stores bounded by `seq`.
+    The grid is `(ceildiv(seq, rows), heads, batch)`; no shared memory, no
+    MMA: one role of one warpgroup (`ws-assign-roles`), and several CTAs
+    share an SM.
+
+    **Syntax.**
+
+    ```
+    fmha.merge_states @name (o_states, lse_states) -> (o, lse)
+        target (sm_90a | sm_100a) attr-dict
+    ```
+
+    Example: merging states of bf16 attention with head dim 128, and of
+    f16 attention with head dim 64 and 8 heads:
+
+    ```mlir
+    fmha.merge_states @merge (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>)
+        -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+    fmha.merge_states @merge_f16 (tensor<?x?x?x8x64xf16>,
+                                  tensor<?x?x8x?xf32>)
+        -> (tensor<?x?x8x64xf16>, tensor<?x8x?xf32>) target sm_100a
+    ```
+  }];
+
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    TypeAttrOf<FunctionType>:$function_type,
+    FMHA_TargetAttr:$target
+  );
+
+  let assemblyFormat = [{
+    $sym_name $function_type `target` `` $target attr-dict
+  }];
+
+  let extraClassDeclaration = [{
+    /// The types of `o_states` (input 0), `lse_states` (input 1), `o`
+    /// (result 0) and `lse` (result 1); null on IR that does not verify.
+    ::mlir::RankedTensorType getStatesType();
+    ::mlir::RankedTensorType getStatesLseType();
+    ::mlir::RankedTensorType getOutputType();
+    ::mlir::RankedTensorType getLseType();
+    /// The element type of o_states and o.
+    ::mlir::Type getElementType();
+    /// The head dimension (static on IR that verifies), and the number of
+    /// heads, ShapedType::kDynamic when no tensor has it static.
+    int64_t getHeadDim();
+    int64_t getNumHeads();
+    int64_t getBatch();
+    /// Query rows of one head that one CTA merges.
+    int64_t getBlockRows();
+  }];
+}
+
 #endif // FMHA_DIALECT_FMHA_IR_FMHAOPS_TD

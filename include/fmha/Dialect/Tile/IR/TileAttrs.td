@@ -165,16 +165,64 @@ def Tile_Tmem32x32bAttr : Tile_RegisterLayoutAttr<"Tmem32x32b", "tmem_32x32b"> {
   }];
 }
 
+def Tile_BlockedAttr : Tile_RegisterLayoutAttr<"Blocked", "blocked"> {
+  let summary = "register layout of row pieces for wide plain loads";
+  let description = [{
+    A layout for tensors that no MMA computes, read and written with plain
+    global loads and stores (`tile.load_direct`, `tile.store_direct`): each
+    thread holds runs of `vector` consecutive elements of a row, so that a
+    run of 16-bit elements with `vector = 8` is one 128-bit load, and the
+    `lanes` consecutive lanes of a warp that share a row hold consecutive
+    runs, so that a warp reads whole rows. For a 2-d tensor of M x N
+    elements over `warps` warps (W; `thread` numbers their 32 * W threads),
+    with `rows = 32 * W / lanes` rows and `cols = lanes * vector` columns
+    per repetition:
+
+    ```
+    thread = 32 * ((row % rows) / (32 / lanes)) + lanes * (row % (32 / lanes))
+             + (col % cols) / vector
+    value  = ((row / rows) * (N / cols) + col / cols) * vector + col % vector
+    ```
+
+    Tensors must have rank 2, M a multiple of `rows` and N a multiple of
+    `cols`. `tile-assign-layouts` gives it to the tiles a program loads with
+    `tile.load_direct` when no MMA decides their layout (`fmha.merge_states`
+    streams its states this way): the widest `vector` of 16 bytes or less
+    that divides N, and as many lanes per row as fill a warp or the row.
+
+    ```mlir
+    tensor<32x128xbf16, #tile.blocked<vector = 8, lanes = 16, warps = 4>>
+    ```
+  }];
+  let parameters = (ins
+    AttrParameter<"unsigned", "consecutive elements of a row one thread "
+                  "holds: a power of two in [1, 16]">:$vector,
+    AttrParameter<"unsigned", "lanes of a warp that share a row: a power of "
+                  "two in [1, 32]">:$lanes,
+    AttrParameter<"unsigned", "warps the tensor is spread over, in [1, "
+                  "32]">:$warps);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// The rows and columns one repetition of the layout covers: tensors are
+    /// multiples of it.
+    ::llvm::SmallVector<int64_t, 2> getTileShape() const {
+      return {32 * static_cast<int64_t>(getWarps()) / getLanes(),
+              static_cast<int64_t>(getLanes()) * getVector()};
+    }
+  }];
+}
+
 def Tile_SliceAttr : Tile_RegisterLayoutAttr<"Slice", "slice"> {
   let summary = "register layout of a reduction of a 2-d register layout";
   let description = [{
     The layout of the 1-d tensor that `tile.reduce ... axis dim` makes of a
-    2-d tensor laid out by `parent` (`#tile.wgmma_acc` or
-    `#tile.tmem_32x32b`), and that `tile.broadcast ... axis dim` expands
+    2-d tensor laid out by `parent` (`#tile.wgmma_acc`,
+    `#tile.tmem_32x32b` or `#tile.blocked`), and that `tile.broadcast ... axis dim` expands
     back: element i is held, replicated, by every thread that holds an
     element of row i (`dim = 1`) or of column i (`dim = 0`) of the parent.
     For `dim = 1`, that is the 4 threads of a quad for `#tile.wgmma_acc` and
-    one thread per warpgroup for `#tile.tmem_32x32b`.
+    one thread per warpgroup for `#tile.tmem_32x32b`, the `lanes` lanes of a
+    row for `#tile.blocked`.
 
     The tensor must have rank 1 and its size must be a multiple of the
     parent's tile along the kept dimension.
@@ -187,7 +235,7 @@ def Tile_SliceAttr : Tile_RegisterLayoutAttr<"Slice", "slice"> {
     AttrParameter<"unsigned", "the dimension of the parent that was reduced: "
                   "0 or 1">:$dim,
     AttrParameter<"::mlir::Attribute", "the 2-d register layout: "
-                  "#tile.wgmma_acc or #tile.tmem_32x32b">:$parent);
+                  "#tile.wgmma_acc, #tile.tmem_32x32b or #tile.blocked">:$parent);
   let assemblyFormat = "`<` struct(params) `>`";
   let builders = [
     AttrBuilderWithInferredContext<(ins "unsigned":$dim,

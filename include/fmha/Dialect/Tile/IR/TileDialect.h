@@ -29,11 +29,13 @@ namespace mlir {
 namespace tile {
 
 /// Whether `encoding` is a 2-d register layout, one that `#tile.slice` can
-/// take as its parent: `#tile.wgmma_acc` or `#tile.tmem_32x32b`.
+/// take as its parent: `#tile.wgmma_acc`, `#tile.tmem_32x32b` or
+/// `#tile.blocked`.
 bool isRegisterParentLayout(Attribute encoding);
 
 /// Whether `encoding` spreads a tensor over the registers of threads:
-/// `#tile.wgmma_acc`, `#tile.tmem_32x32b` or a `#tile.slice` of either.
+/// `#tile.wgmma_acc`, `#tile.tmem_32x32b`, `#tile.blocked` or a
+/// `#tile.slice` of one of them.
 bool isRegisterLayout(Attribute encoding);
 
 /// The rows and columns one repetition of the 2-d register layout `encoding`

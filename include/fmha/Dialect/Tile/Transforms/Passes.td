@@ -21,6 +21,14 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
     - The layout flows to every tensor connected to an accumulator:
       elementwise `arith`/`math` ops, splat constants, `scf.for` iteration
       arguments, results and yields, and stored values.
+    - A 2-d tile loaded by `tile.load_direct` that no accumulator's layout
+      reaches (a program without MMAs, such as `fmha.merge_states`) gets a
+      register layout of its own on either target,
+      `#tile.blocked<vector = V, lanes = L, warps = 4>`: runs of the widest
+      vector of 16 bytes or less that divides a row (8 for 16-bit
+      elements: 128-bit loads), `L` lanes per row (as many as fill a warp
+      or the row), over one warpgroup; it flows like an accumulator's, and
+      row vectors broadcast into it take its `#tile.slice`.
 
     The target is each kernel's: the `#nvvm.target` chip of its
     `gpu.module` (`sm_90a` or `sm_100a`, what `fmha-expand-kernels`

@@ -51,7 +51,9 @@ def WS_RoleSpecAttr : WS_Attr<"RoleSpec", "role_spec"> {
   let description = [{
     One entry of a kernel's `ws.roles` list, which `ws-assign-roles` writes
     and `ws-partition-roles` materialises: the name of the `ws.role` to
-    create, its number of warps and its register budget (`setmaxnreg`). The
+    create, its number of warps and its register budget (`setmaxnreg`; 0 for
+    none: the role keeps the registers ptxas gives the kernel, and the
+    kernel gets no register cap at entry, as a kernel of one role wants). The
     ops of the tile program name roles by their index in the list
     (`ws.partition`), see docs/Roles.md.
 

@@ -1,0 +1,171 @@
+//===- MergeStatesOp.cpp - fmha.merge_states accessors and verifier -------===//
+//
+// Part of fmha. The signature accessors, the block of rows a CTA merges and
+// the verifier of fmha.merge_states.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VerifyUtils.h"
+
+#include "fmha/Dialect/FMHA/IR/FMHADialect.h"
+#include "fmha/Target/TargetLimits.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::fmha;
+using namespace mlir::fmha::checks;
+
+namespace {
+/// Dimension names of the tensors of the signature.
+constexpr StringRef kStatesDims[] = {"states", "batch", "seq", "heads",
+                                     "head_dim"};
+constexpr StringRef kStatesLseDims[] = {"states", "batch", "heads", "seq"};
+constexpr StringRef kOutputDims[] = {"batch", "seq", "heads", "head_dim"};
+constexpr StringRef kLseDims[] = {"batch", "heads", "seq"};
+
+/// Elements of one row piece a thread loads at once (16 bytes of 16-bit
+/// elements), hence the head_dim granule.
+constexpr int64_t kVector = 8;
+/// The largest head_dim (a CTA's tile of rows x head_dim stays in registers).
+constexpr int64_t kMaxHeadDim = 512;
+/// Elements of a state's tile per CTA: 32 f32 values per thread of the
+/// warpgroup.
+constexpr int64_t kTileElements = 4096;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+RankedTensorType MergeStatesOp::getStatesType() {
+  return getInputTensor(getFunctionType(), 0, 5);
+}
+
+RankedTensorType MergeStatesOp::getStatesLseType() {
+  return getInputTensor(getFunctionType(), 1, 4);
+}
+
+RankedTensorType MergeStatesOp::getOutputType() {
+  return getResultTensor(getFunctionType(), 0, 4);
+}
+
+RankedTensorType MergeStatesOp::getLseType() {
+  return getResultTensor(getFunctionType(), 1, 3);
+}
+
+Type MergeStatesOp::getElementType() {
+  RankedTensorType states = getStatesType();
+  return states ? states.getElementType() : Type();
+}
+
+int64_t MergeStatesOp::getHeadDim() {
+  return mergeSizes({getDimOrDynamic(getStatesType(), 4),
+                     getDimOrDynamic(getOutputType(), 3)});
+}
+
+int64_t MergeStatesOp::getNumHeads() {
+  return mergeSizes({getDimOrDynamic(getStatesType(), 3),
+                     getDimOrDynamic(getStatesLseType(), 2),
+                     getDimOrDynamic(getOutputType(), 2),
+                     getDimOrDynamic(getLseType(), 1)});
+}
+
+int64_t MergeStatesOp::getBatch() {
+  return mergeSizes({getDimOrDynamic(getStatesType(), 1),
+                     getDimOrDynamic(getStatesLseType(), 1),
+                     getDimOrDynamic(getOutputType(), 0),
+                     getDimOrDynamic(getLseType(), 0)});
+}
+
+int64_t MergeStatesOp::getBlockRows() {
+  int64_t headDim = getHeadDim();
+  if (ShapedType::isDynamic(headDim) || headDim <= 0 || headDim % kVector)
+    return 1;
+  // The rows one repetition of tile-assign-layouts' #tile.blocked covers:
+  // 128 threads over lanes per row, as many as fill a warp or the row.
+  int64_t lanes = 32;
+  while ((headDim / kVector) % lanes != 0)
+    lanes /= 2;
+  int64_t granule = 4 * 32 / lanes;
+  return llvm::alignTo(std::max<int64_t>(1, kTileElements / headDim), granule);
+}
+
+//===----------------------------------------------------------------------===//
+// Verifier
+//===----------------------------------------------------------------------===//
+
+LogicalResult MergeStatesOp::verify() {
+  FunctionType type = getFunctionType();
+  if (type.getNumInputs() != 2)
+    return emitOpError() << "expects 2 inputs (o_states, lse_states), got "
+                         << type.getNumInputs();
+  if (type.getNumResults() != 2)
+    return emitOpError() << "expects 2 results (o, lse), got "
+                         << type.getNumResults();
+  NamedTensor tensors[] = {{"o_states", type.getInput(0), kStatesDims},
+                           {"lse_states", type.getInput(1), kStatesLseDims},
+                           {"o", type.getResult(0), kOutputDims},
+                           {"lse", type.getResult(1), kLseDims}};
+  if (failed(verifyTensors(*this, tensors)))
+    return failure();
+
+  // Element types: 16-bit states and o alike, f32 log-sum-exps.
+  Type element = getElementType();
+  if (!element.isBF16() && !element.isF16())
+    return emitOpError() << "o_states element type " << element
+                         << " is not supported: expected bf16 or f16";
+  if (failed(verifySameElementType(*this, "o", getOutputType().getElementType(),
+                                   "o_states", element)))
+    return failure();
+  for (auto [name, lse] : {std::pair<StringRef, RankedTensorType>{
+                               "lse_states", getStatesLseType()},
+                           {"lse", getLseType()}})
+    if (!lse.getElementType().isF32())
+      return emitOpError() << name << " element type " << lse.getElementType()
+                           << " is not supported: expected f32";
+
+  // Sizes shared by several tensors.
+  ArrayRef<int64_t> states = getStatesType().getShape();
+  ArrayRef<int64_t> statesLse = getStatesLseType().getShape();
+  ArrayRef<int64_t> o = getOutputType().getShape();
+  ArrayRef<int64_t> lse = getLseType().getShape();
+  if (failed(verifySameSize(*this, "states", "lse_states", statesLse[0],
+                            "o_states", states[0])) ||
+      failed(verifySameSize(*this, "batch", "lse_states", statesLse[1],
+                            "o_states", states[1])) ||
+      failed(verifySameSize(*this, "heads", "lse_states", statesLse[2],
+                            "o_states", states[3])) ||
+      failed(verifySameSize(*this, "seq", "lse_states", statesLse[3],
+                            "o_states", states[2])))
+    return failure();
+  for (auto [i, dim] : llvm::enumerate(ArrayRef<StringRef>(kOutputDims)))
+    if (failed(
+            verifySameSize(*this, dim, "o", o[i], "o_states", states[i + 1])))
+      return failure();
+  if (failed(verifySameSize(*this, "batch", "lse", lse[0], "o_states",
+                            states[1])) ||
+      failed(verifySameSize(*this, "heads", "lse", lse[1], "o_states",
+                            states[3])) ||
+      failed(
+          verifySameSize(*this, "seq", "lse", lse[2], "o_states", states[2])))
+    return failure();
+
+  int64_t headDim = getHeadDim();
+  if (ShapedType::isDynamic(headDim))
+    return emitOpError() << "head_dim must be static (in o_states or o)";
+  if (headDim % kVector != 0 || headDim > kMaxHeadDim)
+    return emitOpError() << "head_dim " << headDim
+                         << " is not supported: expected a multiple of "
+                         << kVector << " (rows move in 16-byte pieces) up to "
+                         << kMaxHeadDim;
+  for (auto [name, size] :
+       {std::pair<StringRef, int64_t>{"heads", getNumHeads()},
+        {"batch", getBatch()}})
+    if (!ShapedType::isDynamic(size) && size > limits::kMaxGridYZ)
+      return emitOpError() << name << " " << size
+                           << " is too large: the grid has heads CTAs along "
+                              "y and batch along z, at most "
+                           << limits::kMaxGridYZ;
+  return success();
+}

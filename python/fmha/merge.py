@@ -1,0 +1,278 @@
+"""``fmha.merge_states``: merges partial attention results.
+
+Attention over a set of keys split into disjoint parts (a cached prefix
+and the rest, cascade attention's shared and unique keys) is the merge of
+the parts' results ``(o_i, lse_i)``: ``lse = log(sum_i exp(lse_i))``,
+``o = sum_i exp(lse_i - lse) o_i``. fmha compiles one ``fmha.merge_states``
+kernel per dtype and head dim (docs/Serving.md, "Combining partial
+results") for any number of states and any shape, and reads every tensor
+in place through its strides: two states are passed as one stacked view
+whose state stride is the distance between them when their layouts match,
+so a two-way merge copies nothing.
+
+The argument checks are pure functions of shapes and dtype names (tested
+without PyTorch or a GPU); the custom op ``fmha::merge_states`` works under
+``torch.compile`` and CUDA graphs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Optional, Sequence
+
+from . import ops as _ops
+from .specs import MERGE_MAX_HEAD_DIM, MergeSpec
+
+WHAT = "fmha.merge_states"
+# Layouts of a rank-4 o: fmha.attention's [batch, heads, seq, head_dim]
+# (SDPA's), fmha.attention_kvcache's [batch, seq, heads, head_dim]
+# (FlashAttention's). A rank-3 o is fmha.attention_varlen's [tokens, heads,
+# head_dim] with lse [heads, tokens].
+LAYOUTS = ("bhsd", "bshd")
+# (device, dtype, head_dim) -> fmha.runtime.Kernel.
+_KERNELS: dict = {}
+
+
+def _require(cond: Any, message: Callable[[], str]) -> None:
+    if not cond:
+        raise ValueError(message())
+
+
+def expected_lse_shape(o_shape: Sequence, layout: str) -> tuple:
+    """The lse shape that goes with an o of ``o_shape`` in ``layout``:
+    ``[batch, heads, seq]`` (``[heads, tokens]`` for a rank-3 o)."""
+    if len(o_shape) == 3:
+        return (o_shape[1], o_shape[0])
+    if layout == "bhsd":
+        return (o_shape[0], o_shape[1], o_shape[2])
+    return (o_shape[0], o_shape[2], o_shape[1])
+
+
+def check_merge_args(o_shapes: Sequence, lse_shapes: Sequence,
+                     o_dtypes: Sequence, lse_dtypes: Sequence, layout: str,
+                     check: Callable = _require) -> None:
+    """Checks fmha.merge_states' arguments from their shapes and dtype names
+    (``bf16``, ``f16``, ``f32``, or None for another type): ValueError
+    naming the mistake (relations between sizes through ``check(cond,
+    message)``, ``torch._check`` under torch.compile), TypeError for a
+    wrong dtype."""
+    if not o_shapes:
+        raise ValueError(f"{WHAT}: needs at least one state (o, lse)")
+    if len(o_shapes) != len(lse_shapes):
+        raise ValueError(f"{WHAT}: {len(o_shapes)} o tensors but "
+                         f"{len(lse_shapes)} lse tensors")
+    if layout not in LAYOUTS:
+        raise ValueError(f"{WHAT}: layout must be one of "
+                         f"{', '.join(LAYOUTS)}, got {layout!r}")
+    first = tuple(o_shapes[0])
+    if len(first) not in (3, 4):
+        raise ValueError(
+            f"{WHAT}: o must be [batch, heads, seq, head_dim] (layout "
+            f"'bhsd', fmha.attention's), [batch, seq, heads, head_dim] "
+            f"(layout 'bshd', fmha.attention_kvcache's) or [tokens, heads, "
+            f"head_dim] (fmha.attention_varlen's), got shape {list(first)}")
+    for i, (shape, lse_shape) in enumerate(zip(o_shapes, lse_shapes)):
+        if len(shape) != len(first):
+            raise ValueError(f"{WHAT}: the states' o must have one shape, "
+                             f"got {list(first)} and {list(shape)}")
+        check(all(x == y for x, y in zip(shape, first)), lambda: (
+            f"{WHAT}: the states' o must have one shape, got {list(first)} "
+            f"and {list(shape)} (state {i})"))
+        want = expected_lse_shape(shape, layout)
+        if len(lse_shape) != len(want):
+            raise ValueError(
+                f"{WHAT}: lse of state {i} must be "
+                f"{'[heads, tokens]' if len(first) == 3 else '[batch, heads, seq]'}"
+                f" for o of shape {list(shape)}, got shape {list(lse_shape)}")
+        check(all(x == y for x, y in zip(lse_shape, want)), lambda: (
+            f"{WHAT}: lse of state {i} must have shape {list(want)} for o "
+            f"of shape {list(shape)} (layout {layout!r}), got "
+            f"{list(lse_shape)}"))
+    dtype = o_dtypes[0]
+    if dtype not in ("bf16", "f16"):
+        raise TypeError(f"{WHAT}: o must be bfloat16 or float16, got "
+                        f"{dtype or 'another type'}")
+    for i, other in enumerate(o_dtypes):
+        if other != dtype:
+            raise TypeError(f"{WHAT}: the states' o must have one dtype, got "
+                            f"{dtype} and {other or 'another type'} (state "
+                            f"{i})")
+    for i, other in enumerate(lse_dtypes):
+        if other != "f32":
+            raise TypeError(f"{WHAT}: lse must be float32, got "
+                            f"{other or 'another type'} (state {i})")
+    head_dim = first[-1]
+    if head_dim % 8 or not 8 <= head_dim <= MERGE_MAX_HEAD_DIM:
+        raise ValueError(f"{WHAT}: head_dim must be a multiple of 8 from 8 "
+                         f"to {MERGE_MAX_HEAD_DIM}, got {head_dim}")
+
+
+def _check(torch: Any, o_list: Sequence, lse_list: Sequence,
+           layout: str) -> None:
+    """check_merge_args on tensors, devices included."""
+    _ops.check_tensor_types(
+        torch, WHAT, [(f"o[{i}]", t) for i, t in enumerate(o_list)]
+        + [(f"lse[{i}]", t) for i, t in enumerate(lse_list)])
+    from .torch_ops import size_checker
+    check_merge_args([tuple(t.shape) for t in o_list],
+                     [tuple(t.shape) for t in lse_list],
+                     [_ops.fmha_dtype(t.dtype) for t in o_list],
+                     [_ops.fmha_dtype(t.dtype) for t in lse_list], layout,
+                     size_checker(torch))
+    _ops.check_one_device(
+        WHAT, [(f"o[{i}]", t) for i, t in enumerate(o_list)]
+        + [(f"lse[{i}]", t) for i, t in enumerate(lse_list)])
+
+
+def outputs(torch: Any, o: Any, lse: Any) -> tuple:
+    """``o`` (laid out as the first state's o where it is dense, else
+    contiguous) and ``lse`` (contiguous f32)."""
+    o_out = torch.empty_like(o, memory_format=torch.preserve_format)
+    return o_out, torch.empty(lse.shape, dtype=torch.float32,
+                              device=lse.device)
+
+
+def _kernel_views(o: Any, lse: Any, layout: str) -> tuple:
+    """o as ``[batch, seq, heads, head_dim]`` and lse as ``[batch, heads,
+    seq]`` views, the kernel's; one query row per sequence (decode) as
+    one sequence of ``batch`` rows, so that a CTA's rows are many."""
+    if o.dim() == 3:
+        o, lse = o.unsqueeze(0), lse.unsqueeze(0)
+    elif layout == "bhsd":
+        o = o.permute(0, 2, 1, 3)
+    if o.shape[1] == 1 and o.shape[0] > 1:
+        o, lse = o.permute(1, 0, 2, 3), lse.permute(2, 1, 0)
+    return o, lse
+
+
+def _rows_aligned(t: Any) -> bool:
+    """Whether the kernel's 16-byte loads and stores can address ``t``'s
+    rows: innermost stride 1, other strides and the address multiples of
+    16 bytes."""
+    size = t.element_size()
+    return (t.stride(-1) == 1 and t.data_ptr() % 16 == 0
+            and all((s * size) % 16 == 0 for s in t.stride()[:-1]))
+
+
+def stacked_view(views: Sequence) -> Optional[Any]:
+    """``views`` (fmha.runtime.TensorViews of one shape and strides) as one
+    view with a leading states dimension whose stride is the distance
+    between consecutive ones, or None when the distances differ, are not
+    whole elements or the strides differ."""
+    first = views[0]
+    step = views[1].data_ptr - first.data_ptr if len(views) > 1 else 0
+    if step % first.itemsize:
+        return None
+    for i, view in enumerate(views):
+        if view.strides != first.strides or view.shape != first.shape or \
+                view.data_ptr - first.data_ptr != i * step:
+            return None
+    return dataclasses.replace(first, shape=(len(views), *first.shape),
+                               strides=(step // first.itemsize,
+                                        *first.strides))
+
+
+def _stack(torch: Any, tensors: Sequence) -> Any:
+    """The states as one stacked view (stacked_view), without a copy when
+    their layouts allow, else a stacked copy."""
+    from .runtime import as_view
+    view = stacked_view([as_view(t) for t in tensors])
+    return view if view is not None else torch.stack(list(tensors))
+
+
+def _kernel(torch: Any, device: Any, dtype: str, head_dim: int) -> Any:
+    key = (device, dtype, head_dim)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        from .compiler import compile
+        from .torch_ops import _target
+        spec = MergeSpec(dtype=dtype, head_dim=head_dim,
+                         target=_target(torch, device))
+        kernel = _KERNELS[key] = compile(spec).kernel
+    return kernel
+
+
+def merge_states_impl(o_list: Sequence, lse_list: Sequence,
+                      layout: str) -> tuple:
+    """The real implementation of fmha::merge_states (CUDA tensors)."""
+    import torch
+    from .torch_ops import _on_device
+    _check(torch, o_list, lse_list, layout)
+    device = o_list[0].device
+    if device.type != "cuda":
+        raise ValueError(f"{WHAT} needs CUDA tensors, got {device}")
+    o_out, lse_out = outputs(torch, o_list[0], lse_list[0])
+    if o_out.numel() == 0:
+        return o_out, lse_out
+    states = [_kernel_views(o if _rows_aligned(o) else o.contiguous(), lse,
+                            layout) for o, lse in zip(o_list, lse_list)]
+    o_view, lse_view = _kernel_views(o_out, lse_out, layout)
+    tensors = {"o_states": _stack(torch, [o for o, _ in states]),
+               "lse_states": _stack(torch, [lse for _, lse in states]),
+               "o": o_view, "lse": lse_view}
+    with _on_device(torch, device):
+        kernel = _kernel(torch, device, _ops.fmha_dtype(o_out.dtype),
+                         int(o_out.shape[-1]))
+        kernel.launch(tensors)
+    return o_out, lse_out
+
+
+def define(torch: Any) -> None:
+    """Defines the custom op ``fmha::merge_states`` and its fake
+    implementation (for torch.compile)."""
+    Tensor = torch.Tensor
+
+    @torch.library.custom_op("fmha::merge_states", mutates_args=())
+    def merge_states(o: list[Tensor], lse: list[Tensor],
+                     layout: str) -> tuple[Tensor, Tensor]:
+        return merge_states_impl(o, lse, layout)
+
+    @merge_states.register_fake
+    def _(o, lse, layout):
+        _check(torch, o, lse, layout)
+        return outputs(torch, o[0], lse[0])
+
+
+def _states(args: tuple) -> tuple:
+    """The (o, lse) lists of merge_states' positional arguments."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        pairs = list(args[0])
+        for i, pair in enumerate(pairs):
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise TypeError(f"{WHAT}: state {i} must be a pair (o, lse), "
+                                f"got {type(pair).__name__}")
+        return [o for o, _ in pairs], [lse for _, lse in pairs]
+    if len(args) == 4:
+        return [args[0], args[2]], [args[1], args[3]]
+    raise TypeError(f"{WHAT} takes (o_a, lse_a, o_b, lse_b) or a list of "
+                    f"(o, lse) pairs, got {len(args)} positional arguments")
+
+
+def merge_states(*args: Any, layout: str = "bhsd") -> tuple:
+    """Merges attention results over disjoint key sets into the result over
+    their union, on a Hopper GPU.
+
+    ``merge_states(o_a, lse_a, o_b, lse_b)`` merges two states;
+    ``merge_states([(o_1, lse_1), (o_2, lse_2), ...])`` any number (one
+    kernel for every count). Each state is what fmha's attention returns
+    with ``return_lse=True``: ``o`` ``[batch, heads, seq, head_dim]``
+    (``layout="bhsd"``, fmha.attention's, the default) or ``[batch, seq,
+    heads, head_dim]`` (``layout="bshd"``, fmha.attention_kvcache's) with
+    ``lse`` ``[batch, heads, seq]``, or ``o`` ``[tokens, heads, head_dim]``
+    with ``lse`` ``[heads, tokens]`` (fmha.attention_varlen's; ``layout``
+    does not matter). ``o`` bf16 or f16 (one dtype), ``head_dim`` a
+    multiple of 8 up to 512, ``lse`` float32 (natural log), all on one
+    CUDA device; any strides.
+
+    Returns ``(o, lse)`` of the same shapes: ``lse = log(sum_i
+    exp(lse_i))`` and ``o = sum_i exp(lse_i - lse) o_i``, computed in f32.
+    A state with ``lse = -inf`` (no keys) weighs nothing whatever its ``o``
+    holds; a row without keys in any state gets ``o = 0`` and ``lse =
+    -inf``. Works under ``torch.compile`` and CUDA graphs. Raises
+    ValueError or TypeError naming a wrong shape, dtype or device.
+    """
+    torch = _ops._torch(WHAT)
+    o_list, lse_list = _states(args)
+    if not isinstance(layout, str):
+        raise TypeError(f"{WHAT}: layout must be a str, got {layout!r}")
+    return torch.ops.fmha.merge_states(list(o_list), list(lse_list), layout)
