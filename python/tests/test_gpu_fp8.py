@@ -58,16 +58,19 @@ def fp8_kernel_specs(target="sm_90a"):
     """Every fp8 GemmSpec these tests and fmha.gemm's selection can pick for
     OPTIONS: all of ops.gemm_kernel_specs (the candidates) for e4m3 x e4m3
     to bf16 with tensor and with row / column scales, the default
-    configuration (no tuning table has fp8 rows yet) for the others."""
+    configuration (no tuning table has fp8 rows yet) for the others. With
+    M = 1 a row scale of A is one value: the kernels with one scale for A
+    too."""
     specs = []
     for a, b, out, (sa, sb) in OPTIONS:
         dtype, b_dtype = ops.FP8_TORCH_TO_FMHA[a], ops.FP8_TORCH_TO_FMHA[b]
-        every = ops.gemm_kernel_specs(dtype, out, target, True, b_dtype, sa,
-                                      sb)
-        full = (a, b, out) == (E4M3, E4M3, "bf16") and \
-            (sa, sb) in (("tensor", "tensor"), ("row", "column"))
-        specs.extend(every if full else every[:1])
-    return specs
+        for kind_a in {sa, "tensor"}:
+            every = ops.gemm_kernel_specs(dtype, out, target, True, b_dtype,
+                                          kind_a, sb)
+            full = (a, b, out) == (E4M3, E4M3, "bf16") and \
+                (kind_a, sb) in (("tensor", "tensor"), ("row", "column"))
+            specs.extend(every if full else every[:1])
+    return list(dict.fromkeys(specs))
 
 
 def compile_or_skip(test, spec):
