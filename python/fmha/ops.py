@@ -18,14 +18,16 @@ import struct
 from typing import Any, Callable, Optional, Sequence
 
 from . import torch_ops, tuning
-from .specs import (ATTENTION_HEAD_DIMS, I32_MAX, AttentionSpec, GemmSpec,
-                    check_scale)
+from .specs import (ATTENTION_HEAD_DIMS, FP8_DTYPES, I32_MAX, AttentionSpec,
+                    GemmSpec, check_scale)
 
 ALIGNMENT = 16
 # Compute capability -> the target fmha compiles for it.
 TARGETS = {(9, 0): "sm_90a"}
 # torch dtype names (str(dtype) without "torch.") <-> fmha's names.
 TORCH_TO_FMHA = {"bfloat16": "bf16", "float16": "f16", "float32": "f32"}
+# fp8 torch dtypes fmha.gemm takes (with scales) <-> fmha's names.
+FP8_TORCH_TO_FMHA = {"float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2"}
 
 
 def padded_row_stride(n: Any, itemsize: int) -> Any:
@@ -53,13 +55,18 @@ def target_for_capability(capability: tuple, device: str = "the device") \
 
 def gemm_spec(dtype: str, out_dtype: str, target: str = "sm_90a",
               config: Optional[dict] = None,
-              b_transposed: bool = True) -> GemmSpec:
+              b_transposed: bool = True, b_dtype: Optional[str] = None,
+              scale_a: Optional[str] = None,
+              scale_b: Optional[str] = None) -> GemmSpec:
     """The spec fmha.gemm compiles for these types (dynamic M, N, K), B's
     layout (``[N, K]`` with ``b_transposed``, else ``[K, N]``) and
     ``config`` (spec fields: ``tile``, ``stages``, ``consumers``; absent
-    ones take GemmSpec's defaults, stages the most that fit)."""
+    ones take GemmSpec's defaults, stages the most that fit). fp8: B's
+    type ``b_dtype`` and the scales' kinds (``scale_a`` ``"tensor"`` or
+    ``"row"``, ``scale_b`` ``"tensor"`` or ``"column"``)."""
     return GemmSpec(dtype=dtype, out_dtype=out_dtype, target=target,
-                    transpose_b=b_transposed,
+                    transpose_b=b_transposed, b_dtype=b_dtype,
+                    scale_a=scale_a, scale_b=scale_b,
                     **tuning.normalize_config(config))
 
 
@@ -99,15 +106,23 @@ def _same_f32(x: float, y: float) -> bool:
 
 
 def gemm_kernel_specs(dtype: str, out_dtype: str, target: str = "sm_90a",
-                      b_transposed: bool = True) -> list:
+                      b_transposed: bool = True,
+                      b_dtype: Optional[str] = None,
+                      scale_a: Optional[str] = None,
+                      scale_b: Optional[str] = None) -> list:
     """Every GemmSpec fmha.gemm may compile for these types, whatever the
     shape (the defaults, the candidates the autotuner tries and every
     configuration of the tuning table): what a cache must hold for a
     machine without a compiler. Some may not compile (an f32 output needs
-    more shared memory); fmha.gemm then falls back to the defaults."""
-    configs = [{}, *tuning.GEMM_CANDIDATES,
-               *tuning.table().configs(("gemm",))]
-    return _unique(gemm_spec(dtype, out_dtype, target, c, b_transposed)
+    more shared memory); fmha.gemm then falls back to the defaults. fp8
+    GEMMs (``dtype`` f8e4m3 or f8e5m2) have candidates and table rows of
+    their own."""
+    fp8 = dtype in FP8_DTYPES
+    category, _ = tuning.gemm_problem(1, 1, 1, fp8=fp8)
+    configs = [{}, *tuning.gemm_candidates(fp8),
+               *tuning.table().configs(category)]
+    return _unique(gemm_spec(dtype, out_dtype, target, c, b_transposed,
+                             b_dtype, scale_a, scale_b)
                    for c in configs)
 
 
@@ -279,6 +294,69 @@ def fmha_dtype(dtype: Any) -> Optional[str]:
     return TORCH_TO_FMHA.get(str(dtype).removeprefix("torch."))
 
 
+def check_fp8_gemm(a_dtype: str, b_dtype: str, m: Any, k: Any, n: Any,
+                   b_transposed: bool, scale_a: Optional[tuple],
+                   scale_b: Optional[tuple]) -> tuple:
+    """Checks an fp8 fmha.gemm call on its dtypes (torch names without
+    ``torch.``), sizes and scales, each ``(shape, dtype name, on a's
+    device, contiguous)`` or None when missing; returns the scales' kinds
+    ``(scale_a, scale_b)``: ``"tensor"`` (one value: 0-d, ``[1]`` or
+    ``[1, 1]``), ``"row"`` (``[M]`` or ``[M, 1]``), ``"column"`` (``[N]``
+    or ``[1, N]``). Raises ValueError naming the rule broken."""
+    if a_dtype not in FP8_TORCH_TO_FMHA or b_dtype not in FP8_TORCH_TO_FMHA:
+        raise ValueError(f"fmha.gemm: a is {a_dtype} and b {b_dtype}: fp8 "
+                         f"needs both in float8_e4m3fn or float8_e5m2")
+    if a_dtype == b_dtype == "float8_e5m2":
+        raise ValueError("fmha.gemm: a and b are both float8_e5m2: at most "
+                         "one fp8 operand may be e5m2 (as "
+                         "torch._scaled_mm)")
+    if not b_transposed:
+        raise ValueError("fmha.gemm: fp8 needs b as [N, K] "
+                         "(b_transposed=True): fp8 MMAs read both operands "
+                         "K-major")
+    if scale_a is None or scale_b is None:
+        missing = " and ".join(name for name, scale in (
+            ("scale_a", scale_a), ("scale_b", scale_b)) if scale is None)
+        raise ValueError(f"fmha.gemm: fp8 a and b need scale_a and scale_b "
+                         f"(float32, as torch._scaled_mm); {missing} "
+                         f"missing")
+    if k % ALIGNMENT:
+        raise ValueError(f"fmha.gemm: fp8 needs K a multiple of "
+                         f"{ALIGNMENT} (rows of 16-byte multiples for "
+                         f"TMA), got K = {k}")
+    kinds = []
+    for name, (shape, dtype, on_device, contiguous), size, dim, kind in (
+            ("scale_a", scale_a, m, "M", "row"),
+            ("scale_b", scale_b, n, "N", "column")):
+        if dtype != "float32":
+            raise ValueError(f"fmha.gemm: {name} must be float32, got "
+                             f"{dtype}")
+        if not on_device:
+            raise ValueError(f"fmha.gemm: {name} must be on a's device")
+        shape = list(shape)
+        matrix = [size, 1] if kind == "row" else [1, size]
+        if shape in ([], [1], [1, 1]):
+            kinds.append("tensor")
+        elif shape in ([size], matrix):
+            kinds.append(kind)
+        else:
+            per = "row of a" if kind == "row" else "column of the result"
+            raise ValueError(
+                f"fmha.gemm: {name} must be one value (0-d or [1]) or one "
+                f"per {per} ([{dim}] or "
+                f"{'[M, 1]' if kind == 'row' else '[1, N]'}, {dim} = "
+                f"{size}), got shape {shape}")
+        if not contiguous:
+            raise ValueError(f"fmha.gemm: {name} must be contiguous")
+    return tuple(kinds)
+
+
+def fp8_dtype(dtype: Any) -> Optional[str]:
+    """fmha's name of an fp8 torch dtype (``torch.float8_e4m3fn`` ->
+    ``f8e4m3``), or None."""
+    return FP8_TORCH_TO_FMHA.get(str(dtype).removeprefix("torch."))
+
+
 def _torch(what: str) -> Any:
     """The torch module, with fmha's custom ops registered."""
     torch = _TORCH[0]
@@ -296,7 +374,8 @@ _TORCH: list = [None]
 
 
 def gemm(a: Any, b: Any, out_dtype: Any = None, *,
-         b_transposed: bool = True) -> Any:
+         b_transposed: bool = True, scale_a: Any = None,
+         scale_b: Any = None) -> Any:
     """``a @ b.T`` with fp32 accumulation, on a Hopper GPU.
 
     ``a``: ``[..., K]`` (bf16 or f16; leading dimensions are flattened into
@@ -310,24 +389,46 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
     stride fmha.ops.padded_row_stride(N, itemsize)). Inputs whose rows
     break TMA's 16-byte rules are copied into padded buffers first.
 
+    FP8, as ``torch._scaled_mm``: ``a`` and ``b`` in
+    ``torch.float8_e4m3fn`` (one of them may be ``torch.float8_e5m2``),
+    ``b`` as ``[N, K]`` (``b_transposed=False`` is an error: fp8 MMAs
+    read both operands K-major), K a multiple of 16, and both scales,
+    float32 contiguous tensors on a's device: ``scale_a`` one value (0-d or
+    ``[1]``) or one per row of ``a`` (``[M, 1]`` or ``[M]``), ``scale_b``
+    one value or one per column of the result (``[1, N]`` or ``[N]``).
+    The result is ``(a.float() @ b.float().T) * scale_a * scale_b``
+    (fp32 accumulation, scaled, then rounded); ``out_dtype`` defaults to
+    ``torch.bfloat16``. Missing scales, scales on other dtypes, and
+    scales of the wrong shape, dtype or device raise ValueError before
+    anything is launched.
+
     Compiles (once, cached on disk) a kernel for the dtypes, then launches
     it on the current stream. Works under ``torch.compile``.
     """
     torch = _torch("fmha.gemm")
     if a.dim() == 2:
-        c = torch_ops.gemm_fast(torch, a, b, out_dtype, b_transposed)
+        c = torch_ops.gemm_fast(torch, a, b, out_dtype, b_transposed,
+                                scale_a, scale_b)
         if c is not None:
             return c
-        return torch.ops.fmha.gemm(a, b, out_dtype, b_transposed)
+        return torch.ops.fmha.gemm(a, b, out_dtype, b_transposed, scale_a,
+                                   scale_b)
     if a.dim() < 2 or b.dim() != 2:
         raise ValueError(f"fmha.gemm: a must be [..., K] and b "
                          f"{'[N, K]' if b_transposed else '[K, N]'}, got "
                          f"shapes {list(a.shape)} and {list(b.shape)}")
     lead = a.shape[:-1]
-    a2 = a.reshape(math.prod(lead), a.shape[-1])  # -1 is ambiguous at K = 0
-    c = torch_ops.gemm_fast(torch, a2, b, out_dtype, b_transposed)
+    m = math.prod(lead)
+    a2 = a.reshape(m, a.shape[-1])  # -1 is ambiguous at K = 0
+    # Row scales of a [..., K] a: one per row of the flattened [M, K].
+    if scale_a is not None and scale_a.dim() > 0 and scale_a.numel() == m \
+            and m != 1 and scale_a.is_contiguous():
+        scale_a = scale_a.reshape(m)
+    c = torch_ops.gemm_fast(torch, a2, b, out_dtype, b_transposed, scale_a,
+                            scale_b)
     if c is None:
-        c = torch.ops.fmha.gemm(a2, b, out_dtype, b_transposed)
+        c = torch.ops.fmha.gemm(a2, b, out_dtype, b_transposed, scale_a,
+                                scale_b)
     return c.view(*lead, c.shape[-1])
 
 

@@ -26,7 +26,16 @@ from typing import Any, Optional, Union
 
 TARGETS = ("sm_90a", "sm_100a")
 INPUT_DTYPES = ("bf16", "f16")
+# fp8 GEMM operands (at most one of a and b e5m2, as torch._scaled_mm).
+FP8_DTYPES = ("f8e4m3", "f8e5m2")
+GEMM_INPUT_DTYPES = INPUT_DTYPES + FP8_DTYPES
 GEMM_OUT_DTYPES = ("bf16", "f16", "f32")
+# How an fp8 GEMM's scales apply: one for the tensor, or one per row of a
+# (scale_a) / column of b (scale_b).
+GEMM_SCALE_A = ("tensor", "row")
+GEMM_SCALE_B = ("tensor", "column")
+# MLIR element types of fmha's dtype names where they differ.
+MLIR_TYPES = {"f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2"}
 ATTENTION_HEAD_DIMS = (64, 128, 256)
 ATTENTION_SCHEDULES = ("per_block", "persistent")
 # The rows of a packed (pack_gqa) Q tile: the group heads_q / heads_kv must
@@ -115,8 +124,10 @@ def _dim(size: Optional[int]) -> str:
 
 
 def tensor_type(shape: tuple, dtype: str) -> str:
-    """``tensor<?x128xbf16>`` for shape ``(None, 128)``."""
-    return "tensor<" + "x".join(_dim(s) for s in shape) + f"x{dtype}>"
+    """``tensor<?x128xbf16>`` for shape ``(None, 128)`` (fp8 dtypes by their
+    MLIR names: ``f8e4m3`` is ``f8E4M3FN``)."""
+    return ("tensor<" + "x".join(_dim(s) for s in shape)
+            + f"x{MLIR_TYPES.get(dtype, dtype)}>")
 
 
 def float_literal(value: float) -> str:
@@ -179,11 +190,20 @@ class GemmSpec(_Spec):
     ``splits``: split-K (sm_90a): each CTA tile is ``splits`` work items,
     one per range of K steps, whose f32 partial sums the last one adds up
     (the runtime provides the workspace and the counters); 1: none.
+
+    FP8 (sm_90a): ``dtype`` ``"f8e4m3"`` or ``"f8e5m2"`` is A's type,
+    ``b_dtype`` B's (None: ``dtype``; at most one of them e5m2); B is
+    ``[N, K]`` only. ``scale_a``: ``"tensor"`` (one f32, the default) or
+    ``"row"`` (one per row of A); ``scale_b``: ``"tensor"`` or
+    ``"column"`` (one per column of C); the kernel takes them as tensors
+    ``scale_a`` (``[1]`` or ``[M]``) and ``scale_b`` (``[1]`` or ``[N]``).
+    ``out_dtype`` defaults to bf16 and ``tile`` to ``(128, 128, 128)``
+    (one 128-byte swizzle span of K) for fp8.
     """
 
     dtype: str = "bf16"
     out_dtype: Optional[str] = None
-    tile: tuple = (128, 128, 64)
+    tile: Optional[tuple] = None
     stages: Optional[int] = None
     consumers: int = 2
     target: str = "sm_90a"
@@ -194,15 +214,35 @@ class GemmSpec(_Spec):
     multicast: int = 1
     schedule: Optional[str] = None
     splits: int = 1
+    b_dtype: Optional[str] = None
+    scale_a: Optional[str] = None
+    scale_b: Optional[str] = None
 
     kind = "gemm"
-    _later_fields = {"schedule": None, "splits": 1}
+    _later_fields = {"schedule": None, "splits": 1, "b_dtype": None,
+                     "scale_a": None, "scale_b": None}
+
+    @property
+    def fp8(self) -> bool:
+        return self.dtype in FP8_DTYPES
 
     def __post_init__(self) -> None:
-        _check_choice("dtype", self.dtype, INPUT_DTYPES)
+        _check_choice("dtype", self.dtype, GEMM_INPUT_DTYPES)
+        if self.fp8:
+            self._check_fp8()
+        else:
+            for name in ("b_dtype", "scale_a", "scale_b"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name} is for fp8 GEMMs only, got "
+                                     f"{name}={getattr(self, name)!r} with "
+                                     f"dtype {self.dtype!r}")
         if self.out_dtype is None:
-            object.__setattr__(self, "out_dtype", self.dtype)
+            object.__setattr__(self, "out_dtype",
+                               "bf16" if self.fp8 else self.dtype)
         _check_choice("out_dtype", self.out_dtype, GEMM_OUT_DTYPES)
+        if self.tile is None:
+            object.__setattr__(self, "tile", (128, 128, 128) if self.fp8
+                               else (128, 128, 64))
         _int_tuple(self, "tile", 3)
         if self.stages is not None:
             _check_int("stages", self.stages, 1, 8)
@@ -218,6 +258,24 @@ class GemmSpec(_Spec):
         for size in ("m", "n", "k"):
             _check_size(size, getattr(self, size))
 
+    def _check_fp8(self) -> None:
+        """The fp8 fields: B's type, the scales' kinds (defaults: B like A,
+        one scale per tensor) and B as ``[N, K]``."""
+        if self.b_dtype is None:
+            object.__setattr__(self, "b_dtype", self.dtype)
+        _check_choice("b_dtype", self.b_dtype, FP8_DTYPES)
+        if self.dtype == self.b_dtype == "f8e5m2":
+            raise ValueError("dtype and b_dtype are both 'f8e5m2': at most "
+                             "one fp8 operand may be e5m2")
+        for name, kinds in (("scale_a", GEMM_SCALE_A),
+                            ("scale_b", GEMM_SCALE_B)):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, "tensor")
+            _check_choice(name, getattr(self, name), kinds)
+        if self.transpose_b is False:
+            raise ValueError("fp8 GEMMs need transpose_b=True (B as "
+                             "[N, K]): fp8 MMAs read both operands K-major")
+
     @property
     def name(self) -> str:
         """The kernel's symbol (and the cubin's entry point), e.g.
@@ -225,11 +283,21 @@ class GemmSpec(_Spec):
         ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``,
         then ``_pp`` with ``schedule="pingpong"``, ``_sk2`` with
         ``splits=2``);
-        static sizes add ``_m4096`` and so on."""
+        static sizes add ``_m4096`` and so on. fp8:
+        ``gemm_f8e4m3_bf16_...`` (``gemm_f8e4m3xf8e5m2_...`` with another
+        B type), ``_rows`` with row scales of A, ``_cols`` with column
+        scales of B."""
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"_s{self.stages}"
-        name = (f"gemm_{self.dtype}_{self.out_dtype}_{bm}x{bn}x{bk}"
+        dtype = self.dtype
+        if self.b_dtype is not None and self.b_dtype != self.dtype:
+            dtype += f"x{self.b_dtype}"
+        name = (f"gemm_{dtype}_{self.out_dtype}_{bm}x{bn}x{bk}"
                 f"{stages}_c{self.consumers}")
+        if self.scale_a == "row":
+            name += "_rows"
+        if self.scale_b == "column":
+            name += "_cols"
         if self.multicast != 1:
             name += f"_mc{self.multicast}"
         if self.schedule is not None:
@@ -246,9 +314,15 @@ class GemmSpec(_Spec):
     def signature(self) -> str:
         a = tensor_type((self.m, self.k), self.dtype)
         b = tensor_type((self.n, self.k) if self.transpose_b else
-                        (self.k, self.n), self.dtype)
+                        (self.k, self.n), self.b_dtype or self.dtype)
         c = tensor_type((self.m, self.n), self.out_dtype)
-        return f"({a}, {b}) -> {c}"
+        if not self.fp8:
+            return f"({a}, {b}) -> {c}"
+        scale_a = tensor_type((self.m if self.scale_a == "row" else 1,),
+                              "f32")
+        scale_b = tensor_type((self.n if self.scale_b == "column" else 1,),
+                              "f32")
+        return f"({a}, {b}, {scale_a}, {scale_b}) -> {c}"
 
     def to_mlir(self) -> str:
         """The ``fmha.gemm`` op, one declaration in a module."""

@@ -79,19 +79,28 @@ def gemm_output(torch: Any, m: Any, n: Any, dtype: Any, device: Any) -> Any:
 
 
 def _check_gemm(torch: Any, a: Any, b: Any, out_dtype: Any,
-                b_transposed: bool = True) -> Any:
-    """Checks the operands; returns the output dtype."""
+                b_transposed: bool = True, scale_a: Any = None,
+                scale_b: Any = None) -> Any:
+    """Checks the operands (and an fp8 GEMM's scales, _check_scales);
+    returns the output dtype."""
     b_shape = "[N, K]" if b_transposed else "[K, N]"
     if a.dim() != 2 or b.dim() != 2:
         raise ValueError(f"fmha.gemm: a must be [M, K] and b {b_shape}, got "
                          f"shapes {list(a.shape)} and {list(b.shape)}")
-    if _ops.fmha_dtype(a.dtype) not in ("bf16", "f16"):
-        raise TypeError(f"fmha.gemm: a must be bfloat16 or float16, got "
-                        f"{a.dtype}")
-    if b.dtype != a.dtype:
+    fp8 = _ops.fp8_dtype(a.dtype) is not None
+    if fp8:
+        _check_fp8(torch, a, b, b_transposed, scale_a, scale_b)
+    elif _ops.fmha_dtype(a.dtype) not in ("bf16", "f16"):
+        raise TypeError(f"fmha.gemm: a must be bfloat16, float16 or fp8 "
+                        f"(float8_e4m3fn, float8_e5m2), got {a.dtype}")
+    elif scale_a is not None or scale_b is not None:
+        raise ValueError(f"fmha.gemm: scale_a and scale_b are for fp8 a and "
+                         f"b only, not {a.dtype}")
+    elif b.dtype != a.dtype:
         raise TypeError(f"fmha.gemm: b has dtype {b.dtype} but a has "
                         f"{a.dtype}; they must match")
-    out = a.dtype if out_dtype is None else out_dtype
+    out = (torch.bfloat16 if fp8 else a.dtype) if out_dtype is None \
+        else out_dtype
     if _ops.fmha_dtype(out) is None:
         raise TypeError(f"fmha.gemm: out_dtype must be bfloat16, float16 or "
                         f"float32, got {out}")
@@ -103,6 +112,37 @@ def _check_gemm(torch: Any, a: Any, b: Any, out_dtype: Any,
         f"fmha.gemm: a is [M, K] = {list(a.shape)} and b {b_shape} = "
         f"{list(b.shape)}: their K differ"))
     return out
+
+
+def _scale_info(scale: Any, device: Any) -> Optional[tuple]:
+    """What ops.check_fp8_gemm needs of a scale: (shape, dtype name, on
+    ``device``, contiguous), or None."""
+    if scale is None:
+        return None
+    return (tuple(scale.shape), str(scale.dtype).removeprefix("torch."),
+            scale.device == device, scale.is_contiguous())
+
+
+def _check_fp8(torch: Any, a: Any, b: Any, b_transposed: bool,
+               scale_a: Any, scale_b: Any) -> None:
+    """Checks an fp8 GEMM's operands and scales (ops.check_fp8_gemm)."""
+    scale_kinds(a, b, scale_a, scale_b, b_transposed)
+
+
+def scale_kinds(a: Any, b: Any, scale_a: Any, scale_b: Any,
+                b_transposed: bool = True) -> tuple:
+    """The kinds of an fp8 GEMM's scales, ``(scale_a, scale_b)``, after
+    ops.check_fp8_gemm's checks (ValueError naming the rule broken)."""
+    return _ops.check_fp8_gemm(
+        str(a.dtype).removeprefix("torch."),
+        str(b.dtype).removeprefix("torch."), a.shape[0], a.shape[1],
+        b.shape[0] if b_transposed else b.shape[1], b_transposed,
+        _scale_info(scale_a, a.device), _scale_info(scale_b, a.device))
+
+
+def _scale_tensors(scale_a: Any, scale_b: Any) -> dict:
+    """An fp8 GEMM's scales as the kernel takes them: 1-d views."""
+    return {"scale_a": scale_a.reshape(-1), "scale_b": scale_b.reshape(-1)}
 
 
 def _tma_ready(torch: Any, t: Any) -> Any:
@@ -218,15 +258,21 @@ def scratch_pointers(torch: Any, specs: dict, device: Any,
 
 
 def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
-                 b_transposed: bool = True, scratch: bool = True) -> Any:
+                 b_transposed: bool = True, scratch: bool = True,
+                 scale_a: Any = None, scale_b: Any = None) -> Any:
     """The runtime Kernel for these operands: checks what depends only on
     dtypes and devices once per (devices, dtypes), then selects the
     configuration for the shape (fmha.tuning) and compiles it or finds it
     in the cache, once per shape bucket. ``scratch=False``: a kernel
-    without scratch tensors (a split-K configuration runs unsplit)."""
+    without scratch tensors (a split-K configuration runs unsplit). fp8:
+    the scales (checked by the caller) pick the kernel's scale kinds."""
     key = (a.device, b.device, a.dtype, b.dtype, out, b_transposed)
+    kinds = (None, None)
+    if scale_a is not None:
+        kinds = scale_kinds(a, b, scale_a, scale_b)
+        key += kinds
     if key not in _GEMM_CHECKED:
-        _check_gemm(torch, a, b, out, b_transposed)
+        _check_gemm(torch, a, b, out, b_transposed, scale_a, scale_b)
         if a.device.type != "cuda":
             raise ValueError(f"fmha.gemm needs CUDA tensors, got "
                              f"{a.device}")
@@ -234,18 +280,26 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
     target = _GEMM_CHECKED[key]
     m, k = a.shape
     n = b.shape[0] if b_transposed else b.shape[1]
-    category, sizes = tuning.gemm_problem(m, n, k)
-    dtype, out_name = _ops.fmha_dtype(a.dtype), _ops.fmha_dtype(out)
+    fp8 = scale_a is not None
+    category, sizes = tuning.gemm_problem(m, n, k, fp8=fp8)
+    if fp8:
+        dtype, b_dtype = _ops.fp8_dtype(a.dtype), _ops.fp8_dtype(b.dtype)
+    else:
+        dtype, b_dtype = _ops.fmha_dtype(a.dtype), None
+    out_name = _ops.fmha_dtype(out)
 
     def make_spec(config: dict) -> Any:
         if not scratch:
             config = {k: v for k, v in config.items() if k != "splits"}
         return _ops.gemm_spec(dtype, out_name, target, config,
-                              b_transposed=b_transposed)
+                              b_transposed=b_transposed, b_dtype=b_dtype,
+                              scale_a=kinds[0], scale_b=kinds[1])
 
     def run(kernel: Any) -> Any:
         c = gemm_output(torch, m, n, out, a.device)
         tensors = {"a": a, "b": b, "c": c}
+        if fp8:
+            tensors.update(_scale_tensors(scale_a, scale_b))
         tensors.update(scratch_tensors(
             torch,
             kernel.scratch_shapes({n: t.shape for n, t in tensors.items()}),
@@ -254,7 +308,7 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
 
     options = key if scratch else key + ("no scratch",)
     return _select(torch, a.device, options, category, sizes, make_spec,
-                   tuning.GEMM_CANDIDATES, run)
+                   tuning.gemm_candidates(fp8), run)
 
 
 def _device_name(torch: Any, device: Any) -> str:
@@ -308,18 +362,45 @@ def _select(torch: Any, device: Any, options: tuple, category: tuple,
 
 
 def gemm_impl(a: Any, b: Any, out_dtype: Any = None,
-              b_transposed: bool = True) -> Any:
+              b_transposed: bool = True, scale_a: Any = None,
+              scale_b: Any = None) -> Any:
     """The real implementation of fmha::gemm (CUDA tensors)."""
     import torch
-    out = a.dtype if out_dtype is None else out_dtype
-    kb = b.shape[1] if b_transposed else b.shape[0]
-    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != kb:
-        _check_gemm(torch, a, b, out, b_transposed)  # raises, naming it
+    if scale_a is not None or scale_b is not None or \
+            _ops.fp8_dtype(a.dtype) is not None:
+        # fp8: the scales' checks depend on the shapes, so every call.
+        out = _check_gemm(torch, a, b, out_dtype, b_transposed, scale_a,
+                          scale_b)
+    else:
+        out = a.dtype if out_dtype is None else out_dtype
+        kb = b.shape[1] if b_transposed else b.shape[0]
+        if a.dim() != 2 or b.dim() != 2 or a.shape[1] != kb:
+            _check_gemm(torch, a, b, out, b_transposed)  # raises, naming it
     m, n = a.shape[0], (b.shape[0] if b_transposed else b.shape[1])
     c = gemm_output(torch, m, n, out, a.device)
     if m == 0 or n == 0:
-        _check_gemm(torch, a, b, out, b_transposed)
+        _check_gemm(torch, a, b, out, b_transposed, scale_a, scale_b)
         return c
+    if a.shape[1] == 0:
+        _check_gemm(torch, a, b, out, b_transposed, scale_a, scale_b)
+        return c.zero_()
+    with _on_device(torch, a.device):
+        a, b = _tma_ready(torch, a), _tma_ready(torch, b)
+        # No scratch tensors through the custom op (torch.compile, autograd):
+        # torch.compile's CUDA graphs allocate even their warm-up runs from
+        # the graph's pool and refuse pool memory that no output holds, as
+        # a workspace kept across calls is. Split-K runs on the eager path.
+        kernel = _gemm_kernel(torch, a, b, out, b_transposed, scratch=False,
+                              scale_a=scale_a, scale_b=scale_b)
+        tensors = {"a": a, "b": b, "c": c}
+        if scale_a is not None:
+            tensors.update(_scale_tensors(scale_a, scale_b))
+        tensors.update(scratch_tensors(
+            torch,
+            kernel.scratch_shapes({n: t.shape for n, t in tensors.items()}),
+            a.device, torch.cuda.current_stream(a.device).cuda_stream))
+        kernel.launch(tensors)
+    return c
     if a.shape[1] == 0:
         _check_gemm(torch, a, b, out, b_transposed)
         return c.zero_()
@@ -522,7 +603,8 @@ def _tma_layout(t: Any) -> bool:
 
 
 def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
-              b_transposed: bool) -> Any:
+              b_transposed: bool, scale_a: Any = None,
+              scale_b: Any = None) -> Any:
     """fmha.gemm's eager fast path: the result, or None when the call must
     go through the custom op."""
     tensor, compiling, grad, get_device, raw_stream = _fast_env(torch)
@@ -530,31 +612,48 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
         return None
     if grad() and (a.requires_grad or b.requires_grad):
         return None
-    out = a.dtype if out_dtype is None else out_dtype
+    scaled = scale_a is not None and scale_b is not None
+    if scaled:
+        if type(scale_a) is not tensor or type(scale_b) is not tensor:
+            return None
+        key = ("gemm", a.shape, a.stride(), b.shape, b.stride(), a.dtype,
+               b.dtype, out_dtype, a.device, b.device, b_transposed,
+               scale_a.shape, scale_a.stride(), scale_a.dtype,
+               scale_a.device, scale_b.shape, scale_b.stride(),
+               scale_b.dtype, scale_b.device)
+    elif scale_a is not None or scale_b is not None:
+        return None  # the custom op names the missing scale
+    else:
+        key = ("gemm", a.shape, a.stride(), b.shape, b.stride(), a.dtype,
+               b.dtype, out_dtype, a.device, b.device, b_transposed)
     device = a.device
-    key = ("gemm", a.shape, a.stride(), b.shape, b.stride(), a.dtype,
-           b.dtype, out, device, b.device, b_transposed)
     bound = _FAST.get(key)
     if bound is None:
         if (a.dim() != 2 or b.dim() != 2 or device.type != "cuda"
                 or b.device != device or 0 in a.shape or 0 in b.shape
                 or not _tma_layout(a) or not _tma_layout(b)
-                or a.dtype != b.dtype
+                or (a.dtype != b.dtype and not scaled)
                 or device.index != get_device()):
             return None
-        _check_gemm(torch, a, b, out, b_transposed)
+        out = _check_gemm(torch, a, b, out_dtype, b_transposed, scale_a,
+                          scale_b)
         if (a.data_ptr() | b.data_ptr()) & 15:
             return None
         m = a.shape[0]
         n = b.shape[0] if b_transposed else b.shape[1]
         c = gemm_output(torch, m, n, out, device)
-        kernel = _gemm_kernel(torch, a, b, out, b_transposed)
+        kernel = _gemm_kernel(torch, a, b, out, b_transposed,
+                              scale_a=scale_a, scale_b=scale_b)
         tensors = {"a": a, "b": b, "c": c}
+        if scaled:
+            tensors.update(_scale_tensors(scale_a, scale_b))
         specs = kernel.scratch_shapes({n: t.shape for n, t in
                                        tensors.items()})
         tensors.update(scratch_tensors(torch, specs, device,
                                        raw_stream(device.index)))
-        bound = kernel.bind(tensors, order=("a", "b", "c", *specs))
+        # a, b, c (and the scales), then the scratch tensors in order.
+        bound = kernel.bind(tensors, order=tuple(tensors))
+        bound.out = out
         # A kernel with scratch tensors takes them per stream (and per
         # graph capture): each call looks them up.
         bound.scratch = specs or None
@@ -565,17 +664,19 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
         n = b.shape[0] if b_transposed else b.shape[1]
         if device.index != get_device():
             return None
-        c = gemm_output(torch, m, n, out, device)
+        c = gemm_output(torch, m, n, bound.out, device)
     pa, pb = a.data_ptr(), b.data_ptr()
     if (pa | pb) & 15:
         return None
+    ptrs = (pa, pb, c.data_ptr())
+    if scaled:
+        ptrs += (scale_a.data_ptr(), scale_b.data_ptr())
     stream = raw_stream(device.index)
     if bound.scratch is None:
-        bound.run((pa, pb, c.data_ptr()), stream)
+        bound.run(ptrs, stream)
         return c
-    bound.run((pa, pb, c.data_ptr(),
-               *scratch_pointers(torch, bound.scratch, device, stream,
-                                 bound.scratch_memo)),
+    bound.run(ptrs + scratch_pointers(torch, bound.scratch, device, stream,
+                                      bound.scratch_memo),
               stream)
     return c
 
@@ -653,23 +754,29 @@ def _define(torch: Any) -> None:
 
     @torch.library.custom_op("fmha::gemm", mutates_args=())
     def gemm(a: Tensor, b: Tensor, out_dtype: Optional[torch.dtype] = None,
-             b_transposed: bool = True) -> Tensor:
-        return gemm_impl(a, b, out_dtype, b_transposed)
+             b_transposed: bool = True, scale_a: Optional[Tensor] = None,
+             scale_b: Optional[Tensor] = None) -> Tensor:
+        return gemm_impl(a, b, out_dtype, b_transposed, scale_a, scale_b)
 
     @gemm.register_fake
-    def _(a, b, out_dtype=None, b_transposed=True):
-        out = _check_gemm(torch, a, b, out_dtype, b_transposed)
+    def _(a, b, out_dtype=None, b_transposed=True, scale_a=None,
+          scale_b=None):
+        out = _check_gemm(torch, a, b, out_dtype, b_transposed, scale_a,
+                          scale_b)
         n = b.shape[0] if b_transposed else b.shape[1]
         return gemm_output(torch, a.shape[0], n, out, a.device)
 
     def setup_context(ctx, inputs, output):
-        a, b, _, b_transposed = inputs
+        a, b, _, b_transposed, scale_a, _ = inputs
         ctx.b_transposed = b_transposed
+        ctx.scaled = scale_a is not None
         ctx.save_for_backward(a, b)
 
     def backward(ctx, grad):
         # C = A B^T (or A B): dA = dC B (or dC B^T), dB = dC^T A (or
         # A^T dC), through PyTorch's matmul.
+        if ctx.scaled:
+            raise RuntimeError("fmha.gemm: fp8 GEMMs have no backward")
         a, b = ctx.saved_tensors
         grad = grad.to(a.dtype)
         bt = b if ctx.b_transposed else b.t()
@@ -677,7 +784,7 @@ def _define(torch: Any) -> None:
         db = None
         if ctx.needs_input_grad[1]:
             db = grad.t() @ a if ctx.b_transposed else a.t() @ grad
-        return da, db, None, None
+        return da, db, None, None, None, None
 
     gemm.register_autograd(backward, setup_context=setup_context)
 

@@ -79,6 +79,30 @@ GEMM_CANDIDATES: tuple = (
     # autotuner a compile.
 )
 
+# fp8 GEMM candidates (sm_90a, B as [N, K]): block_k 128 (one 128-byte
+# swizzle span of K, the default), 128 x 128 and 64 x 256 tiles per
+# consumer (the CTA tile 256 x 128 or 128 x 256), narrower ones for thin
+# or small problems, and multicast. 128 x 256 per consumer needs 256
+# accumulator registers per thread, more than a consumer gets.
+GEMM_FP8_CANDIDATES: tuple = (
+    {"tile": (128, 128, 128), "consumers": 2},
+    {"tile": (64, 256, 128), "consumers": 2},
+    {"tile": (64, 128, 128), "consumers": 2},
+    {"tile": (128, 128, 64), "consumers": 2},
+    {"tile": (64, 256, 64), "consumers": 2},
+    {"tile": (64, 128, 128), "consumers": 1},
+    {"tile": (64, 128, 128), "consumers": 1, "stages": 6},
+    {"tile": (64, 64, 128), "consumers": 1, "stages": 8},
+    {"tile": (128, 128, 128), "consumers": 2, "multicast": 2},
+    {"tile": (64, 256, 128), "consumers": 2, "multicast": 2},
+)
+
+
+def gemm_candidates(fp8: bool = False) -> tuple:
+    """The candidate configurations of a GEMM of 16-bit or fp8 inputs."""
+    return GEMM_FP8_CANDIDATES if fp8 else GEMM_CANDIDATES
+
+
 ATTENTION_CANDIDATES: dict = {
     64: (
         {},
@@ -126,9 +150,10 @@ def distance(a: Sequence[int], b: Sequence[int]) -> float:
     return sum(abs(_log2(x) - _log2(y)) for x, y in zip(a, b))
 
 
-def gemm_problem(m: int, n: int, k: int) -> tuple:
-    """The (category, sizes) GEMM selection looks at."""
-    return ("gemm",), (m, n, k)
+def gemm_problem(m: int, n: int, k: int, fp8: bool = False) -> tuple:
+    """The (category, sizes) GEMM selection looks at: fp8 GEMMs are a
+    category of their own (``gemm_fp8``)."""
+    return ("gemm_fp8" if fp8 else "gemm",), (m, n, k)
 
 
 def attention_problem(head_dim: int, masked: bool, batch_heads: int,
@@ -166,10 +191,12 @@ class Table:
             raise ValueError(f"{source or 'tuning table'}: not a "
                              f"{FORMAT} table")
         entries: dict = {}
-        for row in data.get("gemm", []):
-            category, sizes = gemm_problem(row["m"], row["n"], row["k"])
-            entries.setdefault(category, []).append(
-                (sizes, normalize_config(row["config"])))
+        for kind in ("gemm", "gemm_fp8"):
+            for row in data.get(kind, []):
+                category, sizes = gemm_problem(row["m"], row["n"], row["k"],
+                                               fp8=kind == "gemm_fp8")
+                entries.setdefault(category, []).append(
+                    (sizes, normalize_config(row["config"])))
         for row in data.get("attention", []):
             category, sizes = attention_problem(
                 row["head_dim"], row["masked"], row["batch_heads"],

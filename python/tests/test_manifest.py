@@ -153,7 +153,7 @@ class ValidationErrorTest(unittest.TestCase):
         self.check(r"tensors: a kernel takes at least one tensor",
                    lambda d: d.update(tensors={}))
         self.check(r"tensors\.a\.dtype: unknown dtype \"f64\" \(known: bf16,"
-                   r" f16, f32, f8e4m3, i32\)",
+                   r" f16, f32, f8e4m3, f8e5m2, i32\)",
                    lambda d: d["tensors"]["a"].update(dtype="f64"))
         self.check(r"tensors\.a\.role: expected one of input, output, "
                    r"scratch, zeroed, got \"inout\"",

@@ -95,6 +95,89 @@ class TargetTest(unittest.TestCase):
         self.assertEqual(ops.fmha_dtype("torch.bfloat16"), "bf16")
         self.assertEqual(ops.fmha_dtype("float32"), "f32")
         self.assertIsNone(ops.fmha_dtype("torch.int8"))
+        self.assertIsNone(ops.fmha_dtype("torch.float8_e4m3fn"))
+        self.assertEqual(ops.fp8_dtype("torch.float8_e4m3fn"), "f8e4m3")
+        self.assertEqual(ops.fp8_dtype("float8_e5m2"), "f8e5m2")
+        self.assertIsNone(ops.fp8_dtype("torch.bfloat16"))
+
+    def test_fp8_kernel_specs(self):
+        # fp8: its own candidates (block_k 128 by default) and category.
+        specs = ops.gemm_kernel_specs("f8e4m3", "bf16", scale_a="row",
+                                      scale_b="column")
+        self.assertEqual(specs[0], ops.gemm_spec("f8e4m3", "bf16",
+                                                 scale_a="row",
+                                                 scale_b="column"))
+        self.assertEqual(specs[0].tile, (128, 128, 128))
+        self.assertEqual(len(specs), len(set(specs)))
+        for c in tuning.GEMM_FP8_CANDIDATES:
+            self.assertIn(ops.gemm_spec("f8e4m3", "bf16", config=c,
+                                        scale_a="row", scale_b="column"),
+                          specs)
+        for spec in specs:
+            self.assertEqual((spec.dtype, spec.b_dtype, spec.scale_a,
+                              spec.scale_b), ("f8e4m3", "f8e4m3", "row",
+                                              "column"))
+        self.assertEqual(tuning.gemm_problem(8, 16, 32, fp8=True),
+                         (("gemm_fp8",), (8, 16, 32)))
+
+
+class Fp8GemmArgsTest(unittest.TestCase):
+    """fmha.gemm's fp8 checks (ops.check_fp8_gemm), on shapes and dtype
+    names: every rule raises ValueError before a launch."""
+
+    E4, E5 = "float8_e4m3fn", "float8_e5m2"
+    ONE = ((1,), "float32", True, True)
+
+    def check(self, a=E4, b=E4, m=300, k=64, n=40, b_transposed=True,
+              scale_a=ONE, scale_b=ONE):
+        return ops.check_fp8_gemm(a, b, m, k, n, b_transposed, scale_a,
+                                  scale_b)
+
+    def test_kinds(self):
+        f32 = ("float32", True, True)
+        for scale_a, scale_b, kinds in (
+                ((), (), ("tensor", "tensor")),
+                ((1,), (1, 1), ("tensor", "tensor")),
+                ((300,), (40,), ("row", "column")),
+                ((300, 1), (1, 40), ("row", "column")),
+                ((300, 1), (1,), ("row", "tensor")),
+                ((), (40,), ("tensor", "column"))):
+            with self.subTest(scale_a=scale_a, scale_b=scale_b):
+                self.assertEqual(self.check(scale_a=(scale_a, *f32),
+                                            scale_b=(scale_b, *f32)), kinds)
+        self.assertEqual(self.check(b=self.E5), ("tensor", "tensor"))
+        self.assertEqual(self.check(a=self.E5), ("tensor", "tensor"))
+        # M = 1: one value per row is one value.
+        self.assertEqual(self.check(m=1, scale_a=((1, 1), *f32)),
+                         ("tensor", "tensor"))
+
+    def test_errors(self):
+        f32 = ("float32", True, True)
+        for kwargs, text in (
+                ({"scale_a": None}, r"need scale_a and scale_b .*; scale_a "
+                                    r"missing"),
+                ({"scale_a": None, "scale_b": None},
+                 "scale_a and scale_b missing"),
+                ({"b": "bfloat16"}, "fp8 needs both in float8_e4m3fn"),
+                ({"a": self.E5, "b": self.E5}, "both float8_e5m2"),
+                ({"b_transposed": False}, r"b as \[N, K\]"),
+                ({"k": 40}, "K a multiple of 16.*got K = 40"),
+                ({"scale_a": ((1,), "bfloat16", True, True)},
+                 "scale_a must be float32, got bfloat16"),
+                ({"scale_b": ((1,), "float32", False, True)},
+                 "scale_b must be on a's device"),
+                ({"scale_a": ((40,), *f32)},
+                 r"scale_a must be one value .* one per row of a \(\[M\] "
+                 r"or \[M, 1\], M = 300\), got shape \[40\]"),
+                ({"scale_b": ((40, 1), *f32)},
+                 r"scale_b .* one per column of the result \(\[N\] or "
+                 r"\[1, N\], N = 40\), got shape \[40, 1\]"),
+                ({"scale_b": ((2,), *f32)}, "got shape \\[2\\]"),
+                ({"scale_a": ((300,), "float32", True, False)},
+                 "scale_a must be contiguous")):
+            with self.subTest(**{k: str(v) for k, v in kwargs.items()}):
+                with self.assertRaisesRegex(ValueError, text):
+                    self.check(**kwargs)
 
 
 class AttentionArgsTest(unittest.TestCase):

@@ -131,6 +131,56 @@ class GemmSpecTest(unittest.TestCase):
             spec_from_dict({"kind": "conv"})
 
 
+class GemmSpecFp8Test(unittest.TestCase):
+    def test_rendering(self):
+        # fp8 defaults: B like A, one scale per tensor, a bf16 result and
+        # block_k 128 (one 128-byte swizzle span).
+        spec = GemmSpec(dtype="f8e4m3")
+        self.assertEqual(
+            (spec.b_dtype, spec.scale_a, spec.scale_b, spec.out_dtype,
+             spec.tile), ("f8e4m3", "tensor", "tensor", "bf16",
+                          (128, 128, 128)))
+        self.assertEqual(
+            spec.to_mlir(),
+            "fmha.gemm @gemm_f8e4m3_bf16_128x128x128_c2 "
+            "(tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>, "
+            "tensor<1xf32>) -> tensor<?x?xbf16>\n"
+            "    transpose_b tile [128, 128, 128] consumers 2 "
+            "target sm_90a\n")
+        spec = GemmSpec(dtype="f8e4m3", b_dtype="f8e5m2", scale_a="row",
+                        scale_b="column", out_dtype="f32",
+                        tile=(64, 256, 128), n=4096, k=1024)
+        self.assertEqual(spec.name, "gemm_f8e4m3xf8e5m2_f32_64x256x128_c2"
+                                    "_rows_cols_n4096_k1024")
+        self.assertIn("(tensor<?x1024xf8E4M3FN>, tensor<4096x1024xf8E5M2>, "
+                      "tensor<?xf32>, tensor<4096xf32>) -> "
+                      "tensor<?x4096xf32>", spec.to_mlir())
+        self.assertEqual(spec_from_dict(spec.to_dict()), spec)
+
+    def test_old_keys_kept(self):
+        # The fp8 fields stay out of a 16-bit spec's dict (its cache key).
+        data = GemmSpec().to_dict()
+        for name in ("b_dtype", "scale_a", "scale_b"):
+            self.assertNotIn(name, data)
+        self.assertEqual(data["tile"], [128, 128, 64])
+
+    def test_validation(self):
+        for kwargs, text in (
+                ({"dtype": "f8e5m2"}, "both 'f8e5m2'"),
+                ({"dtype": "f8e4m3", "b_dtype": "bf16"}, "b_dtype must be"),
+                ({"dtype": "f8e4m3", "scale_a": "column"}, "scale_a must be"),
+                ({"dtype": "f8e4m3", "scale_b": "row"}, "scale_b must be"),
+                ({"dtype": "f8e4m3", "transpose_b": False},
+                 "fp8 GEMMs need transpose_b=True"),
+                ({"scale_a": "tensor"}, "scale_a is for fp8 GEMMs only"),
+                ({"b_dtype": "f8e4m3"}, "b_dtype is for fp8 GEMMs only"),
+                ({"dtype": "f8e4m3", "out_dtype": "f8e4m3"},
+                 "out_dtype must be")):
+            with self.subTest(**kwargs):
+                with self.assertRaisesRegex(ValueError, text):
+                    GemmSpec(**kwargs)
+
+
 class AttentionSpecTest(unittest.TestCase):
     def test_default_rendering(self):
         self.assertEqual(

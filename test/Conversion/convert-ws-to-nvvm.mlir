@@ -979,3 +979,50 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// An fp8 GEMM's per-column scales: tile.load_direct of a column vector
+// (#tile.slice<dim = 0>) loads the thread's columns of the accumulator
+// layout, 2 of every 8 (for 16 columns: 4 predicated scalar loads, zero
+// past the memref), and tile.broadcast axis 0 gives each accumulator value
+// its column's: columns +0, +1 to values 0, 1 and 2, 3 (the rows +0 and
+// +8), columns +8, +9 to values 4, 5 and 6, 7.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#col = #tile.slice<dim = 0, parent = #acc>
+// CHECK-LABEL: gpu.module @column_scales
+// CHECK: %[[N:.*]] = llvm.extractvalue %{{.*}}[3, 0]
+// CHECK: llvm.icmp "ult" %{{.*}}, %[[N]] : i64
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{ .reg .pred p; setp.ne.b32 p, $1, 0; mov.b32 $0, 0; @p ld.global.b32 $0, [$2]; }", "=r,r,l"
+// CHECK-COUNT-3: @p ld.global.b32
+// CHECK: %[[C:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[3] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[V0:.*]] = llvm.extractvalue %[[C]][0] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %[[V1:.*]] = llvm.extractvalue %[[C]][1] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %[[V2:.*]] = llvm.extractvalue %[[C]][2] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK-NEXT: %[[V3:.*]] = llvm.extractvalue %[[C]][3] : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: llvm.insertvalue %[[V0]], %{{.*}}[0, 0]
+// CHECK-NEXT: llvm.insertvalue %[[V1]], %{{.*}}[0, 1]
+// CHECK-NEXT: llvm.insertvalue %[[V0]], %{{.*}}[0, 2]
+// CHECK-NEXT: llvm.insertvalue %[[V1]], %{{.*}}[0, 3]
+// CHECK-NEXT: llvm.insertvalue %[[V2]], %{{.*}}[0, 4]
+// CHECK-NEXT: llvm.insertvalue %[[V3]], %{{.*}}[0, 5]
+// CHECK-NEXT: llvm.insertvalue %[[V2]], %{{.*}}[0, 6]
+// CHECK-NEXT: llvm.insertvalue %[[V3]], %{{.*}}[0, 7]
+// CHECK: llvm.fmul
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @column_scales {
+    gpu.func @k(%scale: memref<?xf32>, %n: i32) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %cols = tile.load_direct %scale[%n] : memref<?xf32> -> tensor<16xf32, #col>
+          %b = tile.broadcast %cols axis 0 : tensor<16xf32, #col> -> tensor<64x16xf32, #acc>
+          %acc = arith.constant dense<2.0> : tensor<64x16xf32, #acc>
+          %scaled = arith.mulf %acc, %b : tensor<64x16xf32, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}

@@ -121,6 +121,50 @@ fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
 
 // -----
 
+// fp8 with one scale per tensor (e4m3 x e5m2, the default block_k of 128):
+// the scales are memrefs after K; the epilogue multiplies the accumulator
+// by the product of the two scalars, splat, before rounding.
+// CHECK-LABEL: gpu.module @gemm_fp8_module
+// CHECK: gpu.func @gemm_fp8(%[[A:.*]]: !tile.desc<tensor<128x128xf8E4M3FN>>, %[[B:.*]]: !tile.desc<tensor<128x128xf8E5M2>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %[[SA:.*]]: memref<?xf32>, %[[SB:.*]]: memref<?xf32>) kernel
+// CHECK-SAME: {box = [128, 128], kind = "tensor_map", swizzle = 128 : i64, tensor = "a"}
+// CHECK-SAME: {dtype = "i32", kind = "scalar", value = "K"}, {kind = "memref", tensor = "scale_a"}, {kind = "memref", tensor = "scale_b"}]
+// CHECK-SAME: b = {dtype = "f8e5m2", role = "input", shape = ["N", "K"]}
+// CHECK-SAME: scale_a = {dtype = "f32", role = "input", shape = [1]}, scale_b = {dtype = "f32", role = "input", shape = [1]}
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (tensor<128x128xf32>) : i32 {
+// CHECK:   tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E5M2>, tensor<128x128xf32>
+// CHECK: %[[SA0:.*]] = memref.load %[[SA]][%{{.*}}] : memref<?xf32>
+// CHECK: %[[SB0:.*]] = memref.load %[[SB]][%{{.*}}] : memref<?xf32>
+// CHECK: %[[S:.*]] = arith.mulf %[[SA0]], %[[SB0]] : f32
+// CHECK: %[[SPLAT:.*]] = tensor.splat %[[S]] : tensor<128x128xf32>
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[R]], %[[SPLAT]] : tensor<128x128xf32>
+// CHECK: %[[T:.*]] = arith.truncf %[[SCALED]] : tensor<128x128xf32> to tensor<128x128xbf16>
+// CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[T]]
+fmha.gemm @gemm_fp8 (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E5M2>, tensor<1xf32>,
+    tensor<1xf32>) -> tensor<?x?xbf16> transpose_b consumers 1 target sm_90a
+
+// -----
+
+// fp8 with a scale per row of A and per column of B: the row vector of
+// scale_a at the tile's rows broadcast along the rows, the column vector of
+// scale_b at its columns broadcast along the columns.
+// CHECK-LABEL: gpu.module @gemm_fp8_rowwise_module
+// CHECK: gpu.func @gemm_fp8_rowwise(%{{.*}}: !tile.desc<tensor<64x128xf8E4M3FN>>, %{{.*}}: !tile.desc<tensor<256x128xf8E4M3FN>>, %[[C:.*]]: !tile.desc<tensor<64x256xf32>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %[[SA:.*]]: memref<?xf32>, %[[SB:.*]]: memref<?xf32>) kernel
+// CHECK-SAME: scale_a = {dtype = "f32", role = "input", shape = ["M"]}, scale_b = {dtype = "f32", role = "input", shape = ["N"]}
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (tensor<64x256xf32>) : i32 {
+// CHECK: %[[ROWS:.*]] = tile.load_direct %[[SA]][%[[M0:.*]]] : memref<?xf32> -> tensor<64xf32>
+// CHECK: %[[RB:.*]] = tile.broadcast %[[ROWS]] axis 1 : tensor<64xf32> -> tensor<64x256xf32>
+// CHECK: %[[X:.*]] = arith.mulf %[[R]], %[[RB]] : tensor<64x256xf32>
+// CHECK: %[[COLS:.*]] = tile.load_direct %[[SB]][%[[N0:.*]]] : memref<?xf32> -> tensor<256xf32>
+// CHECK: %[[CB:.*]] = tile.broadcast %[[COLS]] axis 0 : tensor<256xf32> -> tensor<64x256xf32>
+// CHECK: %[[Y:.*]] = arith.mulf %[[X]], %[[CB]] : tensor<64x256xf32>
+// CHECK-NOT: arith.truncf
+// CHECK: tile.store %[[C]][%[[M0]], %[[N0]]], %[[Y]]
+fmha.gemm @gemm_fp8_rowwise (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>,
+    tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32> transpose_b
+    tile [64, 256, 128] consumers 1 target sm_90a
+
+// -----
+
 // Static sizes: the launch contract's shapes and scalar values hold numbers;
 // the kernel still takes M, N and K as parameters.
 // CHECK-LABEL: gpu.module @gemm_static_module

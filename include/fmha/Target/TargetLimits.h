@@ -102,6 +102,10 @@ constexpr int64_t kMaxBlockM = 128;
 /// K step of one MMA instruction for 16-bit inputs (bf16, f16), in elements.
 constexpr int64_t kMmaK16Bit = 16;
 
+/// K step of one MMA instruction in bytes, whatever the element type: 16
+/// elements of bf16 / f16, 32 of fp8 (wgmma m64nNk32 .e4m3 / .e5m2).
+constexpr int64_t kMmaKBytes = 32;
+
 /// Granularity of an MMA's N for 16-bit inputs, in elements.
 constexpr int64_t kMmaNGranularity = 8;
 

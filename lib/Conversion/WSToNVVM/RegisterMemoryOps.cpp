@@ -213,6 +213,10 @@ static LogicalResult lowerStoreShared(StoreSharedOp op,
   Value base = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
   SmallVector<OpFoldResult, 2> origin = t->buildThreadOrigin(rewriter, loc);
 
+  if (t->getSlice() && !t->getRowSlice())
+    return op.emitOpError("stores row vectors (#tile.slice<dim = 1>) and "
+                          "2-d register tensors only, got ")
+           << t->getType();
   if (t->getRowSlice()) {
     for (int64_t v = 0; v < t->getNumValues(); ++v) {
       Value at = buildCoordinate(rewriter, loc, origin[0],
@@ -365,11 +369,12 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
   return success();
 }
 
-/// tile.load_direct of a row vector (`#tile.slice<dim = 1>`) from the
-/// innermost dimension of a memref -> each thread loads the values of its
-/// rows (the lanes holding one row load the same address); a row outside
-/// the memref (or an outer coordinate outside it) reads zero: the load is
-/// predicated off (loadIfInside), without a branch.
+/// tile.load_direct of a row vector (`#tile.slice<dim = 1>`) or a column
+/// vector (`<dim = 0>`) from the innermost dimension of a memref -> each
+/// thread loads the values of its rows (columns), the lanes holding one
+/// row (column) loading the same address; an index outside the memref (or
+/// an outer coordinate outside it) reads zero: the load is predicated off
+/// (loadIfInside), without a branch.
 static LogicalResult lowerLoadDirectRows(tile::LoadDirectOp op,
                                          tile::LoadDirectOp::Adaptor adaptor,
                                          ConversionPatternRewriter &rewriter,
@@ -416,10 +421,10 @@ static LogicalResult lowerLoadDirect(tile::LoadDirectOp op,
                                      const LLVMTypeConverter &converter) {
   RankedTensorType type = op.getResult().getType();
   std::optional<RegisterTensor> t = RegisterTensor::get(type);
-  if (t && t->getRowSlice())
+  if (t && t->getSlice())
     return lowerLoadDirectRows(op, adaptor, rewriter, converter, *t);
   if (!t || type.getRank() != 2)
-    return op.emitOpError("lowers row vectors (#tile.slice<dim = 1> of a "
+    return op.emitOpError("lowers row and column vectors (#tile.slice of a "
                           "one-warpgroup register layout) and 2-d register "
                           "tensors only, got ")
            << type;

@@ -2,9 +2,10 @@
 //
 // Part of fmha. Lowers the ops that compute on tensors in registers, once
 // for every register layout (`#tile.wgmma_acc`, `#tile.tmem_32x32b` and
-// their row vectors, `#tile.slice<dim = 1>`), through the layout interface
+// their row and column vectors, `#tile.slice`), through the layout interface
 // (see RegisterTensor.h): row reductions (a thread's values of a row, then
-// butterfly shuffles across the lanes that share the row), row broadcasts,
+// butterfly shuffles across the lanes that share the row), row and column
+// broadcasts,
 // iota, scalar splats and changes between layouts that give every thread
 // the same elements.
 //
@@ -97,8 +98,9 @@ static LogicalResult lowerReduce(tile::ReduceOp op,
   return success();
 }
 
-/// tile.broadcast axis 1 of a row vector (`#tile.slice<dim = 1>`) to its
-/// parent register layout -> every value takes its row's value.
+/// tile.broadcast axis 1 of a row vector (`#tile.slice<dim = 1>`), or axis
+/// 0 of a column vector (`<dim = 0>`), to its parent register layout ->
+/// every value takes its row's (column's) value.
 static LogicalResult lowerBroadcast(tile::BroadcastOp op,
                                     tile::BroadcastOp::Adaptor adaptor,
                                     ConversionPatternRewriter &rewriter,
@@ -107,31 +109,36 @@ static LogicalResult lowerBroadcast(tile::BroadcastOp op,
   if (!out)
     return rewriter.notifyMatchFailure(op, "not a register-layout result");
   std::optional<RegisterTensor> in = RegisterTensor::get(op.getInput());
-  if (op.getAxis() != 1 || !in || !in->isRowSliceOf(*out))
+  unsigned axis = op.getAxis();
+  if (axis > 1 || !in || !in->isSliceOf(*out, axis))
     return op.emitOpError("lowers row broadcasts (axis 1) of a "
-                          "#tile.slice<dim = 1> row vector only");
+                          "#tile.slice<dim = 1> row vector and column "
+                          "broadcasts (axis 0) of a #tile.slice<dim = 0> "
+                          "column vector only");
+  // The dimension of the full tensor the vector runs along.
+  unsigned kept = 1 - axis;
   Location loc = op.getLoc();
-  // The row vector's values by row offset, read as the fragments that
-  // take them come.
-  DenseMap<int64_t, int64_t> valueOfRow;
+  // The vector's values by offset, read as the fragments that take them
+  // come.
+  DenseMap<int64_t, int64_t> valueAt;
   for (int64_t r = 0; r < in->getNumValues(); ++r)
-    valueOfRow[in->getOffsets(r)[0]] = r;
-  DenseMap<int64_t, Value> rows;
+    valueAt[in->getOffsets(r)[0]] = r;
+  DenseMap<int64_t, Value> read;
   Value result = LLVM::UndefOp::create(rewriter, loc,
                                        converter.convertType(out->getType()));
   int64_t perFragment = out->getValuesPerFragment();
   for (int64_t first = 0; first < out->getNumValues(); first += perFragment) {
     for (int64_t v = first; v < first + perFragment; ++v) {
-      int64_t row = out->getOffsets(v)[0];
-      if (!rows.count(row))
-        rows[row] = LLVM::ExtractValueOp::create(
-            rewriter, loc, adaptor.getInput(),
-            in->getPosition(valueOfRow.lookup(row)));
+      int64_t at = out->getOffsets(v)[kept];
+      if (!read.count(at))
+        read[at] =
+            LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getInput(),
+                                         in->getPosition(valueAt.lookup(at)));
     }
     for (int64_t v = first; v < first + perFragment; ++v)
-      result = LLVM::InsertValueOp::create(rewriter, loc, result,
-                                           rows.lookup(out->getOffsets(v)[0]),
-                                           out->getPosition(v));
+      result = LLVM::InsertValueOp::create(
+          rewriter, loc, result, read.lookup(out->getOffsets(v)[kept]),
+          out->getPosition(v));
   }
   rewriter.replaceOp(op, result);
   return success();
@@ -146,7 +153,7 @@ static LogicalResult lowerIota(tile::IotaOp op, tile::IotaOp::Adaptor,
   if (!t)
     return rewriter.notifyMatchFailure(op, "not a register layout");
   Location loc = op.getLoc();
-  int64_t axis = t->getRowSlice() ? 0 : op.getAxis();
+  int64_t axis = t->getSlice() ? 0 : op.getAxis();
   OpFoldResult origin = t->buildThreadOrigin(rewriter, loc)[axis];
   rewriter.replaceOp(
       op, t->buildStruct(rewriter, loc, converter, [&](int64_t v) {

@@ -50,19 +50,25 @@ std::optional<RegisterTensor> RegisterTensor::get(Type type) {
   if (!layout || layout.getNumWarps() != kWarpsPerGroup)
     return std::nullopt;
   if (auto slice = dyn_cast<tile::SliceAttr>(layout);
-      slice && slice.getDim() != 1)
+      slice && slice.getDim() > 1)
     return std::nullopt;
   return RegisterTensor(tensor, layout);
 }
 
-tile::SliceAttr RegisterTensor::getRowSlice() const {
+tile::SliceAttr RegisterTensor::getSlice() const {
   return dyn_cast<tile::SliceAttr>(layout);
 }
 
-bool RegisterTensor::isRowSliceOf(const RegisterTensor &parent) const {
-  tile::SliceAttr slice = getRowSlice();
-  return slice && slice.getParent() == parent.layout &&
-         type.getShape()[0] == parent.type.getShape()[0];
+tile::SliceAttr RegisterTensor::getRowSlice() const {
+  tile::SliceAttr slice = getSlice();
+  return slice && slice.getDim() == 1 ? slice : tile::SliceAttr();
+}
+
+bool RegisterTensor::isSliceOf(const RegisterTensor &parent,
+                               unsigned dim) const {
+  tile::SliceAttr slice = getSlice();
+  return slice && slice.getDim() == dim && slice.getParent() == parent.layout &&
+         type.getShape()[0] == parent.type.getShape()[1 - dim];
 }
 
 SmallVector<int64_t, 2> RegisterTensor::getPosition(int64_t value) const {

@@ -28,7 +28,8 @@ class RegisterTensor {
 public:
   /// `type` as a register tensor, if the lowering handles its layout: a
   /// register layout over one warpgroup (the threads of a role's
-  /// warpgroup), or a row vector (`#tile.slice<dim = 1>`) of one.
+  /// warpgroup), or a row or column vector (`#tile.slice<dim = 1>` or
+  /// `<dim = 0>`) of one.
   static std::optional<RegisterTensor> get(Type type);
   /// The type of `value` as a register tensor.
   static std::optional<RegisterTensor> get(Value value) {
@@ -37,10 +38,19 @@ public:
 
   RankedTensorType getType() const { return type; }
   tile::RegisterLayoutAttrInterface getLayout() const { return layout; }
+  /// The layout as a slice (`#tile.slice`, a row or column vector), or
+  /// null.
+  tile::SliceAttr getSlice() const;
   /// The layout as a row slice (`#tile.slice<dim = 1>`), or null.
   tile::SliceAttr getRowSlice() const;
+  /// Whether this is the vector `tile.reduce ... axis dim` makes of the 2-d
+  /// register tensor `parent`: a row vector for `dim` 1, a column vector
+  /// for 0.
+  bool isSliceOf(const RegisterTensor &parent, unsigned dim) const;
   /// Whether this is a row vector of the 2-d register tensor `parent`.
-  bool isRowSliceOf(const RegisterTensor &parent) const;
+  bool isRowSliceOf(const RegisterTensor &parent) const {
+    return isSliceOf(parent, 1);
+  }
 
   /// The values each thread holds.
   int64_t getNumValues() const { return offsets.size(); }

@@ -29,6 +29,9 @@ namespace wgmma = mlir::fmha::wgmma;
 static constexpr int64_t kWgmmaM = 64;
 /// K of one 16-bit wgmma instruction.
 static constexpr int64_t kWgmmaK = 16;
+/// K of one wgmma instruction in bytes, whatever the element type
+/// (m64nNk16 for 16-bit, m64nNk32 for fp8 operands).
+static constexpr int64_t kWgmmaKBytes = 32;
 
 /// The register fragments of a `#tile.wgmma_acc` tensor in one warpgroup:
 /// `count` m64 x instr_n fragments of `values` values each, fragment index
@@ -355,6 +358,19 @@ static Value wgmmaRegisterA(OpBuilder &b, Location loc, Value fragment,
       .getRes();
 }
 
+/// The wgmma operand type of `element`, if wgmma takes it.
+static std::optional<NVVM::WGMMATypes> getWgmmaType(Type element) {
+  if (element.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (element.isF16())
+    return NVVM::WGMMATypes::f16;
+  if (isa<Float8E4M3FNType>(element))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(element))
+    return NVVM::WGMMATypes::e5m2;
+  return std::nullopt;
+}
+
 /// Byte offset of (row, byte kBytes along K) in a K-major operand of `rows`
 /// rows in NVMMA-swizzled shared memory: rows wider than the swizzle span
 /// are stored as column blocks one span wide (one TMA box each), one after
@@ -366,8 +382,9 @@ static int64_t kMajorOffset(int64_t row, int64_t kBytes, int64_t rows,
 }
 
 /// tile.dot with A in shared memory or in registers (`#tile.wgmma_acc`, 16
-/// bits) and B in shared memory -> wgmma.mma_async m64nNk16 over the K steps
-/// and fragments, then wait for them.
+/// bits) and B in shared memory -> wgmma.mma_async m64nNk16 (m64nNk32 for
+/// fp8, each operand e4m3 or e5m2, both K-major) over the K steps and
+/// fragments, then wait for them.
 static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
                               ConversionPatternRewriter &rewriter) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
@@ -383,13 +400,12 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
   if (op.getTransposeA())
     return op.emitOpError("lowers A given as [M, K] only so far");
   Type element = aType.getElementType();
-  NVVM::WGMMATypes wgmmaType;
-  if (element.isBF16())
-    wgmmaType = NVVM::WGMMATypes::bf16;
-  else if (element.isF16())
-    wgmmaType = NVVM::WGMMATypes::f16;
-  else
-    return op.emitOpError("wgmma lowering supports bf16 and f16 operands");
+  std::optional<NVVM::WGMMATypes> wgmmaType = getWgmmaType(element);
+  std::optional<NVVM::WGMMATypes> wgmmaTypeB =
+      getWgmmaType(bType.getElementType());
+  if (!wgmmaType || !wgmmaTypeB)
+    return op.emitOpError("wgmma lowering supports bf16, f16, f8E4M3FN and "
+                          "f8E5M2 operands");
   if (!op.getAcc().getType().getElementType().isF32())
     return op.emitOpError("wgmma lowering supports f32 accumulators");
 
@@ -397,18 +413,25 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
   Location loc = op.getLoc();
   int64_t k = aType.getShape()[1];
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  // One instruction's K: 16 elements of 16 bits, 32 of fp8.
+  int64_t instrK = kWgmmaKBytes / elementBytes;
   // B as [N, K] (transpose_b) is K-major like A. As [K, N] it is MN-major:
   // column blocks one swizzle span wide, each K rows deep, one after the
   // other (as TMA wrote them, one box per block).
   bool bKMajor = op.getTransposeB();
+  // fp8 wgmma reads both operands K-major and A from shared memory only.
+  if (elementBytes == 1 && (!bKMajor || aRegs))
+    return op.emitOpError("fp8 wgmma needs A in shared memory and B given "
+                          "as [N, K] (transpose_b): both K-major");
   int64_t bSpanElems = bLayout.getSwizzle() / elementBytes;
   int64_t bBlockBytes = k * bLayout.getSwizzle();
   if (!bKMajor && (bSpanElems == 0 || f->instrN % bSpanElems != 0))
     return op.emitOpError("an MN-major B needs wgmma N (")
            << f->instrN << ") to be a multiple of its swizzle span ("
            << bSpanElems << " elements)";
-  auto shape = NVVM::MMAShapeAttr::get(ctx, kWgmmaM, f->instrN, kWgmmaK);
-  auto type = NVVM::WGMMATypesAttr::get(ctx, wgmmaType);
+  auto shape = NVVM::MMAShapeAttr::get(ctx, kWgmmaM, f->instrN, instrK);
+  auto type = NVVM::WGMMATypesAttr::get(ctx, *wgmmaType);
+  auto typeB = NVVM::WGMMATypesAttr::get(ctx, *wgmmaTypeB);
   auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto scaleOut = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
   auto scaleIn = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
@@ -431,8 +454,8 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
     acc = pinAccumulator(rewriter, loc, acc, *f);
   }
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-  for (int64_t kk = 0; kk < k / kWgmmaK; ++kk) {
-    int64_t kBytes = kk * kWgmmaK * elementBytes;
+  for (int64_t kk = 0; kk < k / instrK; ++kk) {
+    int64_t kBytes = kk * kWgmmaKBytes;
     for (int64_t mr = 0; mr < f->rowReps; ++mr) {
       Value descA;
       ArrayRef<Value> aOperand;
@@ -461,11 +484,11 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
             aLayout
                 ? NVVM::WgmmaMmaAsyncOp::create(
                       rewriter, loc, fragment.getType(), fragment, descA, descB,
-                      shape, type, type, f32Type, scaleOut, scaleIn, scaleIn,
+                      shape, type, typeB, f32Type, scaleOut, scaleIn, scaleIn,
                       row, bKMajor ? col : row, NVVM::MMAIntOverflowAttr())
                 : wgmmaRegisterA(rewriter, loc, fragment, aOperand, descB,
                                  f->instrN,
-                                 NVVM::stringifyWGMMATypes(wgmmaType),
+                                 NVVM::stringifyWGMMATypes(*wgmmaType),
                                  /*transposeB=*/!bKMajor);
         acc = LLVM::InsertValueOp::create(rewriter, loc, acc, result, i);
       }

@@ -33,6 +33,7 @@ TENSOR_DTYPES: dict[str, TensorDType] = {
         TensorDType("f16", 2, CU_TENSOR_MAP_DATA_TYPE_FLOAT16),
         TensorDType("f32", 4, CU_TENSOR_MAP_DATA_TYPE_FLOAT32),
         TensorDType("f8e4m3", 1, CU_TENSOR_MAP_DATA_TYPE_UINT8),
+        TensorDType("f8e5m2", 1, CU_TENSOR_MAP_DATA_TYPE_UINT8),
         # Index tensors (varlen attention's cu_seqlens).
         TensorDType("i32", 4, CU_TENSOR_MAP_DATA_TYPE_INT32),
     )

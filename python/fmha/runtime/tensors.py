@@ -19,6 +19,7 @@ TORCH_DTYPES: dict[str, str] = {
     "float16": "f16",
     "float32": "f32",
     "float8_e4m3fn": "f8e4m3",
+    "float8_e5m2": "f8e5m2",
     "int32": "i32",
 }
 
@@ -33,7 +34,7 @@ class TensorView:
         itemsize: bytes per element.
         data_ptr: the address of the first element.
         dtype: the manifest's name of the element type (``bf16``, ``f16``,
-            ``f32``, ``f8e4m3``), or None when it has none.
+            ``f32``, ``f8e4m3``, ``f8e5m2``), or None when it has none.
         device: the CUDA device index, or None when not on a CUDA device.
         dtype_repr: how the caller's framework names the type (messages).
         device_repr: how the caller's framework names the device (messages).

@@ -48,7 +48,7 @@ func.func @tensor_without_shape() attributes {fmha.tensors = {a = {dtype = "bf16
 
 // -----
 
-// expected-error @+1 {{'fmha.tensors': tensor 'a' dtype must be one of bf16, f16, f32, f8e4m3, i32}}
+// expected-error @+1 {{'fmha.tensors': tensor 'a' dtype must be one of bf16, f16, f32, f8e4m3, f8e5m2, i32}}
 func.func @tensor_dtype() attributes {fmha.tensors = {a = {shape = ["M"], dtype = "i8", role = "input"}}} {
   return
 }

@@ -662,13 +662,13 @@ fmha.attention @attn (tensor<?x32x?x256xbf16>, tensor<?x8x?x256xbf16>,
 //===----------------------------------------------------------------------===//
 
 // An empty signature.
-// expected-error @+1 {{expects 2 inputs (a, b), got 0}}
+// expected-error @+1 {{expects 2 inputs (a, b) or 4 (a, b, scale_a, scale_b), got 0}}
 fmha.gemm @gemm () -> () target sm_90a
 
 // -----
 
 // One input.
-// expected-error @+1 {{expects 2 inputs (a, b), got 1}}
+// expected-error @+1 {{expects 2 inputs (a, b) or 4 (a, b, scale_a, scale_b), got 1}}
 fmha.gemm @gemm (tensor<?x?xbf16>) -> tensor<?x?xbf16> target sm_90a
 
 // -----
@@ -727,11 +727,144 @@ fmha.gemm @gemm (tensor<?x?xf32>, tensor<?x?xf32>)
 
 // -----
 
-// fp8 parses but is not supported yet.
-// expected-error @+1 {{a: fp8 (f8E4M3FN) is not supported yet}}
+// fp8 without scales.
+// expected-error @+1 {{fp8 a and b need scales: expected 4 inputs (a, b, scale_a, scale_b), got 2}}
 fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>)
     -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// Three inputs.
+// expected-error @+1 {{expects 2 inputs (a, b) or 4 (a, b, scale_a, scale_b), got 3}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// Scales on bf16 inputs.
+// expected-error @+1 {{scale_a and scale_b are for fp8 a and b only, not 'bf16'}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// A scale of the wrong rank.
+// expected-error @+1 {{scale_a must be a rank-1 tensor [1 or M], got 'tensor<?x1xf32>'}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<?x1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// A scale of the wrong element type.
+// expected-error @+1 {{scale_b element type 'bf16' is not supported: expected f32}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// A scale that is neither one value nor one per row.
+// expected-error @+1 {{scale_a has 64 values: expected 1 (one scale for the tensor) or M = 128 (one per row of a)}}
+fmha.gemm @gemm (tensor<128x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<64xf32>,
+                 tensor<?xf32>)
+    -> tensor<128x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// A scale that is neither one value nor one per column.
+// expected-error @+1 {{scale_b has 64 values: expected 1 (one scale for the tensor) or N = 256 (one per column of b)}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<256x?xf8E4M3FN>, tensor<?xf32>,
+                 tensor<64xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// fp8 with b given as [K, N].
+// expected-error @+1 {{fp8 needs transpose_b (b as [N, K]): fp8 MMAs read both operands K-major}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
     target sm_90a
+
+// -----
+
+// fp8 a with a bf16 b.
+// expected-error @+1 {{b element type 'bf16' does not match a's fp8 'f8E4M3FN': expected f8E4M3FN or f8E5M2}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xbf16>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// fp8 b with a bf16 a.
+// expected-error @+1 {{b is fp8 ('f8E5M2') but a is 'bf16': expected both fp8 or neither}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xf8E5M2>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// Both fp8 operands e5m2.
+// expected-error @+1 {{a and b are both f8E5M2: at most one fp8 operand may be f8E5M2 (as torch._scaled_mm), the other f8E4M3FN}}
+fmha.gemm @gemm (tensor<?x?xf8E5M2>, tensor<?x?xf8E5M2>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// fp8 rows that TMA cannot address.
+// expected-error @+1 {{rows of A are 200 bytes; TMA needs a multiple of 16 (pad K to a multiple of 16)}}
+fmha.gemm @gemm (tensor<?x200xf8E4M3FN>, tensor<?x200xf8E4M3FN>,
+                 tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_90a
+
+// -----
+
+// fp8 block_k not a multiple of the fp8 MMA K.
+// expected-error @+1 {{block_k 16 is not supported: expected a multiple of 32 (the MMA K step of fp8 inputs)}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 16] target sm_90a
+
+// -----
+
+// fp8 block_k wider than one swizzle span.
+// expected-error @+1 {{block_k 256 spans 256 bytes of 'f8E4M3FN': expected 32, 64 or 128 bytes (one TMA swizzle span), i.e. block_k 32, 64 or 128}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 256] target sm_90a
+
+// -----
+
+// fp8 on sm_100a.
+// expected-error @+1 {{fp8 a and b are supported on sm_90a only so far, not sm_100a (tcgen05.mma kind::f8f6f4 is not lowered)}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b target sm_100a
+
+// -----
+
+// Per-column scales whose registers do not fit beside the accumulator.
+// expected-error @+1 {{consumer warpgroup needs 248 registers per thread (128x192 fp32 tile + 8 for addresses and loop state + 48 for per-column scales), sm_90a consumer warpgroups get at most 240}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<?xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [128, 192, 64] stages 2 target sm_90a
 
 // -----
 
@@ -752,7 +885,7 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // An fp8 result.
-// expected-error @+1 {{c: fp8 (f8E4M3FN) is not supported yet}}
+// expected-error @+1 {{c: fp8 ('f8E4M3FN') is not supported: expected bf16, f16 or f32}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xf8E4M3FN>
     target sm_90a

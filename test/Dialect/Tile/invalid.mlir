@@ -372,7 +372,7 @@ func.func @dot_operand_type(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: te
 // -----
 
 func.func @dot_element_types(%a: tensor<64x32xf16>, %b: tensor<32x16xbf16>, %c: tensor<64x16xf32>) {
-  // expected-error @+1 {{'tile.dot' op operands must have the same element type, got 'f16' and 'bf16'}}
+  // expected-error @+1 {{'tile.dot' op operands must have the same element type (or both be fp8), got 'f16' and 'bf16'}}
   %0 = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x16xbf16>, tensor<64x16xf32>
   return
 }

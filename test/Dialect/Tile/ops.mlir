@@ -221,18 +221,20 @@ func.func @dot(%a: tensor<64x32xf16>, %at: tensor<32x64xf16>,
                %e4: tensor<64x32xf8E4M3FN>, %e4t: tensor<16x32xf8E4M3FN>,
                %e5: tensor<64x32xf8E5M2>, %e5t: tensor<16x32xf8E5M2>)
     -> (tensor<64x16xf16>, tensor<64x16xf32>, tensor<64x16xf32>,
-        tensor<64x16xf16>, tensor<64x16xf32>) {
+        tensor<64x16xf16>, tensor<64x16xf32>, tensor<64x16xf32>) {
   // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} : tensor<64x32xf16>, tensor<32x16xf16>, tensor<64x16xf16>
   // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {transpose_a} : tensor<32x64xf16>, tensor<32x16xf16>, tensor<64x16xf32>
   // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {transpose_a, transpose_b} : tensor<32x64xf16>, tensor<16x32xf16>, tensor<64x16xf32>
   // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {transpose_b} : tensor<64x32xf8E4M3FN>, tensor<16x32xf8E4M3FN>, tensor<64x16xf16>
   // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {transpose_b} : tensor<64x32xf8E5M2>, tensor<16x32xf8E5M2>, tensor<64x16xf32>
+  // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {transpose_b} : tensor<64x32xf8E4M3FN>, tensor<16x32xf8E5M2>, tensor<64x16xf32>
   %0 = tile.dot %a, %b, %acc16 : tensor<64x32xf16>, tensor<32x16xf16>, tensor<64x16xf16>
   %1 = tile.dot %at, %b, %acc32 {transpose_a} : tensor<32x64xf16>, tensor<32x16xf16>, tensor<64x16xf32>
   %2 = tile.dot %at, %bt, %acc32 {transpose_a, transpose_b} : tensor<32x64xf16>, tensor<16x32xf16>, tensor<64x16xf32>
   %3 = tile.dot %e4, %e4t, %acc16 {transpose_b} : tensor<64x32xf8E4M3FN>, tensor<16x32xf8E4M3FN>, tensor<64x16xf16>
   %4 = tile.dot %e5, %e5t, %acc32 {transpose_b} : tensor<64x32xf8E5M2>, tensor<16x32xf8E5M2>, tensor<64x16xf32>
-  return %0, %1, %2, %3, %4 : tensor<64x16xf16>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf16>, tensor<64x16xf32>
+  %5 = tile.dot %e4, %e5t, %acc32 {transpose_b} : tensor<64x32xf8E4M3FN>, tensor<16x32xf8E5M2>, tensor<64x16xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<64x16xf16>, tensor<64x16xf32>, tensor<64x16xf32>, tensor<64x16xf16>, tensor<64x16xf32>, tensor<64x16xf32>
 }
 
 // A CTA pair's product: b is this CTA's half of the accumulator's N.

@@ -22,6 +22,10 @@ constexpr StringRef kADims[] = {"M", "K"};
 constexpr StringRef kBDims[] = {"K", "N"};
 constexpr StringRef kBTransposedDims[] = {"N", "K"};
 constexpr StringRef kCDims[] = {"M", "N"};
+/// A scale is one f32 for the whole tensor, or one per row of A (M) or
+/// column of B (N).
+constexpr StringRef kScaleADims[] = {"1 or M"};
+constexpr StringRef kScaleBDims[] = {"1 or N"};
 constexpr StringRef kTileNames[] = {"block_m", "block_n", "block_k"};
 
 /// Default tile: 128 x 128 per consumer, one 128-byte swizzle span of K.
@@ -48,6 +52,34 @@ RankedTensorType GemmOp::getBType() {
 RankedTensorType GemmOp::getCType() {
   return getResultTensor(getFunctionType(), 0, 2);
 }
+
+RankedTensorType GemmOp::getScaleAType() {
+  return getInputTensor(getFunctionType(), 2, 1);
+}
+
+RankedTensorType GemmOp::getScaleBType() {
+  return getInputTensor(getFunctionType(), 3, 1);
+}
+
+/// Whether `type` is an fp8 element type fmha.gemm takes.
+static bool isFp8Type(Type type) {
+  return isa_and_nonnull<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+bool GemmOp::isFp8() {
+  RankedTensorType a = getAType();
+  return a && isFp8Type(a.getElementType());
+}
+
+/// Whether `scale` holds one value per row or column rather than one for
+/// the whole tensor: any size but a static 1.
+static bool isVectorScale(RankedTensorType scale) {
+  return scale && scale.getDimSize(0) != 1;
+}
+
+bool GemmOp::hasRowScales() { return isVectorScale(getScaleAType()); }
+
+bool GemmOp::hasColumnScales() { return isVectorScale(getScaleBType()); }
 
 int64_t GemmOp::getM() { return mergeDims(0, {getAType(), getCType()}); }
 
@@ -82,7 +114,7 @@ int64_t GemmOp::getBlockN() {
 int64_t GemmOp::getBlockK() {
   if (std::optional<int64_t> blockK = getTileSize(getTile(), kTileNames, 2))
     return *blockK;
-  // One 128-byte swizzle span: 64 elements of bf16 / f16.
+  // One 128-byte swizzle span: 64 elements of bf16 / f16, 128 of fp8.
   return limits::kMaxSwizzleBytes / getElementBytes(getInputElementType(*this));
 }
 
@@ -152,8 +184,13 @@ SharedMemoryUsage GemmOp::getSharedMemoryUsage(int64_t stages) {
 }
 
 int64_t GemmOp::getConsumerRegisters() {
-  return getBlockM() * getBlockN() / limits::kWarpgroupThreads +
-         limits::kSm90GemmReservedRegisters;
+  int64_t registers = getBlockM() * getBlockN() / limits::kWarpgroupThreads +
+                      limits::kSm90GemmReservedRegisters;
+  // Per-column scales in the accumulator's column layout: a thread holds
+  // 2 columns of every 8.
+  if (hasColumnScales())
+    registers += getBlockN() / 4;
+  return registers;
 }
 
 int64_t GemmOp::getTmemColumns() {
@@ -169,36 +206,80 @@ int64_t GemmOp::getTmemColumns() {
 /// Checks the number of inputs and results and the rank of each tensor.
 static LogicalResult verifyStructure(GemmOp op) {
   FunctionType type = op.getFunctionType();
-  if (type.getNumInputs() != 2)
+  unsigned inputs = type.getNumInputs();
+  if (inputs != 2 && inputs != 4)
     return op.emitOpError()
-           << "expects 2 inputs (a, b), got " << type.getNumInputs();
+           << "expects 2 inputs (a, b) or 4 (a, b, scale_a, scale_b), got "
+           << inputs;
   if (type.getNumResults() != 1)
     return op.emitOpError()
            << "expects 1 result (c), got " << type.getNumResults();
-  NamedTensor tensors[] = {{"a", type.getInput(0), kADims},
-                           {"b", type.getInput(1),
-                            op.getTransposeB()
-                                ? ArrayRef<StringRef>(kBTransposedDims)
-                                : ArrayRef<StringRef>(kBDims)},
-                           {"c", type.getResult(0), kCDims}};
+  SmallVector<NamedTensor, 5> tensors = {
+      {"a", type.getInput(0), kADims},
+      {"b", type.getInput(1),
+       op.getTransposeB() ? ArrayRef<StringRef>(kBTransposedDims)
+                          : ArrayRef<StringRef>(kBDims)},
+      {"c", type.getResult(0), kCDims}};
+  if (inputs == 4) {
+    tensors.push_back({"scale_a", type.getInput(2), kScaleADims});
+    tensors.push_back({"scale_b", type.getInput(3), kScaleBDims});
+  }
   return verifyTensors(op, tensors);
 }
 
-/// Checks the element types: a and b bf16 or f16 and the same, c bf16, f16
-/// or f32.
+/// Checks the fp8 inputs: e4m3 or e5m2 each but not both e5m2, B given as
+/// [N, K] (fp8 wgmma reads both operands K-major), and f32 scales.
+static LogicalResult verifyFp8Inputs(GemmOp op, Type a, Type b) {
+  if (!isFp8Type(b))
+    return op.emitOpError()
+           << "b element type " << b << " does not match a's fp8 " << a
+           << ": expected f8E4M3FN or f8E5M2";
+  if (isa<Float8E5M2Type>(a) && isa<Float8E5M2Type>(b))
+    return op.emitOpError()
+           << "a and b are both f8E5M2: at most one fp8 operand may be "
+              "f8E5M2 (as torch._scaled_mm), the other f8E4M3FN";
+  if (!op.getTransposeB())
+    return op.emitOpError()
+           << "fp8 needs transpose_b (b as [N, K]): fp8 MMAs read both "
+              "operands K-major";
+  if (op.getFunctionType().getNumInputs() != 4)
+    return op.emitOpError()
+           << "fp8 a and b need scales: expected 4 inputs (a, b, scale_a, "
+              "scale_b), got 2";
+  for (auto [name, scale] : {std::pair{"scale_a", op.getScaleAType()},
+                             std::pair{"scale_b", op.getScaleBType()}})
+    if (!scale.getElementType().isF32())
+      return op.emitOpError()
+             << name << " element type " << scale.getElementType()
+             << " is not supported: expected f32";
+  return success();
+}
+
+/// Checks the element types: a and b bf16 or f16 and the same, or both fp8
+/// with scales; c bf16, f16 or f32.
 static LogicalResult verifyElementTypes(GemmOp op) {
   Type element = op.getAType().getElementType();
-  if (failed(verifyInputElementType(op, "a", element)) ||
-      failed(verifySameElementType(op, "b", op.getBType().getElementType(), "a",
-                                   element)))
-    return failure();
+  Type bElement = op.getBType().getElementType();
+  if (isFp8Type(element)) {
+    if (failed(verifyFp8Inputs(op, element, bElement)))
+      return failure();
+  } else if (isFp8Type(bElement)) {
+    return op.emitOpError() << "b is fp8 (" << bElement << ") but a is "
+                            << element << ": expected both fp8 or neither";
+  } else {
+    if (failed(verifyInputElementType(op, "a", element)) ||
+        failed(verifySameElementType(op, "b", bElement, "a", element)))
+      return failure();
+    if (op.getFunctionType().getNumInputs() != 2)
+      return op.emitOpError()
+             << "scale_a and scale_b are for fp8 a and b only, not " << element;
+  }
   Type result = op.getCType().getElementType();
   if (result.isBF16() || result.isF16() || result.isF32())
     return success();
-  if (isa<Float8E4M3FNType>(result))
-    return op.emitOpError()
-           << "c: fp8 (f8E4M3FN) is not supported yet: expected bf16, f16 or "
-              "f32";
+  if (isFp8Type(result))
+    return op.emitOpError() << "c: fp8 (" << result
+                            << ") is not supported: expected bf16, f16 or f32";
   return op.emitOpError() << "c element type " << result
                           << " is not supported: expected bf16, f16 or f32";
 }
@@ -220,6 +301,21 @@ static LogicalResult verifySizes(GemmOp op) {
   if (failed(verifySameSize(op, "M", "c", c[0], "a", a[0])) ||
       failed(verifySameSize(op, "N", "c", c[1], "b", bN)))
     return failure();
+  // A scale is one value (static size 1) or one per row of A / column of B.
+  for (auto [name, scale, dim, size] :
+       {std::tuple{"scale_a", op.getScaleAType(), "M", op.getM()},
+        std::tuple{"scale_b", op.getScaleBType(), "N", op.getN()}}) {
+    if (!scale)
+      continue;
+    int64_t scaleSize = scale.getDimSize(0);
+    if (ShapedType::isDynamic(scaleSize) || ShapedType::isDynamic(size) ||
+        scaleSize == 1 || scaleSize == size)
+      continue;
+    return op.emitOpError()
+           << name << " has " << scaleSize << " values: expected 1 (one scale "
+           << "for the tensor) or " << dim << " = " << size << " (one per "
+           << (StringRef(dim) == "M" ? "row of a" : "column of b") << ")";
+  }
 
   // Row strides of the row-major tensors, as the TMA descriptors see them.
   Type inType = op.getAType().getElementType();
@@ -395,13 +491,14 @@ static LogicalResult verifyConfig(GemmOp op) {
       failed(verifyBlockN(op, blockN, limits::kMmaNGranularity)))
     return failure();
   int64_t blockK = op.getBlockK();
-  if (blockK <= 0 || blockK % limits::kMmaK16Bit != 0)
-    return op.emitOpError()
-           << "block_k " << blockK
-           << " is not supported: expected a multiple of " << limits::kMmaK16Bit
-           << " (the MMA K step of 16-bit inputs)";
   Type inType = op.getAType().getElementType();
   int64_t inBytes = getElementBytes(inType);
+  int64_t mmaK = limits::kMmaKBytes / inBytes;
+  if (blockK <= 0 || blockK % mmaK != 0)
+    return op.emitOpError() << "block_k " << blockK
+                            << " is not supported: expected a multiple of "
+                            << mmaK << " (the MMA K step of "
+                            << (op.isFp8() ? "fp8" : "16-bit") << " inputs)";
   int64_t spanBytes = blockK * inBytes;
   if (spanBytes > limits::kMaxSwizzleBytes ||
       !llvm::isPowerOf2_64(static_cast<uint64_t>(spanBytes)))
@@ -414,6 +511,11 @@ static LogicalResult verifyConfig(GemmOp op) {
            << 2 * limits::kMinSwizzleBytes / inBytes << " or "
            << limits::kMaxSwizzleBytes / inBytes;
   Target target = op.getTarget();
+  if (op.isFp8() && getTargetInfo(target).hasTensorMemory())
+    return op.emitOpError() << "fp8 a and b are supported on sm_90a only so "
+                               "far, not "
+                            << stringifyTarget(target)
+                            << " (tcgen05.mma kind::f8f6f4 is not lowered)";
   if (failed(verifyCtas(op, target, blockN)) ||
       failed(verifyMulticast(op, target, blockN)))
     return failure();
@@ -431,6 +533,8 @@ static LogicalResult verifyConfig(GemmOp op) {
         os << op.getBlockM() << "x" << blockN << " fp32 tile + "
            << limits::kSm90GemmReservedRegisters
            << " for addresses and loop state";
+        if (op.hasColumnScales())
+          os << " + " << blockN / 4 << " for per-column scales";
       },
       op.getTmemColumns(),
       [&](raw_ostream &os) {

@@ -78,8 +78,8 @@ LogicalResult ContractChecker::tensor(NamedAttribute tensor) {
                     "{shape = [sizes or symbols], dtype, role}",
                     tensor.getValue())))
     return failure();
-  if (failed(oneOf(entry, "dtype", {"bf16", "f16", "f32", "f8e4m3", "i32"},
-                   what)) ||
+  if (failed(oneOf(entry, "dtype",
+                   {"bf16", "f16", "f32", "f8e4m3", "f8e5m2", "i32"}, what)) ||
       failed(
           oneOf(entry, "role", {"input", "output", "scratch", "zeroed"}, what)))
     return failure();

@@ -10,7 +10,9 @@
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -61,14 +63,30 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
     bBoxRows /= 2;
   contract.tensor("a", {m, k}, in, /*output=*/false);
   contract.tensor(
-      "b", kMajorB ? ArrayRef<Attribute>{n, k} : ArrayRef<Attribute>{k, n}, in,
+      "b", kMajorB ? ArrayRef<Attribute>{n, k} : ArrayRef<Attribute>{k, n},
+      op.getBType().getElementType(),
       /*output=*/false);
   contract.tensor("c", {m, n}, out, /*output=*/true);
+  // fp8: the scales, one f32 for the tensor or one per row of A / column of
+  // B, read with plain loads.
+  bool scaled = op.isFp8();
+  if (scaled) {
+    Type f32 = b.getF32Type();
+    contract.tensor("scale_a", {op.hasRowScales() ? m : contract.integer(1)},
+                    f32, /*output=*/false);
+    contract.tensor("scale_b", {op.hasColumnScales() ? n : contract.integer(1)},
+                    f32,
+                    /*output=*/false);
+  }
   contract.tensorMap("a", {blockM, blockK}, swizzle);
   contract.tensorMap("b", {bBoxRows, bBoxColumns}, bSwizzle);
   contract.tensorMap("c", {blockM, blockN}, 0);
   for (Attribute size : {m, n, k})
     contract.scalar(size);
+  if (scaled) {
+    contract.memref("scale_a");
+    contract.memref("scale_b");
+  }
   // Split-K: the partial sums ([splits, M, N] f32) and a counter per
   // consumer tile, both provided by the runtime; the counters start zeroed
   // and every launch leaves them so.
@@ -174,6 +192,56 @@ static Value zeroAccumulator(GemmOp op, OpBuilder &b) {
       b, op.getLoc(), DenseElementsAttr::get(type, b.getFloatAttr(f32, 0.0)));
 }
 
+/// The scales of an fp8 GEMM: its `scale_a` and `scale_b` buffers, null
+/// for other GEMMs.
+struct Scales {
+  Value a, b;
+};
+
+/// The f32 tile `acc` of C at (`row`, `column`) times the scales (fp8):
+/// the product of the per-tensor scales as one scalar, then the row
+/// vector of `scale_a` broadcast along the rows and the column vector of
+/// `scale_b` along the columns, each loaded once per tile. `acc` itself
+/// without scales.
+static Value scaleOutput(GemmOp op, OpBuilder &b, Value acc, Value row,
+                         Value column, Scales scales) {
+  if (!scales.a)
+    return acc;
+  Location loc = op.getLoc();
+  Type f32 = b.getF32Type();
+  auto type = cast<RankedTensorType>(acc.getType());
+  Value scalar;
+  auto scaleBy = [&](Value scale) {
+    Value first = memref::LoadOp::create(
+        b, loc, scale, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
+    scalar = scalar ? arith::MulFOp::create(b, loc, scalar, first).getResult()
+                    : first;
+  };
+  if (!op.hasRowScales())
+    scaleBy(scales.a);
+  if (!op.hasColumnScales())
+    scaleBy(scales.b);
+  Value result = acc;
+  if (scalar)
+    result = arith::MulFOp::create(
+        b, loc, result, tensor::SplatOp::create(b, loc, type, scalar));
+  auto scaleAlong = [&](Value scale, int64_t axis, Value at) {
+    // The vector of the kept dimension: rows for axis 1, columns for 0.
+    int64_t size = type.getShape()[1 - axis];
+    Value vector = tile::LoadDirectOp::create(
+        b, loc, RankedTensorType::get({size}, f32), scale, ValueRange{at});
+    result = arith::MulFOp::create(
+        b, loc, result,
+        tile::BroadcastOp::create(b, loc, type, vector,
+                                  b.getI64IntegerAttr(axis)));
+  };
+  if (op.hasRowScales())
+    scaleAlong(scales.a, /*axis=*/1, row);
+  if (op.hasColumnScales())
+    scaleAlong(scales.b, /*axis=*/0, column);
+  return result;
+}
+
 /// The f32 tile `acc` rounded to C's element type (`acc` itself when C is
 /// f32).
 static Value roundOutput(GemmOp op, OpBuilder &b, Value acc) {
@@ -194,6 +262,7 @@ static Value roundOutput(GemmOp op, OpBuilder &b, Value acc) {
 /// stores nothing (its rows start at M, outside C).
 static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
                                Value c, Value m, Value n, Value k,
+                               Scales scales,
                                function_ref<Value(int64_t)> constant) {
   Location loc = op.getLoc();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
@@ -231,7 +300,8 @@ static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
     Value zero = zeroAccumulator(op, b);
     auto loop = buildMainLoop(op, b, a, bArg, row, column, Value(), steps, zero,
                               /*pair=*/false, constant);
-    Value result = roundOutput(op, b, loop.getResult(0));
+    Value result = roundOutput(
+        op, b, scaleOutput(op, b, loop.getResult(0), row, column, scales));
     Value storeRow = row;
     if (valid)
       storeRow = arith::SelectOp::create(b, loc, valid, row, m);
@@ -249,7 +319,7 @@ static void buildPingPongTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
 /// same whichever came last), rounds the sum and stores it to C.
 static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
                              Value c, Value m, Value n, Value k,
-                             Value workspace, Value counters,
+                             Value workspace, Value counters, Scales scales,
                              function_ref<Value(int64_t)> constant) {
   Location loc = op.getLoc();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN(),
@@ -310,8 +380,10 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
                                         partial);
       scf::YieldOp::create(b, loc, sum);
     }
-    tile::StoreOp::create(b, loc, c, {row, n0},
-                          roundOutput(op, b, sumLoop.getResult(0)));
+    tile::StoreOp::create(
+        b, loc, c, {row, n0},
+        roundOutput(op, b,
+                    scaleOutput(op, b, sumLoop.getResult(0), row, n0, scales)));
   }
   b.setInsertionPointAfter(itemLoop);
 }
@@ -344,10 +416,16 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   auto bDesc = tile::TensorDescType::get(
       RankedTensorType::get(kMajorB ? ArrayRef<int64_t>{blockNB, blockK}
                                     : ArrayRef<int64_t>{blockK, blockNB},
-                            inType));
+                            op.getBType().getElementType()));
   auto cDesc = tile::TensorDescType::get(
       RankedTensorType::get({blockM, blockN}, outType));
   SmallVector<Type> params{aDesc, bDesc, cDesc, i32, i32, i32};
+  // fp8: the scales, whatever their size, as 1-d f32 buffers.
+  bool scaled = op.isFp8();
+  if (scaled) {
+    auto scaleType = MemRefType::get({ShapedType::kDynamic}, f32);
+    params.append({scaleType, scaleType});
+  }
   // Split-K: the workspace of partial sums and the tiles' counters.
   bool split = op.getNumSplits() > 1;
   if (split) {
@@ -377,17 +455,23 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, v);
   };
+  Scales scales;
+  unsigned nextArg = 6;
+  if (scaled) {
+    scales = {func.getArgument(6), func.getArgument(7)};
+    nextArg = 8;
+  }
   if (split) {
     buildSplitKTiles(op, b, a, bArg, c, func.getArgument(3),
-                     func.getArgument(4), k, func.getArgument(6),
-                     func.getArgument(7), constant);
+                     func.getArgument(4), k, func.getArgument(nextArg),
+                     func.getArgument(nextArg + 1), scales, constant);
     gpu::ReturnOp::create(b, loc);
     op.erase();
     return success();
   }
   if (op.isPingPong()) {
     buildPingPongTiles(op, b, a, bArg, c, func.getArgument(3),
-                       func.getArgument(4), k, constant);
+                       func.getArgument(4), k, scales, constant);
     gpu::ReturnOp::create(b, loc);
     op.erase();
     return success();
@@ -448,7 +532,9 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   auto loop = buildMainLoop(op, b, a, bArg, rows, nB, Value(), kTiles, zero,
                             pair, constant);
   for (auto [acc, row] : llvm::zip(loop.getResults(), rows))
-    tile::StoreOp::create(b, loc, c, {row, n0}, roundOutput(op, b, acc));
+    tile::StoreOp::create(
+        b, loc, c, {row, n0},
+        roundOutput(op, b, scaleOutput(op, b, acc, row, n0, scales)));
   b.setInsertionPointAfter(tileLoop);
   gpu::ReturnOp::create(b, loc);
   op.erase();

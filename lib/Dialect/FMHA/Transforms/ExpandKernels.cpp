@@ -53,7 +53,8 @@ Attribute LaunchContract::apply(StringRef fn, Attribute x, Attribute y) {
   return b.getDictionaryAttr({entry(fn, b.getArrayAttr({x, y}))});
 }
 
-/// The manifest name of an element type (`bf16`, `f16`, `f32`, `f8e4m3`).
+/// The manifest name of an element type (`bf16`, `f16`, `f32`, `f8e4m3`,
+/// `f8e5m2`, `i32`).
 static StringRef dtypeName(Type type) {
   if (type.isBF16())
     return "bf16";
@@ -63,6 +64,8 @@ static StringRef dtypeName(Type type) {
     return "f32";
   if (isa<Float8E4M3FNType>(type))
     return "f8e4m3";
+  if (isa<Float8E5M2Type>(type))
+    return "f8e5m2";
   if (type.isInteger(32))
     return "i32";
   return "unknown";

@@ -275,8 +275,14 @@ LogicalResult DotOp::verify() {
   RankedTensorType bType = getB().getType();
   RankedTensorType accType = getAcc().getType();
   Type elementType = aType.getElementType();
-  if (elementType != bType.getElementType())
-    return emitOpError() << "operands must have the same element type, got "
+  // fp8 operands may mix e4m3 and e5m2 (the MMAs take each operand's type).
+  auto isFp8 = [](Type type) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+  };
+  if (elementType != bType.getElementType() &&
+      !(isFp8(elementType) && isFp8(bType.getElementType())))
+    return emitOpError() << "operands must have the same element type (or "
+                            "both be fp8), got "
                          << elementType << " and " << bType.getElementType();
   if (elementType.isBF16() && !accType.getElementType().isF32())
     return emitOpError() << "bf16 operands need an f32 accumulator, got "

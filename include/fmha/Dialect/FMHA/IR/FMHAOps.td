@@ -428,30 +428,50 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
   let summary = "declares a matrix multiplication kernel";
   let description = [{
     Declares a kernel named `sym_name` that computes `c = a x b` with fp32
-    accumulation, rounding the result to `c`'s element type.
+    accumulation, rounding the result to `c`'s element type. With fp8 `a`
+    and `b`, it computes `c[i, j] = (a x b)[i, j] * scale_a[i] * scale_b[j]`
+    (the fp32 product scaled in the epilogue, then rounded), the scales of
+    `torch._scaled_mm`.
 
     **Signature** (`function_type`), builtin tensors where `?` is a size known
-    only at run time:
+    only at run time, `(a, b) -> c` or, for fp8, `(a, b, scale_a, scale_b)
+    -> c`:
 
-    | tensor | shape                                      | element type           |
-    |--------|--------------------------------------------|------------------------|
-    | `a`    | `[M, K]`                                   | `bf16` or `f16`        |
-    | `b`    | `[K, N]`, or `[N, K]` with `transpose_b`   | same as `a`            |
-    | `c`    | `[M, N]` (the result)                      | `bf16`, `f16` or `f32` |
+    | tensor    | shape                                    | element type           |
+    |-----------|------------------------------------------|------------------------|
+    | `a`       | `[M, K]`                                 | `bf16`, `f16`, `f8E4M3FN` or `f8E5M2` |
+    | `b`       | `[K, N]`, or `[N, K]` with `transpose_b` | same as `a`; for fp8 `a`, `f8E4M3FN` or `f8E5M2` |
+    | `scale_a` | `[1]` (one scale) or `[M]` (per row of `a`) | `f32`, fp8 only     |
+    | `scale_b` | `[1]` (one scale) or `[N]` (per column of `c`) | `f32`, fp8 only  |
+    | `c`       | `[M, N]` (the result)                    | `bf16`, `f16` or `f32` |
 
     `M`, `N` and `K` must be equal wherever two tensors carry them statically.
     Static sizes are positive and at most 2^31 - 1 (the kernel takes them as
-    `i32`, and so does its manifest).
-    `f8E4M3FN` parses but is not supported yet. Tensors are dense and
-    row-major. TMA needs every row to be a multiple of 16 bytes, so where the
-    innermost size of a tensor is static it must be a multiple of 8 (16-bit
+    `i32`, and so does its manifest). Tensors are dense and row-major. TMA
+    needs every row to be a multiple of 16 bytes, so where the innermost size
+    of a tensor is static it must be a multiple of 16 (fp8), 8 (16-bit
     elements) or 4 (`f32`); where it is dynamic the runtime must check it.
+
+    **FP8.** `a` and `b` are `f8E4M3FN` or `f8E5M2`, at most one of them
+    `f8E5M2` (the mixes `torch._scaled_mm` takes); the MMAs are `wgmma
+    ...k32.f32.e4m3|e5m2.e4m3|e5m2` reading both operands from shared
+    memory, which fp8 wgmma reads K-major only: fp8 needs `transpose_b`
+    (`b` as `[N, K]`, a linear layer's weight). Both scales are required and
+    `f32`. A scale of static size 1 is one value for its whole tensor,
+    read once as a scalar; any other size (`?`, `M` or `N`) is one value
+    per row of `a` or column of `b`, read once per output tile in the
+    accumulator's row or column layout (with `M` or `N` of 1 both read the
+    same). The scales multiply the f32 accumulator before it is rounded to
+    `c`'s type, so they cost the main loop nothing. `c` is not fp8. The
+    default `block_k` is 128 (one 128-byte swizzle span) and `block_k` is a
+    multiple of 32 (the fp8 MMA's K). `sm_90a` only so far: `sm_100a`
+    (`tcgen05.mma kind::f8f6f4`) is rejected.
 
     **Syntax.** The configuration keywords are optional but, when present,
     come in this order:
 
     ```
-    fmha.gemm @name (a, b) -> c
+    fmha.gemm @name (a, b [, scale_a, scale_b]) -> c
         [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
         [consumers n] [ctas n] [multicast n] [schedule (cooperative | pingpong)]
         [splits n] target (sm_90a | sm_100a) attr-dict
@@ -463,7 +483,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | field            | meaning                              | default                     |
     |------------------|--------------------------------------|-----------------------------|
     | `transpose_b`    | `b` is given as `[N, K]`             | `b` is `[K, N]`             |
-    | `tile [m, n, k]` | `block_m` rows of `c` per consumer warpgroup, `block_n` columns, `block_k` elements of K per main-loop step | `[128, 128, 64]` |
+    | `tile [m, n, k]` | `block_m` rows of `c` per consumer warpgroup, `block_n` columns, `block_k` elements of K per main-loop step | `[128, 128, 64]` (`block_k` 128 for fp8) |
     | `stages`         | A/B shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
@@ -473,9 +493,10 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
-    a multiple of 8 from 8 to 256 (the MMA's N); `block_k` is a multiple of 16
-    (the MMA's K) and spans 32, 64 or 128 bytes (a TMA swizzle span), i.e. 16,
-    32 or 64 for 16-bit inputs.
+    a multiple of 8 from 8 to 256 (the MMA's N); `block_k` is a multiple of
+    the MMA's K (32 bytes: 16 for 16-bit inputs, 32 for fp8) and spans 32,
+    64 or 128 bytes (a TMA swizzle span), i.e. 16, 32 or 64 for 16-bit
+    inputs and 32, 64 or 128 for fp8.
 
     **2-CTA mode** (`ctas 2`, `sm_100a`): the kernel is launched in clusters
     of two CTAs along x. Per consumer, the pair issues one
@@ -534,8 +555,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     * `sm_90a`: at least 2 stages (a consumer releases a slot only after it
       has waited for the next one);
     * `sm_90a`, registers: `block_m * block_n / 128` fp32 accumulator
-      registers per consumer thread plus 8 (addresses, loop state) `<= 232`
-      (the consumers' `setmaxnreg` budget);
+      registers per consumer thread plus 8 (addresses, loop state), plus
+      `block_n / 4` with per-column scales, `<= 232` (the consumers'
+      `setmaxnreg` budget);
     * `sm_100a`, tensor memory: `consumers * 2 * block_n` fp32 columns (a
       double-buffered accumulator per consumer) `<= 512`.
 
@@ -548,6 +570,19 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
         consumers 2 target sm_90a
     fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
         target sm_100a
+    ```
+
+    Example: fp8 GEMMs on `sm_90a` with a bf16 result: e4m3 x e4m3 with one
+    scale per tensor, and e4m3 x e5m2 with a scale per row of `a` and per
+    column of `b`:
+
+    ```mlir
+    fmha.gemm @gemm_fp8 (tensor<?x4096xf8E4M3FN>, tensor<4096x4096xf8E4M3FN>,
+        tensor<1xf32>, tensor<1xf32>) -> tensor<?x4096xbf16> transpose_b
+        tile [128, 128, 128] target sm_90a
+    fmha.gemm @gemm_fp8_rowwise (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E5M2>,
+        tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xbf16> transpose_b
+        target sm_90a
     ```
 
     Example: a ping-pong bf16 GEMM on `sm_90a`, whose two consumer
@@ -626,6 +661,16 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     ::mlir::RankedTensorType getBType();
     /// The type of `c` (the result).
     ::mlir::RankedTensorType getCType();
+    /// The types of `scale_a` and `scale_b` (inputs 2 and 3; fp8 only),
+    /// null without.
+    ::mlir::RankedTensorType getScaleAType();
+    ::mlir::RankedTensorType getScaleBType();
+    /// Whether `a` (and so `b`) is fp8.
+    bool isFp8();
+    /// Whether `scale_a` has one value per row of `a` (else one for all).
+    bool hasRowScales();
+    /// Whether `scale_b` has one value per column of `b` (else one for all).
+    bool hasColumnScales();
 
     /// Sizes of the problem: each is static if any tensor that carries it has
     /// it static, else ShapedType::kDynamic. With `varlen`, the batch is the

@@ -279,8 +279,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, InferTypeOpAdaptor]> {
     the type of `acc`. Attention computes `Q K^T` with `transpose_b` on K
     tiles loaded row-major.
 
-    Operands are bf16, f16, f8E4M3FN or f8E5M2, both of the same type; the
-    accumulator is f32 or f16 (f32 with bf16 operands). Products are
+    Operands are bf16, f16, f8E4M3FN or f8E5M2, both of the same type or
+    both fp8 (an f8E4M3FN operand may meet an f8E5M2 one); the accumulator
+    is f32 or f16 (f32 with bf16 operands). Products are
     accumulated at least at the accumulator's precision, in an unspecified
     order.
 
