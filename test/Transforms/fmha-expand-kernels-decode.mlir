@@ -47,25 +47,22 @@
 // CHECK: tile.store_direct %[[PL]][%[[SPLIT]], %[[SEQ]], %[[HEAD]], %[[M0]]], %{{.*}} : memref<?x?x?x?xf32>, tensor<64xf32>
 // CHECK: %[[ISLAST:.*]] = tile.counter_arrive %[[CNT]][%{{.*}}], %[[S]] : memref<?xi32>
 // CHECK: scf.if %[[ISLAST]] {
-// Split 0 from registers when it is this one, else from the workspace.
-// CHECK: scf.if %{{.*}} -> (tensor<64x128xf32>, tensor<64xf32>) {
-// CHECK: } else {
-// CHECK: tile.load_direct %[[PO]][%c0_i32{{.*}}, %[[SEQ]], %[[HEAD]], %[[M0]], %{{.*}}] : memref<?x?x?x?x128xf32> -> tensor<64x128xf32>
-// CHECK: tile.load_direct %[[PL]][%c0_i32{{.*}}, %[[SEQ]], %[[HEAD]], %[[M0]]] : memref<?x?x?x?xf32> -> tensor<64xf32>
-// Split 1 loaded ahead, then the others in split order, each iteration
-// loading the next split's partial before it merges the current one.
-// CHECK: tile.load_direct %[[PO]][%[[ONE:.*]], %[[SEQ]], %[[HEAD]], %[[M0]], %{{.*}}]
-// CHECK: scf.for %[[I:.*]] = %[[ONE]] to %[[S]] step %[[ONE]] iter_args(
-// CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %[[ONE]] : i32
-// CHECK: tile.load_direct %[[PO]][%[[NEXT]], %[[SEQ]], %[[HEAD]], %[[M0]], %{{.*}}]
-// CHECK: tile.load_direct %[[PL]][%[[NEXT]], %[[SEQ]], %[[HEAD]], %[[M0]]]
-// CHECK: math.exp2
+// The tile's live rows (at most 64), 16 at a time: the lse rows of 4
+// partials per step, then their O rows, all loaded before they merge.
+// CHECK: %[[LIVE:.*]] = arith.minsi %c64_i32{{.*}}, %{{.*}} : i32
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[LIVE]] step %c16_i32{{.*}} : i32 {
+// CHECK: %[[R0:.*]] = arith.addi %[[M0]], %[[C]] : i32
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[S]] step %c4_i32{{.*}} iter_args(
+// CHECK-COUNT-4: tile.load_direct %[[PL]][%{{.*}}, %[[SEQ]], %[[HEAD]], %[[R0]]] : memref<?x?x?x?xf32> -> tensor<16xf32>
+// CHECK: scf.yield
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[S]] step %c4_i32{{.*}} iter_args(
+// CHECK-COUNT-4: tile.load_direct %[[PO]][%{{.*}}, %[[SEQ]], %[[HEAD]], %[[R0]], %{{.*}}] : memref<?x?x?x?x128xf32> -> tensor<16x128xf32>
 // CHECK: math.exp2
 // O and lse through views whose rows run over [seq_q, group]: row_dims 2.
 // CHECK: %[[OV:.*]] = memref.reinterpret_cast %[[O]] to offset: [0], sizes: [%{{.*}}, %{{.*}}, %{{.*}}, 4, 128], strides: [%{{.*}}, 512, %{{.*}}, 128, 1]
-// CHECK: tile.store_direct %[[OV]][%[[SEQ]], %[[HEAD]], %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} row_dims 2 : memref<?x?x?x4x128xbf16, strided<[?, 512, ?, 128, 1]>>, tensor<64x128xbf16>
+// CHECK: tile.store_direct %[[OV]][%[[SEQ]], %[[HEAD]], %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} row_dims 2 : memref<?x?x?x4x128xbf16, strided<[?, 512, ?, 128, 1]>>, tensor<16x128xbf16>
 // CHECK: %[[LV:.*]] = memref.reinterpret_cast %[[LSE]] to offset: [0], sizes: [%{{.*}}, %{{.*}}, %{{.*}}, 4], strides: [%{{.*}}, %{{.*}}, 1, %{{.*}}]
-// CHECK: tile.store_direct %[[LV]][%[[SEQ]], %[[HEAD]], %{{.*}}, %{{.*}}], %{{.*}} row_dims 2 : memref<?x?x?x4xf32, strided<[?, ?, 1, ?]>>, tensor<64xf32>
+// CHECK: tile.store_direct %[[LV]][%[[SEQ]], %[[HEAD]], %{{.*}}, %{{.*}}], %{{.*}} row_dims 2 : memref<?x?x?x4xf32, strided<[?, ?, 1, ?]>>, tensor<16xf32>
 fmha.attention @decode (tensor<?x?x32x128xbf16>, tensor<?x64x8x128xbf16>,
                         tensor<?x64x8x128xbf16>, tensor<?xi32>,
                         tensor<?x?xi32>)
@@ -85,7 +82,7 @@ fmha.attention @decode (tensor<?x?x32x128xbf16>, tensor<?x64x8x128xbf16>,
 // CHECK: arith.divui %[[X]], %{{.*}} : i32
 // CHECK: tile.counter_arrive
 // CHECK: %[[OV:.*]] = memref.reinterpret_cast %[[O]]
-// CHECK: tile.store_direct %[[OV]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<?x?x?x64xf16, strided<[?, 64, ?, 1]>>, tensor<64x64xf16>
+// CHECK: tile.store_direct %[[OV]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<?x?x?x64xf16, strided<[?, 64, ?, 1]>>, tensor<16x64xf16>
 fmha.attention @split_pb (tensor<?x?x?x64xf16>, tensor<?x16x?x64xf16>,
                           tensor<?x16x?x64xf16>, tensor<?xi32>,
                           tensor<?x?xi32>)

@@ -79,6 +79,12 @@ constexpr int64_t kSm90GemmReservedRegisters = 8;
 /// rejected.
 constexpr int64_t kSm90AttentionRowRegisters = 16;
 constexpr int64_t kSm90AttentionLoopRegisters = 16;
+/// Merges of partial attention results (fmha.merge_states, split-KV's last
+/// arrival): states whose loads are in flight together; and the rows of a
+/// chunk of split-KV's merge (a tile's live rows are merged a chunk at a
+/// time: decode tiles have few).
+constexpr int64_t kMergeUnroll = 4;
+constexpr int64_t kSplitMergeChunkRows = 16;
 
 //===----------------------------------------------------------------------===//
 // Tensor memory (sm_100a)

@@ -1516,11 +1516,13 @@ fmha.attention @attn (tensor<?x1x24x128xbf16>, tensor<?x?x8x128xbf16>,
 
 // -----
 
-// split_kv at head dim 256: the merge's three O tiles do not fit.
-// expected-error @+1 {{consumer warpgroup needs 432 registers per thread (split_kv's merge: three 64x256 fp32 O tiles (the running sum, the partial merged and the next one) + 16 for their addresses + 32 for the row and loop state)}}
-fmha.attention @attn (tensor<?x1x32x256xbf16>, tensor<?x?x8x256xbf16>,
-                      tensor<?x?x8x256xbf16>, tensor<?xi32>)
-    -> tensor<?x1x32x256xbf16> kvcache split_kv consumers 1 target sm_90a
+// split_kv with 64 packed query heads at head dim 256: the merge's chunks
+// hold whole groups (64 rows), and five of them do not fit.
+// expected-error @+1 {{consumer warpgroup needs 688 registers per thread (split_kv's merge: 5 64x256 fp32 chunks (the running sum and the partials loaded together) + 16 for their addresses + 32 for the row and loop state)}}
+fmha.attention @attn (tensor<?x1x64x256xbf16>, tensor<?x?x1x256xbf16>,
+                      tensor<?x?x1x256xbf16>, tensor<?xi32>)
+    -> tensor<?x1x64x256xbf16> kvcache pack_gqa split_kv consumers 1
+    target sm_90a
 
 //===----------------------------------------------------------------------===//
 // fmha.merge_states

@@ -28,7 +28,8 @@
 // The producer loads Q by a 5-d box (positions x heads of a group) and
 // K/V pages by 4-d boxes; the consumer stores its partial O and lse,
 // counts itself with an atomic add at GPU scope (between fences), and the last one loads
-// the partials back and writes O and lse with plain stores.
+// the partials back, 128 bits at a time, and writes O and lse with plain
+// stores.
 // PS: .target sm_90a
 // PS-LABEL: .entry decode(
 // PS: cp.async.bulk.tensor.5d.shared::cta.global.tile.mbarrier::complete_tx::bytes
@@ -36,7 +37,7 @@
 // PS: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PS: st.global.v2.b32
 // PS: atom.relaxed.gpu.global.add.u32
-// PS: ld.global.v2.b32
+// PS: ld.global.v4.b32
 // PS: ex2.approx
 // PS: st.global.b32
 // PS-NOT: cp.async.bulk.tensor.{{.*}}global.shared::cta

@@ -299,6 +299,19 @@ SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages,
   return usage;
 }
 
+int64_t AttentionOp::getSplitMergeChunkRows() {
+  return std::max(limits::kSplitMergeChunkRows, getPackedGroup());
+}
+
+int64_t AttentionOp::getSplitMergeRegisters() {
+  int64_t headDim = getHeadDim();
+  if (ShapedType::isDynamic(headDim))
+    headDim = 0;
+  int64_t chunk = getSplitMergeChunkRows() * headDim /
+                  limits::kWarpgroupThreads;
+  return (limits::kMergeUnroll + 1) * chunk + kMergeAddressRegisters;
+}
+
 int64_t AttentionOp::getConsumerRegisters() {
   int64_t headDim = getHeadDim();
   if (ShapedType::isDynamic(headDim))
@@ -313,11 +326,10 @@ int64_t AttentionOp::getConsumerRegisters() {
   int64_t o = blockM * headDim / limits::kWarpgroupThreads;
   int64_t rows = blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
                  limits::kSm90AttentionLoopRegisters;
-  // Split-KV's merge, after the main loop: the running O, the partial it
-  // merges and the next one (loaded ahead), and the addresses of their
-  // plain loads.
+  // Split-KV's merge, after the main loop: a chunk of rows of the running
+  // sum and of each partial loaded together, and their addresses.
   if (getSplitKv())
-    return std::max(2 * s + o, 3 * o + kMergeAddressRegisters) + rows;
+    return std::max(2 * s + o, getSplitMergeRegisters()) + rows;
   return 2 * s + o + rows;
 }
 
@@ -716,10 +728,11 @@ static LogicalResult verifyConfig(AttentionOp op) {
             limits::kSm90AttentionLoopRegisters;
         int64_t s = blockM * blockN / limits::kWarpgroupThreads;
         int64_t o = blockM * headDim / limits::kWarpgroupThreads;
-        if (op.getSplitKv() && 3 * o + kMergeAddressRegisters > 2 * s + o) {
-          os << "split_kv's merge: three " << blockM << "x" << headDim
-             << " fp32 O tiles (the running sum, the partial merged and the "
-                "next one) + "
+        if (op.getSplitKv() && op.getSplitMergeRegisters() > 2 * s + o) {
+          os << "split_kv's merge: " << limits::kMergeUnroll + 1 << " "
+             << op.getSplitMergeChunkRows() << "x" << headDim
+             << " fp32 chunks (the running sum and the partials loaded "
+                "together) + "
              << kMergeAddressRegisters << " for their addresses + " << rowState
              << " for the row and loop state";
           return;

@@ -85,6 +85,24 @@ private:
   SmallVector<Attribute> sizes;
 };
 
+/// Partial attention results over disjoint key sets, merged: `o` (f32) is
+/// sum_s 2^(lse2_s - lse2) o_s, 0 in rows no state has keys for; `lse2` the
+/// merged log-sum-exp in base 2 where `hasKeys` (an i1 row vector).
+struct MergedPartials {
+  Value o, lse2, hasKeys;
+};
+
+/// Merges `count` (i32) states of tiles of `tileType`'s shape, state s
+/// given by `loadLse2(s)` (its rows' log-sum-exp in base 2, -inf for no
+/// keys) and `loadTile(s)` (its O rows, f32 or narrower), `unroll` states
+/// per loop step so that their loads overlap. Loads of states past the
+/// last must read nothing (their bounds stop them): their results are
+/// unused.
+MergedPartials mergePartials(OpBuilder &b, Location loc, Value count,
+                             RankedTensorType tileType, int64_t unroll,
+                             function_ref<Value(Value)> loadLse2,
+                             function_ref<Value(Value)> loadTile);
+
 /// Replace `op` by its kernel: the tile program of one CTA.
 LogicalResult expandGemm(GemmOp op, OpBuilder &b);
 LogicalResult expandAttention(AttentionOp op, OpBuilder &b);

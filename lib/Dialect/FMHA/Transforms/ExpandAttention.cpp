@@ -786,7 +786,10 @@ Value AttentionBuilder::naturalLse(Value rowMax, const RowNorm &norm) {
 void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
                                     Value out, function_ref<Value()> lseRow) {
   out = arith::TruncFOp::create(
-      b, loc, tensorType({blockM, headDim}, op.getElementType()), out);
+      b, loc,
+      tensorType(cast<RankedTensorType>(out.getType()).getShape(),
+                 op.getElementType()),
+      out);
   // A varlen block may end past its sequence: its O goes out by stores
   // bounded by the sequence's end instead of a TMA box; so does split-KV's
   // merged O (inside the last arrival's condition). Packed rows run over
@@ -822,7 +825,6 @@ void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
 
 void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
                                      Value out, Value lse2) {
-  double negInf = -std::numeric_limits<double>::infinity();
   Value zero = constI32(0);
   tile::StoreDirectOp::create(b, loc, partialO,
                               {splitIndex, batch, head, m0, zero}, out);
@@ -856,88 +858,39 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
   auto onLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(onLast.thenBlock());
-  // The partials in split order, whichever came last, merged online in
-  // base 2: with m the running max of their lse, O = sum 2^(lse_i - m) O_i
-  // / sum 2^(lse_i - m). Splits that saw no key have lse -inf and weigh
-  // nothing. Split 0 comes before the loop: this work item's own partial
-  // from registers when it is split 0 (which also gives the merge the
-  // accumulator's register layout), else from the workspace like the
-  // others, its own included (its stores, read back by the same threads).
-  auto fill = [&](RankedTensorType type, double value) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
-  };
-  auto loadPartial = [&](Value i) -> std::pair<Value, Value> {
-    return {tile::LoadDirectOp::create(b, loc, oType, partialO,
-                                       ValueRange{i, batch, head, m0, zero}),
-            tile::LoadDirectOp::create(b, loc, rowType, partialLse,
-                                       ValueRange{i, batch, head, m0})};
-  };
-  // One step: (acc, max, sum) with partial (o_i, lse_i).
-  auto step = [&](Value acc, Value rowMax, Value rowSum, Value partial,
-                  Value partialRows) -> SmallVector<Value> {
-    Value newMax = arith::MaximumFOp::create(b, loc, rowMax, partialRows);
-    Value isEmpty =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, newMax,
-                              splat(constF32(negInf), rowType));
-    Value ref = arith::SelectOp::create(b, loc, isEmpty,
-                                        splat(constF32(0.0), rowType), newMax);
-    Value alpha = math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, rowMax, ref));
-    Value weight = math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, partialRows, ref));
-    auto across = [&](Value row) -> Value {
-      return tile::BroadcastOp::create(b, loc, oType, row,
-                                       b.getI64IntegerAttr(1));
-    };
-    Value newAcc = arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, acc, across(alpha)),
-        arith::MulFOp::create(b, loc, partial, across(weight)));
-    Value newSum = arith::AddFOp::create(
-        b, loc, arith::MulFOp::create(b, loc, rowSum, alpha), weight);
-    return {newAcc, newMax, newSum};
-  };
-  auto first = scf::IfOp::create(
-      b, loc, TypeRange{oType, rowType},
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, splitIndex, zero),
-      /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard branch(b);
-    b.setInsertionPointToStart(first.thenBlock());
-    scf::YieldOp::create(b, loc, ValueRange{out, lse2});
-    b.setInsertionPointToStart(first.elseBlock());
-    auto [partial, partialRows] = loadPartial(zero);
-    scf::YieldOp::create(b, loc, ValueRange{partial, partialRows});
-  }
-  SmallVector<Value> state =
-      step(fill(oType, 0.0), fill(rowType, negInf), fill(rowType, 0.0),
-           first.getResult(0), first.getResult(1));
-  // Each iteration issues the loads of the next split's partial before it
-  // merges the current one, so their latency overlaps its arithmetic (the
-  // loads past the last split read zeros, unused).
-  Value one = constI32(1);
-  auto [firstLoaded, firstRows] = loadPartial(one);
-  state.append({firstLoaded, firstRows});
-  auto merge = scf::ForOp::create(b, loc, one, numSplits, one, state);
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(merge.getBody());
-    auto [next, nextRows] = loadPartial(
-        arith::AddIOp::create(b, loc, merge.getInductionVar(), one));
-    ValueRange args = merge.getRegionIterArgs();
-    SmallVector<Value> yields =
-        step(args[0], args[1], args[2], args[3], args[4]);
-    yields.append({next, nextRows});
-    scf::YieldOp::create(b, loc, yields);
-  }
-  Value acc = merge.getResult(0), rowMax = merge.getResult(1);
-  RowNorm norm = rowNorm(merge.getResult(2));
-  Value merged = arith::MulFOp::create(
-      b, loc, acc,
-      tile::BroadcastOp::create(b, loc, oType, norm.inverse,
-                                b.getI64IntegerAttr(1)));
-  writeResults(batch, head, m0, merged,
-               [&]() -> Value { return naturalLse(rowMax, norm); });
+  // The last arrival merges the partials of the tile's rows that exist, a
+  // chunk of rows at a time in a layout of their own (#tile.blocked: 128-bit
+  // loads, and registers for a few partials in flight rather than a 64-row
+  // accumulator each): decode tiles hold few live rows (4 for one query of
+  // 4 packed heads). A chunk holds whole packed groups, so that its rows
+  // start at a position of the o and lse views.
+  int64_t chunkRows = op.getSplitMergeChunkRows();
+  auto chunkType = RankedTensorType::get({chunkRows, headDim}, b.getF32Type());
+  auto chunkRowType = RankedTensorType::get({chunkRows}, b.getF32Type());
+  Value live = arith::MinSIOp::create(
+      b, loc, constI32(blockM), arith::SubIOp::create(b, loc, rows, m0));
+  auto chunks =
+      scf::ForOp::create(b, loc, zero, live, constI32(chunkRows), ValueRange{});
+  b.setInsertionPointToStart(chunks.getBody());
+  Value r0 = arith::AddIOp::create(b, loc, m0, chunks.getInductionVar());
+  MergedPartials merged = mergePartials(
+      b, loc, numSplits, chunkType, limits::kMergeUnroll,
+      [&](Value i) -> Value {
+        return tile::LoadDirectOp::create(b, loc, chunkRowType, partialLse,
+                                          ValueRange{i, batch, head, r0});
+      },
+      [&](Value i) -> Value {
+        return tile::LoadDirectOp::create(b, loc, chunkType, partialO,
+                                          ValueRange{i, batch, head, r0, zero});
+      });
+  writeResults(batch, head, r0, merged.o, [&]() -> Value {
+    return arith::SelectOp::create(
+        b, loc, merged.hasKeys,
+        arith::MulFOp::create(b, loc, merged.lse2,
+                              splat(constF32(M_LN2), chunkRowType)),
+        splat(constF32(-std::numeric_limits<double>::infinity()),
+              chunkRowType));
+  });
 }
 
 Value AttentionBuilder::stridedView(Value buffer, ArrayRef<Value> sizes,

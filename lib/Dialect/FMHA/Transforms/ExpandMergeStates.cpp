@@ -30,8 +30,7 @@ public:
   MergeBuilder(MergeStatesOp op, OpBuilder &b)
       : op(op), b(b), loc(op.getLoc()), i32(b.getI32Type()),
         f32(b.getF32Type()), rows(op.getBlockRows()), headDim(op.getHeadDim()),
-        rowType(RankedTensorType::get({rows}, f32)),
-        tileType(RankedTensorType::get({rows, headDim}, f32)) {}
+        rowType(RankedTensorType::get({rows}, f32)) {}
 
   LogicalResult build();
 
@@ -43,11 +42,6 @@ private:
   Value rowsOf(double value) {
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(value)));
-  }
-  /// A row vector repeated along the columns of a tile.
-  Value across(Value row) {
-    return tile::BroadcastOp::create(b, loc, tileType, row,
-                                     b.getI64IntegerAttr(1));
   }
   /// `memref.dim` of `buffer` as an i32.
   Value dimI32(Value buffer, int64_t dim) {
@@ -69,7 +63,7 @@ private:
   Location loc;
   Type i32, f32;
   int64_t rows, headDim;
-  RankedTensorType rowType, tileType;
+  RankedTensorType rowType;
   /// The kernel's arguments, and the block's coordinates.
   Value states, statesLse, o, lse;
   Value batch, head, row0;
@@ -141,87 +135,25 @@ LogicalResult MergeBuilder::build() {
   Value statesView = transposed(states, {0, 1, 3, 2, 4});
   Value oView = transposed(o, {0, 2, 1, 3});
   Value numStates = dimI32(statesLse, 0);
-  Value zero = constI32(0), one = constI32(1);
+  Value zero = constI32(0);
   double negInf = -std::numeric_limits<double>::infinity();
-
-  // Pass 1: the merged log-sum-exp, online in base 2: the running max m of
-  // the states' lse and sum l of 2^(lse_s - m). States with lse -inf add
-  // nothing (m stays -inf while all are: the reference is then 0). Each
-  // step loads the next state's rows before it merges the current ones, so
-  // that their latency overlaps (the loads past the last state read zeros,
-  // unused); so does pass 2.
-  auto lseLoop = scf::ForOp::create(
-      b, loc, zero, numStates, one,
-      ValueRange{rowsOf(negInf), rowsOf(0.0), loadLse2(zero)});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(lseLoop.getBody());
-    Value m = lseLoop.getRegionIterArgs()[0];
-    Value l = lseLoop.getRegionIterArgs()[1];
-    Value x = lseLoop.getRegionIterArgs()[2];
-    Value next = loadLse2(
-        arith::AddIOp::create(b, loc, lseLoop.getInductionVar(), one));
-    Value newMax = arith::MaximumFOp::create(b, loc, m, x);
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                        newMax, rowsOf(negInf));
-    Value ref = arith::SelectOp::create(b, loc, empty, rowsOf(0.0), newMax);
-    Value newSum = arith::AddFOp::create(
-        b, loc,
-        arith::MulFOp::create(
-            b, loc, l,
-            math::Exp2Op::create(b, loc,
-                                 arith::SubFOp::create(b, loc, m, ref))),
-        math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, x, ref)));
-    scf::YieldOp::create(b, loc, ValueRange{newMax, newSum, next});
-  }
-  Value m = lseLoop.getResult(0), l = lseLoop.getResult(1);
-  // lse2 = m + log2(l) where some state has keys (l > 0), else -inf; the
-  // weights' reference is lse2, or 0 without keys (every weight is then 0).
-  Value hasKeys =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, l, rowsOf(0.0));
-  Value safeSum = arith::SelectOp::create(b, loc, hasKeys, l, rowsOf(1.0));
-  Value lse2 =
-      arith::AddFOp::create(b, loc, m, math::Log2Op::create(b, loc, safeSum));
-  Value ref = arith::SelectOp::create(b, loc, hasKeys, lse2, rowsOf(0.0));
-
-  // Pass 2: o = sum_s 2^(lse2_s - lse2) o_s, each state's tile weighted
-  // row by row; a state of weight 0 adds 0 whatever its o holds.
-  Value zeros = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(tileType, b.getF32FloatAttr(0.0)));
   RankedTensorType loadType = RankedTensorType::get({rows, headDim}, element);
-  auto loadTile = [&](Value s) -> Value {
-    return tile::LoadDirectOp::create(b, loc, loadType, statesView,
-                                      ValueRange{s, batch, head, row0, zero});
-  };
-  auto oLoop = scf::ForOp::create(
-      b, loc, zero, numStates, one,
-      ValueRange{zeros, loadLse2(zero), loadTile(zero)});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(oLoop.getBody());
-    ValueRange args = oLoop.getRegionIterArgs();
-    Value s = arith::AddIOp::create(b, loc, oLoop.getInductionVar(), one);
-    Value nextRows = loadLse2(s);
-    Value nextTile = loadTile(s);
-    Value weights = across(math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, args[1], ref)));
-    Value weighted = arith::MulFOp::create(
-        b, loc, arith::ExtFOp::create(b, loc, tileType, args[2]), weights);
-    Value counts = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                         weights, zeros);
-    Value sum = arith::AddFOp::create(
-        b, loc, args[0],
-        arith::SelectOp::create(b, loc, counts, weighted, zeros));
-    scf::YieldOp::create(b, loc, ValueRange{sum, nextRows, nextTile});
-  }
+  MergedPartials merged = mergePartials(
+      b, loc, numStates, loadType, limits::kMergeUnroll,
+      [&](Value s) -> Value { return loadLse2(s); },
+      [&](Value s) -> Value {
+        return tile::LoadDirectOp::create(
+            b, loc, loadType, statesView, ValueRange{s, batch, head, row0, zero});
+      });
 
   // The results, by stores bounded by the sequence's end.
   Value out = arith::TruncFOp::create(
       b, loc, RankedTensorType::get({rows, headDim}, element),
-      oLoop.getResult(0));
+      merged.o);
   tile::StoreDirectOp::create(b, loc, oView, {batch, head, row0, zero}, out);
   Value natural = arith::SelectOp::create(
-      b, loc, hasKeys, arith::MulFOp::create(b, loc, lse2, rowsOf(M_LN2)),
+      b, loc, merged.hasKeys,
+      arith::MulFOp::create(b, loc, merged.lse2, rowsOf(M_LN2)),
       rowsOf(negInf));
   tile::StoreDirectOp::create(b, loc, lse, {batch, head, row0}, natural);
   gpu::ReturnOp::create(b, loc);

@@ -415,6 +415,10 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     /// Registers per consumer thread (sm_90a): S, P and O, and the per-row
     /// state.
     int64_t getConsumerRegisters();
+    /// Split-KV: rows of a chunk of the last arrival's merge (whole packed
+    /// groups), and the registers per thread the merge needs.
+    int64_t getSplitMergeChunkRows();
+    int64_t getSplitMergeRegisters();
     /// fp32 tensor memory columns of a CTA (sm_100a): S/P and O per consumer.
     int64_t getTmemColumns();
   }];
