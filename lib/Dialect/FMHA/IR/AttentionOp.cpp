@@ -307,8 +307,8 @@ int64_t AttentionOp::getSplitMergeRegisters() {
   int64_t headDim = getHeadDim();
   if (ShapedType::isDynamic(headDim))
     headDim = 0;
-  int64_t chunk = getSplitMergeChunkRows() * headDim /
-                  limits::kWarpgroupThreads;
+  int64_t chunk =
+      getSplitMergeChunkRows() * headDim / limits::kWarpgroupThreads;
   return (limits::kMergeUnroll + 1) * chunk + kMergeAddressRegisters;
 }
 

@@ -867,8 +867,8 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
   int64_t chunkRows = op.getSplitMergeChunkRows();
   auto chunkType = RankedTensorType::get({chunkRows, headDim}, b.getF32Type());
   auto chunkRowType = RankedTensorType::get({chunkRows}, b.getF32Type());
-  Value live = arith::MinSIOp::create(
-      b, loc, constI32(blockM), arith::SubIOp::create(b, loc, rows, m0));
+  Value live = arith::MinSIOp::create(b, loc, constI32(blockM),
+                                      arith::SubIOp::create(b, loc, rows, m0));
   auto chunks =
       scf::ForOp::create(b, loc, zero, live, constI32(chunkRows), ValueRange{});
   b.setInsertionPointToStart(chunks.getBody());

@@ -143,13 +143,13 @@ LogicalResult MergeBuilder::build() {
       [&](Value s) -> Value { return loadLse2(s); },
       [&](Value s) -> Value {
         return tile::LoadDirectOp::create(
-            b, loc, loadType, statesView, ValueRange{s, batch, head, row0, zero});
+            b, loc, loadType, statesView,
+            ValueRange{s, batch, head, row0, zero});
       });
 
   // The results, by stores bounded by the sequence's end.
   Value out = arith::TruncFOp::create(
-      b, loc, RankedTensorType::get({rows, headDim}, element),
-      merged.o);
+      b, loc, RankedTensorType::get({rows, headDim}, element), merged.o);
   tile::StoreDirectOp::create(b, loc, oView, {batch, head, row0, zero}, out);
   Value natural = arith::SelectOp::create(
       b, loc, merged.hasKeys,

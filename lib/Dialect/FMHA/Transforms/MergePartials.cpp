@@ -42,8 +42,8 @@ MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
     Value index = arith::AddIOp::create(b, loc, s, constI32(u));
     Value exists =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index, count);
-    Value lse =
-        arith::SelectOp::create(b, loc, exists, loadLse2(index), rowsOf(negInf));
+    Value lse = arith::SelectOp::create(b, loc, exists, loadLse2(index),
+                                        rowsOf(negInf));
     return {index, lse};
   };
   Value zero = constI32(0), step = constI32(unroll);
@@ -103,8 +103,8 @@ MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
     }
     Value sum = oLoop.getRegionIterArgs()[0];
     for (auto [lse, tile] : loaded) {
-      Value weight = math::Exp2Op::create(
-          b, loc, arith::SubFOp::create(b, loc, lse, ref));
+      Value weight =
+          math::Exp2Op::create(b, loc, arith::SubFOp::create(b, loc, lse, ref));
       Value weights = tile::BroadcastOp::create(b, loc, accType, weight,
                                                 b.getI64IntegerAttr(1));
       if (tile.getType() != accType)
@@ -113,9 +113,9 @@ MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
                                            weights, zeros);
       sum = arith::AddFOp::create(
           b, loc, sum,
-          arith::SelectOp::create(
-              b, loc, counts, arith::MulFOp::create(b, loc, tile, weights),
-              zeros));
+          arith::SelectOp::create(b, loc, counts,
+                                  arith::MulFOp::create(b, loc, tile, weights),
+                                  zeros));
     }
     scf::YieldOp::create(b, loc, ValueRange{sum});
   }
