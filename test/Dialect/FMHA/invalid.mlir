@@ -125,14 +125,6 @@ fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
 
 // -----
 
-// Not on sm_100a yet.
-// expected-error @+1 {{varlen is supported on sm_90a only so far}}
-fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
-                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
-    -> tensor<?x32x128xbf16> varlen target sm_100a
-
-// -----
-
 // No result.
 // expected-error @+1 {{expects 1 or 2 results (o and optionally lse), got 0}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,

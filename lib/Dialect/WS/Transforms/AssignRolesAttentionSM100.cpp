@@ -16,10 +16,14 @@
 //   correction stages O in (the stored value's ws.result_channel);
 // - a correction warpgroup: per step and consumer, the rescale of O by the
 //   factor from the softmax (a two-slot shared-memory ring of row vectors);
-//   after the loop O normalised by the row sum (the same ring) and staged;
+//   after the loop O normalised by the row sum (the same ring) and staged,
+//   or, when O leaves by plain stores (tile.store_direct: varlen's, bounded
+//   by each sequence's end), stored from its registers, and then the LSE
+//   rows the softmax hands it through the same ring;
 // - a softmax warpgroup per consumer: S read in place, the online softmax
 //   (its row statistics are its loop-carried values), P over S, the rescale
-//   factor and the row sum handed to the correction, the LSE row stored.
+//   factor and the row sum handed to the correction, the LSE row stored
+//   (or, with plain stores of O, handed to the correction too).
 //
 // ws-chunk-row-stores, after the partition, streams S, O and the staged
 // output 32 columns at a time.
@@ -60,9 +64,14 @@ static constexpr unsigned kRowStages = 2;
 /// softmax warpgroups, streaming S, get the rest: 176 each for two
 /// consumers. ptxas -v on every head-dim-64 configuration: no spills with
 /// 72 / 88 / 176; the MMA warp needs 80 at head dim 128 (its hoisted
-/// descriptors), the correction 88, the softmax 176.
+/// descriptors), the correction 88, the softmax 176. A correction that
+/// stores O itself (tile.store_direct, 32 columns at a time) and the LSE
+/// rows, staging nothing, gets 80: ptxas -v on the varlen configurations
+/// (head dims 64 and 128, causal or not, LSE or not): no spills with 72 /
+/// 80 / 176, 4 bytes with 88.
 static constexpr unsigned kWarpRegisters = 72;
 static constexpr unsigned kCorrectionRegisters = 88;
+static constexpr unsigned kStoringCorrectionRegisters = 80;
 static constexpr unsigned kWarpgroupThreads = kWarpsPerGroup * kThreadsPerWarp;
 
 namespace {
@@ -90,6 +99,11 @@ struct Attention {
 static bool isTmem(Value v) {
   return isa_and_nonnull<tile::TmemAttr>(
       cast<RankedTensorType>(v.getType()).getEncoding());
+}
+
+/// Whether `store` stores a 2-d tile (an O), not a row vector (an LSE).
+static bool isTile(tile::StoreDirectOp store) {
+  return store.getValue().getType().getRank() == 2;
 }
 
 static FailureOr<Attention> analyze(FunctionOpInterface func) {
@@ -282,17 +296,23 @@ LogicalResult ws::assignAttentionRolesSM100(FunctionOpInterface func,
   // correction has one; the softmax warpgroups share the rest of the
   // register file.
   unsigned consumers = attention->consumers.size();
+  // Whether O leaves by plain stores only (varlen's, bounded by each
+  // sequence's end; split-KV's): the correction then stores the outputs,
+  // the LSE rows included.
+  bool storesDirect = attention->stores.empty();
+  unsigned correctionRegs =
+      storesDirect ? kStoringCorrectionRegisters : kCorrectionRegisters;
   unsigned softmaxRegs = std::min<unsigned>(
-      options.epilogueRegs, (kRegistersPerSM / kWarpgroupThreads -
-                             kWarpRegisters - kCorrectionRegisters) /
-                                consumers / 8 * 8);
+      options.epilogueRegs,
+      (kRegistersPerSM / kWarpgroupThreads - kWarpRegisters - correctionRegs) /
+          consumers / 8 * 8);
   MLIRContext *ctx = func.getContext();
   SmallVector<std::string> names = roleNames(consumers);
   SmallVector<Attribute> roles;
   for (auto [i, name] : llvm::enumerate(names)) {
     bool warp = i < 3;
     unsigned regs = warp     ? kWarpRegisters
-                    : i == 3 ? kCorrectionRegisters
+                    : i == 3 ? correctionRegs
                              : softmaxRegs;
     roles.push_back(
         RoleSpecAttr::get(ctx, name, warp ? 1 : kWarpsPerGroup, regs));
@@ -348,38 +368,71 @@ LogicalResult ws::assignAttentionRolesSM100(FunctionOpInterface func,
     keep.remove(c.oPosition);
     statistics.push_back(std::move(keep));
   }
-  // The LSE rows: stored by the softmax whose statistics they read.
+  // The LSE rows: stored by the softmax whose statistics they read; when O
+  // leaves by plain stores, computed there but handed to the correction
+  // (the ring of row vectors) and stored with O, so that the softmax keeps
+  // no registers for the stores' views through the main loop.
   for (tile::StoreDirectOp store : attention->directStores) {
+    if (isTile(store))
+      continue;
     llvm::SmallSetVector<unsigned, 8> reads =
         positionsRead(store.getValue(), loop);
-    SmallVector<int32_t> owners;
+    SmallVector<unsigned> owners;
     for (auto [i, keep] : llvm::enumerate(statistics))
       if (llvm::any_of(reads, [&](unsigned p) { return keep.contains(p); })) {
-        owners.push_back(kFirstSoftmax + i);
+        owners.push_back(i);
         keep.insert(reads.begin(), reads.end());
       }
     if (owners.empty())
       return store.emitOpError("attention on sm100: stores a row computed "
                                "from the statistics of a consumer");
-    setPartition(store, owners);
+    if (!storesDirect) {
+      SmallVector<int32_t> roles;
+      for (unsigned i : owners)
+        roles.push_back(kFirstSoftmax + i);
+      setPartition(store, roles);
+      continue;
+    }
+    Operation *row = store.getValue().getDefiningOp();
+    if (owners.size() != 1 || !row || row == loop.getOperation() ||
+        row->getBlock() != store->getBlock())
+      return store.emitOpError("attention on sm100: stores a row computed "
+                               "after the main loop from the statistics of "
+                               "one consumer");
+    handOver(row, kFirstSoftmax + owners[0], rowChannels[owners[0]]);
+    setPartition(store, {kCorrectionRole});
   }
-  // Each output: O of one consumer, normalised and staged by the
-  // correction, stored by the epilogue warp.
-  for (tile::StoreOp store : attention->stores) {
-    llvm::SmallSetVector<unsigned, 8> reads =
-        positionsRead(store.getValue(), loop);
+  // Each output: O of one consumer, normalised by the correction, which
+  // stages it for the epilogue warp's TMA store, or stores it itself from
+  // registers (tile.store_direct: bounded by the view's sizes, as varlen's
+  // O at its sequence's end).
+  SmallVector<Operation *> results(attention->stores.begin(),
+                                   attention->stores.end());
+  for (tile::StoreDirectOp store : attention->directStores)
+    if (isTile(store))
+      results.push_back(store);
+  llvm::sort(results,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  for (Operation *store : results) {
+    auto tmaStore = dyn_cast<tile::StoreOp>(store);
+    Value stored = tmaStore ? tmaStore.getValue()
+                            : cast<tile::StoreDirectOp>(store).getValue();
+    llvm::SmallSetVector<unsigned, 8> reads = positionsRead(stored, loop);
     auto mine = llvm::find_if(attention->consumers, [&](Consumer &c) {
       return reads.contains(c.oPosition);
     });
-    Operation *value = store.getValue().getDefiningOp();
+    Operation *value = stored.getDefiningOp();
     if (mine == attention->consumers.end() || !value)
-      return store.emitOpError("attention on sm100: stores the O of a "
-                               "consumer");
+      return store->emitOpError("attention on sm100: stores the O of a "
+                                "consumer");
     unsigned index = std::distance(attention->consumers.begin(), mine);
-    setPartition(store, {kEpilogueRole});
-    handOver(value, kCorrectionRole, addChannel(1, -1));
-    if (tile::BroadcastOp sum =
-            rowFactor(store.getValue(), store->getBlock())) {
+    if (tmaStore) {
+      setPartition(store, {kEpilogueRole});
+      handOver(value, kCorrectionRole, addChannel(1, -1));
+    } else {
+      setPartition(store, {kCorrectionRole});
+    }
+    if (tile::BroadcastOp sum = rowFactor(stored, store->getBlock())) {
       if (failed(handRow(sum, kFirstSoftmax + index, rowChannels[index])))
         return failure();
       llvm::SmallSetVector<unsigned, 8> sumReads =
