@@ -1335,14 +1335,6 @@ fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x5x128xbf16>,
 
 // -----
 
-// split_kv on sm_100a.
-// expected-error @+1 {{split_kv is supported on sm_90a only so far (the partial results leave from registers; sm_100a keeps O in tensor memory)}}
-fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
-                      tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
-    -> tensor<?x1x32x128xbf16> kvcache split_kv target sm_100a
-
-// -----
-
 // pack_gqa without a KV cache.
 // expected-error @+1 {{pack_gqa needs kvcache: it shapes decode against a KV cache}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,

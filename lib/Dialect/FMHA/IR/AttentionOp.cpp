@@ -470,13 +470,6 @@ static LogicalResult verifyKvcache(AttentionOp op) {
              << "block_n " << op.getBlockN() << " is larger than page_size "
              << pageSize << ": a K/V tile must lie inside one page";
   }
-  // split_kv's partial results and merge are plain stores and loads of
-  // register tiles, which the sm_100a roles (O in tensor memory, staged by
-  // the correction) do not have.
-  if (op.getSplitKv() && !getTargetInfo(op.getTarget()).hasWgmma())
-    return op.emitOpError("split_kv is supported on sm_90a only so far (the "
-                          "partial results leave from registers; sm_100a "
-                          "keeps O in tensor memory)");
   return success();
 }
 

@@ -68,7 +68,10 @@ static constexpr unsigned kRowStages = 2;
 /// stores O itself (tile.store_direct, 32 columns at a time) and the LSE
 /// rows, staging nothing, gets 80: ptxas -v on the varlen configurations
 /// (head dims 64 and 128, causal or not, LSE or not): no spills with 72 /
-/// 80 / 176, 4 bytes with 88.
+/// 80 / 176, 4 bytes with 88. One that also merges split-KV's partial
+/// results on the last arrival (the workspace's descriptors live through
+/// the merge's loops) needs the 88 again: 28 to 40 bytes of spills with 80,
+/// none with 88.
 static constexpr unsigned kWarpRegisters = 72;
 static constexpr unsigned kCorrectionRegisters = 88;
 static constexpr unsigned kStoringCorrectionRegisters = 80;
@@ -90,8 +93,13 @@ struct Attention {
   SmallVector<tile::LoadOp> prologue, loads;
   SmallVector<Consumer> consumers;
   SmallVector<tile::StoreOp> stores;
-  /// Plain stores of row vectors (the LSE).
+  /// Plain stores of row vectors (the LSE) and of O.
   SmallVector<tile::StoreDirectOp> directStores;
+  /// Split-KV: the arrivals at the query tiles' counters, after the partial
+  /// results' stores, and the scf.ifs on their results (the merge on the
+  /// last arrival), whose stores are not among the above.
+  SmallVector<tile::CounterArriveOp> arrivals;
+  SmallVector<scf::IfOp> onLast;
 };
 
 } // namespace
@@ -110,9 +118,25 @@ static FailureOr<Attention> analyze(FunctionOpInterface func) {
   Attention a;
   SmallVector<tile::LoadOp> all;
   func->walk([&](tile::LoadOp load) { all.push_back(load); });
-  func->walk([&](tile::StoreOp store) { a.stores.push_back(store); });
-  func->walk(
-      [&](tile::StoreDirectOp store) { a.directStores.push_back(store); });
+  func->walk([&](tile::CounterArriveOp arrive) {
+    a.arrivals.push_back(arrive);
+    for (Operation *user : arrive->getUsers())
+      if (auto ifOp = dyn_cast<scf::IfOp>(user);
+          ifOp && ifOp.getCondition() == arrive.getResult())
+        a.onLast.push_back(ifOp);
+  });
+  auto onLast = [&](Operation *op) {
+    return llvm::any_of(a.onLast,
+                        [&](scf::IfOp ifOp) { return ifOp->isAncestor(op); });
+  };
+  func->walk([&](tile::StoreOp store) {
+    if (!onLast(store))
+      a.stores.push_back(store);
+  });
+  func->walk([&](tile::StoreDirectOp store) {
+    if (!onLast(store))
+      a.directStores.push_back(store);
+  });
   for (tile::LoadOp load : all)
     if (auto loop = dyn_cast<scf::ForOp>(load->getParentOp())) {
       a.loop = loop;
@@ -180,6 +204,11 @@ static FailureOr<Attention> analyze(FunctionOpInterface func) {
   for (tile::StoreDirectOp store : a.directStores)
     if (store->getBlock() != a.loop->getBlock())
       return store.emitOpError("must be in the block of the main loop");
+  for (tile::CounterArriveOp arrive : a.arrivals)
+    if (arrive->getBlock() != a.loop->getBlock() || !a.stores.empty())
+      return arrive.emitOpError(
+          "attention on sm100: arrives at a counter in the block of the main "
+          "loop, after plain stores of the partial results only");
   return a;
 }
 
@@ -300,8 +329,9 @@ LogicalResult ws::assignAttentionRolesSM100(FunctionOpInterface func,
   // sequence's end; split-KV's): the correction then stores the outputs,
   // the LSE rows included.
   bool storesDirect = attention->stores.empty();
-  unsigned correctionRegs =
-      storesDirect ? kStoringCorrectionRegisters : kCorrectionRegisters;
+  unsigned correctionRegs = storesDirect && attention->arrivals.empty()
+                                ? kStoringCorrectionRegisters
+                                : kCorrectionRegisters;
   unsigned softmaxRegs = std::min<unsigned>(
       options.epilogueRegs,
       (kRegistersPerSM / kWarpgroupThreads - kWarpRegisters - correctionRegs) /
@@ -439,6 +469,18 @@ LogicalResult ws::assignAttentionRolesSM100(FunctionOpInterface func,
           positionsRead(sum.getInput(), loop);
       statistics[index].insert(sumReads.begin(), sumReads.end());
     }
+  }
+  // Split-KV: the correction stores the partial results, so it arrives at
+  // the counter (after its stores, which the arrival publishes) and, on the
+  // last arrival, merges them and stores the results.
+  for (tile::CounterArriveOp arrive : attention->arrivals)
+    setPartition(arrive, {kCorrectionRole});
+  for (scf::IfOp ifOp : attention->onLast) {
+    setPartition(ifOp, {kCorrectionRole});
+    ifOp->walk([&](Operation *op) {
+      if (isa<tile::StoreOp, tile::StoreDirectOp>(op))
+        setPartition(op, {kCorrectionRole});
+    });
   }
   for (auto [i, keep] : llvm::enumerate(statistics))
     for (unsigned position : keep)
