@@ -651,3 +651,118 @@ gpu.module @no_pv [#nvvm.target<chip = "sm_100a">] {
     gpu.return
   }
 }
+
+// -----
+
+// With O stored by plain stores the LSE row goes through the ring of row
+// vectors: it must be computed after the loop, in its block (a loop result
+// itself is no op of the softmax to hand over).
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 64], unpacked = true>
+#tmem1 = #tile.tmem<block = [128, 128], unpacked = true>
+#tmem2 = #tile.tmem<block = [128, 128], unpacked = false>
+#tmem_32x32b = #tile.tmem_32x32b<warpgroups = 1>
+#slice = #tile.slice<dim = 1, parent = #tmem_32x32b>
+gpu.module @row_from_loop [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @row_from_loop(%arg0: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg3: memref<?x64xf32>, %arg4: memref<?xf32>, %arg5: i32) kernel {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %0 = tile.load %arg0[%c0_i32, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+    %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #tmem>
+    %cst_0 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice>
+    %1:3 = scf.for %arg6 = %c0_i32 to %arg5 step %c1_i32 iter_args(%arg7 = %cst, %arg8 = %cst_0, %arg9 = %cst_1) -> (tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>)  : i32 {
+      %5 = tile.convert_layout %arg7 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+      %6 = tile.load %arg1[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %7 = tile.load %arg2[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tmem1>
+      %8 = tile.dot %0, %6, %cst_2 {transpose_b} : tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x128xf32, #tmem1>
+      %9 = tile.convert_layout %8 : tensor<128x128xf32, #tmem1> -> tensor<128x128xf32, #tmem_32x32b>
+      %10 = tile.reduce max %9 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %11 = arith.maximumf %arg8, %10 : tensor<128xf32, #slice>
+      %12 = arith.subf %arg8, %11 : tensor<128xf32, #slice>
+      %13 = math.exp2 %12 : tensor<128xf32, #slice>
+      %14 = tile.broadcast %13 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+      %15 = arith.mulf %5, %14 : tensor<128x64xf32, #tmem_32x32b>
+      %16 = tile.convert_layout %15 : tensor<128x64xf32, #tmem_32x32b> -> tensor<128x64xf32, #tmem>
+      %17 = tile.broadcast %11 axis 1 : tensor<128xf32, #slice> -> tensor<128x128xf32, #tmem_32x32b>
+      %18 = arith.subf %9, %17 : tensor<128x128xf32, #tmem_32x32b>
+      %19 = math.exp2 %18 : tensor<128x128xf32, #tmem_32x32b>
+      %20 = tile.reduce sum %19 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %21 = arith.mulf %arg9, %13 : tensor<128xf32, #slice>
+      %22 = arith.addf %21, %20 : tensor<128xf32, #slice>
+      %23 = arith.truncf %19 : tensor<128x128xf32, #tmem_32x32b> to tensor<128x128xbf16, #tmem_32x32b>
+      %24 = tile.convert_layout %23 : tensor<128x128xbf16, #tmem_32x32b> -> tensor<128x128xbf16, #tmem2>
+      %25 = tile.dot %24, %7, %16 : tensor<128x128xbf16, #tmem2>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xf32, #tmem>
+      scf.yield %25, %11, %22 : tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
+    }
+    %2 = tile.convert_layout %1#0 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #slice>
+    %inv = arith.divf %one, %1#2 fastmath<afn> : tensor<128xf32, #slice>
+    %3 = tile.broadcast %inv axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+    %4 = arith.mulf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
+    tile.store_direct %arg3[%c0_i32, %c0_i32], %4 : memref<?x64xf32>, tensor<128x64xf32, #tmem_32x32b>
+    // expected-error @+1 {{attention on sm100: stores a row computed after the main loop from the statistics of one consumer}}
+    tile.store_direct %arg4[%c0_i32], %1#1 : memref<?xf32>, tensor<128xf32, #slice>
+    gpu.return
+  }
+}
+
+// -----
+
+// A counter arrival publishes plain stores of partial results: not with O
+// leaving by TMA.
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 64], unpacked = true>
+#tmem1 = #tile.tmem<block = [128, 128], unpacked = true>
+#tmem2 = #tile.tmem<block = [128, 128], unpacked = false>
+#tmem_32x32b = #tile.tmem_32x32b<warpgroups = 1>
+#slice = #tile.slice<dim = 1, parent = #tmem_32x32b>
+gpu.module @arrive_with_tma [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @arrive_with_tma(%arg0: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg3: !tile.desc<tensor<128x64xf32>>, %arg4: memref<?xf32>, %arg5: i32, %counters: memref<?xi32>) kernel {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %0 = tile.load %arg0[%c0_i32, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+    %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #tmem>
+    %cst_0 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice>
+    %1:3 = scf.for %arg6 = %c0_i32 to %arg5 step %c1_i32 iter_args(%arg7 = %cst, %arg8 = %cst_0, %arg9 = %cst_1) -> (tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>)  : i32 {
+      %5 = tile.convert_layout %arg7 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+      %6 = tile.load %arg1[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %7 = tile.load %arg2[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tmem1>
+      %8 = tile.dot %0, %6, %cst_2 {transpose_b} : tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x128xf32, #tmem1>
+      %9 = tile.convert_layout %8 : tensor<128x128xf32, #tmem1> -> tensor<128x128xf32, #tmem_32x32b>
+      %10 = tile.reduce max %9 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %11 = arith.maximumf %arg8, %10 : tensor<128xf32, #slice>
+      %12 = arith.subf %arg8, %11 : tensor<128xf32, #slice>
+      %13 = math.exp2 %12 : tensor<128xf32, #slice>
+      %14 = tile.broadcast %13 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+      %15 = arith.mulf %5, %14 : tensor<128x64xf32, #tmem_32x32b>
+      %16 = tile.convert_layout %15 : tensor<128x64xf32, #tmem_32x32b> -> tensor<128x64xf32, #tmem>
+      %17 = tile.broadcast %11 axis 1 : tensor<128xf32, #slice> -> tensor<128x128xf32, #tmem_32x32b>
+      %18 = arith.subf %9, %17 : tensor<128x128xf32, #tmem_32x32b>
+      %19 = math.exp2 %18 : tensor<128x128xf32, #tmem_32x32b>
+      %20 = tile.reduce sum %19 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %21 = arith.mulf %arg9, %13 : tensor<128xf32, #slice>
+      %22 = arith.addf %21, %20 : tensor<128xf32, #slice>
+      %23 = arith.truncf %19 : tensor<128x128xf32, #tmem_32x32b> to tensor<128x128xbf16, #tmem_32x32b>
+      %24 = tile.convert_layout %23 : tensor<128x128xbf16, #tmem_32x32b> -> tensor<128x128xbf16, #tmem2>
+      %25 = tile.dot %24, %7, %16 : tensor<128x128xbf16, #tmem2>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xf32, #tmem>
+      scf.yield %25, %11, %22 : tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
+    }
+    %2 = tile.convert_layout %1#0 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #slice>
+    %inv = arith.divf %one, %1#2 fastmath<afn> : tensor<128xf32, #slice>
+    %3 = tile.broadcast %inv axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+    %4 = arith.mulf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
+    tile.store %arg3[%c0_i32, %c0_i32], %4 : !tile.desc<tensor<128x64xf32>>, tensor<128x64xf32, #tmem_32x32b>
+    %log = math.log2 %1#2 : tensor<128xf32, #slice>
+    %lse = arith.addf %1#1, %log : tensor<128xf32, #slice>
+    tile.store_direct %arg4[%c0_i32], %lse : memref<?xf32>, tensor<128xf32, #slice>
+    %c2_i32 = arith.constant 2 : i32
+    // expected-error @+1 {{attention on sm100: arrives at a counter in the block of the main loop, after plain stores of the partial results only}}
+    %last = tile.counter_arrive %counters[%c0_i32], %c2_i32 : memref<?xi32>
+    gpu.return
+  }
+}

@@ -66,9 +66,10 @@ static constexpr unsigned kRowStages = 2;
 /// 72 / 88 / 176; the MMA warp needs 80 at head dim 128 (its hoisted
 /// descriptors), the correction 88, the softmax 176. A correction that
 /// stores O itself (tile.store_direct, 32 columns at a time) and the LSE
-/// rows, staging nothing, gets 80: ptxas -v on the varlen configurations
-/// (head dims 64 and 128, causal or not, LSE or not): no spills with 72 /
-/// 80 / 176, 4 bytes with 88. One that also merges split-KV's partial
+/// rows, staging nothing, gets 80: ptxas -v on the varlen kernels of
+/// test/Target/sm100/attention-varlen.mlir: no spills with 72 / 80 / 176,
+/// 4 to 12 bytes with 88 (head dim 64 without the LSE spills 8 bytes with
+/// either). One that also merges split-KV's partial
 /// results on the last arrival (the workspace's descriptors live through
 /// the merge's loops) needs the 88 again: 28 to 40 bytes of spills with 80,
 /// none with 88.
