@@ -359,7 +359,8 @@ class AttentionSpec(_Spec):
     ``k``, ``v`` ``[total_k, heads_kv, head_dim]``, two ``[batch + 1]``
     int32 ``cu_seqlens`` inputs and ``lse`` ``[heads_q, total_q]``;
     ``batch``, ``seq_q`` and ``seq_k`` must then be None (the kernel reads
-    each sequence's bounds at run time). sm_90a only.
+    each sequence's bounds at run time). Run on sm_90a; sm_100a kernels
+    compile (ptxas-checked, never run).
 
     ``kvcache=True``: attention against KV caches as FlashAttention's
     ``flash_attn_with_kvcache`` takes them: ``q``, ``o`` ``[batch, seq_q,
@@ -368,7 +369,7 @@ class AttentionSpec(_Spec):
     page_size, heads_kv, head_dim]`` read through a ``[batch, max_pages]``
     int32 ``block_table``; a ``[batch]`` int32 ``cache_seqlens`` input and
     ``lse`` ``[batch, heads_q, seq_q]``. ``seq_k`` must then be None.
-    sm_90a only.
+    Run on sm_90a; sm_100a kernels compile (ptxas-checked, never run).
 
     Decode options of a kvcache kernel: ``pack_gqa=True`` packs the
     ``G = heads_q / heads_kv`` query heads of one KV head into the rows of

@@ -166,3 +166,57 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Split-K's reduction on the last arrival, as split-KV attention's merge
+// does it on sm100: tiles read back by plain loads (tile.load_direct) of
+// 128 rows take the 32x32b register layout of the warpgroup that merges
+// them (a row per thread), and their row vectors its row slice.
+// CHECK-DAG: #[[REGS:[a-z0-9_]+]] = #tile.tmem_32x32b<warpgroups = 1>
+// CHECK-DAG: #[[ROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[REGS]]>
+// CHECK-LABEL: gpu.func @split_merge(
+// CHECK: scf.if
+// CHECK:   %[[P:.*]] = tile.load_direct %{{.*}} : memref<?x?x64xf32> -> tensor<128x64xf32, #[[REGS]]>
+// CHECK:   %[[L:.*]] = tile.load_direct %{{.*}} : memref<?x?xf32> -> tensor<128xf32, #[[ROW]]>
+// CHECK:   %[[W:.*]] = tile.broadcast %{{.*}} axis 1 : tensor<128xf32, #[[ROW]]> -> tensor<128x64xf32, #[[REGS]]>
+// CHECK:   tile.store_direct %{{.*}} : memref<?x64xbf16>, tensor<128x64xbf16, #[[REGS]]>
+gpu.module @merge [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @split_merge(%a: !tile.desc<tensor<128x64xbf16>>,
+                  %b: !tile.desc<tensor<64x64xbf16>>,
+                  %partial: memref<?x?x64xf32>, %weights: memref<?x?xf32>,
+                  %counters: memref<?xi32>, %out: memref<?x64xbf16>,
+                  %k: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %m = tile.program_id x : i32
+    %s = tile.program_id y : i32
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+    %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %zero)
+        -> (tensor<128x64xf32>) : i32 {
+      %x = tile.load %a[%m, %i] : !tile.desc<tensor<128x64xbf16>>
+      %y = tile.load %b[%c0, %i] : !tile.desc<tensor<64x64xbf16>>
+      %d = tile.dot %x, %y, %acc {transpose_b}
+          : tensor<128x64xbf16>, tensor<64x64xbf16>, tensor<128x64xf32>
+      scf.yield %d : tensor<128x64xf32>
+    }
+    tile.store_direct %partial[%s, %m, %c0], %r : memref<?x?x64xf32>, tensor<128x64xf32>
+    %last = tile.counter_arrive %counters[%m], %c2 : memref<?xi32>
+    scf.if %last {
+      %none = arith.constant dense<0.0> : tensor<128x64xf32>
+      %sum = scf.for %j = %c0 to %c2 step %c1 iter_args(%acc = %none)
+          -> (tensor<128x64xf32>) : i32 {
+        %p = tile.load_direct %partial[%j, %m, %c0] : memref<?x?x64xf32> -> tensor<128x64xf32>
+        %l = tile.load_direct %weights[%j, %m] : memref<?x?xf32> -> tensor<128xf32>
+        %w = tile.broadcast %l axis 1 : tensor<128xf32> -> tensor<128x64xf32>
+        %pw = arith.mulf %p, %w : tensor<128x64xf32>
+        %next = arith.addf %acc, %pw : tensor<128x64xf32>
+        scf.yield %next : tensor<128x64xf32>
+      }
+      %t = arith.truncf %sum : tensor<128x64xf32> to tensor<128x64xbf16>
+      tile.store_direct %out[%m, %c0], %t : memref<?x64xbf16>, tensor<128x64xbf16>
+    }
+    gpu.return
+  }
+}

@@ -256,3 +256,52 @@ gpu.module @kernels [#nvvm.target<chip = "sm_100a">] {
     gpu.return
   }
 }
+
+// -----
+
+// An epilogue that stores the accumulator itself with plain stores into
+// global memory (tile.store_direct: attention's O on sm_100a when it leaves
+// bounded by a sequence's end): four chunks of 32 columns, each stored at
+// the store's coordinates with the innermost one moved by the chunk's first
+// column; the view stays whole (its sizes bound the rows).
+// CHECK-LABEL: gpu.func @direct(
+// CHECK: %[[TOK:.*]], %[[BUF:.*]] = ws.consumer_wait
+// CHECK: %[[V0:.*]] = memref.subview %[[BUF]][0, 0] [128, 32] [1, 1]
+// CHECK: %[[T0:.*]] = ws.as_tensor %[[V0]]
+// CHECK: %[[R0:.*]] = tile.convert_layout %[[T0]]
+// CHECK: %[[B0:.*]] = arith.truncf %[[R0]]
+// CHECK: tile.store_direct %[[VIEW:.*]][%[[ROW:.*]], %[[COL:.*]]], %[[B0]] : memref<?x128xbf16, strided<[128, 1], offset: ?>>, tensor<128x32xbf16, #{{.*}}>
+// CHECK: %[[C32:.*]] = arith.constant 32 : i32
+// CHECK: %[[COL1:.*]] = arith.addi %[[COL]], %[[C32]] : i32
+// CHECK: tile.store_direct %[[VIEW]][%[[ROW]], %[[COL1]]], %{{.*}} : memref<?x128xbf16, strided<[128, 1], offset: ?>>, tensor<128x32xbf16, #{{.*}}>
+// CHECK: arith.constant 64 : i32
+// CHECK: tile.store_direct
+// CHECK: memref.subview %[[BUF]][0, 96] [128, 32] [1, 1]
+// CHECK: arith.constant 96 : i32
+// CHECK: tile.store_direct
+// CHECK-NEXT: ws.consumer_release
+// CHECK-NOT: tile.store_direct
+#tmem = #tile.tmem<block = [128, 128], unpacked = true>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+gpu.module @kernels [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @direct(%o: memref<?x128xbf16, strided<[128, 1], offset: ?>>) kernel {
+    %accs = ws.channel : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+    ws.warp_specialize {
+      ws.role "mma" warps 1 regs 40 {
+        %token, %buffers = ws.producer_acquire %accs : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+        ws.producer_commit %accs, %token by tcgen05 : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+      }
+      ws.role "epilogue0" warps 4 regs 232 {
+        %m = tile.program_id x : i32
+        %c0 = arith.constant 0 : i32
+        %token, %buffers = ws.consumer_wait %accs : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+        %acc = ws.as_tensor %buffers : memref<128x128xf32, #ws.tmem> -> tensor<128x128xf32, #tmem>
+        %row = tile.convert_layout %acc : tensor<128x128xf32, #tmem> -> tensor<128x128xf32, #regs>
+        %t = arith.truncf %row : tensor<128x128xf32, #regs> to tensor<128x128xbf16, #regs>
+        tile.store_direct %o[%m, %c0], %t : memref<?x128xbf16, strided<[128, 1], offset: ?>>, tensor<128x128xbf16, #regs>
+        ws.consumer_release %accs, %token by threads : !ws.channel<[memref<128x128xf32, #ws.tmem>], stages = 2>
+      }
+    }
+    gpu.return
+  }
+}

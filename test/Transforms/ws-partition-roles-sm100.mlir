@@ -391,6 +391,186 @@ gpu.module @attention [#nvvm.target<chip = "sm_100a">] {
 
 // -----
 
+// Attention whose O leaves by plain stores (tile.store_direct: varlen's,
+// bounded by each sequence's end): the correction stores O itself, 32
+// columns at a time, and then the LSE row, which the softmax computes after
+// the loop and hands over through the ring of row vectors after the row
+// sum's reciprocal. Nothing is staged, the epilogue warp has nothing to do
+// and the correction gets 80 registers.
+// CHECK-LABEL: gpu.func @attention_direct(
+// CHECK: %[[O:.*]] = ws.channel : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 1>
+// CHECK: %[[ROWS:.*]] = ws.channel : !ws.channel<[memref<128xf32, 3>], stages = 2>
+// CHECK-NOT: = ws.channel
+// CHECK: ws.role "epilogue" warps 1 regs 72 {
+// CHECK-NEXT: }
+// CHECK: ws.role "correction" warps 4 regs 80
+// CHECK:   scf.for
+// CHECK:   }
+// CHECK:   %[[FTOK:.*]], %[[FBUF:.*]] = ws.producer_acquire %[[O]]
+// CHECK:   %[[SUMTOK:.*]], %[[SUMBUF:.*]] = ws.consumer_wait %[[ROWS]]
+// CHECK:   %[[SUM:.*]] = ws.load_shared %[[SUMBUF]]
+// CHECK:   ws.consumer_release %[[ROWS]], %[[SUMTOK]] by threads
+// CHECK:   memref.subview %[[FBUF]][0, 0] [128, 32] [1, 1]
+// CHECK:   tile.broadcast %[[SUM]]
+// CHECK:   tile.store_direct %{{.*}}, %{{.*}} : memref<?x64xf32>, tensor<128x32xf32, #{{.*}}>
+// CHECK:   memref.subview %[[FBUF]][0, 32] [128, 32] [1, 1]
+// CHECK:   tile.store_direct %{{.*}}, %{{.*}} : memref<?x64xf32>, tensor<128x32xf32, #{{.*}}>
+// CHECK:   ws.producer_commit %[[O]], %[[FTOK]] by threads
+// CHECK:   %[[LTOK:.*]], %[[LBUF:.*]] = ws.consumer_wait %[[ROWS]]
+// CHECK:   %[[LSE:.*]] = ws.load_shared %[[LBUF]]
+// CHECK:   ws.consumer_release %[[ROWS]], %[[LTOK]] by threads
+// CHECK:   tile.store_direct %{{.*}}, %[[LSE]] : memref<?xf32>, tensor<128xf32, #{{.*}}>
+// CHECK: ws.role "softmax0" warps 4 regs 232
+// CHECK:   scf.for
+// CHECK:   }
+// CHECK:   %[[RECIP:.*]] = arith.divf {{.*}} fastmath<afn>
+// CHECK:   %[[STOK:.*]], %[[SBUF:.*]] = ws.producer_acquire %[[ROWS]]
+// CHECK:   ws.store_shared %[[RECIP]], %[[SBUF]]
+// CHECK:   ws.producer_commit %[[ROWS]], %[[STOK]] by threads
+// CHECK:   math.log2
+// CHECK:   %[[ROW:.*]] = arith.addf
+// CHECK:   %[[RTOK:.*]], %[[RBUF:.*]] = ws.producer_acquire %[[ROWS]]
+// CHECK:   ws.store_shared %[[ROW]], %[[RBUF]]
+// CHECK:   ws.producer_commit %[[ROWS]], %[[RTOK]] by threads
+// CHECK-NOT: tile.store_direct
+// CHECK: gpu.return
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 64], unpacked = true>
+#tmem1 = #tile.tmem<block = [128, 128], unpacked = true>
+#tmem2 = #tile.tmem<block = [128, 128], unpacked = false>
+#tmem_32x32b = #tile.tmem_32x32b<warpgroups = 1>
+#slice = #tile.slice<dim = 1, parent = #tmem_32x32b>
+gpu.module @attention_direct [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @attention_direct(%arg0: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg3: memref<?x64xf32>, %arg4: memref<?xf32>, %arg5: i32) kernel {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %0 = tile.load %arg0[%c0_i32, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+    %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #tmem>
+    %cst_0 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice>
+    %1:3 = scf.for %arg6 = %c0_i32 to %arg5 step %c1_i32 iter_args(%arg7 = %cst, %arg8 = %cst_0, %arg9 = %cst_1) -> (tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>)  : i32 {
+      %5 = tile.convert_layout %arg7 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+      %6 = tile.load %arg1[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %7 = tile.load %arg2[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tmem1>
+      %8 = tile.dot %0, %6, %cst_2 {transpose_b} : tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x128xf32, #tmem1>
+      %9 = tile.convert_layout %8 : tensor<128x128xf32, #tmem1> -> tensor<128x128xf32, #tmem_32x32b>
+      %10 = tile.reduce max %9 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %11 = arith.maximumf %arg8, %10 : tensor<128xf32, #slice>
+      %12 = arith.subf %arg8, %11 : tensor<128xf32, #slice>
+      %13 = math.exp2 %12 : tensor<128xf32, #slice>
+      %14 = tile.broadcast %13 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+      %15 = arith.mulf %5, %14 : tensor<128x64xf32, #tmem_32x32b>
+      %16 = tile.convert_layout %15 : tensor<128x64xf32, #tmem_32x32b> -> tensor<128x64xf32, #tmem>
+      %17 = tile.broadcast %11 axis 1 : tensor<128xf32, #slice> -> tensor<128x128xf32, #tmem_32x32b>
+      %18 = arith.subf %9, %17 : tensor<128x128xf32, #tmem_32x32b>
+      %19 = math.exp2 %18 : tensor<128x128xf32, #tmem_32x32b>
+      %20 = tile.reduce sum %19 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %21 = arith.mulf %arg9, %13 : tensor<128xf32, #slice>
+      %22 = arith.addf %21, %20 : tensor<128xf32, #slice>
+      %23 = arith.truncf %19 : tensor<128x128xf32, #tmem_32x32b> to tensor<128x128xbf16, #tmem_32x32b>
+      %24 = tile.convert_layout %23 : tensor<128x128xbf16, #tmem_32x32b> -> tensor<128x128xbf16, #tmem2>
+      %25 = tile.dot %24, %7, %16 : tensor<128x128xbf16, #tmem2>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xf32, #tmem>
+      scf.yield %25, %11, %22 : tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
+    }
+    %2 = tile.convert_layout %1#0 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #slice>
+    %inv = arith.divf %one, %1#2 fastmath<afn> : tensor<128xf32, #slice>
+    %3 = tile.broadcast %inv axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+    %4 = arith.mulf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
+    tile.store_direct %arg3[%c0_i32, %c0_i32], %4 : memref<?x64xf32>, tensor<128x64xf32, #tmem_32x32b>
+    %log = math.log2 %1#2 : tensor<128xf32, #slice>
+    %lse = arith.addf %1#1, %log : tensor<128xf32, #slice>
+    tile.store_direct %arg4[%c0_i32], %lse : memref<?xf32>, tensor<128xf32, #slice>
+    gpu.return
+  }
+}
+
+// -----
+
+// Split-KV's partial results (plain stores of O and its LSE row), the
+// arrival at the tile's counter after them and the merge on the last
+// arrival: the correction, which stores the partials, arrives (on a named
+// barrier of its own, publishing its threads' stores) and runs the scf.if;
+// other roles have neither. The merge needs the correction's 88 registers.
+// CHECK-LABEL: gpu.func @attention_split(
+// CHECK: ws.role "correction" warps 4 regs 88
+// CHECK:   scf.for
+// CHECK:   }
+// CHECK:   tile.store_direct %{{.*}} : memref<?x64xf32>, tensor<128x32xf32, #{{.*}}>
+// CHECK:   tile.store_direct %{{.*}} : memref<?x64xf32>, tensor<128x32xf32, #{{.*}}>
+// CHECK:   ws.consumer_wait
+// CHECK:   tile.store_direct %{{.*}} : memref<?xf32>, tensor<128xf32, #{{.*}}>
+// CHECK:   %[[LAST:.*]] = ws.counter_arrive %{{.*}}[%{{.*}}], %{{.*}} barrier 1 threads 128
+// CHECK:   scf.if %[[LAST]] {
+// CHECK:     tile.load_direct
+// CHECK:     tile.store_direct %{{.*}} : memref<?x64xbf16>
+// CHECK:   }
+// CHECK: ws.role "softmax0"
+// CHECK-NOT: counter_arrive
+// CHECK-NOT: tile.store_direct
+// CHECK: gpu.return
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 64], unpacked = true>
+#tmem1 = #tile.tmem<block = [128, 128], unpacked = true>
+#tmem2 = #tile.tmem<block = [128, 128], unpacked = false>
+#tmem_32x32b = #tile.tmem_32x32b<warpgroups = 1>
+#slice = #tile.slice<dim = 1, parent = #tmem_32x32b>
+gpu.module @attention_split [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @attention_split(%arg0: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg3: memref<?x64xf32>, %arg4: memref<?xf32>, %arg5: i32, %counters: memref<?xi32>, %out: memref<?x64xbf16>) kernel {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %0 = tile.load %arg0[%c0_i32, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+    %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #tmem>
+    %cst_0 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice>
+    %1:3 = scf.for %arg6 = %c0_i32 to %arg5 step %c1_i32 iter_args(%arg7 = %cst, %arg8 = %cst_0, %arg9 = %cst_1) -> (tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>)  : i32 {
+      %5 = tile.convert_layout %arg7 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+      %6 = tile.load %arg1[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %7 = tile.load %arg2[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tmem1>
+      %8 = tile.dot %0, %6, %cst_2 {transpose_b} : tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x128xf32, #tmem1>
+      %9 = tile.convert_layout %8 : tensor<128x128xf32, #tmem1> -> tensor<128x128xf32, #tmem_32x32b>
+      %10 = tile.reduce max %9 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %11 = arith.maximumf %arg8, %10 : tensor<128xf32, #slice>
+      %12 = arith.subf %arg8, %11 : tensor<128xf32, #slice>
+      %13 = math.exp2 %12 : tensor<128xf32, #slice>
+      %14 = tile.broadcast %13 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+      %15 = arith.mulf %5, %14 : tensor<128x64xf32, #tmem_32x32b>
+      %16 = tile.convert_layout %15 : tensor<128x64xf32, #tmem_32x32b> -> tensor<128x64xf32, #tmem>
+      %17 = tile.broadcast %11 axis 1 : tensor<128xf32, #slice> -> tensor<128x128xf32, #tmem_32x32b>
+      %18 = arith.subf %9, %17 : tensor<128x128xf32, #tmem_32x32b>
+      %19 = math.exp2 %18 : tensor<128x128xf32, #tmem_32x32b>
+      %20 = tile.reduce sum %19 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %21 = arith.mulf %arg9, %13 : tensor<128xf32, #slice>
+      %22 = arith.addf %21, %20 : tensor<128xf32, #slice>
+      %23 = arith.truncf %19 : tensor<128x128xf32, #tmem_32x32b> to tensor<128x128xbf16, #tmem_32x32b>
+      %24 = tile.convert_layout %23 : tensor<128x128xbf16, #tmem_32x32b> -> tensor<128x128xbf16, #tmem2>
+      %25 = tile.dot %24, %7, %16 : tensor<128x128xbf16, #tmem2>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xf32, #tmem>
+      scf.yield %25, %11, %22 : tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
+    }
+    %2 = tile.convert_layout %1#0 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #slice>
+    %inv = arith.divf %one, %1#2 fastmath<afn> : tensor<128xf32, #slice>
+    %3 = tile.broadcast %inv axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+    %4 = arith.mulf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
+    tile.store_direct %arg3[%c0_i32, %c0_i32], %4 : memref<?x64xf32>, tensor<128x64xf32, #tmem_32x32b>
+    %log = math.log2 %1#2 : tensor<128xf32, #slice>
+    %lse = arith.addf %1#1, %log : tensor<128xf32, #slice>
+    tile.store_direct %arg4[%c0_i32], %lse : memref<?xf32>, tensor<128xf32, #slice>
+    %c2_i32 = arith.constant 2 : i32
+    %last = tile.counter_arrive %counters[%c0_i32], %c2_i32 : memref<?xi32>
+    scf.if %last {
+      %p = tile.load_direct %arg3[%c0_i32, %c0_i32] : memref<?x64xf32> -> tensor<128x64xf32, #tmem_32x32b>
+      %t = arith.truncf %p : tensor<128x64xf32, #tmem_32x32b> to tensor<128x64xbf16, #tmem_32x32b>
+      tile.store_direct %out[%c0_i32, %c0_i32], %t : memref<?x64xbf16>, tensor<128x64xbf16, #tmem_32x32b>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
 // Every loop-carried value must be an accumulator.
 gpu.module @carried [#nvvm.target<chip = "sm_100a">] {
   gpu.func @carried(%a: !tile.desc<tensor<128x64xbf16>>, %n: i32) kernel {
@@ -468,6 +648,121 @@ gpu.module @no_pv [#nvvm.target<chip = "sm_100a">] {
       %mx = tile.reduce max %sr axis 1 : tensor<128x128xf32, #regs> -> tensor<128xf32, #row>
       scf.yield %mx : tensor<128xf32, #row>
     }
+    gpu.return
+  }
+}
+
+// -----
+
+// With O stored by plain stores the LSE row goes through the ring of row
+// vectors: it must be computed after the loop, in its block (a loop result
+// itself is no op of the softmax to hand over).
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 64], unpacked = true>
+#tmem1 = #tile.tmem<block = [128, 128], unpacked = true>
+#tmem2 = #tile.tmem<block = [128, 128], unpacked = false>
+#tmem_32x32b = #tile.tmem_32x32b<warpgroups = 1>
+#slice = #tile.slice<dim = 1, parent = #tmem_32x32b>
+gpu.module @row_from_loop [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @row_from_loop(%arg0: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg3: memref<?x64xf32>, %arg4: memref<?xf32>, %arg5: i32) kernel {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %0 = tile.load %arg0[%c0_i32, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+    %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #tmem>
+    %cst_0 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice>
+    %1:3 = scf.for %arg6 = %c0_i32 to %arg5 step %c1_i32 iter_args(%arg7 = %cst, %arg8 = %cst_0, %arg9 = %cst_1) -> (tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>)  : i32 {
+      %5 = tile.convert_layout %arg7 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+      %6 = tile.load %arg1[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %7 = tile.load %arg2[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tmem1>
+      %8 = tile.dot %0, %6, %cst_2 {transpose_b} : tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x128xf32, #tmem1>
+      %9 = tile.convert_layout %8 : tensor<128x128xf32, #tmem1> -> tensor<128x128xf32, #tmem_32x32b>
+      %10 = tile.reduce max %9 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %11 = arith.maximumf %arg8, %10 : tensor<128xf32, #slice>
+      %12 = arith.subf %arg8, %11 : tensor<128xf32, #slice>
+      %13 = math.exp2 %12 : tensor<128xf32, #slice>
+      %14 = tile.broadcast %13 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+      %15 = arith.mulf %5, %14 : tensor<128x64xf32, #tmem_32x32b>
+      %16 = tile.convert_layout %15 : tensor<128x64xf32, #tmem_32x32b> -> tensor<128x64xf32, #tmem>
+      %17 = tile.broadcast %11 axis 1 : tensor<128xf32, #slice> -> tensor<128x128xf32, #tmem_32x32b>
+      %18 = arith.subf %9, %17 : tensor<128x128xf32, #tmem_32x32b>
+      %19 = math.exp2 %18 : tensor<128x128xf32, #tmem_32x32b>
+      %20 = tile.reduce sum %19 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %21 = arith.mulf %arg9, %13 : tensor<128xf32, #slice>
+      %22 = arith.addf %21, %20 : tensor<128xf32, #slice>
+      %23 = arith.truncf %19 : tensor<128x128xf32, #tmem_32x32b> to tensor<128x128xbf16, #tmem_32x32b>
+      %24 = tile.convert_layout %23 : tensor<128x128xbf16, #tmem_32x32b> -> tensor<128x128xbf16, #tmem2>
+      %25 = tile.dot %24, %7, %16 : tensor<128x128xbf16, #tmem2>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xf32, #tmem>
+      scf.yield %25, %11, %22 : tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
+    }
+    %2 = tile.convert_layout %1#0 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #slice>
+    %inv = arith.divf %one, %1#2 fastmath<afn> : tensor<128xf32, #slice>
+    %3 = tile.broadcast %inv axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+    %4 = arith.mulf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
+    tile.store_direct %arg3[%c0_i32, %c0_i32], %4 : memref<?x64xf32>, tensor<128x64xf32, #tmem_32x32b>
+    // expected-error @+1 {{attention on sm100: stores a row computed after the main loop from the statistics of one consumer}}
+    tile.store_direct %arg4[%c0_i32], %1#1 : memref<?xf32>, tensor<128xf32, #slice>
+    gpu.return
+  }
+}
+
+// -----
+
+// A counter arrival publishes plain stores of partial results: not with O
+// leaving by TMA.
+#nvmma_shared = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#tmem = #tile.tmem<block = [128, 64], unpacked = true>
+#tmem1 = #tile.tmem<block = [128, 128], unpacked = true>
+#tmem2 = #tile.tmem<block = [128, 128], unpacked = false>
+#tmem_32x32b = #tile.tmem_32x32b<warpgroups = 1>
+#slice = #tile.slice<dim = 1, parent = #tmem_32x32b>
+gpu.module @arrive_with_tma [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @arrive_with_tma(%arg0: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg1: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg2: !tile.desc<tensor<128x64xbf16, #nvmma_shared>>, %arg3: !tile.desc<tensor<128x64xf32>>, %arg4: memref<?xf32>, %arg5: i32, %counters: memref<?xi32>) kernel {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %0 = tile.load %arg0[%c0_i32, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+    %cst = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #tmem>
+    %cst_0 = arith.constant dense<0xFF800000> : tensor<128xf32, #slice>
+    %cst_1 = arith.constant dense<0.000000e+00> : tensor<128xf32, #slice>
+    %1:3 = scf.for %arg6 = %c0_i32 to %arg5 step %c1_i32 iter_args(%arg7 = %cst, %arg8 = %cst_0, %arg9 = %cst_1) -> (tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>)  : i32 {
+      %5 = tile.convert_layout %arg7 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+      %6 = tile.load %arg1[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %7 = tile.load %arg2[%arg6, %c0_i32] : !tile.desc<tensor<128x64xbf16, #nvmma_shared>>
+      %cst_2 = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #tmem1>
+      %8 = tile.dot %0, %6, %cst_2 {transpose_b} : tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x128xf32, #tmem1>
+      %9 = tile.convert_layout %8 : tensor<128x128xf32, #tmem1> -> tensor<128x128xf32, #tmem_32x32b>
+      %10 = tile.reduce max %9 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %11 = arith.maximumf %arg8, %10 : tensor<128xf32, #slice>
+      %12 = arith.subf %arg8, %11 : tensor<128xf32, #slice>
+      %13 = math.exp2 %12 : tensor<128xf32, #slice>
+      %14 = tile.broadcast %13 axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+      %15 = arith.mulf %5, %14 : tensor<128x64xf32, #tmem_32x32b>
+      %16 = tile.convert_layout %15 : tensor<128x64xf32, #tmem_32x32b> -> tensor<128x64xf32, #tmem>
+      %17 = tile.broadcast %11 axis 1 : tensor<128xf32, #slice> -> tensor<128x128xf32, #tmem_32x32b>
+      %18 = arith.subf %9, %17 : tensor<128x128xf32, #tmem_32x32b>
+      %19 = math.exp2 %18 : tensor<128x128xf32, #tmem_32x32b>
+      %20 = tile.reduce sum %19 axis 1 : tensor<128x128xf32, #tmem_32x32b> -> tensor<128xf32, #slice>
+      %21 = arith.mulf %arg9, %13 : tensor<128xf32, #slice>
+      %22 = arith.addf %21, %20 : tensor<128xf32, #slice>
+      %23 = arith.truncf %19 : tensor<128x128xf32, #tmem_32x32b> to tensor<128x128xbf16, #tmem_32x32b>
+      %24 = tile.convert_layout %23 : tensor<128x128xbf16, #tmem_32x32b> -> tensor<128x128xbf16, #tmem2>
+      %25 = tile.dot %24, %7, %16 : tensor<128x128xbf16, #tmem2>, tensor<128x64xbf16, #nvmma_shared>, tensor<128x64xf32, #tmem>
+      scf.yield %25, %11, %22 : tensor<128x64xf32, #tmem>, tensor<128xf32, #slice>, tensor<128xf32, #slice>
+    }
+    %2 = tile.convert_layout %1#0 : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #tmem_32x32b>
+    %one = arith.constant dense<1.0> : tensor<128xf32, #slice>
+    %inv = arith.divf %one, %1#2 fastmath<afn> : tensor<128xf32, #slice>
+    %3 = tile.broadcast %inv axis 1 : tensor<128xf32, #slice> -> tensor<128x64xf32, #tmem_32x32b>
+    %4 = arith.mulf %2, %3 : tensor<128x64xf32, #tmem_32x32b>
+    tile.store %arg3[%c0_i32, %c0_i32], %4 : !tile.desc<tensor<128x64xf32>>, tensor<128x64xf32, #tmem_32x32b>
+    %log = math.log2 %1#2 : tensor<128xf32, #slice>
+    %lse = arith.addf %1#1, %log : tensor<128xf32, #slice>
+    tile.store_direct %arg4[%c0_i32], %lse : memref<?xf32>, tensor<128xf32, #slice>
+    %c2_i32 = arith.constant 2 : i32
+    // expected-error @+1 {{attention on sm100: arrives at a counter in the block of the main loop, after plain stores of the partial results only}}
+    %last = tile.counter_arrive %counters[%c0_i32], %c2_i32 : memref<?xi32>
     gpu.return
   }
 }

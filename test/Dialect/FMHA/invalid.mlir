@@ -125,14 +125,6 @@ fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
 
 // -----
 
-// Not on sm_100a yet.
-// expected-error @+1 {{varlen is supported on sm_90a only so far}}
-fmha.attention @attn (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
-                      tensor<?x8x128xbf16>, tensor<?xi32>, tensor<?xi32>)
-    -> tensor<?x32x128xbf16> varlen target sm_100a
-
-// -----
-
 // No result.
 // expected-error @+1 {{expects 1 or 2 results (o and optionally lse), got 0}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
@@ -1473,14 +1465,6 @@ fmha.attention @attn (tensor<?x4x32x128xbf16>, tensor<?x64x8x128xbf16>,
 fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x5x128xbf16>,
                       tensor<?x64x5x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
     -> tensor<?x1x32x128xbf16> kvcache target sm_90a
-
-// -----
-
-// split_kv on sm_100a.
-// expected-error @+1 {{split_kv is supported on sm_90a only so far (the partial results leave from registers; sm_100a keeps O in tensor memory)}}
-fmha.attention @attn (tensor<?x1x32x128xbf16>, tensor<?x64x8x128xbf16>,
-                      tensor<?x64x8x128xbf16>, tensor<?xi32>, tensor<?x?xi32>)
-    -> tensor<?x1x32x128xbf16> kvcache split_kv target sm_100a
 
 // -----
 

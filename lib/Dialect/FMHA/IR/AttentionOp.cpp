@@ -414,7 +414,7 @@ static LogicalResult verifyStructure(AttentionOp op) {
 }
 
 /// Checks the cu_seqlens of a varlen kernel: i32, as many entries in both,
-/// at least 2 (one sequence) where static; and the target.
+/// at least 2 (one sequence) where static.
 static LogicalResult verifyVarlen(AttentionOp op) {
   if (!op.getVarlen())
     return success();
@@ -434,13 +434,6 @@ static LogicalResult verifyVarlen(AttentionOp op) {
   if (failed(verifySameSize(op, "batch + 1", "cu_seqlens_k", cuK.getDimSize(0),
                             "cu_seqlens_q", cuQ.getDimSize(0))))
     return failure();
-  // The sm_100a attention builder (ws-partition-roles on sm_100a) writes O
-  // from tensor memory by TMA only; varlen's bounded register stores of O
-  // are lowered for wgmma accumulators so far.
-  if (!getTargetInfo(op.getTarget()).hasWgmma())
-    return op.emitOpError("varlen is supported on sm_90a only so far (O "
-                          "leaves by stores bounded by each sequence's end, "
-                          "which the sm_100a kernel does not have yet)");
   return success();
 }
 
@@ -489,13 +482,6 @@ static LogicalResult verifyKvcache(AttentionOp op) {
              << "block_n " << op.getBlockN() << " is larger than page_size "
              << pageSize << ": a K/V tile must lie inside one page";
   }
-  // split_kv's partial results and merge are plain stores and loads of
-  // register tiles, which the sm_100a roles (O in tensor memory, staged by
-  // the correction) do not have.
-  if (op.getSplitKv() && !getTargetInfo(op.getTarget()).hasWgmma())
-    return op.emitOpError("split_kv is supported on sm_90a only so far (the "
-                          "partial results leave from registers; sm_100a "
-                          "keeps O in tensor memory)");
   return success();
 }
 

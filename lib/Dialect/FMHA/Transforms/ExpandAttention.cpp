@@ -181,6 +181,15 @@ private:
   /// as partials; the last of the tile's work items merges all of them (in
   /// split order) and writes the results.
   void storePartials(Value batch, Value head, Value m0, Value out, Value lse2);
+  /// Split-KV with accumulators in tensor memory: the last work item's
+  /// merge, column chunk by column chunk. The row statistics first (the
+  /// maximum of the partial lse, then the sum of their weights), then per
+  /// chunk of kMergeColumns columns the weighted partials summed in split
+  /// order and stored: the sm_100a correction warpgroup that runs it holds
+  /// a row per thread, so a chunk, not the whole row, is what fits its
+  /// registers. Every partial comes from the workspace, this work item's
+  /// own included (written by the same threads).
+  void mergeInChunks(Value batch, Value head, Value m0);
   /// `buffer` viewed with `sizes` and `strides` (elements), offset 0.
   Value stridedView(Value buffer, ArrayRef<Value> sizes,
                     ArrayRef<Value> strides);
@@ -858,6 +867,8 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
   auto onLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(onLast.thenBlock());
+  if (getTargetInfo(op.getTarget()).accumulatesInTensorMemory())
+    return mergeInChunks(batch, head, m0);
   // The last arrival merges the partials of the tile's rows that exist, a
   // chunk of rows at a time in a layout of their own (#tile.blocked: 128-bit
   // loads, and registers for a few partials in flight rather than a 64-row
@@ -891,6 +902,93 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
         splat(constF32(-std::numeric_limits<double>::infinity()),
               chunkRowType));
   });
+}
+
+/// Columns of O the sm_100a merge of split-KV partials takes at a time: the
+/// running sum and one partial, 16 f32 values each per thread.
+static constexpr int64_t kMergeColumns = 16;
+
+void AttentionBuilder::mergeInChunks(Value batch, Value head, Value m0) {
+  double negInf = -std::numeric_limits<double>::infinity();
+  Value zero = constI32(0), one = constI32(1);
+  RankedTensorType chunkType = tensorType({blockM, kMergeColumns}, f32);
+  auto fill = [&](RankedTensorType type, double value) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
+  };
+  auto loadRows = [&](Value i) -> Value {
+    return tile::LoadDirectOp::create(b, loc, rowType, partialLse,
+                                      ValueRange{i, batch, head, m0});
+  };
+  // One loop over the splits, carrying `init`; `body` gives the next values
+  // from split `i` and the carried ones.
+  auto overSplits =
+      [&](ValueRange init,
+          function_ref<SmallVector<Value>(Value, ValueRange)> body)
+      -> ValueRange {
+    auto loop = scf::ForOp::create(b, loc, zero, numSplits, one, init);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(
+        b, loc, body(loop.getInductionVar(), loop.getRegionIterArgs()));
+    return loop.getResults();
+  };
+  // m = max lse_i (base 2), the reference 0 for rows no split saw a key
+  // of; the sum of the weights 2^(lse_i - m).
+  Value rowMax = overSplits(fill(rowType, negInf), [&](Value i, ValueRange m) {
+    return SmallVector<Value>{
+        arith::MaximumFOp::create(b, loc, m[0], loadRows(i))};
+  })[0];
+  Value isEmpty =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, rowMax,
+                            splat(constF32(negInf), rowType));
+  Value ref = arith::SelectOp::create(b, loc, isEmpty,
+                                      splat(constF32(0.0), rowType), rowMax);
+  auto weight = [&](Value i) -> Value {
+    return math::Exp2Op::create(
+        b, loc, arith::SubFOp::create(b, loc, loadRows(i), ref));
+  };
+  Value rowSum = overSplits(fill(rowType, 0.0), [&](Value i, ValueRange l) {
+    return SmallVector<Value>{arith::AddFOp::create(b, loc, l[0], weight(i))};
+  })[0];
+  RowNorm norm = rowNorm(rowSum);
+  // O = sum_i (2^(lse_i - m) / l) O_i, chunk by chunk, in split order.
+  IntegerAttr rowDims = packed() ? b.getI64IntegerAttr(2) : IntegerAttr();
+  Value o = outputView();
+  auto columns = scf::ForOp::create(b, loc, zero, constI32(headDim),
+                                    constI32(kMergeColumns));
+  {
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(columns.getBody());
+    Value col = columns.getInductionVar();
+    Value acc =
+        overSplits(fill(chunkType, 0.0), [&](Value i, ValueRange carried) {
+          Value partial = tile::LoadDirectOp::create(
+              b, loc, chunkType, partialO, ValueRange{i, batch, head, m0, col});
+          Value w = arith::MulFOp::create(b, loc, weight(i), norm.inverse);
+          Value scaled = arith::MulFOp::create(
+              b, loc, partial,
+              tile::BroadcastOp::create(b, loc, chunkType, w,
+                                        b.getI64IntegerAttr(1)));
+          return SmallVector<Value>{
+              arith::AddFOp::create(b, loc, carried[0], scaled)};
+        })[0];
+    Value out = arith::TruncFOp::create(
+        b, loc, tensorType({blockM, kMergeColumns}, op.getElementType()), acc);
+    if (packed())
+      tile::StoreDirectOp::create(
+          b, loc, o, {batch, head, position(m0), zero, col}, out, rowDims);
+    else
+      tile::StoreDirectOp::create(b, loc, o, {batch, head, m0, col}, out);
+  }
+  if (!lse)
+    return;
+  Value rows = naturalLse(rowMax, norm);
+  if (packed())
+    tile::StoreDirectOp::create(
+        b, loc, lseView(), {batch, head, position(m0), zero}, rows, rowDims);
+  else
+    tile::StoreDirectOp::create(b, loc, lse, {batch, head, m0}, rows);
 }
 
 Value AttentionBuilder::stridedView(Value buffer, ArrayRef<Value> sizes,
@@ -1166,6 +1264,8 @@ void AttentionBuilder::buildSerialQueryTiles(Value batch, Value head,
   SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
+  if (split())
+    splitKeyRange(begin, tiles);
 
   double negInf = -std::numeric_limits<double>::infinity();
   // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).

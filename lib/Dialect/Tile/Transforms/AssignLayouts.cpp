@@ -523,6 +523,20 @@ assignTensorMemoryAccumulators(Operation *root,
       return failure();
   }
 
+  // Tiles loaded by plain loads (split-KV's partial results, merged by the
+  // warpgroup that holds O) take the same register layout, a row per
+  // thread, when they have the 128 rows of tensor memory's lanes.
+  WalkResult loads = root->walk([&](LoadDirectOp load) {
+    RankedTensorType type = load.getResult().getType();
+    if (type.getEncoding() || type.getRank() != 2 || type.getShape()[0] != 128)
+      return WalkResult::advance();
+    if (failed(layouts.set(load.getResult(), registers, load)))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (loads.wasInterrupted())
+    return failure();
+
   if (failed(layouts.propagate()) || failed(anchorDirectLoads(root, layouts)) ||
       failed(layouts.propagateSlices(root)))
     return failure();

@@ -16,10 +16,14 @@
 //   correction stages O in (the stored value's ws.result_channel);
 // - a correction warpgroup: per step and consumer, the rescale of O by the
 //   factor from the softmax (a two-slot shared-memory ring of row vectors);
-//   after the loop O normalised by the row sum (the same ring) and staged;
+//   after the loop O normalised by the row sum (the same ring) and staged,
+//   or, when O leaves by plain stores (tile.store_direct: varlen's, bounded
+//   by each sequence's end), stored from its registers, and then the LSE
+//   rows the softmax hands it through the same ring;
 // - a softmax warpgroup per consumer: S read in place, the online softmax
 //   (its row statistics are its loop-carried values), P over S, the rescale
-//   factor and the row sum handed to the correction, the LSE row stored.
+//   factor and the row sum handed to the correction, the LSE row stored
+//   (or, with plain stores of O, handed to the correction too).
 //
 // ws-chunk-row-stores, after the partition, streams S, O and the staged
 // output 32 columns at a time.
@@ -60,9 +64,18 @@ static constexpr unsigned kRowStages = 2;
 /// softmax warpgroups, streaming S, get the rest: 176 each for two
 /// consumers. ptxas -v on every head-dim-64 configuration: no spills with
 /// 72 / 88 / 176; the MMA warp needs 80 at head dim 128 (its hoisted
-/// descriptors), the correction 88, the softmax 176.
+/// descriptors), the correction 88, the softmax 176. A correction that
+/// stores O itself (tile.store_direct, 32 columns at a time) and the LSE
+/// rows, staging nothing, gets 80: ptxas -v on the varlen kernels of
+/// test/Target/sm100/attention-varlen.mlir: no spills with 72 / 80 / 176,
+/// 4 to 12 bytes with 88 (head dim 64 without the LSE spills 8 bytes with
+/// either). One that also merges split-KV's partial
+/// results on the last arrival (the workspace's descriptors live through
+/// the merge's loops) needs the 88 again: 28 to 40 bytes of spills with 80,
+/// none with 88.
 static constexpr unsigned kWarpRegisters = 72;
 static constexpr unsigned kCorrectionRegisters = 88;
+static constexpr unsigned kStoringCorrectionRegisters = 80;
 static constexpr unsigned kWarpgroupThreads = kWarpsPerGroup * kThreadsPerWarp;
 
 namespace {
@@ -81,8 +94,13 @@ struct Attention {
   SmallVector<tile::LoadOp> prologue, loads;
   SmallVector<Consumer> consumers;
   SmallVector<tile::StoreOp> stores;
-  /// Plain stores of row vectors (the LSE).
+  /// Plain stores of row vectors (the LSE) and of O.
   SmallVector<tile::StoreDirectOp> directStores;
+  /// Split-KV: the arrivals at the query tiles' counters, after the partial
+  /// results' stores, and the scf.ifs on their results (the merge on the
+  /// last arrival), whose stores are not among the above.
+  SmallVector<tile::CounterArriveOp> arrivals;
+  SmallVector<scf::IfOp> onLast;
 };
 
 } // namespace
@@ -92,13 +110,34 @@ static bool isTmem(Value v) {
       cast<RankedTensorType>(v.getType()).getEncoding());
 }
 
+/// Whether `store` stores a 2-d tile (an O), not a row vector (an LSE).
+static bool isTile(tile::StoreDirectOp store) {
+  return store.getValue().getType().getRank() == 2;
+}
+
 static FailureOr<Attention> analyze(FunctionOpInterface func) {
   Attention a;
   SmallVector<tile::LoadOp> all;
   func->walk([&](tile::LoadOp load) { all.push_back(load); });
-  func->walk([&](tile::StoreOp store) { a.stores.push_back(store); });
-  func->walk(
-      [&](tile::StoreDirectOp store) { a.directStores.push_back(store); });
+  func->walk([&](tile::CounterArriveOp arrive) {
+    a.arrivals.push_back(arrive);
+    for (Operation *user : arrive->getUsers())
+      if (auto ifOp = dyn_cast<scf::IfOp>(user);
+          ifOp && ifOp.getCondition() == arrive.getResult())
+        a.onLast.push_back(ifOp);
+  });
+  auto onLast = [&](Operation *op) {
+    return llvm::any_of(a.onLast,
+                        [&](scf::IfOp ifOp) { return ifOp->isAncestor(op); });
+  };
+  func->walk([&](tile::StoreOp store) {
+    if (!onLast(store))
+      a.stores.push_back(store);
+  });
+  func->walk([&](tile::StoreDirectOp store) {
+    if (!onLast(store))
+      a.directStores.push_back(store);
+  });
   for (tile::LoadOp load : all)
     if (auto loop = dyn_cast<scf::ForOp>(load->getParentOp())) {
       a.loop = loop;
@@ -166,6 +205,11 @@ static FailureOr<Attention> analyze(FunctionOpInterface func) {
   for (tile::StoreDirectOp store : a.directStores)
     if (store->getBlock() != a.loop->getBlock())
       return store.emitOpError("must be in the block of the main loop");
+  for (tile::CounterArriveOp arrive : a.arrivals)
+    if (arrive->getBlock() != a.loop->getBlock() || !a.stores.empty())
+      return arrive.emitOpError(
+          "attention on sm100: arrives at a counter in the block of the main "
+          "loop, after plain stores of the partial results only");
   return a;
 }
 
@@ -282,17 +326,24 @@ LogicalResult ws::assignAttentionRolesSM100(FunctionOpInterface func,
   // correction has one; the softmax warpgroups share the rest of the
   // register file.
   unsigned consumers = attention->consumers.size();
+  // Whether O leaves by plain stores only (varlen's, bounded by each
+  // sequence's end; split-KV's): the correction then stores the outputs,
+  // the LSE rows included.
+  bool storesDirect = attention->stores.empty();
+  unsigned correctionRegs = storesDirect && attention->arrivals.empty()
+                                ? kStoringCorrectionRegisters
+                                : kCorrectionRegisters;
   unsigned softmaxRegs = std::min<unsigned>(
-      options.epilogueRegs, (kRegistersPerSM / kWarpgroupThreads -
-                             kWarpRegisters - kCorrectionRegisters) /
-                                consumers / 8 * 8);
+      options.epilogueRegs,
+      (kRegistersPerSM / kWarpgroupThreads - kWarpRegisters - correctionRegs) /
+          consumers / 8 * 8);
   MLIRContext *ctx = func.getContext();
   SmallVector<std::string> names = roleNames(consumers);
   SmallVector<Attribute> roles;
   for (auto [i, name] : llvm::enumerate(names)) {
     bool warp = i < 3;
     unsigned regs = warp     ? kWarpRegisters
-                    : i == 3 ? kCorrectionRegisters
+                    : i == 3 ? correctionRegs
                              : softmaxRegs;
     roles.push_back(
         RoleSpecAttr::get(ctx, name, warp ? 1 : kWarpsPerGroup, regs));
@@ -348,44 +399,89 @@ LogicalResult ws::assignAttentionRolesSM100(FunctionOpInterface func,
     keep.remove(c.oPosition);
     statistics.push_back(std::move(keep));
   }
-  // The LSE rows: stored by the softmax whose statistics they read.
+  // The LSE rows: stored by the softmax whose statistics they read; when O
+  // leaves by plain stores, computed there but handed to the correction
+  // (the ring of row vectors) and stored with O, so that the softmax keeps
+  // no registers for the stores' views through the main loop.
   for (tile::StoreDirectOp store : attention->directStores) {
+    if (isTile(store))
+      continue;
     llvm::SmallSetVector<unsigned, 8> reads =
         positionsRead(store.getValue(), loop);
-    SmallVector<int32_t> owners;
+    SmallVector<unsigned> owners;
     for (auto [i, keep] : llvm::enumerate(statistics))
       if (llvm::any_of(reads, [&](unsigned p) { return keep.contains(p); })) {
-        owners.push_back(kFirstSoftmax + i);
+        owners.push_back(i);
         keep.insert(reads.begin(), reads.end());
       }
     if (owners.empty())
       return store.emitOpError("attention on sm100: stores a row computed "
                                "from the statistics of a consumer");
-    setPartition(store, owners);
+    if (!storesDirect) {
+      SmallVector<int32_t> roles;
+      for (unsigned i : owners)
+        roles.push_back(kFirstSoftmax + i);
+      setPartition(store, roles);
+      continue;
+    }
+    Operation *row = store.getValue().getDefiningOp();
+    if (owners.size() != 1 || !row || row == loop.getOperation() ||
+        row->getBlock() != store->getBlock())
+      return store.emitOpError("attention on sm100: stores a row computed "
+                               "after the main loop from the statistics of "
+                               "one consumer");
+    handOver(row, kFirstSoftmax + owners[0], rowChannels[owners[0]]);
+    setPartition(store, {kCorrectionRole});
   }
-  // Each output: O of one consumer, normalised and staged by the
-  // correction, stored by the epilogue warp.
-  for (tile::StoreOp store : attention->stores) {
-    llvm::SmallSetVector<unsigned, 8> reads =
-        positionsRead(store.getValue(), loop);
+  // Each output: O of one consumer, normalised by the correction, which
+  // stages it for the epilogue warp's TMA store, or stores it itself from
+  // registers (tile.store_direct: bounded by the view's sizes, as varlen's
+  // O at its sequence's end).
+  SmallVector<Operation *> results(attention->stores.begin(),
+                                   attention->stores.end());
+  for (tile::StoreDirectOp store : attention->directStores)
+    if (isTile(store))
+      results.push_back(store);
+  llvm::sort(results,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  for (Operation *store : results) {
+    auto tmaStore = dyn_cast<tile::StoreOp>(store);
+    Value stored = tmaStore ? tmaStore.getValue()
+                            : cast<tile::StoreDirectOp>(store).getValue();
+    llvm::SmallSetVector<unsigned, 8> reads = positionsRead(stored, loop);
     auto mine = llvm::find_if(attention->consumers, [&](Consumer &c) {
       return reads.contains(c.oPosition);
     });
-    Operation *value = store.getValue().getDefiningOp();
+    Operation *value = stored.getDefiningOp();
     if (mine == attention->consumers.end() || !value)
-      return store.emitOpError("attention on sm100: stores the O of a "
-                               "consumer");
+      return store->emitOpError("attention on sm100: stores the O of a "
+                                "consumer");
     unsigned index = std::distance(attention->consumers.begin(), mine);
-    setPartition(store, {kEpilogueRole});
-    handOver(value, kCorrectionRole, addChannel(1, -1));
-    if (tile::BroadcastOp sum =
-            rowFactor(store.getValue(), store->getBlock())) {
+    if (tmaStore) {
+      setPartition(store, {kEpilogueRole});
+      handOver(value, kCorrectionRole, addChannel(1, -1));
+    } else {
+      setPartition(store, {kCorrectionRole});
+    }
+    if (tile::BroadcastOp sum = rowFactor(stored, store->getBlock())) {
       if (failed(handRow(sum, kFirstSoftmax + index, rowChannels[index])))
         return failure();
       llvm::SmallSetVector<unsigned, 8> sumReads =
           positionsRead(sum.getInput(), loop);
       statistics[index].insert(sumReads.begin(), sumReads.end());
     }
+  }
+  // Split-KV: the correction stores the partial results, so it arrives at
+  // the counter (after its stores, which the arrival publishes) and, on the
+  // last arrival, merges them and stores the results.
+  for (tile::CounterArriveOp arrive : attention->arrivals)
+    setPartition(arrive, {kCorrectionRole});
+  for (scf::IfOp ifOp : attention->onLast) {
+    setPartition(ifOp, {kCorrectionRole});
+    ifOp->walk([&](Operation *op) {
+      if (isa<tile::StoreOp, tile::StoreDirectOp>(op))
+        setPartition(op, {kCorrectionRole});
+    });
   }
   for (auto [i, keep] : llvm::enumerate(statistics))
     for (unsigned position : keep)

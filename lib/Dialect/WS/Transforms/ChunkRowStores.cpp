@@ -2,10 +2,11 @@
 //
 // Part of fmha. ws-chunk-row-stores: a warpgroup that reads an accumulator row
 // from tensor memory (tcgen05.ld: thread t holds row t), computes on it column
-// by column and stores it (into a shared-memory staging buffer, or back into
-// tensor memory) needs registers for a whole row: 256 f32 values for N = 256,
-// more than a thread has. Done 32 columns at a time (tcgen05.ld of 32 columns,
-// wait, compute, store, next chunk) it needs 32.
+// by column and stores it (into a shared-memory staging buffer, back into
+// tensor memory, or into global memory by plain stores) needs registers for
+// a whole row: 256 f32 values for N = 256, more than a thread has. Done 32
+// columns at a time (tcgen05.ld of 32 columns, wait, compute, store, next
+// chunk) it needs 32.
 //
 // The row reductions the stored value depends on (attention's softmax: the
 // row maximum, then P = exp2(S - max) with its row sum) are chunked too:
@@ -212,6 +213,20 @@ static Operation *chunkOf(OpBuilder &b, Operation *op, IRMapping &map,
   return copy;
 }
 
+/// `store`'s (a tile.store_direct of a 2-d tensor) copy for the columns of
+/// `chunk` from `column` on: the innermost coordinate moved by `column`.
+static void storeDirectChunk(OpBuilder &b, tile::StoreDirectOp store,
+                             Value chunk, int64_t column) {
+  Location loc = store.getLoc();
+  SmallVector<Value> coords(store.getCoords());
+  if (column != 0)
+    coords.back() = arith::AddIOp::create(
+        b, loc, coords.back(),
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), column));
+  tile::StoreDirectOp::create(b, loc, store.getDest(), coords, chunk,
+                              store.getRowDimsAttr());
+}
+
 namespace {
 
 /// A reduction or the store, computed from its column-wise slice.
@@ -299,25 +314,30 @@ static void collectReductions(ArrayRef<Value> rows, Block *block,
 
 /// Rewrites `store` (`ws.store_shared` or `ws.store_tmem` of a 128-row
 /// `#tile.tmem_32x32b` tensor computed column by column from whole-row
-/// `tcgen05.ld` loads) into one load, computation and store per `width`
-/// columns, the row reductions its row vectors come from (and the other
-/// reductions of the same loaded rows) into passes over the chunks. Adds
-/// the tensor-memory buffers the chunks read to `read`. Returns false (and
-/// changes nothing) when the value is not computed column by column or has
-/// `width` columns or fewer.
+/// `tcgen05.ld` loads, or `tile.store_direct` of one into global memory)
+/// into one load, computation and store per `width` columns, the row reductions
+/// its row vectors come from (and the other reductions of the same loaded rows)
+/// into passes over the chunks. Adds the tensor-memory buffers the chunks read
+/// to `read`. Returns false (and changes nothing) when the value is not
+/// computed column by column or has `width` columns or fewer.
 static bool storeRowsInChunks(OpBuilder &b, Operation *store, int64_t width,
                               llvm::SetVector<Value> &read) {
-  if (!isa<StoreSharedOp, StoreTMEMOp>(store))
+  auto direct = dyn_cast<tile::StoreDirectOp>(store);
+  if (!isa<StoreSharedOp, StoreTMEMOp>(store) && !direct)
     return false;
-  Value value = store->getOperand(0), buffer = store->getOperand(1);
+  Value value = direct ? direct.getValue() : store->getOperand(0);
+  Value buffer = direct ? direct.getDest() : store->getOperand(1);
   auto type = cast<RankedTensorType>(value.getType());
   auto bufferType = cast<MemRefType>(buffer.getType());
   if (type.getRank() != 2 || !isRowTensor(type, type.getShape()[1]))
     return false;
   int64_t columns = type.getShape()[1];
-  if (columns <= width || columns % width != 0 ||
-      bufferType.getShape() != type.getShape() ||
-      !bufferType.getLayout().isIdentity())
+  if (columns <= width || columns % width != 0)
+    return false;
+  // A staging buffer has the value's shape; a global store writes into any
+  // view (its rows bounded by the view's sizes), each chunk at its columns.
+  if (!direct && (bufferType.getShape() != type.getShape() ||
+                  !bufferType.getLayout().isIdentity()))
     return false;
   // A 16-bit row stored into tensor memory packs two elements to a column:
   // a chunk must start on a whole column.
@@ -359,7 +379,11 @@ static bool storeRowsInChunks(OpBuilder &b, Operation *store, int64_t width,
     collectReductions(more, block, columns, sinks);
   }
   sinks.push_back({store, std::move(*storeSlice), {}});
-  sinks.back().inputs = sliceInputs(sinks.back().slice, {buffer});
+  // Where the store writes: the buffer, or the destination and coordinates.
+  SmallVector<Value> target{buffer};
+  if (direct)
+    llvm::append_range(target, direct.getCoords());
+  sinks.back().inputs = sliceInputs(sinks.back().slice, target);
   llvm::sort(sinks, [](const Sink &x, const Sink &y) {
     return x.op->isBeforeInBlock(y.op);
   });
@@ -406,6 +430,10 @@ static bool storeRowsInChunks(OpBuilder &b, Operation *store, int64_t width,
                     chunkOf(b, op, map, column, width)->getResult(0));
         if (sink->op == store) {
           Value chunk = map.lookup(value);
+          if (direct) {
+            storeDirectChunk(b, direct, chunk, column);
+            continue;
+          }
           Value view = columnView(b, loc, buffer, column, width);
           if (isa<StoreSharedOp>(store))
             StoreSharedOp::create(b, loc, chunk, view);
@@ -497,7 +525,7 @@ struct WSChunkRowStoresPass
   LogicalResult runOnFunction(FunctionOpInterface func) {
     SmallVector<Operation *> stores;
     func->walk([&](Operation *op) {
-      if (isa<StoreSharedOp, StoreTMEMOp>(op))
+      if (isa<StoreSharedOp, StoreTMEMOp, tile::StoreDirectOp>(op))
         stores.push_back(op);
     });
     OpBuilder b(func.getContext());

@@ -203,13 +203,15 @@ def WSChunkRowStores : Pass<"ws-chunk-row-stores"> {
   let description = [{
     A warpgroup that reads an accumulator row from tensor memory
     (`tcgen05.ld`: thread t holds row t), computes on it column by column
-    and stores it (`ws.store_shared` into a staging buffer, or
-    `ws.store_tmem` back into tensor memory) would need registers for the
-    whole row: 256 values for N = 256. This pass rewrites each such store
-    of a 128-row `#tile.tmem_32x32b` tensor into one `tcgen05.ld` of a
-    `memref.subview` of the tensor-memory buffer, the computation and a
-    store into a view of the destination per 32 columns; a thread then
-    holds 32 values of its row at a time.
+    and stores it (`ws.store_shared` into a staging buffer,
+    `ws.store_tmem` back into tensor memory, or `tile.store_direct` into
+    global memory) would need registers for the whole row: 256 values for
+    N = 256. This pass rewrites each such store of a 128-row
+    `#tile.tmem_32x32b` tensor into one `tcgen05.ld` of a `memref.subview`
+    of the tensor-memory buffer, the computation and a store per 32
+    columns (into a view of the buffer, or, for `tile.store_direct`, at
+    the store's coordinates with the innermost one moved by the chunk's
+    first column); a thread then holds 32 values of its row at a time.
 
     The value must be computed in the store's block by elementwise ops,
     iotas, splats, splat constants and row broadcasts from whole-row loads
