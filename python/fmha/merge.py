@@ -15,8 +15,6 @@ without PyTorch or a GPU); the custom op ``fmha::merge_states`` works under
 ``torch.compile`` and CUDA graphs.
 """
 
-from __future__ import annotations
-
 import dataclasses
 from typing import Any, Callable, Optional, Sequence
 
