@@ -273,4 +273,12 @@ def merge_states(*args: Any, layout: str = "bhsd") -> tuple:
     o_list, lse_list = _states(args)
     if not isinstance(layout, str):
         raise TypeError(f"{WHAT}: layout must be a str, got {layout!r}")
-    return torch.ops.fmha.merge_states(list(o_list), list(lse_list), layout)
+    o_list, lse_list = list(o_list), list(lse_list)
+    # Eager calls on plain tensors skip the custom op's dispatch (most of a
+    # small merge's host time); traced, autograd or odd arguments take it.
+    tensor = torch.Tensor
+    if not torch.compiler.is_compiling() and all(
+            type(t) is tensor and not t.requires_grad
+            for t in (*o_list, *lse_list)):
+        return merge_states_impl(o_list, lse_list, layout)
+    return torch.ops.fmha.merge_states(o_list, lse_list, layout)
