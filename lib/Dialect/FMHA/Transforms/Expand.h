@@ -11,10 +11,36 @@
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
 #include "fmha/Target/KernelAttrs.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir {
 namespace fmha {
+
+/// What every tile-program builder of fmha-expand-kernels holds: the
+/// builder, the kernel op's location, the scalar types and the constants
+/// built from them.
+class TileProgramBuilder {
+protected:
+  TileProgramBuilder(OpBuilder &b, Location loc)
+      : b(b), loc(loc), i32(b.getI32Type()), f32(b.getF32Type()) {}
+
+  Value constI32(int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  }
+  Value constF32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  /// `value` (a scalar) in every element of a tensor of `type`.
+  Value splat(Value value, RankedTensorType type) {
+    return tensor::SplatOp::create(b, loc, type, value);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Type i32, f32;
+};
 
 /// A kernel under construction: its gpu.module and gpu.func.
 struct KernelShell {

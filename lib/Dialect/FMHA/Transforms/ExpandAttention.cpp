@@ -26,11 +26,11 @@ using namespace mlir::fmha;
 namespace {
 
 /// Builds the tile program; holds what every part of it needs.
-class AttentionBuilder {
+class AttentionBuilder : TileProgramBuilder {
 public:
   AttentionBuilder(AttentionOp op, OpBuilder &b)
-      : op(op), b(b), loc(op.getLoc()), i32(b.getI32Type()),
-        f32(b.getF32Type()), blockM(op.getBlockM()), blockN(op.getBlockN()),
+      : TileProgramBuilder(b, op.getLoc()), op(op), blockM(op.getBlockM()),
+        blockN(op.getBlockN()),
         headDim(op.getHeadDim()), group(op.getPackedGroup()),
         sType(tensorType({blockM, blockN}, f32)),
         oType(tensorType({blockM, headDim}, f32)),
@@ -39,16 +39,6 @@ public:
   LogicalResult build();
 
 private:
-  Value constI32(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i32, v);
-  }
-  Value constF32(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
-  }
-  /// `value` (a scalar) in every element of a tensor of `type`.
-  Value splat(Value value, RankedTensorType type) {
-    return tensor::SplatOp::create(b, loc, type, value);
-  }
   RankedTensorType tensorType(ArrayRef<int64_t> shape, Type element) {
     return RankedTensorType::get(shape, element);
   }
@@ -237,9 +227,6 @@ private:
   }
 
   AttentionOp op;
-  OpBuilder &b;
-  Location loc;
-  Type i32, f32;
   int64_t blockM, blockN, headDim;
   /// Query heads per KV head packed into a tile's rows (1 unless packed).
   int64_t group;

@@ -25,19 +25,16 @@ using namespace mlir::fmha;
 namespace {
 
 /// Builds the tile program; holds what every part of it needs.
-class MergeBuilder {
+class MergeBuilder : TileProgramBuilder {
 public:
   MergeBuilder(MergeStatesOp op, OpBuilder &b)
-      : op(op), b(b), loc(op.getLoc()), i32(b.getI32Type()),
-        f32(b.getF32Type()), rows(op.getBlockRows()), headDim(op.getHeadDim()),
+      : TileProgramBuilder(b, op.getLoc()), op(op), rows(op.getBlockRows()),
+        headDim(op.getHeadDim()),
         rowType(RankedTensorType::get({rows}, f32)) {}
 
   LogicalResult build();
 
 private:
-  Value constI32(int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i32, v);
-  }
   /// `value` in every element of a row vector.
   Value rowsOf(double value) {
     return arith::ConstantOp::create(
@@ -59,9 +56,6 @@ private:
   void recordLaunchContract(Operation *kernel);
 
   MergeStatesOp op;
-  OpBuilder &b;
-  Location loc;
-  Type i32, f32;
   int64_t rows, headDim;
   RankedTensorType rowType;
   /// The kernel's arguments, and the block's coordinates.
