@@ -30,9 +30,8 @@ class AttentionBuilder : TileProgramBuilder {
 public:
   AttentionBuilder(AttentionOp op, OpBuilder &b)
       : TileProgramBuilder(b, op.getLoc()), op(op), blockM(op.getBlockM()),
-        blockN(op.getBlockN()),
-        headDim(op.getHeadDim()), group(op.getPackedGroup()),
-        sType(tensorType({blockM, blockN}, f32)),
+        blockN(op.getBlockN()), headDim(op.getHeadDim()),
+        group(op.getPackedGroup()), sType(tensorType({blockM, blockN}, f32)),
         oType(tensorType({blockM, headDim}, f32)),
         rowType(tensorType({blockM}, f32)) {}
 

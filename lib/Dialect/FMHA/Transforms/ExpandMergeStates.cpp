@@ -29,8 +29,7 @@ class MergeBuilder : TileProgramBuilder {
 public:
   MergeBuilder(MergeStatesOp op, OpBuilder &b)
       : TileProgramBuilder(b, op.getLoc()), op(op), rows(op.getBlockRows()),
-        headDim(op.getHeadDim()),
-        rowType(RankedTensorType::get({rows}, f32)) {}
+        headDim(op.getHeadDim()), rowType(RankedTensorType::get({rows}, f32)) {}
 
   LogicalResult build();
 
