@@ -401,23 +401,6 @@ def gemm_impl(a: Any, b: Any, out_dtype: Any = None,
             a.device, torch.cuda.current_stream(a.device).cuda_stream))
         kernel.launch(tensors)
     return c
-    if a.shape[1] == 0:
-        _check_gemm(torch, a, b, out, b_transposed)
-        return c.zero_()
-    with _on_device(torch, a.device):
-        a, b = _tma_ready(torch, a), _tma_ready(torch, b)
-        # No scratch tensors through the custom op (torch.compile, autograd):
-        # torch.compile's CUDA graphs allocate even their warm-up runs from
-        # the graph's pool and refuse pool memory that no output holds, as
-        # a workspace kept across calls is. Split-K runs on the eager path.
-        kernel = _gemm_kernel(torch, a, b, out, b_transposed, scratch=False)
-        tensors = {"a": a, "b": b, "c": c}
-        tensors.update(scratch_tensors(
-            torch,
-            kernel.scratch_shapes({n: t.shape for n, t in tensors.items()}),
-            a.device, torch.cuda.current_stream(a.device).cuda_stream))
-        kernel.launch(tensors)
-    return c
 
 
 def _on_device(torch: Any, device: Any) -> Any:
