@@ -116,6 +116,10 @@ private:
 /// merged log-sum-exp in base 2 where `hasKeys` (an i1 row vector).
 struct MergedPartials {
   Value o, lse2, hasKeys;
+  /// The merged log-sum-exp in natural log, -inf in rows without keys
+  /// (built where it is called: after O is stored, it takes no registers
+  /// while O is live).
+  Value naturalLse(OpBuilder &b, Location loc) const;
 };
 
 /// Merges `count` (i32) states of tiles of `tileType`'s shape, state s

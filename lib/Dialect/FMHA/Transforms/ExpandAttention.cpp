@@ -880,14 +880,8 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
         return tile::LoadDirectOp::create(b, loc, chunkType, partialO,
                                           ValueRange{i, batch, head, r0, zero});
       });
-  writeResults(batch, head, r0, merged.o, [&]() -> Value {
-    return arith::SelectOp::create(
-        b, loc, merged.hasKeys,
-        arith::MulFOp::create(b, loc, merged.lse2,
-                              splat(constF32(M_LN2), chunkRowType)),
-        splat(constF32(-std::numeric_limits<double>::infinity()),
-              chunkRowType));
-  });
+  writeResults(batch, head, r0, merged.o,
+               [&]() -> Value { return merged.naturalLse(b, loc); });
 }
 
 /// Columns of O the sm_100a merge of split-KV partials takes at a time: the

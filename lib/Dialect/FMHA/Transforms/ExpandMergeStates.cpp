@@ -17,7 +17,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -129,7 +128,6 @@ LogicalResult MergeBuilder::build() {
   Value oView = transposed(o, {0, 2, 1, 3});
   Value numStates = dimI32(statesLse, 0);
   Value zero = constI32(0);
-  double negInf = -std::numeric_limits<double>::infinity();
   RankedTensorType loadType = RankedTensorType::get({rows, headDim}, element);
   MergedPartials merged = mergePartials(
       b, loc, numStates, loadType, limits::kMergeUnroll,
@@ -144,11 +142,8 @@ LogicalResult MergeBuilder::build() {
   Value out = arith::TruncFOp::create(
       b, loc, RankedTensorType::get({rows, headDim}, element), merged.o);
   tile::StoreDirectOp::create(b, loc, oView, {batch, head, row0, zero}, out);
-  Value natural = arith::SelectOp::create(
-      b, loc, merged.hasKeys,
-      arith::MulFOp::create(b, loc, merged.lse2, rowsOf(M_LN2)),
-      rowsOf(negInf));
-  tile::StoreDirectOp::create(b, loc, lse, {batch, head, row0}, natural);
+  tile::StoreDirectOp::create(b, loc, lse, {batch, head, row0},
+                              merged.naturalLse(b, loc));
   gpu::ReturnOp::create(b, loc);
   op.erase();
   return success();

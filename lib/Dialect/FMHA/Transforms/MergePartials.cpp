@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -120,4 +121,15 @@ MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
     scf::YieldOp::create(b, loc, ValueRange{sum});
   }
   return {oLoop.getResult(0), lse2, hasKeys};
+}
+
+Value MergedPartials::naturalLse(OpBuilder &b, Location loc) const {
+  auto rowType = cast<RankedTensorType>(lse2.getType());
+  auto rowsOf = [&](double value) -> Value {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(value)));
+  };
+  return arith::SelectOp::create(
+      b, loc, hasKeys, arith::MulFOp::create(b, loc, lse2, rowsOf(M_LN2)),
+      rowsOf(-std::numeric_limits<double>::infinity()));
 }
