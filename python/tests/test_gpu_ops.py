@@ -39,14 +39,7 @@ SIZES = [(1, 1, 1), (1, 8, 8), (3, 5, 7), (17, 33, 65), (129, 257, 63),
 
 
 def kernel_or_skip(test, dtype, out_dtype):
-    spec = ops.gemm_spec(dtype, out_dtype)
-    try:
-        return fmha.compile(spec)
-    except fmha.CompileError as e:
-        if e.step == "tools":
-            test.skipTest(f"{spec.name} is not in the cache and there is "
-                          f"no compiler (FMHA_CACHE_DIR)")
-        raise
+    return compile_or_skip(test, ops.gemm_spec(dtype, out_dtype))
 
 
 class Poisoned:
