@@ -30,9 +30,9 @@ except ImportError:
     torch = None
 
 import fmha
-from fmha import ops, torch_ops
+from fmha import ops, torch_ops, tuning
 
-from tests.test_gpu_ops import NEEDS_HOPPER, Poisoned
+from tests.test_gpu_ops import NEEDS_HOPPER, Poisoned, compile_or_skip
 
 E4M3 = "float8_e4m3fn"
 E5M2 = "float8_e5m2"
@@ -54,33 +54,36 @@ OPTIONS = [(E4M3, E4M3, out, kinds)
     (E4M3, E4M3, "bf16", ("tensor", "column"))]
 
 
+# Output dtypes by name, as torch names them.
+OUT = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+
+
+def table_specs(a, b, out, kind_a, kind_b, target="sm_90a"):
+    """The default and the tuning table's fp8 configurations for one
+    option: what fmha.gemm's selection can pick for it."""
+    dtype, b_dtype = ops.FP8_TORCH_TO_FMHA[a], ops.FP8_TORCH_TO_FMHA[b]
+    configs = [{}, *tuning.table().configs(("gemm_fp8",))]
+    return [ops.gemm_spec(dtype, out, target, c, True, b_dtype, kind_a,
+                          kind_b) for c in configs]
+
+
 def fp8_kernel_specs(target="sm_90a"):
     """Every fp8 GemmSpec these tests and fmha.gemm's selection can pick for
     OPTIONS: all of ops.gemm_kernel_specs (the candidates) for e4m3 x e4m3
-    to bf16 with tensor and with row / column scales, the default
-    configuration (no tuning table has fp8 rows yet) for the others. With
-    M = 1 a row scale of A is one value: the kernels with one scale for A
-    too."""
+    to bf16 with tensor and with row / column scales, the default and the
+    tuning table's configurations for the others. With M = 1 a row scale
+    of A is one value: the kernels with one scale for A too."""
     specs = []
     for a, b, out, (sa, sb) in OPTIONS:
         dtype, b_dtype = ops.FP8_TORCH_TO_FMHA[a], ops.FP8_TORCH_TO_FMHA[b]
         for kind_a in {sa, "tensor"}:
-            every = ops.gemm_kernel_specs(dtype, out, target, True, b_dtype,
-                                          kind_a, sb)
             full = (a, b, out) == (E4M3, E4M3, "bf16") and \
                 (kind_a, sb) in (("tensor", "tensor"), ("row", "column"))
-            specs.extend(every if full else every[:1])
+            specs.extend(ops.gemm_kernel_specs(dtype, out, target, True,
+                                               b_dtype, kind_a, sb)
+                         if full else table_specs(a, b, out, kind_a, sb,
+                                                  target))
     return list(dict.fromkeys(specs))
-
-
-def compile_or_skip(test, spec):
-    try:
-        return fmha.compile(spec)
-    except fmha.CompileError as e:
-        if e.step == "tools":
-            test.skipTest(f"{spec.name} is not in the cache and there is "
-                          f"no compiler (FMHA_CACHE_DIR)")
-        raise
 
 
 def quantize(x, dtype):
@@ -159,8 +162,7 @@ class Fp8GemmTest(unittest.TestCase):
         torch.zeros(1, device="cuda")  # PyTorch's context first
 
     def run_case(self, a, b, scale_a, scale_b, out):
-        out_dtype = getattr(torch, {"bf16": "bfloat16", "f16": "float16",
-                                    "f32": "float32"}[out])
+        out_dtype = getattr(torch, OUT[out])
         with Poisoned() as p:
             c = fmha.gemm(a, b, out_dtype if out != "bf16" else None,
                           scale_a=scale_a, scale_b=scale_b)
@@ -239,6 +241,28 @@ class Fp8GemmTest(unittest.TestCase):
                         ref, terms = reference(a, b, sa, sb)
                         self.assertLess(max_error(c, ref, terms),
                                         tolerance("bf16", k))
+
+    def test_table_configurations(self):
+        """The tuning table's configurations for every type and scale
+        option (the selection picks them for any of them), on odd sizes."""
+        gen = torch.Generator(device="cuda").manual_seed(3)
+        for a_dtype, b_dtype, out, kinds in OPTIONS:
+            for spec in table_specs(a_dtype, b_dtype, out, *kinds)[1:]:
+                compiled = compile_or_skip(self, spec)
+                m, n, k = 300, 136, 1008
+                with self.subTest(kernel=spec.name):
+                    a, b, sa, sb = make_inputs(m, n, k, a_dtype, b_dtype,
+                                               kinds, gen=gen)
+                    c = torch_ops.gemm_output(torch, m, n,
+                                              getattr(torch, OUT[out]),
+                                              "cuda")
+                    c.fill_(float("nan"))
+                    compiled(a=a, b=b, c=c, scale_a=sa.reshape(-1),
+                             scale_b=sb.reshape(-1))
+                    torch.cuda.synchronize()
+                    ref, terms = reference(a, b, sa, sb)
+                    self.assertLess(max_error(c, ref, terms),
+                                    tolerance(out, k))
 
     def test_leading_dimensions(self):
         compile_or_skip(self, ops.gemm_spec("f8e4m3", "bf16",
