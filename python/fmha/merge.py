@@ -29,6 +29,9 @@ WHAT = "fmha.merge_states"
 LAYOUTS = ("bhsd", "bshd")
 # (device, dtype, head_dim) -> fmha.runtime.Kernel.
 _KERNELS: dict = {}
+# The eager fast path's bound launches, by layout (_fast_key).
+_BOUND: dict = {}
+_BOUND_LIMIT = 256
 
 
 def _require(cond: Any, message: Callable[[], str]) -> None:
@@ -190,6 +193,18 @@ def _kernel(torch: Any, device: Any, dtype: str, head_dim: int) -> Any:
     return kernel
 
 
+def _launch_tensors(torch: Any, o_list: Sequence, lse_list: Sequence,
+                    o_out: Any, lse_out: Any, layout: str) -> dict:
+    """The kernel's tensors: the states stacked (a view where their layouts
+    allow, else a copy), o and lse in the kernel's views."""
+    states = [_kernel_views(o if _rows_aligned(o) else o.contiguous(), lse,
+                            layout) for o, lse in zip(o_list, lse_list)]
+    o_view, lse_view = _kernel_views(o_out, lse_out, layout)
+    return {"o_states": _stack(torch, [o for o, _ in states]),
+            "lse_states": _stack(torch, [lse for _, lse in states]),
+            "o": o_view, "lse": lse_view}
+
+
 def merge_states_impl(o_list: Sequence, lse_list: Sequence,
                       layout: str) -> tuple:
     """The real implementation of fmha::merge_states (CUDA tensors)."""
@@ -202,16 +217,74 @@ def merge_states_impl(o_list: Sequence, lse_list: Sequence,
     o_out, lse_out = outputs(torch, o_list[0], lse_list[0])
     if o_out.numel() == 0:
         return o_out, lse_out
-    states = [_kernel_views(o if _rows_aligned(o) else o.contiguous(), lse,
-                            layout) for o, lse in zip(o_list, lse_list)]
-    o_view, lse_view = _kernel_views(o_out, lse_out, layout)
-    tensors = {"o_states": _stack(torch, [o for o, _ in states]),
-               "lse_states": _stack(torch, [lse for _, lse in states]),
-               "o": o_view, "lse": lse_view}
+    tensors = _launch_tensors(torch, o_list, lse_list, o_out, lse_out,
+                              layout)
     with _on_device(torch, device):
         kernel = _kernel(torch, device, _ops.fmha_dtype(o_out.dtype),
                          int(o_out.shape[-1]))
         kernel.launch(tensors)
+    return o_out, lse_out
+
+
+def _steps(tensors: Sequence, itemsize: int) -> Optional[int]:
+    """The distance in elements between consecutive ``tensors`` when it is
+    one (whole elements), else None."""
+    base = tensors[0].data_ptr()
+    step = tensors[1].data_ptr() - base if len(tensors) > 1 else 0
+    if step % itemsize:
+        return None
+    for i, t in enumerate(tensors):
+        if t.data_ptr() - base != i * step:
+            return None
+    return step // itemsize
+
+
+def merge_states_fast(torch: Any, o_list: Sequence, lse_list: Sequence,
+                      layout: str) -> Optional[tuple]:
+    """The eager fast path: the first call of a layout (the states' number,
+    shapes, strides, dtypes, device; every state laid out as the first,
+    rows aligned, at equal distances) checks everything and binds a launch
+    whose states' stride each call sets; later calls compare the layouts,
+    allocate the outputs and launch. ``(o, lse)``, or None when the call
+    must take merge_states_impl."""
+    from . import torch_ops
+    _, _, _, get_device, raw_stream = torch_ops._fast_env(torch)
+    o0, lse0 = o_list[0], lse_list[0]
+    device = o0.device
+    if device.type != "cuda" or device.index != get_device():
+        return None
+    o_layout = (o0.shape, o0.stride(), o0.dtype, device)
+    lse_layout = (lse0.shape, lse0.stride(), lse0.dtype, lse0.device)
+    for o, lse in zip(o_list, lse_list):
+        if (o.shape, o.stride(), o.dtype, o.device) != o_layout or \
+                (lse.shape, lse.stride(), lse.dtype, lse.device) != \
+                lse_layout or o.data_ptr() & 15 or lse.data_ptr() & 3:
+            return None
+    o_step = _steps(o_list, o0.element_size())
+    lse_step = _steps(lse_list, 4)
+    if o_step is None or lse_step is None:
+        return None
+    key = (len(o_list), layout, o_layout, lse_layout)
+    bound = _BOUND.get(key)
+    if bound is None:
+        _check(torch, o_list, lse_list, layout)
+        if 0 in o0.shape or not _rows_aligned(o0):
+            return None
+        o_out, lse_out = outputs(torch, o0, lse0)
+        tensors = _launch_tensors(torch, o_list, lse_list, o_out, lse_out,
+                                  layout)
+        kernel = _kernel(torch, device, _ops.fmha_dtype(o0.dtype),
+                         int(o0.shape[-1]))
+        bound = kernel.bind(tensors, order=tuple(tensors),
+                            strides=(("o_states", 0), ("lse_states", 0)))
+        if len(_BOUND) >= _BOUND_LIMIT:
+            _BOUND.clear()
+        _BOUND[key] = bound
+    else:
+        o_out, lse_out = outputs(torch, o0, lse0)
+    bound.run((o0.data_ptr(), lse0.data_ptr(), o_out.data_ptr(),
+               lse_out.data_ptr()), raw_stream(device.index),
+              (o_step, lse_step))
     return o_out, lse_out
 
 
@@ -280,5 +353,9 @@ def merge_states(*args: Any, layout: str = "bhsd") -> tuple:
     if not torch.compiler.is_compiling() and all(
             type(t) is tensor and not t.requires_grad
             for t in (*o_list, *lse_list)):
-        return merge_states_impl(o_list, lse_list, layout)
+        merged = merge_states_fast(torch, o_list, lse_list, layout) \
+            if layout in LAYOUTS and o_list and len(o_list) == len(lse_list) \
+            else None
+        return merged if merged is not None else merge_states_impl(
+            o_list, lse_list, layout)
     return torch.ops.fmha.merge_states(o_list, lse_list, layout)

@@ -59,6 +59,29 @@ class BoundLaunchTest(unittest.TestCase):
         for address in maps:
             self.assertIn(address, addresses)
 
+    def test_strides_set_per_run(self):
+        # A kernel reading "a" as a strided memref: a run sets the bound
+        # stride and leaves the others as bind found them.
+        params = [{"kind": "memref", "tensor": "a", "strided": True},
+                  {"kind": "tensor_map", "tensor": "b", "box": [128, 64],
+                   "swizzle": 128},
+                  {"kind": "memref", "tensor": "c"}]
+        kernel = Kernel(gemm_manifest(params=params), b"CUBIN", self.driver)
+        t = tensors(0x10000)
+        t["a"] = view((1000, 128), strides=(256, 1), ptr=0x10000)
+        bound = kernel.bind(t, order=("a", "b", "c"), strides=(("a", 0),))
+        bound.run((0x10000, 0x110000, 0x210000), 0, (512,))
+        params = self.driver.calls[-1][6]
+        values = [ctypes.c_int64.from_address(params[i]).value
+                  for i in range(len(params))]
+        # a: allocated, aligned, offset, sizes (2), strides (2); b's map.
+        self.assertEqual(values[5:7], [512, 1])
+        self.assertEqual(values[3:5], [1000, 128])
+        with self.assertRaisesRegex(ValueError, "no stride 0 a run can set"):
+            kernel.bind(t, order=("a", "b", "c"), strides=(("c", 0),))
+        with self.assertRaisesRegex(ValueError, "no stride 2"):
+            kernel.bind(t, order=("a", "b", "c"), strides=(("a", 2),))
+
     def test_order_must_name_every_tensor(self):
         with self.assertRaisesRegex(ValueError, "takes tensors"):
             self.kernel.bind(self.t, order=("a", "b"))

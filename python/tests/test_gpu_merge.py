@@ -198,6 +198,25 @@ class MergeStatesTest(unittest.TestCase):
         lb = torch.randn(2, 4, 40, device="cuda")
         self.check([(a, la), (b, lb)])
 
+    def test_one_layout_many_distances(self):
+        merge_or_skip(self, "bf16", 128)
+        # One layout, so one bound launch (the first call binds it): the
+        # states' distance changes from call to call, including negative
+        # and zero, and three states at unequal distances take the
+        # stacking path.
+        shape, lse_shape = (2, 4, 37, 128), (2, 4, 37)
+        pool = self.states(4, (4, *shape), (4, *lse_shape))
+        o_pool, lse_pool = pool[0]
+        for i, j in ((0, 1), (1, 3), (3, 0), (2, 2)):
+            with self.subTest(states=(i, j)):
+                self.check([(o_pool[i], lse_pool[i]),
+                            (o_pool[j], lse_pool[j])])
+        separate = self.states(2, shape, lse_shape)
+        self.check(separate)
+        self.check([(o_pool[0], lse_pool[0]), (o_pool[1], lse_pool[1]),
+                    (o_pool[3], lse_pool[3])])
+        self.check([(o_pool[0], lse_pool[0]), *separate])
+
     def test_cuda_graph(self):
         merge_or_skip(self, "bf16", 128)
         states = self.states(2, (2, 4, 70, 128), (2, 4, 70))

@@ -27,12 +27,12 @@ import math
 import os
 import threading
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from .driver import DEFAULT_DYNAMIC_SMEM_LIMIT, MAX_PORTABLE_CLUSTER_SIZE
 from .errors import ManifestError
-from .manifest import (Manifest, bind_symbols, launch_grid, load_manifest,
-                       scratch_shapes)
+from .manifest import (Manifest, MemrefParam, bind_symbols, launch_grid,
+                       load_manifest, scratch_shapes)
 from .lru import LRUCache
 from .params import PackedParams, pack_params, rebindable_copy
 from .tensormap import TensorMapArgs, tensor_map_key
@@ -257,25 +257,42 @@ class Kernel:
                            launch.params.array, launch.cluster)
 
     def bind(self, tensors: Mapping[str, Any], stream: Any = None,
-             order: Optional[tuple] = None) -> "BoundLaunch":
+             order: Optional[tuple] = None,
+             strides: Sequence[tuple] = ()) -> "BoundLaunch":
         """Prepares a launch on ``tensors`` (every check of :meth:`prepare`)
         that later launches can repeat on other tensors of the same shapes,
         strides, dtypes and device, given only their addresses, in
         ``order`` (tensor names; default the manifest's): see
         :class:`BoundLaunch`. This is the front door's fast path. The
         sizes the caller passes (the manifest's ``sizes``) are those of
-        ``tensors`` for every later launch."""
+        ``tensors`` for every later launch. ``strides``: ``(name, dim)``
+        pairs of strides of tensors passed as strided memrefs that each
+        run sets anew (fmha.merge_states' distance between states); the
+        caller guarantees the kernel's layout rules for the values it
+        passes."""
         launch = self.prepare(tensors, stream)
-        params, slots = rebindable_copy(self.manifest, launch.params)
+        params, slots, memref_strides = rebindable_copy(self.manifest,
+                                                        launch.params)
         names = self._tensor_names
         order = tuple(names if order is None else order)
         if sorted(order) != sorted(names):
             raise ValueError(f"kernel '{self.name}' takes tensors "
                              f"{', '.join(names)}, not "
                              f"{', '.join(order)}")
+        strided = {p.tensor for p in self.manifest.params
+                   if isinstance(p, MemrefParam) and p.strided}
+        stride_slots = []
+        for name, dim in strides:
+            if name not in strided or \
+                    not 0 <= dim < len(memref_strides[name]):
+                raise ValueError(f"kernel '{self.name}': tensor '{name}' "
+                                 f"has no stride {dim} a run can set (a "
+                                 f"strided memref's)")
+            stride_slots.append(memref_strides[name][dim])
         ptrs = [as_view(tensors[name], name).data_ptr for name in order]
         return BoundLaunch(self, launch, params,
-                           [slots.get(name, []) for name in order], ptrs)
+                           [slots.get(name, []) for name in order], ptrs,
+                           stride_slots)
 
     @property
     def scratch_names(self) -> tuple:
@@ -469,12 +486,13 @@ class BoundLaunch:
     """
 
     def __init__(self, kernel: Kernel, launch: Launch, params: PackedParams,
-                 slots: list, ptrs: list) -> None:
+                 slots: list, ptrs: list, stride_slots: Sequence = ()) -> None:
         self.kernel = kernel
         self.launch_info = launch
         self._params = params  # keeps the parameter storage alive
         self._slots = slots  # per tensor, in the order run() takes them
         self._bound = list(ptrs)  # the addresses the parameters hold
+        self._stride_slots = list(stride_slots)  # Kernel.bind's strides
         driver = kernel.driver
         self._replace = driver.replace_tensor_map_address
         launcher = getattr(driver, "launcher", None)
@@ -491,9 +509,11 @@ class BoundLaunch:
         # the scratch tensors it passes per call here).
         self.scratch: Any = None
 
-    def run(self, ptrs: tuple, stream: int) -> None:
+    def run(self, ptrs: tuple, stream: int, strides: tuple = ()) -> None:
         """Launches on the tensors at ``ptrs`` (data pointers, in the order
-        the launch was bound with) on stream handle ``stream``."""
+        the launch was bound with) on stream handle ``stream``, with
+        ``strides`` the values of the strides the launch was bound to set
+        (:meth:`Kernel.bind`'s ``strides``, in that order)."""
         with self._lock:
             bound = self._bound
             for i, ptr in enumerate(ptrs):
@@ -504,4 +524,6 @@ class BoundLaunch:
                         else:
                             obj.value = ptr
                     bound[i] = ptr
+            for slot, value in zip(self._stride_slots, strides):
+                slot.value = value
             self._go(stream)

@@ -117,17 +117,21 @@ def pack_params(manifest: Manifest, views: Mapping[str, TensorView],
 
 
 def rebindable_copy(manifest: Manifest, packed: PackedParams) -> tuple:
-    """A copy of ``packed`` whose tensor addresses can be changed in place,
-    and where they are: ``(copy, slots)`` with ``slots[name]`` the list of
-    ``("tensor_map", TensorMap)`` and ``("ptr", c_uint64)`` values that hold
-    tensor ``name``'s address. Tensor maps are copied (the originals may be
-    shared with other launches through the runtime's map cache)."""
+    """A copy of ``packed`` whose tensor addresses and memref strides can be
+    changed in place, and where they are: ``(copy, slots, strides)`` with
+    ``slots[name]`` the list of ``("tensor_map", TensorMap)`` and ``("ptr",
+    c_uint64)`` values that hold tensor ``name``'s address, and
+    ``strides[name]`` the ``c_int64`` values of the strides of a tensor
+    passed as a memref, one per dimension. Tensor maps are copied (the
+    originals may be shared with other launches through the runtime's map
+    cache)."""
     from .tensormap import TENSOR_MAP_BYTES, TensorMap
     copy = PackedParams()
     slots: dict = {}
+    strides: dict = {}
     pos = 0
 
-    def take(name: Any) -> None:
+    def take(name: Any) -> Any:
         nonlocal pos
         kind, value = packed.entries[pos]
         obj = packed.storage[pos]
@@ -141,15 +145,18 @@ def rebindable_copy(manifest: Manifest, packed: PackedParams) -> tuple:
         if name is not None:
             slots.setdefault(name, []).append((kind, new))
         pos += 1
+        return new
 
     for p in manifest.params:
         if isinstance(p, (TensorMapParam, PointerParam)):
             take(p.tensor)
         elif isinstance(p, MemrefParam):
+            rank = manifest.tensors[p.tensor].rank
             take(p.tensor)  # allocated
             take(p.tensor)  # aligned
-            for _ in range(1 + 2 * manifest.tensors[p.tensor].rank):
-                take(None)  # offset, sizes, strides
+            for _ in range(1 + rank):
+                take(None)  # offset, sizes
+            strides[p.tensor] = [take(None) for _ in range(rank)]
         else:
             take(None)
-    return copy._finish(), slots
+    return copy._finish(), slots, strides
