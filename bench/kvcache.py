@@ -161,15 +161,19 @@ def point(batch, length, pages, max_bytes, splits=0):
 
 
 def main():
+    global HEAD_DIM
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--batches", default="1,8,64")
     p.add_argument("--lengths", default=",".join(map(str, LENGTHS)))
     p.add_argument("--pages", default="64,256")
     p.add_argument("--splits", type=int, default=0,
                    help="fmha's num_splits (0: chosen per call, 1: none)")
+    p.add_argument("--head-dim", type=int, default=HEAD_DIM,
+                   help="64, 128 (default) or 256")
     p.add_argument("--max-gib", type=float, default=24.0)
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args()
+    HEAD_DIM = args.head_dim
     torch.zeros(1, device="cuda")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; "
           f"decode bf16, head dim {HEAD_DIM}, GQA {HEADS}:{HEADS_KV}, "

@@ -42,9 +42,9 @@ MAX_SPLITS = 64
 # No split below this many keys per query block: the merge would cost
 # more than the split saves.
 MIN_SPLIT_KEYS = 512
-# Head dims whose split kernels fit: a split kernel's merge holds two
-# [64, head_dim] f32 O tiles per consumer, over the register budget at 256.
-SPLIT_HEAD_DIMS = (64, 128)
+# Head dims whose split kernels the plan uses (every head dim fmha.attention
+# takes: the merge works on chunks of 16 rows, docs/Serving.md "Registers").
+SPLIT_HEAD_DIMS = (64, 128, 256)
 # What a work item costs beyond its key tiles (loading Q, filling the
 # pipeline, writing its partial results), in keys.
 SPLIT_OVERHEAD_KEYS = 256

@@ -239,14 +239,30 @@ def _steps(tensors: Sequence, itemsize: int) -> Optional[int]:
     return step // itemsize
 
 
+def _stacked_source(torch: Any, tensors: Sequence) -> Optional[tuple]:
+    """``(address, state stride in elements, copy)`` of ``tensors`` (one
+    layout) as one stacked tensor whose states keep the first's strides:
+    in place when they lie at equal distances (``copy`` None), else a
+    ``torch.stack`` copy when it keeps them (dense states); None
+    otherwise."""
+    step = _steps(tensors, tensors[0].element_size())
+    if step is not None:
+        return tensors[0].data_ptr(), step, None
+    stacked = torch.stack(list(tensors))
+    if stacked.stride()[1:] != tensors[0].stride():
+        return None
+    return stacked.data_ptr(), stacked.stride(0), stacked
+
+
 def merge_states_fast(torch: Any, o_list: Sequence, lse_list: Sequence,
                       layout: str) -> Optional[tuple]:
     """The eager fast path: the first call of a layout (the states' number,
     shapes, strides, dtypes, device; every state laid out as the first,
-    rows aligned, at equal distances) checks everything and binds a launch
-    whose states' stride each call sets; later calls compare the layouts,
-    allocate the outputs and launch. ``(o, lse)``, or None when the call
-    must take merge_states_impl."""
+    rows aligned) checks everything and binds a launch whose states'
+    stride each call sets; later calls compare the layouts, stack the
+    states (in place when they lie at equal distances), allocate the
+    outputs and launch. ``(o, lse)``, or None when the call must take
+    merge_states_impl."""
     from . import torch_ops
     _, _, _, get_device, raw_stream = torch_ops._fast_env(torch)
     o0, lse0 = o_list[0], lse_list[0]
@@ -260,19 +276,33 @@ def merge_states_fast(torch: Any, o_list: Sequence, lse_list: Sequence,
                 (lse.shape, lse.stride(), lse.dtype, lse.device) != \
                 lse_layout or o.data_ptr() & 15 or lse.data_ptr() & 3:
             return None
-    o_step = _steps(o_list, o0.element_size())
-    lse_step = _steps(lse_list, 4)
-    if o_step is None or lse_step is None:
-        return None
     key = (len(o_list), layout, o_layout, lse_layout)
     bound = _BOUND.get(key)
     if bound is None:
         _check(torch, o_list, lse_list, layout)
         if 0 in o0.shape or not _rows_aligned(o0):
             return None
-        o_out, lse_out = outputs(torch, o0, lse0)
-        tensors = _launch_tensors(torch, o_list, lse_list, o_out, lse_out,
-                                  layout)
+    o_src = _stacked_source(torch, o_list)
+    lse_src = _stacked_source(torch, lse_list)
+    if o_src is None or lse_src is None:
+        return None
+    o_out, lse_out = outputs(torch, o0, lse0)
+    if bound is None:
+        from .runtime import as_view
+        # The states' views as the kernel takes them, stacked at this
+        # call's addresses and distances (every later call sets its own).
+        o_view, lse_view = (as_view(t) for t in _kernel_views(o0, lse0,
+                                                              layout))
+        o_states = dataclasses.replace(
+            o_view, data_ptr=o_src[0], shape=(len(o_list), *o_view.shape),
+            strides=(o_src[1], *o_view.strides))
+        lse_states = dataclasses.replace(
+            lse_view, data_ptr=lse_src[0],
+            shape=(len(o_list), *lse_view.shape),
+            strides=(lse_src[1], *lse_view.strides))
+        o_kernel, lse_kernel = _kernel_views(o_out, lse_out, layout)
+        tensors = {"o_states": o_states, "lse_states": lse_states,
+                   "o": o_kernel, "lse": lse_kernel}
         kernel = _kernel(torch, device, _ops.fmha_dtype(o0.dtype),
                          int(o0.shape[-1]))
         bound = kernel.bind(tensors, order=tuple(tensors),
@@ -280,11 +310,8 @@ def merge_states_fast(torch: Any, o_list: Sequence, lse_list: Sequence,
         if len(_BOUND) >= _BOUND_LIMIT:
             _BOUND.clear()
         _BOUND[key] = bound
-    else:
-        o_out, lse_out = outputs(torch, o0, lse0)
-    bound.run((o0.data_ptr(), lse0.data_ptr(), o_out.data_ptr(),
-               lse_out.data_ptr()), raw_stream(device.index),
-              (o_step, lse_step))
+    bound.run((o_src[0], lse_src[0], o_out.data_ptr(), lse_out.data_ptr()),
+              raw_stream(device.index), (o_src[1], lse_src[1]))
     return o_out, lse_out
 
 

@@ -54,8 +54,7 @@ DECODE_LENGTHS = (0, 1, 17, 1000, 4097)
 # causal, window, page sizes, (heads_q, heads_kv) pairs). A pair whose
 # group packs needs its packed kernels, split and not; one that does not
 # (MHA) needs the option's unpacked split kernel (heads dynamic: one for
-# every pair), which also serves calls of more than 16 queries. Head dim
-# 256 does not split (kvcache.SPLIT_HEAD_DIMS).
+# every pair), which also serves calls of more than 16 queries.
 DECODE_OPTIONS = (
     ("bf16", (128,), True, None, (None, 16, 64, 256), ((32, 8),)),
     ("bf16", (128,), True, None, (64,),

@@ -333,9 +333,9 @@ class DecodePlanTest(unittest.TestCase):
         self.assertEqual(self.plan(batch=4, heads_q=8, heads_kv=1,
                                    head_dim=64, capacity=4097,
                                    page_size=256), (True, 7))
-        # Head dim 256 does not split (its split kernel does not fit).
-        self.assertEqual(self.plan(head_dim=256), (True, 1))
-        self.assertEqual(self.plan(head_dim=256, num_splits=7), (True, 1))
+        # Head dim 256 splits like the others (tiles of 64 keys).
+        self.assertEqual(self.plan(head_dim=256), (True, 16))
+        self.assertEqual(self.plan(head_dim=256, num_splits=7), (True, 7))
         # A window bounds the keys a query block sees.
         self.assertEqual(self.plan(window=(1024, 0)), (True, 3))
         self.assertEqual(self.plan(window=(100, 0)), (True, 1))

@@ -43,11 +43,13 @@ import stress  # noqa: E402
 from fmha import ops  # noqa: E402
 from tests import test_gpu_fp8, test_gpu_kvcache, test_gpu_merge  # noqa: E402
 
-# bench/kvcache.py's decode: bf16, head dim 128, 32 query heads on 8 KV
-# heads, seq_q 1, no mask, no lse, dense and pages of 64 and 256; packed,
-# split (the default and --splits n) or not (--splits 1).
+# bench/kvcache.py's decode: bf16, head dim 128 (and 256 with --head-dim,
+# dense only), 32 query heads on 8 KV heads, seq_q 1, no mask, no lse,
+# dense and pages of 64 and 256; packed, split (the default and --splits n)
+# or not (--splits 1).
 BENCH_KVCACHE = (("bf16", (128,), False, None, (None, 64, 256),
-                  ((32, 8),)),)
+                  ((32, 8),)),
+                 ("bf16", (256,), False, None, (None,), ((32, 8),)))
 
 
 def bench_specs():
