@@ -8,6 +8,7 @@
 
 #include "Expand.h"
 
+#include "fmha/Dialect/FMHA/IR/SplitMerge.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -871,7 +872,7 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
   b.setInsertionPointToStart(chunks.getBody());
   Value r0 = arith::AddIOp::create(b, loc, m0, chunks.getInductionVar());
   MergedPartials merged = mergePartials(
-      b, loc, numSplits, chunkType, limits::kMergeUnroll,
+      b, loc, numSplits, chunkType, getSplitMergeUnroll(op),
       [&](Value i) -> Value {
         return tile::LoadDirectOp::create(b, loc, chunkRowType, partialLse,
                                           ValueRange{i, batch, head, r0});
