@@ -47,18 +47,16 @@
 // CHECK: tile.store_direct %[[PL]][%[[SPLIT]], %[[SEQ]], %[[HEAD]], %[[M0]]], %{{.*}} : memref<?x?x?x?xf32>, tensor<64xf32>
 // CHECK: %[[ISLAST:.*]] = tile.counter_arrive %[[CNT]][%{{.*}}], %[[S]] : memref<?xi32>
 // CHECK: scf.if %[[ISLAST]] {
-// The tile's live rows (at most 64), 16 at a time: the lse rows of 16
-// partials per step, then the O rows of as many as the main loop's S, P
-// and O registers hold (getSplitMergeUnroll: 6 for this tile), all loaded
-// before they merge.
+// The tile's live rows (at most 64), 16 at a time: the lse rows of 4
+// partials per step, then their O rows, all loaded before they merge.
 // CHECK: %[[LIVE:.*]] = arith.minsi %c64_i32{{.*}}, %{{.*}} : i32
 // CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[LIVE]] step %c16_i32{{.*}} : i32 {
 // CHECK: %[[R0:.*]] = arith.addi %[[M0]], %[[C]] : i32
-// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[S]] step %c16_i32{{.*}} iter_args(
-// CHECK-COUNT-16: tile.load_direct %[[PL]][%{{.*}}, %[[SEQ]], %[[HEAD]], %[[R0]]] : memref<?x?x?x?xf32> -> tensor<16xf32>
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[S]] step %c4_i32{{.*}} iter_args(
+// CHECK-COUNT-4: tile.load_direct %[[PL]][%{{.*}}, %[[SEQ]], %[[HEAD]], %[[R0]]] : memref<?x?x?x?xf32> -> tensor<16xf32>
 // CHECK: scf.yield
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[S]] step %c6_i32{{.*}} iter_args(
-// CHECK-COUNT-6: tile.load_direct %[[PO]][%{{.*}}, %[[SEQ]], %[[HEAD]], %[[R0]], %{{.*}}] : memref<?x?x?x?x128xf32> -> tensor<16x128xf32>
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[S]] step %c4_i32{{.*}} iter_args(
+// CHECK-COUNT-4: tile.load_direct %[[PO]][%{{.*}}, %[[SEQ]], %[[HEAD]], %[[R0]], %{{.*}}] : memref<?x?x?x?x128xf32> -> tensor<16x128xf32>
 // CHECK: math.exp2
 // O and lse through views whose rows run over [seq_q, group]: row_dims 2.
 // CHECK: %[[OV:.*]] = memref.reinterpret_cast %[[O]] to offset: [0], sizes: [%{{.*}}, %{{.*}}, %{{.*}}, 4, 128], strides: [%{{.*}}, 512, %{{.*}}, 128, 1]

@@ -8,7 +8,6 @@
 #include "VerifyUtils.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
-#include "fmha/Dialect/FMHA/IR/SplitMerge.h"
 #include "fmha/Target/TargetLimits.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -16,7 +15,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -30,9 +28,6 @@ namespace {
 /// plain partial loads (calibrated with ptxas: the head-dim-128 split
 /// kernel, its next partial loaded ahead, spills at 232 and fits at 240).
 constexpr int64_t kMergeAddressRegisters = 16;
-/// The most partials split-KV's merge loads together (kMergeUnroll the
-/// fewest), where the main loop's registers allow.
-constexpr int64_t kMergeMaxUnroll = 8;
 
 constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
 constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
@@ -308,38 +303,13 @@ int64_t AttentionOp::getSplitMergeChunkRows() {
   return std::max(limits::kSplitMergeChunkRows, getPackedGroup());
 }
 
-/// Registers per thread of a split merge's chunk of rows.
-static int64_t mergeChunkRegisters(AttentionOp op, int64_t headDim) {
-  return op.getSplitMergeChunkRows() * headDim / limits::kWarpgroupThreads;
-}
-
-/// The main loop's registers of S, P and O per thread, which are dead by
-/// the time the merge runs.
-static int64_t mainLoopTileRegisters(AttentionOp op, int64_t headDim) {
-  int64_t s = op.getBlockM() * op.getBlockN() / limits::kWarpgroupThreads;
-  int64_t o = op.getBlockM() * headDim / limits::kWarpgroupThreads;
-  return 2 * s + o;
-}
-
-static int64_t staticHeadDim(AttentionOp op) {
-  int64_t headDim = op.getHeadDim();
-  return ShapedType::isDynamic(headDim) ? 0 : headDim;
-}
-
-int64_t fmha::getSplitMergeUnroll(AttentionOp op) {
-  int64_t headDim = staticHeadDim(op);
-  int64_t chunk = mergeChunkRegisters(op, headDim);
-  if (chunk == 0)
-    return limits::kMergeUnroll;
-  int64_t fit =
-      (mainLoopTileRegisters(op, headDim) - kMergeAddressRegisters) / chunk -
-      1;
-  return std::clamp(fit, limits::kMergeUnroll, kMergeMaxUnroll);
-}
-
 int64_t AttentionOp::getSplitMergeRegisters() {
-  int64_t chunk = mergeChunkRegisters(*this, staticHeadDim(*this));
-  return (getSplitMergeUnroll(*this) + 1) * chunk + kMergeAddressRegisters;
+  int64_t headDim = getHeadDim();
+  if (ShapedType::isDynamic(headDim))
+    headDim = 0;
+  int64_t chunk =
+      getSplitMergeChunkRows() * headDim / limits::kWarpgroupThreads;
+  return (limits::kMergeUnroll + 1) * chunk + kMergeAddressRegisters;
 }
 
 int64_t AttentionOp::getConsumerRegisters() {
@@ -745,7 +715,7 @@ static LogicalResult verifyConfig(AttentionOp op) {
         int64_t s = blockM * blockN / limits::kWarpgroupThreads;
         int64_t o = blockM * headDim / limits::kWarpgroupThreads;
         if (op.getSplitKv() && op.getSplitMergeRegisters() > 2 * s + o) {
-          os << "split_kv's merge: " << getSplitMergeUnroll(op) + 1 << " "
+          os << "split_kv's merge: " << limits::kMergeUnroll + 1 << " "
              << op.getSplitMergeChunkRows() << "x" << headDim
              << " fp32 chunks (the running sum and the partials loaded "
                 "together) + "

@@ -8,7 +8,6 @@
 
 #include "Expand.h"
 
-#include "fmha/Dialect/FMHA/IR/SplitMerge.h"
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -872,7 +871,7 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
   b.setInsertionPointToStart(chunks.getBody());
   Value r0 = arith::AddIOp::create(b, loc, m0, chunks.getInductionVar());
   MergedPartials merged = mergePartials(
-      b, loc, numSplits, chunkType, getSplitMergeUnroll(op),
+      b, loc, numSplits, chunkType, limits::kMergeUnroll,
       [&](Value i) -> Value {
         return tile::LoadDirectOp::create(b, loc, chunkRowType, partialLse,
                                           ValueRange{i, batch, head, r0});

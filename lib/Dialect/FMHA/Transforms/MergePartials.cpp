@@ -2,9 +2,9 @@
 //
 // Part of fmha. The tile code that merges partial attention results over
 // disjoint key sets, shared by fmha.merge_states and by split-KV's last
-// arrival: the log-sum-exp of each state's rows first (16 states' rows
-// loaded together), then the states' O tiles weighted once per
-// row, `unroll` states per step so that their loads are in flight together.
+// arrival: the log-sum-exp of each state's rows first, then the states'
+// O tiles weighted once per row, `unroll` states per step so that their
+// loads are in flight together.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,16 +16,11 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
 using namespace mlir;
 using namespace mlir::fmha;
-
-/// States whose lse rows the first pass loads together: row vectors are
-/// small, so more of them than the tiles of the second pass.
-static constexpr int64_t kMergeLseUnroll = 16;
 
 MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
                                    RankedTensorType tileType, int64_t unroll,
@@ -53,19 +48,17 @@ MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
     return {index, lse};
   };
   Value zero = constI32(0), step = constI32(unroll);
-  int64_t lseUnroll = std::max(unroll, kMergeLseUnroll);
 
   // Pass 1: the merged log-sum-exp, online in base 2: the running max m of
   // the states' lse and sum l of 2^(lse_s - m). States of lse -inf add
   // nothing (while all are, the reference is 0 and l stays 0).
-  auto lseLoop =
-      scf::ForOp::create(b, loc, zero, count, constI32(lseUnroll),
-                         ValueRange{rowsOf(negInf), rowsOf(0.0)});
+  auto lseLoop = scf::ForOp::create(b, loc, zero, count, step,
+                                    ValueRange{rowsOf(negInf), rowsOf(0.0)});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(lseLoop.getBody());
     SmallVector<Value> lses;
-    for (int64_t u = 0; u < lseUnroll; ++u)
+    for (int64_t u = 0; u < unroll; ++u)
       lses.push_back(stateLse(lseLoop.getInductionVar(), u).second);
     Value m = lseLoop.getRegionIterArgs()[0];
     Value l = lseLoop.getRegionIterArgs()[1];
