@@ -627,9 +627,69 @@ class MergeSpec(_Spec):
                 f"    target {self.target}\n")
 
 
-Spec = Union[GemmSpec, AttentionSpec, MergeSpec]
+# Page sizes of fmha.append_kv's paged caches: powers of two from this.
+APPEND_MIN_PAGE_SIZE = 16
+
+
+@dataclass(frozen=True)
+class AppendSpec(_Spec):
+    """Writing new tokens' keys and values into a KV cache, the
+    ``fmha.append_kv`` op: ``k_new``, ``v_new`` ``[batch, seq_new,
+    heads_kv, head_dim]`` (``dtype``) and ``cache_seqlens`` ``[batch]``
+    (i32) in, with ``block_table`` ``[batch, max_pages]`` (i32) when
+    ``page_size`` is set; the caches, written in place, ``[batch,
+    capacity, heads_kv, head_dim]`` or ``[num_pages, page_size, heads_kv,
+    head_dim]``. Every size but ``head_dim`` and ``page_size`` dynamic;
+    keys, values and caches read and written with their own strides."""
+
+    dtype: str = "bf16"
+    head_dim: int = 128
+    page_size: Optional[int] = None
+    target: str = "sm_90a"
+
+    kind = "append_kv"
+
+    def __post_init__(self) -> None:
+        _check_choice("dtype", self.dtype, INPUT_DTYPES)
+        _check_int("head_dim", self.head_dim, 8, MERGE_MAX_HEAD_DIM)
+        if self.head_dim % 8:
+            raise ValueError(f"head_dim must be a multiple of 8, got "
+                             f"{self.head_dim}")
+        if self.page_size is not None:
+            _check_int("page_size", self.page_size, APPEND_MIN_PAGE_SIZE,
+                       1 << 30)
+            if self.page_size & (self.page_size - 1):
+                raise ValueError(f"page_size must be a power of two, got "
+                                 f"{self.page_size}")
+        _check_choice("target", self.target, TARGETS)
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol, e.g. ``append_kv_bf16_d128`` or
+        ``append_kv_bf16_d128_p64``."""
+        page = "" if self.page_size is None else f"_p{self.page_size}"
+        return f"append_kv_{self.dtype}_d{self.head_dim}{page}"
+
+    def signature(self) -> str:
+        d = self.head_dim
+        new = tensor_type((None, None, None, d), self.dtype)
+        inputs = [new, new, tensor_type((None,), "i32")]
+        if self.page_size is None:
+            cache = new
+        else:
+            inputs.append(tensor_type((None, None), "i32"))
+            cache = tensor_type((None, self.page_size, None, d), self.dtype)
+        return f"({', '.join(inputs)}) -> ({cache}, {cache})"
+
+    def to_mlir(self) -> str:
+        """The ``fmha.append_kv`` op, one declaration in a module."""
+        return (f"fmha.append_kv @{self.name} {self.signature()}\n"
+                f"    target {self.target}\n")
+
+
+Spec = Union[GemmSpec, AttentionSpec, MergeSpec, AppendSpec]
 SPEC_KINDS = {"gemm": GemmSpec, "attention": AttentionSpec,
-              "merge_states": MergeSpec}
+              "merge_states": MergeSpec, "append_kv": AppendSpec}
 
 
 def spec_from_dict(data: dict) -> Spec:

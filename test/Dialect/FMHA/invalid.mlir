@@ -1621,3 +1621,139 @@ fmha.merge_states @m (tensor<?x?x?x70000x128xbf16>, tensor<?x?x?x?xf32>)
 // expected-error @+1 {{batch 70000 is too large}}
 fmha.merge_states @m (tensor<?x70000x?x?x128xbf16>, tensor<?x?x?x?xf32>)
     -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+//===----------------------------------------------------------------------===//
+// fmha.append_kv
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{expects 3 inputs (k_new, v_new, cache_seqlens) or 4 (and block_table), got 2}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>)
+    -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{expects 2 results (k_cache, v_cache), got 1}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi32>) -> tensor<?x?x8x128xbf16> target sm_90a
+
+// -----
+
+// expected-error @+1 {{cache_seqlens must be a rank-1 tensor [batch], got 'tensor<?x?xi32>'}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?x?xi32>)
+    -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{k_new element type 'f32' is not supported: expected bf16 or f16}}
+fmha.append_kv @a (tensor<?x?x8x128xf32>, tensor<?x?x8x128xf32>,
+                   tensor<?xi32>)
+    -> (tensor<?x?x8x128xf32>, tensor<?x?x8x128xf32>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{v_cache element type 'f16' does not match k_new element type 'bf16'}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{cache_seqlens element type 'i64' is not supported: expected i32}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi64>)
+    -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{block_table element type 'i64' is not supported: expected i32}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi32>, tensor<?x?xi64>)
+    -> (tensor<?x64x8x128xbf16>, tensor<?x64x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{v_new seq_new 2 does not match k_new seq_new 1}}
+fmha.append_kv @a (tensor<?x1x8x128xbf16>, tensor<?x2x8x128xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{v_cache capacity 512 does not match k_cache capacity 256}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<?x256x8x128xbf16>, tensor<?x512x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{cache_seqlens batch 3 does not match k_new batch 2}}
+fmha.append_kv @a (tensor<2x?x8x128xbf16>, tensor<2x?x8x128xbf16>,
+                   tensor<3xi32>)
+    -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{k_cache heads_kv 4 does not match k_new heads_kv 8}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<?x?x4x128xbf16>, tensor<?x?x4x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{k_cache head_dim 64 does not match k_new head_dim 128}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<?x?x8x64xbf16>, tensor<?x?x8x64xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{block_table batch 3 does not match k_new batch 2}}
+fmha.append_kv @a (tensor<2x?x8x128xbf16>, tensor<2x?x8x128xbf16>,
+                   tensor<?xi32>, tensor<3x?xi32>)
+    -> (tensor<?x64x8x128xbf16>, tensor<?x64x8x128xbf16>) target sm_90a
+
+// -----
+
+// A dense cache holds one sequence per batch entry.
+// expected-error @+1 {{k_cache batch 3 does not match k_new batch 2}}
+fmha.append_kv @a (tensor<2x?x8x128xbf16>, tensor<2x?x8x128xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<3x?x8x128xbf16>, tensor<3x?x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{page_size (k_cache dimension 1) must be a static power of two of at least 16, got 48}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi32>, tensor<?x?xi32>)
+    -> (tensor<?x48x8x128xbf16>, tensor<?x48x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{page_size (k_cache dimension 1) must be a static power of two of at least 16, got ?}}
+fmha.append_kv @a (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                   tensor<?xi32>, tensor<?x?xi32>)
+    -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{head_dim must be static (in k_new or k_cache)}}
+fmha.append_kv @a (tensor<?x?x8x?xbf16>, tensor<?x?x8x?xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<?x?x8x?xbf16>, tensor<?x?x8x?xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{head_dim 100 is not supported: expected a multiple of 8 (rows move in 16-byte pieces) up to 512}}
+fmha.append_kv @a (tensor<?x?x8x100xbf16>, tensor<?x?x8x100xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<?x?x8x100xbf16>, tensor<?x?x8x100xbf16>) target sm_90a
+
+// -----
+
+// expected-error @+1 {{heads_kv 70000 is too large: the grid has heads_kv CTAs along y and batch along z, at most 65535}}
+fmha.append_kv @a (tensor<?x?x70000x128xbf16>, tensor<?x?x70000x128xbf16>,
+                   tensor<?xi32>)
+    -> (tensor<?x?x70000x128xbf16>, tensor<?x?x70000x128xbf16>) target sm_90a

@@ -207,3 +207,20 @@ fmha.merge_states @merge (tensor<?x?x?x?x128xbf16>, tensor<?x?x?x?xf32>)
 // CHECK: fmha.merge_states @merge_static (tensor<2x?x?x8x24xf16>, tensor<2x?x8x?xf32>) -> (tensor<?x?x8x24xf16>, tensor<?x8x?xf32>) target sm_100a
 fmha.merge_states @merge_static (tensor<2x?x?x8x24xf16>, tensor<2x?x8x?xf32>)
     -> (tensor<?x?x8x24xf16>, tensor<?x8x?xf32>) target sm_100a
+
+//===----------------------------------------------------------------------===//
+// fmha.append_kv
+//===----------------------------------------------------------------------===//
+
+// A dense bf16 cache, head dim 128, 8 KV heads.
+// CHECK: fmha.append_kv @append (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>, tensor<?xi32>) -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>) target sm_90a
+// GENERIC: "fmha.append_kv"() <{function_type = (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>, tensor<?xi32>) -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>), sym_name = "append", target = #fmha<target sm_90a>}> : () -> ()
+fmha.append_kv @append (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
+                        tensor<?xi32>)
+    -> (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>) target sm_90a
+
+// A paged f16 cache (pages of 64 rows), head dim 64, on sm_100a.
+// CHECK: fmha.append_kv @append_paged (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?xi32>, tensor<?x?xi32>) -> (tensor<?x64x?x64xf16>, tensor<?x64x?x64xf16>) target sm_100a
+fmha.append_kv @append_paged (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,
+                              tensor<?xi32>, tensor<?x?xi32>)
+    -> (tensor<?x64x?x64xf16>, tensor<?x64x?x64xf16>) target sm_100a

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
+#include "fmha/Dialect/FMHA/IR/FMHAServingOps.h"
 #include "fmha/Target/KernelAttrs.h"
 
 #include "mlir/IR/Builders.h"
@@ -30,6 +31,10 @@ void FMHADialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "fmha/Dialect/FMHA/IR/FMHAOps.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "fmha/Dialect/FMHA/IR/FMHAServingOps.cpp.inc"
       >();
 }
 

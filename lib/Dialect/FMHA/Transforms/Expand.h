@@ -18,6 +18,8 @@
 namespace mlir {
 namespace fmha {
 
+class AppendKVOp;
+
 /// What every tile-program builder of fmha-expand-kernels holds: the
 /// builder, the kernel op's location, the scalar types and the constants
 /// built from them.
@@ -137,6 +139,7 @@ MergedPartials mergePartials(OpBuilder &b, Location loc, Value count,
 LogicalResult expandGemm(GemmOp op, OpBuilder &b);
 LogicalResult expandAttention(AttentionOp op, OpBuilder &b);
 LogicalResult expandMergeStates(MergeStatesOp op, OpBuilder &b);
+LogicalResult expandAppendKV(AppendKVOp op, OpBuilder &b);
 
 } // namespace fmha
 } // namespace mlir

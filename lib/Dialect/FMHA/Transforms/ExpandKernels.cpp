@@ -7,6 +7,8 @@
 
 #include "Expand.h"
 
+#include "fmha/Dialect/FMHA/IR/FMHAServingOps.h"
+
 #include "fmha/Dialect/FMHA/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -145,7 +147,7 @@ struct FMHAExpandKernelsPass
     ModuleOp module = getOperation();
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
-      if (isa<GemmOp, AttentionOp, MergeStatesOp>(op))
+      if (isa<GemmOp, AttentionOp, MergeStatesOp, AppendKVOp>(op))
         kernels.push_back(op);
     });
     if (kernels.empty())
@@ -162,7 +164,9 @@ struct FMHAExpandKernelsPass
               })
               .Case([&](MergeStatesOp merge) {
                 return expandMergeStates(merge, b);
-              });
+              })
+              .Case(
+                  [&](AppendKVOp append) { return expandAppendKV(append, b); });
       if (failed(result))
         return signalPassFailure();
     }

@@ -3,6 +3,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 def FMHA_Dialect : Dialect {
   let name = "fmha";
@@ -78,6 +79,14 @@ def FMHA_Dialect : Dialect {
 
 class FMHA_Op<string mnemonic, list<Trait> traits = []>
     : Op<FMHA_Dialect, mnemonic, traits>;
+
+/// Base class of the kernel declarations: module-level symbols whose name is
+/// the kernel's and whose signature is a function type of builtin tensors.
+class FMHA_KernelOp<string mnemonic, list<Trait> traits = []>
+    : FMHA_Op<mnemonic, !listconcat(traits, [
+        Symbol, HasParent<"::mlir::ModuleOp">])> {
+  let hasVerifier = 1;
+}
 class FMHA_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<FMHA_Dialect, name, traits> {
   let mnemonic = attrMnemonic;

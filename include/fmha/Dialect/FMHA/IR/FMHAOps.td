@@ -42,14 +42,6 @@ def FMHA_MulticastAttr : FMHA_CountAttr<
 def FMHA_SplitsAttr : FMHA_CountAttr<
     "K ranges each output tile is split into (split-K), at least 1">;
 
-/// Base class of the kernel declarations: module-level symbols whose name is
-/// the kernel's and whose signature is a function type of builtin tensors.
-class FMHA_KernelOp<string mnemonic, list<Trait> traits = []>
-    : FMHA_Op<mnemonic, !listconcat(traits, [
-        Symbol, HasParent<"::mlir::ModuleOp">])> {
-  let hasVerifier = 1;
-}
-
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
