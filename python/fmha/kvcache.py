@@ -867,13 +867,13 @@ def append_to_cache(torch: Any, k_cache: Any, v_cache: Any, seqlens: Any,
                     check_values: bool = True) -> Any:
     """Writes ``k_new``, ``v_new`` (``[batch, seq_new, heads_kv,
     head_dim]``) into the caches at positions ``seqlens[b]`` on (through
-    ``table`` when paged) with PyTorch indexing, and returns the lengths
-    after them, ``seqlens + seq_new`` (int32). ``check_values``: the
-    longer lengths and the pages they use are checked first
-    (check_cache_values, a synchronization; not while a CUDA graph is
-    captured or torch.compile traces). Positions are clamped into the
-    caches (pages into the pool), so unchecked bad values never write
-    outside them."""
+    ``table`` when paged) with the compiled ``fmha.append_kv`` kernel
+    (fmha.append), and returns the lengths after them, ``seqlens +
+    seq_new`` (int32). ``check_values``: the longer lengths and the pages
+    they use are checked first (check_cache_values, a synchronization; not
+    while a CUDA graph is captured or torch.compile traces). Unchecked, a
+    position outside the cache or a page outside the pool is not written,
+    so bad values never write outside the caches."""
     _check_together(k_new, v_new)
     named = [("k_new", k_new), ("v_new", v_new)]
     _ops.check_tensor_types(torch, WHAT, named)
@@ -890,20 +890,8 @@ def append_to_cache(torch: Any, k_cache: Any, v_cache: Any, seqlens: Any,
         _values_checked(torch, lengths, table, rows, int(k_cache.shape[0]))
     if seq_new == 0 or 0 in seqlens.shape or 0 in k_cache.shape:
         return lengths
-    device = k_cache.device
-    pos = seqlens.long()[:, None] + torch.arange(seq_new, device=device)
-    if table is None:
-        pos = pos.clamp(0, rows - 1)
-        batch = torch.arange(int(seqlens.shape[0]), device=device)[:, None]
-        index = (batch.expand_as(pos), pos)
-    elif table.shape[1] == 0:
-        return lengths
-    else:
-        pos = pos.clamp(0, rows * int(table.shape[1]) - 1)
-        pages = table.long().gather(1, pos // rows)
-        index = (pages.clamp(0, int(k_cache.shape[0]) - 1), pos % rows)
-    k_cache.index_put_(index, k_new)
-    v_cache.index_put_(index, v_new)
+    from . import append
+    append.append_kv(torch, k_cache, v_cache, seqlens, table, k_new, v_new)
     return lengths
 
 
@@ -956,12 +944,11 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     ``cache_seqlens[b] + seq_new - 1`` (through the block table when
     paged) before the attention, which then sees ``cache_seqlens +
     seq_new`` keys per sequence (cache_seqlens itself is not changed: the
-    caller advances it). This first version writes with PyTorch indexing
-    (:func:`append_to_cache`, a few small kernels) before the launch, not
-    inside the kernel. The value check then checks the longer lengths
-    before anything is written; unchecked, positions past the capacity
-    and pages outside the pool are clamped into the caches (they overwrite
-    cache rows, but nothing outside the caches).
+    caller advances it). A compiled kernel (``fmha.append_kv``, one launch
+    before the attention's) writes them; the caches' rows must then be
+    16-byte aligned (a ValueError says so). The value check checks the
+    longer lengths before anything is written; unchecked, positions past
+    the capacity and pages outside the pool are not written.
 
     Before the launch cache_seqlens and block_table are copied to the host
     and checked (lengths in [0, capacity], the pages each sequence uses

@@ -146,15 +146,6 @@ def _kernel_views(o: Any, lse: Any, layout: str) -> tuple:
     return o, lse
 
 
-def _rows_aligned(t: Any) -> bool:
-    """Whether the kernel's 16-byte loads and stores can address ``t``'s
-    rows: innermost stride 1, other strides and the address multiples of
-    16 bytes."""
-    size = t.element_size()
-    return (t.stride(-1) == 1 and t.data_ptr() % 16 == 0
-            and all((s * size) % 16 == 0 for s in t.stride()[:-1]))
-
-
 def stacked_view(views: Sequence) -> Optional[Any]:
     """``views`` (fmha.runtime.TensorViews of one shape and strides) as one
     view with a leading states dimension whose stride is the distance
@@ -197,8 +188,8 @@ def _launch_tensors(torch: Any, o_list: Sequence, lse_list: Sequence,
                     o_out: Any, lse_out: Any, layout: str) -> dict:
     """The kernel's tensors: the states stacked (a view where their layouts
     allow, else a copy), o and lse in the kernel's views."""
-    states = [_kernel_views(o if _rows_aligned(o) else o.contiguous(), lse,
-                            layout) for o, lse in zip(o_list, lse_list)]
+    states = [_kernel_views(o if _ops.rows_aligned(o) else o.contiguous(),
+                            lse, layout) for o, lse in zip(o_list, lse_list)]
     o_view, lse_view = _kernel_views(o_out, lse_out, layout)
     return {"o_states": _stack(torch, [o for o, _ in states]),
             "lse_states": _stack(torch, [lse for _, lse in states]),
@@ -280,7 +271,7 @@ def merge_states_fast(torch: Any, o_list: Sequence, lse_list: Sequence,
     bound = _BOUND.get(key)
     if bound is None:
         _check(torch, o_list, lse_list, layout)
-        if 0 in o0.shape or not _rows_aligned(o0):
+        if 0 in o0.shape or not _ops.rows_aligned(o0):
             return None
     o_src = _stacked_source(torch, o_list)
     lse_src = _stacked_source(torch, lse_list)

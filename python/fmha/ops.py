@@ -166,6 +166,15 @@ def check_tensor_types(torch: Any, what: str, named: Sequence) -> None:
                             f"{type(t).__name__}")
 
 
+def rows_aligned(t: Any) -> bool:
+    """Whether a kernel's 16-byte plain loads and stores can address the
+    rows of tensor ``t``: innermost stride 1, other strides and the address
+    multiples of 16 bytes."""
+    size = t.element_size()
+    return (t.stride(-1) == 1 and t.data_ptr() % 16 == 0
+            and all((s * size) % 16 == 0 for s in t.stride()[:-1]))
+
+
 def check_one_device(what: str, named: Sequence) -> None:
     """Checks that the tensors of ``named`` (``(name, tensor)`` pairs) are
     on one device (ValueError naming them for ``what``)."""

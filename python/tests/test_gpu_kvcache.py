@@ -32,6 +32,7 @@ except ImportError:
 
 import fmha
 from fmha import kvcache, ops
+from fmha.specs import AppendSpec
 
 from .test_gpu_ops import attention_reference, compile_or_skip
 
@@ -86,6 +87,14 @@ def decode_kernel_specs(options=DECODE_OPTIONS, target="sm_90a"):
                             if spec not in specs:
                                 specs.append(spec)
     return specs
+
+
+# The fmha.append_kv kernels that k_new / v_new take (AppendTest and the
+# stress test): every dtype, head dim and page size the API accepts.
+APPEND_KERNELS = [AppendSpec(dtype=dtype, head_dim=d, page_size=page)
+                  for dtype in ("bf16", "f16")
+                  for d in ops.ATTENTION_HEAD_DIMS
+                  for page in (None, *kvcache.PAGE_SIZES)]
 
 
 def kvcache_or_skip(test, dtype="bf16", head_dim=128, page_size=None,
@@ -804,9 +813,108 @@ class AppendTest(_Checks):
                     self.check(q, (k, v, lengths, table), o, lse,
                                causal=True)
 
+    def test_append_kernel(self):
+        """The fmha.append_kv kernel alone against PyTorch indexing on a
+        copy of the caches: f16 and bf16, head dims 64, 128, 256, dense and
+        pages of 16 and 64, blocks of new tokens that start and end inside
+        a page and cross pages (17 and 40 new tokens), k_new a strided
+        view; every other row of the caches unchanged."""
+        from fmha import append
+        for dtype, head_dim, page in (("f16", 64, 16), ("bf16", 64, None),
+                                      ("bf16", 128, 64), ("f16", 256, 16),
+                                      ("bf16", 256, None)):
+            compile_or_skip(self, AppendSpec(dtype=dtype, head_dim=head_dim,
+                                             page_size=page))
+            t = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+            for seq_new in (1, 17, 40):
+                with self.subTest(dtype=dtype, head_dim=head_dim, page=page,
+                                  seq_new=seq_new):
+                    start = [0, 5, 16, 63, 100]
+                    final = [n + seq_new for n in start]
+                    k, v, _, table = make_cache(final, 3, head_dim, t, page,
+                                                max_len=max(final) + 7)
+                    wide = torch.randn(len(start), seq_new, 3, 2 * head_dim,
+                                       device="cuda", dtype=t)
+                    k_new = wide[..., :head_dim]  # rows 2 * head_dim apart
+                    v_new = torch.randn(len(start), seq_new, 3, head_dim,
+                                        device="cuda", dtype=t)
+                    want_k, want_v = k.clone(), v.clone()
+                    for b, s0 in enumerate(start):
+                        set_cache_rows(want_k, table, b, s0, s0 + seq_new,
+                                       k_new[b])
+                        set_cache_rows(want_v, table, b, s0, s0 + seq_new,
+                                       v_new[b])
+                    seqlens = torch.tensor(start, dtype=torch.int32,
+                                           device="cuda")
+                    append.append_kv(torch, k, v, seqlens, table, k_new,
+                                     v_new)
+                    torch.cuda.synchronize()
+                    self.assertTrue(torch.equal(k.nan_to_num(),
+                                                want_k.nan_to_num()))
+                    self.assertTrue(torch.equal(v.nan_to_num(),
+                                                want_v.nan_to_num()))
+
+    def test_append_bad_values_write_nothing(self):
+        """Unchecked bad values: a negative length, positions past the
+        capacity, block-table entries outside the pool (negative, past the
+        last page) write nothing; the good sequences are written."""
+        from fmha import append
+        compile_or_skip(self, AppendSpec(dtype="bf16", head_dim=128,
+                                         page_size=64))
+        compile_or_skip(self, AppendSpec(dtype="bf16", head_dim=128))
+        for page in (64, None):
+            with self.subTest(page=page):
+                k, v, _, table = make_cache((10, 70, 20, 5, 30), 2, 128,
+                                            torch.bfloat16, page,
+                                            max_len=80)
+                rows = 80 if page is None else table.shape[1] * 64
+                if table is not None:
+                    # Sequence 1's last position is in its third page, a
+                    # junk entry: make it a page of the pool.
+                    table[1, -1] = table[1, 0]
+                    table[2, 0] = -3
+                    table[3, 0] = k.shape[0] + 2
+                seqlens = torch.tensor([10, rows - 1, 3, 2, -4],
+                                       dtype=torch.int32, device="cuda")
+                new = torch.randn(5, 4, 2, 128, device="cuda",
+                                  dtype=torch.bfloat16)
+                want = k.clone()
+                set_cache_rows(want, table, 0, 10, 14, new[0])
+                set_cache_rows(want, table, 1, rows - 1, rows, new[1][:1])
+                if page is None:
+                    set_cache_rows(want, None, 2, 3, 7, new[2])
+                    set_cache_rows(want, None, 3, 2, 6, new[3])
+                append.append_kv(torch, k, v, seqlens, table, new, new)
+                torch.cuda.synchronize()
+                self.assertTrue(torch.equal(k.nan_to_num(),
+                                            want.nan_to_num()))
+
+    def test_append_under_compile(self):
+        """k_new through torch.compile(fullgraph=True): the custom op
+        fmha::append_kv, which mutates the caches."""
+        kvcache_or_skip(self, causal=True)
+        compile_or_skip(self, AppendSpec(dtype="bf16", head_dim=128))
+        k, v, _, _ = make_cache((40, 50), 2, 128, torch.bfloat16,
+                                max_len=64)
+        q = torch.randn(2, 1, 4, 128, device="cuda", dtype=torch.bfloat16)
+        new = torch.randn(2, 1, 2, 128, device="cuda", dtype=torch.bfloat16)
+        seqlens = torch.tensor([40, 50], dtype=torch.int32, device="cuda")
+
+        def step(q, k, v, seqlens, new):
+            return fmha.attention_kvcache(q, k, v, seqlens, k_new=new,
+                                          v_new=new, causal=True,
+                                          check_values=False)
+
+        compiled = torch.compile(step, fullgraph=True)
+        o = compiled(q, k, v, seqlens, new)
+        torch.cuda.synchronize()
+        for b, n in enumerate((40, 50)):
+            self.assertTrue(torch.equal(k[b, n], new[b, 0]))
+        self.assertFalse(torch.isnan(o).any())
+
     def test_append_past_the_capacity(self):
-        """Checked: a ValueError before anything is written. Unchecked: the
-        rows are clamped into the caches (no fault)."""
+        """Checked: a ValueError before anything is written. Unchecked:
+        nothing past the capacity is written (no fault)."""
         k, v, _, table = make_cache((64, 10), 2, 128, torch.bfloat16, 64)
         capacity = table.shape[1] * 64
         seqlens = torch.tensor([capacity - 1, 10], dtype=torch.int32,
@@ -823,6 +931,7 @@ class AppendTest(_Checks):
         fmha.attention_kvcache(q, k, v, seqlens + 10 ** 6, table, k_new=new,
                                v_new=new, causal=True, check_values=False)
         torch.cuda.synchronize()
+        self.assertTrue(torch.equal(k.nan_to_num(), before.nan_to_num()))
 
 
 if __name__ == "__main__":

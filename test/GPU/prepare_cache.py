@@ -20,7 +20,8 @@ fmha.attention_kvcache's); fmha.attention_kvcache's decode kernels (packed
 query-head groups, split-KV) that python/tests/test_gpu_kvcache.py
 (DECODE_OPTIONS) and bench/kvcache.py select; fmha.merge_states'
 kernels that python/tests/test_gpu_merge.py (MERGE_KERNELS) and
-bench/merge.py select. Configurations that do
+bench/merge.py select; fmha.append_kv's for every dtype, head dim and page
+size (test_gpu_kvcache.APPEND_KERNELS). Configurations that do
 not compile for a type (an f32 output needs more shared memory) are listed
 and skipped.
 """
@@ -96,6 +97,8 @@ def specs():
     # fmha.merge_states': python/tests/test_gpu_merge.py's (bench/merge.py
     # times bf16 at head dim 128, among them).
     yield from test_gpu_merge.MERGE_KERNELS
+    # fmha.append_kv's (k_new / v_new of fmha.attention_kvcache).
+    yield from test_gpu_kvcache.APPEND_KERNELS
 
 
 def main():
