@@ -879,12 +879,12 @@ fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
 
 // -----
 
-// fp8 on sm_100a.
-// expected-error @+1 {{fp8 a and b are supported on sm_90a only so far, not sm_100a (tcgen05.mma kind::f8f6f4 is not lowered)}}
+// Accumulate promotion on sm_100a.
+// expected-error @+1 {{promote_every is supported on sm_90a only, not sm_100a (tcgen05.mma accumulates fp8 products in f32)}}
 fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
                  tensor<1xf32>)
     -> tensor<?x?xbf16>
-    transpose_b target sm_100a
+    transpose_b promote_every 4 target sm_100a
 
 // -----
 

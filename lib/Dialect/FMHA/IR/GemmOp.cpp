@@ -549,11 +549,6 @@ static LogicalResult verifyConfig(GemmOp op) {
            << 2 * limits::kMinSwizzleBytes / inBytes << " or "
            << limits::kMaxSwizzleBytes / inBytes;
   Target target = op.getTarget();
-  if (op.isFp8() && getTargetInfo(target).hasTensorMemory())
-    return op.emitOpError() << "fp8 a and b are supported on sm_90a only so "
-                               "far, not "
-                            << stringifyTarget(target)
-                            << " (tcgen05.mma kind::f8f6f4 is not lowered)";
   if (failed(verifyCtas(op, target, blockN)) ||
       failed(verifyMulticast(op, target, blockN)))
     return failure();

@@ -461,15 +461,17 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
 
     **FP8.** `a` and `b` are `f8E4M3FN` or `f8E5M2`, at most one of them
     `f8E5M2` (the mixes `torch._scaled_mm` takes); the MMAs are `wgmma
-    ...k32.f32.e4m3|e5m2.e4m3|e5m2` reading both operands from shared
-    memory, which fp8 wgmma reads K-major only: fp8 needs `transpose_b`
-    (`b` as `[N, K]`, a linear layer's weight). Both scales are required and
-    `f32`. A scale of static size 1 is one value for its whole tensor,
+    ...k32.f32.e4m3|e5m2.e4m3|e5m2` on `sm_90a` and `tcgen05.mma
+    ...kind::f8f6f4` (K steps of 32) on `sm_100a`, reading both operands
+    from shared memory, K-major (fp8 wgmma reads no other layout): fp8
+    needs `transpose_b` (`b` as `[N, K]`, a linear layer's weight). Both
+    scales are required and `f32`. A scale of static size 1 is one value for its whole tensor,
     read once as a scalar; any other size (`?`, `M` or `N`) is one value
     per row of `a` or column of `b`, read once per output tile in the
     accumulator's row or column layout (with `M` or `N` of 1 both read the
     same). The scales multiply the f32 accumulator before it is rounded to
-    `c`'s type, so they cost the main loop nothing. `c` is not fp8. The
+    `c`'s type (on `sm_100a` once the epilogue has read it from tensor
+    memory), so they cost the main loop nothing. `c` is not fp8. The
     default `block_k` is 128 (one 128-byte swizzle span) and `block_k` is a
     multiple of 32 (the fp8 MMA's K).
 
