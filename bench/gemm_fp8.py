@@ -2,23 +2,28 @@
 """fp8 fmha.gemm against torch._scaled_mm and bf16 cuBLAS, in one run.
 
     FMHA_CACHE_DIR=DIR python3 bench/gemm_fp8.py [--json FILE] [MxNxK ...]
-    FMHA_CACHE_DIR=DIR python3 bench/gemm_fp8.py --configs [MxNxK ...]
+    FMHA_CACHE_DIR=DIR python3 bench/gemm_fp8.py --configs [--promote]
+        [MxNxK ...]
 
 For each shape (default: 4096^3, 8192^3, 8192x14336x4096,
 8192x4096x14336) and each kind of scales (one per tensor; one per row of
 a and per column of b, "rowwise"): ``fmha.gemm(a, w, scale_a=...,
 scale_b=...)`` through the public API (e4m3 x e4m3 -> bf16, the
-configuration fmha's selection picks), ``torch._scaled_mm`` with
-``use_fast_accum`` False and True (cuBLASLt), and ``torch.matmul`` on the
-same shape in bf16. Every fmha output is checked against
-``torch._scaled_mm`` first. Times are ``triton.testing.do_bench`` medians
-(L2 flushed before each run, many runs) of the whole call.
+configuration fmha's selection picks) with ``use_fast_accum`` True (one
+wgmma chain over all of K) and False (accumulate promotion),
+``torch._scaled_mm`` with ``use_fast_accum`` True and False (cuBLASLt),
+and ``torch.matmul`` on the same shape in bf16. Each fmha accumulation is
+compared with cuBLAS's of the same kind. Every fmha output is checked
+against ``torch._scaled_mm`` first. Times are ``triton.testing.do_bench``
+medians (L2 flushed before each run, many runs) of the whole call.
 
 ``--configs`` forces each candidate of ``fmha.tuning.GEMM_FP8_CANDIDATES``
-in turn (the selection patched to return it) and times it per shape and
-kind of scales, to fill the tuning table's ``gemm_fp8`` rows. The kernel
-cache must hold the kernels (test/GPU/prepare_cache.py compiles every fp8
-candidate for these types).
+(with ``--promote``: ``GEMM_FP8_PROMOTE_CANDIDATES``, against
+``torch._scaled_mm`` with promotion) in turn (the selection patched to
+return it) and times it per shape and kind of scales, to fill the tuning
+table's ``gemm_fp8`` (``gemm_fp8_promote``) rows. The kernel cache must
+hold the kernels (test/GPU/prepare_cache.py compiles every fp8 candidate
+for these types).
 """
 
 import argparse
@@ -91,34 +96,45 @@ def compare(sizes):
                                         use_fast_accum=fast)
 
             ref = scaled(False)
+
+            def ours(fast):
+                return fmha.gemm(a, w, scale_a=sa, scale_b=sb,
+                                 use_fast_accum=fast)
+
             forget_selection()
-            c = fmha.gemm(a, w, scale_a=sa, scale_b=sb)
-            err = rel_err(c, ref)
-            assert err < 2e-2, (size, kind, err)
-            config = tuning.choose(*tuning.gemm_problem(m, n, k, fp8=True))
-            row = {"shape": size, "scales": kind, "config": config,
-                   "rel_err": err,
-                   "fmha_us": bench(lambda: fmha.gemm(a, w, scale_a=sa,
-                                                      scale_b=sb)),
+            row = {"shape": size, "scales": kind, "bf16_cublas_us": bf16,
                    "scaled_mm_us": bench(lambda: scaled(False)),
-                   "scaled_mm_fast_us": bench(lambda: scaled(True)),
-                   "bf16_cublas_us": bf16}
+                   "scaled_mm_fast_us": bench(lambda: scaled(True))}
+            for fast, suffix in ((True, "_fast"), (False, "_promoted")):
+                err = rel_err(ours(fast), ref)
+                assert err < 2e-2, (size, kind, fast, err)
+                row["config" + suffix] = tuning.choose(*tuning.gemm_problem(
+                    m, n, k, fp8=True, promote=not fast))
+                row["rel_err" + suffix] = err
+                row["fmha" + suffix + "_us"] = bench(lambda: ours(fast))
             results.append(row)
             tf = {key: flop / row[key] / 1e6 for key in
-                  ("fmha_us", "scaled_mm_us", "scaled_mm_fast_us",
-                   "bf16_cublas_us")}
-            print(f"{size} {kind:8s}: fmha {tf['fmha_us']:.0f} TFLOP/s "
-                  f"({label(config)}), _scaled_mm {tf['scaled_mm_us']:.0f} "
-                  f"/ fast accum {tf['scaled_mm_fast_us']:.0f}, bf16 cuBLAS "
-                  f"{tf['bf16_cublas_us']:.0f}; fmha / _scaled_mm "
-                  f"{row['scaled_mm_us'] / row['fmha_us']:.3f}x, / fast "
-                  f"{row['scaled_mm_fast_us'] / row['fmha_us']:.3f}x "
-                  f"(rel err {err:.2g})", flush=True)
+                  ("fmha_fast_us", "fmha_promoted_us", "scaled_mm_us",
+                   "scaled_mm_fast_us", "bf16_cublas_us")}
+            print(f"{size} {kind:8s}: fast accum: fmha "
+                  f"{tf['fmha_fast_us']:.0f} TFLOP/s "
+                  f"({label(row['config_fast'])}), _scaled_mm "
+                  f"{tf['scaled_mm_fast_us']:.0f}, "
+                  f"{row['scaled_mm_fast_us'] / row['fmha_fast_us']:.3f}x; "
+                  f"promoted: fmha {tf['fmha_promoted_us']:.0f} "
+                  f"({label(row['config_promoted'])}), _scaled_mm "
+                  f"{tf['scaled_mm_us']:.0f}, "
+                  f"{row['scaled_mm_us'] / row['fmha_promoted_us']:.3f}x; "
+                  f"bf16 cuBLAS {tf['bf16_cublas_us']:.0f} (rel err fast "
+                  f"{row['rel_err_fast']:.2g}, promoted "
+                  f"{row['rel_err_promoted']:.2g})", flush=True)
     return results
 
 
-def sweep(sizes):
-    """Each fp8 candidate forced, per shape and kind of scales."""
+def sweep(sizes, promote=False):
+    """Each fp8 candidate (``promote``: with accumulate promotion) forced,
+    per shape and kind of scales, against torch._scaled_mm with the same
+    kind of accumulation."""
     choose = tuning.choose
     results = []
     for size in sizes:
@@ -130,22 +146,23 @@ def sweep(sizes):
                                    out_dtype=torch.bfloat16)
             fast = bench(lambda: torch._scaled_mm(
                 a, w.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16,
-                use_fast_accum=True))
-            row = {"shape": size, "scales": kind, "scaled_mm_fast_us": fast,
-                   "configs": {}}
-            for config in tuning.GEMM_FP8_CANDIDATES:
+                use_fast_accum=not promote))
+            key = "scaled_mm_us" if promote else "scaled_mm_fast_us"
+            row = {"shape": size, "scales": kind, key: fast, "configs": {}}
+            for config in tuning.gemm_candidates(True, promote):
                 name = label(config)
                 try:
                     fmha.compile(ops.gemm_spec("f8e4m3", "bf16", "sm_90a",
                                                config, scale_a=ka,
-                                               scale_b=kb))
+                                               scale_b=kb, promote=promote))
                 except fmha.CompileError as e:
                     row["configs"][name] = f"skipped: {e.step}"
                     continue
                 forget_selection()
                 tuning.choose = lambda *args, c=config: dict(c)
                 try:
-                    c = fmha.gemm(a, w, scale_a=sa, scale_b=sb)
+                    c = fmha.gemm(a, w, scale_a=sa, scale_b=sb,
+                                  use_fast_accum=not promote)
                 finally:
                     tuning.choose = choose
                 err = rel_err(c, ref)
@@ -153,10 +170,12 @@ def sweep(sizes):
                     row["configs"][name] = f"wrong: rel err {err:.3g}"
                     continue
                 row["configs"][name] = bench(
-                    lambda: fmha.gemm(a, w, scale_a=sa, scale_b=sb))
+                    lambda: fmha.gemm(a, w, scale_a=sa, scale_b=sb,
+                                      use_fast_accum=not promote))
             forget_selection()
             results.append(row)
-            print(f"{size} {kind}: _scaled_mm fast accum "
+            print(f"{size} {kind}: _scaled_mm "
+                  f"{'promoted' if promote else 'fast accum'} "
                   f"{flop / fast / 1e6:.0f} TFLOP/s", flush=True)
             timed = sorted((us, name) for name, us in row["configs"].items()
                            if isinstance(us, float))
@@ -174,12 +193,16 @@ def main():
     p.add_argument("sizes", nargs="*", default=SHAPES)
     p.add_argument("--configs", action="store_true",
                    help="time every fp8 candidate configuration")
+    p.add_argument("--promote", action="store_true",
+                   help="with --configs: the accumulate promotion "
+                        "candidates")
     p.add_argument("--json", help="also write the results to this file")
     args = p.parse_args()
     torch.zeros(1, device="cuda")
     print(f"device: {torch.cuda.get_device_name()}, torch "
           f"{torch.__version__}", flush=True)
-    results = sweep(args.sizes) if args.configs else compare(args.sizes)
+    results = (sweep(args.sizes, args.promote) if args.configs
+               else compare(args.sizes))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(),

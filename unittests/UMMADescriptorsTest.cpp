@@ -135,6 +135,25 @@ TEST(UMMADescriptors, InstrF16AccumulatorTransposeA) {
   EXPECT_EQ(encode(d), 0x0804E000u);
 }
 
+TEST(UMMADescriptors, InstrF8F6F4) {
+  // .kind::f8f6f4, e4m3 x e5m2 -> f32, both K-major, M = 128, N = 128:
+  //   dtype F32 = 1        -> bits 4-5:   0x10
+  //   atype E4M3 = 0       -> bits 7-9:   0
+  //   btype E5M2 = 1       -> bits 10-12: 0x400
+  //   N >> 3 = 16          -> bits 17-22: 16 << 17 = 0x20'0000
+  //   M >> 4 = 8           -> bits 24-28: 0x800'0000
+  InstrDescriptor d;
+  d.aType = F8F6F4Kind::E4M3;
+  d.bType = F8F6F4Kind::E5M2;
+  d.m = 128;
+  d.n = 128;
+  EXPECT_EQ(encode(d), 0x08200410u);
+  // e5m2 x e4m3: atype 1 -> bits 7-9: 0x80, btype 0.
+  d.aType = F8F6F4Kind::E5M2;
+  d.bType = F8F6F4Kind::E4M3;
+  EXPECT_EQ(encode(d), 0x08200090u);
+}
+
 TEST(UMMADescriptors, InstrTwoCTAs) {
   // cta_group::2, M = 256: M >> 4 = 16 -> 16 << 24 = 0x1000'0000;
   // N = 128: 16 << 17 = 0x20'0000; bf16/bf16/f32: 0x490.

@@ -28,6 +28,11 @@ TARGETS = {(9, 0): "sm_90a"}
 TORCH_TO_FMHA = {"bfloat16": "bf16", "float16": "f16", "float32": "f32"}
 # fp8 torch dtypes fmha.gemm takes (with scales) <-> fmha's names.
 FP8_TORCH_TO_FMHA = {"float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2"}
+# fmha.gemm's fp8 accumulation when the call does not choose
+# (``use_fast_accum=None``): fast, one wgmma chain over all of K, as before
+# accumulate promotion existed. To be decided by measurement on the H100
+# (python/tests/test_gpu_fp8.py's errors, bench/gemm_fp8.py's times).
+DEFAULT_FP8_FAST_ACCUM = True
 
 
 def padded_row_stride(n: Any, itemsize: int) -> Any:
@@ -57,17 +62,38 @@ def gemm_spec(dtype: str, out_dtype: str, target: str = "sm_90a",
               config: Optional[dict] = None,
               b_transposed: bool = True, b_dtype: Optional[str] = None,
               scale_a: Optional[str] = None,
-              scale_b: Optional[str] = None) -> GemmSpec:
+              scale_b: Optional[str] = None,
+              promote: bool = False) -> GemmSpec:
     """The spec fmha.gemm compiles for these types (dynamic M, N, K), B's
     layout (``[N, K]`` with ``b_transposed``, else ``[K, N]``) and
     ``config`` (spec fields: ``tile``, ``stages``, ``consumers``; absent
     ones take GemmSpec's defaults, stages the most that fit). fp8: B's
     type ``b_dtype`` and the scales' kinds (``scale_a`` ``"tensor"`` or
-    ``"row"``, ``scale_b`` ``"tensor"`` or ``"column"``)."""
+    ``"row"``, ``scale_b`` ``"tensor"`` or ``"column"``); ``promote``:
+    accumulate promotion (``use_fast_accum=False``), the promotion
+    defaults (fmha.tuning.promoted) where ``config`` sets none."""
+    config = tuning.normalize_config(config)
+    if promote:
+        config = tuning.promoted(config)
     return GemmSpec(dtype=dtype, out_dtype=out_dtype, target=target,
                     transpose_b=b_transposed, b_dtype=b_dtype,
-                    scale_a=scale_a, scale_b=scale_b,
-                    **tuning.normalize_config(config))
+                    scale_a=scale_a, scale_b=scale_b, **config)
+
+
+def accumulate_promotion(fp8: bool, use_fast_accum: Any) -> bool:
+    """Whether an fmha.gemm call promotes its fp8 accumulator
+    (``use_fast_accum=False``, torch._scaled_mm's sense): None takes
+    DEFAULT_FP8_FAST_ACCUM. 16-bit GEMMs accumulate in f32 and take
+    None only."""
+    if use_fast_accum is None:
+        return fp8 and not DEFAULT_FP8_FAST_ACCUM
+    if not isinstance(use_fast_accum, bool):
+        raise TypeError(f"fmha.gemm: use_fast_accum must be a bool or "
+                        f"None, got {use_fast_accum!r}")
+    if not fp8:
+        raise ValueError("fmha.gemm: use_fast_accum is for fp8 a and b "
+                         "only (16-bit inputs accumulate in float32)")
+    return not use_fast_accum
 
 
 def attention_spec(dtype: str, head_dim: int, causal: bool = False,
@@ -109,20 +135,22 @@ def gemm_kernel_specs(dtype: str, out_dtype: str, target: str = "sm_90a",
                       b_transposed: bool = True,
                       b_dtype: Optional[str] = None,
                       scale_a: Optional[str] = None,
-                      scale_b: Optional[str] = None) -> list:
+                      scale_b: Optional[str] = None,
+                      promote: bool = False) -> list:
     """Every GemmSpec fmha.gemm may compile for these types, whatever the
     shape (the defaults, the candidates the autotuner tries and every
     configuration of the tuning table): what a cache must hold for a
     machine without a compiler. Some may not compile (an f32 output needs
     more shared memory); fmha.gemm then falls back to the defaults. fp8
     GEMMs (``dtype`` f8e4m3 or f8e5m2) have candidates and table rows of
-    their own."""
+    their own, and so have fp8 GEMMs with accumulate promotion
+    (``promote``)."""
     fp8 = dtype in FP8_DTYPES
-    category, _ = tuning.gemm_problem(1, 1, 1, fp8=fp8)
-    configs = [{}, *tuning.gemm_candidates(fp8),
+    category, _ = tuning.gemm_problem(1, 1, 1, fp8=fp8, promote=promote)
+    configs = [{}, *tuning.gemm_candidates(fp8, promote),
                *tuning.table().configs(category)]
     return _unique(gemm_spec(dtype, out_dtype, target, c, b_transposed,
-                             b_dtype, scale_a, scale_b)
+                             b_dtype, scale_a, scale_b, promote)
                    for c in configs)
 
 
@@ -384,7 +412,7 @@ _TORCH: list = [None]
 
 def gemm(a: Any, b: Any, out_dtype: Any = None, *,
          b_transposed: bool = True, scale_a: Any = None,
-         scale_b: Any = None) -> Any:
+         scale_b: Any = None, use_fast_accum: Optional[bool] = None) -> Any:
     """``a @ b.T`` with fp32 accumulation, on a Hopper GPU.
 
     ``a``: ``[..., K]`` (bf16 or f16; leading dimensions are flattened into
@@ -409,7 +437,12 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
     (fp32 accumulation, scaled, then rounded); ``out_dtype`` defaults to
     ``torch.bfloat16``. Missing scales, scales on other dtypes, and
     scales of the wrong shape, dtype or device raise ValueError before
-    anything is launched.
+    anything is launched. ``use_fast_accum`` (fp8 only, as in
+    ``torch._scaled_mm``): False promotes the accumulator (Hopper's fp8
+    MMAs accumulate with about 14 bits of mantissa; the kernel adds each
+    group of K steps into a float32 sum, which costs speed: smaller
+    tiles); True accumulates all of K in the MMAs; None (the default)
+    takes ``DEFAULT_FP8_FAST_ACCUM``, True for now.
 
     Compiles (once, cached on disk) a kernel for the dtypes, then launches
     it on the current stream. Works under ``torch.compile``.
@@ -417,11 +450,11 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
     torch = _torch("fmha.gemm")
     if a.dim() == 2:
         c = torch_ops.gemm_fast(torch, a, b, out_dtype, b_transposed,
-                                scale_a, scale_b)
+                                scale_a, scale_b, use_fast_accum)
         if c is not None:
             return c
         return torch.ops.fmha.gemm(a, b, out_dtype, b_transposed, scale_a,
-                                   scale_b)
+                                   scale_b, use_fast_accum)
     if a.dim() < 2 or b.dim() != 2:
         raise ValueError(f"fmha.gemm: a must be [..., K] and b "
                          f"{'[N, K]' if b_transposed else '[K, N]'}, got "
@@ -434,10 +467,10 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
             and m != 1 and scale_a.is_contiguous():
         scale_a = scale_a.reshape(m)
     c = torch_ops.gemm_fast(torch, a2, b, out_dtype, b_transposed, scale_a,
-                            scale_b)
+                            scale_b, use_fast_accum)
     if c is None:
         c = torch.ops.fmha.gemm(a2, b, out_dtype, b_transposed, scale_a,
-                                scale_b)
+                                scale_b, use_fast_accum)
     return c.view(*lead, c.shape[-1])
 
 

@@ -198,7 +198,12 @@ class GemmSpec(_Spec):
     ``"column"`` (one per column of C); the kernel takes them as tensors
     ``scale_a`` (``[1]`` or ``[M]``) and ``scale_b`` (``[1]`` or ``[N]``).
     ``out_dtype`` defaults to bf16 and ``tile`` to ``(128, 128, 128)``
-    (one 128-byte swizzle span of K) for fp8.
+    (one 128-byte swizzle span of K) for fp8. ``promote_every``: fp8
+    accumulate promotion (sm_90a): the wgmma chain accumulates that many K
+    steps into a fresh tile, which is then added into an f32 sum in
+    registers (twice the accumulator registers: 64 x 128 or 128 x 96
+    tiles, not 128 x 128); 0: none, one chain over all of K (what
+    ``torch._scaled_mm`` calls fast accumulation).
     """
 
     dtype: str = "bf16"
@@ -217,10 +222,11 @@ class GemmSpec(_Spec):
     b_dtype: Optional[str] = None
     scale_a: Optional[str] = None
     scale_b: Optional[str] = None
+    promote_every: int = 0
 
     kind = "gemm"
     _later_fields = {"schedule": None, "splits": 1, "b_dtype": None,
-                     "scale_a": None, "scale_b": None}
+                     "scale_a": None, "scale_b": None, "promote_every": 0}
 
     @property
     def fp8(self) -> bool:
@@ -236,6 +242,10 @@ class GemmSpec(_Spec):
                     raise ValueError(f"{name} is for fp8 GEMMs only, got "
                                      f"{name}={getattr(self, name)!r} with "
                                      f"dtype {self.dtype!r}")
+            if self.promote_every != 0:
+                raise ValueError(f"promote_every is for fp8 GEMMs only, got "
+                                 f"promote_every={self.promote_every!r} "
+                                 f"with dtype {self.dtype!r}")
         if self.out_dtype is None:
             object.__setattr__(self, "out_dtype",
                                "bf16" if self.fp8 else self.dtype)
@@ -249,6 +259,7 @@ class GemmSpec(_Spec):
         _check_int("consumers", self.consumers, 1, 2)
         _check_int("multicast", self.multicast, 1, 2)
         _check_int("splits", self.splits, 1, 1 << 16)
+        _check_int("promote_every", self.promote_every, 0, 1 << 16)
         if self.schedule is not None:
             _check_choice("schedule", self.schedule, GEMM_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
@@ -286,7 +297,7 @@ class GemmSpec(_Spec):
         static sizes add ``_m4096`` and so on. fp8:
         ``gemm_f8e4m3_bf16_...`` (``gemm_f8e4m3xf8e5m2_...`` with another
         B type), ``_rows`` with row scales of A, ``_cols`` with column
-        scales of B."""
+        scales of B, ``_pr4`` with ``promote_every=4``."""
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"_s{self.stages}"
         dtype = self.dtype
@@ -304,6 +315,8 @@ class GemmSpec(_Spec):
             name += "_pp" if self.schedule == "pingpong" else "_coop"
         if self.splits != 1:
             name += f"_sk{self.splits}"
+        if self.promote_every:
+            name += f"_pr{self.promote_every}"
         for size in ("m", "n", "k"):
             if getattr(self, size) is not None:
                 name += f"_{size}{getattr(self, size)}"
@@ -334,10 +347,13 @@ class GemmSpec(_Spec):
         schedule = ("" if self.schedule is None else
                     f"schedule {self.schedule} ")
         splits = "" if self.splits == 1 else f"splits {self.splits} "
+        promote = ("" if not self.promote_every else
+                   f"promote_every {self.promote_every} ")
         return (f"fmha.gemm @{self.name} {self.signature()}\n"
                 f"    {transpose}tile [{bm}, {bn}, {bk}] "
                 f"{stages}consumers {self.consumers} "
-                f"{multicast}{schedule}{splits}target {self.target}\n")
+                f"{multicast}{schedule}{splits}{promote}target "
+                f"{self.target}\n")
 
 
 

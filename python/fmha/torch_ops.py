@@ -81,9 +81,9 @@ def gemm_output(torch: Any, m: Any, n: Any, dtype: Any, device: Any) -> Any:
 
 def _check_gemm(torch: Any, a: Any, b: Any, out_dtype: Any,
                 b_transposed: bool = True, scale_a: Any = None,
-                scale_b: Any = None) -> Any:
-    """Checks the operands (and an fp8 GEMM's scales, _check_scales);
-    returns the output dtype."""
+                scale_b: Any = None, use_fast_accum: Any = None) -> Any:
+    """Checks the operands (and an fp8 GEMM's scales, _check_scales, and
+    accumulation, ops.accumulate_promotion); returns the output dtype."""
     b_shape = "[N, K]" if b_transposed else "[K, N]"
     if a.dim() != 2 or b.dim() != 2:
         raise ValueError(f"fmha.gemm: a must be [M, K] and b {b_shape}, got "
@@ -100,6 +100,7 @@ def _check_gemm(torch: Any, a: Any, b: Any, out_dtype: Any,
     elif b.dtype != a.dtype:
         raise TypeError(f"fmha.gemm: b has dtype {b.dtype} but a has "
                         f"{a.dtype}; they must match")
+    _ops.accumulate_promotion(fp8, use_fast_accum)
     out = (torch.bfloat16 if fp8 else a.dtype) if out_dtype is None \
         else out_dtype
     if _ops.fmha_dtype(out) is None:
@@ -260,14 +261,17 @@ def scratch_pointers(torch: Any, specs: dict, device: Any,
 
 def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
                  b_transposed: bool = True, scratch: bool = True,
-                 scale_a: Any = None, scale_b: Any = None) -> Any:
+                 scale_a: Any = None, scale_b: Any = None,
+                 promote: bool = False) -> Any:
     """The runtime Kernel for these operands: checks what depends only on
     dtypes and devices once per (devices, dtypes), then selects the
     configuration for the shape (fmha.tuning) and compiles it or finds it
     in the cache, once per shape bucket. ``scratch=False``: a kernel
     without scratch tensors (a split-K configuration runs unsplit). fp8:
-    the scales (checked by the caller) pick the kernel's scale kinds."""
-    key = (a.device, b.device, a.dtype, b.dtype, out, b_transposed)
+    the scales (checked by the caller) pick the kernel's scale kinds, and
+    ``promote`` a kernel with accumulate promotion (a category of its
+    own)."""
+    key = (a.device, b.device, a.dtype, b.dtype, out, b_transposed, promote)
     kinds = (None, None)
     if scale_a is not None:
         kinds = scale_kinds(a, b, scale_a, scale_b)
@@ -282,7 +286,7 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
     m, k = a.shape
     n = b.shape[0] if b_transposed else b.shape[1]
     fp8 = scale_a is not None
-    category, sizes = tuning.gemm_problem(m, n, k, fp8=fp8)
+    category, sizes = tuning.gemm_problem(m, n, k, fp8=fp8, promote=promote)
     if fp8:
         dtype, b_dtype = _ops.fp8_dtype(a.dtype), _ops.fp8_dtype(b.dtype)
     else:
@@ -294,7 +298,8 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
             config = {k: v for k, v in config.items() if k != "splits"}
         return _ops.gemm_spec(dtype, out_name, target, config,
                               b_transposed=b_transposed, b_dtype=b_dtype,
-                              scale_a=kinds[0], scale_b=kinds[1])
+                              scale_a=kinds[0], scale_b=kinds[1],
+                              promote=promote)
 
     def run(kernel: Any) -> Any:
         c = gemm_output(torch, m, n, out, a.device)
@@ -309,7 +314,7 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
 
     options = key if scratch else key + ("no scratch",)
     return _select(torch, a.device, options, category, sizes, make_spec,
-                   tuning.gemm_candidates(fp8), run)
+                   tuning.gemm_candidates(fp8, promote), run)
 
 
 def _device_name(torch: Any, device: Any) -> str:
@@ -364,19 +369,21 @@ def _select(torch: Any, device: Any, options: tuple, category: tuple,
 
 def gemm_impl(a: Any, b: Any, out_dtype: Any = None,
               b_transposed: bool = True, scale_a: Any = None,
-              scale_b: Any = None) -> Any:
+              scale_b: Any = None, use_fast_accum: Any = None) -> Any:
     """The real implementation of fmha::gemm (CUDA tensors)."""
     import torch
-    if scale_a is not None or scale_b is not None or \
-            _ops.fp8_dtype(a.dtype) is not None:
+    fp8 = _ops.fp8_dtype(a.dtype) is not None
+    if scale_a is not None or scale_b is not None or fp8 or \
+            use_fast_accum is not None:
         # fp8: the scales' checks depend on the shapes, so every call.
         out = _check_gemm(torch, a, b, out_dtype, b_transposed, scale_a,
-                          scale_b)
+                          scale_b, use_fast_accum)
     else:
         out = a.dtype if out_dtype is None else out_dtype
         kb = b.shape[1] if b_transposed else b.shape[0]
         if a.dim() != 2 or b.dim() != 2 or a.shape[1] != kb:
             _check_gemm(torch, a, b, out, b_transposed)  # raises, naming it
+    promote = _ops.accumulate_promotion(fp8, use_fast_accum)
     m, n = a.shape[0], (b.shape[0] if b_transposed else b.shape[1])
     c = gemm_output(torch, m, n, out, a.device)
     if m == 0 or n == 0:
@@ -392,7 +399,8 @@ def gemm_impl(a: Any, b: Any, out_dtype: Any = None,
         # the graph's pool and refuse pool memory that no output holds, as
         # a workspace kept across calls is. Split-K runs on the eager path.
         kernel = _gemm_kernel(torch, a, b, out, b_transposed, scratch=False,
-                              scale_a=scale_a, scale_b=scale_b)
+                              scale_a=scale_a, scale_b=scale_b,
+                              promote=promote)
         tensors = {"a": a, "b": b, "c": c}
         if scale_a is not None:
             tensors.update(_scale_tensors(scale_a, scale_b))
@@ -588,7 +596,7 @@ def _tma_layout(t: Any) -> bool:
 
 def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
               b_transposed: bool, scale_a: Any = None,
-              scale_b: Any = None) -> Any:
+              scale_b: Any = None, use_fast_accum: Any = None) -> Any:
     """fmha.gemm's eager fast path: the result, or None when the call must
     go through the custom op."""
     tensor, compiling, grad, get_device, raw_stream = _fast_env(torch)
@@ -604,8 +612,9 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
                b.dtype, out_dtype, a.device, b.device, b_transposed,
                scale_a.shape, scale_a.stride(), scale_a.dtype,
                scale_a.device, scale_b.shape, scale_b.stride(),
-               scale_b.dtype, scale_b.device)
-    elif scale_a is not None or scale_b is not None:
+               scale_b.dtype, scale_b.device, use_fast_accum)
+    elif scale_a is not None or scale_b is not None or \
+            use_fast_accum is not None:
         return None  # the custom op names the missing scale
     else:
         key = ("gemm", a.shape, a.stride(), b.shape, b.stride(), a.dtype,
@@ -620,14 +629,15 @@ def gemm_fast(torch: Any, a: Any, b: Any, out_dtype: Any,
                 or device.index != get_device()):
             return None
         out = _check_gemm(torch, a, b, out_dtype, b_transposed, scale_a,
-                          scale_b)
+                          scale_b, use_fast_accum)
         if (a.data_ptr() | b.data_ptr()) & 15:
             return None
         m = a.shape[0]
         n = b.shape[0] if b_transposed else b.shape[1]
         c = gemm_output(torch, m, n, out, device)
-        kernel = _gemm_kernel(torch, a, b, out, b_transposed,
-                              scale_a=scale_a, scale_b=scale_b)
+        kernel = _gemm_kernel(
+            torch, a, b, out, b_transposed, scale_a=scale_a, scale_b=scale_b,
+            promote=_ops.accumulate_promotion(scaled, use_fast_accum))
         tensors = {"a": a, "b": b, "c": c}
         if scaled:
             tensors.update(_scale_tensors(scale_a, scale_b))
@@ -739,19 +749,21 @@ def _define(torch: Any) -> None:
     @torch.library.custom_op("fmha::gemm", mutates_args=())
     def gemm(a: Tensor, b: Tensor, out_dtype: Optional[torch.dtype] = None,
              b_transposed: bool = True, scale_a: Optional[Tensor] = None,
-             scale_b: Optional[Tensor] = None) -> Tensor:
-        return gemm_impl(a, b, out_dtype, b_transposed, scale_a, scale_b)
+             scale_b: Optional[Tensor] = None,
+             use_fast_accum: Optional[bool] = None) -> Tensor:
+        return gemm_impl(a, b, out_dtype, b_transposed, scale_a, scale_b,
+                         use_fast_accum)
 
     @gemm.register_fake
     def _(a, b, out_dtype=None, b_transposed=True, scale_a=None,
-          scale_b=None):
+          scale_b=None, use_fast_accum=None):
         out = _check_gemm(torch, a, b, out_dtype, b_transposed, scale_a,
-                          scale_b)
+                          scale_b, use_fast_accum)
         n = b.shape[0] if b_transposed else b.shape[1]
         return gemm_output(torch, a.shape[0], n, out, a.device)
 
     def setup_context(ctx, inputs, output):
-        a, b, _, b_transposed, scale_a, _ = inputs
+        a, b, _, b_transposed, scale_a = inputs[:5]
         ctx.b_transposed = b_transposed
         ctx.scaled = scale_a is not None
         ctx.save_for_backward(a, b)
@@ -768,7 +780,7 @@ def _define(torch: Any) -> None:
         db = None
         if ctx.needs_input_grad[1]:
             db = grad.t() @ a if ctx.b_transposed else a.t() @ grad
-        return da, db, None, None, None, None
+        return da, db, None, None, None, None, None
 
     gemm.register_autograd(backward, setup_context=setup_context)
 

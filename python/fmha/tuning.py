@@ -98,9 +98,41 @@ GEMM_FP8_CANDIDATES: tuple = (
 )
 
 
-def gemm_candidates(fp8: bool = False) -> tuple:
-    """The candidate configurations of a GEMM of 16-bit or fp8 inputs."""
+# fp8 GEMMs with accumulate promotion (``use_fast_accum=False``): the
+# wgmma chain's tile and the f32 sum cost the accumulator registers twice,
+# so the tiles hold at most 96 f32 values a thread (64 x 128, 128 x 64 and
+# 128 x 96 per consumer; 128 x 128 does not fit, nor does 64 x 192 with
+# column scales, 48 more registers). The first
+# is the default: one promotion per K step of 128 (as CUTLASS's and
+# DeepGEMM's fp8 GEMMs), the others promote less often or take wider
+# tiles. Not measured yet: no table rows.
+GEMM_FP8_PROMOTE_CANDIDATES: tuple = (
+    {"tile": (64, 128, 128), "consumers": 2, "promote_every": 1},
+    {"tile": (64, 128, 128), "consumers": 2, "promote_every": 2},
+    {"tile": (64, 128, 128), "consumers": 2, "promote_every": 4},
+    {"tile": (128, 96, 128), "consumers": 2, "promote_every": 1},
+    {"tile": (128, 64, 128), "consumers": 2, "promote_every": 1},
+    {"tile": (64, 128, 128), "consumers": 1, "promote_every": 1},
+)
+
+
+def gemm_candidates(fp8: bool = False, promote: bool = False) -> tuple:
+    """The candidate configurations of a GEMM of 16-bit or fp8 inputs
+    (``promote``: fp8 with accumulate promotion)."""
+    if promote:
+        return GEMM_FP8_PROMOTE_CANDIDATES
     return GEMM_FP8_CANDIDATES if fp8 else GEMM_CANDIDATES
+
+
+def promoted(config: dict) -> dict:
+    """``config`` of an fp8 GEMM with accumulate promotion: the default
+    promotion candidate's tile, consumers and ``promote_every`` where
+    ``config`` sets none (the compiler's default tile, 128 x 128, does not
+    fit twice in the registers)."""
+    default = GEMM_FP8_PROMOTE_CANDIDATES[0]
+    if "tile" in config:
+        return {"promote_every": default["promote_every"], **config}
+    return {**default, **config}
 
 
 ATTENTION_CANDIDATES: dict = {
@@ -150,9 +182,13 @@ def distance(a: Sequence[int], b: Sequence[int]) -> float:
     return sum(abs(_log2(x) - _log2(y)) for x, y in zip(a, b))
 
 
-def gemm_problem(m: int, n: int, k: int, fp8: bool = False) -> tuple:
+def gemm_problem(m: int, n: int, k: int, fp8: bool = False,
+                 promote: bool = False) -> tuple:
     """The (category, sizes) GEMM selection looks at: fp8 GEMMs are a
-    category of their own (``gemm_fp8``)."""
+    category of their own (``gemm_fp8``), and so are fp8 GEMMs with
+    accumulate promotion (``gemm_fp8_promote``)."""
+    if promote:
+        return ("gemm_fp8_promote",), (m, n, k)
     return ("gemm_fp8" if fp8 else "gemm",), (m, n, k)
 
 
@@ -191,10 +227,11 @@ class Table:
             raise ValueError(f"{source or 'tuning table'}: not a "
                              f"{FORMAT} table")
         entries: dict = {}
-        for kind in ("gemm", "gemm_fp8"):
+        for kind in ("gemm", "gemm_fp8", "gemm_fp8_promote"):
             for row in data.get(kind, []):
-                category, sizes = gemm_problem(row["m"], row["n"], row["k"],
-                                               fp8=kind == "gemm_fp8")
+                category, sizes = gemm_problem(
+                    row["m"], row["n"], row["k"], fp8=kind != "gemm",
+                    promote=kind == "gemm_fp8_promote")
                 entries.setdefault(category, []).append(
                     (sizes, normalize_config(row["config"])))
         for row in data.get("attention", []):

@@ -14,10 +14,16 @@ below the output type's rounding (2^-8 for bf16, 2^-11 for f16, 0 for f32)
 plus an accumulation allowance of ``2^-10 * sqrt(K / 32)``: Hopper's fp8
 wgmma adds its products at reduced precision (DeepSeek-V3 reports ~14 bits
 kept, up to 2% relative error at K = 4096 on random inputs, against an
-|ref|, not our |a||b| scale). fmha accumulates like
+|ref|, not our |a||b| scale). fmha accumulates by default like
 ``torch._scaled_mm(use_fast_accum=True)`` (no promotion); each test prints
 its measured maximum and, where torch._scaled_mm takes the types, that of
 cuBLAS's fast and promoted accumulation on the same inputs.
+
+Accumulate promotion (``use_fast_accum=False``, PromotionTest): measured
+at K = 8192 and 16384 with an f32 output (no output rounding, so the
+error is the accumulation's) against the same float64 reference, with
+and without promotion; promotion's error must not be worse, by maximum
+and by root mean square.
 """
 
 import math
@@ -67,13 +73,32 @@ def table_specs(a, b, out, kind_a, kind_b, target="sm_90a"):
                           kind_b) for c in configs]
 
 
+# Accumulate promotion: (out, scale kinds) of the error comparison, whose
+# kernels (every promotion candidate) test_promotion_candidates runs too.
+PROMOTE_OPTIONS = [(out, kinds) for out in ("f32", "bf16")
+                   for kinds in (("tensor", "tensor"), ("row", "column"))]
+PROMOTE_K = (8192, 16384)
+
+
+def promote_specs(target="sm_90a"):
+    """The kernels with accumulate promotion these tests run: every
+    promotion candidate (ops.gemm_kernel_specs with promote) for e4m3 x
+    e4m3 with PROMOTE_OPTIONS' outputs and scales."""
+    specs = []
+    for out, (sa, sb) in PROMOTE_OPTIONS:
+        specs.extend(ops.gemm_kernel_specs("f8e4m3", out, target, True,
+                                           "f8e4m3", sa, sb, promote=True))
+    return specs
+
+
 def fp8_kernel_specs(target="sm_90a"):
     """Every fp8 GemmSpec these tests and fmha.gemm's selection can pick for
     OPTIONS: all of ops.gemm_kernel_specs (the candidates) for e4m3 x e4m3
     to bf16 with tensor and with row / column scales, the default and the
     tuning table's configurations for the others. With M = 1 a row scale
-    of A is one value: the kernels with one scale for A too."""
-    specs = []
+    of A is one value: the kernels with one scale for A too. Then those
+    with accumulate promotion (promote_specs)."""
+    specs = promote_specs(target)
     for a, b, out, (sa, sb) in OPTIONS:
         dtype, b_dtype = ops.FP8_TORCH_TO_FMHA[a], ops.FP8_TORCH_TO_FMHA[b]
         for kind_a in {sa, "tensor"}:
@@ -138,6 +163,14 @@ def max_error(c, ref, terms):
     err = (c.double() - ref).abs() / terms.clamp_min(1e-300)
     err = torch.where(terms > 0, err, (c.double() - ref).abs())
     return err.max().item() if err.numel() else 0.0
+
+
+def rms_error(c, ref, terms):
+    """The root mean square of ``|c - ref| / |terms|`` where a term is
+    nonzero."""
+    mask = terms > 0
+    err = (c.double() - ref).abs()[mask] / terms[mask]
+    return err.square().mean().sqrt().item() if err.numel() else 0.0
 
 
 def tolerance(out, k):
@@ -304,7 +337,9 @@ class Fp8GemmTest(unittest.TestCase):
                 ((a[:, :24], a[:, :24]), {"scale_a": one, "scale_b": one},
                  "K a multiple of 16"),
                 ((a.to(torch.float8_e5m2), a.to(torch.float8_e5m2)),
-                 {"scale_a": one, "scale_b": one}, "both float8_e5m2")):
+                 {"scale_a": one, "scale_b": one}, "both float8_e5m2"),
+                ((a.bfloat16(), a.bfloat16()), {"use_fast_accum": False},
+                 "use_fast_accum is for fp8")):
             with self.subTest(text=text):
                 with self.assertRaisesRegex(ValueError, text):
                     fmha.gemm(*args, **kwargs)
@@ -320,6 +355,101 @@ class Fp8GemmTest(unittest.TestCase):
         c = f(a, b, sa, sb)
         ref, terms = reference(a, b, sa, sb)
         self.assertLess(max_error(c, ref, terms), tolerance("bf16", 128))
+
+
+@NEEDS_HOPPER
+class PromotionTest(unittest.TestCase):
+    """fmha.gemm's accumulate promotion (``use_fast_accum=False``)."""
+
+    @classmethod
+    def setUpClass(cls):
+        torch.zeros(1, device="cuda")  # PyTorch's context first
+
+    def test_error_with_and_without(self):
+        """At K = 8192 and 16384, f32 output: the error with promotion is
+        not worse than without, by maximum and by RMS; both are printed
+        with torch._scaled_mm's fast and promoted accumulation."""
+        gen = torch.Generator(device="cuda").manual_seed(5)
+        for kinds in (("tensor", "tensor"), ("row", "column")):
+            compile_or_skip(self, ops.gemm_spec(
+                "f8e4m3", "f32", scale_a=kinds[0], scale_b=kinds[1],
+                promote=True))
+            compile_or_skip(self, ops.gemm_spec(
+                "f8e4m3", "f32", scale_a=kinds[0], scale_b=kinds[1]))
+            for k in PROMOTE_K:
+                with self.subTest(kinds=kinds, k=k):
+                    m, n = 512, 520
+                    a, b, sa, sb = make_inputs(m, n, k, E4M3, E4M3, kinds,
+                                               gen=gen)
+                    ref, terms = reference(a, b, sa, sb)
+                    errors = {}
+                    for fast in (True, False):
+                        c = fmha.gemm(a, b, torch.float32, scale_a=sa,
+                                      scale_b=sb, use_fast_accum=fast)
+                        torch.cuda.synchronize()
+                        errors[fast] = (max_error(c, ref, terms),
+                                        rms_error(c, ref, terms))
+                    cublas = {fast: scaled_mm_error(a, b, sa, sb,
+                                                    torch.float32, ref,
+                                                    terms, fast)
+                              for fast in (True, False)}
+                    print(f"\n  promotion {kinds} {m}x{n}x{k} (f32 out): "
+                          f"fmha fast accum max {errors[True][0]:.3g} rms "
+                          f"{errors[True][1]:.3g}, promoted max "
+                          f"{errors[False][0]:.3g} rms "
+                          f"{errors[False][1]:.3g}; _scaled_mm fast "
+                          f"{cublas[True]}, promoted {cublas[False]}",
+                          file=sys.stderr)
+                    self.assertLessEqual(errors[False][0], errors[True][0])
+                    self.assertLessEqual(errors[False][1], errors[True][1])
+                    self.assertLess(errors[False][0], tolerance("f32", k))
+
+    def test_default_is_fast(self):
+        """use_fast_accum=None takes ops.DEFAULT_FP8_FAST_ACCUM: the same
+        kernel, the same bits."""
+        compile_or_skip(self, ops.gemm_spec("f8e4m3", "bf16"))
+        gen = torch.Generator(device="cuda").manual_seed(6)
+        a, b, sa, sb = make_inputs(256, 264, 2048, E4M3, E4M3,
+                                   ("tensor", "tensor"), gen=gen)
+        default = fmha.gemm(a, b, scale_a=sa, scale_b=sb)
+        chosen = fmha.gemm(a, b, scale_a=sa, scale_b=sb,
+                           use_fast_accum=ops.DEFAULT_FP8_FAST_ACCUM)
+        self.assertTrue(torch.equal(default, chosen))
+
+    def test_promotion_candidates(self):
+        """Every promotion configuration, on odd sizes, K not a multiple
+        of the promotion group (the last group takes the steps left)."""
+        gen = torch.Generator(device="cuda").manual_seed(7)
+        for out, kinds in PROMOTE_OPTIONS:
+            out_dtype = getattr(torch, OUT[out])
+            for spec in ops.gemm_kernel_specs("f8e4m3", out, "sm_90a", True,
+                                              "f8e4m3", *kinds, promote=True):
+                compiled = compile_or_skip(self, spec)
+                for m, n, k in ((300, 136, 1008), (7, 77, 8192 + 384)):
+                    with self.subTest(kernel=spec.name, m=m, n=n, k=k):
+                        a, b, sa, sb = make_inputs(m, n, k, E4M3, E4M3,
+                                                   kinds, gen=gen)
+                        c = torch_ops.gemm_output(torch, m, n, out_dtype,
+                                                  "cuda")
+                        c.fill_(float("nan"))
+                        compiled(a=a, b=b, c=c, scale_a=sa.reshape(-1),
+                                 scale_b=sb.reshape(-1))
+                        torch.cuda.synchronize()
+                        ref, terms = reference(a, b, sa, sb)
+                        self.assertLess(max_error(c, ref, terms),
+                                        tolerance(out, k))
+
+    def test_torch_compile(self):
+        compile_or_skip(self, ops.gemm_spec("f8e4m3", "bf16", promote=True))
+        gen = torch.Generator(device="cuda").manual_seed(8)
+        a, b, sa, sb = make_inputs(64, 48, 1024, E4M3, E4M3,
+                                   ("tensor", "tensor"), gen=gen)
+        f = torch.compile(lambda x, w, s, t: fmha.gemm(
+            x, w, scale_a=s, scale_b=t, use_fast_accum=False),
+            fullgraph=True)
+        c = f(a, b, sa, sb)
+        ref, terms = reference(a, b, sa, sb)
+        self.assertLess(max_error(c, ref, terms), tolerance("bf16", 1024))
 
 
 if __name__ == "__main__":

@@ -120,6 +120,41 @@ class TargetTest(unittest.TestCase):
         self.assertEqual(tuning.gemm_problem(8, 16, 32, fp8=True),
                          (("gemm_fp8",), (8, 16, 32)))
 
+    def test_fp8_promotion_specs(self):
+        # Accumulate promotion: a category and candidates of its own; the
+        # default configuration a tile that fits twice in the registers
+        # (64 x 128), promoting every K step; a configured tile kept.
+        self.assertEqual(
+            tuning.gemm_problem(8, 16, 32, fp8=True, promote=True),
+            (("gemm_fp8_promote",), (8, 16, 32)))
+        spec = ops.gemm_spec("f8e4m3", "bf16", promote=True)
+        self.assertEqual((spec.tile, spec.consumers, spec.promote_every),
+                         ((64, 128, 128), 2, 1))
+        spec = ops.gemm_spec("f8e4m3", "bf16",
+                             config={"tile": (128, 96, 128)}, promote=True)
+        self.assertEqual((spec.tile, spec.promote_every),
+                         ((128, 96, 128), 1))
+        specs = ops.gemm_kernel_specs("f8e4m3", "bf16", promote=True)
+        self.assertEqual(len(specs), len(set(specs)))
+        self.assertTrue(all(s.promote_every >= 1 for s in specs))
+        for c in tuning.GEMM_FP8_PROMOTE_CANDIDATES:
+            self.assertIn(ops.gemm_spec("f8e4m3", "bf16", config=c,
+                                        promote=True), specs)
+        self.assertEqual(ops.gemm_spec("f8e4m3", "bf16").promote_every, 0)
+
+    def test_accumulate_promotion(self):
+        # use_fast_accum in torch._scaled_mm's sense: False promotes; None
+        # is the default (fast, for now); 16-bit GEMMs take None only.
+        self.assertTrue(ops.accumulate_promotion(True, False))
+        self.assertFalse(ops.accumulate_promotion(True, True))
+        self.assertEqual(ops.accumulate_promotion(True, None),
+                         not ops.DEFAULT_FP8_FAST_ACCUM)
+        self.assertFalse(ops.accumulate_promotion(False, None))
+        with self.assertRaisesRegex(ValueError, "use_fast_accum is for fp8"):
+            ops.accumulate_promotion(False, False)
+        with self.assertRaisesRegex(TypeError, "must be a bool or None"):
+            ops.accumulate_promotion(True, 1)
+
 
 class Fp8GemmArgsTest(unittest.TestCase):
     """fmha.gemm's fp8 checks (ops.check_fp8_gemm), on shapes and dtype

@@ -157,10 +157,25 @@ class GemmSpecFp8Test(unittest.TestCase):
                       "tensor<?x4096xf32>", spec.to_mlir())
         self.assertEqual(spec_from_dict(spec.to_dict()), spec)
 
+    def test_promotion(self):
+        # Accumulate promotion: promote_every n in the op, _pr<n> in the
+        # name, and in the dict only when set (the cache keys of kernels
+        # without it stay).
+        spec = GemmSpec(dtype="f8e4m3", tile=(64, 128, 128),
+                        promote_every=4)
+        self.assertEqual(spec.name, "gemm_f8e4m3_bf16_64x128x128_c2_pr4")
+        self.assertIn("tile [64, 128, 128] consumers 2 promote_every 4 "
+                      "target sm_90a", spec.to_mlir())
+        self.assertEqual(spec.to_dict()["promote_every"], 4)
+        self.assertEqual(spec_from_dict(spec.to_dict()), spec)
+        self.assertNotIn("promote_every", GemmSpec(dtype="f8e4m3").to_dict())
+        self.assertNotIn("promote_every",
+                         GemmSpec(dtype="f8e4m3").to_mlir())
+
     def test_old_keys_kept(self):
         # The fp8 fields stay out of a 16-bit spec's dict (its cache key).
         data = GemmSpec().to_dict()
-        for name in ("b_dtype", "scale_a", "scale_b"):
+        for name in ("b_dtype", "scale_a", "scale_b", "promote_every"):
             self.assertNotIn(name, data)
         self.assertEqual(data["tile"], [128, 128, 64])
 
@@ -174,6 +189,9 @@ class GemmSpecFp8Test(unittest.TestCase):
                  "fp8 GEMMs need transpose_b=True"),
                 ({"scale_a": "tensor"}, "scale_a is for fp8 GEMMs only"),
                 ({"b_dtype": "f8e4m3"}, "b_dtype is for fp8 GEMMs only"),
+                ({"promote_every": 2}, "promote_every is for fp8 GEMMs only"),
+                ({"dtype": "f8e4m3", "promote_every": -1},
+                 "promote_every must be in"),
                 ({"dtype": "f8e4m3", "out_dtype": "f8e4m3"},
                  "out_dtype must be")):
             with self.subTest(**kwargs):

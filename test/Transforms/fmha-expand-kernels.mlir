@@ -144,6 +144,30 @@ fmha.gemm @gemm_fp8 (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E5M2>, tensor<1xf32>,
 
 // -----
 
+// fp8 with accumulate promotion every 4 K steps: a loop over groups of 4
+// K steps carries the f32 sum; each group's steps accumulate into a fresh
+// tile of zeros (the last group takes the steps left), which is added into
+// the sum; the epilogue scales the sum.
+// CHECK-LABEL: gpu.module @gemm_fp8_promote_module
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x128xf32>
+// CHECK: %[[C4:.*]] = arith.constant 4 : i32
+// CHECK: %[[SUM:.*]] = scf.for %[[G:.*]] = %{{.*}} to %[[STEPS:.*]] step %[[C4]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (tensor<64x128xf32>) : i32 {
+// CHECK:   %[[NEXT:.*]] = arith.addi %[[G]], %{{.*}} : i32
+// CHECK:   %[[END:.*]] = arith.minui %[[NEXT]], %[[STEPS]] : i32
+// CHECK:   %[[PART:.*]] = scf.for %{{.*}} = %[[G]] to %[[END]] step %{{.*}} iter_args(%[[P:.*]] = %[[ZERO]]) -> (tensor<64x128xf32>) : i32 {
+// CHECK:     %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[P]] {transpose_b}
+// CHECK:     scf.yield %[[D]] : tensor<64x128xf32>
+// CHECK:   }
+// CHECK:   %[[ADDED:.*]] = arith.addf %[[ACC]], %[[PART]] : tensor<64x128xf32>
+// CHECK:   scf.yield %[[ADDED]] : tensor<64x128xf32>
+// CHECK: }
+// CHECK: arith.mulf %[[SUM]], %{{.*}} : tensor<64x128xf32>
+fmha.gemm @gemm_fp8_promote (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>,
+    tensor<1xf32>, tensor<1xf32>) -> tensor<?x?xbf16> transpose_b
+    tile [64, 128, 128] consumers 1 promote_every 4 target sm_90a
+
+// -----
+
 // fp8 with a scale per row of A and per column of B: the row vector of
 // scale_a at the tile's rows broadcast along the rows, the column vector of
 // scale_b at its columns broadcast along the columns.

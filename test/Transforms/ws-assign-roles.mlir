@@ -68,6 +68,74 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Accumulate promotion (an fp8 GEMM's promote_every): the main loop (the
+// innermost loop with loads) runs a group of K steps onto zeros, and a loop
+// around it adds each group's accumulators into its sums. The stores read
+// the sums, which come from the main loop's chains through the group loop;
+// the group loop's values are computed by the consumers of the chains
+// they add up.
+// CHECK-LABEL: gpu.func @gemm_promote(
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"consumer1", warps = 4, regs = 232>]
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 2>]}
+// CHECK: arith.addf
+// CHECK: arith.addf
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 2>]}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm_promote_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm_promote(%a: !tile.desc<tensor<64x128xf8E4M3FN, #smem>>,
+                           %b: !tile.desc<tensor<128x128xf8E4M3FN, #smem>>,
+                           %c: !tile.desc<tensor<64x128xf32>>,
+                           %m: i32, %n: i32, %k: i32) kernel attributes {fmha.stages = 3 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c4 = arith.constant 4 : i32
+      %c64 = arith.constant 64 : i32
+      %c127 = arith.constant 127 : i32
+      %c128 = arith.constant 128 : i32
+      %pid_m = tile.program_id x : i32
+      %pid_n = tile.program_id y : i32
+      %m0 = arith.muli %pid_m, %c128 : i32
+      %m1 = arith.addi %m0, %c64 : i32
+      %n0 = arith.muli %pid_n, %c128 : i32
+      %kp = arith.addi %k, %c127 : i32
+      %ktiles = arith.divui %kp, %c128 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+      %s:2 = scf.for %g = %c0 to %ktiles step %c4
+          iter_args(%sum0 = %zero, %sum1 = %zero)
+          -> (tensor<64x128xf32, #acc>, tensor<64x128xf32, #acc>) : i32 {
+        %g4 = arith.addi %g, %c4 : i32
+        %end = arith.minui %g4, %ktiles : i32
+        %r:2 = scf.for %kt = %g to %end step %c1
+            iter_args(%acc0 = %zero, %acc1 = %zero)
+            -> (tensor<64x128xf32, #acc>, tensor<64x128xf32, #acc>) : i32 {
+          %ko = arith.muli %kt, %c128 : i32
+          %x0 = tile.load %a[%m0, %ko] : !tile.desc<tensor<64x128xf8E4M3FN, #smem>>
+          %x1 = tile.load %a[%m1, %ko] : !tile.desc<tensor<64x128xf8E4M3FN, #smem>>
+          %y = tile.load %b[%n0, %ko] : !tile.desc<tensor<128x128xf8E4M3FN, #smem>>
+          %d0 = tile.dot %x0, %y, %acc0 {transpose_b} : tensor<64x128xf8E4M3FN, #smem>, tensor<128x128xf8E4M3FN, #smem>, tensor<64x128xf32, #acc>
+          %d1 = tile.dot %x1, %y, %acc1 {transpose_b} : tensor<64x128xf8E4M3FN, #smem>, tensor<128x128xf8E4M3FN, #smem>, tensor<64x128xf32, #acc>
+          scf.yield %d0, %d1 : tensor<64x128xf32, #acc>, tensor<64x128xf32, #acc>
+        }
+        %a0 = arith.addf %sum0, %r#0 : tensor<64x128xf32, #acc>
+        %a1 = arith.addf %sum1, %r#1 : tensor<64x128xf32, #acc>
+        scf.yield %a0, %a1 : tensor<64x128xf32, #acc>, tensor<64x128xf32, #acc>
+      }
+      tile.store %c[%m0, %n0], %s#0 : !tile.desc<tensor<64x128xf32>>, tensor<64x128xf32, #acc>
+      tile.store %c[%m1, %n0], %s#1 : !tile.desc<tensor<64x128xf32>>, tensor<64x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // TMA multicast: in a ws.multicast kernel the loads of the dots' B operands
 // are multicast.
 // CHECK-LABEL: gpu.func @gemm_multicast(

@@ -180,6 +180,54 @@ gpu.module @kernels [#nvvm.target<chip = "sm_100a">] {
 
 // -----
 
+// A column vector loaded by plain loads and broadcast over the rows (an
+// fp8 GEMM's per-column scales): each chunk loads its own 32 values of
+// it, at the vector's column plus the chunk's first column, and the
+// whole-vector load goes.
+// CHECK-LABEL: gpu.func @column_scales(
+// CHECK: ws.role "epilogue0"
+// CHECK: %[[N:.*]] = tile.program_id y : i32
+// CHECK-NOT: tensor<64xf32
+// CHECK: %[[V0:.*]] = tile.load_direct %{{.*}}[%[[N]]] : memref<?xf32> -> tensor<32xf32, #{{.*}}>
+// CHECK: %[[B0:.*]] = tile.broadcast %[[V0]] axis 0 : tensor<32xf32, #{{.*}}> -> tensor<128x32xf32, #{{.*}}>
+// CHECK: arith.mulf %{{.*}}, %[[B0]] : tensor<128x32xf32
+// CHECK: ws.store_shared
+// CHECK: %[[C32:.*]] = arith.constant 32 : i32
+// CHECK: %[[N32:.*]] = arith.addi %[[N]], %[[C32]] : i32
+// CHECK: tile.load_direct %{{.*}}[%[[N32]]] : memref<?xf32> -> tensor<32xf32
+// CHECK: ws.store_shared
+// CHECK-NOT: ws.store_shared
+// CHECK-NOT: tensor<64xf32
+#tmem = #tile.tmem<block = [128, 64], unpacked = true>
+#regs = #tile.tmem_32x32b<warpgroups = 1>
+#cols = #tile.slice<dim = 0, parent = #regs>
+gpu.module @kernels [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @column_scales(%scale: memref<?xf32>) kernel {
+    %accs = ws.channel : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 2>
+    %stage = ws.buffer_alloc : memref<128x64xf32, 3>
+    ws.warp_specialize {
+      ws.role "mma" warps 1 regs 40 {
+        %token, %buffers = ws.producer_acquire %accs : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 2>
+        ws.producer_commit %accs, %token by tcgen05 : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 2>
+      }
+      ws.role "epilogue0" warps 4 regs 232 {
+        %n = tile.program_id y : i32
+        %token, %buffers = ws.consumer_wait %accs : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 2>
+        %acc = ws.as_tensor %buffers : memref<128x64xf32, #ws.tmem> -> tensor<128x64xf32, #tmem>
+        %row = tile.convert_layout %acc : tensor<128x64xf32, #tmem> -> tensor<128x64xf32, #regs>
+        ws.consumer_release %accs, %token by threads : !ws.channel<[memref<128x64xf32, #ws.tmem>], stages = 2>
+        %v = tile.load_direct %scale[%n] : memref<?xf32> -> tensor<64xf32, #cols>
+        %b = tile.broadcast %v axis 0 : tensor<64xf32, #cols> -> tensor<128x64xf32, #regs>
+        %t = arith.mulf %row, %b : tensor<128x64xf32, #regs>
+        ws.store_shared %t, %stage : tensor<128x64xf32, #regs>, memref<128x64xf32, 3>
+      }
+    }
+    gpu.return
+  }
+}
+
+// -----
+
 // Splat constants hoisted out of the role (canonicalization puts them in
 // the kernel's body) are chunked too; the whole-row constant goes once
 // nothing uses it.

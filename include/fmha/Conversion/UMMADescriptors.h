@@ -4,9 +4,9 @@
 // Part of fmha. The two descriptors a Blackwell `tcgen05.mma` takes, encoded
 // in one place: the 64-bit shared-memory matrix descriptor of an operand in
 // (swizzled) shared memory and the 32-bit instruction descriptor of
-// `.kind::f16`. Plain integers, no MLIR: the lowering ORs the runtime start
-// address into a constant built here, and the unit tests check every field
-// against values worked out by hand from the PTX ISA.
+// `.kind::f16` and `.kind::f8f6f4`. Plain integers, no MLIR: the lowering ORs
+// the runtime start address into a constant built here, and the unit tests
+// check every field against values worked out by hand from the PTX ISA.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,12 +84,25 @@ SmemDescriptor canonicalDescriptor(unsigned swizzleBytes, bool kMajor,
 /// Element types of `.kind::f16` operands (atype/btype, bits 7-9 / 10-12).
 enum class F16Kind : uint8_t { F16 = 0, BF16 = 1 };
 
-/// The fields of a `.kind::f16` instruction descriptor (PTX ISA 9.7.16.4.2,
-/// "Instruction descriptor", Table 42), dense, without saturation or
-/// B-matrix reuse shifts.
+/// Element types of `.kind::f8f6f4` operands fmha uses (atype/btype, bits
+/// 7-9 / 10-12; PTX ISA 9.7.16.4.2, Table 42: E4M3 = 0, E5M2 = 1, and
+/// E2M3 = 3, E3M2 = 4, E2M1 = 5 for the 6- and 4-bit types).
+enum class F8F6F4Kind : uint8_t { E4M3 = 0, E5M2 = 1 };
+
+/// An operand's atype / btype code, whose meaning the instruction's kind
+/// gives: an F16Kind for `.kind::f16`, an F8F6F4Kind for `.kind::f8f6f4`.
+struct OperandType {
+  uint8_t code;
+  constexpr OperandType(F16Kind kind) : code(static_cast<uint8_t>(kind)) {}
+  constexpr OperandType(F8F6F4Kind kind) : code(static_cast<uint8_t>(kind)) {}
+};
+
+/// The fields of a `.kind::f16` or `.kind::f8f6f4` instruction descriptor
+/// (PTX ISA 9.7.16.4.2, "Instruction descriptor", Table 42: the two kinds
+/// share the layout), dense, without saturation or B-matrix reuse shifts.
 struct InstrDescriptor {
-  F16Kind aType = F16Kind::BF16;
-  F16Kind bType = F16Kind::BF16;
+  OperandType aType = F16Kind::BF16;
+  OperandType bType = F16Kind::BF16;
   /// D in f32 (dtype 1, bits 4-5) or in f16 (dtype 0).
   bool f32Accumulator = true;
   bool negateA = false; ///< bit 13
@@ -105,7 +118,8 @@ struct InstrDescriptor {
 /// The 32-bit descriptor of `fields`.
 uint32_t encode(const InstrDescriptor &fields);
 
-/// Why `m` x `n` is not a dense `.kind::f16` shape for `ctaGroup` CTAs
+/// Why `m` x `n` is not a dense `.kind::f16` (or `.kind::f8f6f4`: the same
+/// shapes, with K = 32 bytes of either) shape for `ctaGroup` CTAs
 /// (PTX ISA 9.7.16.2.1, Table 39: one CTA, M = 64 or 128, N = 8..256 in
 /// steps of 8; two CTAs, M = 128 or 256, N = 16..256 in steps of 16), or
 /// nullopt when it is one.

@@ -38,8 +38,8 @@ SmemDescriptor mlir::fmha::umma::canonicalDescriptor(unsigned swizzleBytes,
 
 uint32_t mlir::fmha::umma::encode(const InstrDescriptor &fields) {
   return uint32_t(fields.f32Accumulator ? 1 : 0) << 4 |
-         uint32_t(static_cast<uint8_t>(fields.aType) & 0x7) << 7 |
-         uint32_t(static_cast<uint8_t>(fields.bType) & 0x7) << 10 |
+         uint32_t(fields.aType.code & 0x7) << 7 |
+         uint32_t(fields.bType.code & 0x7) << 10 |
          uint32_t(fields.negateA) << 13 | uint32_t(fields.negateB) << 14 |
          uint32_t(fields.transposeA) << 15 | uint32_t(fields.transposeB) << 16 |
          uint32_t((fields.n >> 3) & 0x3F) << 17 |

@@ -28,8 +28,48 @@ namespace umma = mlir::fmha::umma;
 static constexpr unsigned kTensorAddressSpace = 6;
 /// Lanes of tensor memory, one per row of a 128-row accumulator.
 static constexpr int64_t kTMEMLanes = 128;
-/// K of one 16-bit tcgen05.mma.
-static constexpr int64_t kMmaK = 16;
+/// K of one tcgen05.mma in bytes, whatever the element type (16 elements
+/// of `.kind::f16`, 32 of `.kind::f8f6f4`'s fp8).
+static constexpr int64_t kMmaKBytes = 32;
+
+namespace {
+/// The kind of a tcgen05.mma and its A and B type codes.
+struct MmaTypes {
+  NVVM::Tcgen05MMAKind kind;
+  umma::OperandType a, b;
+};
+} // namespace
+
+/// The `.kind::f16` type of `element`, if it is one.
+static std::optional<umma::F16Kind> getF16Kind(Type element) {
+  if (element.isBF16())
+    return umma::F16Kind::BF16;
+  if (element.isF16())
+    return umma::F16Kind::F16;
+  return std::nullopt;
+}
+
+/// The `.kind::f8f6f4` type of `element`, if fmha uses it.
+static std::optional<umma::F8F6F4Kind> getF8Kind(Type element) {
+  if (isa<Float8E4M3FNType>(element))
+    return umma::F8F6F4Kind::E4M3;
+  if (isa<Float8E5M2Type>(element))
+    return umma::F8F6F4Kind::E5M2;
+  return std::nullopt;
+}
+
+/// The tcgen05.mma kind of A and B elements `a` and `b`: `.kind::f16` for
+/// two equal 16-bit types, `.kind::f8f6f4` for e4m3 / e5m2 each; nullopt
+/// for others.
+static std::optional<MmaTypes> getMmaTypes(Type a, Type b) {
+  std::optional<umma::F16Kind> a16 = getF16Kind(a), b16 = getF16Kind(b);
+  if (a16 && b16 && a == b)
+    return MmaTypes{NVVM::Tcgen05MMAKind::F16, *a16, *b16};
+  std::optional<umma::F8F6F4Kind> a8 = getF8Kind(a), b8 = getF8Kind(b);
+  if (a8 && b8)
+    return MmaTypes{NVVM::Tcgen05MMAKind::F8F6F4, *a8, *b8};
+  return std::nullopt;
+}
 
 void ws::populateTCGen05TypeConversions(LLVMTypeConverter &converter) {
   converter.addConversion([](MemRefType type) -> std::optional<Type> {
@@ -285,8 +325,10 @@ static Value smemDescriptor(OpBuilder &b, Location loc, Value base,
 }
 
 /// ws.tcgen05_mma -> one tcgen05.mma.cta_group::1.kind::f16 per K step of
-/// 16, with shared-memory descriptors for A and B and one instruction
-/// descriptor (fmha/Conversion/UMMADescriptors.h). With `cta_pair`,
+/// 16 (`.kind::f8f6f4` per K step of 32 for e4m3 / e5m2 operands, both
+/// K-major from shared memory), with shared-memory descriptors for A and
+/// B and one instruction descriptor (fmha/Conversion/UMMADescriptors.h).
+/// With `cta_pair`,
 /// tcgen05.mma.cta_group::2 of M = twice D's rows: the descriptors name
 /// this CTA's operands, the hardware reads the peer's at the same offsets.
 static LogicalResult lowerTCGen05MMA(TCGen05MMAOp op,
@@ -303,6 +345,17 @@ static LogicalResult lowerTCGen05MMA(TCGen05MMAOp op,
   if (aTmem && (aTmem.getUnpacked() || aTmem.getBlockM() != kTMEMLanes))
     return op.emitOpError("reads A from tensor memory as 128 rows of "
                           "packed 16-bit elements only so far");
+  std::optional<MmaTypes> types =
+      getMmaTypes(aType.getElementType(), bType.getElementType());
+  if (!types)
+    return op.emitOpError("tcgen05.mma lowering supports bf16 or f16 A and B "
+                          "of one type, or f8E4M3FN / f8E5M2 A and B; got ")
+           << aType.getElementType() << " and " << bType.getElementType();
+  bool fp8 = types->kind == NVVM::Tcgen05MMAKind::F8F6F4;
+  if (fp8 && (aTmem || !op.getTransposeB()))
+    return op.emitOpError("fp8 tcgen05.mma lowers A and B from shared "
+                          "memory, both K-major (B given as [N, K], "
+                          "transpose_b), only so far");
   bool pair = op.getCtaPair();
   unsigned ctas = pair ? 2 : 1;
   // The MMA's M spans the pair's rows; each CTA holds half of B's N.
@@ -312,6 +365,8 @@ static LogicalResult lowerTCGen05MMA(TCGen05MMAOp op,
     return op.emitOpError(*why);
   int64_t k = aType.getShape()[1];
   int64_t elementBytes = aType.getElementTypeBitWidth() / 8;
+  // One instruction's K: 32 bytes, 16 elements of 16 bits or 32 of fp8.
+  int64_t instrK = kMmaKBytes / elementBytes;
   int64_t aSpan = aLayout ? aLayout.getSwizzle() : 128;
   int64_t bSpan = bLayout.getSwizzle();
   bool bKMajor = op.getTransposeB();
@@ -324,9 +379,8 @@ static LogicalResult lowerTCGen05MMA(TCGen05MMAOp op,
 
   Location loc = op.getLoc();
   umma::InstrDescriptor instr;
-  instr.aType = instr.bType = aType.getElementType().isBF16()
-                                  ? umma::F16Kind::BF16
-                                  : umma::F16Kind::F16;
+  instr.aType = types->a;
+  instr.bType = types->b;
   instr.transposeB = !bKMajor;
   instr.m = m;
   instr.n = n;
@@ -343,8 +397,8 @@ static LogicalResult lowerTCGen05MMA(TCGen05MMAOp op,
   // freed this accumulator) happen before.
   NVVM::Tcgen05FenceOp::create(rewriter, loc,
                                NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-  for (int64_t kk = 0; kk < k / kMmaK; ++kk) {
-    int64_t kBytes = kk * kMmaK * elementBytes;
+  for (int64_t kk = 0; kk < k / instrK; ++kk) {
+    int64_t kBytes = kk * kMmaKBytes;
     // A in tensor memory: K step kk starts kBytes / 4 columns further
     // along its rows (16 packed 16-bit elements: 8 columns).
     Value descA =
@@ -358,10 +412,10 @@ static LogicalResult lowerTCGen05MMA(TCGen05MMAOp op,
     Value descB = smemDescriptor(
         rewriter, loc, adaptor.getB(),
         bKMajor ? kMajorOffset(kBytes, bType.getShape()[0], bSpan)
-                : kk * kMmaK * bSpan,
+                : kk * instrK * bSpan,
         bFields);
     NVVM::Tcgen05MMAOp::create(
-        rewriter, loc, NVVM::Tcgen05MMAKind::F16,
+        rewriter, loc, types->kind,
         pair ? NVVM::CTAGroupKind::CTA_2 : NVVM::CTAGroupKind::CTA_1,
         NVVM::Tcgen05MMACollectorOp::DISCARD, /*aShift=*/false, d, descA, descB,
         idesc, kk == 0 ? adaptor.getAccumulate() : one,

@@ -842,12 +842,49 @@ fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
 
 // -----
 
-// fp8 on sm_100a.
-// expected-error @+1 {{fp8 a and b are supported on sm_90a only so far, not sm_100a (tcgen05.mma kind::f8f6f4 is not lowered)}}
+// Accumulate promotion every 0 K steps.
+// expected-error @+1 {{promote_every 0 is not supported: expected at least 1 (K steps per promotion)}}
 fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
                  tensor<1xf32>)
     -> tensor<?x?xbf16>
-    transpose_b target sm_100a
+    transpose_b tile [64, 128, 128] promote_every 0 target sm_90a
+
+// -----
+
+// Accumulate promotion of a bf16 GEMM.
+// expected-error @+1 {{promote_every is for fp8 a and b only, not 'bf16' (16-bit wgmma accumulates in f32)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [64, 128, 64] promote_every 4 target sm_90a
+
+// -----
+
+// Accumulate promotion with the ping-pong schedule.
+// expected-error @+1 {{promote_every cannot be combined with schedule pingpong: the consumers' main loops take turns whole, not in groups of K steps}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [64, 128, 128] consumers 2 schedule pingpong
+    promote_every 4 target sm_90a
+
+// -----
+
+// Accumulate promotion doubles the accumulator registers: a 128 x 128 tile
+// does not fit.
+// expected-error @+1 {{consumer warpgroup needs 264 registers per thread (128x128 fp32 tile x 2 (promote_every: the wgmma chain's and the running sum) + 8 for addresses and loop state)}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [128, 128, 128] promote_every 4 target sm_90a
+
+// -----
+
+// Accumulate promotion on sm_100a.
+// expected-error @+1 {{promote_every is supported on sm_90a only, not sm_100a (tcgen05.mma accumulates fp8 products in f32)}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xf32>)
+    -> tensor<?x?xbf16>
+    transpose_b promote_every 4 target sm_100a
 
 // -----
 

@@ -129,6 +129,13 @@ fmha.gemm @gemm_fp8 (tensor<?x4096xf8E4M3FN>, tensor<?x4096xf8E5M2>,
     tensor<1xf32>, tensor<?xf32>) -> tensor<?x?xf16> transpose_b
     tile [128, 128, 128] target sm_90a
 
+// fp8 with accumulate promotion every 4 K steps.
+// CHECK: fmha.gemm @gemm_fp8_promote (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x?xbf16> transpose_b tile [64, 128, 128] promote_every 4 target sm_90a
+// GENERIC: "fmha.gemm"() <{function_type = (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x?xbf16>, promote_every = 4 : i64, sym_name = "gemm_fp8_promote", target = #fmha<target sm_90a>, tile = array<i64: 64, 128, 128>, transpose_b}> : () -> ()
+fmha.gemm @gemm_fp8_promote (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>,
+    tensor<1xf32>, tensor<1xf32>) -> tensor<?x?xbf16> transpose_b
+    tile [64, 128, 128] promote_every 4 target sm_90a
+
 // The ping-pong schedule, and the cooperative one spelled out.
 // CHECK: fmha.gemm @gemm_pingpong (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> transpose_b tile [128, 128, 64] stages 2 consumers 2 schedule pingpong target sm_90a
 // GENERIC: "fmha.gemm"() <{consumers = 2 : i64, function_type = (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>, schedule = #fmha<gemm_schedule pingpong>, stages = 2 : i64, sym_name = "gemm_pingpong", target = #fmha<target sm_90a>, tile = array<i64: 128, 128, 64>, transpose_b}> : () -> ()

@@ -1099,9 +1099,20 @@ func.func @tcgen05_mma_b_registers(%a: tensor<128x64xbf16, #smem>, %b: tensor<12
 
 #smem8 = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
 
-func.func @tcgen05_mma_type(%a: tensor<128x128xf8E4M3FN, #smem8>, %b: tensor<128x128xf8E4M3FN, #smem8>, %d: memref<128x128xf32, #ws.tmem>, %acc: i1) {
-  // expected-error @+1 {{'ws.tcgen05_mma' op multiplies bf16 or f16 operands of one type, got 'f8E4M3FN' and 'f8E4M3FN'}}
-  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x128xf8E4M3FN, #smem8>, tensor<128x128xf8E4M3FN, #smem8>, memref<128x128xf32, #ws.tmem>
+func.func @tcgen05_mma_type(%a: tensor<128x128xf8E4M3FN, #smem8>, %b: tensor<128x128xi8, #smem8>, %d: memref<128x128xf32, #ws.tmem>, %acc: i1) {
+  // expected-error @+1 {{'ws.tcgen05_mma' op multiplies bf16 or f16 operands of one type, or f8E4M3FN / f8E5M2 operands, got 'f8E4M3FN' and 'i8'}}
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x128xf8E4M3FN, #smem8>, tensor<128x128xi8, #smem8>, memref<128x128xf32, #ws.tmem>
+  return
+}
+
+// -----
+
+#tmem8 = #tile.tmem<block = [128, 128], unpacked = false>
+#smem8 = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+
+func.func @tcgen05_mma_fp8_tmem_a(%a: tensor<128x128xf8E4M3FN, #tmem8>, %b: tensor<128x128xf8E4M3FN, #smem8>, %d: memref<128x128xf32, #ws.tmem>, %acc: i1) {
+  // expected-error @+1 {{'ws.tcgen05_mma' op reads fp8 A from shared memory only, not tensor memory}}
+  ws.tcgen05_mma %a, %b, %d, %acc {transpose_b} : tensor<128x128xf8E4M3FN, #tmem8>, tensor<128x128xf8E4M3FN, #smem8>, memref<128x128xf32, #ws.tmem>
   return
 }
 

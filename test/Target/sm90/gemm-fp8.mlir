@@ -21,6 +21,15 @@
 // RUN: fmha-opt %t/rowwise.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-ROWWISE
 //
+// RUN: fmha-opt %t/promote.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/promote.ptx
+// RUN: FileCheck %s --check-prefix=PROMOTE < %t/promote.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/promote.ptx -o %t/promote.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/promote-rowwise.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/promote-rowwise.ptx
+// RUN: FileCheck %s --check-prefix=PROMOTE-ROWWISE < %t/promote-rowwise.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/promote-rowwise.ptx -o %t/promote-rowwise.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+//
 // NOSPILL: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // One scale per tensor, e4m3 x e4m3, two consumers of 128 x 128. The
@@ -88,6 +97,39 @@
 // MANIFEST-ROWWISE-NEXT: "shape": [
 // MANIFEST-ROWWISE-NEXT: "N"
 
+// Accumulate promotion (promote_every): the wgmma chain's tile and the
+// f32 sum cost the accumulator registers twice, so the tiles that fit the
+// consumers' 232 registers without spills hold at most 96 f32 values a
+// thread each: 64 x 128 (64 + 64), or 128 x 96 with row and column scales
+// (96 + 96 and 24 column scales); 128 x 128 does not fit (the verifier
+// says so). One scale per tensor, 64 x 128 tiles, a promotion every 4 K
+// steps: after each group of steps (4 wgmma m64n128k32 a step, the
+// previous step's wgmmas waited for in the loop) the consumer waits for
+// all of them and adds the 64 values into the sum.
+// PROMOTE-LABEL: .entry gemm_fp8_promote(
+// PROMOTE: setmaxnreg.inc.sync.aligned.u32 232;
+// PROMOTE-COUNT-2: ld.global.b32
+// PROMOTE-COUNT-65: mul.rn.f32
+// PROMOTE-COUNT-32: cvt.rn.bf16x2.f32
+// PROMOTE-COUNT-64: add.rn.f32
+// PROMOTE: wgmma.fence.sync.aligned
+// PROMOTE-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// PROMOTE: wgmma.commit_group.sync.aligned
+// PROMOTE: wgmma.wait_group.sync.aligned 1;
+// PROMOTE: wgmma.wait_group.sync.aligned 0;
+// PROMOTE-NOT: wgmma.mma_async
+
+// Row and column scales, 128 x 96 tiles, a promotion every 2 K steps: 96
+// sums a thread, 8 wgmma m64n96k32 a step.
+// PROMOTE-ROWWISE-LABEL: .entry gemm_fp8_promote_rowwise(
+// PROMOTE-ROWWISE: setmaxnreg.inc.sync.aligned.u32 232;
+// PROMOTE-ROWWISE-COUNT-96: mul.rn.f32
+// PROMOTE-ROWWISE-COUNT-96: mul.rn.f32
+// PROMOTE-ROWWISE-COUNT-48: cvt.rn.bf16x2.f32
+// PROMOTE-ROWWISE-COUNT-96: add.rn.f32
+// PROMOTE-ROWWISE-COUNT-8: wgmma.mma_async.sync.aligned.m64n96k32.f32.e4m3.e4m3
+// PROMOTE-ROWWISE-NOT: wgmma.mma_async
+
 //--- tensor.mlir
 fmha.gemm @gemm_fp8 (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>,
     tensor<1xf32>, tensor<1xf32>) -> tensor<?x?xbf16> transpose_b
@@ -97,3 +139,13 @@ fmha.gemm @gemm_fp8 (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>,
 fmha.gemm @gemm_fp8_rowwise (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E5M2>,
     tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xbf16> transpose_b
     tile [64, 256, 128] consumers 2 target sm_90a
+
+//--- promote.mlir
+fmha.gemm @gemm_fp8_promote (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>,
+    tensor<1xf32>, tensor<1xf32>) -> tensor<?x?xbf16> transpose_b
+    tile [64, 128, 128] consumers 2 promote_every 4 target sm_90a
+
+//--- promote-rowwise.mlir
+fmha.gemm @gemm_fp8_promote_rowwise (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>,
+    tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xbf16> transpose_b
+    tile [128, 96, 128] consumers 2 promote_every 2 target sm_90a

@@ -142,6 +142,12 @@ int64_t GemmOp::getNumSplits() {
   return 1;
 }
 
+int64_t GemmOp::getPromoteInterval() {
+  if (IntegerAttr every = getPromoteEveryAttr())
+    return every.getInt();
+  return 0;
+}
+
 bool GemmOp::isPingPong() {
   std::optional<GemmSchedule> schedule = getSchedule();
   return schedule && *schedule == GemmSchedule::PingPong;
@@ -184,8 +190,11 @@ SharedMemoryUsage GemmOp::getSharedMemoryUsage(int64_t stages) {
 }
 
 int64_t GemmOp::getConsumerRegisters() {
-  int64_t registers = getBlockM() * getBlockN() / limits::kWarpgroupThreads +
-                      limits::kSm90GemmReservedRegisters;
+  int64_t accumulator = getBlockM() * getBlockN() / limits::kWarpgroupThreads;
+  // Accumulate promotion keeps the wgmma chain's tile and the running sum.
+  int64_t accumulators = getPromoteInterval() > 0 ? 2 : 1;
+  int64_t registers =
+      accumulators * accumulator + limits::kSm90GemmReservedRegisters;
   // Per-column scales in the accumulator's column layout: a thread holds
   // 2 columns of every 8.
   if (hasColumnScales())
@@ -483,6 +492,35 @@ static LogicalResult verifySplits(GemmOp op, Target target) {
   return success();
 }
 
+/// Checks accumulate promotion (`promote_every`): at least 1, for fp8 a
+/// and b on sm_90a (whose fp8 wgmma accumulates with reduced precision;
+/// tcgen05.mma accumulates in f32), not with the ping-pong schedule.
+static LogicalResult verifyPromotion(GemmOp op, Target target) {
+  IntegerAttr attr = op.getPromoteEveryAttr();
+  if (!attr)
+    return success();
+  int64_t every = attr.getInt();
+  if (every < 1)
+    return op.emitOpError() << "promote_every " << every
+                            << " is not supported: expected at least 1 (K "
+                               "steps per promotion)";
+  if (!op.isFp8())
+    return op.emitOpError() << "promote_every is for fp8 a and b only, not "
+                            << op.getAType().getElementType()
+                            << " (16-bit wgmma accumulates in f32)";
+  if (getTargetInfo(target).hasTensorMemory())
+    return op.emitOpError() << "promote_every is supported on sm_90a only, not "
+                            << stringifyTarget(target)
+                            << " (tcgen05.mma accumulates fp8 products in "
+                               "f32)";
+  if (op.isPingPong())
+    return op.emitOpError()
+           << "promote_every cannot be combined with schedule pingpong: the "
+              "consumers' main loops take turns whole, not in groups of K "
+              "steps";
+  return success();
+}
+
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(GemmOp op) {
   int64_t blockN = op.getBlockN();
@@ -511,17 +549,13 @@ static LogicalResult verifyConfig(GemmOp op) {
            << 2 * limits::kMinSwizzleBytes / inBytes << " or "
            << limits::kMaxSwizzleBytes / inBytes;
   Target target = op.getTarget();
-  if (op.isFp8() && getTargetInfo(target).hasTensorMemory())
-    return op.emitOpError() << "fp8 a and b are supported on sm_90a only so "
-                               "far, not "
-                            << stringifyTarget(target)
-                            << " (tcgen05.mma kind::f8f6f4 is not lowered)";
   if (failed(verifyCtas(op, target, blockN)) ||
       failed(verifyMulticast(op, target, blockN)))
     return failure();
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr())) ||
-      failed(verifySchedule(op, target)) || failed(verifySplits(op, target)))
+      failed(verifySchedule(op, target)) || failed(verifySplits(op, target)) ||
+      failed(verifyPromotion(op, target)))
     return failure();
 
   if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
@@ -530,8 +564,10 @@ static LogicalResult verifyConfig(GemmOp op) {
   return verifyAccumulators(
       op, target, op.getConsumerRegisters(),
       [&](raw_ostream &os) {
-        os << op.getBlockM() << "x" << blockN << " fp32 tile + "
-           << limits::kSm90GemmReservedRegisters
+        os << op.getBlockM() << "x" << blockN << " fp32 tile";
+        if (op.getPromoteInterval() > 0)
+          os << " x 2 (promote_every: the wgmma chain's and the running sum)";
+        os << " + " << limits::kSm90GemmReservedRegisters
            << " for addresses and loop state";
         if (op.hasColumnScales())
           os << " + " << blockN / 4 << " for per-column scales";

@@ -147,12 +147,12 @@ groupedTile(OpBuilder &b, Location loc, Value t, Value tilesM, Value tilesN,
   return {pidM, pidN};
 }
 
-/// The main loop over K steps [`begin` (0 when null), `end`) of the
-/// consumer tiles at `rows` of A and column `column` of B: each step loads
-/// an A tile per row and one B tile (its half of B's columns in 2-CTA mode,
-/// `pair`), and adds their products into the rows' f32 accumulators, which
-/// start at `init`. Returns the loop, its results the accumulators.
-static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
+/// The loop over K steps [`begin`, `end`) of the consumer tiles at `rows`
+/// of A and column `column` of B: each step loads an A tile per row and one
+/// B tile (its half of B's columns in 2-CTA mode, `pair`), and adds their
+/// products into the rows' f32 accumulators, which start at `init`.
+/// Returns the loop, its results the accumulators.
+static scf::ForOp buildStepLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
                                 ArrayRef<Value> rows, Value column, Value begin,
                                 Value end, Value init, bool pair,
                                 function_ref<Value(int64_t)> constant) {
@@ -160,8 +160,6 @@ static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
   bool kMajorB = op.getTransposeB();
   SmallVector<Value> inits(rows.size(), init);
   Value step = constant(1);
-  if (!begin)
-    begin = constant(0);
   auto loop = scf::ForOp::create(b, loc, begin, end, step, inits);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
@@ -182,6 +180,41 @@ static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
                             pair ? b.getUnitAttr() : UnitAttr()));
   scf::YieldOp::create(b, loc, results);
   return loop;
+}
+
+/// The main loop over K steps [`begin` (0 when null), `end`) of the
+/// consumer tiles at `rows` (buildStepLoop), the accumulators starting at
+/// `init` (zeros). With accumulate promotion (`promote_every n`) a loop
+/// over groups of n steps: each group's steps accumulate into a fresh tile
+/// of zeros (`init`), which is then added into the group loop's f32 sums,
+/// so that no wgmma chain runs longer than n steps. Returns the outer loop,
+/// its results the accumulators.
+static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
+                                ArrayRef<Value> rows, Value column, Value begin,
+                                Value end, Value init, bool pair,
+                                function_ref<Value(int64_t)> constant) {
+  if (!begin)
+    begin = constant(0);
+  int64_t every = op.getPromoteInterval();
+  if (every == 0)
+    return buildStepLoop(op, b, a, bArg, rows, column, begin, end, init, pair,
+                         constant);
+  Location loc = op.getLoc();
+  SmallVector<Value> inits(rows.size(), init);
+  auto groups = scf::ForOp::create(b, loc, begin, end, constant(every), inits);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(groups.getBody());
+  Value first = groups.getInductionVar();
+  Value last = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, first, constant(every)), end);
+  auto steps = buildStepLoop(op, b, a, bArg, rows, column, first, last, init,
+                             pair, constant);
+  SmallVector<Value> sums;
+  for (auto [sum, partial] :
+       llvm::zip(groups.getRegionIterArgs(), steps.getResults()))
+    sums.push_back(arith::AddFOp::create(b, loc, sum, partial));
+  scf::YieldOp::create(b, loc, sums);
+  return groups;
 }
 
 /// A block_m x block_n f32 tile of zeros, where accumulators start.

@@ -349,10 +349,18 @@ LogicalResult TCGen05MMAOp::verify() {
       !isa_and_nonnull<tile::NvmmaSharedAttr>(b.getEncoding()))
     return emitOpError("reads A from shared (#tile.nvmma_shared) or tensor "
                        "memory (#tile.tmem) and B from shared memory");
-  if (a.getElementType() != b.getElementType() ||
-      !(a.getElementType().isBF16() || a.getElementType().isF16()))
-    return emitOpError("multiplies bf16 or f16 operands of one type, got ")
-           << a.getElementType() << " and " << b.getElementType();
+  Type aElement = a.getElementType(), bElement = b.getElementType();
+  bool sixteenBits =
+      aElement == bElement && (aElement.isBF16() || aElement.isF16());
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElement) &&
+             isa<Float8E4M3FNType, Float8E5M2Type>(bElement);
+  if (!sixteenBits && !fp8)
+    return emitOpError("multiplies bf16 or f16 operands of one type, or "
+                       "f8E4M3FN / f8E5M2 operands, got ")
+           << aElement << " and " << bElement;
+  if (fp8 && isa<tile::TmemAttr>(a.getEncoding()))
+    return emitOpError("reads fp8 A from shared memory only, not tensor "
+                       "memory");
   bool ta = getTransposeA(), tb = getTransposeB();
   int64_t m = ta ? a.getShape()[1] : a.getShape()[0];
   int64_t ka = ta ? a.getShape()[0] : a.getShape()[1];

@@ -101,7 +101,10 @@ struct TileProgram {
 } // namespace
 
 /// The loop-carried positions of `loop` that `value` depends on: loop
-/// results reached through its defining ops (within the loop's parent).
+/// results reached through its defining ops (within the loop's parent),
+/// and through the results of the loops around `loop` (an fp8 GEMM's
+/// accumulate promotion: a loop over groups of K steps around the main
+/// loop, whose sums add up the main loop's results), to what they yield.
 static llvm::SmallSetVector<unsigned, 4> positionsOf(Value value,
                                                      scf::ForOp loop) {
   llvm::SmallSetVector<unsigned, 4> positions;
@@ -113,7 +116,13 @@ static llvm::SmallSetVector<unsigned, 4> positionsOf(Value value,
       positions.insert(cast<OpResult>(v).getResultNumber());
       return;
     }
-    if (def->getParentRegion() == loop->getParentRegion())
+    if (auto outer = dyn_cast<scf::ForOp>(def);
+        outer && outer->isProperAncestor(loop)) {
+      next.push_back(
+          outer.getYieldedValues()[cast<OpResult>(v).getResultNumber()]);
+      return;
+    }
+    if (def->getParentRegion()->isAncestor(loop->getParentRegion()))
       llvm::append_range(next, def->getOperands());
   });
   return positions;
@@ -406,6 +415,32 @@ static llvm::SmallSetVector<unsigned, 8> computedPositions(TileProgram &program,
   return keep;
 }
 
+/// Writes `ws.partition_outputs` on the loops around the main loop that
+/// carry values (accumulate promotion's group loop, whose sums add up the
+/// main loop's chains): each value is computed by the consumers of the
+/// chains it reads (`consumerOf`), none by the producer.
+static void setEnclosingOutputs(FunctionOpInterface func,
+                                const TileProgram &program,
+                                function_ref<int32_t(unsigned)> consumerOf) {
+  Builder b(func.getContext());
+  for (auto outer = program.loop->getParentOfType<scf::ForOp>(); outer;
+       outer = outer->getParentOfType<scf::ForOp>()) {
+    if (outer.getNumRegionIterArgs() == 0)
+      continue;
+    SmallVector<Attribute> outputs;
+    for (Value yielded : outer.getYieldedValues()) {
+      llvm::SmallSetVector<unsigned, 4> positions =
+          positionsOf(yielded, program.loop);
+      SmallVector<int32_t> roles;
+      for (unsigned chain : program.chains)
+        if (positions.contains(chain))
+          roles.push_back(consumerOf(chain));
+      outputs.push_back(b.getDenseI32ArrayAttr(roles));
+    }
+    outer->setAttr(kPartitionOutputsAttrName, b.getArrayAttr(outputs));
+  }
+}
+
 /// Writes the sm_90a roles of `func`'s tile program: role 0 the producer,
 /// role 1 + i the consumer of chain i.
 static void assignSM90(FunctionOpInterface func, TileProgram &program,
@@ -479,6 +514,7 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
   for (ArrayRef<int32_t> roles : outputs)
     outputAttrs.push_back(b.getDenseI32ArrayAttr(roles));
   program.loop->setAttr(kPartitionOutputsAttrName, b.getArrayAttr(outputAttrs));
+  setEnclosingOutputs(func, program, consumerOf);
 }
 
 /// The loops whose bodies hold the loads of `func`, in program order, when

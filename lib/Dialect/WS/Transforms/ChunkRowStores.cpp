@@ -15,6 +15,10 @@
 // passes after it. Sinks (reductions and the store) whose inputs are all
 // ready at the same point share a pass, so a chunk is loaded once for them.
 //
+// A column vector loaded from global memory (tile.load_direct) and
+// broadcast over the rows (an fp8 GEMM's per-column scales) is loaded per
+// chunk too: each chunk loads its own columns of the vector.
+//
 // The chunks read tensor memory later than the whole-row load they replace,
 // so the release of a slot they read moves after the slot's last read.
 //
@@ -93,6 +97,15 @@ static bool isRowReduction(Operation *op, int64_t columns) {
           reduce.getKind() == tile::ReduceKind::sum);
 }
 
+/// Whether `op` broadcasts over the rows a column vector loaded from global
+/// memory by plain loads (`tile.load_direct`): every chunk loads its own
+/// columns of the vector.
+static bool isLoadedColumnBroadcast(Operation *op) {
+  auto broadcast = dyn_cast<tile::BroadcastOp>(op);
+  return broadcast && broadcast.getAxis() == 0 &&
+         broadcast.getInput().getDefiningOp<tile::LoadDirectOp>();
+}
+
 /// Whether `op` is a splat constant: every chunk takes a smaller copy.
 static bool isSplatConstant(Operation *op) {
   auto constant = dyn_cast<arith::ConstantOp>(op);
@@ -129,7 +142,8 @@ columnwiseSlice(Value value, Block *block, SmallVectorImpl<Value> &rows) {
       return failure();
     if (!slice.insert(def))
       continue;
-    if (isRowLoad(def) || isa<tile::IotaOp, tensor::SplatOp>(def))
+    if (isRowLoad(def) || isa<tile::IotaOp, tensor::SplatOp>(def) ||
+        isLoadedColumnBroadcast(def))
       continue;
     if (auto broadcast = dyn_cast<tile::BroadcastOp>(def)) {
       // A row vector spread over the columns: every chunk takes its part.
@@ -197,6 +211,25 @@ static Operation *chunkOf(OpBuilder &b, Operation *op, IRMapping &map,
   }
   if (auto splat = dyn_cast<tensor::SplatOp>(op))
     return tensor::SplatOp::create(b, loc, chunk, splat.getInput());
+  if (isLoadedColumnBroadcast(op)) {
+    // The chunk's columns of the vector: its own load, `column` further
+    // along the innermost coordinate.
+    auto broadcast = cast<tile::BroadcastOp>(op);
+    auto load = broadcast.getInput().getDefiningOp<tile::LoadDirectOp>();
+    auto vector = cast<RankedTensorType>(load.getType());
+    SmallVector<Value> coords(load.getCoords());
+    if (column != 0)
+      coords.back() = arith::AddIOp::create(
+          b, loc, coords.back(),
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), column));
+    Value part = tile::LoadDirectOp::create(
+        b, load.getLoc(),
+        RankedTensorType::get({width}, vector.getElementType(),
+                              vector.getEncoding()),
+        load.getSource(), coords);
+    return tile::BroadcastOp::create(b, loc, chunk, part,
+                                     broadcast.getAxisAttr());
+  }
   if (auto iota = dyn_cast<tile::IotaOp>(op)) {
     Operation *local = tile::IotaOp::create(b, loc, chunk, iota.getAxisAttr());
     if (iota.getAxis() != 1 || column == 0)
@@ -481,6 +514,8 @@ static bool storeRowsInChunks(OpBuilder &b, Operation *store, int64_t width,
     Value input;
     if (auto convert = dyn_cast<tile::ConvertLayoutOp>(op))
       input = convert.getInput();
+    if (isLoadedColumnBroadcast(op))
+      input = op->getOperand(0);
     if (!op->use_empty())
       continue;
     op->erase();

@@ -41,6 +41,9 @@ def FMHA_MulticastAttr : FMHA_CountAttr<
     "CTAs of a cluster along M that share each B tile by TMA multicast, 1 or 2">;
 def FMHA_SplitsAttr : FMHA_CountAttr<
     "K ranges each output tile is split into (split-K), at least 1">;
+def FMHA_PromoteEveryAttr : FMHA_CountAttr<
+    "K steps an fp8 wgmma chain accumulates before its sum is added into the "
+    "f32 accumulator, at least 1">;
 
 //===----------------------------------------------------------------------===//
 // AttentionOp
@@ -450,18 +453,31 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
 
     **FP8.** `a` and `b` are `f8E4M3FN` or `f8E5M2`, at most one of them
     `f8E5M2` (the mixes `torch._scaled_mm` takes); the MMAs are `wgmma
-    ...k32.f32.e4m3|e5m2.e4m3|e5m2` reading both operands from shared
-    memory, which fp8 wgmma reads K-major only: fp8 needs `transpose_b`
-    (`b` as `[N, K]`, a linear layer's weight). Both scales are required and
-    `f32`. A scale of static size 1 is one value for its whole tensor,
+    ...k32.f32.e4m3|e5m2.e4m3|e5m2` on `sm_90a` and `tcgen05.mma
+    ...kind::f8f6f4` (K steps of 32) on `sm_100a`, reading both operands
+    from shared memory, K-major (fp8 wgmma reads no other layout): fp8
+    needs `transpose_b` (`b` as `[N, K]`, a linear layer's weight). Both
+    scales are required and `f32`. A scale of static size 1 is one value for its whole tensor,
     read once as a scalar; any other size (`?`, `M` or `N`) is one value
     per row of `a` or column of `b`, read once per output tile in the
     accumulator's row or column layout (with `M` or `N` of 1 both read the
     same). The scales multiply the f32 accumulator before it is rounded to
-    `c`'s type, so they cost the main loop nothing. `c` is not fp8. The
+    `c`'s type (on `sm_100a` once the epilogue has read it from tensor
+    memory), so they cost the main loop nothing. `c` is not fp8. The
     default `block_k` is 128 (one 128-byte swizzle span) and `block_k` is a
-    multiple of 32 (the fp8 MMA's K). `sm_90a` only so far: `sm_100a`
-    (`tcgen05.mma kind::f8f6f4`) is rejected.
+    multiple of 32 (the fp8 MMA's K).
+
+    **Accumulate promotion** (`promote_every n`, fp8 on `sm_90a`): Hopper's
+    fp8 wgmma adds its products into the accumulator with fewer mantissa
+    bits than f32 (about 14 in practice), so over a long K the sum loses
+    precision. With `promote_every n` each main loop is a loop over groups
+    of `n` K steps: the wgmmas of a group accumulate into a fresh zeroed
+    tile, which is then added (`arith.addf`, f32 in registers) into the
+    running sum; the last group takes the steps left. Not with `schedule
+    pingpong` (whose consumers take turns by whole main loops). The second
+    accumulator costs the tile's accumulator registers again. Without it
+    the wgmma chain runs over the whole K range (what `torch._scaled_mm`
+    calls `use_fast_accum=True`).
 
     **Syntax.** The configuration keywords are optional but, when present,
     come in this order:
@@ -470,7 +486,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     fmha.gemm @name (a, b [, scale_a, scale_b]) -> c
         [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
         [consumers n] [ctas n] [multicast n] [schedule (cooperative | pingpong)]
-        [splits n] target (sm_90a | sm_100a) attr-dict
+        [splits n] [promote_every n] target (sm_90a | sm_100a) attr-dict
     ```
 
     **Configuration** (all optional; the defaults are chosen so that every
@@ -486,6 +502,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
     | `schedule`       | `cooperative`: the consumers split a CTA tile of `consumers * block_m` rows and share its B tile. `pingpong` (`sm_90a`, 2 consumers): each consumer computes whole `block_m x block_n` tiles, the CTA's work items alternating between them and loaded in order into one ring of `stages` slots of one A and one B block; their main loops take turns, one's epilogue overlapping the other's MMAs | `cooperative` |
     | `splits`         | K ranges per output tile (split-K, `sm_90a`): each CTA tile is `splits` work items, one per range of K steps, whose f32 partial sums the last of them adds up | 1 |
+    | `promote_every`  | fp8 on `sm_90a`: K steps (of `block_k`) the wgmma chain accumulates into a fresh zeroed accumulator before that sum is added into the f32 running sum in registers (accumulate promotion) | none: one chain over the whole K range (`torch._scaled_mm`'s fast accumulation) |
     | `target`         | `sm_90a` or `sm_100a`                | none: required              |
 
     Tile rules: `block_m` is 64 or 128 (a wgmma covers 64 rows); `block_n` is
@@ -551,9 +568,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     * `sm_90a`: at least 2 stages (a consumer releases a slot only after it
       has waited for the next one);
     * `sm_90a`, registers: `block_m * block_n / 128` fp32 accumulator
-      registers per consumer thread plus 8 (addresses, loop state), plus
-      `block_n / 4` with per-column scales, `<= 232` (the consumers'
-      `setmaxnreg` budget);
+      registers per consumer thread (twice that with `promote_every`) plus
+      8 (addresses, loop state), plus `block_n / 4` with per-column scales,
+      `<= 232` (the consumers' `setmaxnreg` budget);
     * `sm_100a`, tensor memory: `consumers * 2 * block_n` fp32 columns (a
       double-buffered accumulator per consumer) `<= 512`.
 
@@ -629,6 +646,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     OptionalAttr<FMHA_MulticastAttr>:$multicast,
     OptionalAttr<FMHA_GemmScheduleAttr>:$schedule,
     OptionalAttr<FMHA_SplitsAttr>:$splits,
+    OptionalAttr<FMHA_PromoteEveryAttr>:$promote_every,
     FMHA_TargetAttr:$target
   );
 
@@ -642,6 +660,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     (`multicast` $multicast^)?
     (`schedule` `` $schedule^)?
     (`splits` $splits^)?
+    (`promote_every` $promote_every^)?
     `target` `` $target attr-dict
   }];
 
@@ -699,6 +718,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     bool isPingPong();
     /// K ranges each CTA tile is split into (split-K): 1 without.
     int64_t getNumSplits();
+    /// K steps per promotion of the fp8 accumulator (`promote_every`): 0
+    /// without (the wgmma chain accumulates the whole K range).
+    int64_t getPromoteInterval();
 
     //===------------------------------------------------------------------===//
     // Resources of one CTA with the effective configuration.

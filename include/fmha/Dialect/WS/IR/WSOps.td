@@ -638,13 +638,15 @@ def WS_TCGen05MMAOp : WS_Op<"tcgen05_mma", [WS_Synchronizes]> {
   let summary = "issue Blackwell MMAs into a tensor-memory accumulator";
   let description = [{
     `D = A x B` (or `D += A x B` when `accumulate` is true) by
-    `tcgen05.mma.cta_group::1.kind::f16`, issued by the role's leader alone
-    (one thread issues a tensor-core MMA on sm100): `A` is M x K (K x M with
-    `transpose_a`) in shared memory (`#tile.nvmma_shared`) or in tensor
-    memory (`#tile.tmem`, packed 16-bit); `B` is K x N (N x K with
-    `transpose_b`) in shared memory; `D` is an M x N f32 tensor-memory
-    buffer. The K dimension is issued in steps of 16; `accumulate` applies
-    to the first step, later ones always accumulate.
+    `tcgen05.mma.cta_group::1.kind::f16` (bf16 or f16 `A` and `B` of one
+    type) or `.kind::f8f6f4` (`f8E4M3FN` or `f8E5M2` each), issued by the
+    role's leader alone (one thread issues a tensor-core MMA on sm100): `A`
+    is M x K (K x M with `transpose_a`) in shared memory
+    (`#tile.nvmma_shared`) or, 16-bit only, in tensor memory (`#tile.tmem`,
+    packed 16-bit); `B` is K x N (N x K with `transpose_b`) in shared
+    memory; `D` is an M x N f32 tensor-memory buffer. The K dimension is
+    issued in steps of 32 bytes (16 elements of 16 bits, 32 of fp8);
+    `accumulate` applies to the first step, later ones always accumulate.
 
     The MMAs are asynchronous: they are complete when a later
     `ws.mbarrier_arrive ... leader tcgen05` of the same role (a
