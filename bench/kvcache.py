@@ -42,6 +42,7 @@ import fmha  # noqa: E402
 from fmha.kvcache import decode_plan  # noqa: E402
 
 HEADS, HEADS_KV, HEAD_DIM = 32, 8, 128
+APPEND = False
 LENGTHS = (1024, 4096, 16384, 65536, 131072)
 BACKENDS = (("sdpa cudnn", SDPBackend.CUDNN_ATTENTION),
             ("sdpa flash", SDPBackend.FLASH_ATTENTION))
@@ -123,6 +124,30 @@ def point(batch, length, pages, max_bytes, splits=0):
     ref = run(k, v, check=True)
     times["fmha dense"] = bench(lambda: run(k, v))
     times["fmha dense+check"] = bench(lambda: run(k, v, check=True))
+    if APPEND:
+        # The last token's k and v written by the call (k_new, v_new: the
+        # fmha.append_kv kernel, then the attention), and the same write
+        # by PyTorch indexing before a call without k_new.
+        before = seqlens - 1
+        k_new, v_new = k[:, -1:].clone(), v[:, -1:].clone()
+        rows = torch.arange(batch, device="cuda")
+
+        def run_append():
+            return fmha.attention_kvcache(q, k, v, before, k_new=k_new,
+                                          v_new=v_new, num_splits=splits,
+                                          check_values=False)
+
+        def run_indexing():
+            pos = before.long()
+            k[rows, pos] = k_new[:, 0]
+            v[rows, pos] = v_new[:, 0]
+            return run(k, v)
+
+        err = rel_err(run_append(), ref)
+        if err > 1e-3:
+            print(f"  k_new differs from the cache: {err:.3g}", flush=True)
+        times["fmha dense+append"] = bench(run_append)
+        times["torch indexing+fmha dense"] = bench(run_indexing)
     for page in pages:
         if length % page:
             continue
@@ -161,19 +186,23 @@ def point(batch, length, pages, max_bytes, splits=0):
 
 
 def main():
-    global HEAD_DIM
+    global HEAD_DIM, APPEND
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--batches", default="1,8,64")
     p.add_argument("--lengths", default=",".join(map(str, LENGTHS)))
     p.add_argument("--pages", default="64,256")
     p.add_argument("--splits", type=int, default=0,
                    help="fmha's num_splits (0: chosen per call, 1: none)")
+    p.add_argument("--append", action="store_true",
+                   help="also time calls that append the last token "
+                        "(k_new, v_new) against PyTorch indexing + a call")
     p.add_argument("--head-dim", type=int, default=HEAD_DIM,
                    help="64, 128 (default) or 256")
     p.add_argument("--max-gib", type=float, default=24.0)
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args()
     HEAD_DIM = args.head_dim
+    APPEND = args.append
     torch.zeros(1, device="cuda")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; "
           f"decode bf16, head dim {HEAD_DIM}, GQA {HEADS}:{HEADS_KV}, "
