@@ -80,8 +80,7 @@ def append_kv_impl(k_cache: Any, v_cache: Any, seqlens: Any,
         with _on_device(torch, device):
             _launch_kernel(torch, tensors, table)
         return
-    key = tuple((name, t.shape, t.stride(), t.dtype, t.device)
-                for name, t in tensors.items())
+    key = _layout_key(tensors)
     bound = _BOUND.get(key)
     if bound is None:
         kernel = _launch_kernel(torch, tensors, table, launch=False)
@@ -91,6 +90,45 @@ def append_kv_impl(k_cache: Any, v_cache: Any, seqlens: Any,
         _BOUND[key] = bound
     bound.run(tuple(t.data_ptr() for t in tensors.values()),
               raw_stream(device.index))
+
+
+def _layout_key(tensors: dict) -> tuple:
+    """The bound launches' key: the tensors' names, shapes, strides, dtypes
+    and devices."""
+    return tuple((name, t.shape, t.stride(), t.dtype, t.device)
+                 for name, t in tensors.items())
+
+
+def append_fast(torch: Any, k_cache: Any, v_cache: Any, seqlens: Any,
+                table: Optional[Any], k_new: Any, v_new: Any,
+                check_values: bool, values_checked: Any) -> Optional[Any]:
+    """The eager fast path of fmha.attention_kvcache's k_new and v_new:
+    when a launch is bound for this layout (so a call of it passed every
+    check), checks the addresses' alignment and the current device, the
+    values with ``check_values`` (``values_checked(lengths)``), launches
+    and returns the lengths after the new tokens; None when the call must
+    take the checked path (fmha.kvcache.append_to_cache)."""
+    from .torch_ops import _fast_env
+    tensor, compiling, _, get_device, raw_stream = _fast_env(torch)
+    if compiling() or type(k_new) is not tensor or \
+            type(v_new) is not tensor or type(seqlens) is not tensor or \
+            type(k_cache) is not tensor or type(v_cache) is not tensor or \
+            (table is not None and type(table) is not tensor):
+        return None
+    tensors = _tensors(k_cache, v_cache, seqlens, table, k_new, v_new)
+    bound = _BOUND.get(_layout_key(tensors))
+    device = k_cache.device
+    if bound is None or device.index != get_device():
+        return None
+    ptrs = tuple(t.data_ptr() for t in tensors.values())
+    if (k_new.data_ptr() | v_new.data_ptr() | k_cache.data_ptr()
+            | v_cache.data_ptr()) & 15:
+        return None
+    lengths = seqlens + k_new.shape[1]
+    if check_values:
+        values_checked(lengths)
+    bound.run(ptrs, raw_stream(device.index))
+    return lengths
 
 
 def _launch_kernel(torch: Any, tensors: dict, table: Optional[Any],

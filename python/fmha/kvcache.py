@@ -973,11 +973,22 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     if isinstance(window, list):
         window = tuple(window)
     if k_new is not None or v_new is not None:
-        _check(torch, q, k_cache, v_cache, cache_seqlens, block_table,
-               causal, None if window is None else list(window), scale)
-        cache_seqlens = append_to_cache(torch, k_cache, v_cache,
-                                        cache_seqlens, block_table, k_new,
-                                        v_new, check_values)
+        from . import append
+        lengths = None
+        if isinstance(check_values, bool):
+            lengths = append.append_fast(
+                torch, k_cache, v_cache, cache_seqlens, block_table, k_new,
+                v_new, check_values,
+                lambda n: _values_checked(torch, n, block_table,
+                                          int(k_cache.shape[1]),
+                                          int(k_cache.shape[0])))
+        if lengths is None:
+            _check(torch, q, k_cache, v_cache, cache_seqlens, block_table,
+                   causal, None if window is None else list(window), scale)
+            lengths = append_to_cache(torch, k_cache, v_cache,
+                                      cache_seqlens, block_table, k_new,
+                                      v_new, check_values)
+        cache_seqlens = lengths
         check_values = False  # checked before the write
     if (window is None or type(window) is tuple) and \
             isinstance(check_values, bool):

@@ -813,6 +813,41 @@ class AppendTest(_Checks):
                     self.check(q, (k, v, lengths, table), o, lse,
                                causal=True)
 
+    def test_append_steps(self):
+        """Decode steps that each append one token through
+        fmha.attention_kvcache: the first call of the layout checks and
+        binds, the later ones take the bound launch (fmha.append's fast
+        path); every step's rows land and the attention sees them."""
+        for page in (None, 64):
+            with self.subTest(page=page):
+                k, v, _, table = make_cache((30, 200), 2, 128,
+                                            torch.bfloat16, page,
+                                            max_len=256)
+                q = torch.randn(2, 1, 4, 128, device="cuda",
+                                dtype=torch.bfloat16)
+                planned_or_skip(self, q, k, table, causal=True)
+                compile_or_skip(self, AppendSpec(
+                    dtype="bf16", head_dim=128, page_size=page))
+                lengths = [27, 197]
+                for step in range(3):
+                    new = torch.randn(2, 1, 2, 128, device="cuda",
+                                      dtype=torch.bfloat16)
+                    seqlens = torch.tensor(lengths, dtype=torch.int32,
+                                           device="cuda")
+                    poison()
+                    o, lse = fmha.attention_kvcache(
+                        q, k, v, seqlens, table, k_new=new, v_new=new,
+                        causal=True, return_lse=True,
+                        check_values=step != 1)
+                    torch.cuda.synchronize()
+                    for b, n in enumerate(lengths):
+                        self.assertTrue(torch.equal(
+                            cache_rows(k, table, b, n, n + 1), new[b]))
+                    lengths = [n + 1 for n in lengths]
+                    self.check(q, (k, v, torch.tensor(
+                        lengths, dtype=torch.int32, device="cuda"), table),
+                        o, lse, causal=True)
+
     def test_append_kernel(self):
         """The fmha.append_kv kernel alone against PyTorch indexing on a
         copy of the caches: f16 and bf16, head dims 64, 128, 256, dense and
