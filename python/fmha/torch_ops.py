@@ -1,6 +1,7 @@
-"""PyTorch custom ops ``fmha::gemm``, ``fmha::attention`` and
-``fmha::attention_varlen`` (fmha.varlen), ``fmha::attention_kvcache``
-(fmha.kvcache) and ``fmha::merge_states`` (fmha.merge).
+"""PyTorch custom ops ``fmha::gemm``, ``fmha::attention``,
+``fmha::attention_fp8`` (fmha.fp8_attention), ``fmha::attention_varlen``
+(fmha.varlen), ``fmha::attention_kvcache`` (fmha.kvcache) and
+``fmha::merge_states`` (fmha.merge).
 
 :func:`register` defines them with ``torch.library.custom_op`` (each with a
 fake implementation, so ``torch.compile(fullgraph=True)`` traces them
@@ -782,7 +783,8 @@ def _define(torch: Any) -> None:
         _check_attention(torch, q, k, v, causal, window, scale)
         return _attention_outputs(torch, q, return_lse)
 
-    from . import kvcache, merge, varlen
+    from . import fp8_attention, kvcache, merge, varlen
+    fp8_attention.define(torch)
     varlen.define(torch)
     kvcache.define(torch)
     merge.define(torch)
