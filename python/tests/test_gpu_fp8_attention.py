@@ -37,8 +37,11 @@ CASES = [(1, 2, 2, 1, 1), (2, 4, 1, 17, 17), (1, 4, 2, 300, 300),
          (1, 2, 2, 1000, 1000), (2, 4, 4, 17, 300), (1, 8, 1, 300, 1000),
          (1, 2, 1, 1000, 17)]
 HEAD_DIMS = (64, 128, 256)
-# (causal, window) masks the tests run.
-MASKS = [(False, None), (True, None), (False, (64, 32)), (True, (100, 0))]
+# (causal, window, scale) the tests run: those of test/GPU/stress.py's
+# ATTENTION_OPTIONS, whose bf16 kernels the comparison with bf16
+# attention needs (prepare_cache has them).
+MASKS = [(False, None, None), (True, None, None), (False, (64, 16), 0.05),
+         (True, (128, 0), None)]
 TOL = {"normal": 0.08, "outliers": 0.12}
 LSE_TOL = 2e-3
 
@@ -49,10 +52,10 @@ def kernel_specs(target="sm_90a"):
     candidates for bf16 output without masks."""
     specs = []
     for head_dim in HEAD_DIMS:
-        for causal, window in MASKS:
+        for causal, window, scale in MASKS:
             for lse in (False, True):
                 specs.append(fp8_attention.spec(head_dim, "bf16", causal,
-                                                window, None, lse, target))
+                                                window, scale, lse, target))
         specs.append(fp8_attention.spec(head_dim, "f16", False, None, None,
                                         False, target))
         specs.extend(fp8_attention.kernel_specs(head_dim, target=target))
@@ -91,19 +94,19 @@ class Fp8AttentionTest(unittest.TestCase):
     def setUpClass(cls):
         torch.zeros(1, device="cuda")  # PyTorch's context first
 
-    def run_case(self, inputs, causal, window, out_dtype=None):
+    def run_case(self, inputs, causal, window, scale=None, out_dtype=None):
         (q, dq), (k, dk), (v, dv) = inputs
         torch.full((1 << 24,), float("nan"), device="cuda")  # poison
-        o, lse = fmha.attention(q, k, v, causal, window, return_lse=True,
-                                descale_q=dq, descale_k=dk, descale_v=dv,
-                                out_dtype=out_dtype)
-        o_only = fmha.attention(q, k, v, causal, window, descale_q=dq,
+        o, lse = fmha.attention(q, k, v, causal, window, scale,
+                                return_lse=True, descale_q=dq, descale_k=dk,
+                                descale_v=dv, out_dtype=out_dtype)
+        o_only = fmha.attention(q, k, v, causal, window, scale, descale_q=dq,
                                 descale_k=dk, descale_v=dv,
                                 out_dtype=out_dtype)
         torch.cuda.synchronize()
         qd, kd, vd = (dequantized(t, s) for t, s in inputs)
         ref, ref_lse = attention_reference(qd, kd, vd, causal=causal,
-                                           window=window)
+                                           window=window, scale=scale)
         expected = out_dtype or torch.bfloat16
         for out in (o, o_only):
             self.assertEqual(out.shape, q.shape)
@@ -119,7 +122,7 @@ class Fp8AttentionTest(unittest.TestCase):
         self.assertTrue(torch.equal(o, o_only))
         # bf16 attention on the same dequantized inputs.
         bf = [t.to(torch.bfloat16) for t in (qd, kd, vd)]
-        o_bf16 = fmha.attention(*bf, causal, window)
+        o_bf16 = fmha.attention(*bf, causal, window, scale)
         return rel_err(o, ref), rel_err(o_bf16, ref)
 
     def test_accuracy(self):
@@ -129,17 +132,18 @@ class Fp8AttentionTest(unittest.TestCase):
         gen = torch.Generator(device="cuda").manual_seed(0)
         worst = {}
         for d in HEAD_DIMS:
-            for causal, window in MASKS:
+            for causal, window, scale in MASKS:
                 for lse in (False, True):
                     compile_or_skip(self, fp8_attention.spec(
-                        d, "bf16", causal, window, None, lse, "sm_90a"))
+                        d, "bf16", causal, window, scale, lse, "sm_90a"))
                 for kind in ("normal", "outliers"):
                     for case in CASES:
                         with self.subTest(d=d, causal=causal, window=window,
                                           kind=kind, case=case):
                             inputs = make_inputs(*case, d, kind == "outliers",
                                                  gen)
-                            fp8, bf16 = self.run_case(inputs, causal, window)
+                            fp8, bf16 = self.run_case(inputs, causal, window,
+                                                      scale)
                             self.assertLess(fp8, TOL[kind])
                             key = (d, kind)
                             old = worst.get(key, (0.0, 0.0))
@@ -158,7 +162,8 @@ class Fp8AttentionTest(unittest.TestCase):
             compile_or_skip(self, fp8_attention.spec(
                 d, "f16", False, None, None, True, "sm_90a"))
             inputs = make_inputs(2, 4, 2, 300, 257, d, False, gen)
-            fp8, _ = self.run_case(inputs, False, None, torch.float16)
+            fp8, _ = self.run_case(inputs, False, None,
+                                   out_dtype=torch.float16)
             self.assertLess(fp8, TOL["normal"])
 
     def test_errors(self):
