@@ -476,7 +476,9 @@ def gemm(a: Any, b: Any, out_dtype: Any = None, *,
 
 def attention(q: Any, k: Any, v: Any, causal: bool = False,
               window: Optional[tuple] = None, scale: Optional[float] = None,
-              return_lse: bool = False) -> Any:
+              return_lse: bool = False, *, descale_q: Any = None,
+              descale_k: Any = None, descale_v: Any = None,
+              out_dtype: Any = None) -> Any:
     """Fused attention forward: ``softmax(scale * q @ k^T + mask) @ v``,
     on a Hopper GPU (the target comes from the tensors' device).
 
@@ -512,8 +514,28 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     v read in place. Works under ``torch.compile(fullgraph=True)``.
     Raises ValueError or TypeError naming a wrong shape, dtype, device,
     window or scale.
+
+    FP8 (FlashAttention-3's arguments): q, k, v in ``torch.float8_e4m3fn``
+    with ``descale_q``, ``descale_k``, ``descale_v`` (float32, one value
+    each, positive, on q's device; all three required) compute attention of
+    ``q * descale_q``, ``k * descale_k``, ``v * descale_v``; o is bfloat16,
+    or ``out_dtype`` (``torch.float16``), contiguous; P is rounded to e4m3
+    for its product with V. Dense layout only (no decode path); V is copied
+    once, transposed and permuted, before the launch (fmha.fp8_attention,
+    docs/FP8Attention.md). bf16 and f16 inputs take no descales and no
+    ``out_dtype``.
     """
     torch = _torch("fmha.attention")
+    from . import fp8_attention
+    if fp8_dtype(getattr(q, "dtype", None)) is not None:
+        if isinstance(scale, int) and not isinstance(scale, bool):
+            scale = float(scale)
+        return fp8_attention.attention(torch, q, k, v, causal, window, scale,
+                                       return_lse, descale_q, descale_k,
+                                       descale_v, out_dtype)
+    fp8_attention.reject_fp8_arguments(
+        getattr(q, "dtype", type(q).__name__),
+        (descale_q, descale_k, descale_v), out_dtype)
     if isinstance(scale, int) and not isinstance(scale, bool):
         scale = float(scale)  # the op's schema takes a float
     if isinstance(window, list):

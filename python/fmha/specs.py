@@ -29,6 +29,8 @@ INPUT_DTYPES = ("bf16", "f16")
 # fp8 GEMM operands (at most one of a and b e5m2, as torch._scaled_mm).
 FP8_DTYPES = ("f8e4m3", "f8e5m2")
 GEMM_INPUT_DTYPES = INPUT_DTYPES + FP8_DTYPES
+# Attention takes e4m3 (with descales), not e5m2.
+ATTENTION_INPUT_DTYPES = INPUT_DTYPES + ("f8e4m3",)
 GEMM_OUT_DTYPES = ("bf16", "f16", "f32")
 # How an fp8 GEMM's scales apply: one for the tensor, or one per row of a
 # (scale_a) / column of b (scale_b).
@@ -395,6 +397,13 @@ class AttentionSpec(_Spec):
     query block's keys into ``S`` ranges (``S`` a size the caller passes at
     launch), whose partial results the last one merges (the runtime
     provides the workspace and the counters).
+
+    ``dtype="f8e4m3"`` (FP8 attention, dense layout, sm_90a): ``v`` is
+    given transposed, ``[batch, heads_kv, head_dim, seq_k16]`` with
+    ``seq_k16`` seq_k rounded up to 16 and the keys of each group of 16
+    permuted (``fmha.fp8_attention.permute_values`` makes it), three more
+    inputs ``descale_q``, ``descale_k``, ``descale_v`` (``[1]`` f32 each),
+    and ``o`` in ``out_dtype`` (``"bf16"``, the default, or ``"f16"``).
     """
 
     dtype: str = "bf16"
@@ -418,13 +427,19 @@ class AttentionSpec(_Spec):
     page_size: Optional[int] = None
     pack_gqa: bool = False
     split_kv: bool = False
+    out_dtype: Optional[str] = None
 
     kind = "attention"
     _later_fields = {"kvcache": False, "page_size": None, "pack_gqa": False,
-                     "split_kv": False}
+                     "split_kv": False, "out_dtype": None}
+
+    @property
+    def fp8(self) -> bool:
+        return self.dtype in FP8_DTYPES
 
     def __post_init__(self) -> None:
-        _check_choice("dtype", self.dtype, INPUT_DTYPES)
+        _check_choice("dtype", self.dtype, ATTENTION_INPUT_DTYPES)
+        self._check_fp8()
         _check_choice("head_dim", self.head_dim, ATTENTION_HEAD_DIMS)
         for size in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
             _check_size(size, getattr(self, size))
@@ -468,6 +483,22 @@ class AttentionSpec(_Spec):
             _check_choice("schedule", self.schedule, ATTENTION_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
 
+    def _check_fp8(self) -> None:
+        """fp8: the dense layout only, o in bf16 (default) or f16; 16-bit
+        inputs take no out_dtype (o has their type)."""
+        if not self.fp8:
+            if self.out_dtype is not None:
+                raise ValueError(f"out_dtype is for fp8 attention only, got "
+                                 f"out_dtype={self.out_dtype!r} with dtype "
+                                 f"{self.dtype!r}")
+            return
+        if self.varlen is True or self.kvcache is True:
+            raise ValueError("fp8 attention supports the dense layout only "
+                             "so far (not varlen or kvcache)")
+        if self.out_dtype is None:
+            object.__setattr__(self, "out_dtype", "bf16")
+        _check_choice("out_dtype", self.out_dtype, INPUT_DTYPES)
+
     def _check_decode(self) -> None:
         """pack_gqa and split_kv: kvcache only; pack_gqa with static head
         counts whose group divides the 64 rows of a decode Q tile."""
@@ -495,6 +526,8 @@ class AttentionSpec(_Spec):
     def name(self) -> str:
         """The kernel's symbol, e.g. ``attention_bf16_d128_causal``."""
         name = f"attention_{self.dtype}_d{self.head_dim}"
+        if self.fp8:
+            name += f"_{self.out_dtype}"
         for size, tag in (("batch", "b"), ("heads_q", "hq"),
                           ("heads_kv", "hkv"), ("seq_q", "sq"),
                           ("seq_k", "sk")):
@@ -559,11 +592,29 @@ class AttentionSpec(_Spec):
                          self.head_dim), self.dtype)
         kv = tensor_type((self.batch, self.heads_kv, self.seq_k,
                           self.head_dim), self.dtype)
+        if self.fp8:
+            return self._fp8_signature(q, kv)
         result = q
         if self.return_lse:
             lse = tensor_type((self.batch, self.heads_q, self.seq_q), "f32")
             result = f"({q}, {lse})"
         return f"({q}, {kv}, {kv}) -> {result}"
+
+    def _fp8_signature(self, q: str, k: str) -> str:
+        """q, k, v transposed (keys padded to 16), the three descales ->
+        o in out_dtype (and lse)."""
+        keys = None if self.seq_k is None else -(-self.seq_k // 16) * 16
+        v = tensor_type((self.batch, self.heads_kv, self.head_dim, keys),
+                        self.dtype)
+        descale = tensor_type((1,), "f32")
+        o = tensor_type((self.batch, self.heads_q, self.seq_q,
+                         self.head_dim), self.out_dtype)
+        result = o
+        if self.return_lse:
+            lse = tensor_type((self.batch, self.heads_q, self.seq_q), "f32")
+            result = f"({o}, {lse})"
+        return (f"({q}, {k}, {v}, {descale}, {descale}, {descale}) -> "
+                f"{result}")
 
     def to_mlir(self) -> str:
         """The ``fmha.attention`` op, one declaration in a module."""

@@ -1,7 +1,8 @@
-"""PyTorch custom ops ``fmha::gemm``, ``fmha::attention`` and
-``fmha::attention_varlen`` (fmha.varlen), ``fmha::attention_kvcache``
-(fmha.kvcache), ``fmha::merge_states`` (fmha.merge) and
-``fmha::append_kv`` (fmha.append, which writes a KV cache in place).
+"""PyTorch custom ops ``fmha::gemm``, ``fmha::attention``,
+``fmha::attention_fp8`` (fmha.fp8_attention), ``fmha::attention_varlen``
+(fmha.varlen), ``fmha::attention_kvcache`` (fmha.kvcache),
+``fmha::merge_states`` (fmha.merge) and ``fmha::append_kv`` (fmha.append,
+which writes a KV cache in place).
 
 :func:`register` defines them with ``torch.library.custom_op`` (each with a
 fake implementation, so ``torch.compile(fullgraph=True)`` traces them
@@ -795,7 +796,8 @@ def _define(torch: Any) -> None:
         _check_attention(torch, q, k, v, causal, window, scale)
         return _attention_outputs(torch, q, return_lse)
 
-    from . import append, kvcache, merge, varlen
+    from . import append, fp8_attention, kvcache, merge, varlen
+    fp8_attention.define(torch)
     varlen.define(torch)
     kvcache.define(torch)
     merge.define(torch)

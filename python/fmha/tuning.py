@@ -163,6 +163,21 @@ def attention_candidates(head_dim: int) -> tuple:
     return ATTENTION_CANDIDATES.get(head_dim, ({},))
 
 
+# fp8 attention (P V's K step is 32 keys: block_n a multiple of 32). Not
+# measured yet: the defaults first, the autotuner (FMHA_AUTOTUNE=1) tries
+# the rest.
+ATTENTION_FP8_CANDIDATES: dict = {
+    64: ({}, {"schedule": "per_block"}, {"consumers": 1}),
+    128: ({}, {"schedule": "per_block"}, {"tile": (64, 64)},
+          {"consumers": 1}),
+    256: ({}, {"schedule": "persistent"}, {"consumers": 1}),
+}
+
+
+def attention_fp8_candidates(head_dim: int) -> tuple:
+    return ATTENTION_FP8_CANDIDATES.get(head_dim, ({},))
+
+
 # -- shapes, buckets and distances -------------------------------------------
 
 
@@ -193,11 +208,12 @@ def gemm_problem(m: int, n: int, k: int, fp8: bool = False,
 
 
 def attention_problem(head_dim: int, masked: bool, batch_heads: int,
-                      seq_q: int, seq_k: int) -> tuple:
+                      seq_q: int, seq_k: int, fp8: bool = False) -> tuple:
     """The (category, sizes) attention selection looks at: the head dim and
-    whether a mask hides keys (causal or a window) decide the category."""
-    return (("attention", int(head_dim), bool(masked)),
-            (batch_heads, seq_q, seq_k))
+    whether a mask hides keys (causal or a window) decide the category; fp8
+    attention is a category of its own (``attention_fp8``)."""
+    return (("attention_fp8" if fp8 else "attention", int(head_dim),
+             bool(masked)), (batch_heads, seq_q, seq_k))
 
 
 def normalize_config(config: Optional[dict]) -> dict:

@@ -12,7 +12,9 @@ kernels whose names match (``--filter '_pk|_skv'``: the decode kernels).
 
 The kernels: fmha.ops.gemm_kernel_specs for every dtype pair and both B
 layouts, the fp8 GEMMs of python/tests/test_gpu_fp8.py (fp8_kernel_specs,
-which also cover bench/gemm_fp8.py), fmha.ops.attention_kernel_specs for every head dim and lse option
+which also cover bench/gemm_fp8.py), the fp8 attention kernels of
+python/tests/test_gpu_fp8_attention.py (kernel_specs, which also cover
+bench/fp8_attention.py), fmha.ops.attention_kernel_specs for every head dim and lse option
 with each (dtype, mask, scale) the tests use: python/tests' and
 test/GPU/stress.py's (stress.ATTENTION_OPTIONS, and stress.VARLEN_OPTIONS
 for fmha.attention_varlen's kernels, and stress.KVCACHE_OPTIONS for
@@ -42,7 +44,8 @@ import fmha  # noqa: E402
 import gemm_configs  # noqa: E402
 import stress  # noqa: E402
 from fmha import ops  # noqa: E402
-from tests import test_gpu_fp8, test_gpu_kvcache, test_gpu_merge  # noqa: E402
+from tests import (test_gpu_fp8, test_gpu_fp8_attention,  # noqa: E402
+                   test_gpu_kvcache, test_gpu_merge)
 
 # bench/kvcache.py's decode: bf16, head dim 128 (and 256 with --head-dim,
 # dense only), 32 query heads on 8 KV heads, seq_q 1, no mask, no lse,
@@ -66,6 +69,10 @@ def specs():
     # (every candidate for e4m3 to bf16 with tensor and row / column
     # scales, the defaults for the other types and scales).
     yield from test_gpu_fp8.fp8_kernel_specs()
+    # fp8 attention: python/tests/test_gpu_fp8_attention.py's (its masks,
+    # lse or not, bf16 and f16 outputs, and fmha.attention's fp8
+    # candidates, which cover bench/fp8_attention.py).
+    yield from test_gpu_fp8_attention.kernel_specs()
     # The unit tests' options (no mask, causal, a window with a scale) are
     # among the stress test's.
     for (dtype, causal, window, scale), hd, lse in itertools.product(

@@ -132,6 +132,56 @@ static LogicalResult lowerSplatConstant(arith::ConstantOp op,
   return success();
 }
 
+/// arith.truncf of f32 register tensors to f8E4M3FN / f8E5M2 ->
+/// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32` (nvvm.convert.f32x2.to.f8x2) on
+/// each pair of a thread's values that are adjacent columns of one row (the
+/// accumulator layout holds its values so), a lone value with 0 beside it.
+/// Values beyond the fp8 range saturate to its largest finite value (as
+/// FlashAttention-3 and torch's e4m3 conversions with saturation do) rather
+/// than becoming NaN. Each result is an i8, the lowered fp8 element.
+static LogicalResult lowerTruncToFp8(arith::TruncFOp op,
+                                     arith::TruncFOp::Adaptor adaptor,
+                                     ConversionPatternRewriter &rewriter,
+                                     const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> t = RegisterTensor::get(op.getType());
+  Type element = getElementTypeOrSelf(op.getType());
+  if (!t || !isa<Float8E4M3FNType, Float8E5M2Type>(element) ||
+      !getElementTypeOrSelf(op.getIn().getType()).isF32())
+    return rewriter.notifyMatchFailure(op, "not f32 to fp8 in registers");
+  Location loc = op.getLoc();
+  auto pairType = VectorType::get({2}, rewriter.getI8Type());
+  auto convert = [&](Value high, Value low) {
+    return NVVM::ConvertF32x2ToF8x2Op::create(
+        rewriter, loc, pairType, high, low, NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false, element);
+  };
+  auto input = [&](int64_t v) -> Value {
+    return LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getIn(),
+                                        t->getPosition(v));
+  };
+  SmallVector<Value> bytes(t->getNumValues());
+  for (int64_t v = 0; v < t->getNumValues(); ++v) {
+    ArrayRef<int64_t> at = t->getOffsets(v);
+    bool paired = v + 1 < t->getNumValues() && at.size() == 2 &&
+                  t->getOffsets(v + 1)[0] == at[0] &&
+                  t->getOffsets(v + 1)[1] == at[1] + 1;
+    // The low byte is the value of the second operand.
+    Value low = input(v);
+    Value high = paired ? input(v + 1)
+                        : LLVM::ConstantOp::create(
+                              rewriter, loc, rewriter.getF32FloatAttr(0.0));
+    Value pair = convert(high, low);
+    bytes[v] = LLVM::ExtractElementOp::create(rewriter, loc, pair,
+                                              i32Const(rewriter, loc, 0));
+    if (paired)
+      bytes[++v] = LLVM::ExtractElementOp::create(rewriter, loc, pair,
+                                                  i32Const(rewriter, loc, 1));
+  }
+  rewriter.replaceOp(op, t->buildStruct(rewriter, loc, converter,
+                                        [&](int64_t v) { return bytes[v]; }));
+  return success();
+}
+
 namespace {
 
 /// An elementwise op on register tensors -> the scalar op on each register.
@@ -264,6 +314,45 @@ static SmallVector<Value, 4> registerAOperand(OpBuilder &b, Location loc,
   return regs;
 }
 
+/// The A operand of the 8-bit k-step `kk` (K positions 32kk..32kk+31) for
+/// the m64 row repetition `mr` of an fp8 tensor in registers laid out by
+/// `#tile.wgmma_acc` (fragments `a`), read in the quad16 K order of
+/// `tile.dot`'s `k_quad16`: four 32-bit registers of four elements each,
+/// the lowest position in the lowest byte.
+///
+/// The 8-bit A fragment (PTX ISA 9.7.15.5.1.1, the m64nNk32 A figure; per
+/// warp the same as mma.m16n8k32's 8-bit A, whose formula 9.7.14.5 states:
+/// row = groupID (+ 8 for a4..a7, a12..a15), col = 4 threadID_in_group +
+/// (i & 3) (+ 16 for a8..a15)) gives lane l the K positions 4(l%4)..+3 of
+/// each group of 16, in rows l/4 and l/4 + 8. The accumulator layout holds
+/// the same thread's columns 2(l%4) + {0, 1, 8, 9} of each group of 16 in
+/// the same rows: values 4(c/8) + {0, 1} and 4(c/8) + 4 + {0, 1} of the
+/// fragment holding column c (row + 8: + 2). So register 2h + j (row half
+/// h, 16-group j of the step) packs those four values in that order.
+static SmallVector<Value, 4> registerAOperandFp8(OpBuilder &b, Location loc,
+                                                 Value a, const Fragments &fa,
+                                                 int64_t mr, int64_t kk) {
+  auto quad = VectorType::get({4}, b.getI8Type());
+  SmallVector<Value, 4> regs(4);
+  for (int64_t j = 0; j < 2; ++j) {
+    int64_t col = 32 * kk + 16 * j;
+    int64_t fragment = mr * fa.colReps + col / fa.instrN;
+    int64_t base = 4 * ((col % fa.instrN) / 8);
+    for (int64_t h = 0; h < 2; ++h) {
+      Value vec = LLVM::UndefOp::create(b, loc, quad);
+      int64_t values[] = {0, 1, 4, 5};
+      for (auto [e, offset] : llvm::enumerate(values))
+        vec = LLVM::InsertElementOp::create(
+            b, loc, vec,
+            LLVM::ExtractValueOp::create(
+                b, loc, a, ArrayRef<int64_t>{fragment, base + 2 * h + offset}),
+            i32Const(b, loc, e));
+      regs[2 * j + h] = LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec);
+    }
+  }
+  return regs;
+}
+
 /// `values` passed through an empty inline asm that reads and writes them
 /// (each with `constraint`, "r" or "f"), like CUTLASS's
 /// warpgroup_fence_operand: the asm has side effects, so the code computing
@@ -316,26 +405,30 @@ static Value pinAccumulator(OpBuilder &b, Location loc, Value acc,
   return acc;
 }
 
-/// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.<ab>.<ab>` with A from
-/// registers, as inline PTX (nvvm.wgmma.mma_async takes A descriptors only):
-/// `d, a, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b` (PTX ISA
-/// 9.7.15.5.2, wgmma.mma_async). The accumulator registers are read and
+/// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.<a>.<b>` (k32 for fp8)
+/// with A from registers, as inline PTX (nvvm.wgmma.mma_async takes A
+/// descriptors only): `d, a, b-desc, scale-d, imm-scale-a, imm-scale-b,
+/// imm-trans-b`, without imm-trans-b for fp8, whose B is K-major only (PTX
+/// ISA 9.7.15.5.2, wgmma.mma_async). The accumulator registers are read and
 /// written ("=f" outputs tied to the inputs, what "+f" means in CUDA);
 /// scale-d is true (D += A * B).
 static Value wgmmaRegisterA(OpBuilder &b, Location loc, Value fragment,
                             ArrayRef<Value> a, Value descB, int64_t n,
-                            StringRef abType, bool transposeB) {
+                            int64_t instrK, StringRef aType, StringRef bType,
+                            bool transposeB) {
   int64_t d = n / 2;
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-     << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << abType << "."
-     << abType << " {";
+     << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << instrK << ".f32."
+     << aType << "." << bType << " {";
   for (int64_t i = 0; i < d; ++i)
     os << (i ? ", $" : "$") << i;
   os << "}, {$" << 2 * d << ", $" << 2 * d + 1 << ", $" << 2 * d + 2 << ", $"
-     << 2 * d + 3 << "}, $" << 2 * d + 4 << ", p, 1, 1, "
-     << (transposeB ? 1 : 0) << ";\n}\n";
+     << 2 * d + 3 << "}, $" << 2 * d + 4 << ", p, 1, 1";
+  if (instrK == kWgmmaK)
+    os << ", " << (transposeB ? 1 : 0);
+  os << ";\n}\n";
   std::string constraints;
   for (int64_t i = 0; i < d; ++i)
     constraints += "=f,";
@@ -419,10 +512,14 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
   // column blocks one swizzle span wide, each K rows deep, one after the
   // other (as TMA wrote them, one box per block).
   bool bKMajor = op.getTransposeB();
-  // fp8 wgmma reads both operands K-major and A from shared memory only.
-  if (elementBytes == 1 && (!bKMajor || aRegs))
-    return op.emitOpError("fp8 wgmma needs A in shared memory and B given "
-                          "as [N, K] (transpose_b): both K-major");
+  // fp8 wgmma reads B K-major only, and A from registers in the quad16 K
+  // order (k_quad16) only.
+  if (elementBytes == 1 && !bKMajor)
+    return op.emitOpError("fp8 wgmma needs B given as [N, K] (transpose_b): "
+                          "K-major");
+  if (elementBytes == 1 && aRegs && !op.getKQuad16())
+    return op.emitOpError("fp8 wgmma reads A from registers in the quad16 K "
+                          "order only (k_quad16)");
   int64_t bSpanElems = bLayout.getSwizzle() / elementBytes;
   int64_t bBlockBytes = k * bLayout.getSwizzle();
   if (!bKMajor && (bSpanElems == 0 || f->instrN % bSpanElems != 0))
@@ -445,11 +542,14 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
   // of its own (C7519).
   SmallVector<Value> aRegisters;
   if (aRegs) {
-    for (int64_t kk = 0; kk < k / kWgmmaK; ++kk)
+    for (int64_t kk = 0; kk < k / instrK; ++kk)
       for (int64_t mr = 0; mr < f->rowReps; ++mr)
-        llvm::append_range(aRegisters,
-                           registerAOperand(rewriter, loc, adaptor.getA(),
-                                            *aRegs, mr, kk, element));
+        llvm::append_range(
+            aRegisters, elementBytes == 1
+                            ? registerAOperandFp8(rewriter, loc, adaptor.getA(),
+                                                  *aRegs, mr, kk)
+                            : registerAOperand(rewriter, loc, adaptor.getA(),
+                                               *aRegs, mr, kk, element));
     aRegisters = pinRegisters(rewriter, loc, aRegisters, "r");
     acc = pinAccumulator(rewriter, loc, acc, *f);
   }
@@ -487,8 +587,9 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
                       shape, type, typeB, f32Type, scaleOut, scaleIn, scaleIn,
                       row, bKMajor ? col : row, NVVM::MMAIntOverflowAttr())
                 : wgmmaRegisterA(rewriter, loc, fragment, aOperand, descB,
-                                 f->instrN,
+                                 f->instrN, instrK,
                                  NVVM::stringifyWGMMATypes(*wgmmaType),
+                                 NVVM::stringifyWGMMATypes(*wgmmaTypeB),
                                  /*transposeB=*/!bKMajor);
         acc = LLVM::InsertValueOp::create(rewriter, loc, acc, result, i);
       }
@@ -562,6 +663,7 @@ void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
                lowerTMAStoreWait);
   // Before the scalar lowerings of the same ops.
   addLowering(patterns, converter, lowerSplatConstant, /*benefit=*/2);
+  addLowering(patterns, converter, lowerTruncToFp8, /*benefit=*/3);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());
   populateRegisterOpPatterns(converter, patterns);
 }

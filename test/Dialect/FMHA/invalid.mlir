@@ -242,15 +242,6 @@ fmha.attention @attn (tensor<?x32x?x128xf32>, tensor<?x8x?x128xf32>,
 
 // -----
 
-// fp8 parses but is not supported yet.
-// expected-error @+1 {{q: fp8 (f8E4M3FN) is not supported yet}}
-fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
-                      tensor<?x8x?x128xf8E4M3FN>)
-    -> tensor<?x32x?x128xf8E4M3FN>
-    target sm_90a
-
-// -----
-
 // A non-numeric element type.
 // expected-error @+1 {{q element type 'complex<f32>' is not supported: expected bf16 or f16}}
 fmha.attention @attn (tensor<?x32x?x128xcomplex<f32>>,

@@ -422,6 +422,49 @@ func.func @dot_k(%a: tensor<64x32xf16>, %b: tensor<16x32xf16>, %c: tensor<64x32x
 
 // -----
 
+func.func @dot_quad16_not_fp8(%a: tensor<64x32xbf16>, %b: tensor<16x32xbf16>, %c: tensor<64x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op k_quad16 is the K order of an fp8 A operand in registers, but a is 'bf16'}}
+  %0 = tile.dot %a, %b, %c {k_quad16, transpose_b} : tensor<64x32xbf16>, tensor<16x32xbf16>, tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_quad16_transpose_a(%a: tensor<32x64xf8E4M3FN>, %b: tensor<16x32xf8E4M3FN>, %c: tensor<64x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op k_quad16 reads a in registers, K-major: transpose_a is not allowed}}
+  %0 = tile.dot %a, %b, %c {k_quad16, transpose_a, transpose_b} : tensor<32x64xf8E4M3FN>, tensor<16x32xf8E4M3FN>, tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_quad16_k(%a: tensor<64x16xf8E4M3FN>, %b: tensor<16x16xf8E4M3FN>, %c: tensor<64x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op k_quad16 needs K to be a multiple of 32 (one 8-bit wgmma's K), got 16}}
+  %0 = tile.dot %a, %b, %c {k_quad16, transpose_b} : tensor<64x16xf8E4M3FN>, tensor<16x16xf8E4M3FN>, tensor<64x16xf32>
+  return
+}
+
+// -----
+
+#shared = #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 8>
+func.func @dot_quad16_shared_a(%a: tensor<64x32xf8E4M3FN, #shared>, %b: tensor<16x32xf8E4M3FN>, %c: tensor<64x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op k_quad16 needs a in registers (#tile.wgmma_acc), got #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 8>}}
+  %0 = tile.dot %a, %b, %c {k_quad16, transpose_b} : tensor<64x32xf8E4M3FN, #shared>, tensor<16x32xf8E4M3FN>, tensor<64x16xf32>
+  return
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 32, warpgroups = 1>
+#acc16 = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+func.func @dot_fp8_registers_without_quad16(%a: tensor<64x32xf8E4M3FN, #acc>, %b: tensor<16x32xf8E4M3FN>, %c: tensor<64x16xf32, #acc16>) {
+  // expected-error @+1 {{'tile.dot' op an fp8 a in registers (#tile.wgmma_acc) is read in the quad16 K order only: k_quad16 must be set}}
+  %0 = tile.dot %a, %b, %c {transpose_b} : tensor<64x32xf8E4M3FN, #acc>, tensor<16x32xf8E4M3FN>, tensor<64x16xf32, #acc16>
+  return
+}
+
+// -----
+
 func.func @dot_m(%a: tensor<64x32xf16>, %b: tensor<16x32xf16>, %c: tensor<32x16xf32>) {
   // expected-error @+1 {{'tile.dot' op a 'tensor<64x32xf16>' has M = 64 rows but the accumulator 'tensor<32x16xf32>' has 32}}
   %0 = tile.dot %a, %b, %c {transpose_b} : tensor<64x32xf16>, tensor<16x32xf16>, tensor<32x16xf32>

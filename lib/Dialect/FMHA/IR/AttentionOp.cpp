@@ -31,6 +31,13 @@ constexpr int64_t kMergeAddressRegisters = 16;
 
 constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
 constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
+/// An fp8 kernel's v: transposed, its keys padded to a multiple of 16.
+constexpr StringRef kVTDims[] = {"batch", "heads_kv", "head_dim",
+                                 "seq_k rounded up to 16"};
+constexpr StringRef kDescaleDims[] = {"1"};
+constexpr StringRef kDescaleNames[] = {"descale_q", "descale_k", "descale_v"};
+/// Keys per group of an fp8 v's key permutation (tile.dot's k_quad16).
+constexpr int64_t kKeyGroup = 16;
 constexpr StringRef kLseDims[] = {"batch", "heads_q", "seq_q"};
 constexpr StringRef kVarlenQDims[] = {"total_q", "heads_q", "head_dim"};
 constexpr StringRef kVarlenKVDims[] = {"total_k", "heads_kv", "head_dim"};
@@ -120,6 +127,17 @@ Type AttentionOp::getElementType() {
   return q ? q.getElementType() : Type();
 }
 
+Type AttentionOp::getOutputElementType() {
+  RankedTensorType o = getOutputType();
+  return o ? o.getElementType() : Type();
+}
+
+RankedTensorType AttentionOp::getDescaleType(unsigned index) {
+  if (!isFp8() || getVarlen() || getKvcache())
+    return RankedTensorType();
+  return getInputTensor(getFunctionType(), 3 + index, 1);
+}
+
 // Dimensions: [batch, heads, seq, head_dim] (lse [batch, heads, seq]), or
 // with varlen [total, heads, head_dim] (lse [heads, total]), or with kvcache
 // [batch, seq, heads, head_dim] (lse [batch, heads, seq]).
@@ -170,6 +188,9 @@ int64_t AttentionOp::getSeqLenQ() {
 }
 
 int64_t AttentionOp::getSeqLenK() {
+  // An fp8 kernel's v is transposed, its keys padded: k alone has seq_k.
+  if (isFp8())
+    return getDimOrDynamic(getKeyType(), getVarlen() ? 0 : 2);
   return mergeDims(getVarlen()    ? 0
                    : getKvcache() ? 1
                                   : 2,
@@ -177,8 +198,13 @@ int64_t AttentionOp::getSeqLenK() {
 }
 
 int64_t AttentionOp::getHeadDim() {
-  return mergeDims(getTokenRank() - 1, {getQueryType(), getKeyType(),
-                                        getValueType(), getOutputType()});
+  int64_t last = getTokenRank() - 1;
+  if (isFp8())
+    return mergeSizes(
+        {mergeDims(last, {getQueryType(), getKeyType(), getOutputType()}),
+         getDimOrDynamic(getValueType(), 2)});
+  return mergeDims(
+      last, {getQueryType(), getKeyType(), getValueType(), getOutputType()});
 }
 
 //===----------------------------------------------------------------------===//
@@ -290,6 +316,11 @@ SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages,
   // stages its O tile for the TMA store in its Q buffer, which it holds until
   // the store has read it (ws-stage-in-held-slots).
   usage.addPart("Q/O", querySlots * consumers, blockM * headDim * elementBytes);
+  // fp8: O (bf16 or f16) is wider than the fp8 Q buffer it would be staged
+  // in: each consumer stages it in a buffer of its own.
+  if (isFp8())
+    usage.addPart("O", consumers,
+                  blockM * headDim * getElementBytes(getOutputElementType()));
   // The K ring and the V ring, `stages` slots each.
   usage.addPart("K/V", 2, stages * getBlockN() * headDim * elementBytes);
   // The lse rows go to global memory straight from registers
@@ -378,7 +409,38 @@ static LogicalResult verifyKvcacheStructure(AttentionOp op) {
   return verifyTensors(op, tensors);
 }
 
+/// Checks the inputs and ranks of an fp8 kernel: dense q, k, v^T and the
+/// three descale factors, one f32 each.
+static LogicalResult verifyFp8Structure(AttentionOp op) {
+  FunctionType type = op.getFunctionType();
+  if (op.getVarlen() || op.getKvcache())
+    return op.emitOpError()
+           << "fp8 q, k and v are supported in the dense layout only so far, "
+              "not with "
+           << (op.getVarlen() ? "varlen" : "kvcache");
+  if (type.getNumInputs() != 6)
+    return op.emitOpError()
+           << "fp8 q, k and v need descale factors: expected 6 inputs (q, k, "
+              "v transposed, descale_q, descale_k, descale_v), got "
+           << type.getNumInputs();
+  if (type.getNumResults() != 1 && type.getNumResults() != 2)
+    return op.emitOpError()
+           << "expects 1 or 2 results (o and optionally lse), got "
+           << type.getNumResults();
+  SmallVector<NamedTensor> tensors = {{"q", type.getInput(0), kQDims},
+                                      {"k", type.getInput(1), kKVDims},
+                                      {"v", type.getInput(2), kVTDims}};
+  for (unsigned i = 0; i < 3; ++i)
+    tensors.push_back({kDescaleNames[i], type.getInput(3 + i), kDescaleDims});
+  tensors.push_back({"o", type.getResult(0), kQDims});
+  if (type.getNumResults() == 2)
+    tensors.push_back({"lse", type.getResult(1), kLseDims});
+  return verifyTensors(op, tensors);
+}
+
 static LogicalResult verifyStructure(AttentionOp op) {
+  if (op.isFp8())
+    return verifyFp8Structure(op);
   if (op.getKvcache())
     return verifyKvcacheStructure(op);
   FunctionType type = op.getFunctionType();
@@ -390,7 +452,9 @@ static LogicalResult verifyStructure(AttentionOp op) {
   if (!varlen && type.getNumInputs() != 3)
     return op.emitOpError()
            << "expects 3 inputs (q, k, v), got " << type.getNumInputs()
-           << (type.getNumInputs() == 5 ? " (cu_seqlens need varlen)" : "");
+           << (type.getNumInputs() == 5 ? " (cu_seqlens need varlen)" : "")
+           << (type.getNumInputs() == 6 ? " (descales are for fp8 q, k, v)"
+                                        : "");
   if (type.getNumResults() != 1 && type.getNumResults() != 2)
     return op.emitOpError()
            << "expects 1 or 2 results (o and optionally lse), got "
@@ -485,8 +549,40 @@ static LogicalResult verifyKvcache(AttentionOp op) {
   return success();
 }
 
+/// Checks the element types of an fp8 kernel: q, k, v f8E4M3FN, o bf16 or
+/// f16, the descales f32.
+static LogicalResult verifyFp8ElementTypes(AttentionOp op) {
+  Type element = op.getElementType();
+  if (!isa<Float8E4M3FNType>(element))
+    return op.emitOpError() << "q element type " << element
+                            << " is not supported: fp8 attention takes "
+                               "f8E4M3FN q, k and v";
+  if (failed(verifySameElementType(op, "k", op.getKeyType().getElementType(),
+                                   "q", element)) ||
+      failed(verifySameElementType(op, "v", op.getValueType().getElementType(),
+                                   "q", element)))
+    return failure();
+  Type out = op.getOutputElementType();
+  if (!out.isBF16() && !out.isF16())
+    return op.emitOpError() << "o element type " << out
+                            << " is not supported with fp8 q, k and v: "
+                               "expected bf16 or f16";
+  for (unsigned i = 0; i < 3; ++i)
+    if (!op.getDescaleType(i).getElementType().isF32())
+      return op.emitOpError() << kDescaleNames[i] << " element type "
+                              << op.getDescaleType(i).getElementType()
+                              << " is not supported: expected f32";
+  return success();
+}
+
 /// Checks the element types: q/k/v/o bf16 or f16 and all the same, lse f32.
 static LogicalResult verifyElementTypes(AttentionOp op) {
+  if (RankedTensorType lse = op.getLseType())
+    if (!lse.getElementType().isF32())
+      return op.emitOpError() << "lse element type " << lse.getElementType()
+                              << " is not supported: expected f32";
+  if (op.isFp8())
+    return verifyFp8ElementTypes(op);
   Type element = op.getQueryType().getElementType();
   if (failed(verifyInputElementType(op, "q", element)) ||
       failed(verifySameElementType(op, "k", op.getKeyType().getElementType(),
@@ -496,10 +592,6 @@ static LogicalResult verifyElementTypes(AttentionOp op) {
       failed(verifySameElementType(op, "o", op.getOutputType().getElementType(),
                                    "q", element)))
     return failure();
-  if (RankedTensorType lse = op.getLseType())
-    if (!lse.getElementType().isF32())
-      return op.emitOpError() << "lse element type " << lse.getElementType()
-                              << " is not supported: expected f32";
   return success();
 }
 
@@ -514,10 +606,31 @@ static LogicalResult verifyDenseSizes(AttentionOp op) {
   if (failed(verifySameSize(op, "batch", "k", k[0], "q", q[0])) ||
       failed(verifySameSize(op, "head_dim", "k", k[3], "q", q[3])))
     return failure();
-  // v has k's shape, o has q's shape.
-  for (unsigned dim = 0; dim < 4; ++dim)
-    if (failed(verifySameSize(op, kKVDims[dim], "v", v[dim], "k", k[dim])))
+  // v has k's shape (fp8: transposed, its keys padded to whole groups of
+  // the key permutation), o has q's shape.
+  if (op.isFp8()) {
+    if (failed(verifySameSize(op, "batch", "v", v[0], "k", k[0])) ||
+        failed(verifySameSize(op, "heads_kv", "v", v[1], "k", k[1])) ||
+        failed(verifySameSize(op, "head_dim", "v", v[2], "k", k[3])))
       return failure();
+    if (!ShapedType::isDynamic(k[2]) && !ShapedType::isDynamic(v[3]) &&
+        v[3] != static_cast<int64_t>(llvm::alignTo(k[2], kKeyGroup)))
+      return op.emitOpError()
+             << "v has " << v[3] << " keys (dim 3) but k has seq_k " << k[2]
+             << ": fp8 v is transposed with its keys padded to a multiple of "
+             << kKeyGroup << ", expected " << llvm::alignTo(k[2], kKeyGroup);
+  } else {
+    for (unsigned dim = 0; dim < 4; ++dim)
+      if (failed(verifySameSize(op, kKVDims[dim], "v", v[dim], "k", k[dim])))
+        return failure();
+  }
+  for (unsigned dim = 0; dim < 3 && op.isFp8(); ++dim) {
+    int64_t size = op.getDescaleType(dim).getDimSize(0);
+    if (!ShapedType::isDynamic(size) && size != 1)
+      return op.emitOpError()
+             << kDescaleNames[dim] << " has " << size
+             << " values: expected 1 (one descale factor per tensor)";
+  }
   for (unsigned dim = 0; dim < 4; ++dim)
     if (failed(verifySameSize(op, kQDims[dim], "o", o[dim], "q", q[dim])))
       return failure();
@@ -688,11 +801,18 @@ static LogicalResult verifySoftmax(AttentionOp op) {
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(AttentionOp op) {
   int64_t blockN = op.getBlockN();
+  // P V's K is the keys: 32 per fp8 wgmma, 16 per 16-bit one.
   if (failed(verifyTileRank(op, op.getTile(), kTileNames)) ||
       failed(verifyBlockM(op, op.getBlockM())) ||
-      failed(verifyBlockN(op, blockN, limits::kMmaK16Bit)))
+      failed(verifyBlockN(op, blockN,
+                          op.isFp8() ? 2 * limits::kMmaK16Bit
+                                     : limits::kMmaK16Bit)))
     return failure();
   Target target = op.getTarget();
+  if (op.isFp8() && !getTargetInfo(target).hasWgmma())
+    return op.emitOpError("fp8 attention is supported on sm_90a only so far "
+                          "(its P V product reads P from registers, which "
+                          "tcgen05.mma cannot)");
   if (op.getSchedule() == Schedule::Persistent &&
       !getTargetInfo(target).hasWgmma())
     return op.emitOpError("schedule persistent is supported on sm_90a only");

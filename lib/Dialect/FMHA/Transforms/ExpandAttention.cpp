@@ -82,6 +82,13 @@ private:
   void recordGrid(LaunchContract &contract, Operation *kernel, Attribute rowsQ,
                   Attribute headsQ, Attribute batch,
                   Attribute splits = Attribute());
+  /// Whether q, k and v are fp8: v comes transposed ([batch, heads_kv,
+  /// head_dim, keys]) with the keys of each group of 16 permuted as
+  /// tile.dot's `k_quad16` reads them, and descale factors scale the scores
+  /// and O.
+  bool fp8() { return op.isFp8(); }
+  /// fp8: loads scoreScale's and valueScale's descale factors.
+  void loadDescales();
   /// Whether q, k, v and o are packed sequences (`varlen`).
   bool varlen() { return op.getVarlen(); }
   /// Whether K and V are caches with a length per sequence (`kvcache`), and
@@ -119,6 +126,10 @@ private:
   SmallVector<Value> queryCoords(Value batch, Value head, Value row);
   SmallVector<Value> keyCoords(Value batch, Value kvHead, Value row,
                                Value zero);
+  /// The coordinates of the V tile of keys from `row` on: keyCoords, or
+  /// with fp8's transposed v [batch, kvHead, 0, row].
+  SmallVector<Value> valueCoords(Value batch, Value kvHead, Value row,
+                                 Value zero);
   /// Varlen: sets the bounds of sequence `seq` (qRow0, kRow0, seqQ, seqK),
   /// read from cu_seqlens and clamped to the tensors, and returns whether
   /// the sequence exists and has query rows from `first` on (an i1).
@@ -202,6 +213,9 @@ private:
   /// `rowSum` * alpha + the rows of p.
   std::pair<Value, Value> rescaleSum(Value p, Value rowMax, Value ref,
                                      Value rowSum);
+  /// O + P V for one tile: P (block_m x block_n, in registers) times the V
+  /// tile, issued only when `async`.
+  Value valueProduct(Value p, Value vTile, Value acc, bool async);
   void buildQueryTiles(Value batch, Value head, Value kvHead,
                        ArrayRef<Value> rows);
   void buildSerialQueryTiles(Value batch, Value head, Value kvHead,
@@ -250,12 +264,29 @@ private:
   /// The keys the work item may see end here: seqK, or with split-KV the
   /// end of its share of the key range.
   Value keyLimit;
+  /// fp8: the descale factors (1-d f32 buffers of one value each).
+  Value descaleQ, descaleK, descaleV;
+  /// The factor of the raw scores in the base-2 softmax: scale * log2(e),
+  /// times descale_q * descale_k with fp8 inputs (loaded per query tile).
+  Value scoreScale;
+  /// fp8: descale_v, the factor of O folded into 1 / rowsum.
+  Value valueScale;
 };
 
 } // namespace
 
 void AttentionBuilder::mapInputs(LaunchContract &contract,
                                  ArrayRef<int64_t> dims) {
+  if (fp8()) {
+    // Rows of head_dim bytes (q, k) and of block_n bytes (v transposed), in
+    // boxes one swizzle span wide: 128 bytes, or the whole row if shorter.
+    int64_t span = std::min<int64_t>(128, headDim);
+    int64_t keySpan = std::min<int64_t>(128, blockN);
+    contract.tensorMap("q", {blockM, span}, span, dims);
+    contract.tensorMap("k", {blockN, span}, span, dims);
+    contract.tensorMap("v", {headDim, keySpan}, keySpan, dims);
+    return;
+  }
   int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
   if (packed())
     contract.tensorMap("q", {blockM / group, group, span}, 128,
@@ -303,8 +334,18 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
   Attribute d = contract.integer(headDim);
   contract.tensor("q", {batch, headsQ, sq, d}, dtype, /*output=*/false);
   contract.tensor("k", {batch, headsKV, sk, d}, dtype, /*output=*/false);
-  contract.tensor("v", {batch, headsKV, sk, d}, dtype, /*output=*/false);
-  contract.tensor("o", {batch, headsQ, sq, d}, dtype, /*output=*/true);
+  if (fp8()) {
+    // v transposed, its keys padded to whole groups of 16 (SKV).
+    Attribute keys = contract.size(op.getValueType().getDimSize(3), "SKV");
+    contract.tensor("v", {batch, headsKV, d, keys}, dtype, /*output=*/false);
+    for (StringRef name : {"descale_q", "descale_k", "descale_v"})
+      contract.tensor(name, {contract.integer(1)}, b.getF32Type(),
+                      /*output=*/false);
+  } else {
+    contract.tensor("v", {batch, headsKV, sk, d}, dtype, /*output=*/false);
+  }
+  contract.tensor("o", {batch, headsQ, sq, d}, op.getOutputElementType(),
+                  /*output=*/true);
   mapInputs(contract);
   contract.tensorMap("o", {blockM, headDim}, 0);
   if (op.hasLse()) {
@@ -314,6 +355,9 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
     // seq_q f32 need not be multiples of 16 bytes.
     contract.memref("lse");
   }
+  if (fp8())
+    for (StringRef name : {"descale_q", "descale_k", "descale_v"})
+      contract.memref(name);
   for (Attribute size : {batch, headsQ, headsKV, sq, sk})
     contract.scalar(size);
   recordGrid(contract, kernel, sq, headsQ, batch);
@@ -458,6 +502,29 @@ Value AttentionBuilder::position(Value row) {
   if (auto type = dyn_cast<RankedTensorType>(row.getType()))
     g = splat(g, type);
   return arith::DivUIOp::create(b, loc, row, g);
+}
+
+SmallVector<Value> AttentionBuilder::valueCoords(Value batch, Value kvHead,
+                                                 Value row, Value zero) {
+  // fp8: v is transposed, [batch, heads_kv, head_dim, keys].
+  if (fp8())
+    return {batch, kvHead, zero, row};
+  return keyCoords(batch, kvHead, row, zero);
+}
+
+void AttentionBuilder::loadDescales() {
+  // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).
+  scoreScale = constF32(op.getScaleOrDefault() * M_LOG2E);
+  if (!fp8())
+    return;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  auto load = [&](Value buffer) -> Value {
+    return memref::LoadOp::create(b, loc, buffer, ValueRange{zero});
+  };
+  scoreScale = arith::MulFOp::create(
+      b, loc, scoreScale,
+      arith::MulFOp::create(b, loc, load(descaleQ), load(descaleK)));
+  valueScale = load(descaleV);
 }
 
 SmallVector<Value> AttentionBuilder::keyCoords(Value batch, Value kvHead,
@@ -730,6 +797,10 @@ void AttentionBuilder::storeResults(Value batch, Value head, Value m0,
   if (kvcache())
     inverse = arith::SelectOp::create(b, loc, hasKeys, inverse,
                                       splat(constF32(0.0), rowType));
+  // fp8: descale_v, once per row with the reciprocal of the sum.
+  if (valueScale)
+    inverse =
+        arith::MulFOp::create(b, loc, inverse, splat(valueScale, rowType));
   Value factor =
       tile::BroadcastOp::create(b, loc, oType, inverse, b.getI64IntegerAttr(1));
   Value out = arith::MulFOp::create(b, loc, acc, factor);
@@ -783,7 +854,7 @@ void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
   out = arith::TruncFOp::create(
       b, loc,
       tensorType(cast<RankedTensorType>(out.getType()).getShape(),
-                 op.getElementType()),
+                 op.getOutputElementType()),
       out);
   // A varlen block may end past its sequence: its O goes out by stores
   // bounded by the sequence's end instead of a TMA box; so does split-KV's
@@ -1092,11 +1163,12 @@ AttentionBuilder::SoftmaxStep AttentionBuilder::softmaxStep(Value s, Value m0,
     scf::YieldOp::create(b, loc, s);
   }
   s = masked.getResult(0);
-  // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).
-  // For c > 0 the row max of x * c is c times the row max of x, so the
-  // scaling joins the subtraction in one fma per element.
+  // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c)
+  // (scoreScale; with fp8 times the descales of q and k, which must be
+  // positive). For c > 0 the row max of x * c is c times the row max of x,
+  // so the scaling joins the subtraction in one fma per element.
   double c = op.getScaleOrDefault() * M_LOG2E;
-  Value cSplat = splat(constF32(c), sType);
+  Value cSplat = splat(scoreScale, sType);
   if (c <= 0)
     s = arith::MulFOp::create(b, loc, s, cSplat);
   Value tileMax = tile::ReduceOp::create(
@@ -1105,7 +1177,7 @@ AttentionBuilder::SoftmaxStep AttentionBuilder::softmaxStep(Value s, Value m0,
       b.getI64IntegerAttr(1));
   if (c > 0)
     tileMax =
-        arith::MulFOp::create(b, loc, tileMax, splat(constF32(c), rowType));
+        arith::MulFOp::create(b, loc, tileMax, splat(scoreScale, rowType));
   Value newMax = arith::MaximumFOp::create(b, loc, rowMax, tileMax);
   // Rows with nothing visible yet keep a finite reference, so that
   // exp2(-inf - max) is 0 instead of NaN.
@@ -1141,9 +1213,22 @@ std::pair<Value, Value> AttentionBuilder::rescaleSum(Value p, Value rowMax,
   return {alpha, newSum};
 }
 
+Value AttentionBuilder::valueProduct(Value p, Value vTile, Value acc,
+                                     bool async) {
+  UnitAttr unit = b.getUnitAttr();
+  // fp8: V^T is K-major (transpose_b), its keys in the order the 8-bit A
+  // fragment reads P's registers (k_quad16).
+  if (fp8())
+    return tile::DotOp::create(b, loc, p, vTile, acc, UnitAttr(), unit,
+                               async ? unit : UnitAttr(), UnitAttr(), unit);
+  return tile::DotOp::create(b, loc, p, vTile, acc, UnitAttr(), UnitAttr(),
+                             async ? unit : UnitAttr());
+}
+
 void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
                                        ArrayRef<Value> rows) {
   Value zero = constI32(0);
+  loadDescales();
   SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
@@ -1195,12 +1280,10 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
                                            UnitAttr(), b.getUnitAttr(),
                                            b.getUnitAttr()));
     Value vTile = tile::LoadOp::create(
-        b, loc, v, keyCoords(batch, kvHead, previous, zero));
+        b, loc, v, valueCoords(batch, kvHead, previous, zero));
     for (size_t i = 0; i < rows.size(); ++i) {
       auto state = loop.getRegionIterArgs().slice(4 * i, 4);
-      accs.push_back(tile::DotOp::create(b, loc, state[3], vTile, state[0],
-                                         UnitAttr(), UnitAttr(),
-                                         b.getUnitAttr()));
+      accs.push_back(valueProduct(state[3], vTile, state[0], /*async=*/true));
     }
     SmallVector<Value> yields;
     for (auto [i, m0] : llvm::enumerate(rows)) {
@@ -1222,11 +1305,10 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
 
   Value last = keyStart(arith::SubIOp::create(b, loc, tiles, constI32(1)));
   Value vLast =
-      tile::LoadOp::create(b, loc, v, keyCoords(batch, kvHead, last, zero));
+      tile::LoadOp::create(b, loc, v, valueCoords(batch, kvHead, last, zero));
   for (auto [i, m0] : llvm::enumerate(rows)) {
-    Value acc = tile::DotOp::create(b, loc, loop.getResult(4 * i + 3), vLast,
-                                    loop.getResult(4 * i), UnitAttr(),
-                                    UnitAttr(), UnitAttr());
+    Value acc = valueProduct(loop.getResult(4 * i + 3), vLast,
+                             loop.getResult(4 * i), /*async=*/false);
     Value rowMax = loop.getResult(4 * i + 1),
           rowSum = loop.getResult(4 * i + 2);
     storeResults(batch, head, m0, acc, rowMax, rowSum);
@@ -1373,6 +1455,17 @@ LogicalResult AttentionBuilder::build() {
       args.append({MemRefType::get({dyn, dyn, dyn, dyn, headDim}, f32),
                    MemRefType::get(SmallVector<int64_t>(4, dyn), f32),
                    MemRefType::get({dyn}, i32), i32});
+  } else if (fp8()) {
+    // Q, K, V^T ([head_dim, block_n] tiles) and O through tensor maps, the
+    // descales as 1-d buffers.
+    args = {
+        desc(blockM, element, 4), desc(blockN, element, 4),
+        tile::TensorDescType::get(tensorType({headDim, blockN}, element), 4),
+        desc(blockM, op.getOutputElementType(), 4)};
+    if (op.hasLse())
+      args.push_back(MemRefType::get(SmallVector<int64_t>(3, dyn), f32));
+    args.append(3, MemRefType::get({dyn}, f32));
+    args.append(5, i32); // batch, heads_q, heads_kv, seq_q, seq_k
   } else {
     args = {desc(blockM, element, 4), desc(blockN, element, 4),
             desc(blockN, element, 4), desc(blockM, element, 4)};
@@ -1409,6 +1502,11 @@ LogicalResult AttentionBuilder::build() {
     cacheSeqlens = func.getArgument(next++);
     if (paged())
       blockTable = func.getArgument(next++);
+  }
+  if (fp8()) {
+    descaleQ = func.getArgument(next++);
+    descaleK = func.getArgument(next++);
+    descaleV = func.getArgument(next++);
   }
   batchCount = func.getArgument(next++);
   headsQ = func.getArgument(next++);

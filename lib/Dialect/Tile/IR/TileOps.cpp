@@ -349,6 +349,29 @@ LogicalResult DotOp::verify() {
                             "#tile.tmem accumulator (only tcgen05.mma reads A "
                             "from tensor memory), got "
                          << accType;
+  // The quad16 K order is how an 8-bit A fragment reads accumulator-laid
+  // registers; 16-bit fragments read them in plain order.
+  bool aInRegisters = isa_and_nonnull<WgmmaAccAttr>(aEnc);
+  if (getKQuad16()) {
+    if (!isFp8(elementType))
+      return emitOpError() << "k_quad16 is the K order of an fp8 A operand "
+                              "in registers, but a is "
+                           << elementType;
+    if (ta)
+      return emitOpError() << "k_quad16 reads a in registers, K-major: "
+                              "transpose_a is not allowed";
+    if (ka % 32 != 0)
+      return emitOpError() << "k_quad16 needs K to be a multiple of 32 (one "
+                              "8-bit wgmma's K), got "
+                           << ka;
+    if (aEnc && !aInRegisters)
+      return emitOpError() << "k_quad16 needs a in registers "
+                              "(#tile.wgmma_acc), got "
+                           << aEnc;
+  } else if (aInRegisters && isFp8(elementType)) {
+    return emitOpError() << "an fp8 a in registers (#tile.wgmma_acc) is read "
+                            "in the quad16 K order only: k_quad16 must be set";
+  }
   // An asynchronous result is incomplete until a wait returns it.
   if (getAsync())
     for (OpOperand &use : getResult().getUses()) {

@@ -84,8 +84,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     `heads_kv` when both are static. Static sizes are positive and at most
     2^31 - 1 (the kernel takes them as `i32`, and so does its manifest);
     with the `per_block` schedule, static `heads_q` and `batch` are at most
-    65535 (they are the grid's y and z). `f8E4M3FN` parses but is not supported yet.
-    Tensors are dense and row-major; their rows (`head_dim` elements) are 128,
+    65535 (they are the grid's y and z). Tensors are dense and row-major; their rows (`head_dim` elements) are 128,
     256 or 512 bytes, which TMA can always address; `lse` is written with
     plain stores.
 
@@ -175,6 +174,30 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
       and sets the counter back to 0. A range with no visible key gives
       `o = 0` and `lse = -inf` and weighs nothing in the merge.
 
+    **FP8** (`sm_90a`, dense layout): q, k and v in `f8E4M3FN`, dequantized
+    by one f32 factor each, three more inputs after v:
+
+    | tensor      | shape                                       | element type |
+    |-------------|---------------------------------------------|--------------|
+    | `q`         | `[batch, heads_q, seq_q, head_dim]`         | `f8E4M3FN`   |
+    | `k`         | `[batch, heads_kv, seq_k, head_dim]`        | `f8E4M3FN`   |
+    | `v`         | `[batch, heads_kv, head_dim, seq_k16]`      | `f8E4M3FN`   |
+    | `descale_q`, `descale_k`, `descale_v` | `[1]` (inputs 3 to 5) | `f32`  |
+    | `o`         | `[batch, heads_q, seq_q, head_dim]`         | `bf16` or `f16` |
+
+    The kernel computes the attention of `q * descale_q`, `k * descale_k`
+    and `v * descale_v` (the descales must be positive): the scores are
+    scaled by `scale * descale_q * descale_k`, P is rounded to `f8E4M3FN`
+    (saturating) for its product with V, and `descale_v` joins the final
+    division by the row sums. fp8 wgmma reads B K-major only, so v is given
+    transposed: `seq_k16` is `seq_k` rounded up to a multiple of 16, and
+    column `16 g + p` of v holds key `16 g + order[p]`, `order` = (0, 1, 8,
+    9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15) (keys past `seq_k` are
+    zeros): the order in which an 8-bit wgmma A fragment reads P from the
+    accumulator's registers (`tile.dot`'s `k_quad16`). `block_n` must be a
+    multiple of 32. Each consumer stages its O tile in a buffer of its own
+    (O is wider than the Q buffer).
+
     **Masks.** Key positions are aligned to the bottom right: with
     `d = seq_k - seq_q`, query `i` sees key `j` iff
     `i + d - left <= j <= i + d + right`.
@@ -220,11 +243,12 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     **Resources** one CTA needs, which must fit the target:
 
     * shared memory, as the pipeline allocates it: `stages * 2 * block_n *
-      head_dim * 2` (K and V) `+ consumers * block_m * head_dim * 2` (Q; each
-      consumer stages its O tile in its Q buffer; the lse rows are stored
-      from registers) `+ 16 * (stages + 1)` (a
-      full and an empty mbarrier per slot of the K/V and Q rings)
-      `<= 232448` bytes;
+      head_dim * e` (K and V; `e` bytes per input element, 2 or 1 for fp8)
+      `+ consumers * block_m * head_dim * e` (Q; each consumer stages its O
+      tile in its Q buffer, or with fp8 in one of `block_m * head_dim * 2`
+      bytes of its own; the lse rows are stored from registers) `+ 16 *
+      (stages + 1)` (a full and an empty mbarrier per slot of the K/V and Q
+      rings) `<= 232448` bytes;
     * `sm_90a`: at least 2 stages (a consumer releases a K/V slot only after
       it has waited for the next one);
     * `sm_90a`, registers per consumer thread: S and O in fp32 and P in 16
@@ -247,6 +271,17 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
                                   tensor<?x8x?x128xbf16>,
                                   tensor<?x8x?x128xbf16>)
         -> tensor<?x32x?x128xbf16> causal target sm_100a
+    ```
+
+    FP8 attention, causal, with the log-sum-exp:
+
+    ```mlir
+    fmha.attention @attn_fp8 (tensor<?x32x?x128xf8E4M3FN>,
+                              tensor<?x8x?x128xf8E4M3FN>,
+                              tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>,
+                              tensor<1xf32>, tensor<1xf32>)
+        -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) causal
+        target sm_90a
     ```
 
     Variable-length batches, packed, with the log-sum-exp:
@@ -352,8 +387,19 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     int64_t getTokenRank() { return getVarlen() ? 3 : 4; }
     /// Whether the kernel also returns the log-sum-exp.
     bool hasLse() { return getFunctionType().getNumResults() == 2; }
-    /// The element type of q, k, v and o.
+    /// The element type of q, k and v (and of o, except with fp8 inputs).
     ::mlir::Type getElementType();
+    /// The element type of o.
+    ::mlir::Type getOutputElementType();
+    /// Whether q, k and v are fp8: v is then given transposed, and the
+    /// descale factors follow it (inputs 3 to 5).
+    bool isFp8() {
+      return ::llvm::isa_and_nonnull<::mlir::Float8E4M3FNType,
+                                     ::mlir::Float8E5M2Type>(getElementType());
+    }
+    /// The types of `descale_q`, `descale_k` and `descale_v` (inputs 3 to 5
+    /// of an fp8 kernel), null otherwise.
+    ::mlir::RankedTensorType getDescaleType(unsigned index);
 
     /// Sizes of the problem: each is static if any tensor that carries it has
     /// it static, else ShapedType::kDynamic. With `varlen`, the batch is the

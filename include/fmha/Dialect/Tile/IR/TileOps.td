@@ -304,9 +304,22 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, InferTypeOpAdaptor]> {
     `a` and the accumulator are this CTA's own rows. The result of each CTA
     is its rows of `[a_even; a_odd] x [b_even, b_odd]`.
 
+    With `k_quad16` (fp8 `a` computed in registers, FP8 attention's P), the
+    K index runs in the order in which an 8-bit wgmma A fragment reads a
+    tensor laid out like an accumulator (`#tile.wgmma_acc`), so that no
+    value moves between threads: in each group of 16 K indices, position
+    `4 t + i` (`t`, `i` from 0 to 3) of `b` meets column `2 t + i % 2 +
+    8 (i / 2)` of `a`, that is columns 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12,
+    13, 6, 7, 14, 15 at positions 0 to 15. The result is `acc + a * b'`
+    where `b'` is `b` with its K rows in that order: a producer that stores
+    `b`'s K rows permuted the same way gets the plain product. K must be a
+    multiple of 32 (one 8-bit wgmma's K).
+
     ```mlir
     %s = tile.dot %q, %k, %zero {transpose_b}
         : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+    %o = tile.dot %p, %vt, %acc {k_quad16, transpose_b}
+        : tensor<64x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>, tensor<64x128xf32>
     %t = tile.dot %q, %k2, %zero {async, transpose_b}
         : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
     %c = tile.dot %a, %bhalf, %zero {cta_pair, transpose_b}
@@ -316,7 +329,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Tile_MmaOperand:$a, Tile_MmaOperand:$b,
                        Tile_MmaAccumulator:$acc,
                        UnitAttr:$transpose_a, UnitAttr:$transpose_b,
-                       UnitAttr:$async, UnitAttr:$cta_pair);
+                       UnitAttr:$async, UnitAttr:$cta_pair,
+                       UnitAttr:$k_quad16);
   let results = (outs Tile_MmaAccumulator:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `,` type($b) `,` type($acc)

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""fp8 fmha.attention against fmha bf16 and SDPA's cuDNN bf16, in one run.
+
+    FMHA_CACHE_DIR=DIR python3 bench/fp8_attention.py [--json FILE]
+        [--head-dims 128 256] [--seqlens 2048 4096 8192 16384]
+
+For each head dim, sequence length (batch x heads holding 16k tokens x
+2048 / head_dim columns: FlashAttention-3's grid) and mask (none, causal):
+``fmha.attention`` on float8_e4m3fn q, k, v with per-tensor descales
+(bf16 output), ``fmha.attention`` on bf16 and SDPA with the cuDNN backend
+on bf16, all through their public APIs. The fp8 call includes the
+transposed, permuted copy of V that fmha.attention makes before each
+launch (fmha.fp8_attention.permute_values); it is also timed alone and
+its share reported. Every fp8 output is checked against bf16 attention of
+the dequantized inputs first (relative RMSE printed). Times are
+``triton.testing.do_bench`` medians (L2 flushed before each run); TFLOP/s
+count ``4 * b * h * s^2 * d`` (halved when causal).
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import torch
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "python"))
+import fmha  # noqa: E402
+from fmha import fp8_attention  # noqa: E402
+
+TOKENS = 16384
+HIDDEN = 2048
+
+
+def bench(fn):
+    return do_bench(fn, warmup=25, rep=200, return_mode="median")
+
+
+def tflops(b, h, s, d, causal, ms):
+    flops = 4 * b * h * s * s * d / (2 if causal else 1)
+    return flops / (ms * 1e-3) / 1e12
+
+
+def quantize(x):
+    amax = x.abs().amax().clamp_min(1e-12).item()
+    descale = amax / torch.finfo(torch.float8_e4m3fn).max * 2
+    return ((x / descale).to(torch.float8_e4m3fn),
+            torch.tensor([descale], device=x.device, dtype=torch.float32))
+
+
+def time_point(d, s, causal):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    b = max(1, TOKENS // s)
+    h = HIDDEN // d
+    x = [torch.randn(b, h, s, d, device="cuda") for _ in range(3)]
+    (q, dq), (k, dk), (v, dv) = (quantize(t) for t in x)
+    bf = [(t.float() * s_.item()).to(torch.bfloat16)
+          for t, s_ in ((q, dq), (k, dk), (v, dv))]
+
+    def fp8():
+        return fmha.attention(q, k, v, causal, descale_q=dq, descale_k=dk,
+                              descale_v=dv)
+
+    def bf16():
+        return fmha.attention(*bf, causal)
+
+    def cudnn():
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            return torch.nn.functional.scaled_dot_product_attention(
+                *bf, is_causal=causal)
+
+    ref = bf16().float()
+    out = fp8().float()
+    err = ((out - ref).norm() / ref.norm()).item()
+    row = {"head_dim": d, "seqlen": s, "batch": b, "heads": h,
+           "causal": causal, "rmse_vs_bf16": err}
+    for name, fn in (("fp8", fp8), ("bf16", bf16), ("cudnn", cudnn)):
+        try:
+            row[name] = tflops(b, h, s, d, causal, bench(fn))
+        except RuntimeError as e:  # cuDNN may not take a shape
+            print(f"{name} d{d} s{s}: {e}", file=sys.stderr)
+            row[name] = None
+    copy_ms = bench(lambda: fp8_attention.permute_values(torch, v))
+    row["v_copy_share"] = copy_ms / bench(fp8)
+    return row
+
+
+def fmt(x):
+    return "-" if x is None else f"{x:.0f}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json")
+    parser.add_argument("--head-dims", type=int, nargs="+",
+                        default=[128, 256])
+    parser.add_argument("--seqlens", type=int, nargs="+",
+                        default=[2048, 4096, 8192, 16384])
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    rows = []
+    print(f"device: {torch.cuda.get_device_name()}")
+    print("| head dim | seqlen | causal | fp8 TFLOP/s | bf16 TFLOP/s | "
+          "cuDNN bf16 TFLOP/s | fp8 / bf16 | V copy share | RMSE vs bf16 |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for d in args.head_dims:
+        for s in args.seqlens:
+            for causal in (False, True):
+                r = time_point(d, s, causal)
+                rows.append(r)
+                ratio = (f"{r['fp8'] / r['bf16']:.2f}x"
+                         if r["fp8"] and r["bf16"] else "-")
+                print(f"| {d} | {s} | {causal} | {fmt(r['fp8'])} | "
+                      f"{fmt(r['bf16'])} | {fmt(r['cudnn'])} | {ratio} | "
+                      f"{100 * r['v_copy_share']:.1f}% | "
+                      f"{r['rmse_vs_bf16']:.4f} |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,313 @@
+"""FP8 attention forward: ``fmha.attention`` on ``float8_e4m3fn`` q, k, v.
+
+``fmha.attention(q, k, v, ..., descale_q=, descale_k=, descale_v=,
+out_dtype=)`` (FlashAttention-3's argument names) computes attention of the
+dequantized inputs ``q * descale_q``, ``k * descale_k``, ``v * descale_v``
+(one f32 factor per tensor) and returns o in bf16 (or f16). The kernel
+(docs/FP8Attention.md) reads V transposed, ``[batch, heads_kv, head_dim,
+seq_k16]``, its keys padded to a multiple of 16 and permuted inside each
+group of 16 as the 8-bit wgmma reads P from registers: this module makes
+that copy of V (one gather and transposition in PyTorch, before the
+launch) and defines the custom op ``fmha::attention_fp8`` that launches
+the kernel on it.
+
+The argument checks are pure functions of shapes and dtype names (tested
+without PyTorch or a GPU). No ``from __future__ import annotations`` here:
+torch.library.custom_op reads the annotations of the function it wraps.
+"""
+
+from typing import Any, Callable, Optional, Sequence
+
+from . import ops as _ops
+from . import tuning
+
+WHAT = "fmha.attention"
+# Keys per group of V's key permutation (tile.dot's k_quad16).
+KEY_GROUP = 16
+# Position p of a group of 16 keys in the permuted V holds key KEY_ORDER[p]:
+# the 8-bit A fragment's K position 4t + i of thread t reads the
+# accumulator's column 2t + i % 2 + 8 (i // 2).
+KEY_ORDER = tuple(2 * (p // 4) + p % 2 + 8 * ((p // 2) % 2)
+                  for p in range(KEY_GROUP))
+DESCALES = ("descale_q", "descale_k", "descale_v")
+OUT_DTYPES = ("bf16", "f16")
+
+
+def padded_keys(seq_k: Any) -> Any:
+    """seq_k rounded up to a multiple of KEY_GROUP: the keys of the
+    permuted V (works on ints and on PyTorch's symbolic sizes)."""
+    return (seq_k + KEY_GROUP - 1) // KEY_GROUP * KEY_GROUP
+
+
+def _require(cond: Any, message: Callable[[], str]) -> None:
+    if not cond:
+        raise ValueError(message())
+
+
+def check_descales(dtypes: tuple, descales: Sequence) -> None:
+    """Whether descales go with the inputs' dtypes (fmha names, ``f8e4m3``
+    for float8_e4m3fn): fp8 q, k, v need all three (ValueError naming the
+    missing ones), 16-bit ones take none (ValueError). ``descales`` are
+    ``(descale_q, descale_k, descale_v)``, each an info tuple or None."""
+    fp8 = dtypes[0] == "f8e4m3"
+    given = [name for name, d in zip(DESCALES, descales) if d is not None]
+    if not fp8 and given:
+        raise ValueError(f"{WHAT}: {', '.join(given)} are for float8_e4m3fn "
+                         f"q, k, v only, got {dtypes[0] or 'another type'}")
+    if fp8 and len(given) != len(DESCALES):
+        missing = [name for name in DESCALES if name not in given]
+        raise ValueError(f"{WHAT}: float8_e4m3fn q, k, v need descale_q, "
+                         f"descale_k and descale_v (the f32 factors that "
+                         f"dequantize them); missing {', '.join(missing)}")
+
+
+def reject_fp8_arguments(dtype: Any, descales: Sequence,
+                         out_dtype: Any) -> None:
+    """For 16-bit inputs (of ``dtype``): ValueError naming any descale or
+    out_dtype given (those are for fp8 inputs only)."""
+    given = [name for name, d in zip(DESCALES, descales) if d is not None]
+    if out_dtype is not None:
+        given.append("out_dtype")
+    if given:
+        raise ValueError(f"{WHAT}: {', '.join(given)} are for float8_e4m3fn "
+                         f"q, k, v only, got q in {dtype}")
+
+
+def check_fp8_attention_args(q_shape: Any, k_shape: Any, v_shape: Any,
+                             dtypes: tuple, descales: Sequence,
+                             out_dtype: Optional[str], causal: bool = False,
+                             window: Optional[Any] = None,
+                             scale: Optional[float] = None,
+                             check: Callable = _require) -> None:
+    """Checks an fp8 fmha.attention call from shapes and dtype names
+    (``f8e4m3``, ``f8e5m2``, or None for another type): q, k, v as
+    fmha.attention takes them (v not yet transposed); each descale an
+    ``(shape, dtype name, on q's device)`` tuple; ``out_dtype`` ``bf16``,
+    ``f16`` or None. ValueError or TypeError naming the mistake."""
+    if len(q_shape) != 4 or len(k_shape) != 4 or len(v_shape) != 4:
+        raise ValueError(
+            f"{WHAT}: q, k, v must be [batch, heads, seq, head_dim], got "
+            f"shapes {list(q_shape)}, {list(k_shape)}, {list(v_shape)}")
+    qd, kd, vd = dtypes
+    if qd != "f8e4m3":
+        raise TypeError(f"{WHAT}: fp8 attention takes float8_e4m3fn q, k, v, "
+                        f"got q in {qd or 'another type'}")
+    if kd != qd or vd != qd:
+        raise TypeError(f"{WHAT}: q, k, v must have one dtype, got "
+                        f"{qd}, {kd or 'another type'}, {vd or 'another type'}")
+    check_descales(dtypes, descales)
+    for name, (shape, dtype, same_device) in zip(DESCALES, descales):
+        if dtype != "float32":
+            raise TypeError(f"{WHAT}: {name} must be float32, got {dtype}")
+        numel = 1
+        for size in shape:
+            numel *= size
+        if len(shape) > 1 or numel != 1:
+            raise ValueError(f"{WHAT}: {name} must hold one value (0-d or "
+                             f"[1]: one factor per tensor), got shape "
+                             f"{list(shape)}")
+        if not same_device:
+            raise ValueError(f"{WHAT}: {name} must be on q's device")
+    if out_dtype is not None and out_dtype not in OUT_DTYPES:
+        raise TypeError(f"{WHAT}: out_dtype must be bfloat16 or float16 for "
+                        f"fp8 inputs, got {out_dtype}")
+    _ops.check_mask_options(WHAT, causal, window, scale)
+    _ops.check_head_dim(WHAT, "q, k, v", q_shape, k_shape, v_shape, 3, check)
+    check(k_shape[0] == v_shape[0] and k_shape[1] == v_shape[1]
+          and k_shape[2] == v_shape[2], lambda: (
+              f"{WHAT}: k and v must have one shape [batch, heads_kv, "
+              f"seq_k, head_dim], got {list(k_shape)} and {list(v_shape)}"))
+    check(q_shape[0] == k_shape[0], lambda: (
+        f"{WHAT}: q and k must have one batch size, got "
+        f"{q_shape[0]} and {k_shape[0]}"))
+    _ops.check_head_groups(WHAT, "k and v", q_shape[1], k_shape, 1, check)
+
+
+def permute_values(torch: Any, v: Any) -> Any:
+    """The V the fp8 kernel reads: ``v`` ``[batch, heads_kv, seq_k,
+    head_dim]`` transposed to ``[batch, heads_kv, head_dim, seq_k16]``,
+    keys padded with zeros to a multiple of 16 and ordered by KEY_ORDER in
+    each group of 16, contiguous. One gather and one transposition (on the
+    bytes: PyTorch has no fp8 indexing kernels)."""
+    batch, heads, seq_k, head_dim = v.shape
+    keys = padded_keys(seq_k)
+    raw = v.view(torch.uint8)
+    if keys != seq_k:
+        padded = raw.new_zeros((batch, heads, keys, head_dim))
+        padded[:, :, :seq_k] = raw
+        raw = padded
+    order = torch.tensor(KEY_ORDER, device=v.device)
+    groups = raw.reshape(batch, heads, keys // KEY_GROUP, KEY_GROUP, head_dim)
+    permuted = groups.index_select(3, order)
+    out = permuted.permute(0, 1, 4, 2, 3).reshape(batch, heads, head_dim,
+                                                  keys)
+    return out.contiguous().view(v.dtype)
+
+
+def _info(descale: Any, device: Any) -> Optional[tuple]:
+    if descale is None:
+        return None
+    return (tuple(descale.shape), str(descale.dtype).removeprefix("torch."),
+            descale.device == device)
+
+
+def _fmha_out(out_dtype: Any) -> Optional[str]:
+    """fmha's name of out_dtype (its torch name for a type fmha has no
+    name for), None for the default."""
+    if out_dtype is None:
+        return None
+    return _ops.fmha_dtype(out_dtype) or str(out_dtype).removeprefix(
+        "torch.")
+
+
+def check(torch: Any, q: Any, k: Any, v: Any, descales: Sequence,
+          out_dtype: Any, causal: bool, window: Optional[Any],
+          scale: Optional[float]) -> None:
+    """check_fp8_attention_args on tensors (v as the caller gives it)."""
+    _ops.check_tensor_types(torch, WHAT, (("q", q), ("k", k), ("v", v)))
+    _ops.check_tensor_types(torch, WHAT, [
+        (name, d) for name, d in zip(DESCALES, descales) if d is not None])
+    dtypes = tuple(fp8_name(t.dtype) for t in (q, k, v))
+    check_fp8_attention_args(
+        tuple(q.shape), tuple(k.shape), tuple(v.shape), dtypes,
+        [_info(d, q.device) for d in descales], _fmha_out(out_dtype),
+        causal, window, scale, _ops.torch_ops.size_checker(torch))
+    _ops.check_one_device(WHAT, (("q", q), ("k", k), ("v", v)))
+
+
+def fp8_name(dtype: Any) -> Optional[str]:
+    """``f8e4m3`` / ``f8e5m2`` for the fp8 torch dtypes, else fmha_dtype's
+    name (or None)."""
+    name = str(dtype).removeprefix("torch.")
+    return _ops.FP8_TORCH_TO_FMHA.get(name) or _ops.fmha_dtype(dtype)
+
+
+def outputs(torch: Any, q: Any, out_dtype: Any, return_lse: bool) -> tuple:
+    """``o`` (``[batch, heads_q, seq_q, head_dim]`` in out_dtype,
+    contiguous) and ``lse`` (``[0]`` without ``return_lse``)."""
+    o = torch.empty(q.shape, dtype=out_dtype, device=q.device)
+    lse_shape = tuple(q.shape[:3]) if return_lse else (0,)
+    lse = torch.empty(lse_shape, dtype=torch.float32, device=q.device)
+    return o, lse
+
+
+def spec(head_dim: int, out_dtype: str, causal: bool,
+         window: Optional[tuple], scale: Optional[float], return_lse: bool,
+         target: str, config: Optional[dict] = None) -> Any:
+    """The AttentionSpec an fp8 call compiles (dynamic sizes)."""
+    from .specs import AttentionSpec
+    base = _ops.attention_spec("f8e4m3", head_dim, causal, window, scale,
+                               return_lse, target, config)
+    fields = base.to_dict()
+    fields.pop("kind")
+    fields["out_dtype"] = out_dtype
+    for name in ("window", "tile"):
+        if fields.get(name) is not None:
+            fields[name] = tuple(fields[name])
+    return AttentionSpec(**fields)
+
+
+def kernel_specs(head_dim: int, out_dtype: str = "bf16",
+                 causal: bool = False, window: Optional[tuple] = None,
+                 scale: Optional[float] = None, return_lse: bool = False,
+                 target: str = "sm_90a") -> list:
+    """Every AttentionSpec an fp8 call with these options may compile
+    (the defaults and the autotuner's candidates): what a cache must hold
+    for a machine without a compiler."""
+    out: list = []
+    for config in tuning.attention_fp8_candidates(head_dim):
+        s = spec(head_dim, out_dtype, causal, window, scale, return_lse,
+                 target, config)
+        if s not in out:
+            out.append(s)
+    return out
+
+
+def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
+         descale_v: Any, out_dtype: Any, causal: bool,
+         window: Optional[list], scale: Optional[float],
+         return_lse: bool) -> tuple:
+    """The real implementation of fmha::attention_fp8 (CUDA tensors; ``vt``
+    made by permute_values)."""
+    import torch
+    from . import torch_ops
+    out_dtype = torch.bfloat16 if out_dtype is None else out_dtype
+    o, lse = outputs(torch, q, out_dtype, return_lse)
+    if q.device.type != "cuda":
+        raise ValueError(f"{WHAT} needs CUDA tensors, got {q.device}")
+    batch, heads, seq_q, head_dim = q.shape
+    seq_k = k.shape[2]
+    if batch == 0 or heads == 0 or seq_q == 0:
+        return o, lse
+    if seq_k == 0:
+        o.zero_()
+        lse.fill_(float("-inf"))
+        return o, lse
+    tensors = {"q": q.contiguous(), "k": k.contiguous(), "v": vt,
+               "descale_q": descale_q.reshape(1),
+               "descale_k": descale_k.reshape(1),
+               "descale_v": descale_v.reshape(1), "o": o}
+    if return_lse:
+        tensors["lse"] = lse
+    wkey = None if window is None else tuple(window)
+    out_name = _ops.fmha_dtype(out_dtype)
+    with torch_ops._on_device(torch, q.device):
+        target = torch_ops._target(torch, q.device)
+        category, sizes = tuning.attention_problem(
+            head_dim, causal or window is not None, batch * heads, seq_q,
+            seq_k, fp8=True)
+
+        def make_spec(config: dict) -> Any:
+            return spec(int(head_dim), out_name, causal, wkey, scale,
+                        return_lse, target, config)
+
+        def run(kernel: Any) -> Any:
+            fresh = dict(tensors)
+            fresh["o"], fresh_lse = outputs(torch, q, out_dtype, return_lse)
+            if return_lse:
+                fresh["lse"] = fresh_lse
+            return lambda: kernel.launch(fresh)
+
+        key = (q.device, "fp8", out_dtype, int(head_dim), causal, wkey,
+               scale, return_lse)
+        kernel = torch_ops._select(
+            torch, q.device, key, category, sizes, make_spec,
+            tuning.attention_fp8_candidates(int(head_dim)), run)
+        kernel.launch(tensors)
+    return o, lse
+
+
+def define(torch: Any) -> None:
+    """Defines the custom op ``fmha::attention_fp8`` (q, k, V permuted by
+    permute_values, the descales) and its fake implementation."""
+    Tensor = torch.Tensor
+
+    @torch.library.custom_op("fmha::attention_fp8", mutates_args=())
+    def attention_fp8(q: Tensor, k: Tensor, vt: Tensor, descale_q: Tensor,
+                      descale_k: Tensor, descale_v: Tensor,
+                      out_dtype: Optional[torch.dtype], causal: bool,
+                      window: Optional[list[int]], scale: Optional[float],
+                      return_lse: bool) -> tuple[Tensor, Tensor]:
+        return impl(q, k, vt, descale_q, descale_k, descale_v, out_dtype,
+                    causal, window, scale, return_lse)
+
+    @attention_fp8.register_fake
+    def _(q, k, vt, descale_q, descale_k, descale_v, out_dtype, causal,
+          window, scale, return_lse):
+        out = torch.bfloat16 if out_dtype is None else out_dtype
+        return outputs(torch, q, out, return_lse)
+
+
+def attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+              window: Optional[tuple], scale: Optional[float],
+              return_lse: bool, descale_q: Any, descale_k: Any,
+              descale_v: Any, out_dtype: Any) -> Any:
+    """fmha.attention's fp8 path: checks, V permuted and transposed, the
+    custom op."""
+    descales = (descale_q, descale_k, descale_v)
+    check(torch, q, k, v, descales, out_dtype, causal, window, scale)
+    vt = permute_values(torch, v)
+    o, lse = torch.ops.fmha.attention_fp8(
+        q, k, vt, descale_q, descale_k, descale_v, out_dtype, causal,
+        None if window is None else list(window), scale, return_lse)
+    return (o, lse) if return_lse else o

@@ -1,0 +1,165 @@
+"""fp8 fmha.attention: the pure rules (argument checks, the spec, V's key
+permutation) and, with PyTorch (CPU is enough), the permuted copy of V and
+the checks on tensors. The kernels run in test_gpu_fp8_attention."""
+
+import importlib.util
+import unittest
+
+from fmha import fp8_attention, tuning
+from fmha.specs import AttentionSpec
+
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+
+ONE = ((1,), "float32", True)
+
+
+def check(q=(2, 8, 100, 128), k=(2, 2, 70, 128), v=None,
+          dtypes=("f8e4m3",) * 3, descales=(ONE, ONE, ONE), out=None,
+          **options):
+    fp8_attention.check_fp8_attention_args(
+        q, k, k if v is None else v, dtypes, descales, out, **options)
+
+
+class KeyOrderTest(unittest.TestCase):
+    def test_key_order(self):
+        # Thread t holds accumulator columns 2t, 2t + 1, 2t + 8, 2t + 9 of
+        # a group of 16; its A fragment positions are 4t .. 4t + 3.
+        self.assertEqual(fp8_attention.KEY_ORDER,
+                         (0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14,
+                          15))
+        self.assertEqual(sorted(fp8_attention.KEY_ORDER), list(range(16)))
+
+    def test_padded_keys(self):
+        for keys, padded in ((1, 16), (16, 16), (17, 32), (300, 304),
+                             (1000, 1008)):
+            self.assertEqual(fp8_attention.padded_keys(keys), padded)
+
+
+class ArgsTest(unittest.TestCase):
+    def test_accepted(self):
+        check()
+        check(q=(1, 4, 1, 64), k=(1, 1, 1, 64), out="f16", causal=True)
+        check(descales=(((), "float32", True),) * 3, window=(8, 0))
+
+    def test_missing_descales(self):
+        with self.assertRaisesRegex(ValueError, "missing descale_k, "
+                                    "descale_v"):
+            check(descales=(ONE, None, None))
+        with self.assertRaisesRegex(ValueError, "missing descale_q"):
+            check(descales=(None, ONE, ONE))
+
+    def test_descales_of_16_bit_inputs(self):
+        with self.assertRaisesRegex(ValueError, "descale_q, out_dtype are "
+                                    "for float8_e4m3fn q, k, v only"):
+            fp8_attention.reject_fp8_arguments(
+                "torch.bfloat16", (ONE, None, None), "bf16")
+        fp8_attention.reject_fp8_arguments("torch.bfloat16",
+                                           (None, None, None), None)
+
+    def test_types(self):
+        with self.assertRaisesRegex(TypeError, "float8_e4m3fn q, k, v, got "
+                                    "q in f8e5m2"):
+            check(dtypes=("f8e5m2",) * 3)
+        with self.assertRaisesRegex(TypeError, "one dtype"):
+            check(dtypes=("f8e4m3", "bf16", "f8e4m3"))
+        with self.assertRaisesRegex(TypeError, "descale_v must be float32"):
+            check(descales=(ONE, ONE, ((1,), "bfloat16", True)))
+        with self.assertRaisesRegex(TypeError, "out_dtype must be bfloat16 "
+                                    "or float16"):
+            check(out="f32")
+
+    def test_shapes(self):
+        with self.assertRaisesRegex(ValueError, "descale_k must hold one "
+                                    "value"):
+            check(descales=(ONE, ((8,), "float32", True), ONE))
+        with self.assertRaisesRegex(ValueError, "descale_q must be on q's "
+                                    "device"):
+            check(descales=(((1,), "float32", False), ONE, ONE))
+        with self.assertRaisesRegex(ValueError, "head_dim must be one of"):
+            check(q=(2, 8, 100, 96), k=(2, 2, 70, 96))
+        with self.assertRaisesRegex(ValueError, "multiple of heads_kv"):
+            check(k=(2, 3, 70, 128))
+        with self.assertRaisesRegex(ValueError, "k and v must have one "
+                                    "shape"):
+            check(v=(2, 2, 71, 128))
+        with self.assertRaisesRegex(ValueError, "right must be 0"):
+            check(causal=True, window=(4, 4))
+
+
+class SpecTest(unittest.TestCase):
+    def test_rendering(self):
+        spec = fp8_attention.spec(128, "bf16", True, None, None, True,
+                                  "sm_90a")
+        self.assertEqual(spec.name, "attention_f8e4m3_d128_bf16_causal_lse")
+        self.assertIn(
+            "(tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, "
+            "tensor<?x?x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, "
+            "tensor<1xf32>) -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>)",
+            spec.to_mlir())
+        static = AttentionSpec(dtype="f8e4m3", head_dim=64, seq_k=17,
+                               out_dtype="f16")
+        self.assertIn("tensor<?x?x64x32xf8E4M3FN>", static.to_mlir())
+        self.assertIn("-> tensor<?x?x?x64xf16>", static.to_mlir())
+
+    def test_validation(self):
+        with self.assertRaisesRegex(ValueError, "out_dtype is for fp8"):
+            AttentionSpec(dtype="bf16", out_dtype="f16")
+        with self.assertRaisesRegex(ValueError, "dense layout only"):
+            AttentionSpec(dtype="f8e4m3", varlen=True)
+        with self.assertRaises(ValueError):
+            AttentionSpec(dtype="f8e5m2")
+        self.assertEqual(AttentionSpec(dtype="f8e4m3").out_dtype, "bf16")
+
+    def test_16_bit_keys_unchanged(self):
+        self.assertNotIn("out_dtype", AttentionSpec().to_dict())
+
+    def test_kernel_specs(self):
+        specs = fp8_attention.kernel_specs(128)
+        self.assertEqual(len(specs),
+                         len(tuning.attention_fp8_candidates(128)))
+        self.assertTrue(all(s.dtype == "f8e4m3" for s in specs))
+
+    def test_category(self):
+        category, _ = tuning.attention_problem(128, False, 1, 1, 1, fp8=True)
+        self.assertEqual(category[0], "attention_fp8")
+
+
+@unittest.skipUnless(HAS_TORCH, "needs PyTorch")
+class PermuteTest(unittest.TestCase):
+    def test_permuted_copy(self):
+        import torch
+        batch, heads, keys, dim = 2, 3, 37, 64
+        v = (torch.randn(batch, heads, keys, dim) * 4).to(torch.float8_e4m3fn)
+        vt = fp8_attention.permute_values(torch, v)
+        self.assertEqual(vt.dtype, torch.float8_e4m3fn)
+        self.assertEqual(tuple(vt.shape), (batch, heads, dim, 48))
+        self.assertTrue(vt.is_contiguous())
+        raw, rawt = v.view(torch.uint8), vt.view(torch.uint8)
+        for position in range(48):
+            key = (position // 16) * 16 + fp8_attention.KEY_ORDER[
+                position % 16]
+            column = rawt[:, :, :, position]
+            if key < keys:
+                self.assertTrue(torch.equal(column, raw[:, :, key, :]))
+            else:
+                self.assertEqual(int(column.abs().sum()), 0)
+
+    def test_tensor_checks(self):
+        import torch
+        from fmha import torch_ops
+        torch_ops.register()
+        q = torch.zeros(1, 2, 4, 64, dtype=torch.float8_e4m3fn)
+        one = torch.ones(1)
+        with self.assertRaisesRegex(ValueError, "missing descale_v"):
+            fp8_attention.check(torch, q, q, q, (one, one, None), None,
+                                False, None, None)
+        with self.assertRaisesRegex(TypeError, "descale_k must be a "
+                                    "torch.Tensor"):
+            fp8_attention.check(torch, q, q, q, (one, 2.0, one), None,
+                                False, None, None)
+        fp8_attention.check(torch, q, q, q, (one, one, one),
+                            torch.float16, False, None, None)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,202 @@
+"""fmha.attention with float8_e4m3fn q, k, v and descales on a Hopper GPU,
+against a float64 reference computed from the dequantized inputs
+(``q * descale_q`` etc., tests.test_gpu_ops.attention_reference).
+
+Skipped without PyTorch, without a CUDA device of compute capability 9.0,
+or when a kernel is neither in the cache nor compilable here
+(``python3 test/GPU/prepare_cache.py DIR`` compiles them: kernel_specs
+below).
+
+Accuracy. Each case reports the relative RMSE ``||o - ref|| / ||ref||`` of
+fp8 attention and, on the same (dequantized) inputs cast to bf16, of
+fmha's bf16 attention; both are printed. fp8 rounds P to e4m3 (3 mantissa
+bits: a relative error up to 2^-4 per probability, random in sign) before
+its product with V, so its error is larger than bf16's: the bound, 0.08
+for N(0, 1) inputs and 0.12 with outliers, is about 2.5x the worst value
+expected from e4m3's rounding of P and of the output's rounding, not a
+bound fitted to a measurement. The log-sum-exp does not pass through P:
+its bound is that of bf16 attention's (1e-3 absolute) plus fp32's error
+of descale products.
+"""
+
+import unittest
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+import fmha
+from fmha import fp8_attention
+
+from tests.test_gpu_ops import (NEEDS_HOPPER, attention_reference,
+                                compile_or_skip, rel_err)
+
+# (batch, heads_q, heads_kv, seq_q, seq_k): odd lengths, GQA and MQA.
+CASES = [(1, 2, 2, 1, 1), (2, 4, 1, 17, 17), (1, 4, 2, 300, 300),
+         (1, 2, 2, 1000, 1000), (2, 4, 4, 17, 300), (1, 8, 1, 300, 1000),
+         (1, 2, 1, 1000, 17)]
+HEAD_DIMS = (64, 128, 256)
+# (causal, window, scale) the tests run: those of test/GPU/stress.py's
+# ATTENTION_OPTIONS, whose bf16 kernels the comparison with bf16
+# attention needs (prepare_cache has them).
+MASKS = [(False, None, None), (True, None, None), (False, (64, 16), 0.05),
+         (True, (128, 0), None)]
+TOL = {"normal": 0.08, "outliers": 0.12}
+LSE_TOL = 2e-3
+
+
+def kernel_specs(target="sm_90a"):
+    """Every fp8 AttentionSpec these tests select (defaults, each with and
+    without lse, bf16 and f16 outputs) plus fmha.attention's fp8
+    candidates for bf16 output without masks."""
+    specs = []
+    for head_dim in HEAD_DIMS:
+        for causal, window, scale in MASKS:
+            for lse in (False, True):
+                specs.append(fp8_attention.spec(head_dim, "bf16", causal,
+                                                window, scale, lse, target))
+        specs.append(fp8_attention.spec(head_dim, "f16", False, None, None,
+                                        False, target))
+        specs.extend(fp8_attention.kernel_specs(head_dim, target=target))
+    return list(dict.fromkeys(specs))
+
+
+def quantize(x):
+    """``x`` in e4m3 with a per-tensor descale (headroom: no saturation)."""
+    amax = x.abs().amax().clamp_min(1e-12).item()
+    descale = amax / torch.finfo(torch.float8_e4m3fn).max * 2
+    return ((x / descale).to(torch.float8_e4m3fn),
+            torch.tensor([descale], device=x.device, dtype=torch.float32))
+
+
+def make_inputs(b, h, hkv, sq, sk, d, outliers, gen):
+    """q, k, v in fp8 and their descales (N(0, 1), or with one entry in a
+    thousand 50x larger)."""
+    tensors = []
+    for heads, seq in ((h, sq), (hkv, sk), (hkv, sk)):
+        x = torch.randn(b, heads, seq, d, device="cuda", generator=gen)
+        if outliers:
+            idx = torch.randint(0, x.numel(), (max(1, x.numel() // 1000),),
+                                device="cuda", generator=gen)
+            x.view(-1)[idx] *= 50
+        tensors.append(quantize(x))
+    return tensors
+
+
+def dequantized(t, descale):
+    return t.double() * descale.double()
+
+
+@NEEDS_HOPPER
+class Fp8AttentionTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.zeros(1, device="cuda")  # PyTorch's context first
+
+    def run_case(self, inputs, causal, window, scale=None, out_dtype=None):
+        (q, dq), (k, dk), (v, dv) = inputs
+        torch.full((1 << 24,), float("nan"), device="cuda")  # poison
+        o, lse = fmha.attention(q, k, v, causal, window, scale,
+                                return_lse=True, descale_q=dq, descale_k=dk,
+                                descale_v=dv, out_dtype=out_dtype)
+        o_only = fmha.attention(q, k, v, causal, window, scale, descale_q=dq,
+                                descale_k=dk, descale_v=dv,
+                                out_dtype=out_dtype)
+        torch.cuda.synchronize()
+        qd, kd, vd = (dequantized(t, s) for t, s in inputs)
+        ref, ref_lse = attention_reference(qd, kd, vd, causal=causal,
+                                           window=window, scale=scale)
+        expected = out_dtype or torch.bfloat16
+        for out in (o, o_only):
+            self.assertEqual(out.shape, q.shape)
+            self.assertEqual(out.dtype, expected)
+            self.assertEqual(int(torch.isnan(out).sum()), 0, "unwritten o")
+        self.assertEqual(int(torch.isnan(lse).sum()), 0, "unwritten lse")
+        empty = torch.isinf(ref_lse)
+        self.assertTrue(bool((o[empty] == 0).all()), "o of an empty row")
+        self.assertTrue(bool(torch.isneginf(lse[empty]).all()))
+        if (~empty).any():
+            err = (lse.double() - ref_lse)[~empty].abs().max().item()
+            self.assertLess(err, LSE_TOL)
+        self.assertTrue(torch.equal(o, o_only))
+        # bf16 attention on the same dequantized inputs.
+        bf = [t.to(torch.bfloat16) for t in (qd, kd, vd)]
+        o_bf16 = fmha.attention(*bf, causal, window, scale)
+        return rel_err(o, ref), rel_err(o_bf16, ref)
+
+    def test_accuracy(self):
+        """Odd lengths, GQA, MQA, masks, head dims 64 / 128 / 256, N(0, 1)
+        inputs and inputs with outliers: the RMSE of fp8 and of bf16
+        attention printed side by side."""
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        worst = {}
+        for d in HEAD_DIMS:
+            for causal, window, scale in MASKS:
+                for lse in (False, True):
+                    compile_or_skip(self, fp8_attention.spec(
+                        d, "bf16", causal, window, scale, lse, "sm_90a"))
+                for kind in ("normal", "outliers"):
+                    for case in CASES:
+                        with self.subTest(d=d, causal=causal, window=window,
+                                          kind=kind, case=case):
+                            inputs = make_inputs(*case, d, kind == "outliers",
+                                                 gen)
+                            fp8, bf16 = self.run_case(inputs, causal, window,
+                                                      scale)
+                            self.assertLess(fp8, TOL[kind])
+                            key = (d, kind)
+                            old = worst.get(key, (0.0, 0.0))
+                            worst[key] = (max(old[0], fp8),
+                                          max(old[1], bf16))
+        for (d, kind), (fp8, bf16) in sorted(worst.items()):
+            print(f"\nfp8 attention d{d} {kind}: worst relative RMSE "
+                  f"{fp8:.4f} (bf16 attention on the same inputs: "
+                  f"{bf16:.4f})", end="")
+
+    def test_f16_output(self):
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        for d in HEAD_DIMS:
+            compile_or_skip(self, fp8_attention.spec(
+                d, "f16", False, None, None, False, "sm_90a"))
+            compile_or_skip(self, fp8_attention.spec(
+                d, "f16", False, None, None, True, "sm_90a"))
+            inputs = make_inputs(2, 4, 2, 300, 257, d, False, gen)
+            fp8, _ = self.run_case(inputs, False, None,
+                                   out_dtype=torch.float16)
+            self.assertLess(fp8, TOL["normal"])
+
+    def test_errors(self):
+        q = torch.zeros(1, 2, 8, 128, device="cuda",
+                        dtype=torch.float8_e4m3fn)
+        one = torch.ones(1, device="cuda")
+        with self.assertRaisesRegex(ValueError, "missing descale_v"):
+            fmha.attention(q, q, q, descale_q=one, descale_k=one)
+        bf = q.to(torch.bfloat16)
+        with self.assertRaisesRegex(ValueError, "descale_q are for "
+                                    "float8_e4m3fn"):
+            fmha.attention(bf, bf, bf, descale_q=one)
+        with self.assertRaisesRegex(ValueError, "descale_k must be on q's "
+                                    "device"):
+            fmha.attention(q, q, q, descale_q=one, descale_k=one.cpu(),
+                           descale_v=one)
+
+    def test_compile(self):
+        """Under torch.compile(fullgraph=True)."""
+        compile_or_skip(self, fp8_attention.spec(
+            128, "bf16", True, None, None, False, "sm_90a"))
+        gen = torch.Generator(device="cuda").manual_seed(2)
+        (q, dq), (k, dk), (v, dv) = make_inputs(1, 4, 2, 200, 200, 128,
+                                                False, gen)
+
+        def f(q, k, v, dq, dk, dv):
+            return fmha.attention(q, k, v, causal=True, descale_q=dq,
+                                  descale_k=dk, descale_v=dv)
+
+        eager = f(q, k, v, dq, dk, dv)
+        compiled = torch.compile(f, fullgraph=True)(q, k, v, dq, dk, dv)
+        self.assertTrue(torch.equal(eager, compiled))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,140 @@
+// RUN: fmha-opt %s -split-input-file -verify-diagnostics
+
+// The verifier's rules for fp8 attention: dense q, k and v in f8E4M3FN, v
+// transposed with its keys padded to a multiple of 16, three descale
+// factors of one f32 each, o in bf16 or f16, sm_90a.
+
+// Descales missing.
+// expected-error @+1 {{fp8 q, k and v need descale factors: expected 6 inputs (q, k, v transposed, descale_q, descale_k, descale_v), got 3}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// Descales given for 16-bit inputs.
+// expected-error @+1 {{expects 3 inputs (q, k, v), got 6 (descales are for fp8 q, k, v)}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>, tensor<1xf32>, tensor<1xf32>,
+                      tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// e5m2 is not supported for attention.
+// expected-error @+1 {{q element type 'f8E5M2' is not supported: fp8 attention takes f8E4M3FN q, k and v}}
+fmha.attention @attn (tensor<?x32x?x128xf8E5M2>, tensor<?x8x?x128xf8E5M2>,
+                      tensor<?x8x128x?xf8E5M2>, tensor<1xf32>, tensor<1xf32>,
+                      tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// k in another type than q.
+// expected-error @+1 {{k element type 'bf16' does not match q element type 'f8E4M3FN'}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>,
+                      tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// An fp8 output.
+// expected-error @+1 {{o element type 'f8E4M3FN' is not supported with fp8 q, k and v: expected bf16 or f16}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>,
+                      tensor<1xf32>)
+    -> tensor<?x32x?x128xf8E4M3FN>
+    target sm_90a
+
+// -----
+
+// A descale that is not f32.
+// expected-error @+1 {{descale_k element type 'bf16' is not supported: expected f32}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xbf16>,
+                      tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// A descale with several values.
+// expected-error @+1 {{descale_v has 8 values: expected 1 (one descale factor per tensor)}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>,
+                      tensor<8xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// A descale of the wrong rank.
+// expected-error @+1 {{descale_q must be a rank-1 tensor [1], got 'tensor<1x1xf32>'}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<1x1xf32>,
+                      tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// v not transposed: its dim 2 must be the head dim.
+// expected-error @+1 {{v head_dim 256 does not match k head_dim 128}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x256x128xf8E4M3FN>,
+                      tensor<?x8x256x128xf8E4M3FN>, tensor<1xf32>,
+                      tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// v's keys not padded to a multiple of 16.
+// expected-error @+1 {{v has 17 keys (dim 3) but k has seq_k 17: fp8 v is transposed with its keys padded to a multiple of 16, expected 32}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x17x128xf8E4M3FN>,
+                      tensor<?x8x128x17xf8E4M3FN>, tensor<1xf32>,
+                      tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// Varlen is not supported with fp8 yet.
+// expected-error @+1 {{fp8 q, k and v are supported in the dense layout only so far, not with varlen}}
+fmha.attention @attn (tensor<?x32x128xf8E4M3FN>, tensor<?x8x128xf8E4M3FN>,
+                      tensor<?x8x128xf8E4M3FN>, tensor<?xi32>, tensor<?xi32>)
+    -> tensor<?x32x128xbf16> varlen
+    target sm_90a
+
+// -----
+
+// The P V product's K is the keys: 32 per fp8 wgmma.
+// expected-error @+1 {{block_n 48 is not supported: expected a multiple of 32 from 32 to 256}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>,
+                      tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16> tile [64, 48]
+    target sm_90a
+
+// -----
+
+// sm_100a.
+// expected-error @+1 {{fp8 attention is supported on sm_90a only so far (its P V product reads P from registers, which tcgen05.mma cannot)}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>,
+                      tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_100a
+
+// -----
+
+// Nor against a KV cache.
+// expected-error @+1 {{fp8 q, k and v are supported in the dense layout only so far, not with kvcache}}
+fmha.attention @attn (tensor<?x1x32x128xf8E4M3FN>, tensor<?x?x8x128xf8E4M3FN>,
+                      tensor<?x?x8x128xf8E4M3FN>, tensor<?xi32>)
+    -> tensor<?x1x32x128xbf16> kvcache
+    target sm_90a

@@ -1,0 +1,137 @@
+// FP8 attention (q, k, v in e4m3, per-tensor descales, bf16 or f16 o)
+// compiled by the whole sm_90a pipeline, down to PTX that ptxas accepts
+// without spills: head dims 64, 128 and 256, causal and not, with and
+// without lse. Q K^T is wgmma m64nNk32 on e4m3 from shared memory; P is
+// converted with cvt.rn.satfinite.e4m3x2.f32 and read by P V^T's wgmma
+// from registers (k_quad16), V^T from shared memory K-major.
+//
+// RUN: rm -rf %t && split-file %s %t
+//
+// RUN: fmha-opt %t/d64-causal.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d64.ptx
+// RUN: FileCheck %s --check-prefixes=CHECK,D64 < %t/d64.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d64.ptx -o %t/d64.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: fmha-opt %t/d64-causal.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST
+//
+// RUN: fmha-opt %t/d64.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d64n.ptx
+// RUN: FileCheck %s < %t/d64n.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d64n.ptx -o %t/d64n.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/d128.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d128.ptx
+// RUN: FileCheck %s --check-prefixes=CHECK,D128 < %t/d128.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128.ptx -o %t/d128.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/d128-causal.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d128c.ptx
+// RUN: FileCheck %s < %t/d128c.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128c.ptx -o %t/d128c.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/d256.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d256.ptx
+// RUN: FileCheck %s --check-prefixes=CHECK,D256 < %t/d256.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256.ptx -o %t/d256.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/d256-causal.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d256c.ptx
+// RUN: FileCheck %s < %t/d256c.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256c.ptx -o %t/d256c.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// PTXAS-NOT: bytes spill
+// PTXAS: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+
+// CHECK: .target sm_90a
+// CHECK: .entry attn_fp8
+// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e4m3 {{[{]}}{{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1;
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n{{[0-9]+}}k32.f32.e4m3.e4m3 {{[{]}}{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
+
+// Per head dim, the shapes of the two products: Q K^T from shared memory
+// (N = block_n: 128, or 64 at head dim 256) and P V^T with P from
+// registers (N = head_dim).
+// D64-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{[{]}}{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
+// D64-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{[{]}}{{.*}}}, {%r{{.*}}}, %rd{{[0-9]+}}, p, 1, 1;
+// D128-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{[{]}}{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
+// D128-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{[{]}}{{.*}}}, {%r{{.*}}}, %rd{{[0-9]+}}, p, 1, 1;
+// D256-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {{[{]}}{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1;
+// D256-DAG: wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3 {{[{]}}{{.*}}}, {%r{{.*}}}, %rd{{[0-9]+}}, p, 1, 1;
+
+// The manifest: v transposed ([B, HKV, 64, SKV]) with a box of 64 rows of
+// 128 keys (one 128-byte swizzle span), q and k in boxes of 64-byte rows
+// (64-byte swizzle), the descales as one-value memrefs, o in f16.
+// MANIFEST: "dynamic_smem":
+// MANIFEST: "box": [
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 64
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "kind": "tensor_map",
+// MANIFEST-NEXT: "swizzle": 64,
+// MANIFEST-NEXT: "tensor": "q"
+// MANIFEST: "tensor": "k"
+// MANIFEST: "box": [
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: 128
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "kind": "tensor_map",
+// MANIFEST-NEXT: "swizzle": 128,
+// MANIFEST-NEXT: "tensor": "v"
+// MANIFEST: "tensor": "lse"
+// MANIFEST: "kind": "memref",
+// MANIFEST-NEXT: "tensor": "descale_q"
+// MANIFEST: "kind": "memref",
+// MANIFEST-NEXT: "tensor": "descale_k"
+// MANIFEST: "kind": "memref",
+// MANIFEST-NEXT: "tensor": "descale_v"
+// MANIFEST: "descale_v": {
+// MANIFEST-NEXT: "dtype": "f32",
+// MANIFEST: "o": {
+// MANIFEST-NEXT: "dtype": "f16",
+// MANIFEST: "v": {
+// MANIFEST-NEXT: "dtype": "f8e4m3",
+// MANIFEST: "HKV",
+// MANIFEST-NEXT: 64,
+// MANIFEST-NEXT: "SKV"
+
+//--- d64-causal.mlir
+fmha.attention @attn_fp8_d64_causal (tensor<?x?x?x64xf8E4M3FN>,
+                                     tensor<?x?x?x64xf8E4M3FN>,
+                                     tensor<?x?x64x?xf8E4M3FN>, tensor<1xf32>,
+                                     tensor<1xf32>, tensor<1xf32>)
+    -> (tensor<?x?x?x64xf16>, tensor<?x?x?xf32>) causal target sm_90a
+
+//--- d64.mlir
+fmha.attention @attn_fp8_d64 (tensor<?x?x?x64xf8E4M3FN>,
+                              tensor<?x?x?x64xf8E4M3FN>,
+                              tensor<?x?x64x?xf8E4M3FN>, tensor<1xf32>,
+                              tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x?x?x64xbf16> target sm_90a
+
+//--- d128.mlir
+fmha.attention @attn_fp8_d128 (tensor<?x?x?x128xf8E4M3FN>,
+                               tensor<?x?x?x128xf8E4M3FN>,
+                               tensor<?x?x128x?xf8E4M3FN>, tensor<1xf32>,
+                               tensor<1xf32>, tensor<1xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+//--- d128-causal.mlir
+fmha.attention @attn_fp8_d128_causal (tensor<?x?x?x128xf8E4M3FN>,
+                                      tensor<?x?x?x128xf8E4M3FN>,
+                                      tensor<?x?x128x?xf8E4M3FN>, tensor<1xf32>,
+                                      tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x?x?x128xbf16> causal window [256, 0] target sm_90a
+
+//--- d256.mlir
+fmha.attention @attn_fp8_d256 (tensor<?x?x?x256xf8E4M3FN>,
+                               tensor<?x?x?x256xf8E4M3FN>,
+                               tensor<?x?x256x?xf8E4M3FN>, tensor<1xf32>,
+                               tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x?x?x256xbf16> target sm_90a
+
+//--- d256-causal.mlir
+fmha.attention @attn_fp8_d256_causal (tensor<?x?x?x256xf8E4M3FN>,
+                                      tensor<?x?x?x256xf8E4M3FN>,
+                                      tensor<?x?x256x?xf8E4M3FN>, tensor<1xf32>,
+                                      tensor<1xf32>, tensor<1xf32>)
+    -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>) causal target sm_90a
