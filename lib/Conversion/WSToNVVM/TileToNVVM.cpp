@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BranchUtils.h"
 #include "Lowering.h"
 #include "Patterns.h"
 #include "RegisterTensor.h"
@@ -573,13 +574,34 @@ static LogicalResult lowerDotWait(tile::DotWaitOp op,
 }
 
 /// ws.tma_store -> cp.async.bulk.tensor shared::cta -> global under its
-/// predicate, committed as a bulk group by every thread (coordinates
-/// reversed for PTX).
+/// predicate (with `reduce add`, cp.reduce.async.bulk.tensor.add in a branch
+/// the predicate's threads take), committed as a bulk group by every thread
+/// (coordinates reversed for PTX).
 static LogicalResult lowerTMAStore(TMAStoreOp op, TMAStoreOp::Adaptor adaptor,
                                    ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Value src = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
   SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
+  if (op.getReduceAdd()) {
+    // cp.reduce.async.bulk.tensor has no predicate operand: the leader
+    // branches into it.
+    auto issue = [&] {
+      NVVM::CpAsyncBulkTensorReduceOp::create(
+          rewriter, loc, adaptor.getDesc(), src,
+          NVVM::TMAReduxKindAttr::get(rewriter.getContext(),
+                                      NVVM::TMAReduxKind::ADD),
+          NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
+                                      NVVM::TMAStoreMode::TILE),
+          coords, Value());
+    };
+    if (Value pred = adaptor.getPred())
+      emitIf(rewriter, loc, pred, issue);
+    else
+      issue();
+    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
   NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
       rewriter, loc, adaptor.getDesc(), src, coords, Value(),
       NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
