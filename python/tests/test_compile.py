@@ -188,7 +188,7 @@ class CompileTest(unittest.TestCase):
     def test_pass_list(self):
         passes = compiler.pass_list(TOOLS.opt.path, "fmha-sm90-pipeline")
         self.assertTrue(passes[0].startswith("fmha-verify-target"))
-        self.assertEqual(passes[1], "fmha-expand-kernels")
+        self.assertTrue(passes[1].startswith("fmha-expand-kernels"))
         self.assertTrue(any(p.startswith("convert-ws-to-nvvm") for p in passes))
 
     def test_sm100a(self):

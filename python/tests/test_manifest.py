@@ -112,6 +112,11 @@ class ValidationErrorTest(unittest.TestCase):
         self.check(r"manifest: missing required key 'format'",
                    lambda d: d.pop("format"))
 
+    def test_launches_not_supported_yet(self):
+        self.check(r"launches: a manifest of several launches is not "
+                   r"supported by this runtime yet",
+                   lambda d: d.update(launches=[]))
+
     def test_required_keys(self):
         for key in ("name", "entry", "target", "cubin", "block", "cluster",
                     "dynamic_smem", "tensors", "params", "grid"):

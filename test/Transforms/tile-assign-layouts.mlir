@@ -309,6 +309,44 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// What no loaded tile reaches (the backward's prep kernel): a per-row input
+// read by tile.load_direct beside the tiles takes the row slice of the
+// laid-out tile with as many rows, and a constant tile stored to clear a
+// buffer the #tile.blocked layout of its own shape (runs of 4 f32, 32
+// lanes a 128-element row).
+// CHECK-DAG: #[[PBLK:[a-z0-9_]+]] = #tile.blocked<vector = 8, lanes = 16, warps = 4>
+// CHECK-DAG: #[[PROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[PBLK]]>
+// CHECK-DAG: #[[ZBLK:[a-z0-9_]+]] = #tile.blocked<vector = 4, lanes = 32, warps = 4>
+// CHECK-LABEL: gpu.func @prep(
+// CHECK: tile.reduce sum {{.+}} : tensor<64x128xf32, #[[PBLK]]> -> tensor<64xf32, #[[PROW]]>
+// CHECK: tile.load_direct {{.+}} -> tensor<64xf32, #[[PROW]]>
+// CHECK: arith.mulf {{.+}} : tensor<64xf32, #[[PROW]]>
+// CHECK: tile.store_direct {{.+}} : memref<?x?xf32>, tensor<64xf32, #[[PROW]]>
+// CHECK: arith.constant dense<0.000000e+00> : tensor<64x128xf32, #[[ZBLK]]>
+// CHECK: tile.store_direct {{.+}} : memref<?x128xf32>, tensor<64x128xf32, #[[ZBLK]]>
+module attributes {gpu.container_module} {
+  gpu.module @prep_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @prep(%o: memref<?x128xbf16>, %lse: memref<?xf32>,
+                   %d: memref<?x?xf32>, %acc: memref<?x128xf32>) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %pid = tile.program_id x : i32
+      %t = tile.load_direct %o[%pid, %c0] : memref<?x128xbf16> -> tensor<64x128xbf16>
+      %f = arith.extf %t : tensor<64x128xbf16> to tensor<64x128xf32>
+      %sum = tile.reduce sum %f axis 1 : tensor<64x128xf32> -> tensor<64xf32>
+      %l = tile.load_direct %lse[%pid] : memref<?xf32> -> tensor<64xf32>
+      %l2 = arith.mulf %l, %l : tensor<64xf32>
+      tile.store_direct %d[%c0, %pid], %sum : memref<?x?xf32>, tensor<64xf32>
+      tile.store_direct %d[%c1, %pid], %l2 : memref<?x?xf32>, tensor<64xf32>
+      %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+      tile.store_direct %acc[%pid, %c0], %zero : memref<?x128xf32>, tensor<64x128xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // f16 rows of 64 elements: 8 lanes a row, so the layout covers 16 rows,
 // which a tile of 24 rows is not a multiple of.
 module attributes {gpu.container_module} {

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BranchUtils.h"
 #include "Lowering.h"
 #include "Patterns.h"
 #include "RegisterTensor.h"
@@ -474,10 +475,42 @@ static int64_t kMajorOffset(int64_t row, int64_t kBytes, int64_t rows,
   return kBytes / span * rows * span + row * span + kBytes % span;
 }
 
+namespace {
+/// An MN-major operand in NVMMA-swizzled shared memory (A given as [K, M],
+/// B as [K, N]): column blocks one swizzle span wide along M (N), each K
+/// rows deep, one after the other (as TMA wrote them, one box per block).
+struct MNMajorOperand {
+  /// Elements of M (N) in one block, and the bytes of a block.
+  int64_t spanElements, blockBytes, swizzle;
+  /// The byte offset of the operand of the MMA at M (N) `mn`, K step `kk`
+  /// (kWgmmaK rows of K each).
+  int64_t offset(int64_t mn, int64_t kk) const {
+    return mn / spanElements * blockBytes + kk * kWgmmaK * swizzle;
+  }
+};
+} // namespace
+
+/// The MN-major layout of `operand` ("A" or "B") of `k` rows of K, whose
+/// MMAs take `instrMN` of M (N) each, which must be whole swizzle spans.
+static FailureOr<MNMajorOperand> getMNMajorOperand(tile::DotOp op,
+                                                   StringRef operand,
+                                                   tile::NvmmaSharedAttr layout,
+                                                   int64_t instrMN, int64_t k,
+                                                   int64_t elementBytes) {
+  int64_t span = layout.getSwizzle() / elementBytes;
+  if (span == 0 || instrMN % span != 0)
+    return op.emitOpError("an MN-major ")
+           << operand << " needs wgmma " << (operand == "A" ? "M" : "N") << " ("
+           << instrMN << ") to be a multiple of its swizzle span (" << span
+           << " elements)";
+  return MNMajorOperand{span, k * layout.getSwizzle(), layout.getSwizzle()};
+}
+
 /// tile.dot with A in shared memory or in registers (`#tile.wgmma_acc`, 16
 /// bits) and B in shared memory -> wgmma.mma_async m64nNk16 (m64nNk32 for
 /// fp8, each operand e4m3 or e5m2, both K-major) over the K steps and
-/// fragments, then wait for them.
+/// fragments, then wait for them. A given as [K, M] (`transpose_a`) and B
+/// as [K, N] (no `transpose_b`) are read MN-major.
 static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
                               ConversionPatternRewriter &rewriter) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
@@ -490,8 +523,9 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
     return rewriter.notifyMatchFailure(op, "needs A in shared memory or "
                                            "registers, B in shared memory "
                                            "and a wgmma accumulator");
-  if (op.getTransposeA())
-    return op.emitOpError("lowers A given as [M, K] only so far");
+  // A as [K, M] (transpose_a, in shared memory: the verifier keeps
+  // register A operands K-major) is MN-major, laid out as an MN-major B.
+  bool aKMajor = !op.getTransposeA();
   Type element = aType.getElementType();
   std::optional<NVVM::WGMMATypes> wgmmaType = getWgmmaType(element);
   std::optional<NVVM::WGMMATypes> wgmmaTypeB =
@@ -504,7 +538,7 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
 
   MLIRContext *ctx = rewriter.getContext();
   Location loc = op.getLoc();
-  int64_t k = aType.getShape()[1];
+  int64_t k = aType.getShape()[aKMajor ? 1 : 0];
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   // One instruction's K: 16 elements of 16 bits, 32 of fp8.
   int64_t instrK = kWgmmaKBytes / elementBytes;
@@ -512,11 +546,14 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
   // column blocks one swizzle span wide, each K rows deep, one after the
   // other (as TMA wrote them, one box per block).
   bool bKMajor = op.getTransposeB();
-  // fp8 wgmma reads B K-major only, and A from registers in the quad16 K
-  // order (k_quad16) only.
+  // fp8 wgmma reads B K-major only, A K-major from shared memory or from
+  // registers in the quad16 K order only (k_quad16).
   if (elementBytes == 1 && !bKMajor)
     return op.emitOpError("fp8 wgmma needs B given as [N, K] (transpose_b): "
                           "K-major");
+  if (elementBytes == 1 && !aRegs && !aKMajor)
+    return op.emitOpError("fp8 wgmma needs A in shared memory given as [M, "
+                          "K]: K-major");
   if (elementBytes == 1 && aRegs && !op.getKQuad16())
     return op.emitOpError("fp8 wgmma reads A from registers in the quad16 K "
                           "order only (k_quad16)");
@@ -526,6 +563,12 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
     return op.emitOpError("an MN-major B needs wgmma N (")
            << f->instrN << ") to be a multiple of its swizzle span ("
            << bSpanElems << " elements)";
+  FailureOr<MNMajorOperand> aMN;
+  if (!aKMajor) {
+    aMN = getMNMajorOperand(op, "A", aLayout, kWgmmaM, k, elementBytes);
+    if (failed(aMN))
+      return failure();
+  }
   auto shape = NVVM::MMAShapeAttr::get(ctx, kWgmmaM, f->instrN, instrK);
   auto type = NVVM::WGMMATypesAttr::get(ctx, *wgmmaType);
   auto typeB = NVVM::WGMMATypesAttr::get(ctx, *wgmmaTypeB);
@@ -559,7 +602,11 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
     for (int64_t mr = 0; mr < f->rowReps; ++mr) {
       Value descA;
       ArrayRef<Value> aOperand;
-      if (aLayout)
+      if (aLayout && !aKMajor)
+        descA = wgmmaDescriptor(rewriter, loc, adaptor.getA(),
+                                aMN->offset(mr * kWgmmaM, kk), aLayout,
+                                /*leadingBytes=*/aMN->blockBytes);
+      else if (aLayout)
         descA = wgmmaDescriptor(
             rewriter, loc, adaptor.getA(),
             kMajorOffset(mr * kWgmmaM, kBytes, aType.getShape()[0], aLayout),
@@ -581,16 +628,16 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
         int64_t i = mr * f->colReps + nr;
         Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
         Value result =
-            aLayout
-                ? NVVM::WgmmaMmaAsyncOp::create(
-                      rewriter, loc, fragment.getType(), fragment, descA, descB,
-                      shape, type, typeB, f32Type, scaleOut, scaleIn, scaleIn,
-                      row, bKMajor ? col : row, NVVM::MMAIntOverflowAttr())
-                : wgmmaRegisterA(rewriter, loc, fragment, aOperand, descB,
-                                 f->instrN, instrK,
-                                 NVVM::stringifyWGMMATypes(*wgmmaType),
-                                 NVVM::stringifyWGMMATypes(*wgmmaTypeB),
-                                 /*transposeB=*/!bKMajor);
+            aLayout ? NVVM::WgmmaMmaAsyncOp::create(
+                          rewriter, loc, fragment.getType(), fragment, descA,
+                          descB, shape, type, typeB, f32Type, scaleOut, scaleIn,
+                          scaleIn, aKMajor ? row : col, bKMajor ? col : row,
+                          NVVM::MMAIntOverflowAttr())
+                    : wgmmaRegisterA(rewriter, loc, fragment, aOperand, descB,
+                                     f->instrN, instrK,
+                                     NVVM::stringifyWGMMATypes(*wgmmaType),
+                                     NVVM::stringifyWGMMATypes(*wgmmaTypeB),
+                                     /*transposeB=*/!bKMajor);
         acc = LLVM::InsertValueOp::create(rewriter, loc, acc, result, i);
       }
     }
@@ -630,13 +677,34 @@ static LogicalResult lowerDotWait(tile::DotWaitOp op,
 }
 
 /// ws.tma_store -> cp.async.bulk.tensor shared::cta -> global under its
-/// predicate, committed as a bulk group by every thread (coordinates
-/// reversed for PTX).
+/// predicate (with `reduce add`, cp.reduce.async.bulk.tensor.add in a branch
+/// the predicate's threads take), committed as a bulk group by every thread
+/// (coordinates reversed for PTX).
 static LogicalResult lowerTMAStore(TMAStoreOp op, TMAStoreOp::Adaptor adaptor,
                                    ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   Value src = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
   SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
+  if (op.getReduceAdd()) {
+    // cp.reduce.async.bulk.tensor has no predicate operand: the leader
+    // branches into it.
+    auto issue = [&] {
+      NVVM::CpAsyncBulkTensorReduceOp::create(
+          rewriter, loc, adaptor.getDesc(), src,
+          NVVM::TMAReduxKindAttr::get(rewriter.getContext(),
+                                      NVVM::TMAReduxKind::ADD),
+          NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
+                                      NVVM::TMAStoreMode::TILE),
+          coords, Value());
+    };
+    if (Value pred = adaptor.getPred())
+      emitIf(rewriter, loc, pred, issue);
+    else
+      issue();
+    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
   NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
       rewriter, loc, adaptor.getDesc(), src, coords, Value(),
       NVVM::TMAStoreModeAttr::get(rewriter.getContext(),

@@ -389,6 +389,11 @@ def _parse(data: Any, source: str, directory: str) -> Manifest:
     if fmt != FORMAT:
         raise ManifestError(f"format: unknown format {json.dumps(fmt)} (this "
                             f"runtime reads {FORMAT!r})")
+    if "launches" in top:
+        # docs/Manifest.md "Several launches": fmha.attention_backward's
+        # kernels; the runtime binds them once the backward is built.
+        raise ManifestError("launches: a manifest of several launches is not "
+                            "supported by this runtime yet")
     name = _string(_get(top, "name", "manifest"), "name")
     entry = _string(_get(top, "entry", "manifest"), "entry")
     target = _string(_get(top, "target", "manifest"), "target")

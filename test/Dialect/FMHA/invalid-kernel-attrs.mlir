@@ -180,3 +180,31 @@ func.func @valid() attributes {fmha.stages = 8 : i64, fmha.item_slots = 2 : i64,
 func.func @valid_varlen() attributes {fmha.tensors = {q = {shape = ["TQ", 8, 128], dtype = "bf16", role = "input"}, cu = {shape = ["B1"], dtype = "i32", role = "input"}}, fmha.params = [{kind = "tensor_map", tensor = "q", box = [64, 64], swizzle = 128, dims = [1, 0, 2]}, {kind = "memref", tensor = "cu"}, {kind = "scalar", dtype = "i32", value = "MAXQ"}], fmha.sizes = ["B", "MAXQ"], fmha.grid = [{ceildiv = ["MAXQ", 128]}, 8, "B"]} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'func.func' op may not hold 'fmha.launches': it sits on a gpu.module of several kernels}}
+func.func @launches_on_a_function() attributes {fmha.launches = [@launches_on_a_function]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.launches' must be a non-empty array of kernel symbols, got []}}
+gpu.module @no_launches attributes {fmha.launches = []} {
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.launches' names @missing, which is not a function of the gpu.module}}
+gpu.module @missing_launch attributes {fmha.launches = [@missing]} {
+}
+
+// -----
+
+// expected-error @+1 {{'fmha.launches' names @k twice}}
+gpu.module @twice attributes {fmha.launches = [@k, @k]} {
+  gpu.func @k() kernel {
+    gpu.return
+  }
+}

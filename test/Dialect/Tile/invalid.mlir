@@ -305,6 +305,14 @@ func.func @store_value_type(%d: !tile.desc<tensor<128x64xbf16>>, %v: tensor<128x
   return
 }
 
+// -----
+
+func.func @store_reduce_bf16(%d: !tile.desc<tensor<128x64xbf16>>, %v: tensor<128x64xbf16>, %i: i32) {
+  // expected-error @+1 {{'tile.store' op reduce add stores f32 tiles only so far, got 'bf16'}}
+  tile.store %d[%i, %i], %v reduce add : !tile.desc<tensor<128x64xbf16>>
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // tile.store_direct
 //===----------------------------------------------------------------------===//

@@ -156,11 +156,14 @@ func.func @grid() -> (i32, i32, i32, i32, i32, i32) {
 // CHECK-SAME: !tile.desc<tensor<256xi8>, rank = 5>
 func.func @load_store(%a: !tile.desc<tensor<64x32xf16>>,
                       %b: !tile.desc<tensor<256xi8>, rank = 5>,
-                      %i: i32, %j: i32) {
+                      %i: i32, %j: i32, %c: !tile.desc<tensor<64x32xf32>>) {
   // CHECK: %[[A:.+]] = tile.load %{{.+}}[%{{.+}}, %{{.+}}] : !tile.desc<tensor<64x32xf16>>
   // CHECK: tile.store %{{.+}}[%{{.+}}, %{{.+}}], %[[A]] : !tile.desc<tensor<64x32xf16>>
   %0 = tile.load %a[%i, %j] : !tile.desc<tensor<64x32xf16>>
   tile.store %a[%j, %i], %0 : !tile.desc<tensor<64x32xf16>>
+  // CHECK: tile.store %{{.+}}[%{{.+}}, %{{.+}}], %{{.+}} reduce add : !tile.desc<tensor<64x32xf32>>
+  %z = arith.constant dense<1.0> : tensor<64x32xf32>
+  tile.store %c[%j, %i], %z reduce add : !tile.desc<tensor<64x32xf32>>
   // CHECK: tile.load %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : !tile.desc<tensor<256xi8>, rank = 5>
   %1 = tile.load %b[%i, %i, %i, %i, %j] : !tile.desc<tensor<256xi8>, rank = 5>
   tile.store %b[%i, %i, %i, %i, %j], %1 : !tile.desc<tensor<256xi8>, rank = 5>

@@ -207,6 +207,9 @@ func.func @epilogue(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64x
       // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} if %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
       %leader = arith.cmpi eq, %i, %i : i32
       ws.tma_store %desc[%i, %i], %buf if %leader : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+      // Adding the buffer to what the block holds (TMA's reduce-add).
+      // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} reduce add if %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
+      ws.tma_store %desc[%i, %i], %buf reduce add if %leader : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
       // CHECK: ws.tma_store_wait
       ws.tma_store_wait
     }

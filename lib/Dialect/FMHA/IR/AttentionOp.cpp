@@ -5,18 +5,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionChecks.h"
 #include "VerifyUtils.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
 #include "fmha/Target/TargetLimits.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -51,7 +49,6 @@ constexpr StringRef kPagedKVDims[] = {"num_pages", "page_size", "heads_kv",
 constexpr StringRef kCacheSeqlensDims[] = {"batch"};
 constexpr StringRef kBlockTableDims[] = {"batch", "max_pages"};
 constexpr StringRef kTileNames[] = {"block_m", "block_n"};
-constexpr StringRef kWindowNames[] = {"left", "right"};
 
 /// Supported head dimensions.
 constexpr int64_t kHeadDims[] = {64, 128, 256};
@@ -577,26 +574,26 @@ static LogicalResult verifyFp8ElementTypes(AttentionOp op) {
 
 /// Checks the element types: q/k/v/o bf16 or f16 and all the same, lse f32.
 static LogicalResult verifyElementTypes(AttentionOp op) {
-  if (RankedTensorType lse = op.getLseType())
-    if (!lse.getElementType().isF32())
-      return op.emitOpError() << "lse element type " << lse.getElementType()
-                              << " is not supported: expected f32";
-  if (op.isFp8())
+  if (op.isFp8()) {
+    if (RankedTensorType lse = op.getLseType())
+      if (!lse.getElementType().isF32())
+        return op.emitOpError() << "lse element type " << lse.getElementType()
+                                << " is not supported: expected f32";
     return verifyFp8ElementTypes(op);
-  Type element = op.getQueryType().getElementType();
-  if (failed(verifyInputElementType(op, "q", element)) ||
-      failed(verifySameElementType(op, "k", op.getKeyType().getElementType(),
-                                   "q", element)) ||
-      failed(verifySameElementType(op, "v", op.getValueType().getElementType(),
-                                   "q", element)) ||
-      failed(verifySameElementType(op, "o", op.getOutputType().getElementType(),
-                                   "q", element)))
-    return failure();
-  return success();
+  }
+  return verifyAttentionElementTypes(op, op.getQueryType(),
+                                     {{"k", op.getKeyType()},
+                                      {"v", op.getValueType()},
+                                      {"o", op.getOutputType()}},
+                                     op.getLseType());
 }
 
 /// Checks that the sizes the tensors share agree, in the dense layout.
 static LogicalResult verifyDenseSizes(AttentionOp op) {
+  if (!op.isFp8())
+    return verifyDenseAttentionSizes(op, op.getQueryType(), op.getKeyType(),
+                                     {{"o", op.getOutputType()}},
+                                     {{"v", op.getValueType()}}, op.getLseType());
   ArrayRef<int64_t> q = op.getQueryType().getShape();
   ArrayRef<int64_t> k = op.getKeyType().getShape();
   ArrayRef<int64_t> v = op.getValueType().getShape();
@@ -606,25 +603,19 @@ static LogicalResult verifyDenseSizes(AttentionOp op) {
   if (failed(verifySameSize(op, "batch", "k", k[0], "q", q[0])) ||
       failed(verifySameSize(op, "head_dim", "k", k[3], "q", q[3])))
     return failure();
-  // v has k's shape (fp8: transposed, its keys padded to whole groups of
-  // the key permutation), o has q's shape.
-  if (op.isFp8()) {
-    if (failed(verifySameSize(op, "batch", "v", v[0], "k", k[0])) ||
-        failed(verifySameSize(op, "heads_kv", "v", v[1], "k", k[1])) ||
-        failed(verifySameSize(op, "head_dim", "v", v[2], "k", k[3])))
-      return failure();
-    if (!ShapedType::isDynamic(k[2]) && !ShapedType::isDynamic(v[3]) &&
-        v[3] != static_cast<int64_t>(llvm::alignTo(k[2], kKeyGroup)))
-      return op.emitOpError()
-             << "v has " << v[3] << " keys (dim 3) but k has seq_k " << k[2]
-             << ": fp8 v is transposed with its keys padded to a multiple of "
-             << kKeyGroup << ", expected " << llvm::alignTo(k[2], kKeyGroup);
-  } else {
-    for (unsigned dim = 0; dim < 4; ++dim)
-      if (failed(verifySameSize(op, kKVDims[dim], "v", v[dim], "k", k[dim])))
-        return failure();
-  }
-  for (unsigned dim = 0; dim < 3 && op.isFp8(); ++dim) {
+  // fp8 v is transposed, its keys padded to whole groups of the key
+  // permutation; o has q's shape.
+  if (failed(verifySameSize(op, "batch", "v", v[0], "k", k[0])) ||
+      failed(verifySameSize(op, "heads_kv", "v", v[1], "k", k[1])) ||
+      failed(verifySameSize(op, "head_dim", "v", v[2], "k", k[3])))
+    return failure();
+  if (!ShapedType::isDynamic(k[2]) && !ShapedType::isDynamic(v[3]) &&
+      v[3] != static_cast<int64_t>(llvm::alignTo(k[2], kKeyGroup)))
+    return op.emitOpError()
+           << "v has " << v[3] << " keys (dim 3) but k has seq_k " << k[2]
+           << ": fp8 v is transposed with its keys padded to a multiple of "
+           << kKeyGroup << ", expected " << llvm::alignTo(k[2], kKeyGroup);
+  for (unsigned dim = 0; dim < 3; ++dim) {
     int64_t size = op.getDescaleType(dim).getDimSize(0);
     if (!ShapedType::isDynamic(size) && size != 1)
       return op.emitOpError()
@@ -713,24 +704,10 @@ static LogicalResult verifySizes(AttentionOp op) {
     return failure();
   }
 
-  // The head dim picks the kernel's tile shapes: it must be known.
-  int64_t headDim = op.getHeadDim();
-  if (ShapedType::isDynamic(headDim))
-    return op.emitOpError() << "head dim must be static: expected 64, 128 or "
-                               "256, got ? in q, k, v and o";
-  if (!llvm::is_contained(kHeadDims, headDim))
-    return op.emitOpError() << "head dim " << headDim
-                            << " is not supported: expected 64, 128 or 256";
-
-  // Grouped-query attention: query heads are split evenly over KV heads.
-  int64_t headsQ = op.getNumHeadsQ();
-  int64_t headsKV = op.getNumHeadsKV();
-  if (!ShapedType::isDynamic(headsQ) && !ShapedType::isDynamic(headsKV) &&
-      headsQ % headsKV != 0)
-    return op.emitOpError()
-           << "GQA ratio: " << headsQ << " query heads are not a multiple of "
-           << headsKV << " KV heads";
-  return success();
+  if (failed(verifyAttentionHeadDim(op, op.getHeadDim(), kHeadDims,
+                                    "q, k, v and o")))
+    return failure();
+  return verifyGqaRatio(op, op.getNumHeadsQ(), op.getNumHeadsKV());
 }
 
 /// Checks that a per-block grid fits CUDA's limits: heads_q and batch are
@@ -747,54 +724,6 @@ static LogicalResult verifyGrid(AttentionOp op) {
              << "schedule, whose grid has heads_q CTAs along y and batch "
              << "along z: at most " << limits::kMaxGridYZ
              << " (the persistent schedule has no such limit)";
-  return success();
-}
-
-/// Checks the mask and the softmax scale.
-static LogicalResult verifySoftmax(AttentionOp op) {
-  if (std::optional<ArrayRef<int64_t>> window = op.getWindow()) {
-    if (window->size() != 2)
-      return op.emitOpError()
-             << "window needs 2 sizes [left, right], got " << window->size();
-    for (auto [size, side] : llvm::zip(*window, kWindowNames)) {
-      if (size < 0)
-        return op.emitOpError() << "window " << side
-                                << " size must be non-negative, got " << size;
-      if (size > limits::kMaxProblemSize)
-        return op.emitOpError()
-               << "window " << side << " size " << size
-               << " is too large: the kernel computes with i32, at most "
-               << limits::kMaxProblemSize
-               << " (a window as long as the sequence is no bound: omit it)";
-    }
-    if (op.getCausal() && (*window)[1] != 0)
-      return op.emitOpError()
-             << "causal attention sees no keys to the right of the "
-                "diagonal: window right size must be 0 with causal, got "
-             << (*window)[1];
-  }
-  if (FloatAttr scaleAttr = op.getScaleAttr()) {
-    const APFloat &scale = scaleAttr.getValue();
-    SmallString<16> text;
-    scale.toString(text);
-    if (!scale.isFinite())
-      return op.emitOpError() << "softmax scale must be finite, got " << text;
-    if (scale.isNegative() || scale.isZero())
-      return op.emitOpError() << "softmax scale must be positive, got " << text;
-    // The kernel scales scores by scale * log2(e) in f32 (exp2 softmax).
-    double minScale = std::numeric_limits<float>::min() / M_LOG2E;
-    double maxScale = std::numeric_limits<float>::max() / M_LOG2E;
-    float scaled = static_cast<float>(scale.convertToDouble() * M_LOG2E);
-    if (!std::isnormal(scaled)) {
-      std::string numbers;
-      llvm::raw_string_ostream(numbers)
-          << llvm::format("%g", scale.convertToDouble())
-          << " is out of range: the kernel multiplies scores by scale * "
-             "log2(e) in f32, so scale must be "
-          << llvm::format("from %.3g to %.3g", minScale, maxScale);
-      return op.emitOpError() << "softmax scale " << numbers;
-    }
-  }
   return success();
 }
 
@@ -858,7 +787,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
 LogicalResult AttentionOp::verify() {
   if (failed(verifyStructure(*this)) || failed(verifyElementTypes(*this)) ||
       failed(verifyVarlen(*this)) || failed(verifySizes(*this)) ||
-      failed(verifyKvcache(*this)) || failed(verifySoftmax(*this)))
+      failed(verifyKvcache(*this)) ||
+      failed(verifySoftmax(*this, getCausal(), getWindow(), getScaleAttr())))
     return failure();
   return verifyConfig(*this);
 }

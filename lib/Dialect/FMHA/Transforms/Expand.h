@@ -55,6 +55,14 @@ struct KernelShell {
 /// argument types; the builder is left at the start of its body.
 KernelShell createKernelShell(OpBuilder &b, Operation *op, StringRef name,
                               Target target, TypeRange argTypes);
+/// Creates an empty `gpu.module @<name>_module` (with the target's
+/// #nvvm.target) in place of `op`, for several kernels.
+gpu::GPUModuleOp createKernelModule(OpBuilder &b, Operation *op, StringRef name,
+                                    Target target);
+/// Appends an empty `gpu.func @<name>` kernel of the given argument types
+/// to `module`; the builder is left at the start of its body.
+gpu::GPUFuncOp addKernel(OpBuilder &b, gpu::GPUModuleOp module, StringRef name,
+                         TypeRange argTypes);
 
 /// The launch contract a kernel records for its caller: its tensors,
 /// parameters and grid as the attributes `fmha.tensors`, `fmha.params` and
@@ -140,6 +148,13 @@ LogicalResult expandGemm(GemmOp op, OpBuilder &b);
 LogicalResult expandAttention(AttentionOp op, OpBuilder &b);
 LogicalResult expandMergeStates(MergeStatesOp op, OpBuilder &b);
 LogicalResult expandAppendKV(AppendKVOp op, OpBuilder &b);
+
+/// The kernels of fmha.attention_backward, in launch order.
+enum class BackwardKernel { Prep, Main, Post };
+/// Replaces `op` by a gpu.module with `kernels` (fails, saying so, for a
+/// kernel that is not built yet).
+LogicalResult expandAttentionBackward(AttentionBackwardOp op, OpBuilder &b,
+                                      ArrayRef<BackwardKernel> kernels);
 
 } // namespace fmha
 } // namespace mlir

@@ -27,22 +27,31 @@ using namespace mlir::fmha;
 /// PTX features every kernel needs: 8.6 for TMA into shared::cta.
 static constexpr StringLiteral kPtxFeatures = "+ptx86";
 
-KernelShell fmha::createKernelShell(OpBuilder &b, Operation *op, StringRef name,
-                                    Target target, TypeRange argTypes) {
+gpu::GPUModuleOp fmha::createKernelModule(OpBuilder &b, Operation *op,
+                                          StringRef name, Target target) {
   MLIRContext *ctx = b.getContext();
-  Location loc = op->getLoc();
   b.setInsertionPoint(op);
   auto nvvmTarget =
       NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
                                 getTargetInfo(target).getChip(), kPtxFeatures);
-  auto module = gpu::GPUModuleOp::create(b, loc, (name + "_module").str(),
-                                         b.getArrayAttr({nvvmTarget}));
-  b.setInsertionPointToStart(module.getBody());
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(argTypes, {}));
+  return gpu::GPUModuleOp::create(b, op->getLoc(), (name + "_module").str(),
+                                  b.getArrayAttr({nvvmTarget}));
+}
+
+gpu::GPUFuncOp fmha::addKernel(OpBuilder &b, gpu::GPUModuleOp module,
+                               StringRef name, TypeRange argTypes) {
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = gpu::GPUFuncOp::create(b, module.getLoc(), name,
+                                     b.getFunctionType(argTypes, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
   b.setInsertionPointToStart(&func.getBody().front());
-  return {module, func};
+  return func;
+}
+
+KernelShell fmha::createKernelShell(OpBuilder &b, Operation *op, StringRef name,
+                                    Target target, TypeRange argTypes) {
+  gpu::GPUModuleOp module = createKernelModule(b, op, name, target);
+  return {module, addKernel(b, module, name, argTypes)};
 }
 
 Attribute LaunchContract::size(int64_t size, StringRef symbol) {
@@ -143,17 +152,55 @@ void LaunchContract::record(Operation *kernel, ArrayRef<Attribute> grid) {
 namespace {
 struct FMHAExpandKernelsPass
     : public fmha::impl::FMHAExpandKernelsBase<FMHAExpandKernelsPass> {
+  using Base::Base;
+
+  /// The kernels of fmha.attention_backward to build
+  /// (`backward-kernels`), in launch order; all three by default.
+  LogicalResult parseBackwardKernels(SmallVectorImpl<BackwardKernel> &out) {
+    if (backwardKernels.empty()) {
+      out.assign(
+          {BackwardKernel::Prep, BackwardKernel::Main, BackwardKernel::Post});
+      return success();
+    }
+    for (BackwardKernel kernel :
+         {BackwardKernel::Prep, BackwardKernel::Main, BackwardKernel::Post})
+      if (llvm::is_contained(backwardKernels, stringify(kernel)))
+        out.push_back(kernel);
+    for (const std::string &name : backwardKernels)
+      if (!llvm::is_contained({"prep", "main", "post"}, name))
+        return getOperation().emitError("fmha-expand-kernels: "
+                                        "backward-kernels takes prep, main "
+                                        "and post, got '")
+               << name << "'";
+    return success();
+  }
+  static StringRef stringify(BackwardKernel kernel) {
+    switch (kernel) {
+    case BackwardKernel::Prep:
+      return "prep";
+    case BackwardKernel::Main:
+      return "main";
+    case BackwardKernel::Post:
+      return "post";
+    }
+    llvm_unreachable("a kernel of the backward");
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
-      if (isa<GemmOp, AttentionOp, MergeStatesOp, AppendKVOp>(op))
+      if (isa<GemmOp, AttentionOp, AttentionBackwardOp, MergeStatesOp,
+              AppendKVOp>(op))
         kernels.push_back(op);
     });
     if (kernels.empty())
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(module.getContext()));
+    SmallVector<BackwardKernel> backwardKernels;
+    if (failed(parseBackwardKernels(backwardKernels)))
+      return signalPassFailure();
     OpBuilder b(module.getContext());
     for (Operation *op : kernels) {
       LogicalResult result =
@@ -161,6 +208,9 @@ struct FMHAExpandKernelsPass
               .Case([&](GemmOp gemm) { return expandGemm(gemm, b); })
               .Case([&](AttentionOp attention) {
                 return expandAttention(attention, b);
+              })
+              .Case([&](AttentionBackwardOp backward) {
+                return expandAttentionBackward(backward, b, backwardKernels);
               })
               .Case([&](MergeStatesOp merge) {
                 return expandMergeStates(merge, b);

@@ -176,6 +176,9 @@ LogicalResult StoreOp::verify() {
     return emitOpError() << "stores a value of type " << value
                          << " but the block type of the descriptor is "
                          << desc.getBlock();
+  if (getReduce() && !value.getElementType().isF32())
+    return emitOpError() << "reduce add stores f32 tiles only so far, got "
+                         << value.getElementType();
   return success();
 }
 

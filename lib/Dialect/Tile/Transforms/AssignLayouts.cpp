@@ -324,6 +324,50 @@ static FailureOr<Attribute> blockedLayoutFor(RankedTensorType type,
       BlockedAttr::get(type.getContext(), vector, lanes, kBlockedWarps));
 }
 
+/// Gives what no tile computed from a load reached (after the slices'
+/// propagation) a layout of its own: a
+/// 2-d splat constant that `tile.store_direct` writes (a buffer cleared)
+/// the `#tile.blocked` layout of its shape, and a row vector that
+/// `tile.load_direct` reads the row slice of a laid-out 2-d tile with as
+/// many rows (a per-row input beside the tiles); propagation spreads them
+/// to what is computed from them.
+static LogicalResult anchorUnconnectedPlainValues(Operation *root,
+                                                  LayoutMap &layouts) {
+  DenseMap<int64_t, Attribute> parentByRows;
+  root->walk([&](LoadDirectOp load) {
+    auto type = cast<RankedTensorType>(load.getResult().getType());
+    if (type.getRank() == 2)
+      if (Attribute layout = layouts.lookup(load.getResult()))
+        parentByRows.try_emplace(type.getShape()[0], layout);
+  });
+  WalkResult walk = root->walk([&](Operation *op) {
+    if (auto store = dyn_cast<StoreDirectOp>(op)) {
+      Value value = store.getValue();
+      auto type = cast<RankedTensorType>(value.getType());
+      if (type.getRank() != 2 || type.getEncoding() || layouts.lookup(value) ||
+          !matchPattern(value, m_Constant()))
+        return WalkResult::advance();
+      FailureOr<Attribute> layout = blockedLayoutFor(type, store);
+      if (failed(layout) || failed(layouts.set(value, *layout, store)))
+        return WalkResult::interrupt();
+    } else if (auto load = dyn_cast<LoadDirectOp>(op)) {
+      auto type = cast<RankedTensorType>(load.getResult().getType());
+      if (type.getRank() != 1 || type.getEncoding() ||
+          layouts.lookup(load.getResult()))
+        return WalkResult::advance();
+      Attribute parent = parentByRows.lookup(type.getShape()[0]);
+      if (parent && failed(layouts.set(
+                        load.getResult(),
+                        SliceAttr::get(load.getContext(), 1, parent), load)))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return layouts.propagate();
+}
+
 /// Gives the 2-d tiles loaded by `tile.load_direct` that nothing else laid
 /// out (no MMA computes them: a merge of partial results) a register layout
 /// of their own, `#tile.blocked`, for wide loads; propagation spreads it
@@ -538,7 +582,8 @@ assignTensorMemoryAccumulators(Operation *root,
     return failure();
 
   if (failed(layouts.propagate()) || failed(anchorDirectLoads(root, layouts)) ||
-      failed(layouts.propagateSlices(root)))
+      failed(layouts.propagateSlices(root)) ||
+      failed(anchorUnconnectedPlainValues(root, layouts)))
     return failure();
   layouts.apply();
   insertSliceConversions(root);
@@ -563,7 +608,8 @@ assignRegisterAccumulators(Operation *root, const fmha::TargetInfo &target) {
   });
   if (walk.wasInterrupted() || failed(layouts.propagate()) ||
       failed(anchorDirectLoads(root, layouts)) ||
-      failed(layouts.propagateSlices(root)))
+      failed(layouts.propagateSlices(root)) ||
+      failed(anchorUnconnectedPlainValues(root, layouts)))
     return failure();
   // A register A operand must have ended up in a wgmma register layout.
   WalkResult registers = root->walk([&](DotOp dot) {

@@ -200,7 +200,8 @@ static void stageStore(OpBuilder &b, tile::StoreOp store, Value buffer,
   StoreSharedOp::create(b, loc, store.getValue(), buffer);
   FenceAsyncSharedOp::create(b, loc);
   BarrierSyncOp::create(b, loc, barrierId, threads);
-  TMAStoreOp::create(b, loc, store.getDesc(), store.getCoords(), buffer);
+  TMAStoreOp::create(b, loc, store.getDesc(), store.getCoords(), buffer,
+                     bool(store.getReduce()));
   store.erase();
 }
 

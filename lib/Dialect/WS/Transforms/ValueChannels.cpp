@@ -225,7 +225,7 @@ void ValueRole::consume(Value channel, Operation *value, bool read) {
     b.setInsertionPoint(store);
     auto wait = ConsumerWaitOp::create(b, loc, channel);
     TMAStoreOp::create(b, store.getLoc(), store.getDesc(), store.getCoords(),
-                       wait.getBuffers()[0]);
+                       wait.getBuffers()[0], bool(store.getReduce()));
     TMAStoreWaitOp::create(b, loc);
     ConsumerReleaseOp::create(b, loc, channel, wait.getToken(),
                               AsyncUnit::Threads);

@@ -33,7 +33,8 @@ def FMHA_Dialect : Dialect {
     `FMHADialect::StagesAttrHelper` and so on; the ws passes, which include
     no fmha header, through the names of `fmha/Target/KernelAttrs.h`) and
     verified wherever they appear: type, range, and that they sit on a
-    function; any other `fmha.*` attribute is an error.
+    function (`fmha.launches` on a `gpu.module`); any other `fmha.*`
+    attribute is an error.
 
     | attribute | type | meaning |
     |---|---|---|
@@ -44,6 +45,7 @@ def FMHA_Dialect : Dialect {
     | `fmha.params` | array | the kernel's parameters in order: `{kind = "tensor_map", tensor, box, swizzle}` (optionally `dims`, the tensor's dimensions in the map's order), `{kind = "scalar", dtype, value}`, `{kind = "memref" or "pointer", tensor}` |
     | `fmha.grid` | array of 3 | the grid: integers, symbols, `"num_sms"` or `{ceildiv, mul or min = [x, y]}` |
     | `fmha.sizes` | array of strings | size symbols the caller passes as integers beside the tensors, for sizes no tensor's shape has (varlen attention's batch and longest query sequence) |
+    | `fmha.launches` | array of symbols | on a `gpu.module` of several kernels that one call launches in turn (`fmha.attention_backward`'s): the kernels of the module, in launch order; the manifest lists them as its `launches` |
 
     `fmha.tensors`, `fmha.params`, `fmha.grid` and `fmha.sizes` are the kernel's launch
     contract: `fmha-translate --fmha-manifest` writes the JSON manifest
@@ -72,7 +74,8 @@ def FMHA_Dialect : Dialect {
     "::mlir::DictionaryAttr":$tensors,
     "::mlir::ArrayAttr":$params,
     "::mlir::ArrayAttr":$grid,
-    "::mlir::ArrayAttr":$sizes
+    "::mlir::ArrayAttr":$sizes,
+    "::mlir::ArrayAttr":$launches
   );
   let useDefaultTypePrinterParser = 0;
 }

@@ -787,6 +787,200 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
 }
 
 //===----------------------------------------------------------------------===//
+// AttentionBackwardOp
+//===----------------------------------------------------------------------===//
+
+def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
+  let summary = "declares the kernels of a fused attention backward pass";
+  let description = [{
+    Declares the kernels named after `sym_name` that compute the gradients
+    of `fmha.attention`'s output with respect to its inputs, given the
+    forward's output `o`, its log-sum-exp `lse` and the upstream gradient
+    `do`. For every batch `b`, query head `h` (K/V head `h / g`), with the
+    forward's scale `c` and mask:
+
+    ```
+    P  = exp(c * Q K^T - lse)        (the forward's softmax; 0 where masked)
+    D  = rowsum(dO * O)              (per query row, f32)
+    dV = P^T dO                      (summed over the g query heads of a group)
+    dP = dO V^T
+    dS = P * (dP - D)
+    dK = c * dS^T Q                  (summed over the group)
+    dQ = c * dS K
+    ```
+
+    The products and the sums are computed in fp32; `dq`, `dk` and `dv` are
+    rounded to the element type once. A query row whose `lse` is `-inf`
+    (it saw no key) contributes nothing.
+
+    **Signature** (`function_type`), builtin tensors where `?` is a size known
+    only at run time:
+
+    | tensor | shape                                     | element type    |
+    |--------|-------------------------------------------|-----------------|
+    | `q`    | `[batch, heads_q, seq_q, head_dim]`       | `bf16` or `f16` |
+    | `k`    | `[batch, heads_kv, seq_k, head_dim]`      | same as `q`     |
+    | `v`    | same as `k`                               | same as `q`     |
+    | `o`    | same as `q` (the forward's output)        | same as `q`     |
+    | `do`   | same as `q` (the gradient of `o`)         | same as `q`     |
+    | `lse`  | `[batch, heads_q, seq_q]` (the forward's, natural log) | `f32` |
+    | `dq`   | same as `q` (result 0)                    | same as `q`     |
+    | `dk`   | same as `k` (result 1)                    | same as `q`     |
+    | `dv`   | same as `k` (result 2)                    | same as `q`     |
+
+    The signature follows `fmha.attention`'s dense layout and is checked by
+    the same rules: sizes shared by several tensors equal wherever static,
+    static sizes positive and at most 2^31 - 1, `heads_q` a multiple of
+    `heads_kv` (grouped-query attention; `heads_kv = 1` is multi-query). The
+    head dim must be static and 64 or 128: at 256, two accumulators of 64 x
+    256 fp32 (dK and dV) take every register a consumer thread has, so it is
+    rejected until a kernel for it is built.
+
+    **Syntax.**
+
+    ```
+    fmha.attention_backward @name (q, k, v, o, do, lse) -> (dq, dk, dv)
+        [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
+        [deterministic] target sm_90a attr-dict
+    ```
+
+    `causal`, `window` and `scale` mean what they mean on `fmha.attention`
+    (the bottom-right aligned mask; the default scale `1/sqrt(head_dim)`),
+    and must be the forward's.
+
+    **Configuration** of the main kernel (docs/Backward.md):
+
+    | field           | meaning                                       | default |
+    |-----------------|-----------------------------------------------|---------|
+    | `tile [m, n]`   | `block_m` query rows per step of the loop over query blocks, a multiple of 16 from 16 to 128; `block_n` keys per CTA, 128 (two consumer warpgroups of 64 keys, a wgmma's M) | `[64, 128]` |
+    | `deterministic` | `dq` accumulated in key-block order (the same bits run to run), not in arrival order | off |
+    | `target`        | `sm_90a` (the backward has no `sm_100a` kernels yet) | none: required |
+
+    **Resources** of one CTA of the main kernel, which must fit the target:
+
+    * shared memory: `block_n * head_dim * 2 * 2` (K and V of the CTA's
+      keys) `+ 2 * 2 * block_m * head_dim * 2` (two slots each of Q and dO)
+      `+ block_n * block_m * 2` (dS^T staged for the dQ product) `+
+      block_m * head_dim * 4` (the dQ partial staged for its TMA
+      reduce-add) `+ 2 * 2 * block_m * 4` (two slots of D and lse2 rows)
+      `+ 16 * 5` (the rings' barriers) `<= 232448` bytes;
+    * registers per consumer thread (64 keys of the CTA's block): dK and dV
+      (`2 * 64 * head_dim / 128` fp32), S^T and dP^T (`2 * 64 * block_m /
+      128` fp32), P^T and dS^T as 16-bit operands (`64 * block_m / 128`),
+      and 16 for the loop's state, `<= 240`.
+
+    **Kernels.** `fmha-expand-kernels` turns the op into one `gpu.module`
+    with a kernel per launch, run in this order (the manifest's
+    `launches`, docs/Manifest.md), and two scratch tensors the runtime
+    provides: `dq_acc` (`[batch, heads_q, seq_q, head_dim]` f32) and
+    `d_lse` (`[batch, heads_q, 2, padded_seq_q]` f32, `seq_q` rounded up
+    to `block_m`: D and lse * log2(e) of each query row).
+
+    * `<name>_prep`: `D = rowsum(dO * O)` and `lse2 = lse * log2(e)` (`+inf`
+      where `lse` is `-inf`, so that such a row's P is 0) into `d_lse`,
+      and `dq_acc` zeroed;
+    * `<name>_main` (not built yet: the expansion reports it): one CTA per
+      `block_n` keys of one K/V head, walking the query blocks of the
+      group's query heads; `dk`, `dv`, and `dQ` partials added into
+      `dq_acc`;
+    * `<name>_post`: `dq = c * dq_acc`, rounded.
+
+    Example: the backward of a grouped-query causal attention with head dim
+    128, and of an f16 one with the defaults:
+
+    ```mlir
+    fmha.attention_backward @attn_bwd (tensor<?x32x?x128xbf16>,
+        tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
+        tensor<?x32x?x128xbf16>, tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>)
+        -> (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+            tensor<?x8x?x128xbf16>)
+        causal scale 0.0883883 tile [64, 128] target sm_90a
+    fmha.attention_backward @attn_bwd_f16 (tensor<?x?x?x64xf16>,
+        tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,
+        tensor<?x?x?x64xf16>, tensor<?x?x?xf32>)
+        -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>)
+        deterministic target sm_90a
+    ```
+  }];
+
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    TypeAttrOf<FunctionType>:$function_type,
+    UnitAttr:$causal,
+    OptionalAttr<FMHA_WindowAttr>:$window,
+    OptionalAttr<FMHA_ScaleAttr>:$scale,
+    OptionalAttr<FMHA_TileAttr>:$tile,
+    UnitAttr:$deterministic,
+    FMHA_TargetAttr:$target
+  );
+
+  let assemblyFormat = [{
+    $sym_name $function_type
+    (`causal` $causal^)?
+    (`window` $window^)?
+    (`scale` $scale^)?
+    (`tile` $tile^)?
+    (`deterministic` $deterministic^)?
+    `target` `` $target attr-dict
+  }];
+
+  let extraClassDeclaration = [{
+    //===------------------------------------------------------------------===//
+    // Signature. These return null / ShapedType::kDynamic on IR that does not
+    // verify, so they are safe to call from the verifier.
+    //===------------------------------------------------------------------===//
+
+    /// Inputs 0 to 5: q, k, v, o, do and lse.
+    ::mlir::RankedTensorType getQueryType();
+    ::mlir::RankedTensorType getKeyType();
+    ::mlir::RankedTensorType getValueType();
+    ::mlir::RankedTensorType getOutputType();
+    ::mlir::RankedTensorType getOutputGradType();
+    ::mlir::RankedTensorType getLseType();
+    /// Results 0 to 2: dq, dk and dv.
+    ::mlir::RankedTensorType getQueryGradType();
+    ::mlir::RankedTensorType getKeyGradType();
+    ::mlir::RankedTensorType getValueGradType();
+    /// The element type of q (and of every tensor but lse).
+    ::mlir::Type getElementType();
+
+    /// Sizes of the problem: each is static if any tensor that carries it
+    /// has it static, else ShapedType::kDynamic.
+    int64_t getBatch();
+    int64_t getNumHeadsQ();
+    int64_t getNumHeadsKV();
+    int64_t getSeqLenQ();
+    int64_t getSeqLenK();
+    int64_t getHeadDim();
+
+    //===------------------------------------------------------------------===//
+    // Effective configuration: the attribute's value or its default.
+    //===------------------------------------------------------------------===//
+
+    /// Query rows per step of the main kernel's loop.
+    int64_t getBlockM();
+    /// Keys per CTA of the main kernel.
+    int64_t getBlockN();
+    /// The softmax scale; 1/sqrt(head_dim) by default.
+    double getScaleOrDefault();
+    /// Query rows of one CTA of the prep and post kernels.
+    int64_t getPrepRows();
+    /// Rows the scratch `d_lse` pads seq_q to: block_m, the rows of the
+    /// main kernel's TMA boxes, so that every row it reads was written.
+    int64_t getLsePadRows();
+
+    //===------------------------------------------------------------------===//
+    // Resources of one CTA of the main kernel.
+    //===------------------------------------------------------------------===//
+
+    /// Shared memory by part, as the docs above count it.
+    ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage();
+    /// Registers per consumer thread (sm_90a).
+    int64_t getConsumerRegisters();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // MergeStatesOp
 //===----------------------------------------------------------------------===//
 

@@ -72,7 +72,25 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     item reads its cache length (clamped to the cache's capacity), and a
     paged K/V tile is one box at row `n0 % page_size` of page
     `block_table[b][n0 / page_size]` (indices clamped to the table).
+
+    Attention backward (`fmha.attention_backward`, docs/Backward.md): one
+    `gpu.module` holds a kernel per launch of the call, listed in launch
+    order by the module's `fmha.launches`. `<name>_prep` (a CTA per 64
+    query rows of one head: grid (rows of `d_lse`, heads_q, batch)) reads
+    O, dO and lse with plain loads, and writes `D = rowsum(dO * O)` and
+    `lse2 = lse * log2(e)` (`+inf` for a row without keys) into the
+    scratch `d_lse` (`[batch, heads_q, 2, seq_q rounded up to block_m]`)
+    and zeros into the scratch `dq_acc` (`[batch, heads_q, seq_q,
+    head_dim]` f32); `<name>_post` writes `dq = scale * dq_acc`, rounded.
+    The main kernel is not built yet: expanding the op fails and says so,
+    unless `backward-kernels` leaves it out (`backward-kernels=prep,post`
+    builds the other two, for their tests).
   }];
+  let options = [
+    ListOption<"backwardKernels", "backward-kernels", "std::string",
+               "the kernels of fmha.attention_backward to build, of prep, "
+               "main and post (default: all three)">
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -38,6 +38,25 @@ def Tile_GridDimAttr : I32EnumAttr<"GridDim",
   }];
 }
 
+def Tile_StoreReduceKindAttr : I32EnumAttr<"StoreReduceKind",
+    "how a TMA store combines a tile with what memory holds: add",
+    [
+      I32EnumAttrCase<"add", 0>
+    ]> {
+  let cppNamespace = "::mlir::tile";
+  let description = [{
+    `add`: each element of the tile is added to the element of global
+    memory it lands on, atomically per element
+    (`cp.reduce.async.bulk.tensor...add`); the order of the adds of
+    several CTAs to one element is unspecified.
+
+    ```mlir
+    tile.store %dq_acc[%b, %h, %row, %c0], %dq reduce add
+        : !tile.desc<tensor<64x128xf32>, rank = 4>
+    ```
+  }];
+}
+
 def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind",
     "the combining function of tile.reduce: max or sum",
     [

@@ -115,19 +115,35 @@ def Tile_StoreOp : Tile_Op<"store"> {
     The value's type is written after the descriptor's when its layout
     differs from the block's (a register layout, for example).
 
+    With `reduce add`, each element is added to what global memory holds
+    (TMA's reduce-add, `cp.reduce.async.bulk.tensor`, atomic per element)
+    instead of replacing it: CTAs that own parts of one sum (the attention
+    backward's dQ partials, added into an f32 `dq_acc`) accumulate it
+    without a last arrival. The value is f32.
+
     ```mlir
     tile.store %desc[%batch, %head, %row, %c0], %o
         : !tile.desc<tensor<128x64xbf16>, rank = 4>
+    tile.store %acc[%batch, %head, %row, %c0], %dq reduce add
+        : !tile.desc<tensor<64x128xf32>, rank = 4>
     ```
   }];
   let arguments = (ins Arg<Tile_TensorDescType, "the global tensor",
-                           [MemWrite]>:$desc,
+                           [MemRead, MemWrite]>:$desc,
                        Variadic<I32>:$coords,
-                       Tile_Tensor:$value);
+                       Tile_Tensor:$value,
+                       OptionalAttr<Tile_StoreReduceKindAttr>:$reduce);
   let assemblyFormat = [{
-    $desc `[` $coords `]` `,` $value attr-dict `:`
+    $desc `[` $coords `]` `,` $value (`reduce` $reduce^)? attr-dict `:`
     custom<DescAndBlockType>(type($desc), type($value))
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$desc, "::mlir::ValueRange":$coords,
+                   "::mlir::Value":$value), [{
+      build($_builder, $_state, desc, coords, value,
+            ::mlir::tile::StoreReduceKindAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

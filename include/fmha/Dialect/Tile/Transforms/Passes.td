@@ -29,6 +29,13 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
       elements: 128-bit loads), `L` lanes per row (as many as fill a warp
       or the row), over one warpgroup; it flows like an accumulator's, and
       row vectors broadcast into it take its `#tile.slice`.
+    - What none of these reaches then takes a layout of its own: a 2-d
+      splat constant that `tile.store_direct` writes (a buffer cleared,
+      as the backward's prep kernel clears `dq_acc`) the
+      `#tile.blocked` layout of its shape, and a row vector that
+      `tile.load_direct` reads beside the tiles (the backward's `lse`
+      rows) the `#tile.slice<dim = 1>` of a laid-out 2-d tile that
+      `tile.load_direct` reads with as many rows; both flow as above.
 
     The target is each kernel's: the `#nvvm.target` chip of its
     `gpu.module` (`sm_90a` or `sm_100a`, what `fmha-expand-kernels`

@@ -368,20 +368,27 @@ def WS_TMAStoreOp
     ptxas keep the loop's warp-uniform values (wgmma descriptors, barrier
     addresses) in per-thread registers instead of uniform ones.
 
+    With `reduce add` (from `tile.store ... reduce add`) the copy adds
+    the buffer's f32 elements to what the block holds
+    (`cp.reduce.async.bulk.tensor...add`), atomically per element.
+
     ```mlir
     ws.tma_store %desc[%m, %n], %buf : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
     ws.tma_store %desc[%m, %n], %buf if %leader : !tile.desc<tensor<128x128xbf16>>, memref<128x128xbf16, 3>
+    ws.tma_store %acc[%m, %n], %buf reduce add : !tile.desc<tensor<64x128xf32>>, memref<64x128xf32, 3>
     ```
   }];
   let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords,
-                       WS_SharedMemRef:$buffer, Optional<I1>:$pred);
+                       WS_SharedMemRef:$buffer, Optional<I1>:$pred,
+                       UnitAttr:$reduce_add);
   let assemblyFormat = [{
-    $desc `[` $coords `]` `,` $buffer (`if` $pred^)? attr-dict `:` qualified(type($desc)) `,` type($buffer)
+    $desc `[` $coords `]` `,` $buffer (`reduce` `add` $reduce_add^)? (`if` $pred^)? attr-dict `:` qualified(type($desc)) `,` type($buffer)
   }];
   let builders = [
     OpBuilder<(ins "::mlir::Value":$desc, "::mlir::ValueRange":$coords,
-                   "::mlir::Value":$buffer), [{
-      build($_builder, $_state, desc, coords, buffer, ::mlir::Value());
+                   "::mlir::Value":$buffer, CArg<"bool", "false">:$reduceAdd), [{
+      build($_builder, $_state, desc, coords, buffer, ::mlir::Value(),
+            reduceAdd);
     }]>
   ];
   let hasVerifier = 1;
