@@ -43,7 +43,12 @@ HEAD_DIMS = (64, 128, 256)
 MASKS = [(False, None, None), (True, None, None), (False, (64, 16), 0.05),
          (True, (128, 0), None)]
 TOL = {"normal": 0.08, "outliers": 0.12}
-LSE_TOL = 2e-3
+# lse's error relative to max(1, |lse|): the fp8 wgmma that computes S
+# accumulates with reduced precision (about 13 bits, the fp8 GEMM's fast
+# accumulation), so where outliers make the logits large (|s| in the
+# hundreds) the absolute error grows with them. Measured on an H100: at
+# most 2.7e-3 (head dim 256, outliers), below 2e-3 on N(0, 1) inputs.
+LSE_TOL = 4e-3
 
 
 def kernel_specs(target="sm_90a"):
@@ -117,7 +122,8 @@ class Fp8AttentionTest(unittest.TestCase):
         self.assertTrue(bool((o[empty] == 0).all()), "o of an empty row")
         self.assertTrue(bool(torch.isneginf(lse[empty]).all()))
         if (~empty).any():
-            err = (lse.double() - ref_lse)[~empty].abs().max().item()
+            err = ((lse.double() - ref_lse).abs()
+                   / ref_lse.abs().clamp_min(1.0))[~empty].max().item()
             self.assertLess(err, LSE_TOL)
         self.assertTrue(torch.equal(o, o_only))
         # bf16 attention on the same dequantized inputs.
