@@ -61,7 +61,7 @@ module attributes {gpu.container_module} {
           %x = ws.as_tensor %a : memref<128x128xf8E4M3FN, 3> -> tensor<128x128xf8E4M3FN, #smem8>
           %y = ws.as_tensor %b : memref<128x128xf8E4M3FN, 3> -> tensor<128x128xf8E4M3FN, #smem8>
           %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc8>
-          // expected-error @+2 {{fp8 wgmma needs A in shared memory given as [M, K] and B given as [N, K] (transpose_b): both K-major}}
+          // expected-error @+2 {{fp8 wgmma needs A in shared memory given as [M, K]: K-major}}
           // expected-error @+1 {{failed to legalize operation 'tile.dot'}}
           %d = tile.dot %x, %y, %zero {transpose_a, transpose_b}
               : tensor<128x128xf8E4M3FN, #smem8>, tensor<128x128xf8E4M3FN, #smem8>, tensor<128x128xf32, #acc8>
