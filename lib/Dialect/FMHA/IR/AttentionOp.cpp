@@ -591,9 +591,9 @@ static LogicalResult verifyElementTypes(AttentionOp op) {
 /// Checks that the sizes the tensors share agree, in the dense layout.
 static LogicalResult verifyDenseSizes(AttentionOp op) {
   if (!op.isFp8())
-    return verifyDenseAttentionSizes(op, op.getQueryType(), op.getKeyType(),
-                                     {{"o", op.getOutputType()}},
-                                     {{"v", op.getValueType()}}, op.getLseType());
+    return verifyDenseAttentionSizes(
+        op, op.getQueryType(), op.getKeyType(), {{"o", op.getOutputType()}},
+        {{"v", op.getValueType()}}, op.getLseType());
   ArrayRef<int64_t> q = op.getQueryType().getShape();
   ArrayRef<int64_t> k = op.getKeyType().getShape();
   ArrayRef<int64_t> v = op.getValueType().getShape();
