@@ -31,9 +31,9 @@ constexpr StringRef kDenseCacheDims[] = {"batch", "capacity", "heads_kv",
 constexpr StringRef kPagedCacheDims[] = {"num_pages", "page_size", "heads_kv",
                                          "head_dim"};
 
-/// Elements of one row piece a thread moves at once (16 bytes of 16-bit
-/// elements), hence the head_dim granule.
-constexpr int64_t kVector = 8;
+/// Elements of one row piece a thread moves at once, hence the head_dim
+/// granule.
+constexpr int64_t kVector = kBlockedRowVector;
 /// The largest head_dim.
 constexpr int64_t kMaxHeadDim = 512;
 /// The smallest page: a multiple of every block of rows.
@@ -88,15 +88,7 @@ int64_t AppendKVOp::getPageSize() {
 }
 
 int64_t AppendKVOp::getBlockRows() {
-  int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim) || headDim <= 0 || headDim % kVector)
-    return 1;
-  // The rows one repetition of tile-assign-layouts' #tile.blocked covers:
-  // 128 threads over lanes per row, as many as fill a warp or the row.
-  int64_t lanes = 32;
-  while ((headDim / kVector) % lanes != 0)
-    lanes /= 2;
-  return 4 * 32 / lanes;
+  return getBlockedLayoutRows(getHeadDim());
 }
 
 //===----------------------------------------------------------------------===//

@@ -24,9 +24,9 @@ constexpr StringRef kStatesLseDims[] = {"states", "batch", "heads", "seq"};
 constexpr StringRef kOutputDims[] = {"batch", "seq", "heads", "head_dim"};
 constexpr StringRef kLseDims[] = {"batch", "heads", "seq"};
 
-/// Elements of one row piece a thread loads at once (16 bytes of 16-bit
-/// elements), hence the head_dim granule.
-constexpr int64_t kVector = 8;
+/// Elements of one row piece a thread loads at once, hence the head_dim
+/// granule.
+constexpr int64_t kVector = kBlockedRowVector;
 /// The largest head_dim (a CTA's tile of rows x head_dim stays in registers).
 constexpr int64_t kMaxHeadDim = 512;
 /// Elements of a state's tile per CTA: 32 f32 values per thread of the
@@ -80,14 +80,9 @@ int64_t MergeStatesOp::getBatch() {
 
 int64_t MergeStatesOp::getBlockRows() {
   int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim) || headDim <= 0 || headDim % kVector)
+  int64_t granule = getBlockedLayoutRows(headDim);
+  if (granule == 1)
     return 1;
-  // The rows one repetition of tile-assign-layouts' #tile.blocked covers:
-  // 128 threads over lanes per row, as many as fill a warp or the row.
-  int64_t lanes = 32;
-  while ((headDim / kVector) % lanes != 0)
-    lanes /= 2;
-  int64_t granule = 4 * 32 / lanes;
   return llvm::alignTo(std::max<int64_t>(1, kTileElements / headDim), granule);
 }
 

@@ -155,6 +155,16 @@ LogicalResult checks::verifyTmaRowStride(Operation *op, StringRef tensorName,
                            << ")";
 }
 
+int64_t checks::getBlockedLayoutRows(int64_t headDim) {
+  if (ShapedType::isDynamic(headDim) || headDim <= 0 ||
+      headDim % kBlockedRowVector)
+    return 1;
+  int64_t lanes = 32;
+  while ((headDim / kBlockedRowVector) % lanes != 0)
+    lanes /= 2;
+  return 4 * 32 / lanes;
+}
+
 int64_t checks::getElementBytes(Type type) {
   if (!type || !type.isIntOrFloat() || type.getIntOrFloatBitWidth() < 8)
     return 2;

@@ -99,6 +99,14 @@ LogicalResult verifyTmaRowStride(Operation *op, StringRef tensorName,
 /// Bytes of one element of `type` (2 for bf16/f16, 4 for f32); 2 for types
 /// without a bit width (or null) so that accessors stay safe on invalid IR.
 int64_t getElementBytes(Type type);
+/// Elements of one row piece a plain 16-byte load or store of 16-bit
+/// elements moves (tile-assign-layouts' #tile.blocked).
+constexpr int64_t kBlockedRowVector = 8;
+/// The rows one repetition of #tile.blocked covers for rows of `headDim`
+/// 16-bit elements: 128 threads over as many lanes per row as fill a warp
+/// or the row; 1 when `headDim` is dynamic or not a multiple of
+/// kBlockedRowVector.
+int64_t getBlockedLayoutRows(int64_t headDim);
 
 /// Prints `size`, or `?` when it is dynamic.
 std::string formatSize(int64_t size);
