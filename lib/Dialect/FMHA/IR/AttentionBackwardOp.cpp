@@ -22,9 +22,9 @@ using namespace mlir::fmha;
 using namespace mlir::fmha::checks;
 
 namespace {
-constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
-constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
-constexpr StringRef kLseDims[] = {"batch", "heads_q", "seq_q"};
+constexpr ArrayRef<StringRef> kQDims = kAttentionQDims;
+constexpr ArrayRef<StringRef> kKVDims = kAttentionKVDims;
+constexpr ArrayRef<StringRef> kLseDims = kAttentionLseDims;
 constexpr StringRef kTileNames[] = {"block_m", "block_n"};
 
 /// Head dims with a kernel.
@@ -123,12 +123,7 @@ int64_t AttentionBackwardOp::getBlockN() {
 }
 
 double AttentionBackwardOp::getScaleOrDefault() {
-  if (FloatAttr scale = getScaleAttr())
-    return scale.getValueAsDouble();
-  int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim) || headDim <= 0)
-    return 1.0;
-  return 1.0 / std::sqrt(static_cast<double>(headDim));
+  return getAttentionScale(getScaleAttr(), getHeadDim());
 }
 
 int64_t AttentionBackwardOp::getPrepRows() { return kPrepRows; }

@@ -22,11 +22,19 @@ using namespace mlir::fmha;
 using namespace mlir::fmha::checks;
 
 namespace {
-constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
-constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
-constexpr StringRef kLseDims[] = {"batch", "heads_q", "seq_q"};
+constexpr ArrayRef<StringRef> kQDims = kAttentionQDims;
+constexpr ArrayRef<StringRef> kKVDims = kAttentionKVDims;
+constexpr ArrayRef<StringRef> kLseDims = kAttentionLseDims;
 constexpr StringRef kWindowNames[] = {"left", "right"};
 } // namespace
+
+double checks::getAttentionScale(FloatAttr scale, int64_t headDim) {
+  if (scale)
+    return scale.getValueAsDouble();
+  if (ShapedType::isDynamic(headDim) || headDim <= 0)
+    return 1.0;
+  return 1.0 / std::sqrt(static_cast<double>(headDim));
+}
 
 LogicalResult
 checks::verifyAttentionElementTypes(Operation *op, RankedTensorType q,

@@ -21,6 +21,19 @@ namespace mlir {
 namespace fmha {
 namespace checks {
 
+/// Dimension names of attention's dense tensors: q, o, do and dq; k and v;
+/// lse.
+inline constexpr StringRef kAttentionQDims[] = {"batch", "heads_q", "seq_q",
+                                                "head_dim"};
+inline constexpr StringRef kAttentionKVDims[] = {"batch", "heads_kv", "seq_k",
+                                                 "head_dim"};
+inline constexpr StringRef kAttentionLseDims[] = {"batch", "heads_q",
+                                                  "seq_q"};
+
+/// The softmax scale: `scale` when given, else 1 / sqrt(head_dim) (1 while
+/// the head dim is unknown or invalid).
+double getAttentionScale(FloatAttr scale, int64_t headDim);
+
 /// A tensor of an attention signature, by the name the diagnostics use.
 struct AttentionTensor {
   StringRef name;

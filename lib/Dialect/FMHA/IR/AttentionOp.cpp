@@ -27,8 +27,8 @@ namespace {
 /// kernel, its next partial loaded ahead, spills at 232 and fits at 240).
 constexpr int64_t kMergeAddressRegisters = 16;
 
-constexpr StringRef kQDims[] = {"batch", "heads_q", "seq_q", "head_dim"};
-constexpr StringRef kKVDims[] = {"batch", "heads_kv", "seq_k", "head_dim"};
+constexpr ArrayRef<StringRef> kQDims = kAttentionQDims;
+constexpr ArrayRef<StringRef> kKVDims = kAttentionKVDims;
 /// An fp8 kernel's v: transposed, its keys padded to a multiple of 16.
 constexpr StringRef kVTDims[] = {"batch", "heads_kv", "head_dim",
                                  "seq_k rounded up to 16"};
@@ -36,7 +36,7 @@ constexpr StringRef kDescaleDims[] = {"1"};
 constexpr StringRef kDescaleNames[] = {"descale_q", "descale_k", "descale_v"};
 /// Keys per group of an fp8 v's key permutation (tile.dot's k_quad16).
 constexpr int64_t kKeyGroup = 16;
-constexpr StringRef kLseDims[] = {"batch", "heads_q", "seq_q"};
+constexpr ArrayRef<StringRef> kLseDims = kAttentionLseDims;
 constexpr StringRef kVarlenQDims[] = {"total_q", "heads_q", "head_dim"};
 constexpr StringRef kVarlenKVDims[] = {"total_k", "heads_kv", "head_dim"};
 constexpr StringRef kVarlenLseDims[] = {"heads_q", "total_q"};
@@ -272,12 +272,7 @@ int64_t AttentionOp::getQuerySlots() {
 }
 
 double AttentionOp::getScaleOrDefault() {
-  if (FloatAttr scale = getScaleAttr())
-    return scale.getValueAsDouble();
-  int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim) || headDim <= 0)
-    return 1.0;
-  return 1.0 / std::sqrt(static_cast<double>(headDim));
+  return getAttentionScale(getScaleAttr(), getHeadDim());
 }
 
 std::optional<int64_t> AttentionOp::getLeftWindow() {
