@@ -1,33 +1,32 @@
-// RUN: fmha-opt %s -split-input-file --fmha-expand-kernels=backward-kernels=prep,post | FileCheck %s
-// RUN: not fmha-opt %s -split-input-file --fmha-expand-kernels 2>&1 | FileCheck %s --check-prefix=NO-MAIN
+// RUN: fmha-opt %s -split-input-file --fmha-expand-kernels | FileCheck %s
+// RUN: fmha-opt %s -split-input-file --fmha-expand-kernels=backward-kernels=dq | FileCheck %s --check-prefix=ONLY-DQ
 // RUN: not fmha-opt %s -split-input-file --fmha-expand-kernels=backward-kernels=prep,side 2>&1 | FileCheck %s --check-prefix=BAD-NAME
 
 // fmha.attention_backward: one gpu.module with a kernel per launch, in
-// launch order (fmha.launches). The main kernel is not built yet: the
-// expansion says so unless backward-kernels leaves it out.
-// NO-MAIN: error: 'fmha.attention_backward' op expands into prep, main and post kernels, but the main kernel is not built yet (docs/Backward.md); fmha-expand-kernels{backward-kernels=prep,post} builds the other two alone
-// BAD-NAME: error: fmha-expand-kernels: backward-kernels takes prep, main and post, got 'side'
+// launch order (fmha.launches); backward-kernels builds a subset.
+// BAD-NAME: error: fmha-expand-kernels: backward-kernels takes prep, dkdv and dq, got 'side'
+// ONLY-DQ: gpu.module @bwd_module
+// ONLY-DQ-SAME: attributes {fmha.launches = [@bwd_dq]}
+// ONLY-DQ-NOT: gpu.func @bwd_prep
+// ONLY-DQ-NOT: gpu.func @bwd_dkdv
 
 // The prep kernel: a CTA per 64 query rows of one head; O and dO by plain
 // loads, D = rowsum(dO * O) in f32 and lse2 = lse * log2(e) (+inf where lse
-// is -inf) into the two rows of d_lse, zeros into dq_acc. Its grid covers
-// d_lse's rows, seq_q rounded up to block_m (64).
+// is -inf) into the two rows of d_lse. Its grid covers d_lse's rows, seq_q
+// rounded up to 64.
 // CHECK-LABEL: gpu.module @bwd_module
-// CHECK-SAME: attributes {fmha.launches = [@bwd_prep, @bwd_post]}
-// CHECK: gpu.func @bwd_prep(%[[O:.+]]: memref<?x?x?x128xbf16>, %[[DO:.+]]: memref<?x?x?x128xbf16>, %[[LSE:.+]]: memref<?x?x?xf32>, %[[DLSE:.+]]: memref<?x?x2x?xf32>, %[[ACC:.+]]: memref<?x?x?x128xf32>) kernel
+// CHECK-SAME: attributes {fmha.launches = [@bwd_prep, @bwd_dkdv, @bwd_dq]}
+// CHECK: gpu.func @bwd_prep(%[[O:.+]]: memref<?x?x?x128xbf16>, %[[DO:.+]]: memref<?x?x?x128xbf16>, %[[LSE:.+]]: memref<?x?x?xf32>, %[[DLSE:.+]]: memref<?x?x2x?xf32>) kernel
 // CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 64]}, "H", "B"]
-// CHECK-SAME: fmha.params = [{kind = "memref", tensor = "o"}, {kind = "memref", tensor = "do"}, {kind = "memref", tensor = "lse"}, {kind = "memref", tensor = "d_lse"}, {kind = "memref", tensor = "dq_acc"}]
+// CHECK-SAME: fmha.params = [{kind = "memref", tensor = "o"}, {kind = "memref", tensor = "do"}, {kind = "memref", tensor = "lse"}, {kind = "memref", tensor = "d_lse"}]
 // CHECK-SAME: d_lse = {dtype = "f32", role = "scratch", shape = ["B", "H", 2, {mul = [{ceildiv = ["SQ", 64]}, 64]}]}
-// CHECK-SAME: dq_acc = {dtype = "f32", role = "scratch", shape = ["B", "H", "SQ", 128]}
 // CHECK: %[[PID:.+]] = tile.program_id x : i32
 // CHECK: %[[ROW0:.+]] = arith.muli %[[PID]], %c64_i32
 // CHECK: %[[HEAD:.+]] = tile.program_id y : i32
 // CHECK: %[[BATCH:.+]] = tile.program_id z : i32
-// CHECK: %[[OT:.+]] = tile.load_direct %[[O]][%[[BATCH]], %[[HEAD]], %[[ROW0]], %{{.+}}] : memref<?x?x?x128xbf16> -> tensor<64x128xbf16>
-// CHECK: %[[OF:.+]] = arith.extf %[[OT]]
-// CHECK: %[[DOT:.+]] = tile.load_direct %[[DO]][%[[BATCH]], %[[HEAD]], %[[ROW0]], %{{.+}}]
-// CHECK: %[[DOF:.+]] = arith.extf %[[DOT]]
-// CHECK: %[[PROD:.+]] = arith.mulf %[[DOF]], %[[OF]] : tensor<64x128xf32>
+// CHECK-DAG: tile.load_direct %[[O]][%[[BATCH]], %[[HEAD]], %[[ROW0]], %{{.+}}] : memref<?x?x?x128xbf16> -> tensor<64x128xbf16>
+// CHECK-DAG: tile.load_direct %[[DO]][%[[BATCH]], %[[HEAD]], %[[ROW0]], %{{.+}}]
+// CHECK: %[[PROD:.+]] = arith.mulf %{{.+}}, %{{.+}} : tensor<64x128xf32>
 // CHECK: %[[D:.+]] = tile.reduce sum %[[PROD]] axis 1 : tensor<64x128xf32> -> tensor<64xf32>
 // CHECK: %[[L:.+]] = tile.load_direct %[[LSE]][%[[BATCH]], %[[HEAD]], %[[ROW0]]] : memref<?x?x?xf32> -> tensor<64xf32>
 // CHECK: %[[NOKEYS:.+]] = arith.cmpf oeq, %[[L]], %{{.+}} : tensor<64xf32>
@@ -35,20 +34,91 @@
 // CHECK: %[[SEL:.+]] = arith.select %[[NOKEYS]], %{{.+}}, %[[L2]]
 // CHECK: tile.store_direct %[[DLSE]][%[[BATCH]], %[[HEAD]], %c0_i32, %[[ROW0]]], %[[D]]
 // CHECK: tile.store_direct %[[DLSE]][%[[BATCH]], %[[HEAD]], %c1_i32, %[[ROW0]]], %[[SEL]]
-// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<64x128xf32>
-// CHECK: tile.store_direct %[[ACC]][%[[BATCH]], %[[HEAD]], %[[ROW0]], %c0_i32], %[[ZERO]]
-// The post kernel: dq = scale * dq_acc (the default scale 1/sqrt(128)),
-// rounded, by plain stores bounded by seq_q.
-// CHECK: gpu.func @bwd_post(%[[PACC:.+]]: memref<?x?x?x128xf32>, %[[DQ:.+]]: memref<?x?x?x128xbf16>) kernel
-// CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 64]}, "H", "B"]
-// CHECK-SAME: fmha.params = [{kind = "memref", tensor = "dq_acc"}, {kind = "memref", tensor = "dq"}]
-// CHECK-SAME: fmha.tensors = {dq = {dtype = "bf16", role = "output", shape = ["B", "H", "SQ", 128]}, dq_acc = {dtype = "f32", role = "scratch", shape = ["B", "H", "SQ", 128]}}
-// CHECK: %[[A:.+]] = tile.load_direct %[[PACC]]
-// CHECK: %[[C:.+]] = arith.constant 0.0883883461 : f32
-// CHECK: %[[CS:.+]] = tensor.splat %[[C]] : tensor<64x128xf32>
-// CHECK: %[[S:.+]] = arith.mulf %[[A]], %[[CS]]
-// CHECK: %[[R:.+]] = arith.truncf %[[S]] : tensor<64x128xf32> to tensor<64x128xbf16>
-// CHECK: tile.store_direct %[[DQ]][%{{.+}}], %[[R]]
+// CHECK: gpu.return
+
+// The dK/dV kernel: a CTA per 128 keys of one K/V head; K and V of both
+// consumers' 64 keys loaded once; a loop over the query blocks of the
+// group's heads (causal: from the first block whose diagonal reaches the
+// CTA's keys) carrying dV and dK of each consumer; Q, dO, D and lse2 per
+// step; S^T = K Q^T, P^T = 2^(c S^T - lse2) (masked where the tile needs
+// it), dP^T = V dO^T, dS^T = P^T (dP^T - D), dV += P^T dO, dK += dS^T Q.
+// CHECK: gpu.func @bwd_dkdv(%[[Q:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[V:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DOD:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DL:.+]]: memref<?x?x2x?xf32>, %[[DK:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DV:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}: i32, %[[H:.+]]: i32, %[[HKV:.+]]: i32, %[[SQ:.+]]: i32, %[[SK:.+]]: i32) kernel
+// CHECK-SAME: fmha.consumer_registers = 240 : i64
+// CHECK-SAME: fmha.grid = [{ceildiv = ["SK", 128]}, "HKV", "B"]
+// CHECK-SAME: fmha.params = [{box = [64, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "q"}, {box = [64, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "k"}, {box = [64, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "v"}, {box = [64, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "do"}, {kind = "memref", tensor = "d_lse"}, {box = [64, 128], kind = "tensor_map", swizzle = 0 : i64, tensor = "dk"}, {box = [64, 128], kind = "tensor_map", swizzle = 0 : i64, tensor = "dv"}, {dtype = "i32", kind = "scalar", value = "B"}, {dtype = "i32", kind = "scalar", value = "H"}, {dtype = "i32", kind = "scalar", value = "HKV"}, {dtype = "i32", kind = "scalar", value = "SQ"}, {dtype = "i32", kind = "scalar", value = "SK"}]
+// CHECK-SAME: fmha.stages = 2 : i64
+// CHECK: %[[KVH:.+]] = tile.program_id y : i32
+// CHECK: %[[B:.+]] = tile.program_id z : i32
+// CHECK: %[[K0:.+]] = tile.load %[[K]][%[[B]], %[[KVH]], %[[N0:.+]], %{{.+}}]
+// CHECK: %[[V0:.+]] = tile.load %[[V]][%[[B]], %[[KVH]], %[[N0]], %{{.+}}]
+// CHECK: %[[K1:.+]] = tile.load %[[K]][%[[B]], %[[KVH]], %[[N1:.+]], %{{.+}}]
+// CHECK: %[[V1:.+]] = tile.load %[[V]][%[[B]], %[[KVH]], %[[N1]], %{{.+}}]
+// CHECK: %[[GROUP:.+]] = arith.divui %[[H]], %[[HKV]] : i32
+// CHECK: %[[STEPS:.+]] = arith.muli %[[GROUP]], %{{.+}} : i32
+// CHECK: %[[R:.+]]:4 = scf.for %{{.+}} = %{{.+}} to %[[STEPS]] step %{{.+}} iter_args(%[[DV0:.+]] = %{{.+}}, %[[DK0:.+]] = %{{.+}}, %[[DV1:.+]] = %{{.+}}, %[[DK1:.+]] = %{{.+}}) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x128xf32>, tensor<64x128xf32>)
+// CHECK:   %[[QT:.+]] = tile.load %[[Q]][%[[B]], %[[HEAD:.+]], %[[M0:.+]], %{{.+}}]
+// CHECK:   %[[DOT:.+]] = tile.load %[[DOD]][%[[B]], %[[HEAD]], %[[M0]], %{{.+}}]
+// CHECK:   %[[DROW:.+]] = tile.load_direct %[[DL]][%[[B]], %[[HEAD]], %c0_i32, %[[M0]]] : memref<?x?x2x?xf32> -> tensor<64xf32>
+// CHECK:   %[[LROW:.+]] = tile.load_direct %[[DL]][%[[B]], %[[HEAD]], %c1_i32, %[[M0]]] : memref<?x?x2x?xf32> -> tensor<64xf32>
+// CHECK:   %[[ST:.+]] = tile.dot %[[K0]], %[[QT]], %{{.+}} {transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+// CHECK:   tile.broadcast %{{.+}} axis 0 : tensor<64xf32> -> tensor<64x64xf32>
+// CHECK:   math.fma %[[ST]]
+// CHECK:   %[[E:.+]] = math.exp2
+// CHECK:   %[[PT:.+]] = scf.if %{{.+}} -> (tensor<64x64xf32>) {
+// CHECK:     tile.iota axis 1 : tensor<64x64xi32>
+// CHECK:     tile.iota axis 0 : tensor<64x64xi32>
+// CHECK:     arith.select %{{.+}}, %[[E]], %{{.+}} : tensor<64x64xi1>, tensor<64x64xf32>
+// CHECK:   } else {
+// CHECK:     scf.yield %[[E]]
+// CHECK:   %[[DPT:.+]] = tile.dot %[[V0]], %[[DOT]], %{{.+}} {transpose_b}
+// CHECK:   tile.broadcast %[[DROW]] axis 0
+// CHECK:   %[[DST:.+]] = arith.mulf %[[PT]], %{{.+}} : tensor<64x64xf32>
+// CHECK:   %[[PB:.+]] = arith.truncf %[[PT]] : tensor<64x64xf32> to tensor<64x64xbf16>
+// CHECK:   %[[NDV0:.+]] = tile.dot %[[PB]], %[[DOT]], %[[DV0]] : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+// CHECK:   %[[DSB:.+]] = arith.truncf %[[DST]]
+// CHECK:   %[[NDK0:.+]] = tile.dot %[[DSB]], %[[QT]], %[[DK0]] : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+// CHECK:   tile.dot %[[K1]], %[[QT]], %{{.+}} {transpose_b}
+// CHECK:   tile.dot %[[V1]], %[[DOT]], %{{.+}} {transpose_b}
+// CHECK:   scf.yield %[[NDV0]], %[[NDK0]], %{{.+}}, %{{.+}}
+// dK = c dS^T Q (the default scale 1/sqrt(128)) and dV, rounded, by TMA.
+// CHECK: %[[SK0:.+]] = arith.mulf %[[R]]#1, %{{.+}} : tensor<64x128xf32>
+// CHECK: %[[TK0:.+]] = arith.truncf %[[SK0]]
+// CHECK: tile.store %[[DK]][%[[B]], %[[KVH]], %[[N0]], %{{.+}}], %[[TK0]]
+// CHECK: %[[TV0:.+]] = arith.truncf %[[R]]#0
+// CHECK: tile.store %[[DV]][%[[B]], %[[KVH]], %[[N0]], %{{.+}}], %[[TV0]]
+// CHECK: tile.store %[[DK]][%[[B]], %[[KVH]], %[[N1]], %{{.+}}]
+// CHECK: tile.store %[[DV]][%[[B]], %[[KVH]], %[[N1]], %{{.+}}]
+
+// The dQ kernel: a CTA per 2 x 64 query rows of one head; Q, dO, D and
+// lse2 of each consumer's rows loaded once; a loop over the key blocks of
+// 64 (causal: up to the diagonal of the CTA's last row) carrying dQ of each
+// consumer: S = Q K^T, P, dP = dO V^T, dS, dQ += dS K.
+// CHECK: gpu.func @bwd_dq(%[[QQ:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[KK:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[VV:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DOO:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DLL:.+]]: memref<?x?x2x?xf32>, %[[DQ:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32) kernel
+// CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 128]}, "H", "B"]
+// CHECK: %[[QH:.+]] = tile.program_id y : i32
+// CHECK: %[[QB:.+]] = tile.program_id z : i32
+// CHECK: %[[Q0:.+]] = tile.load %[[QQ]][%[[QB]], %[[QH]], %[[M00:.+]], %{{.+}}]
+// CHECK: %[[DO0:.+]] = tile.load %[[DOO]][%[[QB]], %[[QH]], %[[M00]], %{{.+}}]
+// CHECK: %[[D0:.+]] = tile.load_direct %[[DLL]][%[[QB]], %[[QH]], %c0_i32, %[[M00]]]
+// CHECK: %[[L0:.+]] = tile.load_direct %[[DLL]][%[[QB]], %[[QH]], %c1_i32, %[[M00]]]
+// CHECK: %[[QR:.+]]:2 = scf.for %{{.+}} iter_args(%[[DQ0:.+]] = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<64x128xf32>, tensor<64x128xf32>)
+// CHECK:   %[[KT:.+]] = tile.load %[[KK]][%[[QB]], %{{.+}}, %[[KN0:.+]], %{{.+}}]
+// CHECK:   %[[VT:.+]] = tile.load %[[VV]][%[[QB]], %{{.+}}, %[[KN0]], %{{.+}}]
+// CHECK:   %[[S:.+]] = tile.dot %[[Q0]], %[[KT]], %{{.+}} {transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+// CHECK:   tile.broadcast %{{.+}} axis 1 : tensor<64xf32> -> tensor<64x64xf32>
+// CHECK:   math.fma %[[S]]
+// CHECK:   %[[P:.+]] = scf.if
+// CHECK:   %[[DP:.+]] = tile.dot %[[DO0]], %[[VT]], %{{.+}} {transpose_b}
+// CHECK:   tile.broadcast %[[D0]] axis 1
+// CHECK:   %[[DS:.+]] = arith.mulf %[[P]], %{{.+}} : tensor<64x64xf32>
+// CHECK:   %[[DSB2:.+]] = arith.truncf %[[DS]]
+// CHECK:   %[[NDQ0:.+]] = tile.dot %[[DSB2]], %[[KT]], %[[DQ0]] : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+// CHECK:   scf.yield %[[NDQ0]], %{{.+}}
+// CHECK: %[[SQ0:.+]] = arith.mulf %[[QR]]#0, %{{.+}} : tensor<64x128xf32>
+// CHECK: %[[TQ0:.+]] = arith.truncf %[[SQ0]]
+// CHECK: tile.store %[[DQ]][%[[QB]], %[[QH]], %[[M00]], %{{.+}}], %[[TQ0]]
+// CHECK: tile.store %[[DQ]]
+// CHECK-NOT: fmha.attention_backward
 fmha.attention_backward @bwd (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
     tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
     tensor<?x?x?xf32>)
@@ -58,19 +128,27 @@ fmha.attention_backward @bwd (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
 // -----
 
 // Static sizes stay in the signature and the contract; with block_m 32 and
-// seq_q 300, d_lse has 320 rows, which five prep CTAs of 64 rows cover.
-// f16 and an explicit scale.
+// seq_q 300, d_lse has 320 rows (a multiple of 32 and of the dQ kernel's
+// 64), which five prep CTAs of 64 rows cover. f16, an explicit scale, a
+// window: the dK/dV kernel's query range ends where the window's left edge
+// passes the CTA's last key.
 // CHECK-LABEL: gpu.module @bwd_static_module
-// CHECK: gpu.func @bwd_static_prep(%{{.+}}: memref<2x4x300x64xf16>, %{{.+}}: memref<2x4x300x64xf16>, %{{.+}}: memref<2x4x300xf32>, %{{.+}}: memref<2x4x2x320xf32>, %{{.+}}: memref<2x4x300x64xf32>) kernel
-// CHECK-SAME: fmha.grid = [{ceildiv = [320, 64]}, 4, 2]
+// CHECK: gpu.func @bwd_static_prep(%{{.+}}: memref<2x4x300x64xf16>, %{{.+}}: memref<2x4x300x64xf16>, %{{.+}}: memref<2x4x300xf32>, %{{.+}}: memref<2x4x2x320xf32>) kernel
+// CHECK-SAME: fmha.grid = [{ceildiv = [300, 64]}, 4, 2]
 // CHECK-SAME: d_lse = {dtype = "f32", role = "scratch", shape = [2, 4, 2, 320]}
 // CHECK: tile.load_direct {{.+}} -> tensor<64x64xf16>
-// CHECK: gpu.func @bwd_static_post
-// CHECK-SAME: fmha.grid = [{ceildiv = [300, 64]}, 4, 2]
+// CHECK: gpu.func @bwd_static_dkdv(%{{.+}}: !tile.desc<tensor<32x64xf16>, rank = 4>, %{{.+}}: !tile.desc<tensor<64x64xf16>, rank = 4>
+// CHECK-SAME: fmha.grid = [{ceildiv = [17, 128]}, 1, 2]
+// CHECK: arith.constant 16 : i32
+// CHECK: arith.minsi
+// CHECK: scf.for
+// CHECK: tile.dot {{.+}} {transpose_b} : tensor<64x64xf16>, tensor<32x64xf16>, tensor<64x32xf32>
 // CHECK: arith.constant 1.250000e-01 : f32
 // CHECK: arith.truncf {{.+}} : tensor<64x64xf32> to tensor<64x64xf16>
+// CHECK: gpu.func @bwd_static_dq
+// CHECK-SAME: fmha.grid = [{ceildiv = [300, 128]}, 4, 2]
 fmha.attention_backward @bwd_static (tensor<2x4x300x64xf16>,
     tensor<2x1x17x64xf16>, tensor<2x1x17x64xf16>, tensor<2x4x300x64xf16>,
     tensor<2x4x300x64xf16>, tensor<2x4x300xf32>)
     -> (tensor<2x4x300x64xf16>, tensor<2x1x17x64xf16>, tensor<2x1x17x64xf16>)
-    scale 0.125 tile [32, 128] target sm_90a
+    window [16, 8] scale 0.125 tile [32, 128] target sm_90a

@@ -797,3 +797,53 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Two accumulators computed from one product (an attention backward's dV
+// and dK, both from P^T = f(K Q^T)) go to one consumer: role 1 computes
+// both loop-carried values and runs both stores; a third accumulator that
+// shares no product with them gets consumer 2.
+// CHECK-LABEL: gpu.func @shared_product(
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"consumer1", warps = 4, regs = 232>]
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 1>, array<i32: 2>]}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 2>}
+module attributes {gpu.container_module} {
+  gpu.module @shared_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @shared_product(%k: !tile.desc<tensor<64x64xbf16>>,
+                             %q: !tile.desc<tensor<64x64xbf16>>,
+                             %out: !tile.desc<tensor<64x64xbf16>>,
+                             %n: i32) kernel attributes {fmha.stages = 2 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %kt = tile.load %k[%c0, %c0] : !tile.desc<tensor<64x64xbf16>>
+      %kt2 = tile.load %k[%c64, %c0] : !tile.desc<tensor<64x64xbf16>>
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+      %r:3 = scf.for %i = %c0 to %n step %c1
+          iter_args(%dv = %zero, %dk = %zero, %other = %zero)
+          -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) : i32 {
+        %row = arith.muli %i, %c64 : i32
+        %qt = tile.load %q[%row, %c0] : !tile.desc<tensor<64x64xbf16>>
+        %s = tile.dot %kt, %qt, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+        %p = math.exp2 %s : tensor<64x64xf32>
+        %pb = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xbf16>
+        %dv1 = tile.dot %pb, %qt, %dv : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+        %g = arith.mulf %p, %s : tensor<64x64xf32>
+        %gb = arith.truncf %g : tensor<64x64xf32> to tensor<64x64xbf16>
+        %dk1 = tile.dot %gb, %qt, %dk : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+        %o1 = tile.dot %kt2, %qt, %other {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+        scf.yield %dv1, %dk1, %o1 : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+      }
+      %a = arith.truncf %r#0 : tensor<64x64xf32> to tensor<64x64xbf16>
+      tile.store %out[%c0, %c0], %a : !tile.desc<tensor<64x64xbf16>>
+      %b = arith.truncf %r#1 : tensor<64x64xf32> to tensor<64x64xbf16>
+      tile.store %out[%c64, %c0], %b : !tile.desc<tensor<64x64xbf16>>
+      %c = arith.truncf %r#2 : tensor<64x64xf32> to tensor<64x64xbf16>
+      tile.store %out[%c64, %c64], %c : !tile.desc<tensor<64x64xbf16>>
+      gpu.return
+    }
+  }
+}

@@ -7,15 +7,15 @@
 // bytecode forms, with every configuration field and with none.
 
 // GQA (32 query heads on 8 KV heads), a causal sliding window, an explicit
-// scale and tile, deterministic dQ.
-// CHECK: fmha.attention_backward @bwd_full (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x32x?x128xbf16>, tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) -> (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>) causal window [256, 0] scale 8.838830e-02 tile [64, 128] deterministic target sm_90a
-// GENERIC: "fmha.attention_backward"() <{causal, deterministic, function_type = {{.+}}, scale = 8.838830e-02 : f64, sym_name = "bwd_full", target = #fmha<target sm_90a>, tile = array<i64: 64, 128>, window = array<i64: 256, 0>}> : () -> ()
+// scale and tile.
+// CHECK: fmha.attention_backward @bwd_full (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x32x?x128xbf16>, tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) -> (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>) causal window [256, 0] scale 8.838830e-02 tile [64, 128] target sm_90a
+// GENERIC: "fmha.attention_backward"() <{causal, function_type = {{.+}}, scale = 8.838830e-02 : f64, sym_name = "bwd_full", target = #fmha<target sm_90a>, tile = array<i64: 64, 128>, window = array<i64: 256, 0>}> : () -> ()
 fmha.attention_backward @bwd_full (tensor<?x32x?x128xbf16>,
     tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x32x?x128xbf16>,
     tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>)
     -> (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
         tensor<?x8x?x128xbf16>)
-    causal window [256, 0] scale 0.0883883 tile [64, 128] deterministic
+    causal window [256, 0] scale 0.0883883 tile [64, 128]
     target sm_90a
 
 // The defaults, f16 at head dim 64 with static sizes.

@@ -16,6 +16,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::fmha;
@@ -29,14 +30,19 @@ constexpr StringRef kTileNames[] = {"block_m", "block_n"};
 
 /// Head dims with a kernel.
 constexpr int64_t kHeadDims[] = {64, 128};
-/// The main kernel's tile: query rows per step, and keys per CTA (two
-/// consumer warpgroups of one wgmma's 64 rows each).
+/// The main kernels' tiles: block_m query rows per step of the dK/dV
+/// kernel; block_n keys per CTA of the dK/dV kernel and query rows per CTA
+/// of the dQ kernel (two consumer warpgroups of one wgmma's 64 rows each);
+/// keys per step of the dQ kernel.
 constexpr int64_t kDefaultBlockM = 64;
 constexpr int64_t kBlockN = 128;
-constexpr int64_t kConsumers = kBlockN / limits::kWgmmaM;
-/// Slots of the Q, dO and d_lse rings of the main kernel.
+constexpr int64_t kConsumerRows = limits::kWgmmaM;
+constexpr int64_t kConsumers = kBlockN / kConsumerRows;
+constexpr int64_t kQueryGradKeys = 64;
+/// Slots of the rings the main kernels' loops stream through (Q and dO in
+/// the dK/dV kernel, K and V in the dQ kernel).
 constexpr int64_t kStages = 2;
-/// Query rows of one CTA of the prep and post kernels.
+/// Query rows of one CTA of the prep kernel.
 constexpr int64_t kPrepRows = 64;
 } // namespace
 
@@ -122,51 +128,97 @@ int64_t AttentionBackwardOp::getBlockN() {
   return getTileSize(getTile(), kTileNames, 1).value_or(kBlockN);
 }
 
+int64_t AttentionBackwardOp::getConsumerRows() { return kConsumerRows; }
+
+int64_t AttentionBackwardOp::getQueryGradKeys() { return kQueryGradKeys; }
+
+int64_t AttentionBackwardOp::getStages() { return kStages; }
+
 double AttentionBackwardOp::getScaleOrDefault() {
   return getAttentionScale(getScaleAttr(), getHeadDim());
 }
 
+std::optional<int64_t> AttentionBackwardOp::getLeftWindow() {
+  std::optional<ArrayRef<int64_t>> window = getWindow();
+  if (window && window->size() == 2)
+    return (*window)[0];
+  return std::nullopt;
+}
+
+std::optional<int64_t> AttentionBackwardOp::getRightWindow() {
+  if (getCausal())
+    return 0;
+  std::optional<ArrayRef<int64_t>> window = getWindow();
+  if (window && window->size() == 2)
+    return (*window)[1];
+  return std::nullopt;
+}
+
 int64_t AttentionBackwardOp::getPrepRows() { return kPrepRows; }
 
-int64_t AttentionBackwardOp::getLsePadRows() { return getBlockM(); }
+int64_t AttentionBackwardOp::getLsePadRows() {
+  return std::lcm(getBlockM(), kConsumerRows);
+}
 
 //===----------------------------------------------------------------------===//
 // Resources
 //===----------------------------------------------------------------------===//
 
-SharedMemoryUsage AttentionBackwardOp::getSharedMemoryUsage() {
-  int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim))
-    headDim = 0;
+/// The head dim, 0 where it is not known (IR that does not verify).
+static int64_t knownHeadDim(AttentionBackwardOp op) {
+  int64_t headDim = op.getHeadDim();
+  return ShapedType::isDynamic(headDim) ? 0 : headDim;
+}
+
+SharedMemoryUsage AttentionBackwardOp::getKeyGradSharedMemory() {
+  int64_t headDim = knownHeadDim(*this);
   int64_t bytes = getElementBytes(getElementType());
   int64_t blockM = getBlockM(), blockN = getBlockN();
   SharedMemoryUsage usage;
   // K and V of the CTA's keys, loaded once.
   usage.addPart("K/V", 2, blockN * headDim * bytes);
-  // The rings of Q and dO tiles.
+  // The ring of Q and dO tiles.
   usage.addPart("Q/dO", 2 * kStages, blockM * headDim * bytes);
-  // dS^T, staged for the dQ product that takes it as its A operand.
-  usage.addPart("dS", 1, blockN * blockM * bytes);
-  // The f32 dQ partial, staged for its TMA reduce-add.
-  usage.addPart("dQ", 1, blockM * headDim * 4);
-  // The ring of D and lse2 rows.
-  usage.addPart("D/lse2", kStages, 2 * blockM * 4);
-  // K/V's full barrier; a full and an empty one per slot of the Q/dO ring
-  // and of the D/lse2 ring.
-  usage.mbarriers = 2 * (1 + 2 * kStages);
+  // dK and dV of each consumer, staged for their TMA stores.
+  usage.addPart("dK/dV", 2, blockN * headDim * bytes);
+  // K/V's barriers; a full and an empty one per slot of the Q/dO ring.
+  usage.mbarriers = 2 + 2 * kStages;
   return usage;
 }
 
-int64_t AttentionBackwardOp::getConsumerRegisters() {
-  int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim))
-    headDim = 0;
-  int64_t keys = limits::kWgmmaM, blockM = getBlockM();
-  int64_t threads = limits::kWarpgroupThreads;
-  // dK and dV, S^T and dP^T in fp32; P^T and dS^T in 16 bits (two to a
-  // register); the loop's state.
-  return 2 * keys * headDim / threads + 2 * keys * blockM / threads +
-         keys * blockM / threads + limits::kSm90AttentionLoopRegisters;
+SharedMemoryUsage AttentionBackwardOp::getQueryGradSharedMemory() {
+  int64_t headDim = knownHeadDim(*this);
+  int64_t bytes = getElementBytes(getElementType());
+  int64_t rows = getBlockN();
+  SharedMemoryUsage usage;
+  // Q and dO of the CTA's query rows, loaded once.
+  usage.addPart("Q/dO", 2, rows * headDim * bytes);
+  // The ring of K and V tiles.
+  usage.addPart("K/V", 2 * kStages, kQueryGradKeys * headDim * bytes);
+  // dQ of each consumer, staged for its TMA store.
+  usage.addPart("dQ", 1, rows * headDim * bytes);
+  usage.mbarriers = 2 + 2 * kStages;
+  return usage;
+}
+
+/// Registers of a consumer thread that holds `accumulators` fp32 tiles of
+/// 64 x head_dim and the two fp32 products of `columns` columns (S and
+/// dP, or their transposes) with their 16-bit copies (P and dS as MMA
+/// operands), plus the loop's state.
+static int64_t consumerRegisters(int64_t headDim, int64_t accumulators,
+                                 int64_t columns) {
+  int64_t rows = kConsumerRows, threads = limits::kWarpgroupThreads;
+  return accumulators * rows * headDim / threads +
+         2 * rows * columns / threads + rows * columns / threads +
+         limits::kSm90AttentionLoopRegisters;
+}
+
+int64_t AttentionBackwardOp::getKeyGradRegisters() {
+  return consumerRegisters(knownHeadDim(*this), 2, getBlockM());
+}
+
+int64_t AttentionBackwardOp::getQueryGradRegisters() {
+  return consumerRegisters(knownHeadDim(*this), 1, kQueryGradKeys);
 }
 
 //===----------------------------------------------------------------------===//
@@ -254,17 +306,18 @@ static LogicalResult verifyConfig(AttentionBackwardOp op) {
              << name << " " << size << " is too large: the kernels' grids "
              << "have the heads along y and batch along z, at most "
              << limits::kMaxGridYZ;
-  if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
+  if (failed(verifySharedMemory(op, target, op.getKeyGradSharedMemory())) ||
+      failed(verifySharedMemory(op, target, op.getQueryGradSharedMemory())))
     return failure();
   int64_t headDim = op.getHeadDim();
   std::string parts;
   llvm::raw_string_ostream os(parts);
-  os << "dK and dV " << limits::kWgmmaM << "x" << headDim
-     << " fp32 + S^T and dP^T " << limits::kWgmmaM << "x" << blockM
-     << " fp32 + P^T and dS^T " << limits::kWgmmaM << "x" << blockM << " "
+  os << "dK and dV " << kConsumerRows << "x" << headDim
+     << " fp32 + S^T and dP^T " << kConsumerRows << "x" << blockM
+     << " fp32 + P^T and dS^T " << kConsumerRows << "x" << blockM << " "
      << op.getElementType() << " + " << limits::kSm90AttentionLoopRegisters
      << " for the loop's state";
-  return verifyConsumerRegisters(op, target, op.getConsumerRegisters(), parts);
+  return verifyConsumerRegisters(op, target, op.getKeyGradRegisters(), parts);
 }
 
 LogicalResult AttentionBackwardOp::verify() {

@@ -150,9 +150,8 @@ LogicalResult expandMergeStates(MergeStatesOp op, OpBuilder &b);
 LogicalResult expandAppendKV(AppendKVOp op, OpBuilder &b);
 
 /// The kernels of fmha.attention_backward, in launch order.
-enum class BackwardKernel { Prep, Main, Post };
-/// Replaces `op` by a gpu.module with `kernels` (fails, saying so, for a
-/// kernel that is not built yet).
+enum class BackwardKernel { Prep, KeyGrads, QueryGrads };
+/// Replaces `op` by a gpu.module with `kernels`.
 LogicalResult expandAttentionBackward(AttentionBackwardOp op, OpBuilder &b,
                                       ArrayRef<BackwardKernel> kernels);
 

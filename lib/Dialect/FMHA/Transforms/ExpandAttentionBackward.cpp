@@ -2,10 +2,12 @@
 //
 // Part of fmha. The kernels of fmha.attention_backward (docs/Backward.md),
 // in one gpu.module that records their launch order (`fmha.launches`):
-// the prep kernel (D = rowsum(dO * O), lse2 = lse * log2(e), dq_acc
-// zeroed) and the post kernel (dq = scale * dq_acc, rounded), tile programs
-// of plain loads and stores without MMA; the main kernel is not built yet,
-// and the expansion says so unless it is asked for the others alone.
+// the prep kernel (D = rowsum(dO * O), lse2 = lse * log2(e)), a tile
+// program of plain loads and stores; the dK/dV kernel (a CTA per block of
+// keys walking the query blocks of the K/V head's group) and the dQ kernel
+// (a CTA per block of query rows walking the key blocks), warp-specialized
+// tile programs that recompute P from lse2. No result is accumulated
+// across CTAs, so the gradients are the same bits from run to run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +16,9 @@
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -40,35 +44,96 @@ public:
 private:
   /// The size symbols of the contract, and the padded rows of d_lse.
   struct Sizes {
-    Attribute batch, headsQ, seqQ, headDim, paddedSeqQ;
+    Attribute batch, headsQ, headsKV, seqQ, seqK, headDim, paddedSeqQ;
   };
   Sizes getSizes(LaunchContract &contract);
-  /// The shapes of the scratch tensors (static where the op's sizes are).
+  /// The shape of d_lse (static where the op's sizes are).
   SmallVector<int64_t> getDLseShape();
-  SmallVector<int64_t> getDqAccShape();
-  /// Declares the scratch tensors in `contract`.
+  /// Declares d_lse in `contract`.
   void declareDLse(LaunchContract &contract, const Sizes &sizes);
-  void declareDqAcc(LaunchContract &contract, const Sizes &sizes);
   /// The grid's x of the prep kernel: CTAs of `rows` rows over d_lse's
   /// padded rows.
   Attribute getPrepBlocks(LaunchContract &contract, const Sizes &sizes);
-  /// The block of query rows a CTA of the prep and post kernels takes:
-  /// rows row0.. of head `head` of batch `batch`.
+  /// The block of query rows a CTA of the prep kernel takes: rows row0.. of
+  /// head `head` of batch `batch`.
   void readBlock();
   /// `value` in every element of a row vector.
   Value rowsOf(double value) {
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(rowType, b.getF32FloatAttr(value)));
   }
+  RankedTensorType tensorType(ArrayRef<int64_t> shape, Type type) {
+    return RankedTensorType::get(shape, type);
+  }
+  /// A tensor of `type` filled with 0.
+  Value zeros(RankedTensorType type) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(0.0)));
+  }
+  /// The tensor map of `rows` rows of a 4-d [batch, heads, seq, head_dim]
+  /// tensor, as a kernel argument type.
+  Type rowsDesc(int64_t tileRows) {
+    return tile::TensorDescType::get(tensorType({tileRows, headDim}, element),
+                                     4);
+  }
+  /// Declares q, k, v and do (inputs) and d_lse in `contract`, with the
+  /// tensor maps of q and do in boxes of `queryRows` rows and of k and v in
+  /// boxes of `keyRows` (one 128-byte swizzle span wide), then d_lse as a
+  /// memref: the main kernels' first parameters.
+  void declareMainInputs(LaunchContract &contract, const Sizes &sizes,
+                         int64_t queryRows, int64_t keyRows);
+  /// Reads the main kernels' trailing size arguments (batch, heads_q,
+  /// heads_kv, seq_q, seq_k) of `func`, from argument `first` on.
+  void readSizes(gpu::GPUFuncOp func, unsigned first);
+  /// Declares and passes the size scalars of a main kernel.
+  void passSizes(LaunchContract &contract, const Sizes &sizes);
+  /// Records a main kernel's ring slots and its consumers' registers on
+  /// `func`, for ws-assign-roles.
+  void configure(gpu::GPUFuncOp func, int64_t registers) {
+    auto *fmha = op->getContext()->getLoadedDialect<FMHADialect>();
+    fmha->getStagesAttrHelper().setAttr(func,
+                                        b.getI64IntegerAttr(op.getStages()));
+    fmha->getConsumerRegistersAttrHelper().setAttr(
+        func, b.getI64IntegerAttr(registers));
+  }
+
+  /// `min(size, seqLen)` for a window size, as the forward bounds it.
+  Value windowSize(int64_t size, Value seqLen) {
+    return arith::MinSIOp::create(b, loc, constI32(size), seqLen);
+  }
+  /// Whether key `keys` is visible to query `queries` (i32 tensors of one
+  /// shape): both inside their sequences and inside the mask, the
+  /// diagonal aligned bottom-right as in fmha.attention.
+  Value visible(Value keys, Value queries);
+  /// Whether the tile of keys [n0, n0 + keyRows) and queries [m0, m0 +
+  /// queryRows) has any element `visible` hides (an i1 scalar).
+  Value needsMask(Value n0, int64_t keyRows, Value m0, int64_t queryRows);
+  /// `p` with the elements `visible` hides set to 0, where the tile needs
+  /// it (an scf.if): `keyAxis` is the axis of the tile's keys.
+  Value maskProbabilities(Value p, Value n0, Value m0, unsigned keyAxis);
+  /// P = 2^(c * S - lse2) for raw scores `s`, lse2 broadcast along
+  /// `lseAxis` (the keys' axis: a row vector of queries along the other).
+  Value probabilities(Value s, Value lse2, unsigned lseAxis);
+  /// dS = P * (dP - D), D broadcast along `axis`.
+  Value scoreGrads(Value p, Value dp, Value d, unsigned axis);
+  /// `value` rounded to the element type.
+  Value narrow(Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    return arith::TruncFOp::create(b, loc, tensorType(type.getShape(), element),
+                                   value);
+  }
 
   void buildPrep(gpu::GPUModuleOp module);
-  void buildPost(gpu::GPUModuleOp module);
+  void buildKeyGrads(gpu::GPUModuleOp module);
+  void buildQueryGrads(gpu::GPUModuleOp module);
 
   AttentionBackwardOp op;
   int64_t rows, headDim;
   Type element;
   RankedTensorType rowType, tileType;
   Value batch, head, row0;
+  /// The main kernels' size arguments.
+  Value batchCount, headsQ, headsKV, seqQ, seqK;
 };
 
 } // namespace
@@ -77,7 +142,9 @@ BackwardBuilder::Sizes BackwardBuilder::getSizes(LaunchContract &contract) {
   Sizes sizes;
   sizes.batch = contract.size(op.getBatch(), "B");
   sizes.headsQ = contract.size(op.getNumHeadsQ(), "H");
+  sizes.headsKV = contract.size(op.getNumHeadsKV(), "HKV");
   sizes.seqQ = contract.size(op.getSeqLenQ(), "SQ");
+  sizes.seqK = contract.size(op.getSeqLenK(), "SK");
   sizes.headDim = contract.integer(headDim);
   int64_t pad = op.getLsePadRows(), seqQ = op.getSeqLenQ();
   sizes.paddedSeqQ =
@@ -95,27 +162,14 @@ SmallVector<int64_t> BackwardBuilder::getDLseShape() {
                                       : llvm::divideCeil(seqQ, pad) * pad};
 }
 
-SmallVector<int64_t> BackwardBuilder::getDqAccShape() {
-  return {op.getBatch(), op.getNumHeadsQ(), op.getSeqLenQ(), headDim};
-}
-
-// Both scratch tensors are written by a launch of the same call before they
-// are read (dq_acc zeroed by the prep kernel), so their contents do not
-// matter from one call to the next.
-
+// d_lse is written by the prep kernel of the same call before the main
+// kernels read it, so its contents do not matter from one call to the next.
 void BackwardBuilder::declareDLse(LaunchContract &contract,
                                   const Sizes &sizes) {
   contract.scratch(
       "d_lse",
       {sizes.batch, sizes.headsQ, contract.integer(2), sizes.paddedSeqQ}, f32,
       /*zeroed=*/false);
-}
-
-void BackwardBuilder::declareDqAcc(LaunchContract &contract,
-                                   const Sizes &sizes) {
-  contract.scratch("dq_acc",
-                   {sizes.batch, sizes.headsQ, sizes.seqQ, sizes.headDim}, f32,
-                   /*zeroed=*/false);
 }
 
 Attribute BackwardBuilder::getPrepBlocks(LaunchContract &contract,
@@ -139,16 +193,15 @@ void BackwardBuilder::readBlock() {
 
 /// The prep kernel: for a block of query rows, D = rowsum(dO * O) in f32
 /// and lse2 = lse * log2(e) (+inf where lse is -inf: P = 2^(S - lse2) is
-/// then 0) into d_lse, and the block's rows of dq_acc zeroed. Its grid
-/// covers d_lse's padded rows, which read O, dO and lse as 0 (D = 0,
-/// lse2 = 0: what the main kernel reads there is defined).
+/// then 0) into d_lse. Its grid covers d_lse's padded rows, which read O,
+/// dO and lse as 0 (D = 0, lse2 = 0: what the main kernels read there is
+/// defined).
 void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
   auto qLike = MemRefType::get(op.getOutputType().getShape(), element);
   SmallVector<Type> args = {
       qLike, MemRefType::get(op.getOutputGradType().getShape(), element),
       MemRefType::get(op.getLseType().getShape(), f32),
-      MemRefType::get(getDLseShape(), f32),
-      MemRefType::get(getDqAccShape(), f32)};
+      MemRefType::get(getDLseShape(), f32)};
   gpu::GPUFuncOp func =
       addKernel(b, module, (op.getSymName() + "_prep").str(), args);
   LaunchContract contract(b);
@@ -160,15 +213,13 @@ void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
   contract.tensor("lse", {sizes.batch, sizes.headsQ, sizes.seqQ}, f32,
                   /*output=*/false);
   declareDLse(contract, sizes);
-  declareDqAcc(contract, sizes);
-  for (StringRef name : {"o", "do", "lse", "d_lse", "dq_acc"})
+  for (StringRef name : {"o", "do", "lse", "d_lse"})
     contract.memref(name);
   contract.record(func,
                   {getPrepBlocks(contract, sizes), sizes.headsQ, sizes.batch});
 
   Value o = func.getArgument(0), dO = func.getArgument(1),
-        lse = func.getArgument(2), dLse = func.getArgument(3),
-        dqAcc = func.getArgument(4);
+        lse = func.getArgument(2), dLse = func.getArgument(3);
   readBlock();
   Value zero = constI32(0);
   auto loadType = RankedTensorType::get({rows, headDim}, element);
@@ -193,59 +244,437 @@ void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
   tile::StoreDirectOp::create(b, loc, dLse, {batch, head, zero, row0}, d);
   tile::StoreDirectOp::create(b, loc, dLse, {batch, head, constI32(1), row0},
                               lse2);
-  Value zeros = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(tileType, b.getF32FloatAttr(0.0)));
-  tile::StoreDirectOp::create(b, loc, dqAcc, {batch, head, row0, zero}, zeros);
   gpu::ReturnOp::create(b, loc);
 }
 
-/// The post kernel: dq = scale * dq_acc, rounded, for a block of query
-/// rows (the main kernel's dQ partials leave the scale out).
-void BackwardBuilder::buildPost(gpu::GPUModuleOp module) {
-  SmallVector<Type> args = {
-      MemRefType::get(getDqAccShape(), f32),
-      MemRefType::get(op.getQueryGradType().getShape(), element)};
+void BackwardBuilder::declareMainInputs(LaunchContract &contract,
+                                        const Sizes &sizes, int64_t queryRows,
+                                        int64_t keyRows) {
+  SmallVector<Attribute> qShape = {sizes.batch, sizes.headsQ, sizes.seqQ,
+                                   sizes.headDim};
+  SmallVector<Attribute> kShape = {sizes.batch, sizes.headsKV, sizes.seqK,
+                                   sizes.headDim};
+  contract.tensor("q", qShape, element, /*output=*/false);
+  contract.tensor("k", kShape, element, /*output=*/false);
+  contract.tensor("v", kShape, element, /*output=*/false);
+  contract.tensor("do", qShape, element, /*output=*/false);
+  declareDLse(contract, sizes);
+  // Rows of head_dim 16-bit elements in boxes of one 128-byte span.
+  int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
+  contract.tensorMap("q", {queryRows, span}, 128);
+  contract.tensorMap("k", {keyRows, span}, 128);
+  contract.tensorMap("v", {keyRows, span}, 128);
+  contract.tensorMap("do", {queryRows, span}, 128);
+  contract.memref("d_lse");
+}
+
+void BackwardBuilder::passSizes(LaunchContract &contract, const Sizes &sizes) {
+  for (Attribute size :
+       {sizes.batch, sizes.headsQ, sizes.headsKV, sizes.seqQ, sizes.seqK})
+    contract.scalar(size);
+}
+
+void BackwardBuilder::readSizes(gpu::GPUFuncOp func, unsigned first) {
+  batchCount = func.getArgument(first);
+  headsQ = func.getArgument(first + 1);
+  headsKV = func.getArgument(first + 2);
+  seqQ = func.getArgument(first + 3);
+  seqK = func.getArgument(first + 4);
+}
+
+Value BackwardBuilder::visible(Value keys, Value queries) {
+  auto type = cast<RankedTensorType>(keys.getType());
+  auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  };
+  // Operands are built one statement at a time: the IR's order must not
+  // depend on the order the C++ compiler evaluates arguments in.
+  Value keyInside = cmp(arith::CmpIPredicate::slt, keys, splat(seqK, type));
+  Value queryInside =
+      cmp(arith::CmpIPredicate::slt, queries, splat(seqQ, type));
+  Value mask = arith::AndIOp::create(b, loc, keyInside, queryInside);
+  // Query i sits at key position i + (seq_k - seq_q).
+  Value diag = arith::AddIOp::create(
+      b, loc, queries, splat(arith::SubIOp::create(b, loc, seqK, seqQ), type));
+  if (std::optional<int64_t> right = op.getRightWindow())
+    mask = arith::AndIOp::create(
+        b, loc, mask,
+        cmp(arith::CmpIPredicate::sle, keys,
+            arith::AddIOp::create(b, loc, diag,
+                                  splat(windowSize(*right, seqQ), type))));
+  if (std::optional<int64_t> left = op.getLeftWindow())
+    mask = arith::AndIOp::create(
+        b, loc, mask,
+        cmp(arith::CmpIPredicate::sge, keys,
+            arith::SubIOp::create(b, loc, diag,
+                                  splat(windowSize(*left, seqK), type))));
+  return mask;
+}
+
+Value BackwardBuilder::needsMask(Value n0, int64_t keyRows, Value m0,
+                                 int64_t queryRows) {
+  auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  Value lastKey = add(n0, constI32(keyRows - 1));
+  Value lastQuery = add(m0, constI32(queryRows - 1));
+  // The tile reaches past the last key or the last query.
+  Value pastKeys = cmp(arith::CmpIPredicate::sge, lastKey, seqK);
+  Value pastQueries = cmp(arith::CmpIPredicate::sge, lastQuery, seqQ);
+  Value needs = arith::OrIOp::create(b, loc, pastKeys, pastQueries);
+  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
+  // Its last key lies right of the first query's diagonal (+ right).
+  if (std::optional<int64_t> right = op.getRightWindow())
+    needs = arith::OrIOp::create(
+        b, loc, needs,
+        cmp(arith::CmpIPredicate::sgt, lastKey,
+            add(add(m0, shift), windowSize(*right, seqQ))));
+  // Its first key lies left of the last query's window start.
+  if (std::optional<int64_t> left = op.getLeftWindow())
+    needs = arith::OrIOp::create(
+        b, loc, needs,
+        cmp(arith::CmpIPredicate::slt, n0,
+            arith::SubIOp::create(b, loc, add(lastQuery, shift),
+                                  windowSize(*left, seqK))));
+  return needs;
+}
+
+Value BackwardBuilder::maskProbabilities(Value p, Value n0, Value m0,
+                                         unsigned keyAxis) {
+  auto type = cast<RankedTensorType>(p.getType());
+  int64_t keyRows = type.getDimSize(keyAxis),
+          queryRows = type.getDimSize(1 - keyAxis);
+  auto masked =
+      scf::IfOp::create(b, loc, type, needsMask(n0, keyRows, m0, queryRows),
+                        /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(masked.thenBlock());
+  auto idxType = tensorType(type.getShape(), i32);
+  auto index = [&](Value start, unsigned axis) -> Value {
+    return arith::AddIOp::create(
+        b, loc, splat(start, idxType),
+        tile::IotaOp::create(b, loc, idxType, b.getI64IntegerAttr(axis)));
+  };
+  Value keep = visible(index(n0, keyAxis), index(m0, 1 - keyAxis));
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{arith::SelectOp::create(b, loc, keep, p, zeros(type))});
+  b.setInsertionPointToStart(masked.elseBlock());
+  scf::YieldOp::create(b, loc, p);
+  return masked.getResult(0);
+}
+
+Value BackwardBuilder::probabilities(Value s, Value lse2, unsigned lseAxis) {
+  auto type = cast<RankedTensorType>(s.getType());
+  // 2^(c * log2(e) * S - lse2): one fma and one exp2 per element. A row
+  // whose lse2 is +inf (no visible key in the forward) gets 0.
+  Value negLse = tile::BroadcastOp::create(b, loc, type,
+                                           arith::NegFOp::create(b, loc, lse2),
+                                           b.getI64IntegerAttr(lseAxis));
+  Value scale = splat(constF32(op.getScaleOrDefault() * M_LOG2E), type);
+  return math::Exp2Op::create(b, loc,
+                              math::FmaOp::create(b, loc, s, scale, negLse));
+}
+
+Value BackwardBuilder::scoreGrads(Value p, Value dp, Value d, unsigned axis) {
+  auto type = cast<RankedTensorType>(p.getType());
+  Value rowD =
+      tile::BroadcastOp::create(b, loc, type, d, b.getI64IntegerAttr(axis));
+  return arith::MulFOp::create(b, loc, p,
+                               arith::SubFOp::create(b, loc, dp, rowD));
+}
+
+/// The dK/dV kernel: a CTA per block_n keys of one K/V head, two consumer
+/// warpgroups of 64 keys each. Each holds its K and V rows and walks the
+/// query blocks of every query head of the group that its keys are visible
+/// to, accumulating dV += P^T dO and dK += dS^T Q from the transposed
+/// products S^T = K Q^T and dP^T = V dO^T (which leave P^T and dS^T in the
+/// accumulator layout that a register A operand takes).
+void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
+  int64_t blockM = op.getBlockM(), keyRows = op.getConsumerRows(),
+          consumers = op.getBlockN() / keyRows;
+  SmallVector<Type> args = {rowsDesc(blockM),
+                            rowsDesc(keyRows),
+                            rowsDesc(keyRows),
+                            rowsDesc(blockM),
+                            MemRefType::get(getDLseShape(), f32),
+                            rowsDesc(keyRows),
+                            rowsDesc(keyRows)};
+  args.append(5, i32);
   gpu::GPUFuncOp func =
-      addKernel(b, module, (op.getSymName() + "_post").str(), args);
+      addKernel(b, module, (op.getSymName() + "_dkdv").str(), args);
   LaunchContract contract(b);
   Sizes sizes = getSizes(contract);
-  declareDqAcc(contract, sizes);
+  declareMainInputs(contract, sizes, blockM, keyRows);
+  SmallVector<Attribute> kShape = {sizes.batch, sizes.headsKV, sizes.seqK,
+                                   sizes.headDim};
+  contract.tensor("dk", kShape, element, /*output=*/true);
+  contract.tensor("dv", kShape, element, /*output=*/true);
+  contract.tensorMap("dk", {keyRows, headDim}, 0);
+  contract.tensorMap("dv", {keyRows, headDim}, 0);
+  passSizes(contract, sizes);
+  contract.record(
+      func, {contract.ceildiv(sizes.seqK, contract.integer(op.getBlockN())),
+             sizes.headsKV, sizes.batch});
+  configure(func, op.getKeyGradRegisters());
+
+  Value q = func.getArgument(0), k = func.getArgument(1),
+        v = func.getArgument(2), dO = func.getArgument(3),
+        dLse = func.getArgument(4), dk = func.getArgument(5),
+        dv = func.getArgument(6);
+  readSizes(func, 7);
+  Value zero = constI32(0), one = constI32(1);
+  Value kvHead = tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::y);
+  batch = tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::z);
+  Value n0 = arith::MulIOp::create(
+      b, loc, tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::x),
+      constI32(op.getBlockN()));
+  SmallVector<Value> keyStarts, kTiles, vTiles;
+  for (int64_t c = 0; c < consumers; ++c) {
+    Value start = arith::AddIOp::create(b, loc, n0, constI32(c * keyRows));
+    keyStarts.push_back(start);
+    kTiles.push_back(tile::LoadOp::create(
+        b, loc, k, ValueRange{batch, kvHead, start, zero}));
+    vTiles.push_back(tile::LoadOp::create(
+        b, loc, v, ValueRange{batch, kvHead, start, zero}));
+  }
+
+  // The query rows that see any of the CTA's keys: from the first whose
+  // diagonal (+ right window) reaches key n0, to the last whose window
+  // start (left) is not past the block's last key.
+  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
+  Value first = zero;
+  if (std::optional<int64_t> right = op.getRightWindow())
+    first = arith::MaxSIOp::create(
+        b, loc, zero,
+        arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, n0, shift),
+                              windowSize(*right, seqQ)));
+  Value begin = arith::MulIOp::create(
+      b, loc, arith::DivSIOp::create(b, loc, first, constI32(blockM)),
+      constI32(blockM));
+  Value end = seqQ;
+  if (std::optional<int64_t> left = op.getLeftWindow())
+    end = arith::MinSIOp::create(
+        b, loc, end,
+        arith::AddIOp::create(
+            b, loc,
+            arith::SubIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, n0, constI32(op.getBlockN())),
+                shift),
+            windowSize(*left, seqK)));
+  Value span = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, begin), zero);
+  Value blocks = arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, constI32(blockM - 1)),
+      constI32(blockM));
+  Value group = arith::DivUIOp::create(b, loc, headsQ, headsKV);
+  Value steps = arith::MulIOp::create(b, loc, group, blocks);
+
+  RankedTensorType accType = tensorType({keyRows, headDim}, f32);
+  RankedTensorType sType = tensorType({keyRows, blockM}, f32);
+  RankedTensorType vecType = tensorType({blockM}, f32);
+  SmallVector<Value> inits;
+  for (int64_t c = 0; c < consumers; ++c)
+    inits.append({zeros(accType), zeros(accType)});
+  auto loop = scf::ForOp::create(b, loc, zero, steps, one, inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value t = loop.getInductionVar();
+    // Step t: query block t % blocks of the group's head t / blocks.
+    head = arith::AddIOp::create(b, loc,
+                                 arith::MulIOp::create(b, loc, kvHead, group),
+                                 arith::DivUIOp::create(b, loc, t, blocks));
+    Value m0 = arith::AddIOp::create(
+        b, loc, begin,
+        arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, t, blocks),
+                              constI32(blockM)));
+    Value qTile =
+        tile::LoadOp::create(b, loc, q, ValueRange{batch, head, m0, zero});
+    Value doTile =
+        tile::LoadOp::create(b, loc, dO, ValueRange{batch, head, m0, zero});
+    Value d = tile::LoadDirectOp::create(b, loc, vecType, dLse,
+                                         ValueRange{batch, head, zero, m0});
+    Value lse2 = tile::LoadDirectOp::create(b, loc, vecType, dLse,
+                                            ValueRange{batch, head, one, m0});
+    SmallVector<Value> yields;
+    UnitAttr unit = b.getUnitAttr();
+    for (int64_t c = 0; c < consumers; ++c) {
+      Value dvAcc = loop.getRegionIterArgs()[2 * c],
+            dkAcc = loop.getRegionIterArgs()[2 * c + 1];
+      Value sT = tile::DotOp::create(b, loc, kTiles[c], qTile, zeros(sType),
+                                     UnitAttr(), unit, UnitAttr());
+      Value pT = maskProbabilities(probabilities(sT, lse2, /*lseAxis=*/0),
+                                   keyStarts[c], m0, /*keyAxis=*/0);
+      Value dpT = tile::DotOp::create(b, loc, vTiles[c], doTile, zeros(sType),
+                                      UnitAttr(), unit, UnitAttr());
+      Value dsT = scoreGrads(pT, dpT, d, /*axis=*/0);
+      yields.push_back(tile::DotOp::create(b, loc, narrow(pT), doTile, dvAcc,
+                                           UnitAttr(), UnitAttr(), UnitAttr()));
+      yields.push_back(tile::DotOp::create(b, loc, narrow(dsT), qTile, dkAcc,
+                                           UnitAttr(), UnitAttr(), UnitAttr()));
+    }
+    scf::YieldOp::create(b, loc, yields);
+  }
+  Value scale = splat(constF32(op.getScaleOrDefault()), accType);
+  for (int64_t c = 0; c < consumers; ++c) {
+    Value dkOut =
+        narrow(arith::MulFOp::create(b, loc, loop.getResult(2 * c + 1), scale));
+    tile::StoreOp::create(b, loc, dk,
+                          ValueRange{batch, kvHead, keyStarts[c], zero}, dkOut);
+    tile::StoreOp::create(b, loc, dv,
+                          ValueRange{batch, kvHead, keyStarts[c], zero},
+                          narrow(loop.getResult(2 * c)));
+  }
+  gpu::ReturnOp::create(b, loc);
+}
+
+/// The dQ kernel: a CTA per two blocks of 64 query rows of one head, one
+/// per consumer warpgroup, each holding its Q, dO, D and lse2 rows and
+/// walking the key blocks they see: S = Q K^T, P, dP = dO V^T, dS, and
+/// dQ += dS K (K read as [keys, head_dim], MN-major, as the forward reads V).
+void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
+  int64_t queryRows = op.getConsumerRows(), keyRows = op.getQueryGradKeys(),
+          consumers = op.getBlockN() / queryRows;
+  SmallVector<Type> args = {rowsDesc(queryRows),
+                            rowsDesc(keyRows),
+                            rowsDesc(keyRows),
+                            rowsDesc(queryRows),
+                            MemRefType::get(getDLseShape(), f32),
+                            rowsDesc(queryRows)};
+  args.append(5, i32);
+  gpu::GPUFuncOp func =
+      addKernel(b, module, (op.getSymName() + "_dq").str(), args);
+  LaunchContract contract(b);
+  Sizes sizes = getSizes(contract);
+  declareMainInputs(contract, sizes, queryRows, keyRows);
   contract.tensor("dq", {sizes.batch, sizes.headsQ, sizes.seqQ, sizes.headDim},
                   element, /*output=*/true);
-  contract.memref("dq_acc");
-  contract.memref("dq");
-  contract.record(func, {contract.ceildiv(sizes.seqQ, contract.integer(rows)),
-                         sizes.headsQ, sizes.batch});
+  contract.tensorMap("dq", {queryRows, headDim}, 0);
+  passSizes(contract, sizes);
+  contract.record(
+      func,
+      {contract.ceildiv(sizes.seqQ, contract.integer(queryRows * consumers)),
+       sizes.headsQ, sizes.batch});
+  configure(func, op.getQueryGradRegisters());
 
-  Value dqAcc = func.getArgument(0), dq = func.getArgument(1);
-  readBlock();
-  Value zero = constI32(0);
-  Value acc = tile::LoadDirectOp::create(b, loc, tileType, dqAcc,
-                                         ValueRange{batch, head, row0, zero});
-  Value scaled = arith::MulFOp::create(
-      b, loc, acc, splat(constF32(op.getScaleOrDefault()), tileType));
-  Value out = arith::TruncFOp::create(
-      b, loc, RankedTensorType::get({rows, headDim}, element), scaled);
-  tile::StoreDirectOp::create(b, loc, dq, {batch, head, row0, zero}, out);
+  Value q = func.getArgument(0), k = func.getArgument(1),
+        v = func.getArgument(2), dO = func.getArgument(3),
+        dLse = func.getArgument(4), dq = func.getArgument(5);
+  readSizes(func, 6);
+  Value zero = constI32(0), one = constI32(1);
+  head = tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::y);
+  batch = tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::z);
+  Value kvHead = arith::DivUIOp::create(
+      b, loc, head, arith::DivUIOp::create(b, loc, headsQ, headsKV));
+  Value m0 = arith::MulIOp::create(
+      b, loc, tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::x),
+      constI32(queryRows * consumers));
+  RankedTensorType vecType = tensorType({queryRows}, f32);
+  SmallVector<Value> queryStarts, qTiles, doTiles, ds, lse2s;
+  for (int64_t c = 0; c < consumers; ++c) {
+    Value start = arith::AddIOp::create(b, loc, m0, constI32(c * queryRows));
+    queryStarts.push_back(start);
+    qTiles.push_back(
+        tile::LoadOp::create(b, loc, q, ValueRange{batch, head, start, zero}));
+    doTiles.push_back(
+        tile::LoadOp::create(b, loc, dO, ValueRange{batch, head, start, zero}));
+    ds.push_back(tile::LoadDirectOp::create(
+        b, loc, vecType, dLse, ValueRange{batch, head, zero, start}));
+    lse2s.push_back(tile::LoadDirectOp::create(
+        b, loc, vecType, dLse, ValueRange{batch, head, one, start}));
+  }
+
+  // The keys any of the CTA's query rows see, in whole key blocks.
+  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
+  Value end = seqK;
+  if (std::optional<int64_t> right = op.getRightWindow())
+    end = arith::MinSIOp::create(
+        b, loc, end,
+        arith::AddIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, m0,
+                                      constI32(queryRows * consumers)),
+                shift),
+            windowSize(*right, seqQ)));
+  Value begin = zero;
+  if (std::optional<int64_t> left = op.getLeftWindow()) {
+    Value first = arith::MaxSIOp::create(
+        b, loc, zero,
+        arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, m0, shift),
+                              windowSize(*left, seqK)));
+    begin = arith::MulIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, first, constI32(keyRows)),
+        constI32(keyRows));
+  }
+  Value span = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, begin), zero);
+  Value blocks = arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, constI32(keyRows - 1)),
+      constI32(keyRows));
+
+  RankedTensorType accType = tensorType({queryRows, headDim}, f32);
+  RankedTensorType sType = tensorType({queryRows, keyRows}, f32);
+  SmallVector<Value> inits(consumers, zeros(accType));
+  auto loop = scf::ForOp::create(b, loc, zero, blocks, one, inits);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value n0 = arith::AddIOp::create(
+        b, loc, begin,
+        arith::MulIOp::create(b, loc, loop.getInductionVar(),
+                              constI32(keyRows)));
+    Value kTile =
+        tile::LoadOp::create(b, loc, k, ValueRange{batch, kvHead, n0, zero});
+    Value vTile =
+        tile::LoadOp::create(b, loc, v, ValueRange{batch, kvHead, n0, zero});
+    SmallVector<Value> yields;
+    UnitAttr unit = b.getUnitAttr();
+    for (int64_t c = 0; c < consumers; ++c) {
+      Value s = tile::DotOp::create(b, loc, qTiles[c], kTile, zeros(sType),
+                                    UnitAttr(), unit, UnitAttr());
+      Value p = maskProbabilities(probabilities(s, lse2s[c], /*lseAxis=*/1), n0,
+                                  queryStarts[c], /*keyAxis=*/1);
+      Value dp = tile::DotOp::create(b, loc, doTiles[c], vTile, zeros(sType),
+                                     UnitAttr(), unit, UnitAttr());
+      Value dsTile = scoreGrads(p, dp, ds[c], /*axis=*/1);
+      yields.push_back(tile::DotOp::create(b, loc, narrow(dsTile), kTile,
+                                           loop.getRegionIterArgs()[c],
+                                           UnitAttr(), UnitAttr(), UnitAttr()));
+    }
+    scf::YieldOp::create(b, loc, yields);
+  }
+  Value scale = splat(constF32(op.getScaleOrDefault()), accType);
+  for (int64_t c = 0; c < consumers; ++c)
+    tile::StoreOp::create(
+        b, loc, dq, ValueRange{batch, head, queryStarts[c], zero},
+        narrow(arith::MulFOp::create(b, loc, loop.getResult(c), scale)));
   gpu::ReturnOp::create(b, loc);
 }
 
 LogicalResult BackwardBuilder::build(ArrayRef<BackwardKernel> kernels) {
-  if (llvm::is_contained(kernels, BackwardKernel::Main))
-    return op.emitOpError(
-        "expands into prep, main and post kernels, but the main kernel is "
-        "not built yet (docs/Backward.md); "
-        "fmha-expand-kernels{backward-kernels=prep,post} builds the other "
-        "two alone");
   // One module for the kernels of the call.
   gpu::GPUModuleOp module =
       createKernelModule(b, op, op.getSymName(), op.getTarget());
   SmallVector<Attribute> launches;
   for (BackwardKernel kernel : kernels) {
-    if (kernel == BackwardKernel::Prep)
+    switch (kernel) {
+    case BackwardKernel::Prep:
       buildPrep(module);
-    else
-      buildPost(module);
+      break;
+    case BackwardKernel::KeyGrads:
+      buildKeyGrads(module);
+      break;
+    case BackwardKernel::QueryGrads:
+      buildQueryGrads(module);
+      break;
+    }
     launches.push_back(FlatSymbolRefAttr::get(
         cast<gpu::GPUFuncOp>(module.getBody()->back()).getNameAttr()));
   }

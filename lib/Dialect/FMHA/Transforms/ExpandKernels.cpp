@@ -158,19 +158,20 @@ struct FMHAExpandKernelsPass
   /// (`backward-kernels`), in launch order; all three by default.
   LogicalResult parseBackwardKernels(SmallVectorImpl<BackwardKernel> &out) {
     if (backwardKernels.empty()) {
-      out.assign(
-          {BackwardKernel::Prep, BackwardKernel::Main, BackwardKernel::Post});
+      out.assign({BackwardKernel::Prep, BackwardKernel::KeyGrads,
+                  BackwardKernel::QueryGrads});
       return success();
     }
     for (BackwardKernel kernel :
-         {BackwardKernel::Prep, BackwardKernel::Main, BackwardKernel::Post})
+         {BackwardKernel::Prep, BackwardKernel::KeyGrads,
+          BackwardKernel::QueryGrads})
       if (llvm::is_contained(backwardKernels, stringify(kernel)))
         out.push_back(kernel);
     for (const std::string &name : backwardKernels)
-      if (!llvm::is_contained({"prep", "main", "post"}, name))
+      if (!llvm::is_contained({"prep", "dkdv", "dq"}, name))
         return getOperation().emitError("fmha-expand-kernels: "
-                                        "backward-kernels takes prep, main "
-                                        "and post, got '")
+                                        "backward-kernels takes prep, dkdv "
+                                        "and dq, got '")
                << name << "'";
     return success();
   }
@@ -178,10 +179,10 @@ struct FMHAExpandKernelsPass
     switch (kernel) {
     case BackwardKernel::Prep:
       return "prep";
-    case BackwardKernel::Main:
-      return "main";
-    case BackwardKernel::Post:
-      return "post";
+    case BackwardKernel::KeyGrads:
+      return "dkdv";
+    case BackwardKernel::QueryGrads:
+      return "dq";
     }
     llvm_unreachable("a kernel of the backward");
   }

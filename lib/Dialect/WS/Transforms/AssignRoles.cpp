@@ -75,8 +75,13 @@ struct TileProgram {
   /// descriptor share a channel; descriptors loaded in the same places
   /// (GEMM's A and B in the loop) share one too.
   SmallVector<ChannelLoads> channels;
-  /// Loop-carried positions that are dot accumulators, one per consumer.
+  /// Loop-carried positions that are dot accumulators.
   SmallVector<unsigned> chains;
+  /// The consumer of each chain (0-based): chains computed from a common
+  /// tile.dot (an attention backward's dK and dV, both from one P^T) share
+  /// one; any other chain gets a consumer of its own.
+  SmallVector<unsigned> consumers;
+  unsigned numConsumers = 0;
   SmallVector<tile::StoreOp> stores;
   /// Plain stores from registers (tile.store_direct): they stay where they
   /// are, in the consumer that computes their value, and the chain of that
@@ -156,6 +161,57 @@ static llvm::SmallSetVector<unsigned, 4> bodyPositionsOf(unsigned position,
     });
   }
   return positions;
+}
+
+/// The tile.dot ops of `loop`'s body that the yielded value at `position`
+/// is computed from, within one iteration.
+static DenseSet<Operation *> bodyDotsOf(unsigned position, scf::ForOp loop) {
+  DenseSet<Operation *> dots;
+  SmallVector<Value> worklist{loop.getYieldedValues()[position]};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || !loop->isProperAncestor(def))
+      continue;
+    if (isa<tile::DotOp>(def))
+      dots.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+    def->walk([&](Operation *nested) {
+      if (nested != def)
+        llvm::append_range(worklist, nested->getOperands());
+    });
+  }
+  return dots;
+}
+
+/// Groups the chains of `program` into consumers: two chains whose values
+/// are computed from a common tile.dot go to one consumer (transitively).
+static void groupChains(TileProgram &program) {
+  SmallVector<DenseSet<Operation *>> dots;
+  for (unsigned chain : program.chains)
+    dots.push_back(bodyDotsOf(chain, program.loop));
+  program.consumers.assign(program.chains.size(), ~0u);
+  program.numConsumers = 0;
+  for (size_t i = 0; i < program.chains.size(); ++i) {
+    if (program.consumers[i] != ~0u)
+      continue;
+    unsigned consumer = program.numConsumers++;
+    program.consumers[i] = consumer;
+    // Grow the group until no other chain shares a dot with it.
+    SmallVector<size_t> members{i};
+    for (size_t m = 0; m < members.size(); ++m)
+      for (size_t j = 0; j < program.chains.size(); ++j)
+        if (program.consumers[j] == ~0u &&
+            llvm::any_of(dots[members[m]], [&](Operation *dot) {
+              return dots[j].contains(dot);
+            })) {
+          program.consumers[j] = consumer;
+          members.push_back(j);
+        }
+  }
 }
 
 /// The loop-carried positions that computing position `position` takes:
@@ -342,6 +398,7 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   if (program.chains.empty())
     return program.loop.emitOpError(
         "carries no tile.dot accumulator: nothing for consumer roles to do");
+  groupChains(program);
   for (tile::StoreDirectOp store : program.directStores) {
     FailureOr<unsigned> owner = ownerOf(store, program);
     if (failed(owner))
@@ -415,6 +472,12 @@ static llvm::SmallSetVector<unsigned, 8> computedPositions(TileProgram &program,
   return keep;
 }
 
+/// Appends `role` to `roles` unless it is there.
+static void addRole(SmallVectorImpl<int32_t> &roles, int32_t role) {
+  if (!llvm::is_contained(roles, role))
+    roles.push_back(role);
+}
+
 /// Writes `ws.partition_outputs` on the loops around the main loop that
 /// carry values (accumulate promotion's group loop, whose sums add up the
 /// main loop's chains): each value is computed by the consumers of the
@@ -434,7 +497,7 @@ static void setEnclosingOutputs(FunctionOpInterface func,
       SmallVector<int32_t> roles;
       for (unsigned chain : program.chains)
         if (positions.contains(chain))
-          roles.push_back(consumerOf(chain));
+          addRole(roles, consumerOf(chain));
       outputs.push_back(b.getDenseI32ArrayAttr(roles));
     }
     outer->setAttr(kPartitionOutputsAttrName, b.getArrayAttr(outputs));
@@ -442,7 +505,7 @@ static void setEnclosingOutputs(FunctionOpInterface func,
 }
 
 /// Writes the sm_90a roles of `func`'s tile program: role 0 the producer,
-/// role 1 + i the consumer of chain i.
+/// role 1 + i consumer i, which computes the chains grouped into it.
 static void assignSM90(FunctionOpInterface func, TileProgram &program,
                        unsigned stages, unsigned producerRegs,
                        unsigned consumerRegs) {
@@ -450,7 +513,7 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
   Builder b(ctx);
   SmallVector<Attribute> roles{
       RoleSpecAttr::get(ctx, "producer", kProducerWarps, producerRegs)};
-  for (unsigned i = 0; i < program.chains.size(); ++i)
+  for (unsigned i = 0; i < program.numConsumers; ++i)
     roles.push_back(RoleSpecAttr::get(ctx, ("consumer" + Twine(i)).str(),
                                       kWarpsPerGroup, consumerRegs));
   func->setAttr(kRolesAttrName, b.getArrayAttr(roles));
@@ -478,8 +541,9 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
   func->setAttr(kChannelStagesAttrName, b.getDenseI32ArrayAttr(depths));
 
   auto consumerOf = [&](unsigned chain) {
-    return static_cast<int32_t>(1 + llvm::find(program.chains, chain) -
-                                program.chains.begin());
+    return static_cast<int32_t>(
+        1 + program.consumers[llvm::find(program.chains, chain) -
+                              program.chains.begin()]);
   };
   for (tile::StoreOp store : program.stores) {
     if (program.isOnLast(store))
@@ -489,7 +553,7 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
     SmallVector<int32_t> owners;
     for (unsigned chain : program.chains)
       if (positions.contains(chain))
-        owners.push_back(consumerOf(chain));
+        addRole(owners, consumerOf(chain));
     setPartition(store, owners);
   }
   for (auto [store, owner] :
@@ -509,7 +573,7 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
       program.loop.getNumRegionIterArgs());
   for (unsigned chain : program.chains)
     for (unsigned position : computedPositions(program, chain))
-      outputs[position].push_back(consumerOf(chain));
+      addRole(outputs[position], consumerOf(chain));
   SmallVector<Attribute> outputAttrs;
   for (ArrayRef<int32_t> roles : outputs)
     outputAttrs.push_back(b.getDenseI32ArrayAttr(roles));

@@ -841,29 +841,27 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     ```
     fmha.attention_backward @name (q, k, v, o, do, lse) -> (dq, dk, dv)
         [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
-        [deterministic] target sm_90a attr-dict
+        target sm_90a attr-dict
     ```
 
     `causal`, `window` and `scale` mean what they mean on `fmha.attention`
     (the bottom-right aligned mask; the default scale `1/sqrt(head_dim)`),
     and must be the forward's.
 
-    **Configuration** of the main kernel (docs/Backward.md):
+    **Configuration** of the main kernels (docs/Backward.md):
 
     | field           | meaning                                       | default |
     |-----------------|-----------------------------------------------|---------|
-    | `tile [m, n]`   | `block_m` query rows per step of the loop over query blocks, a multiple of 16 from 16 to 128; `block_n` keys per CTA, 128 (two consumer warpgroups of 64 keys, a wgmma's M) | `[64, 128]` |
-    | `deterministic` | `dq` accumulated in key-block order (the same bits run to run), not in arrival order | off |
+    | `tile [m, n]`   | `block_m` query rows per step of the dK/dV kernel's loop, a multiple of 16 from 16 to 128; `block_n` keys per CTA of the dK/dV kernel and query rows per CTA of the dQ kernel, 128 (two consumer warpgroups of 64 rows, a wgmma's M) | `[64, 128]` |
     | `target`        | `sm_90a` (the backward has no `sm_100a` kernels yet) | none: required |
 
-    **Resources** of one CTA of the main kernel, which must fit the target:
+    **Resources** of one CTA of the dK/dV kernel, which must fit the
+    target (the dQ kernel's are smaller):
 
     * shared memory: `block_n * head_dim * 2 * 2` (K and V of the CTA's
       keys) `+ 2 * 2 * block_m * head_dim * 2` (two slots each of Q and dO)
-      `+ block_n * block_m * 2` (dS^T staged for the dQ product) `+
-      block_m * head_dim * 4` (the dQ partial staged for its TMA
-      reduce-add) `+ 2 * 2 * block_m * 4` (two slots of D and lse2 rows)
-      `+ 16 * 5` (the rings' barriers) `<= 232448` bytes;
+      `+ block_n * head_dim * 2 * 2` (dK and dV staged for their TMA
+      stores) `+ 8 * 6` (the rings' barriers) `<= 232448` bytes;
     * registers per consumer thread (64 keys of the CTA's block): dK and dV
       (`2 * 64 * head_dim / 128` fp32), S^T and dP^T (`2 * 64 * block_m /
       128` fp32), P^T and dS^T as 16-bit operands (`64 * block_m / 128`),
@@ -871,19 +869,24 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
 
     **Kernels.** `fmha-expand-kernels` turns the op into one `gpu.module`
     with a kernel per launch, run in this order (the manifest's
-    `launches`, docs/Manifest.md), and two scratch tensors the runtime
-    provides: `dq_acc` (`[batch, heads_q, seq_q, head_dim]` f32) and
-    `d_lse` (`[batch, heads_q, 2, padded_seq_q]` f32, `seq_q` rounded up
-    to `block_m`: D and lse * log2(e) of each query row).
+    `launches`, docs/Manifest.md), and one scratch tensor the runtime
+    provides, `d_lse` (`[batch, heads_q, 2, padded_seq_q]` f32, `seq_q`
+    rounded up to a multiple of `block_m` and 64: D and lse * log2(e) of
+    each query row).
 
     * `<name>_prep`: `D = rowsum(dO * O)` and `lse2 = lse * log2(e)` (`+inf`
-      where `lse` is `-inf`, so that such a row's P is 0) into `d_lse`,
-      and `dq_acc` zeroed;
-    * `<name>_main` (not built yet: the expansion reports it): one CTA per
-      `block_n` keys of one K/V head, walking the query blocks of the
-      group's query heads; `dk`, `dv`, and `dQ` partials added into
-      `dq_acc`;
-    * `<name>_post`: `dq = c * dq_acc`, rounded.
+      where `lse` is `-inf`, so that such a row's P is 0) into `d_lse`;
+    * `<name>_dkdv`: one CTA per `block_n` keys of one K/V head, walking
+      the query blocks of the group's query heads that see them: S^T = K
+      Q^T and dP^T = V dO^T, P^T and dS^T from them, dV += P^T dO and dK
+      += dS^T Q; `dk` and `dv`;
+    * `<name>_dq`: one CTA per 128 query rows of one head, walking the key
+      blocks they see: S, P, dP and dS again, dQ += dS K; `dq`.
+
+    No sum crosses CTAs (dK and dV are summed over the group inside one
+    CTA), so the gradients are the same bits from run to run. The dQ kernel
+    recomputes S and dP: seven products per pair of blocks instead of
+    five, for no atomics and no fp32 workspace.
 
     Example: the backward of a grouped-query causal attention with head dim
     128, and of an f16 one with the defaults:
@@ -899,7 +902,7 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
         tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,
         tensor<?x?x?x64xf16>, tensor<?x?x?xf32>)
         -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>)
-        deterministic target sm_90a
+        target sm_90a
     ```
   }];
 
@@ -910,7 +913,6 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     OptionalAttr<FMHA_WindowAttr>:$window,
     OptionalAttr<FMHA_ScaleAttr>:$scale,
     OptionalAttr<FMHA_TileAttr>:$tile,
-    UnitAttr:$deterministic,
     FMHA_TargetAttr:$target
   );
 
@@ -920,7 +922,6 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     (`window` $window^)?
     (`scale` $scale^)?
     (`tile` $tile^)?
-    (`deterministic` $deterministic^)?
     `target` `` $target attr-dict
   }];
 
@@ -957,26 +958,43 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     // Effective configuration: the attribute's value or its default.
     //===------------------------------------------------------------------===//
 
-    /// Query rows per step of the main kernel's loop.
+    /// Query rows per step of the dK/dV kernel's loop.
     int64_t getBlockM();
-    /// Keys per CTA of the main kernel.
+    /// Keys per CTA of the dK/dV kernel, and query rows per CTA of the dQ
+    /// kernel.
     int64_t getBlockN();
+    /// Rows of a consumer warpgroup's tiles in the main kernels (keys in
+    /// the dK/dV kernel, query rows in the dQ kernel): a wgmma's M.
+    int64_t getConsumerRows();
+    /// Keys per step of the dQ kernel's loop.
+    int64_t getQueryGradKeys();
+    /// Slots of the rings the main kernels' loops stream through.
+    int64_t getStages();
     /// The softmax scale; 1/sqrt(head_dim) by default.
     double getScaleOrDefault();
-    /// Query rows of one CTA of the prep and post kernels.
+    /// How many keys to the left (before the diagonal) a query sees;
+    /// std::nullopt when unbounded.
+    std::optional<int64_t> getLeftWindow();
+    /// How many keys to the right (after the diagonal) a query sees: 0 when
+    /// causal; std::nullopt when unbounded.
+    std::optional<int64_t> getRightWindow();
+    /// Query rows of one CTA of the prep kernel.
     int64_t getPrepRows();
-    /// Rows the scratch `d_lse` pads seq_q to: block_m, the rows of the
-    /// main kernel's TMA boxes, so that every row it reads was written.
+    /// Rows the scratch `d_lse` pads seq_q to: a multiple of block_m and of
+    /// the dQ kernel's rows, so that every row a main kernel reads was
+    /// written.
     int64_t getLsePadRows();
 
     //===------------------------------------------------------------------===//
-    // Resources of one CTA of the main kernel.
+    // Resources of one CTA of each main kernel.
     //===------------------------------------------------------------------===//
 
     /// Shared memory by part, as the docs above count it.
-    ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage();
+    ::mlir::fmha::SharedMemoryUsage getKeyGradSharedMemory();
+    ::mlir::fmha::SharedMemoryUsage getQueryGradSharedMemory();
     /// Registers per consumer thread (sm_90a).
-    int64_t getConsumerRegisters();
+    int64_t getKeyGradRegisters();
+    int64_t getQueryGradRegisters();
   }];
 }
 

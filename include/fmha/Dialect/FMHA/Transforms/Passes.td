@@ -79,17 +79,21 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     query rows of one head: grid (rows of `d_lse`, heads_q, batch)) reads
     O, dO and lse with plain loads, and writes `D = rowsum(dO * O)` and
     `lse2 = lse * log2(e)` (`+inf` for a row without keys) into the
-    scratch `d_lse` (`[batch, heads_q, 2, seq_q rounded up to block_m]`)
-    and zeros into the scratch `dq_acc` (`[batch, heads_q, seq_q,
-    head_dim]` f32); `<name>_post` writes `dq = scale * dq_acc`, rounded.
-    The main kernel is not built yet: expanding the op fails and says so,
-    unless `backward-kernels` leaves it out (`backward-kernels=prep,post`
-    builds the other two, for their tests).
+    scratch `d_lse` (`[batch, heads_q, 2, seq_q rounded up]`).
+    `<name>_dkdv` (grid (key blocks of block_n, heads_kv, batch)) holds a
+    block of keys in two consumers of 64 and walks the query blocks of the
+    group's heads: S^T = K Q^T, P^T = 2^(c S^T - lse2), dP^T = V dO^T,
+    dS^T = P^T (dP^T - D), dV += P^T dO, dK += dS^T Q; dK and dV go out
+    by TMA. `<name>_dq` (grid (query blocks of 128, heads_q, batch)) holds
+    64 query rows per consumer and walks the key blocks: S, P, dP and dS
+    again, dQ += dS K. Nothing is summed across CTAs: the gradients are
+    the same bits from run to run. `backward-kernels` builds a subset, for
+    tests.
   }];
   let options = [
     ListOption<"backwardKernels", "backward-kernels", "std::string",
                "the kernels of fmha.attention_backward to build, of prep, "
-               "main and post (default: all three)">
+               "dkdv and dq (default: all three)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",

@@ -1,0 +1,127 @@
+// The kernels of fmha.attention_backward compiled by the whole sm_90a
+// pipeline down to PTX that ptxas accepts without spills, at head dims 64
+// and 128 in bf16 and f16, and their manifest: one cubin with three
+// entries, launched in turn. The prep kernel is one role of plain loads
+// and stores; the dK/dV and dQ kernels are warp-specialized (a producer
+// warp, two consumer warpgroups) with wgmma.
+// RUN: rm -rf %t && split-file %s %t
+// RUN: fmha-opt %t/bf16-d128.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/bf16-d128.ptx
+// RUN: FileCheck %s < %t/bf16-d128.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/bf16-d128.ptx -o %t/bf16-d128.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/bf16-d128.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST
+// RUN: fmha-opt %t/bf16-d64.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/bf16-d64.ptx
+// RUN: FileCheck %s --check-prefix=D64 < %t/bf16-d64.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/bf16-d64.ptx -o %t/bf16-d64.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/f16-d128.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/f16-d128.ptx
+// RUN: FileCheck %s --check-prefix=F16 < %t/f16-d128.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/f16-d128.ptx -o %t/f16-d128.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/f16-d64.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/f16-d64.ptx
+// RUN: FileCheck %s --check-prefix=D64 < %t/f16-d64.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/f16-d64.ptx -o %t/f16-d64.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+//
+// NOSPILL-COUNT-3: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+
+// CHECK: .target sm_90a
+// CHECK-LABEL: .entry bwd_prep(
+// CHECK-NOT: setmaxnreg
+// CHECK-NOT: .shared
+// CHECK-NOT: mbarrier
+// O and dO in 128-bit pieces, the row sum across the lanes of a row.
+// CHECK: @p ld.global.v4.b32
+// CHECK: shfl.sync.bfly.b32
+// The lse rows; D and lse2 stored.
+// CHECK: @p ld.global.b32
+// CHECK: st.global.b32
+// The dK/dV kernel: S^T and dP^T (64 keys x 64 queries, A and B from
+// shared memory), dV and dK (64 keys x 128, A = P^T and dS^T from
+// registers), dK and dV out by TMA.
+// CHECK-LABEL: .entry bwd_dkdv(
+// CHECK: setmaxnreg.dec.sync.aligned.u32
+// CHECK: setmaxnreg.inc.sync.aligned.u32 {{.*}}240
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}
+// CHECK: ex2.approx
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{].*[}]}}, {{[{]}}%r{{.*[}]}}, %rd{{[0-9]+}}
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
+// The dQ kernel: S and dP (64 queries x 64 keys), dQ (64 x 128, A = dS
+// from registers, B = K read MN-major), dQ out by TMA.
+// CHECK-LABEL: .entry bwd_dq(
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}
+// CHECK: ex2.approx
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{].*[}]}}, {{[{]}}%r{{.*[}]}}, %rd{{[0-9]+}}
+// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
+
+// The manifest: the tensors of all launches once (the scratch d_lse among
+// them), then the launches in order, one cubin.
+// MANIFEST: "cubin": "bwd.sm_90a.cubin",
+// MANIFEST: "launches": [
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 128,
+// MANIFEST: "dynamic_smem": 0,
+// MANIFEST-NEXT: "entry": "bwd_prep",
+// MANIFEST: "block": [
+// MANIFEST-NEXT: 384,
+// MANIFEST: "entry": "bwd_dkdv",
+// MANIFEST: "ceildiv": [
+// MANIFEST-NEXT: "SK",
+// MANIFEST-NEXT: 128
+// MANIFEST: "HKV",
+// MANIFEST: "entry": "bwd_dq",
+// MANIFEST: "ceildiv": [
+// MANIFEST-NEXT: "SQ",
+// MANIFEST-NEXT: 128
+// MANIFEST: "name": "bwd",
+// MANIFEST: "tensors": {
+// MANIFEST-NEXT: "d_lse": {
+// MANIFEST-NEXT: "dtype": "f32",
+// MANIFEST-NEXT: "role": "scratch",
+// MANIFEST: "dq": {
+// MANIFEST-NEXT: "dtype": "bf16",
+// MANIFEST-NEXT: "role": "output",
+// MANIFEST-NOT: dq_acc
+
+// D64-LABEL: .entry bwd_d64_prep(
+// D64: @p ld.global.v4.b32
+// D64: shfl.sync.bfly.b32
+// D64-LABEL: .entry bwd_d64_dkdv(
+// D64: wgmma.mma_async.sync.aligned.m64n64k16.f32.{{b?f16}}.{{b?f16}}
+// D64-LABEL: .entry bwd_d64_dq(
+// D64: wgmma.mma_async.sync.aligned.m64n64k16.f32.{{b?f16}}.{{b?f16}}
+
+// F16-LABEL: .entry bwd_f16_prep(
+// F16-LABEL: .entry bwd_f16_dkdv(
+// F16: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// F16-LABEL: .entry bwd_f16_dq(
+// F16: cvt.rn.f16x2.f32
+
+//--- bf16-d128.mlir
+fmha.attention_backward @bwd (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
+    tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
+    tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>)
+    causal target sm_90a
+
+//--- bf16-d64.mlir
+fmha.attention_backward @bwd_d64 (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+    tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+    tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
+    target sm_90a
+
+//--- f16-d128.mlir
+fmha.attention_backward @bwd_f16 (tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>,
+    tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>,
+    tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>, tensor<?x?x?x128xf16>)
+    target sm_90a
+
+//--- f16-d64.mlir
+fmha.attention_backward @bwd_d64 (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,
+    tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,
+    tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>)
+    target sm_90a
