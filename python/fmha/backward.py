@@ -351,6 +351,15 @@ def reject_grad(torch: Any, what: str, why: str, *tensors: Any) -> None:
             f"not require grad")
 
 
+def check_grad_supported(torch: Any, q: Any, k: Any, v: Any) -> None:
+    """fmha.attention's check, before its forward runs, that a call
+    autograd records has a backward (its head dim)."""
+    if needs_grad(torch, q, k, v) and q.dim() == 4 and \
+            q.shape[3] not in ATTENTION_BACKWARD_HEAD_DIMS:
+        reject_grad(torch, "fmha.attention", f"head_dim {q.shape[3]}", q, k,
+                    v)
+
+
 def register_autograd(torch: Any, attention_op: Any) -> None:
     """The autograd formula of the custom op ``fmha::attention``."""
 

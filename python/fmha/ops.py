@@ -564,6 +564,7 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
             return fast if return_lse else fast[0]
     # A call autograd records keeps lse for the backward (the op's
     # autograd formula, fmha.backward); lse is not differentiable.
+    backward.check_grad_supported(torch, q, k, v)
     o, lse = torch.ops.fmha.attention(
         q, k, v, causal, None if window is None else list(window), scale,
         return_lse or backward.needs_grad(torch, q, k, v))
