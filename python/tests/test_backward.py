@@ -142,6 +142,50 @@ class CheckTest(unittest.TestCase):
         self.check(ValueError, "scale must be > 0", scale=-1.0)
 
 
+class FakeTorch:
+    """What backward.needs_grad asks of torch."""
+
+    def __init__(self, grad):
+        self.grad = grad
+
+    def is_grad_enabled(self):
+        return self.grad
+
+
+class FakeTensor:
+    def __init__(self, shape, requires_grad):
+        self.shape = shape
+        self.requires_grad = requires_grad
+
+    def dim(self):
+        return len(self.shape)
+
+
+class GradCheckTest(unittest.TestCase):
+    """Calls without a backward raise when autograd would record them,
+    before anything runs."""
+
+    def test_head_dim(self):
+        big = FakeTensor((1, 4, 64, 256), True)
+        plain = FakeTensor((1, 4, 64, 256), False)
+        with self.assertRaisesRegex(NotImplementedError, "fmha.attention: "
+                                    "head_dim 256 has no backward yet"):
+            backward.check_grad_supported(FakeTorch(True), plain, big, plain)
+        # No gradient recorded: inference is fine.
+        backward.check_grad_supported(FakeTorch(False), big, big, big)
+        backward.check_grad_supported(FakeTorch(True), plain, plain, plain)
+        ok = FakeTensor((1, 4, 64, 128), True)
+        backward.check_grad_supported(FakeTorch(True), ok, ok, ok)
+
+    def test_reject(self):
+        t = FakeTensor((64, 4, 128), True)
+        with self.assertRaisesRegex(NotImplementedError, "varlen attention "
+                                    "has no backward yet .*torch.no_grad"):
+            backward.reject_grad(FakeTorch(True), "fmha.attention_varlen",
+                                 "varlen attention", t)
+        backward.reject_grad(FakeTorch(False), "x", "y", t)
+
+
 @NEEDS_TOOLS
 class CompiledTest(unittest.TestCase):
     """The op's text through the compiler; the manifest of its kernels
