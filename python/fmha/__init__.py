@@ -19,13 +19,16 @@ __version__ = "0.1.0"
 
 from .compiler import CompiledKernel, CompileError, compile
 from .ops import attention, gemm
+from .backward import attention_backward
 from .kvcache import attention_kvcache
 from .merge import merge_states
 from .varlen import attention_varlen
-from .specs import AttentionSpec, GemmSpec, MergeSpec
+from .specs import (AttentionBackwardSpec, AttentionSpec, GemmSpec,
+                    MergeSpec)
 
 __all__ = [
-    "AttentionSpec", "CompileError", "CompiledKernel", "GemmSpec",
-    "MergeSpec", "__version__", "attention", "attention_kvcache",
-    "attention_varlen", "compile", "gemm", "merge_states",
+    "AttentionBackwardSpec", "AttentionSpec", "CompileError",
+    "CompiledKernel", "GemmSpec", "MergeSpec", "__version__", "attention",
+    "attention_backward", "attention_kvcache", "attention_varlen",
+    "compile", "gemm", "merge_states",
 ]

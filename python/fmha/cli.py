@@ -6,6 +6,7 @@
     fmha compile attention --kvcache [--page-size 64] ...  # attention_kvcache's
     fmha compile attention --kvcache --pack-gqa --heads-q 32 --heads-kv 8 \
         [--split-kv] ...                          # its decode kernels
+    fmha compile attention-backward --dtype bf16 --head-dim 128 [--causal ...]
     fmha cache list | fmha cache clear | fmha cache dir
     fmha version
 
@@ -34,7 +35,7 @@ from . import cache as _cache
 from . import tools as _tools
 from .compiler import (CompileError, _env_verbose, compile, copy_artifacts,
                        stderr_progress)
-from .specs import AttentionSpec, GemmSpec, TARGETS
+from .specs import AttentionBackwardSpec, AttentionSpec, GemmSpec, TARGETS
 
 
 def _ints(text: str) -> tuple:
@@ -159,6 +160,26 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--stages", type=int)
     a.add_argument("--consumers", type=int)
 
+    b = kinds.add_parser(
+        "attention-backward", parents=[kernel_opts],
+        help="the attention backward (dq, dk, dv)",
+        description="dq, dk, dv of attention from q, k, v, o, do and lse "
+        "(fmha.attention_backward's kernels, several launches in one "
+        "cubin). Sizes left out are dynamic; sm_90a only.")
+    b.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    b.add_argument("--head-dim", type=int, default=128)
+    for size in ("batch", "heads-q", "heads-kv", "seq-q", "seq-k"):
+        b.add_argument(f"--{size}", type=_size,
+                       help="static size (default: dynamic)")
+    b.add_argument("--causal", action="store_true")
+    b.add_argument("--window", type=_ints, metavar="LEFT,RIGHT",
+                   help="keys within LEFT before and RIGHT after the "
+                   "diagonal, each in [0, 2^31-1]")
+    b.add_argument("--scale", type=float)
+    b.add_argument("--tile", type=_ints, metavar="M,N",
+                   help="query rows per step, keys per CTA of the main "
+                   "kernels")
+
     k = sub.add_parser("cache", help="list or clear the kernel cache")
     actions = k.add_subparsers(dest="action", required=True)
     actions.add_parser("list", parents=[common], help="list the entries")
@@ -182,6 +203,10 @@ def _spec(args: argparse.Namespace):
         return GemmSpec(**_given(args, (
             "dtype", "out_dtype", "tile", "stages", "consumers", "target",
             "m", "n", "k", "multicast", "schedule", "splits")))
+    if args.kind == "attention-backward":
+        return AttentionBackwardSpec(causal=args.causal, **_given(args, (
+            "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
+            "seq_k", "window", "scale", "tile", "target")))
     return AttentionSpec(
         return_lse=args.lse, causal=args.causal, varlen=args.varlen,
         kvcache=args.kvcache, pack_gqa=args.pack_gqa,
@@ -214,10 +239,12 @@ def _compile(args: argparse.Namespace) -> int:
     print(f"  cubin:        {kernel.cubin_path}")
     if kernel.ptx_path is not None:
         print(f"  ptx:          {kernel.ptx_path}")
-    print(f"  block {manifest.get('block')}, cluster "
-          f"{manifest.get('cluster')}, dynamic smem "
-          f"{manifest.get('dynamic_smem')} B, grid "
-          f"{json.dumps(manifest.get('grid'))}")
+    for launch in manifest.get("launches") or [manifest]:
+        entry = f"{launch.get('entry')}: " if "launches" in manifest else ""
+        print(f"  {entry}block {launch.get('block')}, cluster "
+              f"{launch.get('cluster')}, dynamic smem "
+              f"{launch.get('dynamic_smem')} B, grid "
+              f"{json.dumps(launch.get('grid'))}")
     if info.get("ptxas_info"):
         print(f"  ptxas:        {info['ptxas_info']}")
     if args.output:

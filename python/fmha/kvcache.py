@@ -961,6 +961,9 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     ``torch.compile(fullgraph=True)`` and in CUDA graphs.
     """
     torch = _ops._torch(WHAT)
+    from .backward import reject_grad
+    reject_grad(torch, WHAT, "attention against a KV cache", q, k_cache,
+                v_cache)
     check_num_splits(num_splits)
     if isinstance(scale, int) and not isinstance(scale, bool):
         scale = float(scale)

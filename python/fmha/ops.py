@@ -515,6 +515,14 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     Raises ValueError or TypeError naming a wrong shape, dtype, device,
     window or scale.
 
+    Differentiable (bf16 and f16, head_dim 64 or 128): when autograd
+    records the call (grad mode on, an input requiring a gradient) the
+    kernel also computes lse, and ``backward()`` runs
+    fmha.attention_backward's kernels. ``lse`` is not differentiable (as
+    the log-sum-exp of PyTorch's own attention kernels). head_dim 256 and
+    fp8 have no backward: such calls raise NotImplementedError when
+    autograd would record them.
+
     FP8 (FlashAttention-3's arguments): q, k, v in ``torch.float8_e4m3fn``
     with ``descale_q``, ``descale_k``, ``descale_v`` (float32, one value
     each, positive, on q's device; all three required) compute attention of
@@ -526,8 +534,10 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     ``out_dtype``.
     """
     torch = _torch("fmha.attention")
-    from . import fp8_attention
+    from . import backward, fp8_attention
     if fp8_dtype(getattr(q, "dtype", None)) is not None:
+        backward.reject_grad(torch, "fmha.attention", "fp8 attention", q, k,
+                             v)
         if isinstance(scale, int) and not isinstance(scale, bool):
             scale = float(scale)
         return fp8_attention.attention(torch, q, k, v, causal, window, scale,
@@ -552,7 +562,10 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
                                         return_lse)
         if fast is not None:
             return fast if return_lse else fast[0]
+    # A call autograd records keeps lse for the backward (the op's
+    # autograd formula, fmha.backward); lse is not differentiable.
+    backward.check_grad_supported(torch, q, k, v)
     o, lse = torch.ops.fmha.attention(
         q, k, v, causal, None if window is None else list(window), scale,
-        return_lse)
+        return_lse or backward.needs_grad(torch, q, k, v))
     return (o, lse) if return_lse else o

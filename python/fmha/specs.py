@@ -646,6 +646,116 @@ class AttentionSpec(_Spec):
                 f"    {' '.join(config)}\n")
 
 
+# Head dims of the attention backward's kernels (docs/Backward.md: 256
+# does not fit the consumers' registers with dK and dV live).
+ATTENTION_BACKWARD_HEAD_DIMS = (64, 128)
+# Targets of the attention backward (sm_100a's is not built).
+ATTENTION_BACKWARD_TARGETS = ("sm_90a",)
+
+
+@dataclass(frozen=True)
+class AttentionBackwardSpec(_Spec):
+    """The attention backward pass, the ``fmha.attention_backward`` op
+    (docs/Backward.md): ``q``, ``o``, ``do`` ``[batch, heads_q, seq_q,
+    head_dim]``, ``k``, ``v`` ``[batch, heads_kv, seq_k, head_dim]`` and
+    the forward's ``lse`` ``[batch, heads_q, seq_q]`` (f32) in; ``dq``
+    (like q), ``dk``, ``dv`` (like k) out. One cubin of several kernels
+    run in order (a manifest with ``launches``, docs/Manifest.md), with
+    scratch tensors the caller passes (``Kernel.scratch_shapes``).
+
+    Sizes left None are dynamic; ``head_dim`` is static (64 or 128).
+    ``causal``, ``window=(left, right)`` and ``scale`` (default
+    ``1/sqrt(head_dim)``) must be those of the forward whose ``o`` and
+    ``lse`` are given. ``tile=(block_m, block_n)``: query rows per step
+    and keys per CTA of the main kernels (None: the compiler's default).
+    sm_90a only.
+    """
+
+    dtype: str = "bf16"
+    head_dim: int = 128
+    batch: Optional[int] = None
+    heads_q: Optional[int] = None
+    heads_kv: Optional[int] = None
+    seq_q: Optional[int] = None
+    seq_k: Optional[int] = None
+    causal: bool = False
+    window: Optional[tuple] = None
+    scale: Optional[float] = None
+    tile: Optional[tuple] = None
+    target: str = "sm_90a"
+
+    kind = "attention_backward"
+
+    def __post_init__(self) -> None:
+        _check_choice("dtype", self.dtype, INPUT_DTYPES)
+        if self.head_dim in ATTENTION_HEAD_DIMS and \
+                self.head_dim not in ATTENTION_BACKWARD_HEAD_DIMS:
+            raise ValueError(
+                f"head_dim {self.head_dim} has no attention backward yet "
+                f"(dK and dV of {self.head_dim} columns do not fit the "
+                f"consumers' registers, docs/Backward.md); head dims: "
+                f"{', '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))}")
+        _check_choice("head_dim", self.head_dim,
+                      ATTENTION_BACKWARD_HEAD_DIMS)
+        for size in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
+            _check_size(size, getattr(self, size))
+        if not isinstance(self.causal, bool):
+            raise TypeError(f"causal must be a bool, got {self.causal!r}")
+        _int_tuple(self, "window", 2)
+        if self.scale is not None:
+            object.__setattr__(self, "scale", check_scale(self.scale))
+        _int_tuple(self, "tile", 2)
+        if self.target in TARGETS and \
+                self.target not in ATTENTION_BACKWARD_TARGETS:
+            raise ValueError(f"target {self.target} has no attention "
+                             f"backward yet (targets: "
+                             f"{', '.join(ATTENTION_BACKWARD_TARGETS)})")
+        _check_choice("target", self.target, ATTENTION_BACKWARD_TARGETS)
+
+    @property
+    def name(self) -> str:
+        """The kernels' common prefix and the manifest's name, e.g.
+        ``attention_backward_bf16_d128_causal``."""
+        name = f"attention_backward_{self.dtype}_d{self.head_dim}"
+        for size, tag in (("batch", "b"), ("heads_q", "hq"),
+                          ("heads_kv", "hkv"), ("seq_q", "sq"),
+                          ("seq_k", "sk")):
+            if getattr(self, size) is not None:
+                name += f"_{tag}{getattr(self, size)}"
+        if self.causal:
+            name += "_causal"
+        if self.window is not None:
+            name += f"_w{self.window[0]}_{self.window[1]}"
+        if self.tile is not None:
+            name += f"_{self.tile[0]}x{self.tile[1]}"
+        return name
+
+    def signature(self) -> str:
+        q = tensor_type((self.batch, self.heads_q, self.seq_q,
+                         self.head_dim), self.dtype)
+        kv = tensor_type((self.batch, self.heads_kv, self.seq_k,
+                          self.head_dim), self.dtype)
+        lse = tensor_type((self.batch, self.heads_q, self.seq_q), "f32")
+        return (f"({q}, {kv}, {kv}, {q}, {q}, {lse}) -> "
+                f"({q}, {kv}, {kv})")
+
+    def to_mlir(self) -> str:
+        """The ``fmha.attention_backward`` op, one declaration in a
+        module."""
+        config = []
+        if self.causal:
+            config.append("causal")
+        if self.window is not None:
+            config.append(f"window [{self.window[0]}, {self.window[1]}]")
+        if self.scale is not None:
+            config.append(f"scale {float_literal(self.scale)}")
+        if self.tile is not None:
+            config.append(f"tile [{self.tile[0]}, {self.tile[1]}]")
+        config.append(f"target {self.target}")
+        return (f"fmha.attention_backward @{self.name} {self.signature()}\n"
+                f"    {' '.join(config)}\n")
+
+
 # head_dim of fmha.merge_states: a multiple of 8 (16-byte row pieces) up to
 # this.
 MERGE_MAX_HEAD_DIM = 512
@@ -754,8 +864,10 @@ class AppendSpec(_Spec):
                 f"    target {self.target}\n")
 
 
-Spec = Union[GemmSpec, AttentionSpec, MergeSpec, AppendSpec]
+Spec = Union[GemmSpec, AttentionSpec, AttentionBackwardSpec, MergeSpec,
+             AppendSpec]
 SPEC_KINDS = {"gemm": GemmSpec, "attention": AttentionSpec,
+              "attention_backward": AttentionBackwardSpec,
               "merge_states": MergeSpec, "append_kv": AppendSpec}
 
 

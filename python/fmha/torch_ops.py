@@ -1,13 +1,14 @@
 """PyTorch custom ops ``fmha::gemm``, ``fmha::attention``,
-``fmha::attention_fp8`` (fmha.fp8_attention), ``fmha::attention_varlen``
-(fmha.varlen), ``fmha::attention_kvcache`` (fmha.kvcache),
-``fmha::merge_states`` (fmha.merge) and ``fmha::append_kv`` (fmha.append,
-which writes a KV cache in place).
+``fmha::attention_backward`` (fmha.backward, also fmha::attention's
+autograd formula), ``fmha::attention_fp8`` (fmha.fp8_attention),
+``fmha::attention_varlen`` (fmha.varlen), ``fmha::attention_kvcache``
+(fmha.kvcache), ``fmha::merge_states`` (fmha.merge) and ``fmha::append_kv``
+(fmha.append, which writes a KV cache in place).
 
 :func:`register` defines them with ``torch.library.custom_op`` (each with a
 fake implementation, so ``torch.compile(fullgraph=True)`` traces them
-without graph breaks, and an autograd formula for the GEMM). fmha.gemm and
-fmha.attention call it on first use; it is harmless without PyTorch
+without graph breaks, and autograd formulas for the GEMM and attention).
+fmha.gemm and fmha.attention call it on first use; it is harmless without PyTorch
 (returns False) and when called again. It is marked as a compile-time
 constant for TorchDynamo, so a first call inside ``torch.compile`` runs it
 eagerly instead of tracing it.
@@ -796,7 +797,9 @@ def _define(torch: Any) -> None:
         _check_attention(torch, q, k, v, causal, window, scale)
         return _attention_outputs(torch, q, return_lse)
 
-    from . import append, fp8_attention, kvcache, merge, varlen
+    from . import append, backward, fp8_attention, kvcache, merge, varlen
+    backward.define(torch)
+    backward.register_autograd(torch, attention)
     fp8_attention.define(torch)
     varlen.define(torch)
     kvcache.define(torch)

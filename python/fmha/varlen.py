@@ -383,6 +383,8 @@ def attention_varlen(q: Any, k: Any, v: Any, cu_seqlens_q: Any,
     ``torch.compile(fullgraph=True)`` and in CUDA graphs.
     """
     torch = _ops._torch(WHAT)
+    from .backward import reject_grad
+    reject_grad(torch, WHAT, "varlen attention", q, k, v)
     if isinstance(scale, int) and not isinstance(scale, bool):
         scale = float(scale)
     if isinstance(window, list):

@@ -134,6 +134,22 @@ class CliTest(unittest.TestCase):
         r = self.fmha("compile", "gemm", "--help")
         self.assertIn("sm_100a", r.stdout)
 
+    def test_attention_backward(self):
+        # The spec's checks name the field (exit 2); without a compiler the
+        # miss names the kernel (exit 1).
+        r = self.fmha("compile", "attention-backward", "--head-dim", "256")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("head_dim 256 has no attention backward yet", r.stderr)
+        r = self.fmha("compile", "attention-backward", "--target", "sm_100a")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("target sm_100a has no attention backward", r.stderr)
+        r = self.fmha("compile", "attention-backward", "--dtype", "f16",
+                      "--head-dim", "64", "--causal", "--window", "64,0",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("attention_backward_f16_d64_causal_w64_0 (sm_90a) is "
+                      "not in the cache", r.stderr)
+
     def test_miss_without_compiler(self):
         r = self.fmha("compile", "gemm", env={"FMHA_OPT": "/nonexistent"})
         self.assertEqual(r.returncode, 1)

@@ -23,7 +23,10 @@ query-head groups, split-KV) that python/tests/test_gpu_kvcache.py
 (DECODE_OPTIONS) and bench/kvcache.py select; fmha.merge_states'
 kernels that python/tests/test_gpu_merge.py (MERGE_KERNELS) and
 bench/merge.py select; fmha.append_kv's for every dtype, head dim and page
-size (test_gpu_kvcache.APPEND_KERNELS). Configurations that do
+size (test_gpu_kvcache.APPEND_KERNELS); fmha.attention_backward's and
+the forwards with lse that python/tests/test_gpu_backward.py,
+bench/backward.py and bench/train_llama.py select
+(test_gpu_backward.kernel_specs). Configurations that do
 not compile for a type (an f32 output needs more shared memory) are listed
 and skipped.
 """
@@ -44,8 +47,8 @@ import fmha  # noqa: E402
 import gemm_configs  # noqa: E402
 import stress  # noqa: E402
 from fmha import ops  # noqa: E402
-from tests import (test_gpu_fp8, test_gpu_fp8_attention,  # noqa: E402
-                   test_gpu_kvcache, test_gpu_merge)
+from tests import (test_gpu_backward, test_gpu_fp8,  # noqa: E402
+                   test_gpu_fp8_attention, test_gpu_kvcache, test_gpu_merge)
 
 # bench/kvcache.py's decode: bf16, head dim 128 (and 256 with --head-dim,
 # dense only), 32 query heads on 8 KV heads, seq_q 1, no mask, no lse,
@@ -106,6 +109,11 @@ def specs():
     yield from test_gpu_merge.MERGE_KERNELS
     # fmha.append_kv's (k_new / v_new of fmha.attention_kvcache).
     yield from test_gpu_kvcache.APPEND_KERNELS
+    # fmha.attention_backward's and the forward's with lse that autograd
+    # selects: python/tests/test_gpu_backward.py's options, which hold
+    # bench/backward.py's and bench/train_llama.py's (bf16, head dims 64
+    # and 128, causal or not).
+    yield from test_gpu_backward.kernel_specs()
 
 
 def main():

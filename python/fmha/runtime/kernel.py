@@ -58,6 +58,13 @@ class Launch:
     params: PackedParams
     symbols: dict[str, int]
     device: int
+    # The later launches of a manifest with several (docs/Manifest.md,
+    # "Several launches"), run in order after this one on its stream.
+    then: tuple = ()
+
+    def steps(self) -> tuple:
+        """This launch and the later ones, in order."""
+        return (self, *self.then)
 
 
 @dataclass
@@ -180,13 +187,19 @@ class Kernel:
         # Tensors, then the sizes the caller passes as integers.
         self._tensor_names = tuple(manifest.tensors)
         self._names = self._tensor_names + manifest.sizes
-        # Tensors a tensor map describes follow TMA's layout rules; the
-        # others (memref and pointer parameters) need only be dense.
-        self._tma = frozenset(p.tensor for p in manifest.params
+        # Tensors a tensor map describes (in any launch) follow TMA's
+        # layout rules; the others (memref and pointer parameters) need
+        # only be dense.
+        params = manifest.all_params()
+        self._tma = frozenset(p.tensor for p in params
                               if p.kind == "tensor_map")
-        # Memrefs whose strides the kernel reads: any layout.
-        self._strided = frozenset(p.tensor for p in manifest.params
-                                  if p.kind == "memref" and p.strided)
+        # Memrefs whose strides every launch reads: any layout.
+        self._strided = frozenset(
+            p.tensor for p in params
+            if p.kind == "memref" and p.strided) - frozenset(
+                p.tensor for p in params
+                if p.kind in ("pointer", "memref") and not getattr(
+                    p, "strided", False))
         self._launches = LRUCache(LAUNCH_CACHE_SIZE)
         self._tensor_maps = LRUCache(TENSOR_MAP_CACHE_SIZE)
         self._context_query: Any = None
@@ -243,18 +256,23 @@ class Kernel:
                         if cached.torch else 0
                 else:
                     handle = self._stream(stream, launch.device, tensors)
-                self.driver.launch(launch.function, launch.grid,
-                                   launch.block, launch.dynamic_smem, handle,
-                                   launch.params.array, launch.cluster)
+                self._run(launch, handle)
                 return
         launch = self.prepare(tensors, stream)
         if key is not None:
             self._launches.put(key, _CachedLaunch(
                 launch, self._context(),
                 any(is_torch_tensor(t) for t in tensors.values())))
-        self.driver.launch(launch.function, launch.grid, launch.block,
-                           launch.dynamic_smem, launch.stream,
-                           launch.params.array, launch.cluster)
+        self._run(launch, launch.stream)
+
+    def _run(self, launch: Launch, stream: int) -> None:
+        """Launches ``launch`` and the ones after it, in order, on
+        ``stream``."""
+        driver = self.driver
+        for step in launch.steps():
+            driver.launch(step.function, step.grid, step.block,
+                          step.dynamic_smem, stream, step.params.array,
+                          step.cluster)
 
     def bind(self, tensors: Mapping[str, Any], stream: Any = None,
              order: Optional[tuple] = None,
@@ -271,28 +289,41 @@ class Kernel:
         caller guarantees the kernel's layout rules for the values it
         passes."""
         launch = self.prepare(tensors, stream)
-        params, slots, memref_strides = rebindable_copy(self.manifest,
-                                                        launch.params)
         names = self._tensor_names
         order = tuple(names if order is None else order)
         if sorted(order) != sorted(names):
             raise ValueError(f"kernel '{self.name}' takes tensors "
                              f"{', '.join(names)}, not "
                              f"{', '.join(order)}")
-        strided = {p.tensor for p in self.manifest.params
+        # Per launch, copies of the parameters whose addresses and strides
+        # a run rewrites; a tensor's slots gather those of every launch.
+        copies = []
+        slots: dict = {}
+        memref_strides: dict = {}
+        for spec, step in zip(self.manifest.steps, launch.steps()):
+            params, step_slots, step_strides = rebindable_copy(
+                self.manifest, step.params, spec)
+            copies.append(params)
+            for name, found in step_slots.items():
+                slots.setdefault(name, []).extend(found)
+            for name, found in step_strides.items():
+                memref_strides.setdefault(name, []).append(found)
+        strided = {p.tensor for p in self.manifest.all_params()
                    if isinstance(p, MemrefParam) and p.strided}
         stride_slots = []
         for name, dim in strides:
-            if name not in strided or \
-                    not 0 <= dim < len(memref_strides[name]):
+            if name not in strided or not all(
+                    0 <= dim < len(found)
+                    for found in memref_strides.get(name, [])):
                 raise ValueError(f"kernel '{self.name}': tensor '{name}' "
                                  f"has no stride {dim} a run can set (a "
                                  f"strided memref's)")
-            stride_slots.append(memref_strides[name][dim])
+            stride_slots.append([found[dim]
+                                 for found in memref_strides[name]])
         ptrs = [as_view(tensors[name], name).data_ptr for name in order]
-        return BoundLaunch(self, launch, params,
+        return BoundLaunch(self, launch, copies[0],
                            [slots.get(name, []) for name in order], ptrs,
-                           stride_slots)
+                           stride_slots, copies[1:])
 
     @property
     def scratch_names(self) -> tuple:
@@ -364,6 +395,18 @@ class Kernel:
             check_layout(name, view, name in self._tma,
                          name in self._strided)
 
+        handle = self._stream(stream, device, tensors)
+        launches = [self._prepare_step(step, views, symbols, device, handle)
+                    for step in m.steps]
+        first = launches[0]
+        first.then = tuple(launches[1:])
+        return first
+
+    def _prepare_step(self, step: Any, views: Mapping[str, TensorView],
+                      symbols: dict, device: int, handle: int) -> Launch:
+        """The Launch of one of the manifest's launches (LaunchSpec)."""
+        m = self.manifest
+        driver = self.driver
         func: Optional[int] = None
 
         def function() -> int:
@@ -372,26 +415,25 @@ class Kernel:
             nonlocal func
             if func is None:
                 func = driver.get_function(self._cubin_key, self.cubin,
-                                           m.entry)
-                if m.dynamic_smem > DEFAULT_DYNAMIC_SMEM_LIMIT:
-                    driver.set_max_dynamic_smem(func, m.dynamic_smem)
-                if math.prod(m.cluster) > MAX_PORTABLE_CLUSTER_SIZE:
+                                           step.entry)
+                if step.dynamic_smem > DEFAULT_DYNAMIC_SMEM_LIMIT:
+                    driver.set_max_dynamic_smem(func, step.dynamic_smem)
+                if math.prod(step.cluster) > MAX_PORTABLE_CLUSTER_SIZE:
                     driver.allow_non_portable_cluster(func)
             return func
 
         def num_sms() -> int:
             # A kernel launched in clusters runs on the multiprocessors
             # that whole clusters can occupy at once (docs/Manifest.md).
-            if math.prod(m.cluster) == 1:
+            if math.prod(step.cluster) == 1:
                 return driver.multiprocessor_count(device)
-            return math.prod(m.cluster) * driver.max_active_clusters(
-                function(), m.block, m.dynamic_smem, m.cluster)
+            return math.prod(step.cluster) * driver.max_active_clusters(
+                function(), step.block, step.dynamic_smem, step.cluster)
 
-        grid = launch_grid(m, symbols, num_sms)
-        params = pack_params(m, views, symbols, self._encode, num_sms)
-        handle = self._stream(stream, device, tensors)
-        return Launch(function=function(), grid=grid, block=m.block,
-                      cluster=m.cluster, dynamic_smem=m.dynamic_smem,
+        grid = launch_grid(m, symbols, num_sms, step)
+        params = pack_params(m, views, symbols, self._encode, num_sms, step)
+        return Launch(function=function(), grid=grid, block=step.block,
+                      cluster=step.cluster, dynamic_smem=step.dynamic_smem,
                       stream=handle, params=params, symbols=symbols,
                       device=device)
 
@@ -486,28 +528,42 @@ class BoundLaunch:
     """
 
     def __init__(self, kernel: Kernel, launch: Launch, params: PackedParams,
-                 slots: list, ptrs: list, stride_slots: Sequence = ()) -> None:
+                 slots: list, ptrs: list, stride_slots: Sequence = (),
+                 then_params: Sequence[PackedParams] = ()) -> None:
         self.kernel = kernel
         self.launch_info = launch
-        self._params = params  # keeps the parameter storage alive
+        # Keeps the parameter storage alive: the first launch's, then
+        # those of the later launches of a manifest with several.
+        self._params = params
+        self._then_params = list(then_params)
         self._slots = slots  # per tensor, in the order run() takes them
         self._bound = list(ptrs)  # the addresses the parameters hold
-        self._stride_slots = list(stride_slots)  # Kernel.bind's strides
+        # Kernel.bind's strides: per stride, its slot in each launch.
+        self._stride_slots = [s if isinstance(s, list) else [s]
+                              for s in stride_slots]
         driver = kernel.driver
         self._replace = driver.replace_tensor_map_address
-        launcher = getattr(driver, "launcher", None)
-        if launcher is not None:
-            self._go = launcher(launch.function, launch.grid, launch.block,
-                                launch.dynamic_smem, params.array,
-                                launch.cluster)
-        else:
-            self._go = lambda stream: driver.launch(
-                launch.function, launch.grid, launch.block,
-                launch.dynamic_smem, stream, params.array, launch.cluster)
+        self._go = self._launcher(driver, launch, params)
+        self._then = tuple(self._launcher(driver, step, step_params)
+                           for step, step_params in zip(launch.then,
+                                                        self._then_params))
         self._lock = threading.Lock()
         # The caller's own data (fmha.gemm's front door keeps the shapes of
         # the scratch tensors it passes per call here).
         self.scratch: Any = None
+
+    @staticmethod
+    def _launcher(driver: Any, launch: Launch, params: PackedParams) -> Any:
+        """A function of a stream handle that launches ``launch`` with
+        ``params``."""
+        launcher = getattr(driver, "launcher", None)
+        if launcher is not None:
+            return launcher(launch.function, launch.grid, launch.block,
+                            launch.dynamic_smem, params.array,
+                            launch.cluster)
+        return lambda stream: driver.launch(
+            launch.function, launch.grid, launch.block, launch.dynamic_smem,
+            stream, params.array, launch.cluster)
 
     def run(self, ptrs: tuple, stream: int, strides: tuple = ()) -> None:
         """Launches on the tensors at ``ptrs`` (data pointers, in the order
@@ -524,6 +580,9 @@ class BoundLaunch:
                         else:
                             obj.value = ptr
                     bound[i] = ptr
-            for slot, value in zip(self._stride_slots, strides):
-                slot.value = value
+            for found, value in zip(self._stride_slots, strides):
+                for slot in found:
+                    slot.value = value
             self._go(stream)
+            for go in self._then:
+                go(stream)

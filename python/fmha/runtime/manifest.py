@@ -270,6 +270,20 @@ Param = Union[TensorMapParam, ScalarParam, PointerParam, MemrefParam]
 
 
 @dataclass(frozen=True)
+class LaunchSpec:
+    """One kernel launch of a manifest: the entry in the cubin, its launch
+    configuration, parameters and grid (docs/Manifest.md, "Several
+    launches")."""
+
+    entry: str
+    block: tuple[int, int, int]
+    cluster: tuple[int, int, int]
+    dynamic_smem: int
+    params: tuple[Param, ...]
+    grid: tuple[Expr, Expr, Expr]
+
+
+@dataclass(frozen=True)
 class Manifest:
     """A validated kernel manifest (docs/Manifest.md)."""
 
@@ -289,6 +303,25 @@ class Manifest:
     # Size symbols the caller passes as integers, by name, beside the
     # tensors (``sizes`` in the manifest; none for most kernels).
     sizes: tuple[str, ...] = ()
+    # The launches of a manifest with ``launches`` (docs/Manifest.md,
+    # "Several launches"), in order; empty for a single-kernel manifest,
+    # whose one launch is the top-level fields. With several, the
+    # top-level ``entry``, ``block``, ``cluster``, ``dynamic_smem``,
+    # ``params`` and ``grid`` are the first launch's.
+    launches: tuple[LaunchSpec, ...] = ()
+
+    @property
+    def steps(self) -> tuple[LaunchSpec, ...]:
+        """Every launch of a call, in order (one for a single-kernel
+        manifest)."""
+        if self.launches:
+            return self.launches
+        return (LaunchSpec(self.entry, self.block, self.cluster,
+                           self.dynamic_smem, self.params, self.grid),)
+
+    def all_params(self) -> list[Param]:
+        """The parameters of every launch, in launch order."""
+        return [p for step in self.steps for p in step.params]
 
     @property
     def cubin_path(self) -> Path:
@@ -389,26 +422,20 @@ def _parse(data: Any, source: str, directory: str) -> Manifest:
     if fmt != FORMAT:
         raise ManifestError(f"format: unknown format {json.dumps(fmt)} (this "
                             f"runtime reads {FORMAT!r})")
-    if "launches" in top:
-        # docs/Manifest.md "Several launches": fmha.attention_backward's
-        # kernels; the runtime binds them once the backward is built.
-        raise ManifestError("launches: a manifest of several launches is not "
-                            "supported by this runtime yet")
+    several = "launches" in top
+    if several:
+        for key in _LAUNCH_KEYS:
+            if key in top:
+                raise ManifestError(
+                    f"{key}: a manifest with launches has no top-level "
+                    f"'{key}' (each launch has its own)")
     name = _string(_get(top, "name", "manifest"), "name")
-    entry = _string(_get(top, "entry", "manifest"), "entry")
     target = _string(_get(top, "target", "manifest"), "target")
     capability = parse_target(target)
     cubin = _string(_get(top, "cubin", "manifest"), "cubin")
     if os.path.isabs(cubin):
         raise ManifestError(f"cubin: '{cubin}' must be a path relative to "
                             "the manifest")
-    block = _dim3(_get(top, "block", "manifest"), "block")
-    if math.prod(block) > MAX_THREADS_PER_BLOCK:
-        raise ManifestError(f"block: {list(block)} has {math.prod(block)} "
-                            f"threads, more than {MAX_THREADS_PER_BLOCK}")
-    cluster = _dim3(_get(top, "cluster", "manifest"), "cluster")
-    dynamic_smem = _int(_get(top, "dynamic_smem", "manifest"),
-                        "dynamic_smem", 0)
     tensors = _parse_tensors(_get(top, "tensors", "manifest"))
     symbols = {s for t in tensors.values() if not t.scratch for s in t.shape
                if isinstance(s, str)}
@@ -423,24 +450,62 @@ def _parse(data: Any, source: str, directory: str) -> Manifest:
                         f"tensors.{t.name}.shape[{i}]: a scratch tensor's "
                         f"size must be an expression of the other tensors' "
                         f"size symbols and the sizes, got {e}")
-    raw_params = _get(top, "params", "manifest")
+    if several:
+        raw = top["launches"]
+        if not isinstance(raw, list) or not raw:
+            raise ManifestError(f"launches: expected a non-empty list of "
+                                f"launches, got {json.dumps(raw)}")
+        launches = tuple(
+            _parse_launch(_object(item, f"launches[{i}]"), f"launches[{i}].",
+                          tensors, symbols, sizes)
+            for i, item in enumerate(raw))
+    else:
+        launches = (_parse_launch(top, "", tensors, symbols, sizes),)
+    first = launches[0]
+    return Manifest(name=name, entry=first.entry, target=target,
+                    capability=capability, cubin=cubin, block=first.block,
+                    cluster=first.cluster, dynamic_smem=first.dynamic_smem,
+                    tensors=tensors, params=first.params, grid=first.grid,
+                    source=source, directory=directory, sizes=sizes,
+                    launches=launches if several else ())
+
+
+# The keys of one launch: top-level in a single-kernel manifest, per
+# launch in a manifest with ``launches``.
+_LAUNCH_KEYS = ("entry", "block", "cluster", "dynamic_smem", "params",
+                "grid")
+
+
+def _parse_launch(obj: Mapping[str, Any], prefix: str,
+                  tensors: Mapping[str, TensorSpec], symbols: set[str],
+                  sizes: tuple) -> LaunchSpec:
+    """One launch's keys of ``obj``; ``prefix`` (``launches[1].``) starts
+    the fields named in errors."""
+    where = prefix[:-1] if prefix else "manifest"
+    entry = _string(_get(obj, "entry", where), f"{prefix}entry")
+    block = _dim3(_get(obj, "block", where), f"{prefix}block")
+    if math.prod(block) > MAX_THREADS_PER_BLOCK:
+        raise ManifestError(f"{prefix}block: {list(block)} has "
+                            f"{math.prod(block)} threads, more than "
+                            f"{MAX_THREADS_PER_BLOCK}")
+    cluster = _dim3(_get(obj, "cluster", where), f"{prefix}cluster")
+    dynamic_smem = _int(_get(obj, "dynamic_smem", where),
+                        f"{prefix}dynamic_smem", 0)
+    raw_params = _get(obj, "params", where)
     if not isinstance(raw_params, list):
-        raise ManifestError(f"params: expected a list, got "
+        raise ManifestError(f"{prefix}params: expected a list, got "
                             f"{json.dumps(raw_params)}")
-    params = tuple(_parse_param(p, f"params[{i}]", tensors, symbols, sizes)
+    params = tuple(_parse_param(p, f"{prefix}params[{i}]", tensors, symbols,
+                                sizes)
                    for i, p in enumerate(raw_params))
-    raw_grid = _get(top, "grid", "manifest")
+    raw_grid = _get(obj, "grid", where)
     if not isinstance(raw_grid, list) or len(raw_grid) != 3:
-        raise ManifestError(f"grid: expected a list of 3 expressions, got "
-                            f"{json.dumps(raw_grid)}")
-    grid = tuple(_parse_size_expr(g, f"grid[{i}]", symbols, sizes)
+        raise ManifestError(f"{prefix}grid: expected a list of 3 "
+                            f"expressions, got {json.dumps(raw_grid)}")
+    grid = tuple(_parse_size_expr(g, f"{prefix}grid[{i}]", symbols, sizes)
                  for i, g in enumerate(raw_grid))
-    return Manifest(name=name, entry=entry, target=target,
-                    capability=capability, cubin=cubin, block=block,
-                    cluster=cluster, dynamic_smem=dynamic_smem,
-                    tensors=tensors, params=params,
-                    grid=grid,  # type: ignore[arg-type]
-                    source=source, directory=directory, sizes=sizes)
+    return LaunchSpec(entry, block, cluster, dynamic_smem, params,
+                      grid)  # type: ignore[arg-type]
 
 
 def _parse_sizes(value: Any, tensors: Mapping[str, TensorSpec],
@@ -682,21 +747,26 @@ def scratch_shape(spec: TensorSpec, symbols: Mapping[str, int]) -> tuple:
 
 
 def launch_grid(manifest: Manifest, symbols: Mapping[str, int],
-                num_sms: NumSmsSource = None) -> tuple[int, int, int]:
-    """Evaluates the manifest's grid. Raises ValueError when a dimension is
-    outside the driver's limits (at least 1; x below 2^31, y and z below
-    2^16) or is not a multiple of the cluster's."""
-    grid = tuple(evaluate(e, symbols, num_sms) for e in manifest.grid)
+                num_sms: NumSmsSource = None,
+                launch: Optional[LaunchSpec] = None) -> tuple[int, int, int]:
+    """Evaluates the grid of ``launch`` (default: the manifest's first).
+    Raises ValueError when a dimension is outside the driver's limits (at
+    least 1; x below 2^31, y and z below 2^16) or is not a multiple of the
+    cluster's."""
+    step = manifest.steps[0] if launch is None else launch
+    grid = tuple(evaluate(e, symbols, num_sms) for e in step.grid)
+    what = manifest.name if not manifest.launches else \
+        f"{manifest.name}' launch '{step.entry}"
     for axis, (expr, n, high, c) in enumerate(
-            zip(manifest.grid, grid, MAX_GRID, manifest.cluster)):
+            zip(step.grid, grid, MAX_GRID, step.cluster)):
         xyz = "xyz"[axis]
         if not 1 <= n <= high:
             raise ValueError(
-                f"kernel '{manifest.name}': grid {xyz} = {expr} = {n} with "
+                f"kernel '{what}': grid {xyz} = {expr} = {n} with "
                 f"{_bindings(symbols)} is outside [1, {high}]")
         if n % c:
             raise ValueError(
-                f"kernel '{manifest.name}': grid {xyz} = {expr} = {n} is not "
+                f"kernel '{what}': grid {xyz} = {expr} = {n} is not "
                 f"a multiple of the cluster's {c}")
     return grid  # type: ignore[return-value]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Optional
 
-from .manifest import (Manifest, MemrefParam, NumSmsSource, PointerParam,
-                       ScalarParam, TensorMapParam, evaluate)
+from .manifest import (LaunchSpec, Manifest, MemrefParam, NumSmsSource,
+                       PointerParam, ScalarParam, TensorMapParam, evaluate)
 from .tensormap import TensorMapArgs, tensor_map_args
 from .tensors import TensorView
 
@@ -70,13 +70,16 @@ def _int_value(value: int, kind: str, what: str) -> int:
 
 def pack_params(manifest: Manifest, views: Mapping[str, TensorView],
                 symbols: Mapping[str, int], encode: Encoder,
-                num_sms: NumSmsSource = None) -> PackedParams:
-    """Builds the parameters of ``manifest`` for the tensors ``views`` and
-    the bound size ``symbols``. Tensor maps are checked
-    (fmha.runtime.tensormap) and handed to ``encode``. Raises ValueError
-    (TensorMapError included) on a value the kernel cannot take."""
+                num_sms: NumSmsSource = None,
+                launch: Optional[LaunchSpec] = None) -> PackedParams:
+    """Builds the parameters of ``launch`` (default: the manifest's first)
+    for the tensors ``views`` and the bound size ``symbols``. Tensor maps
+    are checked (fmha.runtime.tensormap) and handed to ``encode``. Raises
+    ValueError (TensorMapError included) on a value the kernel cannot
+    take."""
     packed = PackedParams()
-    for i, p in enumerate(manifest.params):
+    params = manifest.params if launch is None else launch.params
+    for i, p in enumerate(params):
         what = f"params[{i}] ({p.kind})"
         if isinstance(p, TensorMapParam):
             spec = manifest.tensors[p.tensor]
@@ -116,7 +119,8 @@ def pack_params(manifest: Manifest, views: Mapping[str, TensorView],
     return packed._finish()
 
 
-def rebindable_copy(manifest: Manifest, packed: PackedParams) -> tuple:
+def rebindable_copy(manifest: Manifest, packed: PackedParams,
+                    launch: Optional[LaunchSpec] = None) -> tuple:
     """A copy of ``packed`` whose tensor addresses and memref strides can be
     changed in place, and where they are: ``(copy, slots, strides)`` with
     ``slots[name]`` the list of ``("tensor_map", TensorMap)`` and ``("ptr",
@@ -124,7 +128,8 @@ def rebindable_copy(manifest: Manifest, packed: PackedParams) -> tuple:
     ``strides[name]`` the ``c_int64`` values of the strides of a tensor
     passed as a memref, one per dimension. Tensor maps are copied (the
     originals may be shared with other launches through the runtime's map
-    cache)."""
+    cache). ``launch``: the launch ``packed`` is for (default: the
+    manifest's first)."""
     from .tensormap import TENSOR_MAP_BYTES, TensorMap
     copy = PackedParams()
     slots: dict = {}
@@ -147,7 +152,7 @@ def rebindable_copy(manifest: Manifest, packed: PackedParams) -> tuple:
         pos += 1
         return new
 
-    for p in manifest.params:
+    for p in (manifest.params if launch is None else launch.params):
         if isinstance(p, (TensorMapParam, PointerParam)):
             take(p.tensor)
         elif isinstance(p, MemrefParam):

@@ -1,0 +1,404 @@
+"""``fmha.attention_backward`` and the autograd formula of ``fmha.attention``
+(docs/Backward.md).
+
+One compiled kernel (``fmha.attention_backward``'s op: a manifest of
+several launches, docs/Manifest.md) computes ``dq``, ``dk`` and ``dv`` of a
+dense attention from ``q``, ``k``, ``v``, the forward's ``o`` and ``lse``
+and the upstream gradient ``do``. Its scratch tensors (``d_lse``: D and
+lse * log2(e) per query row, which the first launch writes and the later
+ones read) are allocated here: per call through the custom op
+``fmha::attention_backward`` (torch.compile's CUDA graphs refuse memory
+kept across calls), per stream on the eager fast path (a bound launch, as
+fmha.gemm's split-K workspace).
+
+:func:`register_autograd` makes ``fmha::attention`` differentiable: its
+forward saves q, k, v, o and lse (fmha.attention asks the kernel for lse
+when a gradient is needed), its backward calls the fast path or the custom
+op. ``lse`` is a non-differentiable output, as the log-sum-exp of PyTorch's
+own SDPA kernels.
+
+Imports PyTorch only inside functions.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from . import ops as _ops
+from .specs import ATTENTION_BACKWARD_HEAD_DIMS, AttentionBackwardSpec
+
+WHAT = "fmha.attention_backward"
+# (device, dtype, head dim, causal, window, scale) -> fmha.runtime.Kernel.
+_KERNELS: dict = {}
+# The eager fast path's bound launches, by layout and options.
+_BOUND: dict = {}
+_BOUND_LIMIT = 1024
+# The caller's tensors of the kernel, in the order the bound launches take
+# their addresses (the scratch tensors follow, in manifest order).
+_TENSORS = ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv")
+
+
+def backward_spec(dtype: str, head_dim: int, causal: bool = False,
+                  window: Optional[tuple] = None,
+                  scale: Optional[float] = None,
+                  target: str = "sm_90a") -> AttentionBackwardSpec:
+    """The spec fmha.attention_backward compiles: batch, heads and
+    sequence lengths dynamic, the compiler's tile. A scale that rounds to
+    the default ``1/sqrt(head_dim)`` in float32 is the default (one
+    kernel, whoever spells it)."""
+    if scale is not None and _ops._same_f32(scale, head_dim ** -0.5):
+        scale = None
+    return AttentionBackwardSpec(
+        dtype=dtype, head_dim=head_dim, causal=causal,
+        window=None if window is None else tuple(window), scale=scale,
+        target=target)
+
+
+def backward_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
+                          window: Optional[tuple] = None,
+                          scale: Optional[float] = None,
+                          target: str = "sm_90a") -> list:
+    """Every spec fmha.attention_backward may compile for these options
+    (one: no tuning yet): what a cache must hold for a machine without a
+    compiler."""
+    return [backward_spec(dtype, head_dim, causal, window, scale, target)]
+
+
+def check_backward_args(shapes: dict, dtypes: dict, causal: bool = False,
+                        window: Optional[Any] = None,
+                        scale: Optional[float] = None,
+                        check: Any = _ops._require) -> None:
+    """Checks fmha.attention_backward's arguments from their ``shapes`` and
+    dtype names (``dtypes``; fmha's names, ``f8e4m3`` for fp8, None for
+    another type), by tensor name (q, k, v, o, do, lse), naming the
+    mistake: ValueError (shapes, head dim, window, scale) or TypeError
+    (dtypes). Relations between sizes go through ``check(cond,
+    message)``."""
+    if dtypes["q"] in _ops.FP8_DTYPES:
+        raise TypeError(f"{WHAT}: fp8 attention has no backward (q is "
+                        f"{dtypes['q']}); train in bfloat16 or float16")
+    q, k, v = shapes["q"], shapes["k"], shapes["v"]
+    if len(q) == 4 and q[3] not in ATTENTION_BACKWARD_HEAD_DIMS:
+        raise ValueError(
+            f"{WHAT}: head_dim must be "
+            f"{' or '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))} (256 "
+            f"has no backward yet, docs/Backward.md), got {q[3]}")
+    _ops.check_attention_args(
+        q, k, v, (dtypes["q"], dtypes["k"], dtypes["v"]), causal, window,
+        scale, check)
+    for name in ("o", "do"):
+        if len(shapes[name]) != 4:
+            raise ValueError(f"{WHAT}: {name} must be [batch, heads_q, "
+                             f"seq_q, head_dim] as q, got shape "
+                             f"{list(shapes[name])}")
+        check(all(a == b for a, b in zip(shapes[name], q)), lambda n=name: (
+            f"{WHAT}: {n} must have q's shape {list(q)}, got "
+            f"{list(shapes[n])}"))
+        if dtypes[name] != dtypes["q"]:
+            raise TypeError(f"{WHAT}: {name} must have q's dtype "
+                            f"{dtypes['q']}, got "
+                            f"{dtypes[name] or 'another type'}")
+    lse = shapes["lse"]
+    if len(lse) != 3:
+        raise ValueError(f"{WHAT}: lse must be [batch, heads_q, seq_q] (the "
+                         f"forward's, return_lse=True), got shape "
+                         f"{list(lse)}")
+    check(lse[0] == q[0] and lse[1] == q[1] and lse[2] == q[2], lambda: (
+        f"{WHAT}: lse must be [batch, heads_q, seq_q] = {list(q[:3])}, got "
+        f"{list(lse)}"))
+    if dtypes["lse"] != "f32":
+        raise TypeError(f"{WHAT}: lse must be float32 (the forward's), got "
+                        f"{dtypes['lse'] or 'another type'}")
+
+
+def _names(torch: Any, tensors: dict) -> dict:
+    return {n: (_ops.fmha_dtype(t.dtype) or _ops.fp8_dtype(t.dtype))
+            for n, t in tensors.items()}
+
+
+def check_tensors(torch: Any, tensors: dict, causal: bool,
+                  window: Optional[list], scale: Optional[float]) -> None:
+    """check_backward_args on the tensors (q, k, v, o, do, lse by name),
+    their types and one device; sizes through torch._check where they
+    may be symbolic (torch.compile)."""
+    from .torch_ops import size_checker
+    _ops.check_tensor_types(torch, WHAT, list(tensors.items()))
+    check_backward_args({n: tuple(t.shape) for n, t in tensors.items()},
+                        _names(torch, tensors), causal, window, scale,
+                        size_checker(torch))
+    _ops.check_one_device(WHAT, list(tensors.items()))
+
+
+def outputs(torch: Any, q: Any, k: Any) -> tuple:
+    """``dq`` (q's shape), ``dk`` and ``dv`` (k's shape), contiguous, in
+    q's dtype."""
+    dq = torch.empty(q.shape, dtype=q.dtype, device=q.device)
+    dk = torch.empty(k.shape, dtype=q.dtype, device=q.device)
+    dv = torch.empty(k.shape, dtype=q.dtype, device=q.device)
+    return dq, dk, dv
+
+
+def _kernel(torch: Any, q: Any, causal: bool, window: Optional[list],
+            scale: Optional[float]) -> Any:
+    """The runtime Kernel of a call, compiled or found in the cache once
+    per options."""
+    wkey = None if window is None else tuple(window)
+    key = (q.device, q.dtype, int(q.shape[3]), causal, wkey, scale)
+    kernel = _KERNELS.get(key)
+    if kernel is None:
+        from .compiler import compile
+        from .torch_ops import _target
+        spec = backward_spec(_ops.fmha_dtype(q.dtype), int(q.shape[3]),
+                             causal, wkey, scale, _target(torch, q.device))
+        kernel = _KERNELS[key] = compile(spec).kernel
+    return kernel
+
+
+def _dense(t: Any) -> Any:
+    """``t``, or a contiguous copy when its rows are not dense (``lse`` is
+    read with plain loads at row-major offsets)."""
+    return t if t.is_contiguous() else t.contiguous()
+
+
+def _launch_tensors(kernel: Any, given: dict) -> dict:
+    """The tensors of ``given`` that the kernel's manifest names."""
+    return {n: t for n, t in given.items() if n in kernel.manifest.tensors}
+
+
+def backward_impl(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
+                  causal: bool, window: Optional[list],
+                  scale: Optional[float]) -> tuple:
+    """The real implementation of fmha::attention_backward (CUDA
+    tensors): ``(dq, dk, dv)``."""
+    import torch
+    from .torch_ops import _on_device, _tma_ready_nd
+    given = {"q": q, "k": k, "v": v, "o": o, "do": do, "lse": lse}
+    check_tensors(torch, given, causal, window, scale)
+    if q.device.type != "cuda":
+        raise ValueError(f"{WHAT} needs CUDA tensors, got {q.device}")
+    dq, dk, dv = outputs(torch, q, k)
+    batch, heads, seq_q, _ = q.shape
+    if batch == 0 or heads == 0 or seq_q == 0 or k.shape[2] == 0:
+        # No query or no key: the gradients that exist are zeros (a
+        # tensor map cannot be empty).
+        return dq.zero_(), dk.zero_(), dv.zero_()
+    tensors = {n: _tma_ready_nd(t) for n, t in given.items() if n != "lse"}
+    tensors.update(lse=_dense(lse), dq=dq, dk=dk, dv=dv)
+    with _on_device(torch, q.device):
+        kernel = _kernel(torch, q, causal, window, scale)
+        tensors = _launch_tensors(kernel, tensors)
+        # Scratch per call, from PyTorch's caching allocator on the current
+        # stream (see the module's note).
+        for name, (shape, role, dtype) in kernel.scratch_shapes(
+                {n: t.shape for n, t in tensors.items()}).items():
+            make = torch.zeros if role == "zeroed" else torch.empty
+            tensors[name] = make(shape, dtype=_torch_dtype(torch, dtype),
+                                 device=q.device)
+        kernel.launch(tensors)
+    return dq, dk, dv
+
+
+def _torch_dtype(torch: Any, name: str) -> Any:
+    from .torch_ops import _SCRATCH_DTYPES
+    return getattr(torch, _SCRATCH_DTYPES[name])
+
+
+def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
+                  lse: Any, causal: bool, window: Optional[tuple],
+                  scale: Optional[float]) -> Optional[tuple]:
+    """The eager fast path: the first call of a layout (shapes, strides,
+    dtypes, device, options) checks everything and binds the kernel's
+    launches; later calls allocate the outputs and launch, rewriting the
+    addresses that moved. ``(dq, dk, dv)``, or None when the call must
+    take the custom op (tracing, gradients of the gradient, tensor
+    subclasses, empty, misaligned or non-dense tensors)."""
+    from . import torch_ops
+    tensor, compiling, grad, get_device, raw_stream = \
+        torch_ops._fast_env(torch)
+    args = (q, k, v, o, do, lse)
+    if compiling() or any(type(t) is not tensor for t in args):
+        return None
+    if grad() and any(t.requires_grad for t in args):
+        return None
+    device = q.device
+    key = (tuple((t.shape, t.stride(), t.dtype, t.device) for t in args),
+           causal, window, scale)
+    bound = _BOUND.get(key)
+    if bound is None:
+        if (device.type != "cuda" or device.index != get_device()
+                or any(t.dim() == 0 or 0 in t.shape for t in args)
+                or not all(torch_ops._tma_layout(t) for t in args[:5])
+                or not lse.is_contiguous()):
+            return None
+        given = dict(zip(_TENSORS, args))
+        check_tensors(torch, given, causal,
+                      None if window is None else list(window), scale)
+        if any(t.data_ptr() & 15 for t in args[:5]) or lse.data_ptr() & 3:
+            return None
+        dq, dk, dv = outputs(torch, q, k)
+        given.update(dq=dq, dk=dk, dv=dv)
+        kernel = _kernel(torch, q, causal,
+                         None if window is None else list(window), scale)
+        tensors = _launch_tensors(kernel, given)
+        specs = kernel.scratch_shapes({n: t.shape
+                                       for n, t in tensors.items()})
+        stream = raw_stream(device.index)
+        tensors.update(torch_ops.scratch_tensors(torch, specs, device,
+                                                 stream))
+        bound = kernel.bind(tensors, order=tuple(tensors))
+        # Which of q, k, v, o, do, lse, dq, dk, dv the kernel takes.
+        bound.takes = tuple(i for i, n in enumerate(_TENSORS)
+                            if n in kernel.manifest.tensors)
+        bound.scratch = specs or None
+        bound.scratch_memo = {}
+        if len(_BOUND) >= _BOUND_LIMIT:
+            _BOUND.clear()
+        _BOUND[key] = bound
+    else:
+        if device.index != get_device():
+            return None
+        if any(t.data_ptr() & 15 for t in args[:5]) or lse.data_ptr() & 3:
+            return None
+        dq, dk, dv = outputs(torch, q, k)
+    everything = (*args, dq, dk, dv)
+    ptrs = tuple(everything[i].data_ptr() for i in bound.takes)
+    stream = raw_stream(device.index)
+    if bound.scratch is not None:
+        ptrs += torch_ops.scratch_pointers(torch, bound.scratch, device,
+                                           stream, bound.scratch_memo)
+    bound.run(ptrs, stream)
+    return dq, dk, dv
+
+
+def attention_backward(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
+                       causal: bool = False,
+                       window: Optional[tuple] = None,
+                       scale: Optional[float] = None) -> tuple:
+    """The gradients of fmha.attention: ``(dq, dk, dv)`` of ``o =
+    attention(q, k, v, causal, window, scale)`` for the upstream gradient
+    ``do``, on a Hopper GPU.
+
+    ``q``, ``o``, ``do``: ``[batch, heads_q, seq_q, head_dim]``; ``k``,
+    ``v``: ``[batch, heads_kv, seq_k, head_dim]`` (``heads_q`` a multiple
+    of ``heads_kv``: dk and dv are summed over each group of query
+    heads); ``lse``: ``[batch, heads_q, seq_q]`` float32, the forward's
+    (``fmha.attention(..., return_lse=True)``); ``causal``, ``window`` and
+    ``scale`` those of the forward. bf16 or f16, all one dtype, on one
+    CUDA device; head_dim 64 or 128 (256 and fp8 have no backward yet).
+    Returns dq in q's shape, dk and dv in k's, contiguous, in q's dtype.
+    Deterministic: the same inputs give the same bits. Inputs whose
+    layout TMA cannot read are copied first (as fmha.attention does).
+
+    Compiles (once per dtype, head dim, mask and scale; cached on disk)
+    and launches the backward's kernels in order on the current stream.
+    Works under ``torch.compile(fullgraph=True)`` (custom op
+    ``fmha::attention_backward``). Raises ValueError or TypeError naming a
+    wrong shape, dtype, device, head dim, window or scale before anything
+    is launched.
+    """
+    torch = _ops._torch(WHAT)
+    if isinstance(scale, int) and not isinstance(scale, bool):
+        scale = float(scale)
+    if isinstance(window, list):
+        window = tuple(window)
+    if window is None or type(window) is tuple:
+        grads = backward_fast(torch, q, k, v, o, do, lse, causal, window,
+                              scale)
+        if grads is not None:
+            return grads
+    return torch.ops.fmha.attention_backward(
+        q, k, v, o, do, lse, causal, None if window is None else list(window),
+        scale)
+
+
+def define(torch: Any) -> None:
+    """Defines the custom op ``fmha::attention_backward`` and its fake
+    implementation (for torch.compile)."""
+    Tensor = torch.Tensor
+
+    @torch.library.custom_op("fmha::attention_backward", mutates_args=())
+    def attention_backward(q: Tensor, k: Tensor, v: Tensor, o: Tensor,
+                           do: Tensor, lse: Tensor, causal: bool,
+                           window: Optional[list[int]],
+                           scale: Optional[float]) -> tuple[Tensor, Tensor,
+                                                            Tensor]:
+        return backward_impl(q, k, v, o, do, lse, causal, window, scale)
+
+    @attention_backward.register_fake
+    def _(q, k, v, o, do, lse, causal, window, scale):
+        check_tensors(torch, {"q": q, "k": k, "v": v, "o": o, "do": do,
+                              "lse": lse}, causal, window, scale)
+        return outputs(torch, q, k)
+
+
+def needs_grad(torch: Any, *tensors: Any) -> bool:
+    """Whether autograd records a call on ``tensors`` (grad mode on and one
+    of them requires a gradient)."""
+    return torch.is_grad_enabled() and any(
+        getattr(t, "requires_grad", False) for t in tensors)
+
+
+def reject_grad(torch: Any, what: str, why: str, *tensors: Any) -> None:
+    """Raises at forward time when a call of ``what`` that has no backward
+    (``why`` says which case) would be recorded by autograd, rather than
+    failing at backward time."""
+    if needs_grad(torch, *tensors):
+        raise NotImplementedError(
+            f"{what}: {why} has no backward yet (fmha.attention with "
+            f"bf16/f16 inputs and head_dim "
+            f"{' or '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))} has "
+            f"one); call it under torch.no_grad() or on tensors that do "
+            f"not require grad")
+
+
+def check_grad_supported(torch: Any, q: Any, k: Any, v: Any) -> None:
+    """fmha.attention's check, before its forward runs, that a call
+    autograd records has a backward (its head dim)."""
+    if needs_grad(torch, q, k, v) and q.dim() == 4 and \
+            q.shape[3] not in ATTENTION_BACKWARD_HEAD_DIMS:
+        reject_grad(torch, "fmha.attention", f"head_dim {q.shape[3]}", q, k,
+                    v)
+
+
+def register_autograd(torch: Any, attention_op: Any) -> None:
+    """The autograd formula of the custom op ``fmha::attention``."""
+
+    def setup_context(ctx: Any, inputs: tuple, output: tuple) -> None:
+        q, k, v, causal, window, scale, return_lse = inputs
+        o, lse = output
+        ctx.mark_non_differentiable(lse)
+        head_dim = q.shape[3]
+        if head_dim not in ATTENTION_BACKWARD_HEAD_DIMS:
+            # At forward time: autograd records this call.
+            raise NotImplementedError(
+                f"fmha.attention: head_dim {head_dim} has no backward yet "
+                f"(head dims "
+                f"{', '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))}); "
+                f"call it under torch.no_grad() for inference")
+        ctx.options = (causal, window, scale)
+        # Without return_lse the forward kept no lse (fmha.attention asks
+        # for it when a gradient is needed; a direct call of the op may
+        # not): the backward recomputes it.
+        ctx.has_lse = return_lse
+        ctx.save_for_backward(q, k, v, o, lse if return_lse else None)
+
+    def backward(ctx: Any, grad_o: Any, grad_lse: Any) -> tuple:
+        q, k, v, o, lse = ctx.saved_tensors
+        causal, window, scale = ctx.options
+        if not ctx.has_lse:
+            o, lse = torch.ops.fmha.attention(q, k, v, causal, window,
+                                              scale, True)
+        grad_o = grad_o.to(q.dtype)
+        wtuple = None if window is None else tuple(window)
+        grads = backward_fast(torch, q, k, v, o, grad_o, lse, causal, wtuple,
+                              scale)
+        if grads is None:
+            grads = torch.ops.fmha.attention_backward(
+                q, k, v, o, grad_o, lse, causal, window, scale)
+        dq, dk, dv = grads
+        return (dq if ctx.needs_input_grad[0] else None,
+                dk if ctx.needs_input_grad[1] else None,
+                dv if ctx.needs_input_grad[2] else None,
+                None, None, None, None)
+
+    attention_op.register_autograd(backward, setup_context=setup_context)
