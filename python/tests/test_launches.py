@@ -2,9 +2,10 @@
 parsing, one Kernel running every launch in order on one stream, scratch
 tensors shared by the launches, and bound launches covering them all,
 with a fake driver. The data file is the manifest the compiler writes for
-fmha.attention_backward's prep and post kernels."""
+fmha.attention_backward (bf16, head dim 128): its prep, dK/dV and dQ
+kernels."""
 
-import copy
+import ctypes
 import unittest
 
 from fmha.runtime.errors import ManifestError
@@ -13,51 +14,36 @@ from fmha.runtime.manifest import load_manifest, parse_manifest
 
 from .fakes import FakeDriver, data_path, load_data, view
 
-PREP_POST = "attention-backward-prep-post.json"
+BACKWARD = "attention-backward.json"
 
 
-def tensors(kernel, B=2, H=4, SQ=300, D=128, base=0x10000):
-    """The caller's tensors and the scratch tensors of the prep/post
+def tensors(kernel, B=2, H=4, SQ=300, SK=200, D=128, base=0x10000):
+    """The caller's tensors and the scratch tensors of the backward's
     manifest, at distinct aligned addresses."""
-    t = {"o": view((B, H, SQ, D), ptr=base),
-         "do": view((B, H, SQ, D), ptr=base + 0x1000000),
-         "lse": view((B, H, SQ), "f32", ptr=base + 0x2000000),
-         "dq": view((B, H, SQ, D), ptr=base + 0x3000000)}
-    if "q" in kernel.manifest.tensors:
-        t["q"] = view((B, H, SQ, D), ptr=base + 0x3800000)
+    t = {}
+    shapes = {"q": (B, H, SQ, D), "k": (B, H, SK, D), "v": (B, H, SK, D),
+              "o": (B, H, SQ, D), "do": (B, H, SQ, D), "lse": (B, H, SQ),
+              "dq": (B, H, SQ, D), "dk": (B, H, SK, D), "dv": (B, H, SK, D)}
+    for i, (name, shape) in enumerate(shapes.items()):
+        t[name] = view(shape, "f32" if name == "lse" else "bf16",
+                       ptr=base + 0x1000000 * i)
     specs = kernel.scratch_shapes({n: v.shape for n, v in t.items()})
     for i, (name, (shape, _, dtype)) in enumerate(specs.items()):
-        t[name] = view(shape, dtype, ptr=base + 0x4000000 * (i + 2))
+        t[name] = view(shape, dtype, ptr=base + 0x40000000 * (i + 1))
     return t
-
-
-def with_main(data):
-    """The prep/post manifest with a third launch between them that reads
-    q by TMA (as the main kernels will)."""
-    data = copy.deepcopy(data)
-    data["tensors"]["q"] = {"shape": ["B", "H", "SQ", 128], "dtype": "bf16",
-                            "role": "input"}
-    main = copy.deepcopy(data["launches"][0])
-    main.update(entry="main", block=[384, 1, 1], dynamic_smem=100000,
-                params=[{"kind": "tensor_map", "tensor": "q",
-                         "box": [64, 64], "swizzle": 128},
-                        {"kind": "memref", "tensor": "d_lse"},
-                        {"kind": "scalar", "dtype": "i32", "value": "SQ"}],
-                grid=[{"ceildiv": ["SQ", 128]}, "H", "B"])
-    data["launches"].insert(1, main)
-    return data
 
 
 class ParseTest(unittest.TestCase):
     def test_compiler_manifest(self):
-        m = load_manifest(data_path(PREP_POST))
+        m = load_manifest(data_path(BACKWARD))
         self.assertEqual([s.entry for s in m.steps],
                          ["attention_backward_bf16_d128_prep",
-                          "attention_backward_bf16_d128_post"])
+                          "attention_backward_bf16_d128_dkdv",
+                          "attention_backward_bf16_d128_dq"])
         self.assertEqual(m.entry, m.steps[0].entry)
         self.assertEqual([t for t, s in m.tensors.items() if s.scratch],
-                         ["d_lse", "dq_acc"])
-        self.assertEqual(len(m.all_params()), 7)
+                         ["d_lse"])
+        self.assertEqual(len(m.all_params()), 4 + 12 + 11)
 
     def test_single_kernel_manifest_has_one_step(self):
         m = load_manifest(data_path("ws-row-sum.json"))
@@ -67,7 +53,7 @@ class ParseTest(unittest.TestCase):
                          (m.entry, m.params, m.grid))
 
     def check(self, pattern, mutate):
-        data = load_data(PREP_POST)
+        data = load_data(BACKWARD)
         mutate(data)
         with self.assertRaisesRegex(ManifestError, "^m.json: " + pattern):
             parse_manifest(data, source="m.json")
@@ -94,7 +80,7 @@ class ParseTest(unittest.TestCase):
 class LaunchTest(unittest.TestCase):
     def setUp(self):
         self.driver = FakeDriver()
-        self.kernel = Kernel(load_manifest(data_path(PREP_POST)), b"CUBIN",
+        self.kernel = Kernel(load_manifest(data_path(BACKWARD)), b"CUBIN",
                              self.driver)
 
     def launches(self):
@@ -102,33 +88,30 @@ class LaunchTest(unittest.TestCase):
 
     def test_scratch_shapes(self):
         shapes = self.kernel.scratch_shapes(
-            {"o": (2, 4, 300, 128), "do": (2, 4, 300, 128),
-             "lse": (2, 4, 300), "dq": (2, 4, 300, 128)})
-        self.assertEqual(shapes, {
-            "d_lse": ((2, 4, 2, 320), "scratch", "f32"),
-            "dq_acc": ((2, 4, 300, 128), "scratch", "f32")})
-        self.assertEqual(self.kernel.scratch_names, ("d_lse", "dq_acc"))
+            {n: v.shape for n, v in tensors(self.kernel).items()
+             if n != "d_lse"})
+        self.assertEqual(shapes, {"d_lse": ((2, 4, 2, 320), "scratch", "f32")})
+        self.assertEqual(self.kernel.scratch_names, ("d_lse",))
 
     def test_launches_in_order_on_one_stream(self):
         t = tensors(self.kernel)
         self.kernel.launch(t, stream=5)
-        prep, post = self.launches()
-        self.assertEqual([c[0] for c in self.driver.calls
-                          if c[0] == "get_function"], ["get_function"] * 2)
+        prep, dkdv, dq = self.launches()
         entries = [c[1] for c in self.driver.calls
                    if c[0] == "get_function"]
         self.assertEqual(entries, [s.entry for s in
                                    self.kernel.manifest.steps])
         self.assertEqual(prep[2], (5, 4, 2))  # ceildiv(300, 64), H, B
-        self.assertEqual(post[2], (5, 4, 2))
-        self.assertEqual((prep[5], post[5]), (5, 5))
-        # prep: 5 memrefs of ranks 4, 4, 3, 4, 4; post: 2 of rank 4.
-        self.assertEqual(len(prep[6]), 3 * 5 + 2 * (4 + 4 + 3 + 4 + 4))
-        self.assertEqual(len(post[6]), 3 * 2 + 2 * (4 + 4))
+        self.assertEqual(dkdv[2], (2, 4, 2))  # ceildiv(200, 128), HKV, B
+        self.assertEqual(dq[2], (3, 4, 2))  # ceildiv(300, 128), H, B
+        self.assertEqual((dkdv[3], dkdv[4]), ((384, 1, 1), 131120))
+        self.assertEqual((prep[5], dkdv[5], dq[5]), (5, 5, 5))
+        # prep: 4 memrefs of ranks 4, 4, 3, 4.
+        self.assertEqual(len(prep[6]), 3 * 4 + 2 * (4 + 4 + 3 + 4))
         # A second call on the same tensors reuses the prepared launches.
         self.kernel.launch(t, stream=6)
-        self.assertEqual(len(self.launches()), 4)
-        self.assertEqual([c[5] for c in self.launches()[2:]], [6, 6])
+        self.assertEqual(len(self.launches()), 6)
+        self.assertEqual([c[5] for c in self.launches()[3:]], [6, 6, 6])
         self.assertEqual(self.kernel.cache_info()["launches"]["hits"], 1)
 
     def test_scratch_shape_checked(self):
@@ -143,53 +126,46 @@ class LaunchTest(unittest.TestCase):
 
     def test_bound_launch_runs_every_launch(self):
         t = tensors(self.kernel)
-        order = ("o", "do", "lse", "dq", "d_lse", "dq_acc")
+        order = tuple(t)
         bound = self.kernel.bind(t, order=order)
         self.assertEqual(self.launches(), [])
         ptrs = tuple(t[n].data_ptr for n in order)
         bound.run(ptrs, 3)
-        prep, post = self.launches()
-        self.assertEqual((prep[5], post[5]), (3, 3))
-        # dq_acc moves: its address changes in both launches' parameters.
-        import ctypes
-        moved = ptrs[:5] + (0x990000000,)
+        self.assertEqual([c[5] for c in self.launches()], [3, 3, 3])
+        # d_lse moves: its address changes in every launch's parameters
+        # (a memref's allocated and aligned pointers).
+        moved = ptrs[:-1] + (0x990000000,)
         bound.run(moved, 3)
-        prep, post = self.launches()[2:]
 
         def values(params):
             return [ctypes.c_uint64.from_address(params[i]).value
                     for i in range(len(params))]
-        self.assertEqual(values(prep[6]).count(0x990000000), 2)
-        self.assertEqual(values(post[6])[:2], [0x990000000] * 2)
+        for launch in self.launches()[3:]:
+            self.assertEqual(values(launch[6]).count(0x990000000), 2)
 
     def test_tma_rules_from_any_launch(self):
-        kernel = Kernel(parse_manifest(with_main(load_data(PREP_POST))),
-                        b"CUBIN", self.driver)
-        t = tensors(kernel)
+        t = tensors(self.kernel)
         good = t["q"]
         t["q"] = view((2, 4, 300, 128), strides=(4 * 300 * 128, 300 * 128,
                                                  128, 2), ptr=0x7000000)
         with self.assertRaisesRegex(ValueError, "tensor 'q' must be "
                                     "contiguous in its innermost"):
-            kernel.launch(t)
+            self.kernel.launch(t)
+        self.assertEqual(self.launches(), [])
         t["q"] = good
-        kernel.launch(t)
-        prep, main, post = self.launches()
-        self.assertEqual(main[2], (3, 4, 2))
-        self.assertEqual(main[3], (384, 1, 1))
-        self.assertEqual(main[4], 100000)
-        self.assertIn(("set_max_dynamic_smem", 0xF00, 100000),
+        self.kernel.launch(t)
+        self.assertEqual(len(self.launches()), 3)
+        self.assertIn(("set_max_dynamic_smem", 0xF00, 131120),
                       self.driver.calls)
-        self.assertEqual(len(self.driver.encoded), 1)
 
     def test_grid_error_names_the_launch(self):
-        data = load_data(PREP_POST)
-        data["launches"][1]["grid"] = [{"ceildiv": ["SQ", 64]}, "H",
+        data = load_data(BACKWARD)
+        data["launches"][1]["grid"] = [{"ceildiv": ["SK", 128]}, "HKV",
                                        {"mul": ["B", 100000]}]
         kernel = Kernel(parse_manifest(data), b"CUBIN", self.driver)
         with self.assertRaisesRegex(ValueError, "kernel 'attention_backward_"
                                     "bf16_d128' launch 'attention_backward_"
-                                    "bf16_d128_post': grid z"):
+                                    "bf16_d128_dkdv': grid z"):
             kernel.launch(tensors(kernel))
         self.assertEqual(self.launches(), [])
 
