@@ -20,7 +20,6 @@ own SDPA kernels.
 Imports PyTorch only inside functions.
 """
 
-from __future__ import annotations
 
 from typing import Any, Optional
 
