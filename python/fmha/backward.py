@@ -154,8 +154,9 @@ def _kernel(torch: Any, q: Any, causal: bool, window: Optional[list],
 
 
 def _dense(t: Any) -> Any:
-    """``t``, or a contiguous copy when its rows are not dense (``lse`` is
-    read with plain loads at row-major offsets)."""
+    """``t``, or a contiguous copy when its rows are not dense (``o``,
+    ``do`` and ``lse`` are read by the prep kernel with plain loads at
+    row-major offsets)."""
     return t if t.is_contiguous() else t.contiguous()
 
 
@@ -181,8 +182,9 @@ def backward_impl(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
         # No query or no key: the gradients that exist are zeros (a
         # tensor map cannot be empty).
         return dq.zero_(), dk.zero_(), dv.zero_()
-    tensors = {n: _tma_ready_nd(t) for n, t in given.items() if n != "lse"}
-    tensors.update(lse=_dense(lse), dq=dq, dk=dk, dv=dv)
+    tensors = {n: _tma_ready_nd(given[n]) for n in ("q", "k", "v")}
+    tensors.update(o=_dense(o), do=_dense(do), lse=_dense(lse), dq=dq, dk=dk,
+                   dv=dv)
     with _on_device(torch, q.device):
         kernel = _kernel(torch, q, causal, window, scale)
         tensors = _launch_tensors(kernel, tensors)
@@ -226,8 +228,8 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
     if bound is None:
         if (device.type != "cuda" or device.index != get_device()
                 or any(t.dim() == 0 or 0 in t.shape for t in args)
-                or not all(torch_ops._tma_layout(t) for t in args[:5])
-                or not lse.is_contiguous()):
+                or not all(torch_ops._tma_layout(t) for t in args[:3])
+                or not all(t.is_contiguous() for t in args[3:])):
             return None
         given = dict(zip(_TENSORS, args))
         check_tensors(torch, given, causal,
