@@ -667,7 +667,8 @@ class AttentionBackwardSpec(_Spec):
     ``causal``, ``window=(left, right)`` and ``scale`` (default
     ``1/sqrt(head_dim)``) must be those of the forward whose ``o`` and
     ``lse`` are given. ``tile=(block_m, block_n)``: query rows per step
-    and keys per CTA of the main kernels (None: the compiler's default).
+    of the dK/dV kernel, and its keys per CTA (None: the compiler's
+    default).
     sm_90a only.
     """
 
