@@ -41,7 +41,8 @@
 // group's heads (causal: from the first block whose diagonal reaches the
 // CTA's keys) carrying dV and dK of each consumer; Q, dO, D and lse2 per
 // step; S^T = K Q^T, P^T = 2^(c S^T - lse2) (masked where the tile needs
-// it), dP^T = V dO^T, dS^T = P^T (dP^T - D), dV += P^T dO, dK += dS^T Q.
+// it), dP^T = V dO^T, dS^T = P^T (dP^T - D), dV += P^T dO, dK += dS^T Q,
+// the dots asynchronous, dV and dK issued together.
 // CHECK: gpu.func @bwd_dkdv(%[[Q:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[V:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DOD:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DL:.+]]: memref<?x?x2x?xf32>, %[[DK:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DV:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}: i32, %[[H:.+]]: i32, %[[HKV:.+]]: i32, %[[SQ:.+]]: i32, %[[SK:.+]]: i32) kernel
 // CHECK-SAME: fmha.consumer_registers = 240 : i64
 // CHECK-SAME: fmha.grid = [{ceildiv = ["SK", 128]}, "HKV", "B"]
@@ -60,9 +61,11 @@
 // CHECK:   %[[DOT:.+]] = tile.load %[[DOD]][%[[B]], %[[HEAD]], %[[M0]], %{{.+}}]
 // CHECK:   %[[DROW:.+]] = tile.load_direct %[[DL]][%[[B]], %[[HEAD]], %c0_i32, %[[M0]]] : memref<?x?x2x?xf32> -> tensor<64xf32>
 // CHECK:   %[[LROW:.+]] = tile.load_direct %[[DL]][%[[B]], %[[HEAD]], %c1_i32, %[[M0]]] : memref<?x?x2x?xf32> -> tensor<64xf32>
-// CHECK:   %[[ST:.+]] = tile.dot %[[K0]], %[[QT]], %{{.+}} {transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+// CHECK:   %[[ST:.+]] = tile.dot %[[K0]], %[[QT]], %{{.+}} {async, transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+// CHECK:   %[[ST1:.+]] = tile.dot %[[K1]], %[[QT]], %{{.+}} {async, transpose_b}
+// CHECK:   %[[STW:.+]] = tile.dot_wait %[[ST]] pending 0
 // CHECK:   tile.broadcast %{{.+}} axis 0 : tensor<64xf32> -> tensor<64x64xf32>
-// CHECK:   math.fma %[[ST]]
+// CHECK:   math.fma %[[STW]]
 // CHECK:   %[[E:.+]] = math.exp2
 // CHECK:   %[[PT:.+]] = scf.if %{{.+}} -> (tensor<64x64xf32>) {
 // CHECK:     tile.iota axis 1 : tensor<64x64xi32>
@@ -70,16 +73,19 @@
 // CHECK:     arith.select %{{.+}}, %[[E]], %{{.+}} : tensor<64x64xi1>, tensor<64x64xf32>
 // CHECK:   } else {
 // CHECK:     scf.yield %[[E]]
-// CHECK:   %[[DPT:.+]] = tile.dot %[[V0]], %[[DOT]], %{{.+}} {transpose_b}
+// At head dim 128, dP^T is issued once P^T is computed (registers).
+// CHECK:   %[[DPT:.+]] = tile.dot %[[V0]], %[[DOT]], %{{.+}} {async, transpose_b}
+// CHECK:   tile.dot_wait %[[DPT]] pending 0
 // CHECK:   tile.broadcast %[[DROW]] axis 0
 // CHECK:   %[[DST:.+]] = arith.mulf %[[PT]], %{{.+}} : tensor<64x64xf32>
 // CHECK:   %[[PB:.+]] = arith.truncf %[[PT]] : tensor<64x64xf32> to tensor<64x64xbf16>
-// CHECK:   %[[NDV0:.+]] = tile.dot %[[PB]], %[[DOT]], %[[DV0]] : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+// CHECK:   %[[NDV0:.+]] = tile.dot %[[PB]], %[[DOT]], %[[DV0]] {async} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
 // CHECK:   %[[DSB:.+]] = arith.truncf %[[DST]]
-// CHECK:   %[[NDK0:.+]] = tile.dot %[[DSB]], %[[QT]], %[[DK0]] : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
-// CHECK:   tile.dot %[[K1]], %[[QT]], %{{.+}} {transpose_b}
-// CHECK:   tile.dot %[[V1]], %[[DOT]], %{{.+}} {transpose_b}
-// CHECK:   scf.yield %[[NDV0]], %[[NDK0]], %{{.+}}, %{{.+}}
+// CHECK:   %[[NDK0:.+]] = tile.dot %[[DSB]], %[[QT]], %[[DK0]] {async} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+// CHECK:   %[[W0:.+]]:2 = tile.dot_wait %[[NDV0]], %[[NDK0]] pending 0
+// CHECK:   tile.dot_wait %[[ST1]] pending 0
+// CHECK:   tile.dot %[[V1]], %[[DOT]], %{{.+}} {async, transpose_b}
+// CHECK:   scf.yield %[[W0]]#0, %[[W0]]#1, %{{.+}}, %{{.+}}
 // dK = c dS^T Q (the default scale 1/sqrt(128)) and dV, rounded, by TMA.
 // CHECK: %[[SK0:.+]] = arith.mulf %[[R]]#1, %{{.+}} : tensor<64x128xf32>
 // CHECK: %[[TK0:.+]] = arith.truncf %[[SK0]]
@@ -92,7 +98,8 @@
 // The dQ kernel: a CTA per 2 x 64 query rows of one head; Q, dO, D and
 // lse2 of each consumer's rows loaded once; a loop over the key blocks of
 // 64 (causal: up to the diagonal of the CTA's last row) carrying dQ of each
-// consumer: S = Q K^T, P, dP = dO V^T, dS, dQ += dS K.
+// consumer: S = Q K^T and dP = dO V^T issued together, P computed while
+// dP runs, dS, dQ += dS K.
 // CHECK: gpu.func @bwd_dq(%[[QQ:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[KK:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[VV:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DOO:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DLL:.+]]: memref<?x?x2x?xf32>, %[[DQ:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32) kernel
 // CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 128]}, "H", "B"]
 // CHECK: %[[QH:.+]] = tile.program_id y : i32
@@ -104,16 +111,19 @@
 // CHECK: %[[QR:.+]]:2 = scf.for %{{.+}} iter_args(%[[DQ0:.+]] = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<64x128xf32>, tensor<64x128xf32>)
 // CHECK:   %[[KT:.+]] = tile.load %[[KK]][%[[QB]], %{{.+}}, %[[KN0:.+]], %{{.+}}]
 // CHECK:   %[[VT:.+]] = tile.load %[[VV]][%[[QB]], %{{.+}}, %[[KN0]], %{{.+}}]
-// CHECK:   %[[S:.+]] = tile.dot %[[Q0]], %[[KT]], %{{.+}} {transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+// CHECK:   %[[S:.+]] = tile.dot %[[Q0]], %[[KT]], %{{.+}} {async, transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+// CHECK:   %[[DP:.+]] = tile.dot %[[DO0]], %[[VT]], %{{.+}} {async, transpose_b}
+// CHECK:   %[[SW:.+]] = tile.dot_wait %[[S]] pending 1
 // CHECK:   tile.broadcast %{{.+}} axis 1 : tensor<64xf32> -> tensor<64x64xf32>
-// CHECK:   math.fma %[[S]]
+// CHECK:   math.fma %[[SW]]
 // CHECK:   %[[P:.+]] = scf.if
-// CHECK:   %[[DP:.+]] = tile.dot %[[DO0]], %[[VT]], %{{.+}} {transpose_b}
+// CHECK:   tile.dot_wait %[[DP]] pending 0
 // CHECK:   tile.broadcast %[[D0]] axis 1
 // CHECK:   %[[DS:.+]] = arith.mulf %[[P]], %{{.+}} : tensor<64x64xf32>
 // CHECK:   %[[DSB2:.+]] = arith.truncf %[[DS]]
-// CHECK:   %[[NDQ0:.+]] = tile.dot %[[DSB2]], %[[KT]], %[[DQ0]] : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
-// CHECK:   scf.yield %[[NDQ0]], %{{.+}}
+// CHECK:   %[[NDQ0:.+]] = tile.dot %[[DSB2]], %[[KT]], %[[DQ0]] {async} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+// CHECK:   %[[WQ:.+]] = tile.dot_wait %[[NDQ0]] pending 0
+// CHECK:   scf.yield %[[WQ]], %{{.+}}
 // CHECK: %[[SQ0:.+]] = arith.mulf %[[QR]]#0, %{{.+}} : tensor<64x128xf32>
 // CHECK: %[[TQ0:.+]] = arith.truncf %[[SQ0]]
 // CHECK: tile.store %[[DQ]][%[[QB]], %[[QH]], %[[M00]], %{{.+}}], %[[TQ0]]
@@ -142,7 +152,10 @@ fmha.attention_backward @bwd (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
 // CHECK: arith.constant 16 : i32
 // CHECK: arith.minsi
 // CHECK: scf.for
-// CHECK: tile.dot {{.+}} {transpose_b} : tensor<64x64xf16>, tensor<32x64xf16>, tensor<64x32xf32>
+// At head dim 64 both consumers' S^T and dP^T are issued first.
+// CHECK: %[[S0:.+]] = tile.dot {{.+}} {async, transpose_b} : tensor<64x64xf16>, tensor<32x64xf16>, tensor<64x32xf32>
+// CHECK-COUNT-3: tile.dot {{.+}} {async, transpose_b} : tensor<64x64xf16>, tensor<32x64xf16>, tensor<64x32xf32>
+// CHECK: tile.dot_wait %[[S0]] pending 1
 // CHECK: arith.constant 1.250000e-01 : f32
 // CHECK: arith.truncf {{.+}} : tensor<64x64xf32> to tensor<64x64xf16>
 // CHECK: gpu.func @bwd_static_dq

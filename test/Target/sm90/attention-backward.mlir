@@ -39,20 +39,24 @@
 // CHECK: st.global.b32
 // The dK/dV kernel: S^T and dP^T (64 keys x 64 queries, A and B from
 // shared memory), dV and dK (64 keys x 128, A = P^T and dS^T from
-// registers), dK and dV out by TMA.
+// registers, issued together), dK and dV out by TMA. At head dim 128
+// dP^T does not overlap P^T (registers): every wait is for all dots.
 // CHECK-LABEL: .entry bwd_dkdv(
 // CHECK: setmaxnreg.dec.sync.aligned.u32
 // CHECK: setmaxnreg.inc.sync.aligned.u32 {{.*}}240
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}
-// CHECK: ex2.approx
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{].*[}]}}, {{[{]}}%r{{.*[}]}}, %rd{{[0-9]+}}
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}
+// CHECK-DAG: ex2.approx
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{].*[}]}}, {{[{]}}%r{{.*[}]}}, %rd{{[0-9]+}}
+// CHECK-DAG: wgmma.wait_group.sync.aligned {{.*}}0
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // The dQ kernel: S and dP (64 queries x 64 keys), dQ (64 x 128, A = dS
 // from registers, B = K read MN-major), dQ out by TMA.
 // CHECK-LABEL: .entry bwd_dq(
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}
-// CHECK: ex2.approx
-// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{].*[}]}}, {{[{]}}%r{{.*[}]}}, %rd{{[0-9]+}}
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}
+// CHECK-DAG: ex2.approx
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{].*[}]}}, {{[{]}}%r{{.*[}]}}, %rd{{[0-9]+}}
+// S then dP issued back to back; S waited for with dP still running.
+// CHECK-DAG: wgmma.wait_group.sync.aligned {{.*}}1
 // CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 
 // The manifest: the tensors of all launches once (the scratch d_lse among
@@ -87,8 +91,10 @@
 // D64-LABEL: .entry bwd_d64_prep(
 // D64: @p ld.global.v4.b32
 // D64: shfl.sync.bfly.b32
+// At head dim 64 dP^T runs while P^T is computed.
 // D64-LABEL: .entry bwd_d64_dkdv(
-// D64: wgmma.mma_async.sync.aligned.m64n64k16.f32.{{b?f16}}.{{b?f16}}
+// D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.{{b?f16}}.{{b?f16}}
+// D64-DAG: wgmma.wait_group.sync.aligned {{.*}}1
 // D64-LABEL: .entry bwd_d64_dq(
 // D64: wgmma.mma_async.sync.aligned.m64n64k16.f32.{{b?f16}}.{{b?f16}}
 

@@ -217,6 +217,12 @@ int64_t AttentionBackwardOp::getKeyGradRegisters() {
   return consumerRegisters(knownHeadDim(*this), 2, getBlockM());
 }
 
+bool AttentionBackwardOp::overlapsKeyGradProducts() {
+  // One more 64 x block_m fp32 product in flight.
+  int64_t extra = kConsumerRows * getBlockM() / limits::kWarpgroupThreads;
+  return getKeyGradRegisters() + extra <= limits::kSm90MaxConsumerRegisters;
+}
+
 int64_t AttentionBackwardOp::getQueryGradRegisters() {
   return consumerRegisters(knownHeadDim(*this), 1, kQueryGradKeys);
 }

@@ -116,6 +116,18 @@ private:
   Value probabilities(Value s, Value lse2, unsigned lseAxis);
   /// dS = P * (dP - D), D broadcast along `axis`.
   Value scoreGrads(Value p, Value dp, Value d, unsigned axis);
+  /// An asynchronous `a @ b + acc` (`transposeB`: b is [N, K]).
+  Value issueDot(Value a, Value bTile, Value acc, bool transposeB) {
+    UnitAttr unit = b.getUnitAttr();
+    return tile::DotOp::create(b, loc, a, bTile, acc, UnitAttr(),
+                               transposeB ? unit : UnitAttr(), unit);
+  }
+  /// `dot` complete, with at most `pending` newer dots of the same
+  /// threads still running.
+  Value waitFor(Value dot, int64_t pending) {
+    return tile::DotWaitOp::create(b, loc, ValueRange{dot}, pending)
+        .getResult(0);
+  }
   /// `value` rounded to the element type.
   Value narrow(Value value) {
     auto type = cast<RankedTensorType>(value.getType());
@@ -501,22 +513,34 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
                                          ValueRange{batch, head, zero, m0});
     Value lse2 = tile::LoadDirectOp::create(b, loc, vecType, dLse,
                                             ValueRange{batch, head, one, m0});
+    // Each consumer computes P^T from S^T and dS^T from dP^T, then issues
+    // dV += P^T dO and dK += dS^T Q together. Where the registers allow
+    // (op.overlapsKeyGradProducts()), dP^T is issued right after S^T and
+    // runs while P^T is computed; at head dim 128 that keeps dP^T live
+    // beside both accumulators, more registers than a consumer has.
+    bool overlap = op.overlapsKeyGradProducts();
+    SmallVector<Value> scores, gradDots;
+    for (int64_t c = 0; c < consumers; ++c) {
+      scores.push_back(issueDot(kTiles[c], qTile, zeros(sType), true));
+      if (overlap)
+        gradDots.push_back(issueDot(vTiles[c], doTile, zeros(sType), true));
+    }
     SmallVector<Value> yields;
-    UnitAttr unit = b.getUnitAttr();
     for (int64_t c = 0; c < consumers; ++c) {
       Value dvAcc = loop.getRegionIterArgs()[2 * c],
             dkAcc = loop.getRegionIterArgs()[2 * c + 1];
-      Value sT = tile::DotOp::create(b, loc, kTiles[c], qTile, zeros(sType),
-                                     UnitAttr(), unit, UnitAttr());
+      Value sT = waitFor(scores[c], overlap ? 1 : 0);
       Value pT = maskProbabilities(probabilities(sT, lse2, /*lseAxis=*/0),
                                    keyStarts[c], m0, /*keyAxis=*/0);
-      Value dpT = tile::DotOp::create(b, loc, vTiles[c], doTile, zeros(sType),
-                                      UnitAttr(), unit, UnitAttr());
+      Value dpT =
+          waitFor(overlap ? gradDots[c]
+                          : issueDot(vTiles[c], doTile, zeros(sType), true),
+                  0);
       Value dsT = scoreGrads(pT, dpT, d, /*axis=*/0);
-      yields.push_back(tile::DotOp::create(b, loc, narrow(pT), doTile, dvAcc,
-                                           UnitAttr(), UnitAttr(), UnitAttr()));
-      yields.push_back(tile::DotOp::create(b, loc, narrow(dsT), qTile, dkAcc,
-                                           UnitAttr(), UnitAttr(), UnitAttr()));
+      Value dv = issueDot(narrow(pT), doTile, dvAcc, false);
+      Value dk = issueDot(narrow(dsT), qTile, dkAcc, false);
+      auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0);
+      yields.append({done.getResult(0), done.getResult(1)});
     }
     scf::YieldOp::create(b, loc, yields);
   }
@@ -634,19 +658,22 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
         tile::LoadOp::create(b, loc, k, ValueRange{batch, kvHead, n0, zero});
     Value vTile =
         tile::LoadOp::create(b, loc, v, ValueRange{batch, kvHead, n0, zero});
-    SmallVector<Value> yields;
-    UnitAttr unit = b.getUnitAttr();
+    // As in the dK/dV kernel: S and dP back to back, P while dP runs.
+    SmallVector<Value> scores, gradDots;
     for (int64_t c = 0; c < consumers; ++c) {
-      Value s = tile::DotOp::create(b, loc, qTiles[c], kTile, zeros(sType),
-                                    UnitAttr(), unit, UnitAttr());
-      Value p = maskProbabilities(probabilities(s, lse2s[c], /*lseAxis=*/1), n0,
-                                  queryStarts[c], /*keyAxis=*/1);
-      Value dp = tile::DotOp::create(b, loc, doTiles[c], vTile, zeros(sType),
-                                     UnitAttr(), unit, UnitAttr());
+      scores.push_back(issueDot(qTiles[c], kTile, zeros(sType), true));
+      gradDots.push_back(issueDot(doTiles[c], vTile, zeros(sType), true));
+    }
+    SmallVector<Value> yields;
+    for (int64_t c = 0; c < consumers; ++c) {
+      Value sc = waitFor(scores[c], 1);
+      Value p = maskProbabilities(probabilities(sc, lse2s[c], /*lseAxis=*/1),
+                                  n0, queryStarts[c], /*keyAxis=*/1);
+      Value dp = waitFor(gradDots[c], 0);
       Value dsTile = scoreGrads(p, dp, ds[c], /*axis=*/1);
-      yields.push_back(tile::DotOp::create(b, loc, narrow(dsTile), kTile,
-                                           loop.getRegionIterArgs()[c],
-                                           UnitAttr(), UnitAttr(), UnitAttr()));
+      Value dq =
+          issueDot(narrow(dsTile), kTile, loop.getRegionIterArgs()[c], false);
+      yields.push_back(waitFor(dq, 0));
     }
     scf::YieldOp::create(b, loc, yields);
   }

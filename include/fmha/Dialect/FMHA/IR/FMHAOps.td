@@ -995,6 +995,9 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     /// Registers per consumer thread (sm_90a).
     int64_t getKeyGradRegisters();
     int64_t getQueryGradRegisters();
+    /// Whether a dK/dV consumer's registers hold dP^T beside S^T and both
+    /// accumulators, so that dP^T can run while P^T is computed.
+    bool overlapsKeyGradProducts();
   }];
 }
 
