@@ -158,7 +158,8 @@ fmha.attention_backward @bwd (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
 // CHECK: tile.dot_wait %[[S0]] pending 1
 // CHECK: arith.constant 1.250000e-01 : f32
 // CHECK: arith.truncf {{.+}} : tensor<64x64xf32> to tensor<64x64xf16>
-// CHECK: gpu.func @bwd_static_dq
+// At head dim 64 the dQ kernel steps over 128 keys at a time.
+// CHECK: gpu.func @bwd_static_dq(%{{.+}}: !tile.desc<tensor<64x64xf16>, rank = 4>, %{{.+}}: !tile.desc<tensor<128x64xf16>, rank = 4>
 // CHECK-SAME: fmha.grid = [{ceildiv = [300, 128]}, 4, 2]
 fmha.attention_backward @bwd_static (tensor<2x4x300x64xf16>,
     tensor<2x1x17x64xf16>, tensor<2x1x17x64xf16>, tensor<2x4x300x64xf16>,

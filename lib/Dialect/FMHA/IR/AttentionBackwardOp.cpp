@@ -39,6 +39,9 @@ constexpr int64_t kBlockN = 128;
 constexpr int64_t kConsumerRows = limits::kWgmmaM;
 constexpr int64_t kConsumers = kBlockN / kConsumerRows;
 constexpr int64_t kQueryGradKeys = 64;
+/// Keys per step of the dQ kernel at head dims up to 64, where its
+/// consumers' registers hold S and dP of 128 keys.
+constexpr int64_t kQueryGradKeysNarrow = 128;
 /// Slots of the rings the main kernels' loops stream through (Q and dO in
 /// the dK/dV kernel, K and V in the dQ kernel).
 constexpr int64_t kStages = 2;
@@ -130,7 +133,12 @@ int64_t AttentionBackwardOp::getBlockN() {
 
 int64_t AttentionBackwardOp::getConsumerRows() { return kConsumerRows; }
 
-int64_t AttentionBackwardOp::getQueryGradKeys() { return kQueryGradKeys; }
+int64_t AttentionBackwardOp::getQueryGradKeys() {
+  int64_t headDim = getHeadDim();
+  return !ShapedType::isDynamic(headDim) && headDim <= 64
+             ? kQueryGradKeysNarrow
+             : kQueryGradKeys;
+}
 
 int64_t AttentionBackwardOp::getStages() { return kStages; }
 
@@ -194,7 +202,7 @@ SharedMemoryUsage AttentionBackwardOp::getQueryGradSharedMemory() {
   // Q and dO of the CTA's query rows, loaded once.
   usage.addPart("Q/dO", 2, rows * headDim * bytes);
   // The ring of K and V tiles.
-  usage.addPart("K/V", 2 * kStages, kQueryGradKeys * headDim * bytes);
+  usage.addPart("K/V", 2 * kStages, getQueryGradKeys() * headDim * bytes);
   // dQ of each consumer, staged for its TMA store.
   usage.addPart("dQ", 1, rows * headDim * bytes);
   usage.mbarriers = 2 + 2 * kStages;
@@ -224,7 +232,7 @@ bool AttentionBackwardOp::overlapsKeyGradProducts() {
 }
 
 int64_t AttentionBackwardOp::getQueryGradRegisters() {
-  return consumerRegisters(knownHeadDim(*this), 1, kQueryGradKeys);
+  return consumerRegisters(knownHeadDim(*this), 1, getQueryGradKeys());
 }
 
 //===----------------------------------------------------------------------===//
