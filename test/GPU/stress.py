@@ -26,6 +26,11 @@ What it draws (docs/GPURuns.md records the runs):
   as above, the options of KVCACHE_OPTIONS, with and without lse;
 - GEMM: M, N, K 0-5000, A 2-D or 3-D, B as [N, K] or [K, N], the output
   types of GEMM_TYPES;
+- attention backward (loss.backward() through fmha.attention): shapes as
+  for attention within a smaller budget, head dims 64 and 128, the options
+  of python/tests/test_gpu_backward.py (whose kernels prepare_cache.py
+  compiles), a random upstream gradient, dq, dk and dv against the float64
+  reference within twice the error of the same algorithm in the dtype;
 - layouts for every input: contiguous, a [B, S, H, D] tensor transposed,
   views at an element offset (16-byte aligned or not), padded rows, a
   strided innermost dimension, broadcast (stride 0) dimensions, a
@@ -263,6 +268,34 @@ def draw_kvcache(rng):
             "return_lse": rng.random() < 0.5}
 
 
+def draw_backward(rng):
+    from tests.test_gpu_backward import OPTIONS
+    dtype, head_dim, causal, window, scale = rng.choice(OPTIONS)
+    heads_kv, group = count(rng, 16), count(rng, 8)
+    batch = count(rng, 8)
+    seq_q, seq_k = length(rng), length(rng)
+    # The reference keeps several float64 score tensors: a quarter of the
+    # forward's budget.
+    while True:
+        bh = batch * heads_kv * group
+        if bh * seq_q * seq_k <= MAX_SCORES // 4 and \
+                bh * (seq_q + seq_k) * head_dim <= MAX_INPUT // 4:
+            break
+        if batch > 1:
+            batch //= 2
+        elif heads_kv > 1:
+            heads_kv //= 2
+        elif group > 1:
+            group //= 2
+        else:
+            seq_q, seq_k = seq_q * 3 // 4, seq_k * 3 // 4
+    return {"kind": "backward", "dtype": dtype, "causal": causal,
+            "window": window, "scale": scale, "head_dim": head_dim,
+            "batch": batch, "heads_q": heads_kv * group,
+            "heads_kv": heads_kv, "seq_q": seq_q, "seq_k": seq_k,
+            "layouts": [rng.choice(LAYOUTS_4D) for _ in range(3)]}
+
+
 def draw_gemm(rng):
     dtype, out = rng.choice(GEMM_TYPES)
     m, n, k = length(rng), length(rng), length(rng)
@@ -407,6 +440,37 @@ def expect_attention(o, lse, ref, ref_lse, o_shape, lse_shape, dtype,
         expect(err < LSE_TOLERANCE, f"lse: max abs error {err:.3g}")
 
 
+def run_backward(case, rng, gen):
+    import fmha
+    from tests.test_gpu_backward import (backward_reference,
+                                         emulated_backward, grad_error)
+    dt = dtype_of(case["dtype"])
+    b, hq, hkv = case["batch"], case["heads_q"], case["heads_kv"]
+    sq, sk, d = case["seq_q"], case["seq_k"], case["head_dim"]
+    leaves = [make(rng, gen, shape, dt, layout).detach().requires_grad_()
+              for shape, layout in zip(((b, hq, sq, d), (b, hkv, sk, d),
+                                        (b, hkv, sk, d)), case["layouts"])]
+    q, k, v = leaves
+    do = torch.randn((b, hq, sq, d), generator=gen, device="cuda").to(dt)
+    poison_pool(q.numel() * q.element_size())
+    o = fmha.attention(q, k, v, causal=case["causal"], window=case["window"],
+                       scale=case["scale"])
+    o.backward(do)
+    torch.cuda.current_stream().synchronize()
+    args = (q.detach(), k.detach(), v.detach(), do, case["causal"],
+            case["window"], case["scale"])
+    ref, emul = backward_reference(*args), emulated_backward(*args)
+    eps = torch.finfo(dt).eps
+    for name, t, r, e in zip(("dq", "dk", "dv"), leaves, ref, emul):
+        g = t.grad
+        expect(g is not None and tuple(g.shape) == tuple(t.shape),
+               f"{name} missing or of shape {None if g is None else g.shape}")
+        expect(int(torch.isnan(g).sum()) == 0, f"{name}: NaN")
+        err, base = grad_error(g, r), grad_error(e, r)
+        expect(err <= 2 * base + eps,
+               f"{name}: error {err:.3g} above 2 x {base:.3g} + {eps:.3g}")
+
+
 def run_gemm(case, rng, gen):
     import fmha
     dt, out = dtype_of(case["dtype"]), dtype_of(case["out_dtype"])
@@ -544,8 +608,10 @@ def draw(seed, index):
     roll = rng.random()
     if roll < 0.05:
         return rng, {"kind": "bad"}
-    if roll < 0.47:
+    if roll < 0.42:
         return rng, draw_attention(rng)
+    if roll < 0.47:
+        return rng, draw_backward(rng)
     if roll < 0.55:
         return rng, draw_varlen(rng)
     return rng, draw_kvcache(rng) if roll < 0.63 else draw_gemm(rng)
@@ -571,6 +637,8 @@ def run_case(seed, index, streams):
                 run_varlen(case, rng, gen)
             elif case["kind"] == "kvcache":
                 run_kvcache(case, rng, gen)
+            elif case["kind"] == "backward":
+                run_backward(case, rng, gen)
             else:
                 run_gemm(case, rng, gen)
         return case, None
@@ -704,7 +772,7 @@ def main(argv=None):
     p.add_argument("--case", type=int, help="run only case CASE of --seed")
     p.add_argument("--kinds", type=lambda x: set(x.split(",")),
                    help="run only these kinds of case (attention, varlen, "
-                   "kvcache, "
+                   "kvcache, backward, "
                    "gemm, bad), comma-separated; the others are drawn and passed "
                    "over, so case numbers stay those of the full run")
     p.add_argument("--streams", choices=("mixed", "own", "default"),
