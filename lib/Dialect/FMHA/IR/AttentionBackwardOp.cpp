@@ -147,19 +147,11 @@ double AttentionBackwardOp::getScaleOrDefault() {
 }
 
 std::optional<int64_t> AttentionBackwardOp::getLeftWindow() {
-  std::optional<ArrayRef<int64_t>> window = getWindow();
-  if (window && window->size() == 2)
-    return (*window)[0];
-  return std::nullopt;
+  return checks::getLeftWindow(getWindow());
 }
 
 std::optional<int64_t> AttentionBackwardOp::getRightWindow() {
-  if (getCausal())
-    return 0;
-  std::optional<ArrayRef<int64_t>> window = getWindow();
-  if (window && window->size() == 2)
-    return (*window)[1];
-  return std::nullopt;
+  return checks::getRightWindow(getCausal(), getWindow());
 }
 
 int64_t AttentionBackwardOp::getPrepRows() { return kPrepRows; }

@@ -28,6 +28,22 @@ constexpr ArrayRef<StringRef> kLseDims = kAttentionLseDims;
 constexpr StringRef kWindowNames[] = {"left", "right"};
 } // namespace
 
+std::optional<int64_t>
+checks::getLeftWindow(std::optional<ArrayRef<int64_t>> window) {
+  if (window && window->size() == 2)
+    return (*window)[0];
+  return std::nullopt;
+}
+
+std::optional<int64_t>
+checks::getRightWindow(bool causal, std::optional<ArrayRef<int64_t>> window) {
+  if (causal)
+    return 0;
+  if (window && window->size() == 2)
+    return (*window)[1];
+  return std::nullopt;
+}
+
 double checks::getAttentionScale(FloatAttr scale, int64_t headDim) {
   if (scale)
     return scale.getValueAsDouble();

@@ -34,6 +34,14 @@ inline constexpr StringRef kAttentionLseDims[] = {"batch", "heads_q",
 /// the head dim is unknown or invalid).
 double getAttentionScale(FloatAttr scale, int64_t headDim);
 
+/// How many keys before the diagonal a query sees, from the `window`
+/// attribute's [left, right]; std::nullopt when unbounded.
+std::optional<int64_t> getLeftWindow(std::optional<ArrayRef<int64_t>> window);
+/// How many keys after the diagonal a query sees: 0 when `causal`, else
+/// the window's right; std::nullopt when unbounded.
+std::optional<int64_t> getRightWindow(bool causal,
+                                      std::optional<ArrayRef<int64_t>> window);
+
 /// A tensor of an attention signature, by the name the diagnostics use.
 struct AttentionTensor {
   StringRef name;

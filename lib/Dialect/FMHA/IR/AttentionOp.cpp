@@ -276,19 +276,11 @@ double AttentionOp::getScaleOrDefault() {
 }
 
 std::optional<int64_t> AttentionOp::getLeftWindow() {
-  std::optional<ArrayRef<int64_t>> window = getWindow();
-  if (window && window->size() == 2)
-    return (*window)[0];
-  return std::nullopt;
+  return checks::getLeftWindow(getWindow());
 }
 
 std::optional<int64_t> AttentionOp::getRightWindow() {
-  if (getCausal())
-    return 0;
-  std::optional<ArrayRef<int64_t>> window = getWindow();
-  if (window && window->size() == 2)
-    return (*window)[1];
-  return std::nullopt;
+  return checks::getRightWindow(getCausal(), getWindow());
 }
 
 //===----------------------------------------------------------------------===//
