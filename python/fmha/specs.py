@@ -627,14 +627,7 @@ class AttentionSpec(_Spec):
             config.append("pack_gqa")
         if self.split_kv:
             config.append("split_kv")
-        if self.causal:
-            config.append("causal")
-        if self.window is not None:
-            config.append(f"window [{self.window[0]}, {self.window[1]}]")
-        if self.scale is not None:
-            config.append(f"scale {float_literal(self.scale)}")
-        if self.tile is not None:
-            config.append(f"tile [{self.tile[0]}, {self.tile[1]}]")
+        config += _mask_config(self)
         if self.stages is not None:
             config.append(f"stages {self.stages}")
         if self.consumers is not None:
@@ -644,6 +637,21 @@ class AttentionSpec(_Spec):
         config.append(f"target {self.target}")
         return (f"fmha.attention @{self.name} {self.signature()}\n"
                 f"    {' '.join(config)}\n")
+
+
+def _mask_config(spec: Any) -> list:
+    """The mask, scale and tile keywords of an attention op's syntax, as
+    ``fmha.attention`` and ``fmha.attention_backward`` spell them."""
+    config = []
+    if spec.causal:
+        config.append("causal")
+    if spec.window is not None:
+        config.append(f"window [{spec.window[0]}, {spec.window[1]}]")
+    if spec.scale is not None:
+        config.append(f"scale {float_literal(spec.scale)}")
+    if spec.tile is not None:
+        config.append(f"tile [{spec.tile[0]}, {spec.tile[1]}]")
+    return config
 
 
 # Head dims of the attention backward's kernels (docs/Backward.md: 256
@@ -744,14 +752,7 @@ class AttentionBackwardSpec(_Spec):
         """The ``fmha.attention_backward`` op, one declaration in a
         module."""
         config = []
-        if self.causal:
-            config.append("causal")
-        if self.window is not None:
-            config.append(f"window [{self.window[0]}, {self.window[1]}]")
-        if self.scale is not None:
-            config.append(f"scale {float_literal(self.scale)}")
-        if self.tile is not None:
-            config.append(f"tile [{self.tile[0]}, {self.tile[1]}]")
+        config += _mask_config(self)
         config.append(f"target {self.target}")
         return (f"fmha.attention_backward @{self.name} {self.signature()}\n"
                 f"    {' '.join(config)}\n")
