@@ -87,8 +87,9 @@ private:
   /// tile.dot's `k_quad16` reads them, and descale factors scale the scores
   /// and O.
   bool fp8() { return op.isFp8(); }
-  /// fp8: loads scoreScale's and valueScale's descale factors.
-  void loadDescales();
+  /// fp8: loads scoreScale's and valueScale's descale factors (those of
+  /// `batch` and `kvHead` with per-head descales).
+  void loadDescales(Value batch, Value kvHead);
   /// Whether q, k, v and o are packed sequences (`varlen`).
   bool varlen() { return op.getVarlen(); }
   /// Whether K and V are caches with a length per sequence (`kvcache`), and
@@ -260,7 +261,8 @@ private:
   /// The keys the work item may see end here: seqK, or with split-KV the
   /// end of its share of the key range.
   Value keyLimit;
-  /// fp8: the descale factors (1-d f32 buffers of one value each).
+  /// fp8: the descale factors (f32 buffers of one value each, or
+  /// [batch, heads_kv]).
   Value descaleQ, descaleK, descaleV;
   /// The factor of the raw scores in the base-2 softmax: scale * log2(e),
   /// times descale_q * descale_k with fp8 inputs (loaded per query tile).
@@ -334,9 +336,12 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
     // v transposed, its keys padded to whole groups of 16 (SKV).
     Attribute keys = contract.size(op.getValueType().getDimSize(3), "SKV");
     contract.tensor("v", {batch, headsKV, d, keys}, dtype, /*output=*/false);
+    // The descales: [1], or [batch, heads_kv] per sequence and KV head.
+    SmallVector<Attribute> descale = {contract.integer(1)};
+    if (op.hasHeadDescales())
+      descale = {batch, headsKV};
     for (StringRef name : {"descale_q", "descale_k", "descale_v"})
-      contract.tensor(name, {contract.integer(1)}, b.getF32Type(),
-                      /*output=*/false);
+      contract.tensor(name, descale, b.getF32Type(), /*output=*/false);
   } else {
     contract.tensor("v", {batch, headsKV, sk, d}, dtype, /*output=*/false);
   }
@@ -508,14 +513,23 @@ SmallVector<Value> AttentionBuilder::valueCoords(Value batch, Value kvHead,
   return keyCoords(batch, kvHead, row, zero);
 }
 
-void AttentionBuilder::loadDescales() {
+void AttentionBuilder::loadDescales(Value batch, Value kvHead) {
   // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).
   scoreScale = constF32(op.getScaleOrDefault() * M_LOG2E);
   if (!fp8())
     return;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  // The factor of the tensor, or those of the work item's sequence and KV
+  // head (loaded per work item, as the tile's rows are).
+  SmallVector<Value> indices;
+  if (op.hasHeadDescales()) {
+    for (Value index : {batch, kvHead})
+      indices.push_back(
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), index));
+  } else {
+    indices.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+  }
   auto load = [&](Value buffer) -> Value {
-    return memref::LoadOp::create(b, loc, buffer, ValueRange{zero});
+    return memref::LoadOp::create(b, loc, buffer, indices);
   };
   scoreScale = arith::MulFOp::create(
       b, loc, scoreScale,
@@ -1161,7 +1175,7 @@ Value AttentionBuilder::valueProduct(Value p, Value vTile, Value acc,
 void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
                                        ArrayRef<Value> rows) {
   Value zero = constI32(0);
-  loadDescales();
+  loadDescales(batch, kvHead);
   SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
@@ -1397,7 +1411,10 @@ LogicalResult AttentionBuilder::build() {
         desc(blockM, op.getOutputElementType(), 4)};
     if (op.hasLse())
       args.push_back(MemRefType::get(SmallVector<int64_t>(3, dyn), f32));
-    args.append(3, MemRefType::get({dyn}, f32));
+    args.append(3, MemRefType::get(op.hasHeadDescales()
+                                       ? ArrayRef<int64_t>{dyn, dyn}
+                                       : ArrayRef<int64_t>{dyn},
+                                   f32));
     args.append(5, i32); // batch, heads_q, heads_kv, seq_q, seq_k
   } else {
     args = {desc(blockM, element, 4), desc(blockN, element, 4),
