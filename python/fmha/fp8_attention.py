@@ -3,7 +3,9 @@
 ``fmha.attention(q, k, v, ..., descale_q=, descale_k=, descale_v=,
 out_dtype=)`` (FlashAttention-3's argument names) computes attention of the
 dequantized inputs ``q * descale_q``, ``k * descale_k``, ``v * descale_v``
-(one f32 factor per tensor) and returns o in bf16 (or f16). The kernel
+(f32 factors: one per tensor, or one per sequence and KV head, ``[batch,
+heads_kv]``, as FlashAttention-3 takes them) and returns o in bf16 (or
+f16). The kernel
 (docs/FP8Attention.md) reads V transposed, ``[batch, heads_kv, head_dim,
 seq_k16]``, its keys padded to a multiple of 16 and permuted inside each
 group of 16 as the 8-bit wgmma reads P from registers: this module makes
@@ -99,12 +101,16 @@ def check_fp8_attention_args(q_shape: Any, k_shape: Any, v_shape: Any,
     for name, (shape, dtype, same_device) in zip(DESCALES, descales):
         if dtype != "float32":
             raise TypeError(f"{WHAT}: {name} must be float32, got {dtype}")
-        numel = 1
-        for size in shape:
-            numel *= size
-        if len(shape) > 1 or numel != 1:
-            raise ValueError(f"{WHAT}: {name} must hold one value (0-d or "
-                             f"[1]: one factor per tensor), got shape "
+        if len(shape) == 2:
+            check(shape[0] == q_shape[0] and shape[1] == k_shape[1],
+                  lambda name=name, shape=shape: (
+                      f"{WHAT}: {name} per KV head must be [batch, "
+                      f"heads_kv] = {[q_shape[0], k_shape[1]]}, got shape "
+                      f"{list(shape)}"))
+        elif len(shape) > 1 or (shape and shape[0] != 1):
+            raise ValueError(f"{WHAT}: {name} must be 0-d or [1] (one "
+                             f"factor per tensor) or [batch, heads_kv] (one "
+                             f"per sequence and KV head), got shape "
                              f"{list(shape)}")
         if not same_device:
             raise ValueError(f"{WHAT}: {name} must be on q's device")
@@ -142,6 +148,24 @@ def permute_values(torch: Any, v: Any) -> Any:
     out = permuted.permute(0, 1, 4, 2, 3).reshape(batch, heads, head_dim,
                                                   keys)
     return out.contiguous().view(v.dtype)
+
+
+def per_head_descales(descales: Sequence) -> bool:
+    """Whether a call's descales are per sequence and KV head: any of them
+    ``[batch, heads_kv]`` (shapes, or tensors)."""
+    return any(d is not None and len(tuple(getattr(d, "shape", d))) == 2
+               for d in descales)
+
+
+def kernel_descales(descales: Sequence, batch: Any, heads_kv: Any) -> tuple:
+    """The descales as the kernel takes them: all ``[1]``, or, when any is
+    per KV head, all ``[batch, heads_kv]`` (a factor per tensor
+    broadcast), contiguous float32."""
+    if not per_head_descales(descales):
+        return tuple(d.reshape(1) for d in descales)
+    return tuple(
+        (d if d.dim() == 2 else d.reshape(1, 1).expand(batch, heads_kv))
+        .contiguous() for d in descales)
 
 
 def _info(descale: Any, device: Any) -> Optional[tuple]:
@@ -193,14 +217,17 @@ def outputs(torch: Any, q: Any, out_dtype: Any, return_lse: bool) -> tuple:
 
 def spec(head_dim: int, out_dtype: str, causal: bool,
          window: Optional[tuple], scale: Optional[float], return_lse: bool,
-         target: str, config: Optional[dict] = None) -> Any:
-    """The AttentionSpec an fp8 call compiles (dynamic sizes)."""
+         target: str, config: Optional[dict] = None,
+         head_descales: bool = False) -> Any:
+    """The AttentionSpec an fp8 call compiles (dynamic sizes); descales
+    ``[batch, heads_kv]`` with ``head_descales``."""
     from .specs import AttentionSpec
     base = _ops.attention_spec("f8e4m3", head_dim, causal, window, scale,
                                return_lse, target, config)
     fields = base.to_dict()
     fields.pop("kind")
     fields["out_dtype"] = out_dtype
+    fields["head_descales"] = head_descales
     for name in ("window", "tile"):
         if fields.get(name) is not None:
             fields[name] = tuple(fields[name])
@@ -210,14 +237,14 @@ def spec(head_dim: int, out_dtype: str, causal: bool,
 def kernel_specs(head_dim: int, out_dtype: str = "bf16",
                  causal: bool = False, window: Optional[tuple] = None,
                  scale: Optional[float] = None, return_lse: bool = False,
-                 target: str = "sm_90a") -> list:
+                 target: str = "sm_90a", head_descales: bool = False) -> list:
     """Every AttentionSpec an fp8 call with these options may compile
     (the defaults and the autotuner's candidates): what a cache must hold
     for a machine without a compiler."""
     out: list = []
     for config in tuning.attention_fp8_candidates(head_dim):
         s = spec(head_dim, out_dtype, causal, window, scale, return_lse,
-                 target, config)
+                 target, config, head_descales)
         if s not in out:
             out.append(s)
     return out
@@ -228,7 +255,7 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
          window: Optional[list], scale: Optional[float],
          return_lse: bool) -> tuple:
     """The real implementation of fmha::attention_fp8 (CUDA tensors; ``vt``
-    made by permute_values)."""
+    made by permute_values; the descales as kernel_descales makes them)."""
     import torch
     from . import torch_ops
     out_dtype = torch.bfloat16 if out_dtype is None else out_dtype
@@ -243,10 +270,12 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
         o.zero_()
         lse.fill_(float("-inf"))
         return o, lse
-    tensors = {"q": q.contiguous(), "k": k.contiguous(), "v": vt,
-               "descale_q": descale_q.reshape(1),
-               "descale_k": descale_k.reshape(1),
-               "descale_v": descale_v.reshape(1), "o": o}
+    per_head = descale_q.dim() == 2
+    descales = (descale_q, descale_k, descale_v)
+    if not per_head:
+        descales = tuple(d.reshape(1) for d in descales)
+    tensors = {"q": q.contiguous(), "k": k.contiguous(), "v": vt, "o": o,
+               **dict(zip(DESCALES, descales))}
     if return_lse:
         tensors["lse"] = lse
     wkey = None if window is None else tuple(window)
@@ -259,7 +288,7 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
 
         def make_spec(config: dict) -> Any:
             return spec(int(head_dim), out_name, causal, wkey, scale,
-                        return_lse, target, config)
+                        return_lse, target, config, per_head)
 
         def run(kernel: Any) -> Any:
             fresh = dict(tensors)
@@ -269,7 +298,7 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
             return lambda: kernel.launch(fresh)
 
         key = (q.device, "fp8", out_dtype, int(head_dim), causal, wkey,
-               scale, return_lse)
+               scale, return_lse, per_head)
         kernel = torch_ops._select(
             torch, q.device, key, category, sizes, make_spec,
             tuning.attention_fp8_candidates(int(head_dim)), run)
@@ -303,11 +332,12 @@ def attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
               return_lse: bool, descale_q: Any, descale_k: Any,
               descale_v: Any, out_dtype: Any) -> Any:
     """fmha.attention's fp8 path: checks, V permuted and transposed, the
-    custom op."""
+    descales in the kernel's form, the custom op."""
     descales = (descale_q, descale_k, descale_v)
     check(torch, q, k, v, descales, out_dtype, causal, window, scale)
     vt = permute_values(torch, v)
+    dq, dk, dv = kernel_descales(descales, q.shape[0], k.shape[1])
     o, lse = torch.ops.fmha.attention_fp8(
-        q, k, vt, descale_q, descale_k, descale_v, out_dtype, causal,
+        q, k, vt, dq, dk, dv, out_dtype, causal,
         None if window is None else list(window), scale, return_lse)
     return (o, lse) if return_lse else o

@@ -524,8 +524,10 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     autograd would record them.
 
     FP8 (FlashAttention-3's arguments): q, k, v in ``torch.float8_e4m3fn``
-    with ``descale_q``, ``descale_k``, ``descale_v`` (float32, one value
-    each, positive, on q's device; all three required) compute attention of
+    with ``descale_q``, ``descale_k``, ``descale_v`` (float32, positive, on
+    q's device; all three required; each one value, 0-d or ``[1]``, or one
+    per sequence and KV head, ``[batch, heads_kv]``, as FlashAttention-3
+    takes them, a per-tensor one then broadcast) compute attention of
     ``q * descale_q``, ``k * descale_k``, ``v * descale_v``; o is bfloat16,
     or ``out_dtype`` (``torch.float16``), contiguous; P is rounded to e4m3
     for its product with V. Dense layout only (no decode path); V is copied

@@ -402,8 +402,10 @@ class AttentionSpec(_Spec):
     given transposed, ``[batch, heads_kv, head_dim, seq_k16]`` with
     ``seq_k16`` seq_k rounded up to 16 and the keys of each group of 16
     permuted (``fmha.fp8_attention.permute_values`` makes it), three more
-    inputs ``descale_q``, ``descale_k``, ``descale_v`` (``[1]`` f32 each),
-    and ``o`` in ``out_dtype`` (``"bf16"``, the default, or ``"f16"``).
+    inputs ``descale_q``, ``descale_k``, ``descale_v`` (``[1]`` f32 each,
+    or with ``head_descales=True`` ``[batch, heads_kv]``: one factor per
+    sequence and KV head, FlashAttention-3's convention), and ``o`` in
+    ``out_dtype`` (``"bf16"``, the default, or ``"f16"``).
     """
 
     dtype: str = "bf16"
@@ -428,10 +430,12 @@ class AttentionSpec(_Spec):
     pack_gqa: bool = False
     split_kv: bool = False
     out_dtype: Optional[str] = None
+    head_descales: bool = False
 
     kind = "attention"
     _later_fields = {"kvcache": False, "page_size": None, "pack_gqa": False,
-                     "split_kv": False, "out_dtype": None}
+                     "split_kv": False, "out_dtype": None,
+                     "head_descales": False}
 
     @property
     def fp8(self) -> bool:
@@ -466,7 +470,7 @@ class AttentionSpec(_Spec):
                 raise ValueError(f"page_size must be a power of two from 16 "
                                  f"to 256, got {self.page_size}")
         for flag in ("return_lse", "causal", "varlen", "kvcache", "pack_gqa",
-                     "split_kv"):
+                     "split_kv", "head_descales"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
@@ -485,12 +489,15 @@ class AttentionSpec(_Spec):
 
     def _check_fp8(self) -> None:
         """fp8: the dense layout only, o in bf16 (default) or f16; 16-bit
-        inputs take no out_dtype (o has their type)."""
+        inputs take no out_dtype (o has their type) and no descales."""
         if not self.fp8:
             if self.out_dtype is not None:
                 raise ValueError(f"out_dtype is for fp8 attention only, got "
                                  f"out_dtype={self.out_dtype!r} with dtype "
                                  f"{self.dtype!r}")
+            if self.head_descales is True:
+                raise ValueError(f"head_descales is for fp8 attention only, "
+                                 f"got dtype {self.dtype!r}")
             return
         if self.varlen is True or self.kvcache is True:
             raise ValueError("fp8 attention supports the dense layout only "
@@ -555,6 +562,8 @@ class AttentionSpec(_Spec):
             name += "_pk"
         if self.split_kv:
             name += "_skv"
+        if self.head_descales:
+            name += "_hdesc"
         if self.page_size is not None:
             name += f"_p{self.page_size}"
         return name
@@ -601,12 +610,13 @@ class AttentionSpec(_Spec):
         return f"({q}, {kv}, {kv}) -> {result}"
 
     def _fp8_signature(self, q: str, k: str) -> str:
-        """q, k, v transposed (keys padded to 16), the three descales ->
-        o in out_dtype (and lse)."""
+        """q, k, v transposed (keys padded to 16), the three descales ([1],
+        or [batch, heads_kv]) -> o in out_dtype (and lse)."""
         keys = None if self.seq_k is None else -(-self.seq_k // 16) * 16
         v = tensor_type((self.batch, self.heads_kv, self.head_dim, keys),
                         self.dtype)
-        descale = tensor_type((1,), "f32")
+        descale = tensor_type((self.batch, self.heads_kv)
+                              if self.head_descales else (1,), "f32")
         o = tensor_type((self.batch, self.heads_q, self.seq_q,
                          self.head_dim), self.out_dtype)
         result = o

@@ -68,9 +68,37 @@ class ArgsTest(unittest.TestCase):
                                     "or float16"):
             check(out="f32")
 
+    def test_head_descales(self):
+        # [batch, heads_kv], FlashAttention-3's convention (q's per KV head
+        # too); mixed with per-tensor ones (broadcast by kernel_descales).
+        heads = ((2, 2), "float32", True)
+        check(descales=(heads, heads, heads))
+        check(descales=(ONE, heads, ((), "float32", True)), causal=True)
+        self.assertTrue(fp8_attention.per_head_descales((ONE[0], (2, 2), ())))
+        self.assertFalse(fp8_attention.per_head_descales(((1,), (), (1,))))
+        self.assertFalse(fp8_attention.per_head_descales((None, None, None)))
+
+    def test_head_descale_shapes(self):
+        # Per query head instead of per KV head (GQA 8:2).
+        with self.assertRaisesRegex(ValueError, r"descale_q per KV head "
+                                    r"must be \[batch, heads_kv\] = "
+                                    r"\[2, 2\], got shape \[2, 8\]"):
+            check(descales=(((2, 8), "float32", True), ONE, ONE))
+        with self.assertRaisesRegex(ValueError, r"descale_v per KV head "
+                                    r"must be .* got shape \[1, 2\]"):
+            check(descales=(ONE, ONE, ((1, 2), "float32", True)))
+        with self.assertRaisesRegex(TypeError, "descale_k must be float32"):
+            check(descales=(ONE, ((2, 2), "float16", True), ONE))
+        with self.assertRaisesRegex(ValueError, r"descale_q must be 0-d or "
+                                    r"\[1\] .* or \[batch, heads_kv\]"):
+            check(descales=(((2, 2, 1), "float32", True), ONE, ONE))
+
     def test_shapes(self):
-        with self.assertRaisesRegex(ValueError, "descale_k must hold one "
-                                    "value"):
+        with self.assertRaisesRegex(ValueError, r"descale_k must be 0-d or "
+                                    r"\[1\] \(one factor per tensor\) or "
+                                    r"\[batch, heads_kv\] \(one per "
+                                    r"sequence and KV head\), got shape "
+                                    r"\[8\]"):
             check(descales=(ONE, ((8,), "float32", True), ONE))
         with self.assertRaisesRegex(ValueError, "descale_q must be on q's "
                                     "device"):
@@ -110,8 +138,34 @@ class SpecTest(unittest.TestCase):
             AttentionSpec(dtype="f8e5m2")
         self.assertEqual(AttentionSpec(dtype="f8e4m3").out_dtype, "bf16")
 
+    def test_head_descales(self):
+        spec = fp8_attention.spec(64, "bf16", False, None, None, False,
+                                  "sm_90a", head_descales=True)
+        self.assertEqual(spec.name, "attention_f8e4m3_d64_bf16_hdesc")
+        self.assertIn("tensor<?x?x64x?xf8E4M3FN>, tensor<?x?xf32>, "
+                      "tensor<?x?xf32>, tensor<?x?xf32>) -> "
+                      "tensor<?x?x?x64xbf16>", spec.to_mlir())
+        static = AttentionSpec(dtype="f8e4m3", batch=2, heads_kv=4,
+                               head_descales=True)
+        self.assertIn("tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>",
+                      static.to_mlir())
+        self.assertTrue(spec.to_dict()["head_descales"])
+        # Per-tensor kernels keep their names and cache keys.
+        per_tensor = fp8_attention.spec(64, "bf16", False, None, None,
+                                        False, "sm_90a")
+        self.assertNotIn("head_descales", per_tensor.to_dict())
+        self.assertEqual(per_tensor.name, "attention_f8e4m3_d64_bf16")
+        with self.assertRaisesRegex(ValueError, "head_descales is for fp8"):
+            AttentionSpec(head_descales=True)
+        with self.assertRaisesRegex(TypeError, "head_descales must be a "
+                                    "bool"):
+            AttentionSpec(dtype="f8e4m3", head_descales=1)
+        specs = fp8_attention.kernel_specs(128, head_descales=True)
+        self.assertTrue(specs and all(s.head_descales for s in specs))
+
     def test_16_bit_keys_unchanged(self):
         self.assertNotIn("out_dtype", AttentionSpec().to_dict())
+        self.assertNotIn("head_descales", AttentionSpec().to_dict())
 
     def test_kernel_specs(self):
         specs = fp8_attention.kernel_specs(128)
@@ -159,6 +213,30 @@ class PermuteTest(unittest.TestCase):
                                 False, None, None)
         fp8_attention.check(torch, q, q, q, (one, one, one),
                             torch.float16, False, None, None)
+        heads = torch.ones(1, 2)
+        fp8_attention.check(torch, q, q, q, (heads, one, heads), None,
+                            False, None, None)
+        with self.assertRaisesRegex(ValueError, r"descale_k per KV head must "
+                                    r"be \[batch, heads_kv\] = \[1, 2\]"):
+            fp8_attention.check(torch, q, q, q, (one, torch.ones(2, 1), one),
+                                None, False, None, None)
+
+    def test_kernel_descales(self):
+        import torch
+        one, scalar = torch.tensor([2.0]), torch.tensor(3.0)
+        heads = torch.arange(6, dtype=torch.float32).reshape(3, 2).t()
+        # Per tensor: three [1].
+        out = fp8_attention.kernel_descales((one, scalar, one), 2, 3)
+        self.assertEqual([tuple(d.shape) for d in out], [(1,)] * 3)
+        self.assertEqual(float(out[1]), 3.0)
+        # Per head: all [batch, heads_kv], contiguous, per-tensor ones
+        # broadcast.
+        out = fp8_attention.kernel_descales((one, heads, scalar), 2, 3)
+        self.assertEqual([tuple(d.shape) for d in out], [(2, 3)] * 3)
+        self.assertTrue(all(d.is_contiguous() for d in out))
+        self.assertTrue(torch.equal(out[0], torch.full((2, 3), 2.0)))
+        self.assertTrue(torch.equal(out[1], heads))
+        self.assertTrue(torch.equal(out[2], torch.full((2, 3), 3.0)))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
-"""fmha.attention with float8_e4m3fn q, k, v and descales on a Hopper GPU,
-against a float64 reference computed from the dequantized inputs
-(``q * descale_q`` etc., tests.test_gpu_ops.attention_reference).
+"""fmha.attention with float8_e4m3fn q, k, v and descales (per tensor, and
+per sequence and KV head) on a Hopper GPU, against a float64 reference
+computed from the dequantized inputs (``q * descale_q`` etc.,
+tests.test_gpu_ops.attention_reference).
 
 Skipped without PyTorch, without a CUDA device of compute capability 9.0,
 or when a kernel is neither in the cache nor compilable here
@@ -49,6 +50,11 @@ TOL = {"normal": 0.08, "outliers": 0.12}
 # hundreds) the absolute error grows with them. Measured on an H100: at
 # most 2.7e-3 (head dim 256, outliers), below 2e-3 on N(0, 1) inputs.
 LSE_TOL = 4e-3
+# Descales per sequence and KV head ([batch, heads_kv]): (batch, heads_q,
+# heads_kv, seq_q, seq_k) with GQA, MQA and one head per group, the masks
+# and head dims they run with.
+HEAD_CASES = [(2, 8, 2, 300, 300), (3, 4, 1, 17, 1000), (2, 4, 4, 1000, 17)]
+HEAD_MASKS = [(False, None, None), (True, None, None)]
 
 
 def kernel_specs(target="sm_90a"):
@@ -64,6 +70,11 @@ def kernel_specs(target="sm_90a"):
         specs.append(fp8_attention.spec(head_dim, "f16", False, None, None,
                                         False, target))
         specs.extend(fp8_attention.kernel_specs(head_dim, target=target))
+        for causal, window, scale in HEAD_MASKS:
+            for lse in (False, True):
+                specs.append(fp8_attention.spec(
+                    head_dim, "bf16", causal, window, scale, lse, target,
+                    head_descales=True))
     return list(dict.fromkeys(specs))
 
 
@@ -89,8 +100,41 @@ def make_inputs(b, h, hkv, sq, sk, d, outliers, gen):
     return tensors
 
 
+def quantize_heads(x, heads_kv):
+    """``x`` ``[batch, heads, seq, d]`` in e4m3 with a descale per sequence
+    and KV head (``[batch, heads_kv]``; q's heads grouped by their KV head,
+    as FlashAttention-3 quantizes them)."""
+    batch, heads = x.shape[:2]
+    groups = x.reshape(batch, heads_kv, -1)
+    amax = groups.abs().amax(dim=2).clamp_min(1e-12)
+    descale = (amax / torch.finfo(torch.float8_e4m3fn).max * 2).float()
+    scaled = (groups / descale[:, :, None]).reshape(x.shape)
+    return scaled.to(torch.float8_e4m3fn), descale
+
+
+def make_head_inputs(b, h, hkv, sq, sk, d, gen):
+    """q, k, v in fp8 with descales per sequence and KV head; each (sequence,
+    KV head) of each tensor has its own magnitude (0.25 to 4), so that the
+    descales differ by up to 16x between heads."""
+    spread = torch.logspace(-2, 2, b * hkv, base=2.0, device="cuda")
+    spread = spread[torch.randperm(b * hkv, device="cuda", generator=gen)]
+    spread = spread.reshape(b, hkv)
+    tensors = []
+    for heads, seq in ((h, sq), (hkv, sk), (hkv, sk)):
+        x = torch.randn(b, heads, seq, d, device="cuda", generator=gen)
+        x *= spread.repeat_interleave(heads // hkv, dim=1)[:, :, None, None]
+        tensors.append(quantize_heads(x, hkv))
+    return tensors
+
+
 def dequantized(t, descale):
-    return t.double() * descale.double()
+    """``t * descale``: a descale per tensor, or per sequence and KV head
+    (broadcast over the heads of its group)."""
+    descale = descale.double()
+    if descale.dim() == 2:
+        group = t.shape[1] // descale.shape[1]
+        descale = descale.repeat_interleave(group, dim=1)[:, :, None, None]
+    return t.double() * descale
 
 
 @NEEDS_HOPPER
@@ -158,6 +202,44 @@ class Fp8AttentionTest(unittest.TestCase):
         for (d, kind), (fp8, bf16) in sorted(worst.items()):
             print(f"\nfp8 attention d{d} {kind}: worst relative RMSE "
                   f"{fp8:.4f} (bf16 attention on the same inputs: "
+                  f"{bf16:.4f})", end="")
+
+    def test_head_descales(self):
+        """Descales per sequence and KV head ([batch, heads_kv]), different
+        for each: GQA, MQA, one head per group, head dims 64 / 128 / 256,
+        causal and not; and per-tensor descales mixed in (broadcast)."""
+        gen = torch.Generator(device="cuda").manual_seed(3)
+        worst = {}
+        for d in HEAD_DIMS:
+            for causal, window, scale in HEAD_MASKS:
+                for lse in (False, True):
+                    compile_or_skip(self, fp8_attention.spec(
+                        d, "bf16", causal, window, scale, lse, "sm_90a",
+                        head_descales=True))
+                for case in HEAD_CASES:
+                    with self.subTest(d=d, causal=causal, case=case):
+                        inputs = make_head_inputs(*case, d, gen)
+                        fp8, bf16 = self.run_case(inputs, causal, window,
+                                                  scale)
+                        self.assertLess(fp8, TOL["normal"])
+                        old = worst.get(d, (0.0, 0.0))
+                        worst[d] = (max(old[0], fp8), max(old[1], bf16))
+            # q's descale per tensor, k's and v's per head (the wrapper
+            # broadcasts q's to [batch, heads_kv]).
+            (q, dq), (k, dk), (v, dv) = make_head_inputs(2, 8, 2, 300, 300,
+                                                         d, gen)
+            q, dq = quantize(dequantized(q, dq).float())
+            fp8, _ = self.run_case(((q, dq), (k, dk), (v, dv)), True, None)
+            self.assertLess(fp8, TOL["normal"])
+            same = fmha.attention(q, k, v, True,
+                                  descale_q=dq.expand(2, 2).contiguous(),
+                                  descale_k=dk, descale_v=dv)
+            mixed = fmha.attention(q, k, v, True, descale_q=dq,
+                                   descale_k=dk, descale_v=dv)
+            self.assertTrue(torch.equal(mixed, same))
+        for d, (fp8, bf16) in sorted(worst.items()):
+            print(f"\nfp8 attention d{d} per-head descales: worst relative "
+                  f"RMSE {fp8:.4f} (bf16 attention on the same inputs: "
                   f"{bf16:.4f})", end="")
 
     def test_f16_output(self):

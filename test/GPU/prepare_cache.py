@@ -73,8 +73,9 @@ def specs():
     # scales, the defaults for the other types and scales).
     yield from test_gpu_fp8.fp8_kernel_specs()
     # fp8 attention: python/tests/test_gpu_fp8_attention.py's (its masks,
-    # lse or not, bf16 and f16 outputs, and fmha.attention's fp8
-    # candidates, which cover bench/fp8_attention.py).
+    # lse or not, bf16 and f16 outputs, fmha.attention's fp8 candidates,
+    # which cover bench/fp8_attention.py, and the per-head descale kernels
+    # of its test_head_descales, named ..._hdesc).
     yield from test_gpu_fp8_attention.kernel_specs()
     # The unit tests' options (no mask, causal, a window with a scale) are
     # among the stress test's.

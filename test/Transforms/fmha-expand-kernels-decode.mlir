@@ -88,3 +88,37 @@ fmha.attention @split_pb (tensor<?x?x?x64xf16>, tensor<?x16x?x64xf16>,
                           tensor<?x?xi32>)
     -> tensor<?x?x?x64xf16> kvcache split_kv schedule per_block
     target sm_90a
+
+// -----
+
+// sm_100a: the last arrival merges the tile's 128 rows (the correction
+// warpgroup holds a row per thread) with the same code as sm_90a
+// (mergePartials): the lse rows of 2 partials per step, then O 8 columns
+// at a time, 2 partials per step, each chunk stored once summed; the lse
+// rows last.
+// CHECK-LABEL: gpu.func @split_sm100(
+// CHECK-SAME: %[[O:[^:]*]]: memref<?x?x?x4x128xbf16>, %[[LSE:[^:]*]]: memref<?x?x?xf32>,
+// CHECK-SAME: %[[PO:[^:]*]]: memref<?x?x?x?x128xf32>, %[[PL:[^:]*]]: memref<?x?x?x?xf32>, %[[CNT:[^:]*]]: memref<?xi32>, %[[S:[^:]*]]: i32) kernel
+// CHECK: %[[ISLAST:.*]] = tile.counter_arrive %[[CNT]][%{{.*}}], %[[S]] : memref<?xi32>
+// CHECK: scf.if %[[ISLAST]] {
+// CHECK: %[[LIVE:.*]] = arith.minsi %c128_i32{{.*}}, %{{.*}} : i32
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[LIVE]] step %c128_i32{{.*}} : i32 {
+// CHECK: %[[R0:.*]] = arith.addi %{{.*}}, %[[C]] : i32
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[S]] step %c2_i32{{.*}} iter_args(
+// CHECK-COUNT-2: tile.load_direct %[[PL]][%{{.*}}, %{{.*}}, %{{.*}}, %[[R0]]] : memref<?x?x?x?xf32> -> tensor<128xf32>
+// CHECK: scf.yield
+// CHECK: scf.for %[[COL:.*]] = %{{.*}} to %c128_i32{{.*}} step %c8_i32 : i32 {
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %[[S]] step %c2_i32{{.*}} iter_args(
+// CHECK-COUNT-2: tile.load_direct %[[PO]][%{{.*}}, %{{.*}}, %{{.*}}, %[[R0]], %[[COL]]] : memref<?x?x?x?x128xf32> -> tensor<128x8xf32>
+// CHECK: math.exp2
+// CHECK: %[[OUT:.*]] = arith.truncf %[[SUM]] : tensor<128x8xf32> to tensor<128x8xbf16>
+// CHECK: %[[OV:.*]] = memref.reinterpret_cast %[[O]]
+// CHECK: tile.store_direct %[[OV]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[COL]]], %[[OUT]] row_dims 2 : memref<?x?x?x4x128xbf16, strided<[?, 512, ?, 128, 1]>>, tensor<128x8xbf16>
+// CHECK: }
+// CHECK: %[[LV:.*]] = memref.reinterpret_cast %[[LSE]]
+// CHECK: tile.store_direct %[[LV]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} row_dims 2 : memref<?x?x?x4xf32, strided<[?, ?, 1, ?]>>, tensor<128xf32>
+fmha.attention @split_sm100 (tensor<?x?x32x128xbf16>, tensor<?x64x8x128xbf16>,
+                             tensor<?x64x8x128xbf16>, tensor<?xi32>,
+                             tensor<?x?xi32>)
+    -> (tensor<?x?x32x128xbf16>, tensor<?x32x?xf32>) kvcache pack_gqa split_kv
+    consumers 1 target sm_100a

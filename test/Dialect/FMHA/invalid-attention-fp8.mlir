@@ -1,8 +1,9 @@
 // RUN: fmha-opt %s -split-input-file -verify-diagnostics
 
 // The verifier's rules for fp8 attention: dense q, k and v in f8E4M3FN, v
-// transposed with its keys padded to a multiple of 16, three descale
-// factors of one f32 each, o in bf16 or f16, sm_90a.
+// transposed with its keys padded to a multiple of 16, three f32 descales
+// of one factor each or of one per sequence and KV head, o in bf16 or f16,
+// sm_90a.
 
 // Descales missing.
 // expected-error @+1 {{fp8 q, k and v need descale factors: expected 6 inputs (q, k, v transposed, descale_q, descale_k, descale_v), got 3}}
@@ -63,8 +64,8 @@ fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
 
 // -----
 
-// A descale with several values.
-// expected-error @+1 {{descale_v has 8 values: expected 1 (one descale factor per tensor)}}
+// A rank-1 descale with several values.
+// expected-error @+1 {{descale_v has 8 values: expected 1 (one factor per tensor; per KV head, descales are [batch, heads_kv])}}
 fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
                       tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>,
                       tensor<8xf32>)
@@ -74,10 +75,50 @@ fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
 // -----
 
 // A descale of the wrong rank.
-// expected-error @+1 {{descale_q must be a rank-1 tensor [1], got 'tensor<1x1xf32>'}}
+// expected-error @+1 {{descale_q must be a tensor [1] (one factor per tensor) or [batch, heads_kv] (one per sequence and KV head), got 'tensor<1x1x1xf32>'}}
 fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
-                      tensor<?x8x128x?xf8E4M3FN>, tensor<1x1xf32>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<1x1x1xf32>,
                       tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// Per-tensor and per-head descales mixed.
+// expected-error @+1 {{descale_v is 'tensor<1xf32>' but descale_q is 'tensor<?x8xf32>': the three descales are all [1] or all [batch, heads_kv]}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<?x8xf32>,
+                      tensor<?x8xf32>, tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// Per-head descales for another number of KV heads.
+// expected-error @+1 {{descale_k heads_kv 32 does not match k heads_kv 8}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<?x8xf32>,
+                      tensor<?x32xf32>, tensor<?x8xf32>)
+    -> tensor<?x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// Per-head descales for another batch.
+// expected-error @+1 {{descale_q batch 4 does not match q batch 2}}
+fmha.attention @attn (tensor<2x32x?x128xf8E4M3FN>, tensor<2x8x?x128xf8E4M3FN>,
+                      tensor<2x8x128x?xf8E4M3FN>, tensor<4x8xf32>,
+                      tensor<4x8xf32>, tensor<4x8xf32>)
+    -> tensor<2x32x?x128xbf16>
+    target sm_90a
+
+// -----
+
+// A per-head descale that is not f32.
+// expected-error @+1 {{descale_v element type 'f16' is not supported: expected f32}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
+                      tensor<?x8x128x?xf8E4M3FN>, tensor<?x8xf32>,
+                      tensor<?x8xf32>, tensor<?x8xf16>)
     -> tensor<?x32x?x128xbf16>
     target sm_90a
 

@@ -111,6 +111,21 @@ fmha.attention @attn_private (tensor<?x32x?x64xbf16>, tensor<?x4x?x64xbf16>,
                               tensor<?x4x?x64xbf16>) -> tensor<?x32x?x64xbf16>
     window [1024, 0] target sm_90a {sym_visibility = "private"}
 
+// FP8: e4m3 q, k, v (v transposed) with descales per tensor, and per
+// sequence and KV head.
+// CHECK: fmha.attention @attn_fp8 (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>, tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<?x32x?x128xbf16> causal target sm_90a
+fmha.attention @attn_fp8 (tensor<?x32x?x128xf8E4M3FN>,
+                          tensor<?x8x?x128xf8E4M3FN>,
+                          tensor<?x8x128x?xf8E4M3FN>, tensor<1xf32>,
+                          tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16> causal target sm_90a
+// CHECK: fmha.attention @attn_fp8_heads (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>, tensor<?x8x128x?xf8E4M3FN>, tensor<?x8xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> (tensor<?x32x?x128xf16>, tensor<?x32x?xf32>) target sm_90a
+fmha.attention @attn_fp8_heads (tensor<?x32x?x128xf8E4M3FN>,
+                                tensor<?x8x?x128xf8E4M3FN>,
+                                tensor<?x8x128x?xf8E4M3FN>, tensor<?x8xf32>,
+                                tensor<?x8xf32>, tensor<?x8xf32>)
+    -> (tensor<?x32x?x128xf16>, tensor<?x32x?xf32>) target sm_90a
+
 //===----------------------------------------------------------------------===//
 // fmha.gemm
 //===----------------------------------------------------------------------===//

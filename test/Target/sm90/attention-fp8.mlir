@@ -1,7 +1,9 @@
 // FP8 attention (q, k, v in e4m3, per-tensor descales, bf16 or f16 o)
 // compiled by the whole sm_90a pipeline, down to PTX that ptxas accepts
 // without spills: head dims 64, 128 and 256, causal and not, with and
-// without lse. Q K^T is wgmma m64nNk32 on e4m3 from shared memory; P is
+// without lse; and at each head dim with descales per sequence and KV head
+// ([batch, heads_kv], loaded per work item: the manifest declares them
+// [B, HKV]). Q K^T is wgmma m64nNk32 on e4m3 from shared memory; P is
 // converted with cvt.rn.satfinite.e4m3x2.f32 and read by P V^T's wgmma
 // from registers (k_quad16), V^T from shared memory K-major.
 //
@@ -38,6 +40,23 @@
 // RUN: | fmha-translate --fmha-extract-object > %t/d256c.ptx
 // RUN: FileCheck %s < %t/d256c.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256c.ptx -o %t/d256c.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/d64-heads.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d64h.ptx
+// RUN: FileCheck %s < %t/d64h.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d64h.ptx -o %t/d64h.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/d128-heads.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d128h.ptx
+// RUN: FileCheck %s < %t/d128h.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128h.ptx -o %t/d128h.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/d256-heads.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d256h.ptx
+// RUN: FileCheck %s < %t/d256h.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256h.ptx -o %t/d256h.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: fmha-opt %t/d128-heads.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=HEADS
 //
 // PTXAS-NOT: bytes spill
 // PTXAS: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -94,6 +113,15 @@
 // MANIFEST-NEXT: 64,
 // MANIFEST-NEXT: "SKV"
 
+// Per-head descales: three [B, HKV] f32 tensors.
+// HEADS: "descale_q": {
+// HEADS-NEXT: "dtype": "f32",
+// HEADS-NEXT: "role": "input",
+// HEADS-NEXT: "shape": [
+// HEADS-NEXT: "B",
+// HEADS-NEXT: "HKV"
+// HEADS-NEXT: ]
+
 //--- d64-causal.mlir
 fmha.attention @attn_fp8_d64_causal (tensor<?x?x?x64xf8E4M3FN>,
                                      tensor<?x?x?x64xf8E4M3FN>,
@@ -135,3 +163,26 @@ fmha.attention @attn_fp8_d256_causal (tensor<?x?x?x256xf8E4M3FN>,
                                       tensor<?x?x256x?xf8E4M3FN>, tensor<1xf32>,
                                       tensor<1xf32>, tensor<1xf32>)
     -> (tensor<?x?x?x256xbf16>, tensor<?x?x?xf32>) causal target sm_90a
+
+//--- d64-heads.mlir
+fmha.attention @attn_fp8_d64_heads (tensor<?x32x?x64xf8E4M3FN>,
+                                    tensor<?x8x?x64xf8E4M3FN>,
+                                    tensor<?x8x64x?xf8E4M3FN>, tensor<?x8xf32>,
+                                    tensor<?x8xf32>, tensor<?x8xf32>)
+    -> tensor<?x32x?x64xbf16> target sm_90a
+
+//--- d128-heads.mlir
+fmha.attention @attn_fp8_d128_heads (tensor<?x?x?x128xf8E4M3FN>,
+                                     tensor<?x?x?x128xf8E4M3FN>,
+                                     tensor<?x?x128x?xf8E4M3FN>,
+                                     tensor<?x?xf32>, tensor<?x?xf32>,
+                                     tensor<?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) causal target sm_90a
+
+//--- d256-heads.mlir
+fmha.attention @attn_fp8_d256_heads (tensor<?x?x?x256xf8E4M3FN>,
+                                     tensor<?x?x?x256xf8E4M3FN>,
+                                     tensor<?x?x256x?xf8E4M3FN>,
+                                     tensor<?x?xf32>, tensor<?x?xf32>,
+                                     tensor<?x?xf32>)
+    -> (tensor<?x?x?x256xf16>, tensor<?x?x?xf32>) target sm_90a

@@ -32,7 +32,9 @@ constexpr ArrayRef<StringRef> kKVDims = kAttentionKVDims;
 /// An fp8 kernel's v: transposed, its keys padded to a multiple of 16.
 constexpr StringRef kVTDims[] = {"batch", "heads_kv", "head_dim",
                                  "seq_k rounded up to 16"};
+/// Descales: one factor per tensor, or one per sequence and KV head.
 constexpr StringRef kDescaleDims[] = {"1"};
+constexpr StringRef kHeadDescaleDims[] = {"batch", "heads_kv"};
 constexpr StringRef kDescaleNames[] = {"descale_q", "descale_k", "descale_v"};
 /// Keys per group of an fp8 v's key permutation (tile.dot's k_quad16).
 constexpr int64_t kKeyGroup = 16;
@@ -132,6 +134,9 @@ Type AttentionOp::getOutputElementType() {
 RankedTensorType AttentionOp::getDescaleType(unsigned index) {
   if (!isFp8() || getVarlen() || getKvcache())
     return RankedTensorType();
+  if (RankedTensorType perHead =
+          getInputTensor(getFunctionType(), 3 + index, 2))
+    return perHead;
   return getInputTensor(getFunctionType(), 3 + index, 1);
 }
 
@@ -394,7 +399,7 @@ static LogicalResult verifyKvcacheStructure(AttentionOp op) {
 }
 
 /// Checks the inputs and ranks of an fp8 kernel: dense q, k, v^T and the
-/// three descale factors, one f32 each.
+/// three descales, all [1] (per tensor) or all [batch, heads_kv].
 static LogicalResult verifyFp8Structure(AttentionOp op) {
   FunctionType type = op.getFunctionType();
   if (op.getVarlen() || op.getKvcache())
@@ -414,8 +419,30 @@ static LogicalResult verifyFp8Structure(AttentionOp op) {
   SmallVector<NamedTensor> tensors = {{"q", type.getInput(0), kQDims},
                                       {"k", type.getInput(1), kKVDims},
                                       {"v", type.getInput(2), kVTDims}};
+  // The descales take q's form: per head if descale_q is rank 2.
+  auto descaleRank = [&](unsigned i) -> int64_t {
+    auto tensor = dyn_cast<RankedTensorType>(type.getInput(3 + i));
+    return tensor ? tensor.getRank() : 0;
+  };
+  for (unsigned i = 0; i < 3; ++i) {
+    int64_t rank = descaleRank(i);
+    if (rank != 1 && rank != 2)
+      return op.emitOpError()
+             << kDescaleNames[i]
+             << " must be a tensor [1] (one factor per tensor) or [batch, "
+                "heads_kv] (one per sequence and KV head), got "
+             << type.getInput(3 + i);
+    if (rank != descaleRank(0))
+      return op.emitOpError()
+             << kDescaleNames[i] << " is " << type.getInput(3 + i)
+             << " but descale_q is " << type.getInput(3)
+             << ": the three descales are all [1] or all [batch, heads_kv]";
+  }
+  ArrayRef<StringRef> descaleDims = descaleRank(0) == 2
+                                        ? ArrayRef<StringRef>(kHeadDescaleDims)
+                                        : ArrayRef<StringRef>(kDescaleDims);
   for (unsigned i = 0; i < 3; ++i)
-    tensors.push_back({kDescaleNames[i], type.getInput(3 + i), kDescaleDims});
+    tensors.push_back({kDescaleNames[i], type.getInput(3 + i), descaleDims});
   tensors.push_back({"o", type.getResult(0), kQDims});
   if (type.getNumResults() == 2)
     tensors.push_back({"lse", type.getResult(1), kLseDims});
@@ -602,12 +629,21 @@ static LogicalResult verifyDenseSizes(AttentionOp op) {
            << "v has " << v[3] << " keys (dim 3) but k has seq_k " << k[2]
            << ": fp8 v is transposed with its keys padded to a multiple of "
            << kKeyGroup << ", expected " << llvm::alignTo(k[2], kKeyGroup);
-  for (unsigned dim = 0; dim < 3; ++dim) {
-    int64_t size = op.getDescaleType(dim).getDimSize(0);
-    if (!ShapedType::isDynamic(size) && size != 1)
+  for (unsigned i = 0; i < 3; ++i) {
+    ArrayRef<int64_t> descale = op.getDescaleType(i).getShape();
+    if (op.hasHeadDescales()) {
+      if (failed(verifySameSize(op, "batch", kDescaleNames[i], descale[0], "q",
+                                q[0])) ||
+          failed(verifySameSize(op, "heads_kv", kDescaleNames[i], descale[1],
+                                "k", k[1])))
+        return failure();
+      continue;
+    }
+    if (!ShapedType::isDynamic(descale[0]) && descale[0] != 1)
       return op.emitOpError()
-             << kDescaleNames[dim] << " has " << size
-             << " values: expected 1 (one descale factor per tensor)";
+             << kDescaleNames[i] << " has " << descale[0]
+             << " values: expected 1 (one factor per tensor; per KV head, "
+                "descales are [batch, heads_kv])";
   }
   for (unsigned dim = 0; dim < 4; ++dim)
     if (failed(verifySameSize(op, kQDims[dim], "o", o[dim], "q", q[dim])))

@@ -132,16 +132,29 @@ struct MergedPartials {
   Value naturalLse(OpBuilder &b, Location loc) const;
 };
 
+/// How mergePartials walks the states' tiles: `unroll` states per loop
+/// step, so that their loads overlap; the O sum over whole rows
+/// (`columns` 0) or a chunk of `columns` columns at a time, which holds a
+/// `columns`-wide running sum and partial in registers instead of whole
+/// rows (for roles that hold a row per thread).
+struct MergeShape {
+  int64_t unroll;
+  int64_t columns = 0;
+};
+
 /// Merges `count` (i32) states of tiles of `tileType`'s shape, state s
 /// given by `loadLse2(s)` (its rows' log-sum-exp in base 2, -inf for no
-/// keys) and `loadTile(s)` (its O rows, f32 or narrower), `unroll` states
-/// per loop step so that their loads overlap. Loads of states past the
+/// keys) and `loadTile(s, column)` (its O rows from `column` on, f32 or
+/// narrower, as wide as a chunk of `shape`). Loads of states past the
 /// last must read nothing (their bounds stop them): their results are
-/// unused.
-MergedPartials mergePartials(OpBuilder &b, Location loc, Value count,
-                             RankedTensorType tileType, int64_t unroll,
-                             function_ref<Value(Value)> loadLse2,
-                             function_ref<Value(Value)> loadTile);
+/// unused. With column chunks, `storeColumns(column, o)` takes each
+/// chunk's merged O (f32) and the result's `o` is null.
+MergedPartials
+mergePartials(OpBuilder &b, Location loc, Value count,
+              RankedTensorType tileType, const MergeShape &shape,
+              function_ref<Value(Value)> loadLse2,
+              function_ref<Value(Value, Value)> loadTile,
+              function_ref<void(Value, Value)> storeColumns = {});
 
 /// Replace `op` by its kernel: the tile program of one CTA.
 LogicalResult expandGemm(GemmOp op, OpBuilder &b);

@@ -87,8 +87,9 @@ private:
   /// tile.dot's `k_quad16` reads them, and descale factors scale the scores
   /// and O.
   bool fp8() { return op.isFp8(); }
-  /// fp8: loads scoreScale's and valueScale's descale factors.
-  void loadDescales();
+  /// fp8: loads scoreScale's and valueScale's descale factors (those of
+  /// `batch` and `kvHead` with per-head descales).
+  void loadDescales(Value batch, Value kvHead);
   /// Whether q, k, v and o are packed sequences (`varlen`).
   bool varlen() { return op.getVarlen(); }
   /// Whether K and V are caches with a length per sequence (`kvcache`), and
@@ -177,19 +178,15 @@ private:
   /// stored) to o and lse.
   void writeResults(Value batch, Value head, Value m0, Value out,
                     function_ref<Value()> lseRow);
+  /// Writes O (f32, normalised) rows from `m0` and columns from `column`
+  /// on to o.
+  void writeOutput(Value batch, Value head, Value m0, Value out, Value column);
+  /// Writes the log-sum-exp `rows` (natural log) from `m0` on to lse.
+  void writeLse(Value batch, Value head, Value m0, Value rows);
   /// Split-KV: stores this work item's normalised O and base-2 log-sum-exp
   /// as partials; the last of the tile's work items merges all of them (in
   /// split order) and writes the results.
   void storePartials(Value batch, Value head, Value m0, Value out, Value lse2);
-  /// Split-KV with accumulators in tensor memory: the last work item's
-  /// merge, column chunk by column chunk. The row statistics first (the
-  /// maximum of the partial lse, then the sum of their weights), then per
-  /// chunk of kMergeColumns columns the weighted partials summed in split
-  /// order and stored: the sm_100a correction warpgroup that runs it holds
-  /// a row per thread, so a chunk, not the whole row, is what fits its
-  /// registers. Every partial comes from the workspace, this work item's
-  /// own included (written by the same threads).
-  void mergeInChunks(Value batch, Value head, Value m0);
   /// `buffer` viewed with `sizes` and `strides` (elements), offset 0.
   Value stridedView(Value buffer, ArrayRef<Value> sizes,
                     ArrayRef<Value> strides);
@@ -264,7 +261,8 @@ private:
   /// The keys the work item may see end here: seqK, or with split-KV the
   /// end of its share of the key range.
   Value keyLimit;
-  /// fp8: the descale factors (1-d f32 buffers of one value each).
+  /// fp8: the descale factors (f32 buffers of one value each, or
+  /// [batch, heads_kv]).
   Value descaleQ, descaleK, descaleV;
   /// The factor of the raw scores in the base-2 softmax: scale * log2(e),
   /// times descale_q * descale_k with fp8 inputs (loaded per query tile).
@@ -338,9 +336,12 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
     // v transposed, its keys padded to whole groups of 16 (SKV).
     Attribute keys = contract.size(op.getValueType().getDimSize(3), "SKV");
     contract.tensor("v", {batch, headsKV, d, keys}, dtype, /*output=*/false);
+    // The descales: [1], or [batch, heads_kv] per sequence and KV head.
+    SmallVector<Attribute> descale = {contract.integer(1)};
+    if (op.hasHeadDescales())
+      descale = {batch, headsKV};
     for (StringRef name : {"descale_q", "descale_k", "descale_v"})
-      contract.tensor(name, {contract.integer(1)}, b.getF32Type(),
-                      /*output=*/false);
+      contract.tensor(name, descale, b.getF32Type(), /*output=*/false);
   } else {
     contract.tensor("v", {batch, headsKV, sk, d}, dtype, /*output=*/false);
   }
@@ -512,14 +513,23 @@ SmallVector<Value> AttentionBuilder::valueCoords(Value batch, Value kvHead,
   return keyCoords(batch, kvHead, row, zero);
 }
 
-void AttentionBuilder::loadDescales() {
+void AttentionBuilder::loadDescales(Value batch, Value kvHead) {
   // log2(e) folded into the softmax scale: exp(x * scale) = exp2(x * c).
   scoreScale = constF32(op.getScaleOrDefault() * M_LOG2E);
   if (!fp8())
     return;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  // The factor of the tensor, or those of the work item's sequence and KV
+  // head (loaded per work item, as the tile's rows are).
+  SmallVector<Value> indices;
+  if (op.hasHeadDescales()) {
+    for (Value index : {batch, kvHead})
+      indices.push_back(
+          arith::IndexCastOp::create(b, loc, b.getIndexType(), index));
+  } else {
+    indices.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+  }
   auto load = [&](Value buffer) -> Value {
-    return memref::LoadOp::create(b, loc, buffer, ValueRange{zero});
+    return memref::LoadOp::create(b, loc, buffer, indices);
   };
   scoreScale = arith::MulFOp::create(
       b, loc, scoreScale,
@@ -851,6 +861,13 @@ Value AttentionBuilder::naturalLse(Value rowMax, const RowNorm &norm) {
 
 void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
                                     Value out, function_ref<Value()> lseRow) {
+  writeOutput(batch, head, m0, out, constI32(0));
+  if (lse)
+    writeLse(batch, head, m0, lseRow());
+}
+
+void AttentionBuilder::writeOutput(Value batch, Value head, Value m0, Value out,
+                                   Value column) {
   out = arith::TruncFOp::create(
       b, loc,
       tensorType(cast<RankedTensorType>(out.getType()).getShape(),
@@ -867,19 +884,21 @@ void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
     storeSequenceRows(head, m0, out);
   else if (storesDirect() && packed())
     tile::StoreDirectOp::create(b, loc, outputView(),
-                                {batch, head, position(m0), zero, zero}, out,
+                                {batch, head, position(m0), zero, column}, out,
                                 rowDims);
   else if (storesDirect())
-    tile::StoreDirectOp::create(b, loc, outputView(), {batch, head, m0, zero},
+    tile::StoreDirectOp::create(b, loc, outputView(), {batch, head, m0, column},
                                 out);
   else if (packed())
-    tile::StoreOp::create(b, loc, o, {batch, head, position(m0), zero, zero},
+    tile::StoreOp::create(b, loc, o, {batch, head, position(m0), zero, column},
                           out);
   else
-    tile::StoreOp::create(b, loc, o, {batch, head, m0, zero}, out);
-  if (!lse)
-    return;
-  Value rows = lseRow();
+    tile::StoreOp::create(b, loc, o, {batch, head, m0, column}, out);
+}
+
+void AttentionBuilder::writeLse(Value batch, Value head, Value m0, Value rows) {
+  IntegerAttr rowDims = packed() ? b.getI64IntegerAttr(2) : IntegerAttr();
+  Value zero = constI32(0);
   if (varlen())
     tile::StoreDirectOp::create(b, loc, sequenceView(lse), {head, m0}, rows);
   else if (packed())
@@ -888,6 +907,13 @@ void AttentionBuilder::writeResults(Value batch, Value head, Value m0,
   else
     tile::StoreDirectOp::create(b, loc, lse, {batch, head, m0}, rows);
 }
+
+/// How the sm_100a correction warpgroup (88 registers, a row per thread)
+/// merges split-KV's partials: two partials in flight, 8 columns at a time.
+/// ptxas -v on test/Target/sm100/attention-decode.mlir: no spills; with 16
+/// columns, or with chunks of 8 to 64 rows in #tile.blocked (as sm_90a),
+/// 4 to 40 bytes in some of its kernels.
+static const MergeShape kTmemMergeShape{/*unroll=*/2, /*columns=*/8};
 
 void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
                                      Value out, Value lse2) {
@@ -924,16 +950,21 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
   auto onLast = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(onLast.thenBlock());
-  if (getTargetInfo(op.getTarget()).accumulatesInTensorMemory())
-    return mergeInChunks(batch, head, m0);
   // The last arrival merges the partials of the tile's rows that exist, a
-  // chunk of rows at a time in a layout of their own (#tile.blocked: 128-bit
-  // loads, and registers for a few partials in flight rather than a 64-row
+  // chunk of rows at a time (mergePartials, as fmha.merge_states): on
+  // sm_90a in a layout of their own (#tile.blocked: 128-bit loads, and
+  // registers for a few partials in flight rather than a 64-row
   // accumulator each): decode tiles hold few live rows (4 for one query of
   // 4 packed heads). A chunk holds whole packed groups, so that its rows
-  // start at a position of the o and lse views.
-  int64_t chunkRows = op.getSplitMergeChunkRows();
+  // start at a position of the o and lse views. On sm_100a the correction
+  // warpgroup merges, a row per thread, the whole tile at once and a few
+  // columns at a time (kTmemMergeShape).
+  bool tmem = getTargetInfo(op.getTarget()).accumulatesInTensorMemory();
+  int64_t chunkRows = tmem ? blockM : op.getSplitMergeChunkRows();
+  MergeShape shape = tmem ? kTmemMergeShape : MergeShape{limits::kMergeUnroll};
+  int64_t width = shape.columns ? shape.columns : headDim;
   auto chunkType = RankedTensorType::get({chunkRows, headDim}, b.getF32Type());
+  auto loadType = RankedTensorType::get({chunkRows, width}, b.getF32Type());
   auto chunkRowType = RankedTensorType::get({chunkRows}, b.getF32Type());
   Value live = arith::MinSIOp::create(b, loc, constI32(blockM),
                                       arith::SubIOp::create(b, loc, rows, m0));
@@ -942,104 +973,20 @@ void AttentionBuilder::storePartials(Value batch, Value head, Value m0,
   b.setInsertionPointToStart(chunks.getBody());
   Value r0 = arith::AddIOp::create(b, loc, m0, chunks.getInductionVar());
   MergedPartials merged = mergePartials(
-      b, loc, numSplits, chunkType, limits::kMergeUnroll,
+      b, loc, numSplits, chunkType, shape,
       [&](Value i) -> Value {
         return tile::LoadDirectOp::create(b, loc, chunkRowType, partialLse,
                                           ValueRange{i, batch, head, r0});
       },
-      [&](Value i) -> Value {
-        return tile::LoadDirectOp::create(b, loc, chunkType, partialO,
-                                          ValueRange{i, batch, head, r0, zero});
-      });
-  writeResults(batch, head, r0, merged.o,
-               [&]() -> Value { return merged.naturalLse(b, loc); });
-}
-
-/// Columns of O the sm_100a merge of split-KV partials takes at a time: the
-/// running sum and one partial, 16 f32 values each per thread.
-static constexpr int64_t kMergeColumns = 16;
-
-void AttentionBuilder::mergeInChunks(Value batch, Value head, Value m0) {
-  double negInf = -std::numeric_limits<double>::infinity();
-  Value zero = constI32(0), one = constI32(1);
-  RankedTensorType chunkType = tensorType({blockM, kMergeColumns}, f32);
-  auto fill = [&](RankedTensorType type, double value) -> Value {
-    return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(value)));
-  };
-  auto loadRows = [&](Value i) -> Value {
-    return tile::LoadDirectOp::create(b, loc, rowType, partialLse,
-                                      ValueRange{i, batch, head, m0});
-  };
-  // One loop over the splits, carrying `init`; `body` gives the next values
-  // from split `i` and the carried ones.
-  auto overSplits =
-      [&](ValueRange init,
-          function_ref<SmallVector<Value>(Value, ValueRange)> body)
-      -> ValueRange {
-    auto loop = scf::ForOp::create(b, loc, zero, numSplits, one, init);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(
-        b, loc, body(loop.getInductionVar(), loop.getRegionIterArgs()));
-    return loop.getResults();
-  };
-  // m = max lse_i (base 2), the reference 0 for rows no split saw a key
-  // of; the sum of the weights 2^(lse_i - m).
-  Value rowMax = overSplits(fill(rowType, negInf), [&](Value i, ValueRange m) {
-    return SmallVector<Value>{
-        arith::MaximumFOp::create(b, loc, m[0], loadRows(i))};
-  })[0];
-  Value isEmpty =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, rowMax,
-                            splat(constF32(negInf), rowType));
-  Value ref = arith::SelectOp::create(b, loc, isEmpty,
-                                      splat(constF32(0.0), rowType), rowMax);
-  auto weight = [&](Value i) -> Value {
-    return math::Exp2Op::create(
-        b, loc, arith::SubFOp::create(b, loc, loadRows(i), ref));
-  };
-  Value rowSum = overSplits(fill(rowType, 0.0), [&](Value i, ValueRange l) {
-    return SmallVector<Value>{arith::AddFOp::create(b, loc, l[0], weight(i))};
-  })[0];
-  RowNorm norm = rowNorm(rowSum);
-  // O = sum_i (2^(lse_i - m) / l) O_i, chunk by chunk, in split order.
-  IntegerAttr rowDims = packed() ? b.getI64IntegerAttr(2) : IntegerAttr();
-  Value o = outputView();
-  auto columns = scf::ForOp::create(b, loc, zero, constI32(headDim),
-                                    constI32(kMergeColumns));
-  {
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(columns.getBody());
-    Value col = columns.getInductionVar();
-    Value acc =
-        overSplits(fill(chunkType, 0.0), [&](Value i, ValueRange carried) {
-          Value partial = tile::LoadDirectOp::create(
-              b, loc, chunkType, partialO, ValueRange{i, batch, head, m0, col});
-          Value w = arith::MulFOp::create(b, loc, weight(i), norm.inverse);
-          Value scaled = arith::MulFOp::create(
-              b, loc, partial,
-              tile::BroadcastOp::create(b, loc, chunkType, w,
-                                        b.getI64IntegerAttr(1)));
-          return SmallVector<Value>{
-              arith::AddFOp::create(b, loc, carried[0], scaled)};
-        })[0];
-    Value out = arith::TruncFOp::create(
-        b, loc, tensorType({blockM, kMergeColumns}, op.getElementType()), acc);
-    if (packed())
-      tile::StoreDirectOp::create(
-          b, loc, o, {batch, head, position(m0), zero, col}, out, rowDims);
-    else
-      tile::StoreDirectOp::create(b, loc, o, {batch, head, m0, col}, out);
-  }
-  if (!lse)
-    return;
-  Value rows = naturalLse(rowMax, norm);
-  if (packed())
-    tile::StoreDirectOp::create(
-        b, loc, lseView(), {batch, head, position(m0), zero}, rows, rowDims);
-  else
-    tile::StoreDirectOp::create(b, loc, lse, {batch, head, m0}, rows);
+      [&](Value i, Value column) -> Value {
+        return tile::LoadDirectOp::create(
+            b, loc, loadType, partialO, ValueRange{i, batch, head, r0, column});
+      },
+      [&](Value column, Value o) { writeOutput(batch, head, r0, o, column); });
+  if (merged.o)
+    writeOutput(batch, head, r0, merged.o, zero);
+  if (lse)
+    writeLse(batch, head, r0, merged.naturalLse(b, loc));
 }
 
 Value AttentionBuilder::stridedView(Value buffer, ArrayRef<Value> sizes,
@@ -1228,7 +1175,7 @@ Value AttentionBuilder::valueProduct(Value p, Value vTile, Value acc,
 void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
                                        ArrayRef<Value> rows) {
   Value zero = constI32(0);
-  loadDescales();
+  loadDescales(batch, kvHead);
   SmallVector<Value> qTiles = loadQueryTiles(batch, head, rows);
 
   auto [begin, tiles] = keyRange(rows);
@@ -1464,7 +1411,10 @@ LogicalResult AttentionBuilder::build() {
         desc(blockM, op.getOutputElementType(), 4)};
     if (op.hasLse())
       args.push_back(MemRefType::get(SmallVector<int64_t>(3, dyn), f32));
-    args.append(3, MemRefType::get({dyn}, f32));
+    args.append(3, MemRefType::get(op.hasHeadDescales()
+                                       ? ArrayRef<int64_t>{dyn, dyn}
+                                       : ArrayRef<int64_t>{dyn},
+                                   f32));
     args.append(5, i32); // batch, heads_q, heads_kv, seq_q, seq_k
   } else {
     args = {desc(blockM, element, 4), desc(blockN, element, 4),

@@ -130,12 +130,12 @@ LogicalResult MergeBuilder::build() {
   Value zero = constI32(0);
   RankedTensorType loadType = RankedTensorType::get({rows, headDim}, element);
   MergedPartials merged = mergePartials(
-      b, loc, numStates, loadType, limits::kMergeUnroll,
+      b, loc, numStates, loadType, {limits::kMergeUnroll},
       [&](Value s) -> Value { return loadLse2(s); },
-      [&](Value s) -> Value {
+      [&](Value s, Value column) -> Value {
         return tile::LoadDirectOp::create(
             b, loc, loadType, statesView,
-            ValueRange{s, batch, head, row0, zero});
+            ValueRange{s, batch, head, row0, column});
       });
 
   // The results, by stores bounded by the sequence's end.

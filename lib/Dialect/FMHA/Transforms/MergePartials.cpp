@@ -4,7 +4,7 @@
 // disjoint key sets, shared by fmha.merge_states and by split-KV's last
 // arrival: the log-sum-exp of each state's rows first, then the states'
 // O tiles weighted once per row, `unroll` states per step so that their
-// loads are in flight together.
+// loads are in flight together, whole rows or a chunk of columns at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,13 +22,20 @@
 using namespace mlir;
 using namespace mlir::fmha;
 
-MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
-                                   RankedTensorType tileType, int64_t unroll,
-                                   function_ref<Value(Value)> loadLse2,
-                                   function_ref<Value(Value)> loadTile) {
+MergedPartials
+fmha::mergePartials(OpBuilder &b, Location loc, Value count,
+                    RankedTensorType tileType, const MergeShape &shape,
+                    function_ref<Value(Value)> loadLse2,
+                    function_ref<Value(Value, Value)> loadTile,
+                    function_ref<void(Value, Value)> storeColumns) {
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  auto rowType = RankedTensorType::get({tileType.getShape()[0]}, f32);
-  auto accType = RankedTensorType::get(tileType.getShape(), f32);
+  int64_t unroll = shape.unroll, rows = tileType.getShape()[0];
+  int64_t width = tileType.getShape()[1];
+  int64_t columns = shape.columns ? shape.columns : width;
+  assert(width % columns == 0 && "column chunks must tile the rows");
+  assert((columns == width || storeColumns) && "chunks need a store");
+  auto rowType = RankedTensorType::get({rows}, f32);
+  auto accType = RankedTensorType::get({rows, columns}, f32);
   double negInf = -std::numeric_limits<double>::infinity();
   auto rowsOf = [&](double value) -> Value {
     return arith::ConstantOp::create(
@@ -89,7 +96,16 @@ MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
   Value ref = arith::SelectOp::create(b, loc, hasKeys, lse2, rowsOf(0.0));
 
   // Pass 2: o = sum_s 2^(lse2_s - lse2) o_s, each state's tile weighted
-  // row by row; a state of weight 0 adds 0 whatever its tile holds.
+  // row by row; a state of weight 0 adds 0 whatever its tile holds. Whole
+  // rows at once, or a chunk of columns at a time, each stored when summed.
+  OpBuilder::InsertionGuard chunkGuard(b);
+  Value column = zero;
+  if (columns != width) {
+    auto chunks = scf::ForOp::create(b, loc, zero, constI32(width),
+                                     constI32(columns), ValueRange{});
+    b.setInsertionPointToStart(chunks.getBody());
+    column = chunks.getInductionVar();
+  }
   Value zeros = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(accType, b.getF32FloatAttr(0.0)));
   auto oLoop = scf::ForOp::create(b, loc, zero, count, step, ValueRange{zeros});
@@ -100,7 +116,7 @@ MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
     SmallVector<std::pair<Value, Value>> loaded;
     for (int64_t u = 0; u < unroll; ++u) {
       auto [index, lse] = stateLse(oLoop.getInductionVar(), u);
-      loaded.push_back({lse, loadTile(index)});
+      loaded.push_back({lse, loadTile(index, column)});
     }
     Value sum = oLoop.getRegionIterArgs()[0];
     for (auto [lse, tile] : loaded) {
@@ -120,7 +136,10 @@ MergedPartials fmha::mergePartials(OpBuilder &b, Location loc, Value count,
     }
     scf::YieldOp::create(b, loc, ValueRange{sum});
   }
-  return {oLoop.getResult(0), lse2, hasKeys};
+  if (columns == width)
+    return {oLoop.getResult(0), lse2, hasKeys};
+  storeColumns(column, oLoop.getResult(0));
+  return {Value(), lse2, hasKeys};
 }
 
 Value MergedPartials::naturalLse(OpBuilder &b, Location loc) const {

@@ -175,18 +175,22 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
       `o = 0` and `lse = -inf` and weighs nothing in the merge.
 
     **FP8** (`sm_90a`, dense layout): q, k and v in `f8E4M3FN`, dequantized
-    by one f32 factor each, three more inputs after v:
+    by f32 factors, three more inputs after v:
 
     | tensor      | shape                                       | element type |
     |-------------|---------------------------------------------|--------------|
     | `q`         | `[batch, heads_q, seq_q, head_dim]`         | `f8E4M3FN`   |
     | `k`         | `[batch, heads_kv, seq_k, head_dim]`        | `f8E4M3FN`   |
     | `v`         | `[batch, heads_kv, head_dim, seq_k16]`      | `f8E4M3FN`   |
-    | `descale_q`, `descale_k`, `descale_v` | `[1]` (inputs 3 to 5) | `f32`  |
+    | `descale_q`, `descale_k`, `descale_v` | `[1]` or `[batch, heads_kv]` (inputs 3 to 5) | `f32` |
     | `o`         | `[batch, heads_q, seq_q, head_dim]`         | `bf16` or `f16` |
 
-    The kernel computes the attention of `q * descale_q`, `k * descale_k`
-    and `v * descale_v` (the descales must be positive): the scores are
+    The descales are one factor per tensor (`[1]`) or, all three alike, one
+    per sequence and KV head (`[batch, heads_kv]`, FlashAttention-3's
+    convention: q's factor is per KV head too, shared by the query heads of
+    its group). The kernel computes the attention of `q * descale_q`,
+    `k * descale_k` and `v * descale_v` (the factors of each sequence and
+    head; they must be positive): the scores are
     scaled by `scale * descale_q * descale_k`, P is rounded to `f8E4M3FN`
     (saturating) for its product with V, and `descale_v` joins the final
     division by the row sums. fp8 wgmma reads B K-major only, so v is given
@@ -398,8 +402,14 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
                                      ::mlir::Float8E5M2Type>(getElementType());
     }
     /// The types of `descale_q`, `descale_k` and `descale_v` (inputs 3 to 5
-    /// of an fp8 kernel), null otherwise.
+    /// of an fp8 kernel, rank 1 or 2), null otherwise.
     ::mlir::RankedTensorType getDescaleType(unsigned index);
+    /// Whether the descales are per sequence and KV head (`[batch,
+    /// heads_kv]`), not per tensor (`[1]`).
+    bool hasHeadDescales() {
+      ::mlir::RankedTensorType type = getDescaleType(0);
+      return type && type.getRank() == 2;
+    }
 
     /// Sizes of the problem: each is static if any tensor that carries it has
     /// it static, else ShapedType::kDynamic. With `varlen`, the batch is the
