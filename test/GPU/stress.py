@@ -570,7 +570,7 @@ def bad_cases():
          value, "CUDA"),
         ("gemm f32", lambda: fmha.gemm(t(8, 16, dtype=torch.float32),
                                        t(8, 16, dtype=torch.float32)),
-         (TypeError,), "bfloat16 or float16"),
+         (TypeError,), "bfloat16, float16 or fp8"),
         ("gemm mixed dtypes", lambda: fmha.gemm(
             t(8, 16), t(8, 16, dtype=torch.float16)), (TypeError,),
          "must match"),
