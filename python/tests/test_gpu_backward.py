@@ -2,9 +2,8 @@
 GPU, against a float64 reference.
 
 Skipped without PyTorch, without a CUDA device of compute capability 9.0,
-when a kernel is neither in the cache nor compilable here, or while the
-compiler is missing. On a machine without
-the compiler, point FMHA_CACHE_DIR at a cache that
+when a kernel is neither in the cache nor compilable here. On a machine
+without the compiler, point FMHA_CACHE_DIR at a cache that
 test/GPU/prepare_cache.py filled (it compiles kernel_specs() below).
 
 Tolerances. Each gradient's error is its relative Frobenius-norm distance
