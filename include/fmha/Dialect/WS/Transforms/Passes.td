@@ -33,8 +33,11 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
       of V. In a `ws.multicast` kernel the loads of the dots' B operands
       are multicast (`ws.multicast_load`).
     - role 1 + i, **consumer i** (a warpgroup, `consumer-regs`), computes
-      accumulator chain i of the loop (a loop-carried `tile.dot`
-      accumulator): the loop-carried values the chain, its stores and, in
+      accumulator chain group i of the loop (a loop-carried `tile.dot`
+      accumulator; chains computed from a common `tile.dot`, such as an
+      attention backward's dK and dV from one P^T, form one group, every
+      other chain a group of its own): the loop-carried values the
+      chains, their stores and, in
       turn, what those read (`ws.partition_outputs` on the loop), the TMA
       stores of values computed from it and the plain stores
       (`tile.store_direct`, attention's log-sum-exp) of values of its
