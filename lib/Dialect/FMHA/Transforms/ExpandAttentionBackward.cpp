@@ -108,6 +108,16 @@ private:
   /// Whether the tile of keys [n0, n0 + keyRows) and queries [m0, m0 +
   /// queryRows) has any element `visible` hides (an i1 scalar).
   Value needsMask(Value n0, int64_t keyRows, Value m0, int64_t queryRows);
+  /// The query blocks of `rows` rows that see any key of the dK/dV CTA's
+  /// block from `n0`: the first block's row and the number of blocks.
+  std::pair<Value, Value> queryBlocks(Value n0, int64_t rows);
+  /// The key blocks of `keyRows` keys that any of the `queryRows` query
+  /// rows from `m0` see: the first block's key and the number of blocks.
+  std::pair<Value, Value> keyBlocks(Value m0, int64_t queryRows,
+                                    int64_t keyRows);
+  /// The blocks of `rows` that cover [begin, end): ceil((end - begin) /
+  /// rows), 0 when the range is empty.
+  Value blocksBetween(Value begin, Value end, int64_t rows);
   /// `p` with the elements `visible` hides set to 0, where the tile needs
   /// it (an scf.if): `keyAxis` is the axis of the tile's keys.
   Value maskProbabilities(Value p, Value n0, Value m0, unsigned keyAxis);
@@ -354,6 +364,66 @@ Value BackwardBuilder::needsMask(Value n0, int64_t keyRows, Value m0,
   return needs;
 }
 
+Value BackwardBuilder::blocksBetween(Value begin, Value end, int64_t rows) {
+  Value span = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, end, begin), constI32(0));
+  return arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, constI32(rows - 1)),
+      constI32(rows));
+}
+
+std::pair<Value, Value> BackwardBuilder::queryBlocks(Value n0, int64_t rows) {
+  // From the first query whose diagonal (+ right window) reaches key n0 to
+  // the last whose window start (left) is not past the block's last key.
+  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
+  Value first = constI32(0);
+  if (std::optional<int64_t> right = op.getRightWindow()) {
+    Value diagonal = arith::SubIOp::create(b, loc, n0, shift);
+    first = arith::MaxSIOp::create(
+        b, loc, first,
+        arith::SubIOp::create(b, loc, diagonal, windowSize(*right, seqQ)));
+  }
+  Value begin = arith::MulIOp::create(
+      b, loc, arith::DivSIOp::create(b, loc, first, constI32(rows)),
+      constI32(rows));
+  Value end = seqQ;
+  if (std::optional<int64_t> left = op.getLeftWindow()) {
+    Value pastKeys =
+        arith::AddIOp::create(b, loc, n0, constI32(op.getBlockN()));
+    Value reach = arith::AddIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, pastKeys, shift),
+        windowSize(*left, seqK));
+    end = arith::MinSIOp::create(b, loc, end, reach);
+  }
+  return {begin, blocksBetween(begin, end, rows)};
+}
+
+std::pair<Value, Value> BackwardBuilder::keyBlocks(Value m0, int64_t queryRows,
+                                                   int64_t keyRows) {
+  // Up to the last row's diagonal (+ right window), from the first row's
+  // window start (left).
+  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
+  Value end = seqK;
+  if (std::optional<int64_t> right = op.getRightWindow()) {
+    Value pastRows = arith::AddIOp::create(b, loc, m0, constI32(queryRows));
+    Value reach = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, pastRows, shift),
+        windowSize(*right, seqQ));
+    end = arith::MinSIOp::create(b, loc, end, reach);
+  }
+  Value begin = constI32(0);
+  if (std::optional<int64_t> left = op.getLeftWindow()) {
+    Value diagonal = arith::AddIOp::create(b, loc, m0, shift);
+    Value first = arith::MaxSIOp::create(
+        b, loc, begin,
+        arith::SubIOp::create(b, loc, diagonal, windowSize(*left, seqK)));
+    begin = arith::MulIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, first, constI32(keyRows)),
+        constI32(keyRows));
+  }
+  return {begin, blocksBetween(begin, end, keyRows)};
+}
+
 Value BackwardBuilder::maskProbabilities(Value p, Value n0, Value m0,
                                          unsigned keyAxis) {
   auto type = cast<RankedTensorType>(p.getType());
@@ -454,35 +524,7 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
         b, loc, v, ValueRange{batch, kvHead, start, zero}));
   }
 
-  // The query rows that see any of the CTA's keys: from the first whose
-  // diagonal (+ right window) reaches key n0, to the last whose window
-  // start (left) is not past the block's last key.
-  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
-  Value first = zero;
-  if (std::optional<int64_t> right = op.getRightWindow())
-    first = arith::MaxSIOp::create(
-        b, loc, zero,
-        arith::SubIOp::create(b, loc, arith::SubIOp::create(b, loc, n0, shift),
-                              windowSize(*right, seqQ)));
-  Value begin = arith::MulIOp::create(
-      b, loc, arith::DivSIOp::create(b, loc, first, constI32(blockM)),
-      constI32(blockM));
-  Value end = seqQ;
-  if (std::optional<int64_t> left = op.getLeftWindow())
-    end = arith::MinSIOp::create(
-        b, loc, end,
-        arith::AddIOp::create(
-            b, loc,
-            arith::SubIOp::create(
-                b, loc,
-                arith::AddIOp::create(b, loc, n0, constI32(op.getBlockN())),
-                shift),
-            windowSize(*left, seqK)));
-  Value span = arith::MaxSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, end, begin), zero);
-  Value blocks = arith::DivSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, span, constI32(blockM - 1)),
-      constI32(blockM));
+  auto [begin, blocks] = queryBlocks(n0, blockM);
   Value group = arith::DivUIOp::create(b, loc, headsQ, headsKV);
   Value steps = arith::MulIOp::create(b, loc, group, blocks);
 
@@ -613,35 +655,7 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
         b, loc, vecType, dLse, ValueRange{batch, head, one, start}));
   }
 
-  // The keys any of the CTA's query rows see, in whole key blocks.
-  Value shift = arith::SubIOp::create(b, loc, seqK, seqQ);
-  Value end = seqK;
-  if (std::optional<int64_t> right = op.getRightWindow())
-    end = arith::MinSIOp::create(
-        b, loc, end,
-        arith::AddIOp::create(
-            b, loc,
-            arith::AddIOp::create(
-                b, loc,
-                arith::AddIOp::create(b, loc, m0,
-                                      constI32(queryRows * consumers)),
-                shift),
-            windowSize(*right, seqQ)));
-  Value begin = zero;
-  if (std::optional<int64_t> left = op.getLeftWindow()) {
-    Value first = arith::MaxSIOp::create(
-        b, loc, zero,
-        arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, m0, shift),
-                              windowSize(*left, seqK)));
-    begin = arith::MulIOp::create(
-        b, loc, arith::DivSIOp::create(b, loc, first, constI32(keyRows)),
-        constI32(keyRows));
-  }
-  Value span = arith::MaxSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, end, begin), zero);
-  Value blocks = arith::DivSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, span, constI32(keyRows - 1)),
-      constI32(keyRows));
+  auto [begin, blocks] = keyBlocks(m0, queryRows * consumers, keyRows);
 
   RankedTensorType accType = tensorType({queryRows, headDim}, f32);
   RankedTensorType sType = tensorType({queryRows, keyRows}, f32);
