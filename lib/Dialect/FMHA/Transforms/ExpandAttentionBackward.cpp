@@ -76,6 +76,12 @@ private:
     return tile::TensorDescType::get(tensorType({tileRows, headDim}, element),
                                      4);
   }
+  /// The main kernels' first argument types: the tensor maps of q, k, v
+  /// and do (boxes of `queryRows` and `keyRows` rows) and d_lse.
+  SmallVector<Type> mainInputTypes(int64_t queryRows, int64_t keyRows) {
+    return {rowsDesc(queryRows), rowsDesc(keyRows), rowsDesc(keyRows),
+            rowsDesc(queryRows), MemRefType::get(getDLseShape(), f32)};
+  }
   /// Declares q, k, v and do (inputs) and d_lse in `contract`, with the
   /// tensor maps of q and do in boxes of `queryRows` rows and of k and v in
   /// boxes of `keyRows` (one 128-byte swizzle span wide), then d_lse as a
@@ -478,13 +484,8 @@ Value BackwardBuilder::scoreGrads(Value p, Value dp, Value d, unsigned axis) {
 void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   int64_t blockM = op.getBlockM(), keyRows = op.getConsumerRows(),
           consumers = op.getBlockN() / keyRows;
-  SmallVector<Type> args = {rowsDesc(blockM),
-                            rowsDesc(keyRows),
-                            rowsDesc(keyRows),
-                            rowsDesc(blockM),
-                            MemRefType::get(getDLseShape(), f32),
-                            rowsDesc(keyRows),
-                            rowsDesc(keyRows)};
+  SmallVector<Type> args = mainInputTypes(blockM, keyRows);
+  args.append({rowsDesc(keyRows), rowsDesc(keyRows)});
   args.append(5, i32);
   gpu::GPUFuncOp func =
       addKernel(b, module, (op.getSymName() + "_dkdv").str(), args);
@@ -606,12 +607,8 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
 void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
   int64_t queryRows = op.getConsumerRows(), keyRows = op.getQueryGradKeys(),
           consumers = op.getBlockN() / queryRows;
-  SmallVector<Type> args = {rowsDesc(queryRows),
-                            rowsDesc(keyRows),
-                            rowsDesc(keyRows),
-                            rowsDesc(queryRows),
-                            MemRefType::get(getDLseShape(), f32),
-                            rowsDesc(queryRows)};
+  SmallVector<Type> args = mainInputTypes(queryRows, keyRows);
+  args.push_back(rowsDesc(queryRows));
   args.append(5, i32);
   gpu::GPUFuncOp func =
       addKernel(b, module, (op.getSymName() + "_dq").str(), args);
