@@ -156,6 +156,21 @@ mergePartials(OpBuilder &b, Location loc, Value count,
               function_ref<Value(Value, Value)> loadTile,
               function_ref<void(Value, Value)> storeColumns = {});
 
+/// A window size as an i32 scalar, at most `seqLen`: a window as long as
+/// the sequence bounds nothing, and the bound keeps the mask arithmetic
+/// below i32's limit for windows up to 2^31 - 1 (the verifiers' limit).
+/// A size of 0 (causal) stays a constant.
+Value windowSize(OpBuilder &b, Location loc, int64_t size, Value seqLen);
+
+/// `mask` (an i1 tensor) and the window's rule for keys `keys` and query
+/// rows `queries` (i32 tensors of mask's shape): query i sits at key
+/// position i + seq_k - seq_q (the diagonal aligned bottom-right, as
+/// FlashAttention defines it) and sees the keys from `left` before to
+/// `right` after it (each unbounded when absent; causal is right = 0).
+Value maskWindow(OpBuilder &b, Location loc, Value mask, Value keys,
+                 Value queries, Value seqQ, Value seqK,
+                 std::optional<int64_t> left, std::optional<int64_t> right);
+
 /// Replace `op` by its kernel: the tile program of one CTA.
 LogicalResult expandGemm(GemmOp op, OpBuilder &b);
 LogicalResult expandAttention(AttentionOp op, OpBuilder &b);

@@ -41,14 +41,9 @@ private:
   RankedTensorType tensorType(ArrayRef<int64_t> shape, Type element) {
     return RankedTensorType::get(shape, element);
   }
-  /// A window size as an i32 scalar, at most `seqLen`: a window as long as
-  /// the sequence bounds nothing, and the bound keeps the mask arithmetic
-  /// below i32's limit for windows up to 2^31 - 1 (the verifier's limit).
-  /// A size of 0 (causal) stays a constant.
+  /// fmha::windowSize at this builder.
   Value windowSize(int64_t size, Value seqLen) {
-    if (size == 0)
-      return constI32(0);
-    return arith::MinSIOp::create(b, loc, constI32(size), seqLen);
+    return fmha::windowSize(b, loc, size, seqLen);
   }
   /// `offset + windowSize(size, seqLen)`, a constant when size is 0.
   Value addWindow(int64_t offset, int64_t size, Value seqLen) {
@@ -707,24 +702,8 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
   // The sequence-length tail (or the end of the split's keys).
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols,
                                      splat(keyLimit, idxType));
-  // Query i sits at key position i + (seqK - seqQ): the diagonal is aligned
-  // bottom-right when the lengths differ, as FlashAttention defines it.
-  Value diag = arith::AddIOp::create(
-      b, loc, rows, splat(arith::SubIOp::create(b, loc, seqK, seqQ), idxType));
-  // Keeps the keys whose column compares to `bound` by `predicate`.
-  auto keep = [&](arith::CmpIPredicate predicate, Value bound) {
-    mask = arith::AndIOp::create(
-        b, loc, mask, arith::CmpIOp::create(b, loc, predicate, cols, bound));
-  };
-  if (std::optional<int64_t> right = op.getRightWindow())
-    keep(arith::CmpIPredicate::sle,
-         arith::AddIOp::create(b, loc, diag,
-                               splat(windowSize(*right, seqQ), idxType)));
-  if (std::optional<int64_t> left = op.getLeftWindow())
-    keep(arith::CmpIPredicate::sge,
-         arith::SubIOp::create(b, loc, diag,
-                               splat(windowSize(*left, seqK), idxType)));
-  return mask;
+  return maskWindow(b, loc, mask, cols, rows, seqQ, seqK, op.getLeftWindow(),
+                    op.getRightWindow());
 }
 
 SmallVector<Value> AttentionBuilder::loadQueryTiles(Value batch, Value head,

@@ -103,9 +103,9 @@ private:
         func, b.getI64IntegerAttr(registers));
   }
 
-  /// `min(size, seqLen)` for a window size, as the forward bounds it.
+  /// fmha::windowSize at this builder.
   Value windowSize(int64_t size, Value seqLen) {
-    return arith::MinSIOp::create(b, loc, constI32(size), seqLen);
+    return fmha::windowSize(b, loc, size, seqLen);
   }
   /// Whether key `keys` is visible to query `queries` (i32 tensors of one
   /// shape): both inside their sequences and inside the mask, the
@@ -321,22 +321,8 @@ Value BackwardBuilder::visible(Value keys, Value queries) {
   Value queryInside =
       cmp(arith::CmpIPredicate::slt, queries, splat(seqQ, type));
   Value mask = arith::AndIOp::create(b, loc, keyInside, queryInside);
-  // Query i sits at key position i + (seq_k - seq_q).
-  Value diag = arith::AddIOp::create(
-      b, loc, queries, splat(arith::SubIOp::create(b, loc, seqK, seqQ), type));
-  if (std::optional<int64_t> right = op.getRightWindow())
-    mask = arith::AndIOp::create(
-        b, loc, mask,
-        cmp(arith::CmpIPredicate::sle, keys,
-            arith::AddIOp::create(b, loc, diag,
-                                  splat(windowSize(*right, seqQ), type))));
-  if (std::optional<int64_t> left = op.getLeftWindow())
-    mask = arith::AndIOp::create(
-        b, loc, mask,
-        cmp(arith::CmpIPredicate::sge, keys,
-            arith::SubIOp::create(b, loc, diag,
-                                  splat(windowSize(*left, seqK), type))));
-  return mask;
+  return maskWindow(b, loc, mask, keys, queries, seqQ, seqK,
+                    op.getLeftWindow(), op.getRightWindow());
 }
 
 Value BackwardBuilder::needsMask(Value n0, int64_t keyRows, Value m0,
