@@ -15,8 +15,7 @@
 using namespace mlir;
 using namespace mlir::fmha;
 
-Value fmha::windowSize(OpBuilder &b, Location loc, int64_t size,
-                       Value seqLen) {
+Value fmha::windowSize(OpBuilder &b, Location loc, int64_t size, Value seqLen) {
   if (size == 0)
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
   Value bound = arith::ConstantIntOp::create(b, loc, b.getI32Type(), size);
@@ -41,13 +40,11 @@ Value fmha::maskWindow(OpBuilder &b, Location loc, Value mask, Value keys,
   };
   if (right) {
     Value reach = splat(windowSize(b, loc, *right, seqQ));
-    keep(arith::CmpIPredicate::sle,
-         arith::AddIOp::create(b, loc, diag, reach));
+    keep(arith::CmpIPredicate::sle, arith::AddIOp::create(b, loc, diag, reach));
   }
   if (left) {
     Value reach = splat(windowSize(b, loc, *left, seqK));
-    keep(arith::CmpIPredicate::sge,
-         arith::SubIOp::create(b, loc, diag, reach));
+    keep(arith::CmpIPredicate::sge, arith::SubIOp::create(b, loc, diag, reach));
   }
   return mask;
 }

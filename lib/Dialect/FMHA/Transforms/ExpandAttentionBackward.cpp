@@ -321,8 +321,8 @@ Value BackwardBuilder::visible(Value keys, Value queries) {
   Value queryInside =
       cmp(arith::CmpIPredicate::slt, queries, splat(seqQ, type));
   Value mask = arith::AndIOp::create(b, loc, keyInside, queryInside);
-  return maskWindow(b, loc, mask, keys, queries, seqQ, seqK,
-                    op.getLeftWindow(), op.getRightWindow());
+  return maskWindow(b, loc, mask, keys, queries, seqQ, seqK, op.getLeftWindow(),
+                    op.getRightWindow());
 }
 
 Value BackwardBuilder::needsMask(Value n0, int64_t keyRows, Value m0,
