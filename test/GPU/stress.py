@@ -190,25 +190,21 @@ LAYOUTS_2D = ("contiguous", "contiguous", "contiguous", "transposed",
               "strided_inner")
 
 
-def draw_attention(rng):
-    dtype, causal, window, scale = rng.choice(ATTENTION_OPTIONS)
-    head_dim = rng.choice(HEAD_DIMS)
-    if scale is None and rng.random() < 0.2:
-        scale = 1.0 / math.sqrt(head_dim)  # the default, spelled out
-    heads_kv, group = count(rng, HEADS_MAX), count(rng, GQA_MAX)
-    batch = 0 if rng.random() < 0.01 else count(rng, BATCH_MAX)
-    seq_q, seq_k = length(rng), length(rng)
-    # Shrink to the reference's budget: batch and heads first.
+def shrink_dense(batch, heads_kv, group, seq_q, seq_k, head_dim, share,
+                 heads_max=None):
+    """A dense attention case's sizes shrunk to 1/share of the reference's
+    budget (MAX_SCORES, MAX_INPUT), batch and heads first; with
+    ``heads_max``, heads_q = heads_kv * group at most that."""
     while True:
         heads_q = heads_kv * group
-        if heads_q > HEADS_MAX:
+        if heads_max is not None and heads_q > heads_max:
             heads_kv = max(1, heads_kv // 2)
-            group = max(1, min(group, HEADS_MAX // heads_kv))
+            group = max(1, min(group, heads_max // heads_kv))
             continue
         bh = batch * heads_q
-        if bh * seq_q * seq_k <= MAX_SCORES and \
-                bh * (seq_q + seq_k) * head_dim <= MAX_INPUT:
-            break
+        if bh * seq_q * seq_k <= MAX_SCORES // share and \
+                bh * (seq_q + seq_k) * head_dim <= MAX_INPUT // share:
+            return batch, heads_kv, group, seq_q, seq_k
         if batch > 1:
             batch //= 2
         elif heads_kv > 1:
@@ -217,6 +213,18 @@ def draw_attention(rng):
             group //= 2
         else:
             seq_q, seq_k = seq_q * 3 // 4, seq_k * 3 // 4
+
+
+def draw_attention(rng):
+    dtype, causal, window, scale = rng.choice(ATTENTION_OPTIONS)
+    head_dim = rng.choice(HEAD_DIMS)
+    if scale is None and rng.random() < 0.2:
+        scale = 1.0 / math.sqrt(head_dim)  # the default, spelled out
+    heads_kv, group = count(rng, HEADS_MAX), count(rng, GQA_MAX)
+    batch = 0 if rng.random() < 0.01 else count(rng, BATCH_MAX)
+    seq_q, seq_k = length(rng), length(rng)
+    batch, heads_kv, group, seq_q, seq_k = shrink_dense(
+        batch, heads_kv, group, seq_q, seq_k, head_dim, 1, HEADS_MAX)
     return {"kind": "attention", "dtype": dtype, "causal": causal,
             "window": window, "scale": scale, "head_dim": head_dim,
             "batch": batch, "heads_q": heads_kv * group,
@@ -276,19 +284,8 @@ def draw_backward(rng):
     seq_q, seq_k = length(rng), length(rng)
     # The reference keeps several float64 score tensors: a quarter of the
     # forward's budget.
-    while True:
-        bh = batch * heads_kv * group
-        if bh * seq_q * seq_k <= MAX_SCORES // 4 and \
-                bh * (seq_q + seq_k) * head_dim <= MAX_INPUT // 4:
-            break
-        if batch > 1:
-            batch //= 2
-        elif heads_kv > 1:
-            heads_kv //= 2
-        elif group > 1:
-            group //= 2
-        else:
-            seq_q, seq_k = seq_q * 3 // 4, seq_k * 3 // 4
+    batch, heads_kv, group, seq_q, seq_k = shrink_dense(
+        batch, heads_kv, group, seq_q, seq_k, head_dim, 4)
     return {"kind": "backward", "dtype": dtype, "causal": causal,
             "window": window, "scale": scale, "head_dim": head_dim,
             "batch": batch, "heads_q": heads_kv * group,
