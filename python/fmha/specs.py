@@ -535,11 +535,7 @@ class AttentionSpec(_Spec):
         name = f"attention_{self.dtype}_d{self.head_dim}"
         if self.fp8:
             name += f"_{self.out_dtype}"
-        for size, tag in (("batch", "b"), ("heads_q", "hq"),
-                          ("heads_kv", "hkv"), ("seq_q", "sq"),
-                          ("seq_k", "sk")):
-            if getattr(self, size) is not None:
-                name += f"_{tag}{getattr(self, size)}"
+        name += _sizes_suffix(self)
         if self.causal:
             name += "_causal"
         if self.window is not None:
@@ -649,6 +645,17 @@ class AttentionSpec(_Spec):
                 f"    {' '.join(config)}\n")
 
 
+def _sizes_suffix(spec: Any) -> str:
+    """The static sizes of an attention spec in its kernel's name: `_b2`,
+    `_hq32`, `_hkv8`, `_sq300`, `_sk17`, each when set."""
+    suffix = ""
+    for size, tag in (("batch", "b"), ("heads_q", "hq"), ("heads_kv", "hkv"),
+                      ("seq_q", "sq"), ("seq_k", "sk")):
+        if getattr(spec, size) is not None:
+            suffix += f"_{tag}{getattr(spec, size)}"
+    return suffix
+
+
 def _mask_config(spec: Any) -> list:
     """The mask, scale and tile keywords of an attention op's syntax, as
     ``fmha.attention`` and ``fmha.attention_backward`` spell them."""
@@ -736,11 +743,7 @@ class AttentionBackwardSpec(_Spec):
         """The kernels' common prefix and the manifest's name, e.g.
         ``attention_backward_bf16_d128_causal``."""
         name = f"attention_backward_{self.dtype}_d{self.head_dim}"
-        for size, tag in (("batch", "b"), ("heads_q", "hq"),
-                          ("heads_kv", "hkv"), ("seq_q", "sq"),
-                          ("seq_k", "sk")):
-            if getattr(self, size) is not None:
-                name += f"_{tag}{getattr(self, size)}"
+        name += _sizes_suffix(self)
         if self.causal:
             name += "_causal"
         if self.window is not None:
