@@ -23,9 +23,6 @@ using namespace mlir::fmha;
 using namespace mlir::fmha::checks;
 
 namespace {
-constexpr ArrayRef<StringRef> kQDims = kAttentionQDims;
-constexpr ArrayRef<StringRef> kKVDims = kAttentionKVDims;
-constexpr ArrayRef<StringRef> kLseDims = kAttentionLseDims;
 constexpr StringRef kTileNames[] = {"block_m", "block_n"};
 
 /// Head dims with a kernel.
@@ -240,15 +237,15 @@ static LogicalResult verifyStructure(AttentionBackwardOp op) {
   if (type.getNumResults() != 3)
     return op.emitOpError()
            << "expects 3 results (dq, dk, dv), got " << type.getNumResults();
-  return verifyTensors(op, {{"q", type.getInput(0), kQDims},
-                            {"k", type.getInput(1), kKVDims},
-                            {"v", type.getInput(2), kKVDims},
-                            {"o", type.getInput(3), kQDims},
-                            {"do", type.getInput(4), kQDims},
-                            {"lse", type.getInput(5), kLseDims},
-                            {"dq", type.getResult(0), kQDims},
-                            {"dk", type.getResult(1), kKVDims},
-                            {"dv", type.getResult(2), kKVDims}});
+  return verifyTensors(op, {{"q", type.getInput(0), kAttentionQDims},
+                            {"k", type.getInput(1), kAttentionKVDims},
+                            {"v", type.getInput(2), kAttentionKVDims},
+                            {"o", type.getInput(3), kAttentionQDims},
+                            {"do", type.getInput(4), kAttentionQDims},
+                            {"lse", type.getInput(5), kAttentionLseDims},
+                            {"dq", type.getResult(0), kAttentionQDims},
+                            {"dk", type.getResult(1), kAttentionKVDims},
+                            {"dv", type.getResult(2), kAttentionKVDims}});
 }
 
 /// Checks the element types, the sizes, the head dim and the GQA ratio.
