@@ -153,13 +153,6 @@ def _kernel(torch: Any, q: Any, causal: bool, window: Optional[list],
     return kernel
 
 
-def _dense(t: Any) -> Any:
-    """``t``, or a contiguous copy when its rows are not dense (``o``,
-    ``do`` and ``lse`` are read by the prep kernel with plain loads at
-    row-major offsets)."""
-    return t if t.is_contiguous() else t.contiguous()
-
-
 def _launch_tensors(kernel: Any, given: dict) -> dict:
     """The tensors of ``given`` that the kernel's manifest names."""
     return {n: t for n, t in given.items() if n in kernel.manifest.tensors}
@@ -171,7 +164,7 @@ def backward_impl(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
     """The real implementation of fmha::attention_backward (CUDA
     tensors): ``(dq, dk, dv)``."""
     import torch
-    from .torch_ops import _on_device, _tma_ready_nd
+    from .torch_ops import _on_device, _tma_ready_nd, scratch_tensors
     given = {"q": q, "k": k, "v": v, "o": o, "do": do, "lse": lse}
     check_tensors(torch, given, causal, window, scale)
     if q.device.type != "cuda":
@@ -183,25 +176,20 @@ def backward_impl(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
         # tensor map cannot be empty).
         return dq.zero_(), dk.zero_(), dv.zero_()
     tensors = {n: _tma_ready_nd(given[n]) for n in ("q", "k", "v")}
-    tensors.update(o=_dense(o), do=_dense(do), lse=_dense(lse), dq=dq, dk=dk,
-                   dv=dv)
+    # o, do and lse are read by the prep kernel with plain loads at
+    # row-major offsets: dense (contiguous() copies only when they are not).
+    tensors.update(o=o.contiguous(), do=do.contiguous(),
+                   lse=lse.contiguous(), dq=dq, dk=dk, dv=dv)
     with _on_device(torch, q.device):
         kernel = _kernel(torch, q, causal, window, scale)
         tensors = _launch_tensors(kernel, tensors)
-        # Scratch per call, from PyTorch's caching allocator on the current
-        # stream (see the module's note).
-        for name, (shape, role, dtype) in kernel.scratch_shapes(
-                {n: t.shape for n, t in tensors.items()}).items():
-            make = torch.zeros if role == "zeroed" else torch.empty
-            tensors[name] = make(shape, dtype=_torch_dtype(torch, dtype),
-                                 device=q.device)
+        specs = kernel.scratch_shapes({n: t.shape
+                                       for n, t in tensors.items()})
+        tensors.update(scratch_tensors(
+            torch, specs, q.device,
+            torch.cuda.current_stream(q.device).cuda_stream))
         kernel.launch(tensors)
     return dq, dk, dv
-
-
-def _torch_dtype(torch: Any, name: str) -> Any:
-    from .torch_ops import _SCRATCH_DTYPES
-    return getattr(torch, _SCRATCH_DTYPES[name])
 
 
 def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
