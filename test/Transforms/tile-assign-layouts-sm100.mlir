@@ -220,3 +220,24 @@ gpu.module @merge [#nvvm.target<chip = "sm_100a">] {
     gpu.return
   }
 }
+
+// -----
+
+// Operands computed in registers are staged into shared memory on sm_90a
+// only.
+gpu.module @staged [#nvvm.target<chip = "sm_100a">] {
+  gpu.func @staged(%kd: !tile.desc<tensor<128x64xbf16>>,
+                   %qd: !tile.desc<tensor<128x64xbf16>>, %i: i32) kernel {
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+    %zero2 = arith.constant dense<0.0> : tensor<128x64xf32>
+    %k = tile.load %kd[%i, %i] : !tile.desc<tensor<128x64xbf16>>
+    %q = tile.load %qd[%i, %i] : !tile.desc<tensor<128x64xbf16>>
+    %s = tile.dot %k, %q, %zero {transpose_b}
+        : tensor<128x64xbf16>, tensor<128x64xbf16>, tensor<128x128xf32>
+    %t = arith.truncf %s : tensor<128x128xf32> to tensor<128x128xbf16>
+    // expected-error @+1 {{'tile.dot' op operands computed in registers are read from shared memory on sm_90a only}}
+    %d = tile.dot %t, %k, %zero2 {transpose_a}
+        : tensor<128x128xbf16>, tensor<128x64xbf16>, tensor<128x64xf32>
+    gpu.return
+  }
+}

@@ -134,11 +134,12 @@ func.func @acc_step(%x: tensor<64x64xbf16>, %y: tensor<100x64xbf16>) -> tensor<6
 // -----
 
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
-// Operands are read from shared memory, so they must be loaded by TMA.
+// Operands are read from shared memory: loaded by TMA, or stored there from
+// a register layout, which a function argument does not have.
 func.func @not_loaded(%a: !tile.desc<tensor<64x64xbf16>>, %y: tensor<64x64xbf16>, %i: i32) -> tensor<64x64xf32> {
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %x = tile.load %a[%i, %i] : !tile.desc<tensor<64x64xbf16>>
-  // expected-error @+1 {{'tile.dot' op operands must come straight from tile.load on sm90 (shared memory); an operand computed in registers (P of attention's P @ V) is not supported yet}}
+  // expected-error @+1 {{'tile.dot' op operand #1 is neither loaded into shared memory nor computed in a register layout it can be stored from}}
   %d = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }
@@ -356,5 +357,43 @@ module attributes {gpu.container_module} {
       %t = tile.load_direct %states[%i, %i] : memref<?x64xf16> -> tensor<24x64xf16>
       gpu.return
     }
+  }
+}
+
+// -----
+
+// Operands computed in registers that wgmma cannot read there (A given
+// transposed, as the attention backward's dS^T for dQ = dS K, and any B)
+// are staged: a tile.convert_layout into the NVMMA layout a load of their
+// shape gets, right before the dot; the K-major register A of the first
+// dot stays in registers.
+// CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+// CHECK-DAG: #[[ACC:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-LABEL: gpu.func @staged
+// CHECK: %[[S:.*]] = tile.dot %[[K:.*]], %[[Q:.*]], %{{.*}} {transpose_b}
+// CHECK: %[[T:.*]] = arith.truncf %[[S]] : tensor<64x64xf32, #[[ACC]]> to tensor<64x64xbf16, #[[ACC]]>
+// CHECK: %[[DK:.*]] = tile.dot %[[T]], %[[Q]], %{{.*}} : tensor<64x64xbf16, #[[ACC]]>, tensor<64x64xbf16, #[[SMEM]]>
+// CHECK: %[[TA:.*]] = tile.convert_layout %[[T]] : tensor<64x64xbf16, #[[ACC]]> -> tensor<64x64xbf16, #[[SMEM]]>
+// CHECK: %[[DQ:.*]] = tile.dot %[[TA]], %[[K]], %{{.*}} {transpose_a} : tensor<64x64xbf16, #[[SMEM]]>, tensor<64x64xbf16, #[[SMEM]]>
+// CHECK: %[[TB:.*]] = tile.convert_layout %[[T]] : tensor<64x64xbf16, #[[ACC]]> -> tensor<64x64xbf16, #[[SMEM]]>
+// CHECK: tile.dot %[[K]], %[[TB]], %{{.*}} : tensor<64x64xbf16, #[[SMEM]]>, tensor<64x64xbf16, #[[SMEM]]>
+gpu.module @staged [#nvvm.target<chip = "sm_90a">] {
+  gpu.func @staged(%kd: !tile.desc<tensor<64x64xbf16>>,
+                   %qd: !tile.desc<tensor<64x64xbf16>>,
+                   %out: !tile.desc<tensor<64x64xf32>>, %i: i32) kernel {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %k = tile.load %kd[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+    %q = tile.load %qd[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+    %s = tile.dot %k, %q, %zero {transpose_b}
+        : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    %t = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+    %dk = tile.dot %t, %q, %zero
+        : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    %dq = tile.dot %t, %k, %dk {transpose_a}
+        : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    %x = tile.dot %k, %t, %dq
+        : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    tile.store %out[%i, %i], %x : !tile.desc<tensor<64x64xf32>>
+    gpu.return
   }
 }

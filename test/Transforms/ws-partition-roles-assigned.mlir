@@ -873,3 +873,80 @@ gpu.module @m [#nvvm.target<chip = "sm_100a">] {
     gpu.return
   }
 }
+
+// -----
+
+// A register tile staged for a dot that reads it from shared memory (the
+// attention backward's dS^T, read transposed for dQ = dS K): the consumer
+// stores it into a buffer of its own in the NVMMA layout, between two
+// waits at its named barrier with a proxy fence before the second, and the
+// dot reads the buffer in place. The consumer's TMA store takes the same
+// barrier.
+// CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+// CHECK-LABEL: gpu.func @staged_operand(
+// CHECK: %[[STAGE:.*]] = ws.buffer_alloc : memref<64x64xbf16, 3>
+// CHECK: ws.warp_specialize {
+// CHECK: ws.role "math" warps 4 regs 240 {
+// CHECK:   %[[T:.*]] = arith.truncf
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   ws.store_shared %[[T]], %[[STAGE]] {layout = #[[SMEM]]} : tensor<64x64xbf16, #{{.*}}>, memref<64x64xbf16, 3>
+// CHECK:   ws.fence_async_shared
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   %[[A:.*]] = ws.as_tensor %[[STAGE]] : memref<64x64xbf16, 3> -> tensor<64x64xbf16, #{{.*}}>
+// CHECK:   tile.dot %[[A]], %{{.*}}, %{{.*}} {async, transpose_a}
+// CHECK:   tile.dot_wait
+// CHECK:   ws.barrier_sync 1 threads 128
+// CHECK:   ws.tma_store
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @m [#nvvm.target<chip = "sm_90a">] {
+  gpu.func @staged_operand(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                           %c: !tile.desc<tensor<64x64xf32>>, %n: i32) kernel
+      attributes {ws.roles = [#ws.role_spec<"loader", warps = 1, regs = 24>,
+                              #ws.role_spec<"math", warps = 4, regs = 240>],
+                  ws.channel_stages = array<i32: 2>} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %x = tile.load %a[%i, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<64x64xbf16, #smem>>
+      %s = tile.dot %x, %x, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %t = arith.truncf %s : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      %st = tile.convert_layout %t : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #smem>
+      %d = tile.dot %st, %x, %zero {async, transpose_a} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      %w = tile.dot_wait %d pending 0 : tensor<64x64xf32, #acc>
+      tile.store %c[%i, %c0], %w reduce add {ws.partition = array<i32: 1>} : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+// A staged register tile read by a dot in another block (a loop's body):
+// the next write of the buffer could overtake the read.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+gpu.module @m [#nvvm.target<chip = "sm_90a">] {
+  gpu.func @staged_elsewhere(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                             %c: !tile.desc<tensor<64x64xf32>>, %n: i32) kernel
+      attributes {ws.roles = [#ws.role_spec<"loader", warps = 1, regs = 24>,
+                              #ws.role_spec<"math", warps = 4, regs = 240>],
+                  ws.channel_stages = array<i32: 2>} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %x0 = tile.load %a[%c0, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<64x64xbf16, #smem>>
+    %s = tile.dot %x0, %x0, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+    %t = arith.truncf %s : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+    // expected-error @+1 {{'tile.convert_layout' op ws-partition-roles: a register tile staged into shared memory must be read by dots done (waited for) in its block}}
+    %st = tile.convert_layout %t : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #smem>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc0 = %zero) -> (tensor<64x64xf32, #acc>) : i32 {
+      %x = tile.load %a[%i, %c0] {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>} : !tile.desc<tensor<64x64xbf16, #smem>>
+      %d = tile.dot %st, %x, %acc0 {transpose_a} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+      scf.yield %d : tensor<64x64xf32, #acc>
+    } {ws.partition_outputs = [array<i32: 1>]}
+    tile.store %c[%c0, %c0], %r {ws.partition = array<i32: 1>} : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+    gpu.return
+  }
+}

@@ -22,6 +22,8 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::ws;
 
@@ -191,6 +193,106 @@ private:
 };
 } // namespace
 
+/// The byte offset, in a buffer of `rows` rows laid out as `layout` (row
+/// major, swizzled), of the element at `row`, `col` (i32 values): the
+/// S-byte piece of the row holding the column, the row within that piece's
+/// [rows x S bytes] sub-tile, then the 16-byte chunk permuted within its
+/// 128-byte line (#tile.nvmma_shared).
+static Value swizzledByteOffset(OpBuilder &b, Location loc, Value row,
+                                Value col, tile::NvmmaSharedAttr layout,
+                                int64_t rows) {
+  int64_t swizzle = layout.getSwizzle(), elementBytes =
+                                             layout.getElementBits() / 8;
+  auto c = [&](int64_t value) { return i32Const(b, loc, value); };
+  Value colBytes = LLVM::MulOp::create(b, loc, col, c(elementBytes));
+  Value piece = LLVM::UDivOp::create(b, loc, colBytes, c(swizzle));
+  Value inPiece = LLVM::URemOp::create(b, loc, colBytes, c(swizzle));
+  Value offset = LLVM::AddOp::create(
+      b, loc,
+      LLVM::AddOp::create(b, loc,
+                          LLVM::MulOp::create(b, loc, piece, c(rows * swizzle)),
+                          LLVM::MulOp::create(b, loc, row, c(swizzle))),
+      inPiece);
+  // o xor (((o / 128) % (S / 16)) * 16).
+  Value line = LLVM::AndOp::create(
+      b, loc, LLVM::LShrOp::create(b, loc, offset, c(7)), c(swizzle / 16 - 1));
+  return LLVM::XOrOp::create(b, loc, offset,
+                             LLVM::ShlOp::create(b, loc, line, c(4)));
+}
+
+/// `value` through an opaque move: what is computed from the result is
+/// computed where the move is (in a loop's body) rather than hoisted out of
+/// the loop by LLVM and kept in registers across it.
+static OpFoldResult opaqueCoordinate(OpBuilder &b, Location loc,
+                                     OpFoldResult value) {
+  auto v = dyn_cast<Value>(value);
+  if (!v)
+    return value;
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getI32Type(), ValueRange{v}, "mov.b32 $0, $1;", "=r,r",
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+             /*operand_attrs=*/ArrayAttr())
+      .getRes();
+}
+
+/// ws.store_shared with a `layout` -> each thread stores its runs of
+/// contiguous values, as vectors of up to 16 bytes (which never cross a
+/// 16-byte chunk, the swizzle's unit), at their swizzled offsets. The
+/// pattern repeats every 8 rows and every span of columns, so the thread
+/// computes the swizzled offset once per value offset modulo those (a few)
+/// and reaches the others by constants (a multiple of 8 rows, whole
+/// pieces), which ptxas folds into the stores. The offsets are computed at
+/// the store, from the thread's origin passed through an opaque move: in a
+/// loop, hoisted, they would hold a register each across it.
+static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
+                                              Value base,
+                                              const RegisterTensor &t,
+                                              ConversionPatternRewriter &b,
+                                              Type element) {
+  Location loc = op.getLoc();
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  RankedTensorType type = t.getType();
+  int64_t run = t.getLayout().getContiguousValues(type.getShape());
+  int64_t perVector = std::min(run, kMaxVectorBytes / elementBytes);
+  if (run % perVector != 0)
+    return op.emitOpError("stores runs of ")
+           << run << " values in vectors of " << perVector;
+  SmallVector<OpFoldResult, 2> origin = t.buildThreadOrigin(b, loc);
+  for (OpFoldResult &coordinate : origin)
+    coordinate = opaqueCoordinate(b, loc, coordinate);
+  auto vectorType = VectorType::get({perVector}, element);
+  Type i8 = b.getI8Type();
+  tile::NvmmaSharedAttr layout = *op.getLayout();
+  int64_t rows = type.getShape()[0], swizzle = layout.getSwizzle(),
+          span = swizzle / elementBytes;
+  constexpr int64_t kPatternRows = 8;
+  std::map<std::pair<int64_t, int64_t>, Value> bases;
+  for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
+    ArrayRef<int64_t> at = t.getOffsets(v);
+    std::pair<int64_t, int64_t> key = {at[0] % kPatternRows, at[1] % span};
+    Value &threadBase = bases[key];
+    if (!threadBase)
+      threadBase = elementAddress(
+          b, loc, base, i8,
+          swizzledByteOffset(b, loc,
+                             buildCoordinate(b, loc, origin[0], key.first),
+                             buildCoordinate(b, loc, origin[1], key.second),
+                             layout, rows));
+    int64_t bytes = (at[0] - key.first) * swizzle +
+                    (at[1] - key.second) / span * rows * swizzle;
+    Value addr =
+        LLVM::GEPOp::create(b, loc, base.getType(), i8, threadBase,
+                            ArrayRef<LLVM::GEPArg>{int32_t(bytes)});
+    LLVM::StoreOp::create(b, loc,
+                          buildVector(b, loc, t, values, v, vectorType), addr,
+                          /*alignment=*/perVector * elementBytes);
+  }
+  b.eraseOp(op);
+  return success();
+}
+
 /// ws.store_shared of a register tensor into a shared-memory buffer with
 /// static strides -> each thread stores its values at its origin plus their
 /// offsets: a 2-d tensor's runs of contiguous values (a wgmma pair, a
@@ -211,6 +313,14 @@ static LogicalResult lowerStoreShared(StoreSharedOp op,
   Type element = converter.convertType(t->getType().getElementType());
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   Value base = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
+  if (op.getLayout()) {
+    if (t->getSlice())
+      return op.emitOpError("stores 2-d register tensors only into a "
+                            "swizzled layout, got ")
+             << t->getType();
+    return lowerSwizzledStoreShared(op, adaptor.getValue(), base, *t, rewriter,
+                                    element);
+  }
   SmallVector<OpFoldResult, 2> origin = t->buildThreadOrigin(rewriter, loc);
 
   if (t->getSlice() && !t->getRowSlice())

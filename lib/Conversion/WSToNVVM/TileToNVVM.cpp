@@ -679,37 +679,47 @@ static LogicalResult lowerDotWait(tile::DotWaitOp op,
 /// ws.tma_store -> cp.async.bulk.tensor shared::cta -> global under its
 /// predicate (with `reduce add`, cp.reduce.async.bulk.tensor.add in a branch
 /// the predicate's threads take), committed as a bulk group by every thread
-/// (coordinates reversed for PTX).
+/// (coordinates reversed for PTX). A swizzled block whose rows are wider
+/// than the span goes box by box, as TMA loads read one.
 static LogicalResult lowerTMAStore(TMAStoreOp op, TMAStoreOp::Adaptor adaptor,
                                    ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
+  MLIRContext *ctx = rewriter.getContext();
   Value src = MemRefDescriptor(adaptor.getBuffer()).alignedPtr(rewriter, loc);
   SmallVector<Value> coords(llvm::reverse(adaptor.getCoords()));
-  if (op.getReduceAdd()) {
-    // cp.reduce.async.bulk.tensor has no predicate operand: the leader
-    // branches into it.
-    auto issue = [&] {
-      NVVM::CpAsyncBulkTensorReduceOp::create(
-          rewriter, loc, adaptor.getDesc(), src,
-          NVVM::TMAReduxKindAttr::get(rewriter.getContext(),
-                                      NVVM::TMAReduxKind::ADD),
-          NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
-                                      NVVM::TMAStoreMode::TILE),
-          coords, Value());
-    };
-    if (Value pred = adaptor.getPred())
-      emitIf(rewriter, loc, pred, issue);
-    else
-      issue();
-    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-      rewriter, loc, adaptor.getDesc(), src, coords, Value(),
-      NVVM::TMAStoreModeAttr::get(rewriter.getContext(),
-                                  NVVM::TMAStoreMode::TILE),
-      adaptor.getPred());
+  RankedTensorType block = op.getDesc().getType().getBlock();
+  int64_t elementBytes = block.getElementTypeBitWidth() / 8;
+  TMABoxes boxes = getTMABoxes(block);
+  auto mode = NVVM::TMAStoreModeAttr::get(ctx, NVVM::TMAStoreMode::TILE);
+  auto issue = [&] {
+    for (int64_t box = 0; box < boxes.count; ++box) {
+      SmallVector<Value> at(coords);
+      Value from = src;
+      if (box > 0) {
+        at[0] = LLVM::AddOp::create(
+            rewriter, loc, coords[0],
+            i32Const(rewriter, loc, box * boxes.spanBytes / elementBytes));
+        from = LLVM::GEPOp::create(
+            rewriter, loc, src.getType(), rewriter.getI8Type(), src,
+            ArrayRef<LLVM::GEPArg>{int32_t(box * boxes.boxBytes)});
+      }
+      if (op.getReduceAdd())
+        NVVM::CpAsyncBulkTensorReduceOp::create(
+            rewriter, loc, adaptor.getDesc(), from,
+            NVVM::TMAReduxKindAttr::get(ctx, NVVM::TMAReduxKind::ADD), mode,
+            at, Value());
+      else
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            rewriter, loc, adaptor.getDesc(), from, at, Value(), mode,
+            adaptor.getPred());
+    }
+  };
+  // cp.reduce.async.bulk.tensor has no predicate operand: the leader
+  // branches into it.
+  if (op.getReduceAdd() && adaptor.getPred())
+    emitIf(rewriter, loc, adaptor.getPred(), issue);
+  else
+    issue();
   NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
   rewriter.eraseOp(op);
   return success();

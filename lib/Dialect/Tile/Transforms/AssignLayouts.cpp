@@ -247,20 +247,22 @@ static FailureOr<NvmmaSharedAttr> sharedLayoutFor(RankedTensorType type,
 }
 
 /// Places a dot operand in shared memory: its load and that load's
-/// descriptor get the NVMMA layout.
+/// descriptor get the NVMMA layout. An operand computed in registers keeps
+/// the register layout it is computed in (propagation gives it one): as A
+/// read K-major (attention's P), wgmma reads it there; otherwise it goes
+/// into `staged`, to be stored into shared memory for the dot.
 static LogicalResult assignOperand(Value operand, LayoutMap &layouts,
                                    DenseMap<Value, Attribute> &descLayouts,
-                                   DotOp dot) {
+                                   DotOp dot,
+                                   SmallVectorImpl<OpOperand *> &staged) {
   auto load = operand.getDefiningOp<LoadOp>();
-  // A computed in registers (attention's P) takes the register layout it is
-  // computed in; propagation gives it one.
   if (!load && operand == dot.getA() && !dot.getTransposeA())
     return success();
-  if (!load)
-    return dot.emitOpError(
-        "operands must come straight from tile.load on sm90 (shared memory); "
-        "an operand computed in registers (P of attention's P @ V) is not "
-        "supported yet");
+  if (!load) {
+    staged.push_back(operand == dot.getA() ? &dot.getAMutable()
+                                           : &dot.getBMutable());
+    return success();
+  }
   FailureOr<NvmmaSharedAttr> layout =
       sharedLayoutFor(cast<RankedTensorType>(operand.getType()), dot);
   if (failed(layout))
@@ -489,16 +491,24 @@ assignTensorMemoryAccumulators(Operation *root,
 
   // Operands in shared memory, as on sm90; a register A goes to TMEM.
   SmallVector<std::pair<DotOp, Value>> registerA;
+  SmallVector<OpOperand *> staged;
   WalkResult walk = root->walk([&](DotOp dot) {
     if (failed(target.getAccumulatorLayout(dot.getAcc().getType(), dot)))
       return WalkResult::interrupt();
     Value a = dot.getA();
     if (!a.getDefiningOp<LoadOp>() && !dot.getTransposeA())
       registerA.push_back({dot, a});
-    else if (failed(assignOperand(a, layouts, descLayouts, dot)))
+    else if (failed(assignOperand(a, layouts, descLayouts, dot, staged)))
       return WalkResult::interrupt();
-    if (failed(assignOperand(dot.getB(), layouts, descLayouts, dot)))
+    if (failed(assignOperand(dot.getB(), layouts, descLayouts, dot, staged)))
       return WalkResult::interrupt();
+    if (!staged.empty()) {
+      dot.emitOpError("operands computed in registers are read from shared "
+                      "memory on sm_90a only; on this target they must come "
+                      "straight from tile.load (or be a K-major A, stored "
+                      "into tensor memory)");
+      return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -590,30 +600,83 @@ assignTensorMemoryAccumulators(Operation *root,
   return retypeDescriptors(descLayouts, root);
 }
 
+/// TMA stores that add into global memory (`reduce add`, in a loop: the
+/// attention backward's dQ parts) go through shared memory in the NVMMA
+/// layout their rows fill: their descriptors get it, so that the threads
+/// staging the tile store into swizzled rows (without bank conflicts) and
+/// TMA reads it box by box.
+static LogicalResult
+assignReduceStores(Operation *root, DenseMap<Value, Attribute> &descLayouts) {
+  WalkResult walk = root->walk([&](StoreOp store) {
+    if (!store.getReduce())
+      return WalkResult::advance();
+    FailureOr<NvmmaSharedAttr> layout = sharedLayoutFor(
+        cast<RankedTensorType>(store.getDesc().getType().getBlock()), store);
+    if (failed(layout))
+      return WalkResult::interrupt();
+    auto [it, inserted] = descLayouts.insert({store.getDesc(), *layout});
+    if (!inserted && it->second != *layout) {
+      store.emitOpError("descriptor is used with two different layouts");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// Stages each operand of `staged`, computed in registers, for its dot: a
+/// tile.convert_layout into shared memory (the NVMMA layout a load of its
+/// shape would get) right before the dot, which reads the conversion.
+static LogicalResult stageOperands(ArrayRef<OpOperand *> staged,
+                                   const LayoutMap &layouts) {
+  for (OpOperand *use : staged) {
+    auto dot = cast<DotOp>(use->getOwner());
+    Value operand = use->get();
+    auto encoding = dyn_cast_if_present<RegisterLayoutAttrInterface>(
+        layouts.lookup(operand));
+    if (!encoding)
+      return dot.emitOpError("operand #")
+             << use->getOperandNumber()
+             << " is neither loaded into shared memory nor computed in a "
+                "register layout it can be stored from";
+    FailureOr<NvmmaSharedAttr> layout =
+        sharedLayoutFor(cast<RankedTensorType>(operand.getType()), dot);
+    if (failed(layout))
+      return failure();
+    OpBuilder b(dot);
+    use->set(ConvertLayoutOp::create(
+        b, operand.getLoc(), withEncoding(operand.getType(), *layout),
+        operand));
+  }
+  return success();
+}
+
 /// Accumulators in registers (wgmma): the target's accumulator layout for
 /// every `tile.dot` accumulator, flowing to everything computed from it.
 static LogicalResult
 assignRegisterAccumulators(Operation *root, const fmha::TargetInfo &target) {
   LayoutMap layouts;
   DenseMap<Value, Attribute> descLayouts;
+  SmallVector<OpOperand *> staged;
   WalkResult walk = root->walk([&](DotOp dot) {
     FailureOr<Attribute> accLayout =
         target.getAccumulatorLayout(dot.getAcc().getType(), dot);
     if (failed(accLayout) ||
         failed(layouts.set(dot.getAcc(), *accLayout, dot)) ||
-        failed(assignOperand(dot.getA(), layouts, descLayouts, dot)) ||
-        failed(assignOperand(dot.getB(), layouts, descLayouts, dot)))
+        failed(assignOperand(dot.getA(), layouts, descLayouts, dot, staged)) ||
+        failed(assignOperand(dot.getB(), layouts, descLayouts, dot, staged)))
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
-  if (walk.wasInterrupted() || failed(layouts.propagate()) ||
+  if (walk.wasInterrupted() || failed(assignReduceStores(root, descLayouts)) ||
+      failed(layouts.propagate()) ||
       failed(anchorDirectLoads(root, layouts)) ||
       failed(layouts.propagateSlices(root)) ||
       failed(anchorUnconnectedPlainValues(root, layouts)))
     return failure();
   // A register A operand must have ended up in a wgmma register layout.
   WalkResult registers = root->walk([&](DotOp dot) {
-    if (dot.getA().getDefiningOp<LoadOp>() ||
+    if (dot.getA().getDefiningOp<LoadOp>() || dot.getTransposeA() ||
         isa_and_nonnull<WgmmaAccAttr>(layouts.lookup(dot.getA())))
       return WalkResult::advance();
     dot.emitOpError("operand A is neither loaded into shared memory nor "
@@ -623,6 +686,8 @@ assignRegisterAccumulators(Operation *root, const fmha::TargetInfo &target) {
   if (registers.wasInterrupted())
     return failure();
   layouts.apply();
+  if (failed(stageOperands(staged, layouts)))
+    return failure();
   insertSliceConversions(root);
   return retypeDescriptors(descLayouts, root);
 }

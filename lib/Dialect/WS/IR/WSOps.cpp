@@ -376,8 +376,25 @@ LogicalResult TCGen05MMAOp::verify() {
 }
 
 LogicalResult StoreSharedOp::verify() {
-  return verifyBufferCopy(*this, getValue().getType(), getBuffer().getType(),
-                          isSharedMemory, "writes shared memory");
+  RankedTensorType value = getValue().getType();
+  if (failed(verifyBufferCopy(*this, value, getBuffer().getType(),
+                              isSharedMemory, "writes shared memory")))
+    return failure();
+  tile::NvmmaSharedAttr layout = getLayoutAttr();
+  if (!layout)
+    return success();
+  unsigned bits = value.getElementType().getIntOrFloatBitWidth();
+  int64_t rowBytes = value.getRank() == 2 ? value.getShape()[1] * bits / 8 : 0;
+  if (layout.getTransposed() || layout.getSwizzle() == 0 ||
+      layout.getElementBits() != bits || rowBytes % layout.getSwizzle() != 0 ||
+      value.getShape()[0] % fmha::limits::kSwizzleAtomRows != 0)
+    return emitOpError("stores a 2-d tensor of whole swizzle patterns ("
+                       "rows a multiple of ")
+           << fmha::limits::kSwizzleAtomRows
+           << ") into a row-major swizzled layout whose span its rows fill, "
+              "with the element type's width, got "
+           << layout << " for " << value;
+  return success();
 }
 
 LogicalResult TMAStoreOp::verify() {

@@ -83,6 +83,11 @@ struct TileProgram {
   SmallVector<unsigned> consumers;
   unsigned numConsumers = 0;
   SmallVector<tile::StoreOp> stores;
+  /// TMA stores in the main loop's body (the attention backward's dQ parts,
+  /// added into a workspace each step), and the chain of the consumer that
+  /// computes each: the one whose accumulator is computed from a dot the
+  /// stored value is computed from.
+  SmallVector<std::pair<tile::StoreOp, unsigned>> bodyStores;
   /// Plain stores from registers (tile.store_direct): they stay where they
   /// are, in the consumer that computes their value, and the chain of that
   /// consumer, one per store.
@@ -163,11 +168,11 @@ static llvm::SmallSetVector<unsigned, 4> bodyPositionsOf(unsigned position,
   return positions;
 }
 
-/// The tile.dot ops of `loop`'s body that the yielded value at `position`
-/// is computed from, within one iteration.
-static DenseSet<Operation *> bodyDotsOf(unsigned position, scf::ForOp loop) {
+/// The tile.dot ops of `loop`'s body that `value` is computed from, within
+/// one iteration.
+static DenseSet<Operation *> bodyDotsOf(Value value, scf::ForOp loop) {
   DenseSet<Operation *> dots;
-  SmallVector<Value> worklist{loop.getYieldedValues()[position]};
+  SmallVector<Value> worklist{value};
   DenseSet<Value> seen;
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
@@ -185,6 +190,12 @@ static DenseSet<Operation *> bodyDotsOf(unsigned position, scf::ForOp loop) {
     });
   }
   return dots;
+}
+
+/// The tile.dot ops of `loop`'s body that the yielded value at `position`
+/// is computed from, within one iteration.
+static DenseSet<Operation *> bodyDotsOf(unsigned position, scf::ForOp loop) {
+  return bodyDotsOf(loop.getYieldedValues()[position], loop);
 }
 
 /// Groups the chains of `program` into consumers: two chains whose values
@@ -254,6 +265,36 @@ static FailureOr<unsigned> ownerOf(tile::StoreDirectOp store,
                              "accumulators (loop results ")
            << owners[0] << " and " << owners[1]
            << "): no one consumer role can store it";
+  return owners.front();
+}
+
+/// The chain whose consumer computes the value of a TMA store in the main
+/// loop's body: the consumer's chains are computed from a dot the value is
+/// computed from (dQ's part from the dS^T that dK accumulates).
+static FailureOr<unsigned> ownerOfBodyStore(tile::StoreOp store,
+                                            const TileProgram &program) {
+  DenseSet<Operation *> dots = bodyDotsOf(store.getValue(), program.loop);
+  SmallVector<unsigned> owners;
+  for (auto [chain, consumer] :
+       llvm::zip(program.chains, program.consumers)) {
+    DenseSet<Operation *> chainDots = bodyDotsOf(chain, program.loop);
+    if (llvm::any_of(dots, [&](Operation *dot) {
+          return chainDots.contains(dot);
+        }) &&
+        llvm::none_of(owners, [&, consumer = consumer](unsigned other) {
+          return program.consumers[llvm::find(program.chains, other) -
+                                   program.chains.begin()] == consumer;
+        }))
+      owners.push_back(chain);
+  }
+  if (owners.empty())
+    return store.emitOpError("stores in the main loop a value computed from "
+                             "no dot that an accumulator is computed from: "
+                             "no consumer role computes it");
+  if (owners.size() > 1)
+    return store.emitOpError("stores in the main loop a value computed from "
+                             "the dots of several consumers: no one consumer "
+                             "role can store it");
   return owners.front();
 }
 
@@ -433,6 +474,13 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   for (tile::StoreOp store : program.stores) {
     if (program.isOnLast(store))
       continue;
+    if (store->getParentOp() == program.loop) {
+      FailureOr<unsigned> owner = ownerOfBodyStore(store, program);
+      if (failed(owner))
+        return failure();
+      program.bodyStores.push_back({store, *owner});
+      continue;
+    }
     llvm::SmallSetVector<unsigned, 4> positions =
         positionsOf(store.getValue(), program.loop);
     if (llvm::none_of(program.chains, [&](unsigned chain) {
@@ -545,8 +593,10 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
         1 + program.consumers[llvm::find(program.chains, chain) -
                               program.chains.begin()]);
   };
+  for (auto [store, chain] : program.bodyStores)
+    setPartition(store, {consumerOf(chain)});
   for (tile::StoreOp store : program.stores) {
-    if (program.isOnLast(store))
+    if (program.isOnLast(store) || store->getParentOp() == program.loop)
       continue;
     llvm::SmallSetVector<unsigned, 4> positions =
         positionsOf(store.getValue(), program.loop);

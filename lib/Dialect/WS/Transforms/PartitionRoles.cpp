@@ -188,7 +188,8 @@ static bool needsTiles(ArrayRef<tile::LoadOp> loads) {
 /// Replaces `store`, a TMA store of the role, by its staged form: once the
 /// previous TMA store has read the staging buffer (`ws.tma_store_wait`, then
 /// named barrier `barrierId` of the role's `threads`), the value goes into
-/// `buffer`, a proxy fence, the barrier again, then `ws.tma_store`. The role
+/// `buffer` (in the descriptor's swizzled layout if it has one), a proxy
+/// fence, the barrier again, then `ws.tma_store`. The role
 /// waits for its last store at its end, so the store of one tile overlaps
 /// the next tile's main loop.
 static void stageStore(OpBuilder &b, tile::StoreOp store, Value buffer,
@@ -197,12 +198,77 @@ static void stageStore(OpBuilder &b, tile::StoreOp store, Value buffer,
   b.setInsertionPoint(store);
   TMAStoreWaitOp::create(b, loc);
   BarrierSyncOp::create(b, loc, barrierId, threads);
-  StoreSharedOp::create(b, loc, store.getValue(), buffer);
+  // A swizzled block (a reduce-add's) is staged in its layout.
+  StoreSharedOp::create(b, loc, store.getValue(), buffer,
+                        dyn_cast_or_null<tile::NvmmaSharedAttr>(
+                            store.getDesc().getType().getBlock().getEncoding()));
   FenceAsyncSharedOp::create(b, loc);
   BarrierSyncOp::create(b, loc, barrierId, threads);
   TMAStoreOp::create(b, loc, store.getDesc(), store.getCoords(), buffer,
                      bool(store.getReduce()));
   store.erase();
+}
+
+/// Whether every dot that reads `staged` is done before the end of the
+/// block of `staged`'s definition: synchronous, or waited for
+/// (tile.dot_wait) in that block. The next write of the buffer (the next
+/// iteration of a loop) then comes after the reads.
+static bool readsEndInBlock(Value staged) {
+  Block *block = staged.getDefiningOp()->getBlock();
+  for (Operation *user : staged.getUsers()) {
+    auto dot = dyn_cast<tile::DotOp>(user);
+    if (!dot || dot->getBlock() != block)
+      return false;
+    if (dot.getAsync() &&
+        llvm::none_of(dot->getUsers(), [&](Operation *wait) {
+          return isa<tile::DotWaitOp>(wait) && wait->getBlock() == block;
+        }))
+      return false;
+  }
+  return true;
+}
+
+/// Replaces each tile.convert_layout of `role` from registers into shared
+/// memory (a dot operand tile-assign-layouts staged) by its staged form:
+/// once every thread of the role is past the reads of the buffer's previous
+/// contents (the role's named barrier, from `getBarrier`), the value goes
+/// into a buffer of its own (`ws.store_shared` in the NVMMA layout), a
+/// proxy fence, the barrier again; the dots read the buffer in place
+/// (`ws.as_tensor`).
+static LogicalResult
+stageOperands(OpBuilder &b, RoleOp role,
+              llvm::function_ref<unsigned()> getBarrier, int64_t threads) {
+  SmallVector<tile::ConvertLayoutOp> conversions;
+  role.walk([&](tile::ConvertLayoutOp convert) {
+    if (isa_and_nonnull<tile::NvmmaSharedAttr>(
+            convert.getResult().getType().getEncoding()))
+      conversions.push_back(convert);
+  });
+  for (tile::ConvertLayoutOp convert : conversions) {
+    if (!readsEndInBlock(convert.getResult()))
+      return convert.emitOpError(
+          "ws-partition-roles: a register tile staged into shared memory "
+          "must be read by dots done (waited for) in its block");
+    RankedTensorType type = convert.getResult().getType();
+    b.setInsertionPoint(role->getParentOp());
+    Value buffer = BufferAllocOp::create(
+        b, convert.getLoc(),
+        sharedBufferFor(RankedTensorType::get(type.getShape(),
+                                              type.getElementType())),
+        IntegerAttr());
+    Location loc = convert.getLoc();
+    unsigned barrier = getBarrier();
+    b.setInsertionPoint(convert);
+    BarrierSyncOp::create(b, loc, barrier, threads);
+    StoreSharedOp::create(b, loc, convert.getInput(), buffer,
+                          cast<tile::NvmmaSharedAttr>(type.getEncoding()));
+    FenceAsyncSharedOp::create(b, loc);
+    BarrierSyncOp::create(b, loc, barrier, threads);
+    convert.replaceAllUsesWith(
+        AsTensorOp::create(b, loc, type, buffer).getResult());
+    convert.erase();
+  }
+  return success();
 }
 
 /// Erases from `role` (index `index`) the arrivals at counters
@@ -628,6 +694,14 @@ static LogicalResult materialise(FunctionOpInterface func) {
     for (tile::StoreOp store : handedStores)
       if (!llvm::is_contained(getPartition(store), role))
         copy.lookup(store).erase();
+    // The role's named barrier, taken when it first needs one.
+    unsigned roleBarrier = 0;
+    auto getRoleBarrier = [&] {
+      if (!roleBarrier)
+        roleBarrier = ++storeBarriers;
+      return roleBarrier;
+    };
+    int64_t threads = spec.getWarps() * kThreadsPerWarp;
     bool staged = false;
     for (auto [store, buffer] : llvm::zip(stores, staging)) {
       tile::StoreOp clone = copy.lookup(store);
@@ -635,11 +709,8 @@ static LogicalResult materialise(FunctionOpInterface func) {
         clone.erase();
         continue;
       }
-      if (!staged)
-        ++storeBarriers;
       staged = true;
-      stageStore(b, clone, buffer, storeBarriers,
-                 spec.getWarps() * kThreadsPerWarp);
+      stageStore(b, clone, buffer, getRoleBarrier(), threads);
     }
     for (tile::StoreDirectOp store : directStores)
       if (!llvm::is_contained(getPartition(store), role))
@@ -647,17 +718,16 @@ static LogicalResult materialise(FunctionOpInterface func) {
     eraseOthersArrivals(copy.role, role);
     bool arrives = false;
     copy.role.walk([&](tile::CounterArriveOp) { arrives = true; });
-    if (arrives) {
-      if (!staged)
-        ++storeBarriers;
-      arriveAtCounters(b, copy.role, storeBarriers,
-                       spec.getWarps() * kThreadsPerWarp);
-    }
+    if (arrives)
+      arriveAtCounters(b, copy.role, getRoleBarrier(), threads);
     if (staged) {
       b.setInsertionPointToEnd(&copy.role.getBody().front());
       TMAStoreWaitOp::create(b, loc);
     }
     cleanUpRole(copy.role);
+    // After the clean-up: a role stages only the operands it still uses.
+    if (failed(stageOperands(b, copy.role, getRoleBarrier, threads)))
+      return failure();
     valueRole.place();
     if (reads || valueRole.readsSlots())
       placeReleases(b, copy.role);

@@ -13,6 +13,16 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def WS_SharedMemRef : MemRefOf<[AnyType]>;
 
+// A `#tile.nvmma_shared` layout (the tile dialect's attribute, named here
+// without including its definitions).
+def WS_NvmmaSharedLayoutAttr
+    : Attr<CPred<"::llvm::isa<::mlir::tile::NvmmaSharedAttr>($_self)">,
+           "an NVMMA shared layout (#tile.nvmma_shared)"> {
+  let storageType = "::mlir::tile::NvmmaSharedAttr";
+  let returnType = "::mlir::tile::NvmmaSharedAttr";
+  let convertFromStorage = "$_self";
+}
+
 // Memory effects. Ops that synchronise (waits, arrivals, named barriers,
 // fences) or start asynchronous work (TMA, tcgen05) read and write memory
 // as a whole: they are never dropped, merged or moved across one another
@@ -302,13 +312,27 @@ def WS_StoreSharedOp : WS_Op<"store_shared"> {
     layout says) into the row-major buffer. Other threads see them after a
     barrier; TMA and the tensor cores after a `ws.fence_async_shared` too.
 
+    With `layout`, an NVMMA shared layout, the buffer holds the tensor in
+    that layout (swizzled, as TMA writes it and wgmma reads it) instead of
+    row-major: a register tile staged for a `tile.dot` that reads its
+    operand from shared memory (the attention backward's dS^T, read
+    transposed).
+
     ```mlir
     ws.store_shared %c, %buf : tensor<128x128xbf16, #acc>, memref<128x128xbf16, 3>
+    ws.store_shared %ds, %stage {layout = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>}
+        : tensor<64x64xbf16, #acc>, memref<64x64xbf16, 3>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$value,
-                       Arg<WS_SharedMemRef, "", [MemWrite]>:$buffer);
+                       Arg<WS_SharedMemRef, "", [MemWrite]>:$buffer,
+                       OptionalAttr<WS_NvmmaSharedLayoutAttr>:$layout);
   let assemblyFormat = "$value `,` $buffer attr-dict `:` type($value) `,` type($buffer)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$value, "::mlir::Value":$buffer), [{
+      build($_builder, $_state, value, buffer, ::mlir::tile::NvmmaSharedAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 
