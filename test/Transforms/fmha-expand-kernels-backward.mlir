@@ -166,3 +166,36 @@ fmha.attention_backward @bwd_static (tensor<2x4x300x64xf16>,
     tensor<2x4x300x64xf16>, tensor<2x4x300xf32>)
     -> (tensor<2x4x300x64xf16>, tensor<2x1x17x64xf16>, tensor<2x1x17x64xf16>)
     window [16, 8] scale 0.125 tile [32, 128] target sm_90a
+
+// -----
+
+// fused_dq: the prep kernel also zeroes the scratch dq_acc; each consumer
+// of the dK/dV kernel computes its keys' part of dQ = dS K (dS^T read
+// transposed) and adds it into dq_acc by a TMA reduce-add in the loop;
+// the last launch, _post, writes dq = scale * dq_acc, rounded. No dQ
+// kernel.
+// CHECK-LABEL: gpu.module @bwd_fdq_module
+// CHECK-SAME: attributes {fmha.launches = [@bwd_fdq_prep, @bwd_fdq_dkdv, @bwd_fdq_post]}
+// CHECK: gpu.func @bwd_fdq_prep({{.+}}, %[[ACC0:.+]]: memref<?x?x?x64xf32>) kernel
+// CHECK-SAME: dq_acc = {dtype = "f32", role = "scratch", shape = ["B", "H", "SQ", 64]}
+// CHECK: tile.store_direct %[[ACC0]][{{.+}}], %{{.+}} : memref<?x?x?x64xf32>, tensor<64x64xf32>
+// CHECK: gpu.func @bwd_fdq_dkdv(
+// CHECK-SAME: %[[ACC:arg[0-9]+]]: !tile.desc<tensor<64x64xf32>, rank = 4>
+// CHECK: scf.for
+// CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+// CHECK: %[[W0:.+]]:3 = tile.dot_wait
+// CHECK: tile.store %[[ACC]][{{.+}}], %[[W0]]#2 reduce add : !tile.desc<tensor<64x64xf32>, rank = 4>
+// CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_a}
+// CHECK: %[[W1:.+]]:3 = tile.dot_wait
+// CHECK: tile.store %[[ACC]][{{.+}}], %[[W1]]#2 reduce add
+// CHECK: gpu.func @bwd_fdq_post(%[[SRC:.+]]: memref<?x?x?x64xf32>, %[[DQO:.+]]: memref<?x?x?x64xbf16>) kernel
+// CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 64]}, "H", "B"]
+// CHECK: tile.load_direct %[[SRC]]
+// CHECK: arith.mulf
+// CHECK: tile.store_direct %[[DQO]]
+// CHECK-NOT: gpu.func @bwd_fdq_dq
+fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+    tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+    tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
+    causal fused_dq target sm_90a

@@ -213,6 +213,28 @@ fmha.attention_backward @bwd (tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
 
 // -----
 
+// fused_dq with block_m 48: dQ's part is a wgmma accumulator of block_m
+// rows.
+// expected-error @+1 {{block_m 48 is not supported with fused_dq: expected a multiple of 64 (the rows of dQ's part, a wgmma accumulator's M)}}
+fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
+    tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
+    tensor<?x8x?xf32>)
+    -> (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>)
+    fused_dq tile [48, 128] target sm_90a
+
+// -----
+
+// fused_dq at head dim 128: dQ's part beside dK and dV takes more
+// registers than a consumer has.
+// expected-error @+1 {{consumer warpgroup needs 304 registers per thread (dK and dV 64x128 fp32 + S^T and dP^T 64x64 fp32 + P^T and dS^T 64x64 bf16 + 16 for the loop's state + dQ's part 64x128 fp32), sm_90a consumer warpgroups get at most 240}}
+fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
+    tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
+    tensor<?x8x?xf32>)
+    -> (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>)
+    fused_dq target sm_90a
+
+// -----
+
 // block_n 64: one consumer's keys.
 // expected-error @+1 {{block_n 64 is not supported: expected 128 (2 consumer warpgroups of 64 keys, a wgmma's M)}}
 fmha.attention_backward @bwd (tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
@@ -233,14 +255,15 @@ fmha.attention_backward @bwd (tensor<?x70000x?x64xbf16>, tensor<?x1x?x64xbf16>,
 
 // -----
 
-// block_m 128 at head dim 128: two slots each of 128-row Q and dO tiles
-// and the dK/dV staging take more shared memory than sm_90a has.
-// expected-error @+1 {{needs 262192 bytes of shared memory (K/V 65536, Q/dO 131072, dK/dV 65536, barriers 48), sm_90a has 232448}}
+// fused_dq with block_m 128 at head dim 128: two slots each of 128-row Q
+// and dO tiles, dS^T and the f32 dQ parts staged per consumer take more
+// shared memory than sm_90a has.
+// expected-error @+1 {{needs 360496 bytes of shared memory (K/V 65536, Q/dO 131072, dS^T 32768, dQ 131072, barriers 48), sm_90a has 232448}}
 fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
     tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
     tensor<?x8x?xf32>)
     -> (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>)
-    tile [128, 128] target sm_90a
+    fused_dq tile [128, 128] target sm_90a
 
 // -----
 

@@ -23,6 +23,12 @@
 // RUN: | fmha-translate --fmha-extract-object > %t/f16-d64.ptx
 // RUN: FileCheck %s --check-prefix=D64 < %t/f16-d64.ptx
 // RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/f16-d64.ptx -o %t/f16-d64.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/bf16-d64-fused.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/bf16-d64-fused.ptx
+// RUN: FileCheck %s --check-prefix=FUSED < %t/bf16-d64-fused.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/bf16-d64-fused.ptx -o %t/bf16-d64-fused.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/bf16-d64-fused.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=FUSED-MANIFEST
 //
 // NOSPILL-COUNT-3: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
@@ -104,6 +110,40 @@
 // F16-LABEL: .entry bwd_f16_dq(
 // F16: cvt.rn.f16x2.f32
 
+// fused_dq (head dim 64): the dK/dV kernel stages each consumer's dS^T
+// into shared memory in the swizzled layout wgmma reads (stores, a proxy
+// fence and the consumer's named barrier), computes dQ's part from it
+// read transposed, stages that in f32 and adds it into dq_acc by TMA, box
+// by box (two boxes of 32 f32 columns); _post rounds dq_acc into dq.
+// FUSED-LABEL: .entry bwd_fdq_prep(
+// FUSED: st.global
+// FUSED-LABEL: .entry bwd_fdq_dkdv(
+// FUSED: setmaxnreg.inc.sync.aligned.u32
+// FUSED: st.shared.b32
+// FUSED: fence.proxy.async.shared::cta;
+// FUSED-NEXT: bar.sync
+// dQ's part: A (dS^T) and B (K) from shared memory, both transposed.
+// FUSED-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 1, 1;
+// FUSED: cp.async.bulk.wait_group.read 0;
+// FUSED: st.shared.v2.b32
+// FUSED: fence.proxy.async.shared::cta;
+// FUSED-NEXT: bar.sync
+// FUSED: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}},
+// FUSED-NEXT: mov.b32 %r{{[0-9]+}}, 32;
+// FUSED-NEXT: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// FUSED-LABEL: .entry bwd_fdq_post(
+// FUSED: cvt.rn.bf16x2.f32
+// FUSED-NOT: .entry bwd_fdq_dq(
+
+// The manifest: three launches ending in _post, and dq_acc a scratch
+// tensor beside d_lse.
+// FUSED-MANIFEST: "entry": "bwd_fdq_prep",
+// FUSED-MANIFEST: "entry": "bwd_fdq_dkdv",
+// FUSED-MANIFEST: "entry": "bwd_fdq_post",
+// FUSED-MANIFEST: "dq_acc": {
+// FUSED-MANIFEST-NEXT: "dtype": "f32",
+// FUSED-MANIFEST-NEXT: "role": "scratch",
+
 //--- bf16-d128.mlir
 fmha.attention_backward @bwd (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
     tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
@@ -131,3 +171,10 @@ fmha.attention_backward @bwd_d64 (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,
     tensor<?x?x?xf32>)
     -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>)
     target sm_90a
+
+//--- bf16-d64-fused.mlir
+fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+    tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+    tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
+    causal fused_dq target sm_90a

@@ -176,8 +176,14 @@ SharedMemoryUsage AttentionBackwardOp::getKeyGradSharedMemory() {
   usage.addPart("K/V", 2, blockN * headDim * bytes);
   // The ring of Q and dO tiles.
   usage.addPart("Q/dO", 2 * kStages, blockM * headDim * bytes);
-  // dK and dV of each consumer, staged for their TMA stores.
-  usage.addPart("dK/dV", 2, blockN * headDim * bytes);
+  // dK and dV of each consumer are staged for their TMA stores in its K
+  // and V tiles (ws-stage-in-held-slots).
+  if (getFusedDq()) {
+    // dS^T of each consumer, staged for dQ = dS K, and its part of dQ,
+    // staged in f32 for the TMA reduce-add.
+    usage.addPart("dS^T", kConsumers, kConsumerRows * blockM * bytes);
+    usage.addPart("dQ", kConsumers, blockM * headDim * 4);
+  }
   // K/V's barriers; a full and an empty one per slot of the Q/dO ring.
   usage.mbarriers = 2 + 2 * kStages;
   return usage;
@@ -211,7 +217,15 @@ static int64_t consumerRegisters(int64_t headDim, int64_t accumulators,
 }
 
 int64_t AttentionBackwardOp::getKeyGradRegisters() {
-  return consumerRegisters(knownHeadDim(*this), 2, getBlockM());
+  int64_t headDim = knownHeadDim(*this);
+  int64_t registers = consumerRegisters(headDim, 2, getBlockM());
+  // With fused_dq, dQ's block_m x head_dim fp32 part too. It is live once
+  // S^T and dP^T are gone, but beside dK, dV, P^T, dS^T and the staging's
+  // addresses: counted in full, as ptxas spills at head dim 128 (where
+  // the count without it is the limit).
+  if (getFusedDq())
+    registers += getBlockM() * headDim / limits::kWarpgroupThreads;
+  return registers;
 }
 
 bool AttentionBackwardOp::overlapsKeyGradProducts() {
@@ -295,6 +309,11 @@ static LogicalResult verifyConfig(AttentionBackwardOp op) {
            << limits::kMmaK16Bit << " to " << limits::kMaxBlockM
            << " (the N of the S^T product and the K of the dV and dK "
               "products)";
+  if (op.getFusedDq() && blockM % limits::kWgmmaM != 0)
+    return op.emitOpError()
+           << "block_m " << blockM << " is not supported with fused_dq: "
+           << "expected a multiple of " << limits::kWgmmaM
+           << " (the rows of dQ's part, a wgmma accumulator's M)";
   if (blockN != kBlockN)
     return op.emitOpError()
            << "block_n " << blockN << " is not supported: expected " << kBlockN
@@ -320,6 +339,8 @@ static LogicalResult verifyConfig(AttentionBackwardOp op) {
      << " fp32 + P^T and dS^T " << kConsumerRows << "x" << blockM << " "
      << op.getElementType() << " + " << limits::kSm90AttentionLoopRegisters
      << " for the loop's state";
+  if (op.getFusedDq())
+    os << " + dQ's part " << blockM << "x" << headDim << " fp32";
   return verifyConsumerRegisters(op, target, op.getKeyGradRegisters(), parts);
 }
 

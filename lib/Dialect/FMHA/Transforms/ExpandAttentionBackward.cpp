@@ -51,6 +51,12 @@ private:
   SmallVector<int64_t> getDLseShape();
   /// Declares d_lse in `contract`.
   void declareDLse(LaunchContract &contract, const Sizes &sizes);
+  /// The shape of dq_acc (fused_dq; static where the op's sizes are).
+  SmallVector<int64_t> getDqAccShape() {
+    return {op.getBatch(), op.getNumHeadsQ(), op.getSeqLenQ(), headDim};
+  }
+  /// Declares dq_acc (fused_dq) in `contract`.
+  void declareDqAcc(LaunchContract &contract, const Sizes &sizes);
   /// The grid's x of the prep kernel: CTAs of `rows` rows over d_lse's
   /// padded rows.
   Attribute getPrepBlocks(LaunchContract &contract, const Sizes &sizes);
@@ -154,6 +160,7 @@ private:
   void buildPrep(gpu::GPUModuleOp module);
   void buildKeyGrads(gpu::GPUModuleOp module);
   void buildQueryGrads(gpu::GPUModuleOp module);
+  void buildPost(gpu::GPUModuleOp module);
 
   AttentionBackwardOp op;
   int64_t rows, headDim;
@@ -200,6 +207,15 @@ void BackwardBuilder::declareDLse(LaunchContract &contract,
       /*zeroed=*/false);
 }
 
+// dq_acc is zeroed by the prep kernel of the same call before the dK/dV
+// kernel adds into it.
+void BackwardBuilder::declareDqAcc(LaunchContract &contract,
+                                   const Sizes &sizes) {
+  contract.scratch("dq_acc",
+                   {sizes.batch, sizes.headsQ, sizes.seqQ, sizes.headDim}, f32,
+                   /*zeroed=*/false);
+}
+
 Attribute BackwardBuilder::getPrepBlocks(LaunchContract &contract,
                                          const Sizes &sizes) {
   int64_t pad = op.getLsePadRows();
@@ -221,15 +237,17 @@ void BackwardBuilder::readBlock() {
 
 /// The prep kernel: for a block of query rows, D = rowsum(dO * O) in f32
 /// and lse2 = lse * log2(e) (+inf where lse is -inf: P = 2^(S - lse2) is
-/// then 0) into d_lse. Its grid covers d_lse's padded rows, which read O,
-/// dO and lse as 0 (D = 0, lse2 = 0: what the main kernels read there is
-/// defined).
+/// then 0) into d_lse, and (fused_dq) the block's rows of dq_acc zeroed.
+/// Its grid covers d_lse's padded rows, which read O, dO and lse as 0 (D =
+/// 0, lse2 = 0: what the main kernels read there is defined).
 void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
   auto qLike = MemRefType::get(op.getOutputType().getShape(), element);
   SmallVector<Type> args = {
       qLike, MemRefType::get(op.getOutputGradType().getShape(), element),
       MemRefType::get(op.getLseType().getShape(), f32),
       MemRefType::get(getDLseShape(), f32)};
+  if (op.getFusedDq())
+    args.push_back(MemRefType::get(getDqAccShape(), f32));
   gpu::GPUFuncOp func =
       addKernel(b, module, (op.getSymName() + "_prep").str(), args);
   LaunchContract contract(b);
@@ -243,6 +261,10 @@ void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
   declareDLse(contract, sizes);
   for (StringRef name : {"o", "do", "lse", "d_lse"})
     contract.memref(name);
+  if (op.getFusedDq()) {
+    declareDqAcc(contract, sizes);
+    contract.memref("dq_acc");
+  }
   contract.record(func,
                   {getPrepBlocks(contract, sizes), sizes.headsQ, sizes.batch});
 
@@ -272,6 +294,9 @@ void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
   tile::StoreDirectOp::create(b, loc, dLse, {batch, head, zero, row0}, d);
   tile::StoreDirectOp::create(b, loc, dLse, {batch, head, constI32(1), row0},
                               lse2);
+  if (op.getFusedDq())
+    tile::StoreDirectOp::create(b, loc, func.getArgument(4),
+                                {batch, head, row0, zero}, zeros(tileType));
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -470,8 +495,13 @@ Value BackwardBuilder::scoreGrads(Value p, Value dp, Value d, unsigned axis) {
 void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   int64_t blockM = op.getBlockM(), keyRows = op.getConsumerRows(),
           consumers = op.getBlockN() / keyRows;
+  bool fused = op.getFusedDq();
   SmallVector<Type> args = mainInputTypes(blockM, keyRows);
   args.append({rowsDesc(keyRows), rowsDesc(keyRows)});
+  RankedTensorType dqType = tensorType({blockM, headDim}, f32);
+  if (fused)
+    args.push_back(tile::TensorDescType::get(dqType, 4));
+  unsigned sizesArg = args.size();
   args.append(5, i32);
   gpu::GPUFuncOp func =
       addKernel(b, module, (op.getSymName() + "_dkdv").str(), args);
@@ -484,6 +514,13 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   contract.tensor("dv", kShape, element, /*output=*/true);
   contract.tensorMap("dk", {keyRows, headDim}, 0);
   contract.tensorMap("dv", {keyRows, headDim}, 0);
+  if (fused) {
+    declareDqAcc(contract, sizes);
+    // Staged swizzled (tile-assign-layouts), in boxes of one 128-byte
+    // span of f32.
+    contract.tensorMap("dq_acc", {blockM, std::min<int64_t>(headDim, 32)},
+                       128);
+  }
   passSizes(contract, sizes);
   contract.record(
       func, {contract.ceildiv(sizes.seqK, contract.integer(op.getBlockN())),
@@ -493,8 +530,8 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   Value q = func.getArgument(0), k = func.getArgument(1),
         v = func.getArgument(2), dO = func.getArgument(3),
         dLse = func.getArgument(4), dk = func.getArgument(5),
-        dv = func.getArgument(6);
-  readSizes(func, 7);
+        dv = func.getArgument(6), dqAcc = fused ? func.getArgument(7) : Value();
+  readSizes(func, sizesArg);
   Value zero = constI32(0), one = constI32(1);
   Value kvHead = tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::y);
   batch = tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::z);
@@ -567,9 +604,24 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
                   0);
       Value dsT = scoreGrads(pT, dpT, d, /*axis=*/0);
       Value dv = issueDot(narrow(pT), doTile, dvAcc, false);
-      Value dk = issueDot(narrow(dsT), qTile, dkAcc, false);
-      auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0);
+      dsT = narrow(dsT);
+      Value dk = issueDot(dsT, qTile, dkAcc, false);
+      if (!fused) {
+        auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0);
+        yields.append({done.getResult(0), done.getResult(1)});
+        continue;
+      }
+      // This consumer's keys' part of dQ = dS K (dS^T read transposed),
+      // added into dq_acc.
+      Value dq = tile::DotOp::create(b, loc, dsT, kTiles[c], zeros(dqType),
+                                     b.getUnitAttr(), UnitAttr(),
+                                     b.getUnitAttr());
+      auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
       yields.append({done.getResult(0), done.getResult(1)});
+      tile::StoreOp::create(
+          b, loc, dqAcc, ValueRange{batch, head, m0, zero}, done.getResult(2),
+          tile::StoreReduceKindAttr::get(b.getContext(),
+                                         tile::StoreReduceKind::add));
     }
     scf::YieldOp::create(b, loc, yields);
   }
@@ -682,6 +734,36 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
   gpu::ReturnOp::create(b, loc);
 }
 
+/// The post kernel (fused_dq): dq = scale * dq_acc, rounded, for a block
+/// of query rows (the dK/dV kernel's dQ parts leave the scale out).
+void BackwardBuilder::buildPost(gpu::GPUModuleOp module) {
+  SmallVector<Type> args = {
+      MemRefType::get(getDqAccShape(), f32),
+      MemRefType::get(op.getQueryGradType().getShape(), element)};
+  gpu::GPUFuncOp func =
+      addKernel(b, module, (op.getSymName() + "_post").str(), args);
+  LaunchContract contract(b);
+  Sizes sizes = getSizes(contract);
+  declareDqAcc(contract, sizes);
+  contract.tensor("dq", {sizes.batch, sizes.headsQ, sizes.seqQ, sizes.headDim},
+                  element, /*output=*/true);
+  contract.memref("dq_acc");
+  contract.memref("dq");
+  contract.record(func, {contract.ceildiv(sizes.seqQ, contract.integer(rows)),
+                         sizes.headsQ, sizes.batch});
+
+  Value dqAcc = func.getArgument(0), dq = func.getArgument(1);
+  readBlock();
+  Value zero = constI32(0);
+  Value acc = tile::LoadDirectOp::create(b, loc, tileType, dqAcc,
+                                         ValueRange{batch, head, row0, zero});
+  Value scaled = arith::MulFOp::create(
+      b, loc, acc, splat(constF32(op.getScaleOrDefault()), tileType));
+  tile::StoreDirectOp::create(b, loc, dq, {batch, head, row0, zero},
+                              narrow(scaled));
+  gpu::ReturnOp::create(b, loc);
+}
+
 LogicalResult BackwardBuilder::build(ArrayRef<BackwardKernel> kernels) {
   // One module for the kernels of the call.
   gpu::GPUModuleOp module =
@@ -696,7 +778,10 @@ LogicalResult BackwardBuilder::build(ArrayRef<BackwardKernel> kernels) {
       buildKeyGrads(module);
       break;
     case BackwardKernel::QueryGrads:
-      buildQueryGrads(module);
+      if (op.getFusedDq())
+        buildPost(module);
+      else
+        buildQueryGrads(module);
       break;
     }
     launches.push_back(FlatSymbolRefAttr::get(

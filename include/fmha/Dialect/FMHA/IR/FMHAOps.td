@@ -850,8 +850,8 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
 
     ```
     fmha.attention_backward @name (q, k, v, o, do, lse) -> (dq, dk, dv)
-        [causal] [window [left, right]] [scale f64] [tile [block_m, block_n]]
-        target sm_90a attr-dict
+        [causal] [window [left, right]] [scale f64] [fused_dq]
+        [tile [block_m, block_n]] target sm_90a attr-dict
     ```
 
     `causal`, `window` and `scale` mean what they mean on `fmha.attention`
@@ -869,13 +869,19 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     target (the dQ kernel's are smaller):
 
     * shared memory: `block_n * head_dim * 2 * 2` (K and V of the CTA's
-      keys) `+ 2 * 2 * block_m * head_dim * 2` (two slots each of Q and dO)
-      `+ block_n * head_dim * 2 * 2` (dK and dV staged for their TMA
-      stores) `+ 8 * 6` (the rings' barriers) `<= 232448` bytes;
+      keys, where dK and dV are staged for their TMA stores at the end)
+      `+ 2 * 2 * block_m * head_dim * 2` (two slots each of Q and dO)
+      `+ 8 * 6` (the rings' barriers), with `fused_dq` `+ 2 * 64 *
+      block_m * 2` (each consumer's dS^T) `+ 2 * block_m * head_dim * 4`
+      (each consumer's part of dQ, staged for the reduce-add), `<= 232448`
+      bytes;
     * registers per consumer thread (64 keys of the CTA's block): dK and dV
       (`2 * 64 * head_dim / 128` fp32), S^T and dP^T (`2 * 64 * block_m /
       128` fp32), P^T and dS^T as 16-bit operands (`64 * block_m / 128`),
-      and 16 for the loop's state, `<= 240`.
+      and 16 for the loop's state, with `fused_dq` `+ block_m * head_dim /
+      128` (dQ's part), `<= 240`: `fused_dq` fits at head dim 64 only;
+    * with `fused_dq`, `block_m` a multiple of 64 (dQ's part is a wgmma
+      accumulator of `block_m` rows).
 
     **Kernels.** `fmha-expand-kernels` turns the op into one `gpu.module`
     with a kernel per launch, run in this order (the manifest's
@@ -898,8 +904,17 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     recomputes S and dP: seven products per pair of blocks instead of
     five, for no atomics and no fp32 workspace.
 
+    With `fused_dq` the dK/dV kernel computes dQ too, five products per
+    pair of blocks: each consumer stages its dS^T in shared memory and
+    computes its keys' part of dQ = dS K for the query block, which TMA
+    adds into a second scratch tensor, `dq_acc` (`[batch, heads_q, seq_q,
+    head_dim]` f32, zeroed by the prep kernel); `<name>_post` then writes
+    `dq = c * dq_acc`, rounded (the launches: `_prep`, `_dkdv`, `_post`).
+    The additions come in a different order from run to run, so dQ's last
+    bits may vary; dK and dV do not.
+
     Example: the backward of a grouped-query causal attention with head dim
-    128, and of an f16 one with the defaults:
+    128, and of an f16 one at head dim 64 with dQ fused:
 
     ```mlir
     fmha.attention_backward @attn_bwd (tensor<?x32x?x128xbf16>,
@@ -912,7 +927,7 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
         tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,
         tensor<?x?x?x64xf16>, tensor<?x?x?xf32>)
         -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>)
-        target sm_90a
+        fused_dq target sm_90a
     ```
   }];
 
@@ -922,6 +937,7 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     UnitAttr:$causal,
     OptionalAttr<FMHA_WindowAttr>:$window,
     OptionalAttr<FMHA_ScaleAttr>:$scale,
+    UnitAttr:$fused_dq,
     OptionalAttr<FMHA_TileAttr>:$tile,
     FMHA_TargetAttr:$target
   );
@@ -931,6 +947,7 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     (`causal` $causal^)?
     (`window` $window^)?
     (`scale` $scale^)?
+    (`fused_dq` $fused_dq^)?
     (`tile` $tile^)?
     `target` `` $target attr-dict
   }];

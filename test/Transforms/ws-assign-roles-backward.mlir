@@ -1,0 +1,17 @@
+// RUN: fmha-opt %s --fmha-expand-kernels --tile-assign-layouts --ws-assign-roles | FileCheck %s
+
+// ws-assign-roles on the fused attention backward's dK/dV kernel: a TMA
+// store inside the main loop (each consumer's part of dQ, added into
+// dq_acc) goes to the consumer whose accumulators (dK, dV) come from the
+// dots its value comes from (the dS^T of its own 64 keys): consumer 1
+// stores the first part, consumer 2 the second.
+// CHECK-LABEL: gpu.func @bwd_fdq_dkdv(
+// CHECK: scf.for
+// CHECK: tile.store %{{.+}}, %{{.+}}#2 reduce add {ws.partition = array<i32: 1>}
+// CHECK: tile.store %{{.+}}, %{{.+}}#2 reduce add {ws.partition = array<i32: 2>}
+// CHECK: ws.partition_outputs
+fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+    tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+    tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
+    causal fused_dq target sm_90a
