@@ -10,7 +10,8 @@ hidden 2048 (heads = 2048 / head_dim), seqlen 512 to 16k, head dims 64
 and 128, causal and not, bf16. Per point:
 
 - ``bwd``: the backward alone. fmha: ``fmha.attention_backward(q, k, v, o,
-  do, lse)`` (``bwd_api``) and ``torch.autograd.grad`` through
+  do, lse)`` (``bwd_api``; ``bwd_api_det`` with ``deterministic=True``,
+  dQ by its own kernel) and ``torch.autograd.grad`` through
   ``fmha.attention`` (``bwd``); SDPA: ``torch.autograd.grad`` through
   ``scaled_dot_product_attention`` with the backend forced. The autograd
   figures time the same thing for everyone (the graph is kept and its
@@ -92,7 +93,9 @@ def point(hd, causal, s):
                                 return_lse=True)
     qd, kd, vd = (t.detach() for t in inputs)
     times = {"bwd_api": bench(lambda: fmha.attention_backward(
-        qd, kd, vd, o, do, lse, causal=causal))}
+        qd, kd, vd, o, do, lse, causal=causal)),
+             "bwd_api_det": bench(lambda: fmha.attention_backward(
+                 qd, kd, vd, o, do, lse, causal=causal, deterministic=True))}
     for name, impl in impls.items():
         try:
             out = impl(q, k, v)
@@ -117,7 +120,8 @@ def point(hd, causal, s):
                 times[f"fmha_{stage}"]
     ROWS.append(row)
     print(f"d{hd} {'causal' if causal else 'full'} {s}: bwd fmha "
-          f"{tflops['fmha_bwd']:.0f} (api {tflops['bwd_api']:.0f}) cudnn "
+          f"{tflops['fmha_bwd']:.0f} (api {tflops['bwd_api']:.0f}, "
+          f"deterministic {tflops['bwd_api_det']:.0f}) cudnn "
           f"{tflops['cudnn_bwd']:.0f} fa2 {tflops['fa2_bwd']:.0f} TFLOP/s "
           f"(x{row['x_cudnn_bwd']:.2f} cudnn, x{row['x_fa2_bwd']:.2f} fa2); "
           f"fwd+bwd fmha {tflops['fmha_fwd_bwd']:.0f} cudnn "

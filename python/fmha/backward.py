@@ -37,20 +37,43 @@ _BOUND_LIMIT = 1024
 _TENSORS = ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv")
 
 
+# The head dims whose backward computes dq in the dK/dV kernel
+# (``fused_dq``) unless the call is deterministic: where that measured
+# faster than dq by a kernel of its own (bench/RESULTS.md, 2026-11-28: 1.02-
+# 1.08x at head dim 64; 0.87-0.94x at 128, whose fused consumers hold dK,
+# dV and dQ's part at once and add two partial dQ tiles a step).
+FUSED_DQ_HEAD_DIMS = (64,)
+
+
 def backward_spec(dtype: str, head_dim: int, causal: bool = False,
                   window: Optional[tuple] = None,
                   scale: Optional[float] = None,
-                  target: str = "sm_90a") -> AttentionBackwardSpec:
+                  target: str = "sm_90a",
+                  deterministic: bool = False) -> AttentionBackwardSpec:
     """The spec fmha.attention_backward compiles: batch, heads and
-    sequence lengths dynamic, the compiler's tile. A scale that rounds to
-    the default ``1/sqrt(head_dim)`` in float32 is the default (one
-    kernel, whoever spells it)."""
+    sequence lengths dynamic, the compiler's tile; dQ computed in the
+    dK/dV kernel and added into an f32 scratch (``fused_dq``) at the head
+    dims of FUSED_DQ_HEAD_DIMS, otherwise or when ``deterministic`` by a
+    kernel of its own (the same bits from run to run). A scale that rounds to the default ``1/sqrt(head_dim)`` in
+    float32 is the default (one kernel, whoever spells it)."""
     if scale is not None and _ops._same_f32(scale, head_dim ** -0.5):
         scale = None
     return AttentionBackwardSpec(
         dtype=dtype, head_dim=head_dim, causal=causal,
         window=None if window is None else tuple(window), scale=scale,
+        fused_dq=not deterministic and head_dim in FUSED_DQ_HEAD_DIMS,
         target=target)
+
+
+def resolve_deterministic(torch: Any, deterministic: Optional[bool]) -> bool:
+    """``deterministic`` as given, or (None) PyTorch's global setting,
+    ``torch.use_deterministic_algorithms``."""
+    if deterministic is None:
+        return bool(torch.are_deterministic_algorithms_enabled())
+    if not isinstance(deterministic, bool):
+        raise TypeError(f"{WHAT}: deterministic must be a bool or None, got "
+                        f"{deterministic!r}")
+    return deterministic
 
 
 def backward_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
@@ -58,9 +81,11 @@ def backward_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
                           scale: Optional[float] = None,
                           target: str = "sm_90a") -> list:
     """Every spec fmha.attention_backward may compile for these options
-    (one: no tuning yet): what a cache must hold for a machine without a
+    (deterministic or not): what a cache must hold for a machine without a
     compiler."""
-    return [backward_spec(dtype, head_dim, causal, window, scale, target)]
+    return list(dict.fromkeys(
+        backward_spec(dtype, head_dim, causal, window, scale, target,
+                      deterministic) for deterministic in (False, True)))
 
 
 def check_backward_args(shapes: dict, dtypes: dict, causal: bool = False,
@@ -138,17 +163,19 @@ def outputs(torch: Any, q: Any, k: Any) -> tuple:
 
 
 def _kernel(torch: Any, q: Any, causal: bool, window: Optional[list],
-            scale: Optional[float]) -> Any:
+            scale: Optional[float], deterministic: bool) -> Any:
     """The runtime Kernel of a call, compiled or found in the cache once
     per options."""
     wkey = None if window is None else tuple(window)
-    key = (q.device, q.dtype, int(q.shape[3]), causal, wkey, scale)
+    key = (q.device, q.dtype, int(q.shape[3]), causal, wkey, scale,
+           deterministic)
     kernel = _KERNELS.get(key)
     if kernel is None:
         from .compiler import compile
         from .torch_ops import _target
         spec = backward_spec(_ops.fmha_dtype(q.dtype), int(q.shape[3]),
-                             causal, wkey, scale, _target(torch, q.device))
+                             causal, wkey, scale, _target(torch, q.device),
+                             deterministic)
         kernel = _KERNELS[key] = compile(spec).kernel
     return kernel
 
@@ -160,7 +187,7 @@ def _launch_tensors(kernel: Any, given: dict) -> dict:
 
 def backward_impl(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
                   causal: bool, window: Optional[list],
-                  scale: Optional[float]) -> tuple:
+                  scale: Optional[float], deterministic: bool) -> tuple:
     """The real implementation of fmha::attention_backward (CUDA
     tensors): ``(dq, dk, dv)``."""
     import torch
@@ -181,7 +208,7 @@ def backward_impl(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
     tensors.update(o=o.contiguous(), do=do.contiguous(),
                    lse=lse.contiguous(), dq=dq, dk=dk, dv=dv)
     with _on_device(torch, q.device):
-        kernel = _kernel(torch, q, causal, window, scale)
+        kernel = _kernel(torch, q, causal, window, scale, deterministic)
         tensors = _launch_tensors(kernel, tensors)
         specs = kernel.scratch_shapes({n: t.shape
                                        for n, t in tensors.items()})
@@ -194,7 +221,8 @@ def backward_impl(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
 
 def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
                   lse: Any, causal: bool, window: Optional[tuple],
-                  scale: Optional[float]) -> Optional[tuple]:
+                  scale: Optional[float],
+                  deterministic: bool) -> Optional[tuple]:
     """The eager fast path: the first call of a layout (shapes, strides,
     dtypes, device, options) checks everything and binds the kernel's
     launches; later calls allocate the outputs and launch, rewriting the
@@ -211,7 +239,7 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
         return None
     device = q.device
     key = (tuple((t.shape, t.stride(), t.dtype, t.device) for t in args),
-           causal, window, scale)
+           causal, window, scale, deterministic)
     bound = _BOUND.get(key)
     if bound is None:
         if (device.type != "cuda" or device.index != get_device()
@@ -227,7 +255,8 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
         dq, dk, dv = outputs(torch, q, k)
         given.update(dq=dq, dk=dk, dv=dv)
         kernel = _kernel(torch, q, causal,
-                         None if window is None else list(window), scale)
+                         None if window is None else list(window), scale,
+                         deterministic)
         tensors = _launch_tensors(kernel, given)
         specs = kernel.scratch_shapes({n: t.shape
                                        for n, t in tensors.items()})
@@ -262,7 +291,8 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
 def attention_backward(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
                        causal: bool = False,
                        window: Optional[tuple] = None,
-                       scale: Optional[float] = None) -> tuple:
+                       scale: Optional[float] = None,
+                       deterministic: Optional[bool] = None) -> tuple:
     """The gradients of fmha.attention: ``(dq, dk, dv)`` of ``o =
     attention(q, k, v, causal, window, scale)`` for the upstream gradient
     ``do``, on a Hopper GPU.
@@ -275,8 +305,16 @@ def attention_backward(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
     ``scale`` those of the forward. bf16 or f16, all one dtype, on one
     CUDA device; head_dim 64 or 128 (256 and fp8 have no backward yet).
     Returns dq in q's shape, dk and dv in k's, contiguous, in q's dtype.
-    Deterministic: the same inputs give the same bits. Inputs whose
-    layout TMA cannot read are copied first (as fmha.attention does).
+    Inputs whose layout TMA cannot read are copied first (as
+    fmha.attention does).
+
+    ``deterministic``: by default (None) PyTorch's setting,
+    ``torch.use_deterministic_algorithms``. False: the fastest form; at
+    head dim 64 dq is computed beside dk and dv and its partial sums are
+    added into an f32 scratch in the order the CTAs reach them, so its
+    last bits may vary from run to run (dk's and dv's never do). True: dq
+    by a kernel of its own that recomputes two products, the same bits on
+    every run (head dim 128 always runs this form, the faster one there).
 
     Compiles (once per dtype, head dim, mask and scale; cached on disk)
     and launches the backward's kernels in order on the current stream.
@@ -290,14 +328,15 @@ def attention_backward(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
         scale = float(scale)
     if isinstance(window, list):
         window = tuple(window)
+    deterministic = resolve_deterministic(torch, deterministic)
     if window is None or type(window) is tuple:
         grads = backward_fast(torch, q, k, v, o, do, lse, causal, window,
-                              scale)
+                              scale, deterministic)
         if grads is not None:
             return grads
     return torch.ops.fmha.attention_backward(
         q, k, v, o, do, lse, causal, None if window is None else list(window),
-        scale)
+        scale, deterministic)
 
 
 def define(torch: Any) -> None:
@@ -309,12 +348,14 @@ def define(torch: Any) -> None:
     def attention_backward(q: Tensor, k: Tensor, v: Tensor, o: Tensor,
                            do: Tensor, lse: Tensor, causal: bool,
                            window: Optional[list[int]],
-                           scale: Optional[float]) -> tuple[Tensor, Tensor,
-                                                            Tensor]:
-        return backward_impl(q, k, v, o, do, lse, causal, window, scale)
+                           scale: Optional[float],
+                           deterministic: bool) -> tuple[Tensor, Tensor,
+                                                         Tensor]:
+        return backward_impl(q, k, v, o, do, lse, causal, window, scale,
+                             deterministic)
 
     @attention_backward.register_fake
-    def _(q, k, v, o, do, lse, causal, window, scale):
+    def _(q, k, v, o, do, lse, causal, window, scale, deterministic):
         check_tensors(torch, {"q": q, "k": k, "v": v, "o": o, "do": do,
                               "lse": lse}, causal, window, scale)
         return outputs(torch, q, k)
@@ -379,11 +420,15 @@ def register_autograd(torch: Any, attention_op: Any) -> None:
                                               scale, True)
         grad_o = grad_o.to(q.dtype)
         wtuple = None if window is None else tuple(window)
+        # PyTorch's setting when the backward runs decides, as for its
+        # own kernels.
+        deterministic = resolve_deterministic(torch, None)
         grads = backward_fast(torch, q, k, v, o, grad_o, lse, causal, wtuple,
-                              scale)
+                              scale, deterministic)
         if grads is None:
             grads = torch.ops.fmha.attention_backward(
-                q, k, v, o, grad_o, lse, causal, window, scale)
+                q, k, v, o, grad_o, lse, causal, window, scale,
+                deterministic)
         dq, dk, dv = grads
         return (dq if ctx.needs_input_grad[0] else None,
                 dk if ctx.needs_input_grad[1] else None,

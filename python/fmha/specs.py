@@ -693,7 +693,9 @@ class AttentionBackwardSpec(_Spec):
     ``1/sqrt(head_dim)``) must be those of the forward whose ``o`` and
     ``lse`` are given. ``tile=(block_m, block_n)``: query rows per step
     of the dK/dV kernel, and its keys per CTA (None: the compiler's
-    default).
+    default). ``fused_dq``: dQ computed by the dK/dV kernel and added
+    into an f32 scratch by TMA (five products instead of seven; dq's last
+    bits may vary from run to run) instead of by a kernel of its own.
     sm_90a only.
     """
 
@@ -708,6 +710,7 @@ class AttentionBackwardSpec(_Spec):
     window: Optional[tuple] = None
     scale: Optional[float] = None
     tile: Optional[tuple] = None
+    fused_dq: bool = False
     target: str = "sm_90a"
 
     kind = "attention_backward"
@@ -725,8 +728,10 @@ class AttentionBackwardSpec(_Spec):
                       ATTENTION_BACKWARD_HEAD_DIMS)
         for size in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
             _check_size(size, getattr(self, size))
-        if not isinstance(self.causal, bool):
-            raise TypeError(f"causal must be a bool, got {self.causal!r}")
+        for flag in ("causal", "fused_dq"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(f"{flag} must be a bool, got "
+                                f"{getattr(self, flag)!r}")
         _int_tuple(self, "window", 2)
         if self.scale is not None:
             object.__setattr__(self, "scale", check_scale(self.scale))
@@ -748,6 +753,8 @@ class AttentionBackwardSpec(_Spec):
             name += "_causal"
         if self.window is not None:
             name += f"_w{self.window[0]}_{self.window[1]}"
+        if self.fused_dq:
+            name += "_fdq"
         if self.tile is not None:
             name += f"_{self.tile[0]}x{self.tile[1]}"
         return name
@@ -764,8 +771,10 @@ class AttentionBackwardSpec(_Spec):
     def to_mlir(self) -> str:
         """The ``fmha.attention_backward`` op, one declaration in a
         module."""
-        config = []
-        config += _mask_config(self)
+        config = _mask_config(self)
+        if self.fused_dq:
+            # Before the tile, as the op's syntax orders them.
+            config.insert(len(config) - (self.tile is not None), "fused_dq")
         config.append(f"target {self.target}")
         return (f"fmha.attention_backward @{self.name} {self.signature()}\n"
                 f"    {' '.join(config)}\n")

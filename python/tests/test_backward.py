@@ -77,15 +77,36 @@ class SpecTest(unittest.TestCase):
                 with self.assertRaisesRegex(error, pattern):
                     AttentionBackwardSpec(**fields)
 
+    def test_fused_dq_rendering(self):
+        spec = AttentionBackwardSpec(causal=True, fused_dq=True,
+                                     tile=(64, 128))
+        self.assertEqual(spec.name,
+                         "attention_backward_bf16_d128_causal_fdq_64x128")
+        self.assertTrue(spec.to_mlir().endswith(
+            "    causal fused_dq tile [64, 128] target sm_90a\n"))
+        self.assertTrue(AttentionBackwardSpec(fused_dq=True).to_mlir()
+                        .endswith("    fused_dq target sm_90a\n"))
+        with self.assertRaisesRegex(TypeError, "fused_dq must be a bool"):
+            AttentionBackwardSpec(fused_dq=1)
+
     def test_front_door_spec(self):
-        # The default scale, however spelled, is the default kernel.
+        # The default scale, however spelled, is the default kernel; dq is
+        # fused at head dim 64 unless the call is deterministic.
         self.assertEqual(backward.backward_spec("bf16", 128, scale=128**-0.5),
                          AttentionBackwardSpec())
+        self.assertEqual(backward.backward_spec("bf16", 64),
+                         AttentionBackwardSpec(head_dim=64, fused_dq=True))
         self.assertEqual(backward.backward_spec("f16", 64, True, [4, 0],
-                                                0.3),
+                                                0.3, deterministic=True),
                          AttentionBackwardSpec(dtype="f16", head_dim=64,
                                                causal=True, window=(4, 0),
                                                scale=0.3))
+        self.assertEqual(
+            [s.fused_dq for s in backward.backward_kernel_specs("bf16", 64)],
+            [True, False])
+        self.assertEqual(
+            [s.fused_dq for s in backward.backward_kernel_specs("bf16", 128)],
+            [False])
 
 
 def shapes(B=2, H=8, HKV=2, SQ=300, SK=17, D=128):

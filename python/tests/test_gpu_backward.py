@@ -62,10 +62,12 @@ def kernel_specs():
 
 def backward_or_skip(test, dtype="bf16", head_dim=128, causal=False,
                      window=None, scale=None):
-    """The backward's kernel for these options and the forward's with lse,
-    or a skip when one is neither in the cache nor compilable here."""
-    compile_or_skip(test, backward.backward_spec(dtype, head_dim, causal,
-                                                 window, scale))
+    """The backward's kernels for these options (deterministic or not)
+    and the forward's with lse, or a skip when one is neither in the cache
+    nor compilable here."""
+    for spec in backward.backward_kernel_specs(dtype, head_dim, causal,
+                                               window, scale):
+        compile_or_skip(test, spec)
     compile_or_skip(test, ops.attention_spec(dtype, head_dim, causal, window,
                                              scale, return_lse=True))
 
@@ -228,7 +230,7 @@ class BackwardTest(unittest.TestCase):
                                  f" above 2 x baseline {base:.3e} + {eps}")
 
     def run_case(self, b, h, hkv, sq, sk, dtype, head_dim, causal=False,
-                 window=None, scale=None):
+                 window=None, scale=None, deterministic=False):
         q = torch.randn(b, h, sq, head_dim, device="cuda", dtype=dtype)
         k = torch.randn(b, hkv, sk, head_dim, device="cuda", dtype=dtype)
         v = torch.randn(b, hkv, sk, head_dim, device="cuda", dtype=dtype)
@@ -237,17 +239,20 @@ class BackwardTest(unittest.TestCase):
         do = torch.randn_like(o)
         poison_allocator()
         grads = fmha.attention_backward(q, k, v, o, do, lse, causal=causal,
-                                        window=window, scale=scale)
+                                        window=window, scale=scale,
+                                        deterministic=deterministic)
         torch.cuda.synchronize()
         self.check_grads(grads, q, k, v, do, causal, window, scale,
                          what=f"{(b, h, hkv, sq, sk)} {dtype} d{head_dim} "
-                         f"causal={causal} window={window}")
+                         f"causal={causal} window={window} "
+                         f"deterministic={deterministic}")
         return q, k, v, o, do, lse, grads
 
     def test_shapes(self):
         """Odd lengths (1, 17, 300, 1000, 4097), seq_q above and below
         seq_k, GQA 4:1 and MQA, causal and not, both dtypes and head
-        dims."""
+        dims, dq fused (the default) and by its own kernel
+        (deterministic)."""
         cases = [(1, 2, 2, 1, 1), (2, 4, 4, 17, 17), (1, 8, 2, 300, 1000),
                  (1, 4, 1, 1000, 300), (1, 2, 2, 4097, 4097),
                  (1, 4, 1, 17, 4097), (2, 8, 2, 1000, 1000)]
@@ -255,12 +260,12 @@ class BackwardTest(unittest.TestCase):
             if window is not None:
                 continue
             backward_or_skip(self, dtype, head_dim, causal)
-            for case in cases:
+            for case, det in itertools.product(cases, (False, True)):
                 with self.subTest(dtype=dtype, d=head_dim, causal=causal,
-                                  shape=case):
+                                  shape=case, deterministic=det):
                     self.run_case(*case, getattr(torch, {
                         "bf16": "bfloat16", "f16": "float16"}[dtype]),
-                        head_dim, causal)
+                        head_dim, causal, deterministic=det)
 
     def test_windows_and_scale(self):
         for dtype, head_dim, causal, window, scale in OPTIONS:
@@ -271,19 +276,42 @@ class BackwardTest(unittest.TestCase):
                                           "f16": "float16"}[dtype])
             # seq_q 500 on 300 keys: the first rows see no key (their
             # window ends before key 0).
-            for case in ((2, 4, 2, 500, 300), (1, 4, 1, 1000, 1000),
-                         (1, 2, 2, 17, 300)):
-                with self.subTest(dtype=dtype, window=window, shape=case):
+            for case, det in itertools.product(
+                    ((2, 4, 2, 500, 300), (1, 4, 1, 1000, 1000),
+                     (1, 2, 2, 17, 300)), (False, True)):
+                with self.subTest(dtype=dtype, window=window, shape=case,
+                                  deterministic=det):
                     self.run_case(*case, torch_dtype, head_dim, causal,
-                                  window, scale)
+                                  window, scale, det)
 
     def test_deterministic(self):
-        backward_or_skip(self, causal=True)
+        """deterministic=True, or torch.use_deterministic_algorithms(True)
+        with the default: the same bits on every run; without it (dq fused
+        at head dim 64) dk and dv are still the same bits (only dq's sums
+        are added in a varying order)."""
+        backward_or_skip(self, head_dim=64, causal=True)
         q, k, v, o, do, lse, grads = self.run_case(
-            1, 8, 2, 1000, 1000, torch.bfloat16, 128, True)
-        again = fmha.attention_backward(q, k, v, o, do, lse, causal=True)
+            1, 8, 2, 1000, 1000, torch.bfloat16, 64, True,
+            deterministic=True)
+        again = fmha.attention_backward(q, k, v, o, do, lse, causal=True,
+                                        deterministic=True)
         for a, b in zip(grads, again):
             self.assertTrue(torch.equal(a, b))
+        previous = torch.are_deterministic_algorithms_enabled()
+        torch.use_deterministic_algorithms(True)
+        try:
+            by_setting = fmha.attention_backward(q, k, v, o, do, lse,
+                                                 causal=True)
+        finally:
+            torch.use_deterministic_algorithms(previous)
+        for a, b in zip(grads, by_setting):
+            self.assertTrue(torch.equal(a, b))
+        fused = fmha.attention_backward(q, k, v, o, do, lse, causal=True,
+                                        deterministic=False)
+        for a, b in zip(grads[1:], fused[1:]):
+            self.assertTrue(torch.equal(a, b))
+        with self.assertRaisesRegex(TypeError, "deterministic must be"):
+            fmha.attention_backward(q, k, v, o, do, lse, deterministic=1)
 
     def test_layouts(self):
         """[B, S, H, D] views transposed to [B, H, S, D] (transformers'
@@ -382,8 +410,10 @@ class BackwardTest(unittest.TestCase):
         kv = torch.randn(1, 2, 130, 128, device="cuda", dtype=torch.bfloat16)
         o, lse = fmha.attention(q, kv, kv, causal=True, return_lse=True)
         do = torch.randn_like(o)
-        torch.library.opcheck(torch.ops.fmha.attention_backward.default,
-                              (q, kv, kv, o, do, lse, True, None, None))
+        for deterministic in (False, True):
+            torch.library.opcheck(torch.ops.fmha.attention_backward.default,
+                                  (q, kv, kv, o, do, lse, True, None, None,
+                                   deterministic))
         # The forward's autograd formula (q, k, v requiring gradients).
         args = [t.detach().clone().requires_grad_() for t in (q, kv, kv)]
         torch.library.opcheck(torch.ops.fmha.attention.default,

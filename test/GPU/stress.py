@@ -290,7 +290,10 @@ def draw_backward(rng):
             "window": window, "scale": scale, "head_dim": head_dim,
             "batch": batch, "heads_q": heads_kv * group,
             "heads_kv": heads_kv, "seq_q": seq_q, "seq_k": seq_k,
-            "layouts": [rng.choice(LAYOUTS_4D) for _ in range(3)]}
+            "layouts": [rng.choice(LAYOUTS_4D) for _ in range(3)],
+            # dq by its own kernel (torch.use_deterministic_algorithms)
+            # or fused into the dK/dV kernel (the default).
+            "deterministic": rng.random() < 0.25}
 
 
 def draw_gemm(rng):
@@ -453,7 +456,12 @@ def run_backward(case, rng, gen):
     poison_pool(q.numel() * q.element_size())
     o = fmha.attention(q, k, v, causal=case["causal"], window=case["window"],
                        scale=case["scale"])
-    o.backward(do)
+    previous = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(case.get("deterministic", False))
+    try:
+        o.backward(do)
+    finally:
+        torch.use_deterministic_algorithms(previous)
     torch.cuda.current_stream().synchronize()
     args = (q.detach(), k.detach(), v.detach(), do, case["causal"],
             case["window"], case["scale"])
