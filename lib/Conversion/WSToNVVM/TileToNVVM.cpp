@@ -695,14 +695,7 @@ static LogicalResult lowerTMAStore(TMAStoreOp op, TMAStoreOp::Adaptor adaptor,
     for (int64_t box = 0; box < boxes.count; ++box) {
       SmallVector<Value> at(coords);
       Value from = src;
-      if (box > 0) {
-        at[0] = LLVM::AddOp::create(
-            rewriter, loc, coords[0],
-            i32Const(rewriter, loc, box * boxes.spanBytes / elementBytes));
-        from = LLVM::GEPOp::create(
-            rewriter, loc, src.getType(), rewriter.getI8Type(), src,
-            ArrayRef<LLVM::GEPArg>{int32_t(box * boxes.boxBytes)});
-      }
+      tmaBox(rewriter, loc, boxes, elementBytes, box, at, from);
       if (op.getReduceAdd())
         NVVM::CpAsyncBulkTensorReduceOp::create(
             rewriter, loc, adaptor.getDesc(), from,

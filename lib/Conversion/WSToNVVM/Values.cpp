@@ -6,6 +6,8 @@
 
 #include "Values.h"
 
+#include "fmha/Dialect/WS/IR/WSUtils.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
@@ -21,4 +23,15 @@ Value ws::i64Const(OpBuilder &b, Location loc, int64_t value) {
 Value ws::barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
   return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(),
                              barriers, ValueRange{index});
+}
+
+void ws::tmaBox(OpBuilder &b, Location loc, const TMABoxes &boxes,
+                int64_t elementBytes, int64_t box,
+                SmallVectorImpl<Value> &coords, Value &smem) {
+  if (box == 0)
+    return;
+  coords[0] = LLVM::AddOp::create(
+      b, loc, coords[0], i32Const(b, loc, box * boxes.spanBytes / elementBytes));
+  smem = LLVM::GEPOp::create(b, loc, smem.getType(), b.getI8Type(), smem,
+                             ArrayRef<LLVM::GEPArg>{int32_t(box * boxes.boxBytes)});
 }

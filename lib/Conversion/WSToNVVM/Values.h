@@ -29,6 +29,17 @@ Value barrierOf(OpBuilder &b, Location loc, Adaptor adaptor) {
   return barrierAt(b, loc, adaptor.getBarriers(), adaptor.getIndex());
 }
 
+struct TMABoxes;
+
+/// Box `box` of a TMA copy of a block that moves as `boxes` (several boxes
+/// one swizzle span wide, stored one after the other in shared memory):
+/// `coords` (innermost first, as PTX takes them) with the innermost moved
+/// by the boxes before it, and `smem` moved by their bytes. Box 0 is
+/// `coords` and `smem` as they are.
+void tmaBox(OpBuilder &b, Location loc, const TMABoxes &boxes,
+            int64_t elementBytes, int64_t box, SmallVectorImpl<Value> &coords,
+            Value &smem);
+
 } // namespace ws
 } // namespace mlir
 

@@ -375,7 +375,6 @@ static LogicalResult lowerTMALoad(TMALoadMBarrierOp op,
   RankedTensorType block = op.getDesc().getType().getBlock();
   int64_t elementBytes = block.getElementTypeBitWidth() / 8;
   TMABoxes boxes = getTMABoxes(block);
-  int64_t span = boxes.spanBytes, pieceBytes = boxes.boxBytes;
   if (op.getMulticast()) {
     if (pair)
       return rewriter.notifyMatchFailure(op, "multicast in 2-CTA mode");
@@ -387,14 +386,7 @@ static LogicalResult lowerTMALoad(TMALoadMBarrierOp op,
   for (int64_t piece = 0; piece < boxes.count; ++piece) {
     SmallVector<Value> pieceCoords(coords);
     Value pieceDst = dst;
-    if (piece > 0) {
-      pieceCoords[0] = LLVM::AddOp::create(
-          rewriter, loc, coords[0],
-          i32Const(rewriter, loc, piece * span / elementBytes));
-      pieceDst = LLVM::GEPOp::create(
-          rewriter, loc, dst.getType(), rewriter.getI8Type(), dst,
-          ArrayRef<LLVM::GEPArg>{int32_t(piece * pieceBytes)});
-    }
+    tmaBox(rewriter, loc, boxes, elementBytes, piece, pieceCoords, pieceDst);
     NVVM::CTAGroupKindAttr group;
     if (pair) {
       // This CTA's own buffer, as a shared::cluster address.
