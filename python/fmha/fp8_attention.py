@@ -133,21 +133,33 @@ def permute_values(torch: Any, v: Any) -> Any:
     """The V the fp8 kernel reads: ``v`` ``[batch, heads_kv, seq_k,
     head_dim]`` transposed to ``[batch, heads_kv, head_dim, seq_k16]``,
     keys padded with zeros to a multiple of 16 and ordered by KEY_ORDER in
-    each group of 16, contiguous. One gather and one transposition (on the
-    bytes: PyTorch has no fp8 indexing kernels)."""
+    each group of 16, contiguous. One pass over v (a permuted copy of its
+    bytes: PyTorch has no fp8 copy kernels); a last, partial group of keys
+    goes through a zero-padded group of its own."""
     batch, heads, seq_k, head_dim = v.shape
     keys = padded_keys(seq_k)
     raw = v.view(torch.uint8)
-    if keys != seq_k:
-        padded = raw.new_zeros((batch, heads, keys, head_dim))
-        padded[:, :, :seq_k] = raw
-        raw = padded
-    order = torch.tensor(KEY_ORDER, device=v.device)
-    groups = raw.reshape(batch, heads, keys // KEY_GROUP, KEY_GROUP, head_dim)
-    permuted = groups.index_select(3, order)
-    out = permuted.permute(0, 1, 4, 2, 3).reshape(batch, heads, head_dim,
-                                                  keys)
-    return out.contiguous().view(v.dtype)
+    out = raw.new_empty((batch, heads, head_dim, keys))
+    full = seq_k // KEY_GROUP * KEY_GROUP
+    if full:
+        _permute_groups_into(out[..., :full], raw[:, :, :full])
+    if full != keys:
+        tail = raw.new_zeros((batch, heads, KEY_GROUP, head_dim))
+        tail[:, :, :seq_k - full] = raw[:, :, full:]
+        _permute_groups_into(out[..., full:], tail)
+    return out.view(v.dtype)
+
+
+def _permute_groups_into(out: Any, raw: Any) -> None:
+    """Copies ``raw`` ``[batch, heads, keys, head_dim]`` (keys a multiple
+    of 16) into ``out`` ``[batch, heads, head_dim, keys]`` with the keys of
+    each group of 16 in KEY_ORDER: key ``8a + 2t + b`` of a group goes to
+    position ``4t + 2a + b``, one strided copy."""
+    batch, heads, keys, head_dim = raw.shape
+    groups = keys // KEY_GROUP
+    source = raw.reshape(batch, heads, groups, 2, 4, 2, head_dim)
+    out.view(batch, heads, head_dim, groups, 4, 2, 2).copy_(
+        source.permute(0, 1, 6, 2, 4, 3, 5))
 
 
 def per_head_descales(descales: Sequence) -> bool:

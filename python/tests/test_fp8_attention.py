@@ -181,22 +181,35 @@ class SpecTest(unittest.TestCase):
 @unittest.skipUnless(HAS_TORCH, "needs PyTorch")
 class PermuteTest(unittest.TestCase):
     def test_permuted_copy(self):
+        """Every position of the permuted V^T against KEY_ORDER: whole
+        groups of 16 keys, a partial last group (zero padded), only a
+        partial group, and a strided v (a [B, S, H, D] view)."""
         import torch
-        batch, heads, keys, dim = 2, 3, 37, 64
-        v = (torch.randn(batch, heads, keys, dim) * 4).to(torch.float8_e4m3fn)
-        vt = fp8_attention.permute_values(torch, v)
-        self.assertEqual(vt.dtype, torch.float8_e4m3fn)
-        self.assertEqual(tuple(vt.shape), (batch, heads, dim, 48))
-        self.assertTrue(vt.is_contiguous())
-        raw, rawt = v.view(torch.uint8), vt.view(torch.uint8)
-        for position in range(48):
-            key = (position // 16) * 16 + fp8_attention.KEY_ORDER[
-                position % 16]
-            column = rawt[:, :, :, position]
-            if key < keys:
-                self.assertTrue(torch.equal(column, raw[:, :, key, :]))
-            else:
-                self.assertEqual(int(column.abs().sum()), 0)
+        batch, heads, dim = 2, 3, 64
+        for keys, strided in ((37, False), (48, False), (5, False),
+                              (33, True)):
+            with self.subTest(keys=keys, strided=strided):
+                if strided:
+                    v = (torch.randn(batch, keys, heads, dim) * 4).to(
+                        torch.float8_e4m3fn).transpose(1, 2)
+                else:
+                    v = (torch.randn(batch, heads, keys, dim) * 4).to(
+                        torch.float8_e4m3fn)
+                vt = fp8_attention.permute_values(torch, v)
+                padded = fp8_attention.padded_keys(keys)
+                self.assertEqual(vt.dtype, torch.float8_e4m3fn)
+                self.assertEqual(tuple(vt.shape), (batch, heads, dim, padded))
+                self.assertTrue(vt.is_contiguous())
+                raw, rawt = v.view(torch.uint8), vt.view(torch.uint8)
+                for position in range(padded):
+                    key = (position // 16) * 16 + fp8_attention.KEY_ORDER[
+                        position % 16]
+                    column = rawt[:, :, :, position]
+                    if key < keys:
+                        self.assertTrue(torch.equal(column,
+                                                    raw[:, :, key, :]))
+                    else:
+                        self.assertEqual(int(column.abs().sum()), 0)
 
     def test_tensor_checks(self):
         import torch
