@@ -381,8 +381,14 @@ class BackwardTest(unittest.TestCase):
 
     def test_fullgraph(self):
         """torch.compile(fullgraph=True) of a forward and backward, against
-        the eager gradients."""
-        backward_or_skip(self, causal=True)
+        the eager gradients; head dim 64 takes the fused dQ (a scratch
+        allocated per call), 128 the two kernels."""
+        for head_dim in (128, 64):
+            with self.subTest(head_dim=head_dim):
+                self.fullgraph_case(head_dim)
+
+    def fullgraph_case(self, head_dim):
+        backward_or_skip(self, head_dim=head_dim, causal=True)
         torch._dynamo.reset()
 
         def f(q, k, v):
@@ -390,11 +396,11 @@ class BackwardTest(unittest.TestCase):
 
         compiled = torch.compile(f, fullgraph=True)
         for sq, sk in ((100, 130), (257, 64)):
-            q = torch.randn(1, 4, sq, 128, device="cuda",
+            q = torch.randn(1, 4, sq, head_dim, device="cuda",
                             dtype=torch.bfloat16, requires_grad=True)
-            k = torch.randn(1, 2, sk, 128, device="cuda",
+            k = torch.randn(1, 2, sk, head_dim, device="cuda",
                             dtype=torch.bfloat16, requires_grad=True)
-            v = torch.randn(1, 2, sk, 128, device="cuda",
+            v = torch.randn(1, 2, sk, head_dim, device="cuda",
                             dtype=torch.bfloat16, requires_grad=True)
             compiled(q, k, v).backward()
             got = (q.grad, k.grad, v.grad)
@@ -406,14 +412,21 @@ class BackwardTest(unittest.TestCase):
 
     def test_opcheck(self):
         backward_or_skip(self, causal=True)
+        backward_or_skip(self, head_dim=64, causal=True)
         q = torch.randn(1, 4, 100, 128, device="cuda", dtype=torch.bfloat16)
         kv = torch.randn(1, 2, 130, 128, device="cuda", dtype=torch.bfloat16)
         o, lse = fmha.attention(q, kv, kv, causal=True, return_lse=True)
         do = torch.randn_like(o)
-        for deterministic in (False, True):
+        # Head dim 64 not deterministic: the fused dQ (dq_acc).
+        q64, kv64 = q[..., :64].contiguous(), kv[..., :64].contiguous()
+        o64, lse64 = fmha.attention(q64, kv64, kv64, causal=True,
+                                    return_lse=True)
+        for args, deterministic in (((q, kv, kv, o, do, lse), False),
+                                    ((q, kv, kv, o, do, lse), True),
+                                    ((q64, kv64, kv64, o64,
+                                      torch.randn_like(o64), lse64), False)):
             torch.library.opcheck(torch.ops.fmha.attention_backward.default,
-                                  (q, kv, kv, o, do, lse, True, None, None,
-                                   deterministic))
+                                  (*args, True, None, None, deterministic))
         # The forward's autograd formula (q, k, v requiring gradients).
         args = [t.detach().clone().requires_grad_() for t in (q, kv, kv)]
         torch.library.opcheck(torch.ops.fmha.attention.default,

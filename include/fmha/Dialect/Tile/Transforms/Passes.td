@@ -14,6 +14,16 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
       or 32 bytes); the loads that produce them and their descriptors (kernel
       parameters included) get the same encoding, so TMA writes the layout
       the tensor cores read.
+    - On sm_90a, a `tile.dot` operand computed in registers that wgmma
+      cannot read there (an A given transposed, any B: the attention
+      backward's dS^T for dQ = dS K) keeps its register layout and is
+      staged: a `tile.convert_layout` into the `#tile.nvmma_shared` a load
+      of its shape would get, right before the dot (`ws-partition-roles`
+      turns it into a buffer of the computing role). A K-major register A
+      (attention's P) is read from registers.
+    - The descriptor of a `tile.store ... reduce add` gets the
+      `#tile.nvmma_shared` its rows fill, so the staged block is stored
+      into swizzled rows (no bank conflicts) and TMA adds it box by box.
     - The accumulator of a `tile.dot` gets the target's accumulator layout
       (`fmha::TargetInfo::getAccumulatorLayout`); on sm_90a
       `#tile.wgmma_acc<instr_n = N, warpgroups = 1>`: one warpgroup holds an
