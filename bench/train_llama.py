@@ -4,10 +4,11 @@ from the same seed, and says whether the loss curves agree within bf16
 noise (issue 19, point 5).
 
     FMHA_CACHE_DIR=DIR python3 bench/train_llama.py [--steps 100]
-        [--json FILE]
+        [--heads 4] [--json FILE]
 
 The model is built from a config (random init, nothing downloaded): 4
-layers, hidden 512, 4 query heads on 2 KV heads (head dim 128, GQA), vocab
+layers, hidden 512, 4 query heads on 2 KV heads (head dim 128, GQA;
+``--heads 8``: 8 on 4, head dim 64, whose backward fuses dQ), vocab
 1000, in bf16 (parameters and AdamW states: a pure-bf16 run, as rotary
 embeddings under autocast would hand fmha float32 queries). The data are
 random tokens: 4 fixed batches of 8 sequences of 512 tokens, cycled, so
@@ -41,12 +42,15 @@ import fmha.integrations.transformers as integration  # noqa: E402
 BATCHES, BATCH, SEQ, VOCAB = 4, 8, 512, 1000
 
 
+HEADS = 4
+
+
 def model(attn):
     from transformers import LlamaConfig, LlamaForCausalLM
     torch.manual_seed(0)
     config = LlamaConfig(hidden_size=512, intermediate_size=1024,
-                         num_hidden_layers=4, num_attention_heads=4,
-                         num_key_value_heads=2, vocab_size=VOCAB,
+                         num_hidden_layers=4, num_attention_heads=HEADS,
+                         num_key_value_heads=HEADS // 2, vocab_size=VOCAB,
                          max_position_embeddings=2048, attention_dropout=0.0)
     return LlamaForCausalLM._from_config(
         config, attn_implementation=attn,
@@ -88,10 +92,14 @@ def max_diff(a, b):
 
 
 def main():
+    global HEADS
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=100)
+    p.add_argument("--heads", type=int, default=HEADS,
+                   help="query heads (head dim 512 / heads; KV heads half)")
     p.add_argument("--json", help="write the curves and figures here")
     args = p.parse_args()
+    HEADS = args.heads
     calls = integration.CALLS["fmha"]
     fallbacks = integration.FALLBACKS["masked"]
     runs = {"fmha": train("fmha", args.steps)}
@@ -125,6 +133,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(),
                        "torch": torch.__version__, "steps": args.steps,
+                       "heads": HEADS,
                        "losses": runs, "max_diff": diff, "noise": noise,
                        "bound": bound, "agree": agree,
                        "fmha_calls": fmha_calls, "masked_fallbacks": masked},
