@@ -274,18 +274,15 @@ static FailureOr<unsigned> ownerOf(tile::StoreDirectOp store,
 static FailureOr<unsigned> ownerOfBodyStore(tile::StoreOp store,
                                             const TileProgram &program) {
   DenseSet<Operation *> dots = bodyDotsOf(store.getValue(), program.loop);
-  SmallVector<unsigned> owners;
+  // The first chain of each consumer that shares a dot with the value.
+  llvm::SmallMapVector<unsigned, unsigned, 2> owners;
   for (auto [chain, consumer] :
        llvm::zip(program.chains, program.consumers)) {
     DenseSet<Operation *> chainDots = bodyDotsOf(chain, program.loop);
     if (llvm::any_of(dots, [&](Operation *dot) {
           return chainDots.contains(dot);
-        }) &&
-        llvm::none_of(owners, [&, consumer = consumer](unsigned other) {
-          return program.consumers[llvm::find(program.chains, other) -
-                                   program.chains.begin()] == consumer;
         }))
-      owners.push_back(chain);
+      owners.insert({consumer, chain});
   }
   if (owners.empty())
     return store.emitOpError("stores in the main loop a value computed from "
@@ -295,7 +292,7 @@ static FailureOr<unsigned> ownerOfBodyStore(tile::StoreOp store,
     return store.emitOpError("stores in the main loop a value computed from "
                              "the dots of several consumers: no one consumer "
                              "role can store it");
-  return owners.front();
+  return owners.front().second;
 }
 
 /// The dot that computes `value`, seen through the waits and the
