@@ -57,6 +57,17 @@ HEAD_CASES = [(2, 8, 2, 300, 300), (3, 4, 1, 17, 1000), (2, 4, 4, 1000, 17)]
 HEAD_MASKS = [(False, None, None), (True, None, None)]
 
 
+# Tiles whose V^T rows (block_n bytes) fill only 32-byte swizzle spans:
+# (head dim, tile), launched directly by test_key_spans.
+KEY_SPAN_TILES = [(128, (64, 96)), (64, (64, 160))]
+
+
+def key_span_specs(target="sm_90a"):
+    return [fp8_attention.spec(d, "bf16", causal, None, None, False, target,
+                               {"tile": tile})
+            for d, tile in KEY_SPAN_TILES for causal in (False, True)]
+
+
 def kernel_specs(target="sm_90a"):
     """Every fp8 AttentionSpec these tests select (defaults, each with and
     without lse, bf16 and f16 outputs) plus fmha.attention's fp8
@@ -75,6 +86,7 @@ def kernel_specs(target="sm_90a"):
                 specs.append(fp8_attention.spec(
                     head_dim, "bf16", causal, window, scale, lse, target,
                     head_descales=True))
+    specs.extend(key_span_specs(target))
     return list(dict.fromkeys(specs))
 
 
@@ -203,6 +215,35 @@ class Fp8AttentionTest(unittest.TestCase):
             print(f"\nfp8 attention d{d} {kind}: worst relative RMSE "
                   f"{fp8:.4f} (bf16 attention on the same inputs: "
                   f"{bf16:.4f})", end="")
+
+    def test_key_spans(self):
+        """block_n 96 (head dim 128) and 160 (head dim 64): V^T's rows of
+        block_n bytes fill only 32-byte swizzle spans, so the tile and the
+        tensor map's box are 32 keys wide (five boxes at 160). Each kernel
+        launched directly, o poisoned, against the float64 reference."""
+        gen = torch.Generator(device="cuda").manual_seed(1)
+        for spec in key_span_specs():
+            compile_or_skip(self, spec)
+            kernel = fmha.compile(spec).kernel
+            for case in ((2, 4, 2, 300, 333), (1, 2, 1, 17, 1000),
+                         (1, 4, 4, 1000, 1000)):
+                with self.subTest(spec=spec.name, case=case):
+                    inputs = make_inputs(*case, spec.head_dim, False, gen)
+                    (q, dq), (k, dk), (v, dv) = inputs
+                    o = torch.full(q.shape, float("nan"), device="cuda",
+                                   dtype=torch.bfloat16)
+                    descales = fp8_attention.kernel_descales(
+                        (dq, dk, dv), q.shape[0], k.shape[1])
+                    kernel.launch({
+                        "q": q, "k": k,
+                        "v": fp8_attention.permute_values(torch, v), "o": o,
+                        **dict(zip(fp8_attention.DESCALES, descales))})
+                    torch.cuda.synchronize()
+                    ref, _ = attention_reference(
+                        *(dequantized(t, s) for t, s in inputs),
+                        causal=spec.causal)
+                    self.assertEqual(int(torch.isnan(o).sum()), 0)
+                    self.assertLess(rel_err(o, ref), TOL["normal"])
 
     def test_head_descales(self):
         """Descales per sequence and KV head ([batch, heads_kv]), different

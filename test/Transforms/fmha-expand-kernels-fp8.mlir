@@ -49,3 +49,16 @@ fmha.attention @attn_fp8_heads (tensor<?x?x?x128xf8E4M3FN>,
                                 tensor<?x?xf32>, tensor<?x?xf32>)
     -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) causal consumers 1
     target sm_90a
+
+// -----
+
+// block_n 96: V^T's rows of 96 bytes fill only 32-byte swizzle spans, so
+// its tensor map loads boxes of 32 keys with a 32-byte swizzle, the layout
+// tile-assign-layouts gives the tile (a 96-key box would not match it).
+// CHECK-LABEL: gpu.func @attn_fp8_keys96(
+// CHECK-SAME: fmha.params = [{box = [64, 128], kind = "tensor_map", swizzle = 128 : i64, tensor = "q"}, {box = [96, 128], kind = "tensor_map", swizzle = 128 : i64, tensor = "k"}, {box = [128, 32], kind = "tensor_map", swizzle = 32 : i64, tensor = "v"}
+fmha.attention @attn_fp8_keys96 (tensor<?x?x?x128xf8E4M3FN>,
+                                 tensor<?x?x?x128xf8E4M3FN>,
+                                 tensor<?x?x128x?xf8E4M3FN>, tensor<1xf32>,
+                                 tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x?x?x128xbf16> tile [64, 96] target sm_90a

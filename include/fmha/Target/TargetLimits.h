@@ -148,6 +148,18 @@ constexpr int64_t kMaxSwizzleBytes = 128;
 /// Shortest swizzle span (32B swizzle).
 constexpr int64_t kMinSwizzleBytes = 32;
 
+/// The widest swizzle span (128, 64 or 32 bytes) that rows of `rowBytes`
+/// bytes fill exactly, or 0 if none does: the layout tile-assign-layouts
+/// gives an MMA operand in shared memory, and so the box of the tensor map
+/// that loads it.
+constexpr int64_t widestSwizzleBytes(int64_t rowBytes) {
+  for (int64_t swizzle = kMaxSwizzleBytes; swizzle >= kMinSwizzleBytes;
+       swizzle /= 2)
+    if (rowBytes % swizzle == 0)
+      return swizzle;
+  return 0;
+}
+
 /// Rows of a swizzle pattern: a TMA box written at a multiple of them lands
 /// where it would in a whole block (what splitting a block between the two
 /// CTAs of a multicast needs).

@@ -272,9 +272,11 @@ void AttentionBuilder::mapInputs(LaunchContract &contract,
                                  ArrayRef<int64_t> dims) {
   if (fp8()) {
     // Rows of head_dim bytes (q, k) and of block_n bytes (v transposed), in
-    // boxes one swizzle span wide: 128 bytes, or the whole row if shorter.
-    int64_t span = std::min<int64_t>(128, headDim);
-    int64_t keySpan = std::min<int64_t>(128, blockN);
+    // boxes one swizzle span wide: the widest span the rows fill, the
+    // layout tile-assign-layouts gives the tiles (block_n 96 or 160: 32
+    // bytes, five boxes of 32 keys at 160).
+    int64_t span = fmha::limits::widestSwizzleBytes(headDim);
+    int64_t keySpan = fmha::limits::widestSwizzleBytes(blockN);
     contract.tensorMap("q", {blockM, span}, span, dims);
     contract.tensorMap("k", {blockN, span}, span, dims);
     contract.tensorMap("v", {headDim, keySpan}, keySpan, dims);

@@ -238,10 +238,9 @@ static FailureOr<NvmmaSharedAttr> sharedLayoutFor(RankedTensorType type,
                                                   Operation *where) {
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   int64_t rowBytes = type.getShape().back() * bits / 8;
-  for (unsigned swizzle : {128u, 64u, 32u})
-    if (rowBytes % swizzle == 0)
-      return NvmmaSharedAttr::get(type.getContext(), swizzle,
-                                  /*transposed=*/false, bits);
+  if (int64_t swizzle = fmha::limits::widestSwizzleBytes(rowBytes))
+    return NvmmaSharedAttr::get(type.getContext(), swizzle,
+                                /*transposed=*/false, bits);
   return where->emitOpError("operand rows of ")
          << rowBytes << " bytes fill no swizzle span (32, 64 or 128 bytes)";
 }
