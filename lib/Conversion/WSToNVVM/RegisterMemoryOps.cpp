@@ -201,8 +201,8 @@ private:
 static Value swizzledByteOffset(OpBuilder &b, Location loc, Value row,
                                 Value col, tile::NvmmaSharedAttr layout,
                                 int64_t rows) {
-  int64_t swizzle = layout.getSwizzle(), elementBytes =
-                                             layout.getElementBits() / 8;
+  int64_t swizzle = layout.getSwizzle(),
+          elementBytes = layout.getElementBits() / 8;
   auto c = [&](int64_t value) { return i32Const(b, loc, value); };
   Value colBytes = LLVM::MulOp::create(b, loc, col, c(elementBytes));
   Value piece = LLVM::UDivOp::create(b, loc, colBytes, c(swizzle));
@@ -232,7 +232,8 @@ static OpFoldResult opaqueCoordinate(OpBuilder &b, Location loc,
              b, loc, b.getI32Type(), ValueRange{v}, "mov.b32 $0, $1;", "=r,r",
              /*has_side_effects=*/true, /*is_align_stack=*/false,
              LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
              /*operand_attrs=*/ArrayAttr())
       .getRes();
 }
@@ -276,17 +277,15 @@ static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
     if (!threadBase)
       threadBase = elementAddress(
           b, loc, base, i8,
-          swizzledByteOffset(b, loc,
-                             buildCoordinate(b, loc, origin[0], key.first),
-                             buildCoordinate(b, loc, origin[1], key.second),
-                             layout, rows));
+          swizzledByteOffset(
+              b, loc, buildCoordinate(b, loc, origin[0], key.first),
+              buildCoordinate(b, loc, origin[1], key.second), layout, rows));
     int64_t bytes = (at[0] - key.first) * swizzle +
                     (at[1] - key.second) / span * rows * swizzle;
-    Value addr =
-        LLVM::GEPOp::create(b, loc, base.getType(), i8, threadBase,
-                            ArrayRef<LLVM::GEPArg>{int32_t(bytes)});
-    LLVM::StoreOp::create(b, loc,
-                          buildVector(b, loc, t, values, v, vectorType), addr,
+    Value addr = LLVM::GEPOp::create(b, loc, base.getType(), i8, threadBase,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(bytes)});
+    LLVM::StoreOp::create(b, loc, buildVector(b, loc, t, values, v, vectorType),
+                          addr,
                           /*alignment=*/perVector * elementBytes);
   }
   b.eraseOp(op);

@@ -699,8 +699,8 @@ static LogicalResult lowerTMAStore(TMAStoreOp op, TMAStoreOp::Adaptor adaptor,
       if (op.getReduceAdd())
         NVVM::CpAsyncBulkTensorReduceOp::create(
             rewriter, loc, adaptor.getDesc(), from,
-            NVVM::TMAReduxKindAttr::get(ctx, NVVM::TMAReduxKind::ADD), mode,
-            at, Value());
+            NVVM::TMAReduxKindAttr::get(ctx, NVVM::TMAReduxKind::ADD), mode, at,
+            Value());
       else
         NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
             rewriter, loc, adaptor.getDesc(), from, at, Value(), mode,

@@ -31,7 +31,9 @@ void ws::tmaBox(OpBuilder &b, Location loc, const TMABoxes &boxes,
   if (box == 0)
     return;
   coords[0] = LLVM::AddOp::create(
-      b, loc, coords[0], i32Const(b, loc, box * boxes.spanBytes / elementBytes));
-  smem = LLVM::GEPOp::create(b, loc, smem.getType(), b.getI8Type(), smem,
-                             ArrayRef<LLVM::GEPArg>{int32_t(box * boxes.boxBytes)});
+      b, loc, coords[0],
+      i32Const(b, loc, box * boxes.spanBytes / elementBytes));
+  smem = LLVM::GEPOp::create(
+      b, loc, smem.getType(), b.getI8Type(), smem,
+      ArrayRef<LLVM::GEPArg>{int32_t(box * boxes.boxBytes)});
 }

@@ -518,8 +518,7 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
     declareDqAcc(contract, sizes);
     // Staged swizzled (tile-assign-layouts), in boxes of one 128-byte
     // span of f32.
-    contract.tensorMap("dq_acc", {blockM, std::min<int64_t>(headDim, 32)},
-                       128);
+    contract.tensorMap("dq_acc", {blockM, std::min<int64_t>(headDim, 32)}, 128);
   }
   passSizes(contract, sizes);
   contract.record(
@@ -613,15 +612,15 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
       }
       // This consumer's keys' part of dQ = dS K (dS^T read transposed),
       // added into dq_acc.
-      Value dq = tile::DotOp::create(b, loc, dsT, kTiles[c], zeros(dqType),
-                                     b.getUnitAttr(), UnitAttr(),
-                                     b.getUnitAttr());
+      Value dq =
+          tile::DotOp::create(b, loc, dsT, kTiles[c], zeros(dqType),
+                              b.getUnitAttr(), UnitAttr(), b.getUnitAttr());
       auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
       yields.append({done.getResult(0), done.getResult(1)});
-      tile::StoreOp::create(
-          b, loc, dqAcc, ValueRange{batch, head, m0, zero}, done.getResult(2),
-          tile::StoreReduceKindAttr::get(b.getContext(),
-                                         tile::StoreReduceKind::add));
+      tile::StoreOp::create(b, loc, dqAcc, ValueRange{batch, head, m0, zero},
+                            done.getResult(2),
+                            tile::StoreReduceKindAttr::get(
+                                b.getContext(), tile::StoreReduceKind::add));
     }
     scf::YieldOp::create(b, loc, yields);
   }

@@ -20,15 +20,6 @@ using namespace mlir::fmha;
 /// Output tile rows a group of persistent CTAs walks together.
 static constexpr int64_t kGroupM = 8;
 
-/// The widest swizzle span (128, 64 or 32 bytes) that rows of `rowBytes`
-/// fill, as tile-assign-layouts chooses it.
-static int64_t widestSwizzle(int64_t rowBytes) {
-  for (int64_t span : {128, 64, 32})
-    if (rowBytes % span == 0)
-      return span;
-  return 0;
-}
-
 /// Records the launch contract of a GEMM kernel (LaunchContract) on
 /// `kernel`.
 static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
@@ -50,7 +41,8 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
   // moves them in boxes one swizzle span wide (the kernel issues several).
   bool kMajorB = op.getTransposeB();
   int64_t elementBytes = in.getIntOrFloatBitWidth() / 8;
-  int64_t bSwizzle = kMajorB ? swizzle : widestSwizzle(blockNB * elementBytes);
+  int64_t bSwizzle =
+      kMajorB ? swizzle : limits::widestSwizzleBytes(blockNB * elementBytes);
   int64_t bBoxRows = kMajorB ? blockNB : blockK;
   int64_t bBoxColumns = kMajorB ? blockK : bSwizzle / elementBytes;
   // With TMA multicast each CTA of the cluster loads half of the B block:

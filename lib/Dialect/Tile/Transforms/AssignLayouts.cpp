@@ -643,9 +643,9 @@ static LogicalResult stageOperands(ArrayRef<OpOperand *> staged,
     if (failed(layout))
       return failure();
     OpBuilder b(dot);
-    use->set(ConvertLayoutOp::create(
-        b, operand.getLoc(), withEncoding(operand.getType(), *layout),
-        operand));
+    use->set(ConvertLayoutOp::create(b, operand.getLoc(),
+                                     withEncoding(operand.getType(), *layout),
+                                     operand));
   }
   return success();
 }
@@ -668,8 +668,7 @@ assignRegisterAccumulators(Operation *root, const fmha::TargetInfo &target) {
     return WalkResult::advance();
   });
   if (walk.wasInterrupted() || failed(assignReduceStores(root, descLayouts)) ||
-      failed(layouts.propagate()) ||
-      failed(anchorDirectLoads(root, layouts)) ||
+      failed(layouts.propagate()) || failed(anchorDirectLoads(root, layouts)) ||
       failed(layouts.propagateSlices(root)) ||
       failed(anchorUnconnectedPlainValues(root, layouts)))
     return failure();

@@ -276,12 +276,10 @@ static FailureOr<unsigned> ownerOfBodyStore(tile::StoreOp store,
   DenseSet<Operation *> dots = bodyDotsOf(store.getValue(), program.loop);
   // The first chain of each consumer that shares a dot with the value.
   llvm::SmallMapVector<unsigned, unsigned, 2> owners;
-  for (auto [chain, consumer] :
-       llvm::zip(program.chains, program.consumers)) {
+  for (auto [chain, consumer] : llvm::zip(program.chains, program.consumers)) {
     DenseSet<Operation *> chainDots = bodyDotsOf(chain, program.loop);
-    if (llvm::any_of(dots, [&](Operation *dot) {
-          return chainDots.contains(dot);
-        }))
+    if (llvm::any_of(dots,
+                     [&](Operation *dot) { return chainDots.contains(dot); }))
       owners.insert({consumer, chain});
   }
   if (owners.empty())

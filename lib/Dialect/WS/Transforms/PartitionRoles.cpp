@@ -199,9 +199,10 @@ static void stageStore(OpBuilder &b, tile::StoreOp store, Value buffer,
   TMAStoreWaitOp::create(b, loc);
   BarrierSyncOp::create(b, loc, barrierId, threads);
   // A swizzled block (a reduce-add's) is staged in its layout.
-  StoreSharedOp::create(b, loc, store.getValue(), buffer,
-                        dyn_cast_or_null<tile::NvmmaSharedAttr>(
-                            store.getDesc().getType().getBlock().getEncoding()));
+  StoreSharedOp::create(
+      b, loc, store.getValue(), buffer,
+      dyn_cast_or_null<tile::NvmmaSharedAttr>(
+          store.getDesc().getType().getBlock().getEncoding()));
   FenceAsyncSharedOp::create(b, loc);
   BarrierSyncOp::create(b, loc, barrierId, threads);
   TMAStoreOp::create(b, loc, store.getDesc(), store.getCoords(), buffer,
@@ -219,8 +220,7 @@ static bool readsEndInBlock(Value staged) {
     auto dot = dyn_cast<tile::DotOp>(user);
     if (!dot || dot->getBlock() != block)
       return false;
-    if (dot.getAsync() &&
-        llvm::none_of(dot->getUsers(), [&](Operation *wait) {
+    if (dot.getAsync() && llvm::none_of(dot->getUsers(), [&](Operation *wait) {
           return isa<tile::DotWaitOp>(wait) && wait->getBlock() == block;
         }))
       return false;
@@ -235,9 +235,9 @@ static bool readsEndInBlock(Value staged) {
 /// into a buffer of its own (`ws.store_shared` in the NVMMA layout), a
 /// proxy fence, the barrier again; the dots read the buffer in place
 /// (`ws.as_tensor`).
-static LogicalResult
-stageOperands(OpBuilder &b, RoleOp role,
-              llvm::function_ref<unsigned()> getBarrier, int64_t threads) {
+static LogicalResult stageOperands(OpBuilder &b, RoleOp role,
+                                   llvm::function_ref<unsigned()> getBarrier,
+                                   int64_t threads) {
   SmallVector<tile::ConvertLayoutOp> conversions;
   role.walk([&](tile::ConvertLayoutOp convert) {
     if (isa_and_nonnull<tile::NvmmaSharedAttr>(
@@ -251,11 +251,11 @@ stageOperands(OpBuilder &b, RoleOp role,
           "must be read by dots done (waited for) in its block");
     RankedTensorType type = convert.getResult().getType();
     b.setInsertionPoint(role->getParentOp());
-    Value buffer = BufferAllocOp::create(
-        b, convert.getLoc(),
-        sharedBufferFor(RankedTensorType::get(type.getShape(),
-                                              type.getElementType())),
-        IntegerAttr());
+    Value buffer =
+        BufferAllocOp::create(b, convert.getLoc(),
+                              sharedBufferFor(RankedTensorType::get(
+                                  type.getShape(), type.getElementType())),
+                              IntegerAttr());
     Location loc = convert.getLoc();
     unsigned barrier = getBarrier();
     b.setInsertionPoint(convert);
