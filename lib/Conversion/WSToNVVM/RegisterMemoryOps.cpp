@@ -22,8 +22,6 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
-#include <map>
-
 using namespace mlir;
 using namespace mlir::ws;
 
@@ -269,7 +267,7 @@ static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
   int64_t rows = type.getShape()[0], swizzle = layout.getSwizzle(),
           span = swizzle / elementBytes;
   constexpr int64_t kPatternRows = 8;
-  std::map<std::pair<int64_t, int64_t>, Value> bases;
+  DenseMap<std::pair<int64_t, int64_t>, Value> bases;
   for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
     ArrayRef<int64_t> at = t.getOffsets(v);
     std::pair<int64_t, int64_t> key = {at[0] % kPatternRows, at[1] % span};

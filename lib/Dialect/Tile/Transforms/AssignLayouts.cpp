@@ -245,6 +245,19 @@ static FailureOr<NvmmaSharedAttr> sharedLayoutFor(RankedTensorType type,
          << rowBytes << " bytes fill no swizzle span (32, 64 or 128 bytes)";
 }
 
+/// Gives descriptor `desc` the shared layout `layout` in `descLayouts`, or
+/// fails at `user` (which `verb`s it: "read", "used") if it already has
+/// another one.
+static LogicalResult setDescLayout(DenseMap<Value, Attribute> &descLayouts,
+                                   Value desc, NvmmaSharedAttr layout,
+                                   Operation *user, StringRef verb) {
+  auto [it, inserted] = descLayouts.insert({desc, layout});
+  if (!inserted && it->second != layout)
+    return user->emitOpError("descriptor is ")
+           << verb << " with two different layouts";
+  return success();
+}
+
 /// Places a dot operand in shared memory: its load and that load's
 /// descriptor get the NVMMA layout. An operand computed in registers keeps
 /// the register layout it is computed in (propagation gives it one): as A
@@ -266,9 +279,8 @@ static LogicalResult assignOperand(Value operand, LayoutMap &layouts,
       sharedLayoutFor(cast<RankedTensorType>(operand.getType()), dot);
   if (failed(layout))
     return failure();
-  auto [it, inserted] = descLayouts.insert({load.getDesc(), *layout});
-  if (!inserted && it->second != *layout)
-    return load.emitOpError("descriptor is read with two different layouts");
+  if (failed(setDescLayout(descLayouts, load.getDesc(), *layout, load, "read")))
+    return failure();
   return layouts.set(operand, *layout, dot);
 }
 
@@ -611,13 +623,9 @@ assignReduceStores(Operation *root, DenseMap<Value, Attribute> &descLayouts) {
       return WalkResult::advance();
     FailureOr<NvmmaSharedAttr> layout = sharedLayoutFor(
         cast<RankedTensorType>(store.getDesc().getType().getBlock()), store);
-    if (failed(layout))
+    if (failed(layout) || failed(setDescLayout(descLayouts, store.getDesc(),
+                                               *layout, store, "used")))
       return WalkResult::interrupt();
-    auto [it, inserted] = descLayouts.insert({store.getDesc(), *layout});
-    if (!inserted && it->second != *layout) {
-      store.emitOpError("descriptor is used with two different layouts");
-      return WalkResult::interrupt();
-    }
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());

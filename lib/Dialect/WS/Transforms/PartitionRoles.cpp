@@ -185,6 +185,19 @@ static bool needsTiles(ArrayRef<tile::LoadOp> loads) {
   return false;
 }
 
+/// Writes `value` into the shared-memory `buffer` (in `layout` if given) for
+/// the async proxy (TMA, wgmma) to read: named barrier `barrierId` of the
+/// role's `threads` (every thread past the buffer's previous reads), the
+/// stores, a proxy fence, the barrier again.
+static void publishToAsyncProxy(OpBuilder &b, Location loc, Value value,
+                                Value buffer, tile::NvmmaSharedAttr layout,
+                                unsigned barrierId, int64_t threads) {
+  BarrierSyncOp::create(b, loc, barrierId, threads);
+  StoreSharedOp::create(b, loc, value, buffer, layout);
+  FenceAsyncSharedOp::create(b, loc);
+  BarrierSyncOp::create(b, loc, barrierId, threads);
+}
+
 /// Replaces `store`, a TMA store of the role, by its staged form: once the
 /// previous TMA store has read the staging buffer (`ws.tma_store_wait`, then
 /// named barrier `barrierId` of the role's `threads`), the value goes into
@@ -197,14 +210,11 @@ static void stageStore(OpBuilder &b, tile::StoreOp store, Value buffer,
   Location loc = store.getLoc();
   b.setInsertionPoint(store);
   TMAStoreWaitOp::create(b, loc);
-  BarrierSyncOp::create(b, loc, barrierId, threads);
   // A swizzled block (a reduce-add's) is staged in its layout.
-  StoreSharedOp::create(
-      b, loc, store.getValue(), buffer,
-      dyn_cast_or_null<tile::NvmmaSharedAttr>(
-          store.getDesc().getType().getBlock().getEncoding()));
-  FenceAsyncSharedOp::create(b, loc);
-  BarrierSyncOp::create(b, loc, barrierId, threads);
+  publishToAsyncProxy(b, loc, store.getValue(), buffer,
+                      dyn_cast_or_null<tile::NvmmaSharedAttr>(
+                          store.getDesc().getType().getBlock().getEncoding()),
+                      barrierId, threads);
   TMAStoreOp::create(b, loc, store.getDesc(), store.getCoords(), buffer,
                      bool(store.getReduce()));
   store.erase();
@@ -257,13 +267,10 @@ static LogicalResult stageOperands(OpBuilder &b, RoleOp role,
                                   type.getShape(), type.getElementType())),
                               IntegerAttr());
     Location loc = convert.getLoc();
-    unsigned barrier = getBarrier();
     b.setInsertionPoint(convert);
-    BarrierSyncOp::create(b, loc, barrier, threads);
-    StoreSharedOp::create(b, loc, convert.getInput(), buffer,
-                          cast<tile::NvmmaSharedAttr>(type.getEncoding()));
-    FenceAsyncSharedOp::create(b, loc);
-    BarrierSyncOp::create(b, loc, barrier, threads);
+    publishToAsyncProxy(b, loc, convert.getInput(), buffer,
+                        cast<tile::NvmmaSharedAttr>(type.getEncoding()),
+                        getBarrier(), threads);
     convert.replaceAllUsesWith(
         AsTensorOp::create(b, loc, type, buffer).getResult());
     convert.erase();
