@@ -960,6 +960,25 @@ func.func @store_shared_global(%t: tensor<128x64xbf16>, %buf: memref<128x64xbf16
 
 // -----
 
+// A swizzled store's rows must fill the swizzle span: 32 bf16 are 64
+// bytes, half of a 128-byte span.
+func.func @store_shared_swizzle_span(%t: tensor<64x32xbf16>, %buf: memref<64x32xbf16, 3>) {
+  // expected-error @+1 {{'ws.store_shared' op stores a 2-d tensor of whole swizzle patterns (rows a multiple of 8) into a row-major swizzled layout whose span its rows fill, with the element type's width}}
+  ws.store_shared %t, %buf {layout = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>} : tensor<64x32xbf16>, memref<64x32xbf16, 3>
+  return
+}
+
+// -----
+
+// A swizzled store is row-major: a transposed layout is refused.
+func.func @store_shared_swizzle_transposed(%t: tensor<64x64xbf16>, %buf: memref<64x64xbf16, 3>) {
+  // expected-error @+1 {{'ws.store_shared' op stores a 2-d tensor of whole swizzle patterns}}
+  ws.store_shared %t, %buf {layout = #tile.nvmma_shared<swizzle = 128, transposed = true, element_bits = 16>} : tensor<64x64xbf16>, memref<64x64xbf16, 3>
+  return
+}
+
+// -----
+
 func.func @load_shared_type(%buf: memref<128xf16, 3>) {
   // expected-error @+1 {{'ws.load_shared' op tensor 'tensor<128xf32>' does not match buffer 'memref<128xf16, 3>'}}
   %r = ws.load_shared %buf : memref<128xf16, 3> -> tensor<128xf32>

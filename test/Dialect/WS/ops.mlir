@@ -201,6 +201,8 @@ func.func @epilogue(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64x
       %v = ws.as_tensor %buf : memref<128x64xbf16, 3> -> tensor<128x64xbf16>
       // CHECK: ws.store_shared %{{.*}}, %{{.*}} : tensor<128x64xbf16>, memref<128x64xbf16, 3>
       ws.store_shared %t, %buf : tensor<128x64xbf16>, memref<128x64xbf16, 3>
+      // CHECK: ws.store_shared %{{.*}}, %{{.*}} {layout = #{{.*}}} : tensor<128x64xbf16>, memref<128x64xbf16, 3>
+      ws.store_shared %t, %buf {layout = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>} : tensor<128x64xbf16>, memref<128x64xbf16, 3>
       // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
       ws.tma_store %desc[%i, %i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
       // Issued only where the predicate holds (the role's leader).
