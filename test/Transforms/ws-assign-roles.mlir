@@ -847,3 +847,66 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A TMA store in the main loop goes to the consumer whose accumulator comes
+// from the dots its value comes from; this one comes from a dot no
+// accumulator is computed from.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @body_store_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @body_store_no_chain(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                                  %c: !tile.desc<tensor<128x128xf32>>,
+                                  %steps: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      %r = scf.for %s = %c0 to %steps step %c1 iter_args(%acc = %zero)
+          -> (tensor<128x128xf32, #acc>) : i32 {
+        %x = tile.load %a[%s, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %d = tile.dot %x, %x, %acc {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        %e = tile.dot %x, %x, %zero {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        // expected-error @+1 {{'tile.store' op stores in the main loop a value computed from no dot that an accumulator is computed from: no consumer role computes it}}
+        tile.store %c[%s, %c0], %e reduce add : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+        scf.yield %d : tensor<128x128xf32, #acc>
+      }
+      tile.store %c[%c0, %c0], %r : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// An in-loop store of a value computed from the dots of two consumers (two
+// accumulators from separate dots): no one consumer can store it.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @body_store_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @body_store_two_chains(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                                    %c: !tile.desc<tensor<128x128xf32>>,
+                                    %steps: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c128 = arith.constant 128 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      %r:2 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc0 = %zero, %acc1 = %zero)
+          -> (tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>) : i32 {
+        %x = tile.load %a[%s, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %y = tile.load %a[%s, %c1] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %d0 = tile.dot %x, %x, %acc0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        %d1 = tile.dot %y, %y, %acc1 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        %sum = arith.addf %d0, %d1 : tensor<128x128xf32, #acc>
+        // expected-error @+1 {{'tile.store' op stores in the main loop a value computed from the dots of several consumers: no one consumer role can store it}}
+        tile.store %c[%s, %c0], %sum reduce add : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+        scf.yield %d0, %d1 : tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>
+      }
+      tile.store %c[%c0, %c0], %r#0 : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      tile.store %c[%c128, %c0], %r#1 : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
