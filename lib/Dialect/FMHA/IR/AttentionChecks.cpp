@@ -102,6 +102,52 @@ LogicalResult checks::verifyDenseAttentionSizes(Operation *op,
   return success();
 }
 
+LogicalResult checks::verifyVarlenAttentionSizes(
+    Operation *op, RankedTensorType qType, RankedTensorType kType,
+    ArrayRef<AttentionTensor> likeQ, ArrayRef<AttentionTensor> likeK,
+    RankedTensorType lseType) {
+  ArrayRef<int64_t> q = qType.getShape();
+  ArrayRef<int64_t> k = kType.getShape();
+  if (failed(verifySameSize(op, "head_dim", "k", k[2], "q", q[2])))
+    return failure();
+  for (const AttentionTensor &tensor : likeK)
+    for (unsigned dim = 0; dim < 3; ++dim)
+      if (failed(verifySameSize(op, kVarlenKVDims[dim], tensor.name,
+                                tensor.type.getDimSize(dim), "k", k[dim])))
+        return failure();
+  for (const AttentionTensor &tensor : likeQ)
+    for (unsigned dim = 0; dim < 3; ++dim)
+      if (failed(verifySameSize(op, kVarlenQDims[dim], tensor.name,
+                                tensor.type.getDimSize(dim), "q", q[dim])))
+        return failure();
+  // lse is [heads_q, total_q].
+  if (lseType) {
+    ArrayRef<int64_t> lse = lseType.getShape();
+    if (failed(verifySameSize(op, "heads_q", "lse", lse[0], "q", q[1])) ||
+        failed(verifySameSize(op, "total_q", "lse", lse[1], "q", q[0])))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult checks::verifyCuSeqlens(Operation *op, RankedTensorType cuQ,
+                                      RankedTensorType cuK) {
+  for (auto [name, type] :
+       {std::pair<StringRef, RankedTensorType>{"cu_seqlens_q", cuQ},
+        {"cu_seqlens_k", cuK}}) {
+    if (!type.getElementType().isInteger(32))
+      return op->emitOpError()
+             << name << " element type " << type.getElementType()
+             << " is not supported: expected i32 (prefix sums of the "
+                "sequence lengths)";
+    if (!ShapedType::isDynamic(type.getDimSize(0)) && type.getDimSize(0) < 2)
+      return op->emitOpError() << name << " has " << type.getDimSize(0)
+                               << " entries: expected batch + 1, at least 2";
+  }
+  return verifySameSize(op, "batch + 1", "cu_seqlens_k", cuK.getDimSize(0),
+                        "cu_seqlens_q", cuQ.getDimSize(0));
+}
+
 /// `64, 128 or 256`.
 static std::string listSizes(ArrayRef<int64_t> sizes) {
   std::string text;

@@ -29,6 +29,12 @@ inline constexpr StringRef kAttentionKVDims[] = {"batch", "heads_kv", "seq_k",
                                                  "head_dim"};
 inline constexpr StringRef kAttentionLseDims[] = {"batch", "heads_q",
                                                   "seq_q"};
+/// The same in the varlen layout, and the cu_seqlens.
+inline constexpr StringRef kVarlenQDims[] = {"total_q", "heads_q", "head_dim"};
+inline constexpr StringRef kVarlenKVDims[] = {"total_k", "heads_kv",
+                                              "head_dim"};
+inline constexpr StringRef kVarlenLseDims[] = {"heads_q", "total_q"};
+inline constexpr StringRef kCuSeqlensDims[] = {"batch + 1"};
 
 /// The softmax scale: `scale` when given, else 1 / sqrt(head_dim) (1 while
 /// the head dim is unknown or invalid).
@@ -63,6 +69,20 @@ LogicalResult verifyDenseAttentionSizes(Operation *op, RankedTensorType q,
                                         ArrayRef<AttentionTensor> likeQ,
                                         ArrayRef<AttentionTensor> likeK,
                                         RankedTensorType lse);
+
+/// Checks the sizes of the varlen layout ([total, heads, head_dim]): k
+/// against q (head dim), each of `likeK` against k, each of `likeQ`
+/// against q, and `lse` (when given, [heads_q, total_q]) against q.
+LogicalResult verifyVarlenAttentionSizes(Operation *op, RankedTensorType q,
+                                         RankedTensorType k,
+                                         ArrayRef<AttentionTensor> likeQ,
+                                         ArrayRef<AttentionTensor> likeK,
+                                         RankedTensorType lse);
+
+/// Checks the cu_seqlens of a varlen kernel: i32, as many entries in both,
+/// at least 2 (one sequence) where static.
+LogicalResult verifyCuSeqlens(Operation *op, RankedTensorType cuQ,
+                              RankedTensorType cuK);
 
 /// Checks that the head dim is static (`tensors` names the tensors that
 /// carry it) and one of `supported`; `why` (when not empty) follows the

@@ -39,10 +39,6 @@ constexpr StringRef kDescaleNames[] = {"descale_q", "descale_k", "descale_v"};
 /// Keys per group of an fp8 v's key permutation (tile.dot's k_quad16).
 constexpr int64_t kKeyGroup = 16;
 constexpr ArrayRef<StringRef> kLseDims = kAttentionLseDims;
-constexpr StringRef kVarlenQDims[] = {"total_q", "heads_q", "head_dim"};
-constexpr StringRef kVarlenKVDims[] = {"total_k", "heads_kv", "head_dim"};
-constexpr StringRef kVarlenLseDims[] = {"heads_q", "total_q"};
-constexpr StringRef kCuSeqlensDims[] = {"batch + 1"};
 constexpr StringRef kCacheQDims[] = {"batch", "seq_q", "heads_q", "head_dim"};
 constexpr StringRef kCacheKVDims[] = {"batch", "max_len", "heads_kv",
                                       "head_dim"};
@@ -488,28 +484,11 @@ static LogicalResult verifyStructure(AttentionOp op) {
   return verifyTensors(op, tensors);
 }
 
-/// Checks the cu_seqlens of a varlen kernel: i32, as many entries in both,
-/// at least 2 (one sequence) where static.
+/// Checks the cu_seqlens of a varlen kernel.
 static LogicalResult verifyVarlen(AttentionOp op) {
   if (!op.getVarlen())
     return success();
-  RankedTensorType cuQ = op.getCuSeqlensQType(), cuK = op.getCuSeqlensKType();
-  for (auto [name, type] :
-       {std::pair<StringRef, RankedTensorType>{"cu_seqlens_q", cuQ},
-        {"cu_seqlens_k", cuK}}) {
-    if (!type.getElementType().isInteger(32))
-      return op.emitOpError()
-             << name << " element type " << type.getElementType()
-             << " is not supported: expected i32 (prefix sums of the "
-                "sequence lengths)";
-    if (!ShapedType::isDynamic(type.getDimSize(0)) && type.getDimSize(0) < 2)
-      return op.emitOpError() << name << " has " << type.getDimSize(0)
-                              << " entries: expected batch + 1, at least 2";
-  }
-  if (failed(verifySameSize(op, "batch + 1", "cu_seqlens_k", cuK.getDimSize(0),
-                            "cu_seqlens_q", cuQ.getDimSize(0))))
-    return failure();
-  return success();
+  return verifyCuSeqlens(op, op.getCuSeqlensQType(), op.getCuSeqlensKType());
 }
 
 /// Checks the cache lengths and block table of a kvcache kernel: i32, the
@@ -661,24 +640,9 @@ static LogicalResult verifyDenseSizes(AttentionOp op) {
 
 /// Checks that the sizes the tensors share agree, in the varlen layout.
 static LogicalResult verifyVarlenSizes(AttentionOp op) {
-  ArrayRef<int64_t> q = op.getQueryType().getShape();
-  ArrayRef<int64_t> k = op.getKeyType().getShape();
-  ArrayRef<int64_t> v = op.getValueType().getShape();
-  ArrayRef<int64_t> o = op.getOutputType().getShape();
-  if (failed(verifySameSize(op, "head_dim", "k", k[2], "q", q[2])))
-    return failure();
-  for (unsigned dim = 0; dim < 3; ++dim)
-    if (failed(
-            verifySameSize(op, kVarlenKVDims[dim], "v", v[dim], "k", k[dim])) ||
-        failed(verifySameSize(op, kVarlenQDims[dim], "o", o[dim], "q", q[dim])))
-      return failure();
-  if (RankedTensorType lseType = op.getLseType()) {
-    ArrayRef<int64_t> lse = lseType.getShape();
-    if (failed(verifySameSize(op, "heads_q", "lse", lse[0], "q", q[1])) ||
-        failed(verifySameSize(op, "total_q", "lse", lse[1], "q", q[0])))
-      return failure();
-  }
-  return success();
+  return verifyVarlenAttentionSizes(
+      op, op.getQueryType(), op.getKeyType(), {{"o", op.getOutputType()}},
+      {{"v", op.getValueType()}}, op.getLseType());
 }
 
 /// Checks that the sizes the tensors share agree, in the kvcache layout.

@@ -171,6 +171,27 @@ Value maskWindow(OpBuilder &b, Location loc, Value mask, Value keys,
                  Value queries, Value seqQ, Value seqK,
                  std::optional<int64_t> left, std::optional<int64_t> right);
 
+/// The rows of one sequence of a varlen batch: its first query row and key
+/// in the packed tensors, its lengths (i32), and whether it exists (an i1).
+struct SequenceBounds {
+  Value qRow0, seqQ, kRow0, seqK, exists;
+};
+
+/// The bounds of sequence `seq` read from the cu_seqlens `cuQ` and `cuK`
+/// (i32 memrefs): rows cu[seq] to cu[seq + 1], clamped to [0, total] and
+/// to a non-negative length; the sequence exists when `seq` is below
+/// `batchCount` and both cu_seqlens have an entry past it.
+SequenceBounds loadSequenceBounds(OpBuilder &b, Location loc, Value cuQ,
+                                  Value cuK, Value batchCount, Value seq,
+                                  Value totalQ, Value totalK);
+
+/// `buffer` ([total, heads, head_dim], or an lse's [heads, total]) as a view
+/// of rows `first` to `first + rows` only, [heads, rows(, head_dim)], so
+/// that the bounded accesses of tile.load_direct and tile.store_direct stop
+/// at the sequence's end. `total` is the buffer's rows (an lse's stride).
+Value sequenceView(OpBuilder &b, Location loc, Value buffer, Value heads,
+                   Value first, Value rows, Value total);
+
 /// Replace `op` by its kernel: the tile program of one CTA.
 LogicalResult expandGemm(GemmOp op, OpBuilder &b);
 LogicalResult expandAttention(AttentionOp op, OpBuilder &b);

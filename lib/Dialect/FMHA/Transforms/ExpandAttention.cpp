@@ -587,46 +587,15 @@ Value AttentionBuilder::loadPage(Value batch, Value row) {
 }
 
 Value AttentionBuilder::loadSequence(Value seq, Value first) {
-  Type index = b.getIndexType();
-  auto toI32 = [&](Value x) -> Value {
-    return arith::IndexCastOp::create(b, loc, i32, x);
-  };
-  auto minI = [&](Value x, Value y) -> Value {
-    return arith::MinSIOp::create(b, loc, x, y);
-  };
-  auto maxI = [&](Value x, Value y) -> Value {
-    return arith::MaxSIOp::create(b, loc, x, y);
-  };
-  Value zero = constI32(0), one = constI32(1);
-  // Entries the cu_seqlens have (at least one, which the caller checks):
-  // reads stay inside them, and sequences past either's end do not exist.
-  auto lastEntry = [&](Value cu) -> Value {
-    Value entries = toI32(memref::DimOp::create(
-        b, loc, cu, arith::ConstantIndexOp::create(b, loc, 0)));
-    return arith::SubIOp::create(b, loc, entries, one);
-  };
-  Value lastQ = lastEntry(cuQ), lastK = lastEntry(cuK);
-  Value sequences = minI(batchCount, minI(lastQ, lastK));
-  // Sequence `seq` of the packed tensor: rows cu[seq] to cu[seq + 1],
-  // clamped to [0, total] and to a non-negative length.
-  auto bounds = [&](Value cu, Value last, Value total) {
-    auto entry = [&](Value i) -> Value {
-      Value at = arith::IndexCastOp::create(b, loc, index, minI(i, last));
-      return memref::LoadOp::create(b, loc, cu, ValueRange{at});
-    };
-    Value start = maxI(minI(entry(seq), total), zero);
-    Value end = maxI(
-        minI(entry(arith::AddIOp::create(b, loc, seq, one)), total), start);
-    return std::make_pair(
-        start, arith::SubIOp::create(b, loc, end, start).getResult());
-  };
-  std::tie(qRow0, seqQ) = bounds(cuQ, lastQ, totalQ);
-  std::tie(kRow0, seqK) = bounds(cuK, lastK, totalK);
-  Value exists =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, seq, sequences);
+  SequenceBounds bounds =
+      loadSequenceBounds(b, loc, cuQ, cuK, batchCount, seq, totalQ, totalK);
+  qRow0 = bounds.qRow0;
+  seqQ = bounds.seqQ;
+  kRow0 = bounds.kRow0;
+  seqK = bounds.seqK;
   Value hasRows =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, first, seqQ);
-  return arith::AndIOp::create(b, loc, exists, hasRows);
+  return arith::AndIOp::create(b, loc, bounds.exists, hasRows);
 }
 
 void AttentionBuilder::storeSequenceRows(Value head, Value m0, Value out) {
@@ -649,48 +618,7 @@ void AttentionBuilder::storeSequenceRows(Value head, Value m0, Value out) {
 }
 
 Value AttentionBuilder::sequenceView(Value buffer) {
-  auto type = cast<MemRefType>(buffer.getType());
-  Type index = b.getIndexType();
-  auto toIndex = [&](Value x) -> OpFoldResult {
-    return arith::IndexCastOp::create(b, loc, index, x).getResult();
-  };
-  OpFoldResult heads = toIndex(headsQ), rows = toIndex(seqQ),
-               first = toIndex(qRow0);
-  auto mulIndex = [&](OpFoldResult x, int64_t y) -> OpFoldResult {
-    return arith::MulIOp::create(b, loc, cast<Value>(x),
-                                 arith::ConstantIndexOp::create(b, loc, y))
-        .getResult();
-  };
-  SmallVector<OpFoldResult> sizes, strides;
-  OpFoldResult offset;
-  if (type.getRank() == 3) {
-    // o: [total, heads, head_dim] -> [heads, rows, head_dim] at row qRow0.
-    OpFoldResult rowStride = mulIndex(heads, headDim);
-    offset = arith::MulIOp::create(b, loc, cast<Value>(first),
-                                   cast<Value>(rowStride))
-                 .getResult();
-    sizes = {heads, rows, b.getIndexAttr(headDim)};
-    strides = {b.getIndexAttr(headDim), rowStride, b.getIndexAttr(1)};
-  } else {
-    // lse: [heads, total] -> [heads, rows] at column qRow0.
-    offset = first;
-    sizes = {heads, rows};
-    strides = {toIndex(totalQ), b.getIndexAttr(1)};
-  }
-  SmallVector<int64_t> staticSizes, staticStrides;
-  for (OpFoldResult size : sizes)
-    staticSizes.push_back(
-        getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  for (OpFoldResult stride : strides)
-    staticStrides.push_back(
-        getConstantIntValue(stride).value_or(ShapedType::kDynamic));
-  auto viewType =
-      MemRefType::get(staticSizes, type.getElementType(),
-                      StridedLayoutAttr::get(
-                          b.getContext(), ShapedType::kDynamic, staticStrides),
-                      type.getMemorySpace());
-  return memref::ReinterpretCastOp::create(b, loc, viewType, buffer, offset,
-                                           sizes, strides);
+  return fmha::sequenceView(b, loc, buffer, headsQ, qRow0, seqQ, totalQ);
 }
 
 Value AttentionBuilder::visible(Value m0, Value n0) {
