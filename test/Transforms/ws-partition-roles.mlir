@@ -421,7 +421,7 @@ func.func @shared_direct_store(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
   }
   %sum = arith.addf %r#0, %r#1 : tensor<64x64xf32, #acc>
   %rows = tile.reduce sum %sum axis 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-  // expected-error @+1 {{'tile.store_direct' op stores a value computed from several accumulators (loop results 0 and 1): no one consumer role can store it}}
+  // expected-error @+1 {{'tile.store_direct' op stores a value computed from the accumulators of several consumers (loop results 0 and 1): no one consumer role can store it}}
   tile.store_direct %out[%c0], %rows : memref<?xf32>, tensor<64xf32, #row>
   return
 }

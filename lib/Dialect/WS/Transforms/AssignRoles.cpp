@@ -239,11 +239,13 @@ static llvm::SmallSetVector<unsigned, 8> chainPositions(unsigned position,
   return positions;
 }
 
-/// The chain whose consumer computes the value of a plain store: the one
-/// chain that the loop results the value reads belong to. A result belongs
-/// to a chain when the chain's accumulator reads it (the row max it is
-/// rescaled by) or it reads the accumulator (a statistic of it); attention's
-/// log-sum-exp reads a chain's row max and row sum.
+/// The chain whose consumer computes the value of a plain store: the first
+/// chain, of the one consumer whose chains the loop results the value reads
+/// belong to. A result belongs to a chain when the chain's accumulator
+/// reads it (the row max it is rescaled by) or it reads the accumulator (a
+/// statistic of it); attention's log-sum-exp reads a chain's row max and
+/// row sum, and the backward's dK and dV (one consumer's chains) are
+/// waited for together.
 static FailureOr<unsigned> ownerOf(tile::StoreDirectOp store,
                                    const TileProgram &program) {
   scf::ForOp loop = program.loop;
@@ -260,11 +262,17 @@ static FailureOr<unsigned> ownerOf(tile::StoreDirectOp store,
   if (owners.empty())
     return store.emitOpError("stores a value that does not come from an "
                              "accumulator of the main loop");
-  if (owners.size() > 1)
-    return store.emitOpError("stores a value computed from several "
-                             "accumulators (loop results ")
-           << owners[0] << " and " << owners[1]
-           << "): no one consumer role can store it";
+  auto consumerOf = [&](unsigned chain) {
+    return program
+        .consumers[llvm::find(program.chains, chain) - program.chains.begin()];
+  };
+  for (unsigned other : llvm::drop_begin(owners))
+    if (consumerOf(other) != consumerOf(owners.front()))
+      return store.emitOpError("stores a value computed from the "
+                               "accumulators of several consumers (loop "
+                               "results ")
+             << owners.front() << " and " << other
+             << "): no one consumer role can store it";
   return owners.front();
 }
 
