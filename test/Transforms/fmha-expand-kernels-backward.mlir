@@ -199,3 +199,54 @@ fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
     tensor<?x?x?xf32>)
     -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
     causal fused_dq target sm_90a
+
+// -----
+
+// varlen: every kernel reads sequence z's rows from the cu_seqlens (clamped
+// to the totals; seq_q to the longest query sequence, d_lse's rows) and
+// the grids cover the longest sequences the caller passes (MAXQ, MAXK).
+// The prep kernel reads O, dO and lse through views that stop at the
+// sequence's end; the main kernels skip blocks past it, load Q, dO, K and
+// V through [heads, total, head_dim] tensor maps at the sequence's first
+// row, and store dK, dV and dQ by plain stores bounded by the sequence.
+// Head dim 128 takes block_m 48 (the sequence's bounds take registers).
+// CHECK-LABEL: gpu.module @bwd_varlen_module
+// CHECK-SAME: attributes {fmha.launches = [@bwd_varlen_prep, @bwd_varlen_dkdv, @bwd_varlen_dq]}
+// CHECK: gpu.func @bwd_varlen_prep(%[[O:.+]]: memref<?x32x128xbf16>, %{{.+}}: memref<?x32x128xbf16>, %[[LSE:.+]]: memref<32x?xf32>, %[[DLSE:.+]]: memref<?x32x2x?xf32>, %[[CUQ:.+]]: memref<?xi32>, %{{.+}}: memref<?xi32>, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %[[MAXQ:.+]]: i32, %{{.+}}: i32, %{{.+}}: i32) kernel
+// CHECK-SAME: fmha.grid = [{mul = [{ceildiv = ["MAXQ", 192]}, 3]}, 32, "B"]
+// CHECK-SAME: fmha.sizes = ["B", "MAXQ", "MAXK"]
+// CHECK-SAME: cu_seqlens_q = {dtype = "i32", role = "input", shape = ["B1"]}
+// CHECK-SAME: d_lse = {dtype = "f32", role = "scratch", shape = ["B", 32, 2, {mul = [{ceildiv = ["MAXQ", 192]}, 192]}]}
+// CHECK-SAME: lse = {dtype = "f32", role = "input", shape = [32, "TQ"]}
+// CHECK: memref.load %[[CUQ]]
+// CHECK: arith.minsi %{{.+}}, %[[MAXQ]] : i32
+// CHECK: %[[OV:.+]] = memref.reinterpret_cast %[[O]]
+// CHECK: %[[LV:.+]] = memref.reinterpret_cast %[[LSE]]
+// CHECK: tile.load_direct %[[OV]]
+// CHECK: tile.load_direct %[[LV]]
+// CHECK: tile.store_direct %[[DLSE]]
+// CHECK: gpu.func @bwd_varlen_dkdv(%[[Q:.+]]: !tile.desc<tensor<48x128xbf16>, rank = 3>, %[[K:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 3>, %{{.+}}: !tile.desc<tensor<64x128xbf16>, rank = 3>, %{{.+}}: !tile.desc<tensor<48x128xbf16>, rank = 3>, %{{.+}}: memref<?x32x2x?xf32>, %[[DK:.+]]: memref<?x8x128xbf16>, %[[DV:.+]]: memref<?x8x128xbf16>, %{{.+}}: memref<?xi32>, %{{.+}}: memref<?xi32>,
+// CHECK-SAME: fmha.grid = [{ceildiv = ["MAXK", 128]}, 8, "B"]
+// CHECK-SAME: {box = [48, 64], dims = [1, 0, 2], kind = "tensor_map", swizzle = 128 : i64, tensor = "q"}
+// CHECK-SAME: fmha.sizes = ["B", "MAXQ", "MAXK"]
+// CHECK: scf.if
+// CHECK: tile.load %[[K]][%{{.+}}, %{{.+}}, %{{.+}}] : !tile.desc<tensor<64x128xbf16>, rank = 3>
+// CHECK: scf.for
+// CHECK: tile.load %[[Q]][%{{.+}}, %{{.+}}, %{{.+}}] : !tile.desc<tensor<48x128xbf16>, rank = 3>
+// CHECK: scf.yield
+// CHECK: %[[DKV:.+]] = memref.reinterpret_cast %[[DK]]
+// CHECK: %[[DVV:.+]] = memref.reinterpret_cast %[[DV]]
+// CHECK: tile.store_direct %[[DKV]]
+// CHECK: tile.store_direct %[[DVV]]
+// CHECK: gpu.func @bwd_varlen_dq(
+// CHECK-SAME: %[[DQ:arg5]]: memref<?x32x128xbf16>
+// CHECK-SAME: fmha.grid = [{ceildiv = ["MAXQ", 128]}, 32, "B"]
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: %[[DQV:.+]] = memref.reinterpret_cast %[[DQ]]
+// CHECK: tile.store_direct %[[DQV]]
+fmha.attention_backward @bwd_varlen (tensor<?x32x128xbf16>,
+    tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?x32x128xbf16>,
+    tensor<?x32x128xbf16>, tensor<32x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>)
+    varlen causal target sm_90a

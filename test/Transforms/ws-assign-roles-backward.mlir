@@ -1,4 +1,4 @@
-// RUN: fmha-opt %s --fmha-expand-kernels --tile-assign-layouts --ws-assign-roles | FileCheck %s
+// RUN: fmha-opt %s -split-input-file --fmha-expand-kernels --tile-assign-layouts --ws-assign-roles | FileCheck %s
 
 // ws-assign-roles on the fused attention backward's dK/dV kernel: a TMA
 // store inside the main loop (each consumer's part of dQ, added into
@@ -15,3 +15,21 @@ fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
     tensor<?x?x?xf32>)
     -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
     causal fused_dq target sm_90a
+
+// -----
+
+// The varlen dK/dV kernel stores dK and dV by plain stores: each value
+// reads both of its consumer's accumulators (dK and dV are waited for
+// together), which are one consumer's chains, so the consumer stores it:
+// consumer 1 its keys' dK and dV, consumer 2 the others'.
+// CHECK-LABEL: gpu.func @bwd_varlen_dkdv(
+// CHECK: ws.partition_outputs = [array<i32: 1>, array<i32: 1>, array<i32: 2>, array<i32: 2>]
+// CHECK: tile.store_direct {{.+}} {ws.partition = array<i32: 1>}
+// CHECK: tile.store_direct {{.+}} {ws.partition = array<i32: 1>}
+// CHECK: tile.store_direct {{.+}} {ws.partition = array<i32: 2>}
+// CHECK: tile.store_direct {{.+}} {ws.partition = array<i32: 2>}
+fmha.attention_backward @bwd_varlen (tensor<?x?x64xbf16>, tensor<?x?x64xbf16>,
+    tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<?x?x64xbf16>,
+    tensor<?x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<?x?x64xbf16>)
+    varlen target sm_90a

@@ -275,3 +275,70 @@ fmha.attention_backward @bwd (tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
     tensor<?x8x?xf32>)
     -> (tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>)
     tile [128, 128] target sm_90a
+
+// -----
+
+// varlen without the cu_seqlens.
+// expected-error @+1 {{varlen expects 8 inputs (q, k, v, o, do, lse, cu_seqlens_q, cu_seqlens_k), got 6}}
+fmha.attention_backward @bwd (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>,
+    tensor<?x2x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>,
+    tensor<8x?xf32>)
+    -> (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>)
+    varlen target sm_90a
+
+// -----
+
+// cu_seqlens without varlen.
+// expected-error @+1 {{expects 6 inputs (q, k, v, o, do, lse), got 8 (cu_seqlens need varlen)}}
+fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x8x?x128xbf16>, tensor<?x2x?x128xbf16>, tensor<?x2x?x128xbf16>)
+     target sm_90a
+
+// -----
+
+// A varlen lse in the dense layout.
+// expected-error @+1 {{lse must be a rank-2 tensor [heads_q, total_q]}}
+fmha.attention_backward @bwd (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>)
+    varlen target sm_90a
+
+// -----
+
+// cu_seqlens of i64.
+// expected-error @+1 {{cu_seqlens_q element type 'i64' is not supported: expected i32 (prefix sums of the sequence lengths)}}
+fmha.attention_backward @bwd (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<8x?xf32>, tensor<?xi64>, tensor<?xi32>)
+    -> (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>)
+    varlen target sm_90a
+
+// -----
+
+// cu_seqlens of different sizes.
+// expected-error @+1 {{cu_seqlens_k batch + 1 4 does not match cu_seqlens_q batch + 1 3}}
+fmha.attention_backward @bwd (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<8x?xf32>, tensor<3xi32>, tensor<4xi32>)
+    -> (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>)
+    varlen target sm_90a
+
+// -----
+
+// lse's tokens are not q's.
+// expected-error @+1 {{lse total_q 99 does not match q total_q 100}}
+fmha.attention_backward @bwd (tensor<100x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<100x8x128xbf16>, tensor<100x8x128xbf16>, tensor<8x99xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<100x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>)
+    varlen target sm_90a
+
+// -----
+
+// fused_dq with varlen.
+// expected-error @+1 {{fused_dq is not supported with varlen: a varlen backward computes dQ by a kernel of its own}}
+fmha.attention_backward @bwd (tensor<?x8x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>, tensor<?x8x64xbf16>, tensor<?x8x64xbf16>, tensor<8x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x8x64xbf16>, tensor<?x2x64xbf16>, tensor<?x2x64xbf16>)
+    varlen fused_dq target sm_90a
+
+// -----
+
+// block_m 64 at head dim 128: the sequence's bounds do not fit beside dK,
+// dV, S^T and dP^T.
+// expected-error @+1 {{consumer warpgroup needs 248 registers per thread (dK and dV 64x128 fp32 + S^T and dP^T 64x64 fp32 + P^T and dS^T 64x64 bf16 + 16 for the loop's state + 8 for the sequence's bounds), sm_90a consumer warpgroups get at most 240}}
+fmha.attention_backward @bwd (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<8x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>)
+    varlen tile [64, 128] target sm_90a

@@ -26,3 +26,13 @@ fmha.attention_backward @bwd_default (tensor<2x4x300x64xf16>,
     tensor<2x4x300x64xf16>, tensor<2x4x300xf32>)
     -> (tensor<2x4x300x64xf16>, tensor<2x1x17x64xf16>, tensor<2x1x17x64xf16>)
     target sm_90a
+
+// Variable-length sequences (varlen): packed [total, heads, head_dim]
+// tensors, lse [heads_q, total_q] and the cu_seqlens.
+// CHECK: fmha.attention_backward @bwd_varlen (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?x32x128xbf16>, tensor<?x32x128xbf16>, tensor<32x?xf32>, tensor<?xi32>, tensor<?xi32>) -> (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>) varlen causal target sm_90a
+// GENERIC: "fmha.attention_backward"() <{causal, function_type = {{.+}}, sym_name = "bwd_varlen", target = #fmha<target sm_90a>, varlen}> : () -> ()
+fmha.attention_backward @bwd_varlen (tensor<?x32x128xbf16>,
+    tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?x32x128xbf16>,
+    tensor<?x32x128xbf16>, tensor<32x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>)
+    varlen causal target sm_90a

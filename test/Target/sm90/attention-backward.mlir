@@ -29,6 +29,16 @@
 // RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/bf16-d64-fused.ptx -o %t/bf16-d64-fused.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 // RUN: fmha-opt %t/bf16-d64-fused.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=FUSED-MANIFEST
+// RUN: fmha-opt %t/varlen-d128.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/varlen-d128.ptx
+// RUN: FileCheck %s --check-prefix=VARLEN < %t/varlen-d128.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/varlen-d128.ptx -o %t/varlen-d128.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/varlen-d128.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=VARLEN-MANIFEST
+// RUN: fmha-opt %t/varlen-f16-d64.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/varlen-f16-d64.ptx
+// RUN: FileCheck %s --check-prefix=VARLEN-D64 < %t/varlen-f16-d64.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/varlen-f16-d64.ptx -o %t/varlen-f16-d64.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 //
 // NOSPILL-COUNT-3: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
@@ -144,6 +154,43 @@
 // FUSED-MANIFEST-NEXT: "dtype": "f32",
 // FUSED-MANIFEST-NEXT: "role": "scratch",
 
+
+// varlen (head dim 128, causal, block_m 48): every kernel reads its
+// sequence's bounds from the cu_seqlens; Q, dO, K and V come by 3-d TMA
+// boxes of the packed tensors, and dK, dV and dQ leave by plain stores
+// bounded by the sequence (no TMA store).
+// VARLEN-LABEL: .entry bwd_varlen_prep(
+// VARLEN: ld.global.b32
+// VARLEN: @p ld.global.v4.b32
+// VARLEN-LABEL: .entry bwd_varlen_dkdv(
+// VARLEN: cp.async.bulk.tensor.3d.shared::cta.global
+// VARLEN: setmaxnreg.inc.sync.aligned.u32
+// VARLEN-DAG: wgmma.mma_async.sync.aligned.m64n48k16.f32.bf16.bf16
+// VARLEN-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// VARLEN-NOT: cp.async.bulk.tensor.{{.*}}.global.shared::cta
+// VARLEN: st.global
+// VARLEN-LABEL: .entry bwd_varlen_dq(
+// VARLEN: cp.async.bulk.tensor.3d.shared::cta.global
+// VARLEN-NOT: cp.async.bulk.tensor.{{.*}}.global.shared::cta
+// VARLEN: st.global
+// VARLEN-MANIFEST: "launches": [
+// VARLEN-MANIFEST: "entry": "bwd_varlen_prep",
+// VARLEN-MANIFEST: "entry": "bwd_varlen_dkdv",
+// VARLEN-MANIFEST: "MAXK",
+// VARLEN-MANIFEST: "entry": "bwd_varlen_dq",
+// VARLEN-MANIFEST: "MAXQ",
+// VARLEN-MANIFEST: "sizes": [
+// VARLEN-MANIFEST-NEXT: "B",
+// VARLEN-MANIFEST-NEXT: "MAXQ",
+// VARLEN-MANIFEST-NEXT: "MAXK"
+// VARLEN-MANIFEST: "cu_seqlens_q": {
+// VARLEN-MANIFEST: "d_lse": {
+// VARLEN-MANIFEST-NEXT: "dtype": "f32",
+// VARLEN-MANIFEST-NEXT: "role": "scratch",
+// VARLEN-D64-LABEL: .entry bwd_varlen_f16_dkdv(
+// VARLEN-D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// VARLEN-D64-DAG: wgmma.wait_group.sync.aligned {{.*}}1
+// VARLEN-D64-LABEL: .entry bwd_varlen_f16_dq(
 //--- bf16-d128.mlir
 fmha.attention_backward @bwd (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
     tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
@@ -178,3 +225,17 @@ fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
     tensor<?x?x?xf32>)
     -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
     causal fused_dq target sm_90a
+
+//--- varlen-d128.mlir
+fmha.attention_backward @bwd_varlen (tensor<?x32x128xbf16>,
+    tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?x32x128xbf16>,
+    tensor<?x32x128xbf16>, tensor<32x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>)
+    varlen causal target sm_90a
+
+//--- varlen-f16-d64.mlir
+fmha.attention_backward @bwd_varlen_f16 (tensor<?x?x64xf16>,
+    tensor<?x?x64xf16>, tensor<?x?x64xf16>, tensor<?x?x64xf16>,
+    tensor<?x?x64xf16>, tensor<?x?xf32>, tensor<?xi32>, tensor<?xi32>)
+    -> (tensor<?x?x64xf16>, tensor<?x?x64xf16>, tensor<?x?x64xf16>)
+    varlen window [128, 0] target sm_90a

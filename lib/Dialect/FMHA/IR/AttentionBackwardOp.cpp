@@ -32,6 +32,15 @@ constexpr int64_t kHeadDims[] = {64, 128};
 /// of the dQ kernel (two consumer warpgroups of one wgmma's 64 rows each);
 /// keys per step of the dQ kernel.
 constexpr int64_t kDefaultBlockM = 64;
+/// The default block_m of a varlen backward at head dims above 64: the
+/// widest whose dK/dV consumer fits beside the sequence's bounds.
+constexpr int64_t kVarlenWideBlockM = 48;
+/// Registers of a dK/dV consumer thread that hold a varlen sequence's
+/// bounds (its lengths and first rows, loaded from the cu_seqlens where the
+/// dense kernel reads kernel parameters that ptxas rematerializes): ptxas
+/// spilled 24-28 bytes at head dim 128 with block_m 64, which the count
+/// without them puts at the limit.
+constexpr int64_t kVarlenSequenceRegisters = 8;
 constexpr int64_t kBlockN = 128;
 constexpr int64_t kConsumerRows = limits::kWgmmaM;
 constexpr int64_t kConsumers = kBlockN / kConsumerRows;
@@ -50,32 +59,43 @@ constexpr int64_t kPrepRows = 64;
 // Signature
 //===----------------------------------------------------------------------===//
 
+// Dimensions: [batch, heads, seq, head_dim] (lse [batch, heads, seq]), or
+// with varlen [total, heads, head_dim] (lse [heads, total]).
+
 RankedTensorType AttentionBackwardOp::getQueryType() {
-  return getInputTensor(getFunctionType(), 0, 4);
+  return getInputTensor(getFunctionType(), 0, getTokenRank());
 }
 RankedTensorType AttentionBackwardOp::getKeyType() {
-  return getInputTensor(getFunctionType(), 1, 4);
+  return getInputTensor(getFunctionType(), 1, getTokenRank());
 }
 RankedTensorType AttentionBackwardOp::getValueType() {
-  return getInputTensor(getFunctionType(), 2, 4);
+  return getInputTensor(getFunctionType(), 2, getTokenRank());
 }
 RankedTensorType AttentionBackwardOp::getOutputType() {
-  return getInputTensor(getFunctionType(), 3, 4);
+  return getInputTensor(getFunctionType(), 3, getTokenRank());
 }
 RankedTensorType AttentionBackwardOp::getOutputGradType() {
-  return getInputTensor(getFunctionType(), 4, 4);
+  return getInputTensor(getFunctionType(), 4, getTokenRank());
 }
 RankedTensorType AttentionBackwardOp::getLseType() {
-  return getInputTensor(getFunctionType(), 5, 3);
+  return getInputTensor(getFunctionType(), 5, getTokenRank() - 1);
+}
+RankedTensorType AttentionBackwardOp::getCuSeqlensQType() {
+  return getVarlen() ? getInputTensor(getFunctionType(), 6, 1)
+                     : RankedTensorType();
+}
+RankedTensorType AttentionBackwardOp::getCuSeqlensKType() {
+  return getVarlen() ? getInputTensor(getFunctionType(), 7, 1)
+                     : RankedTensorType();
 }
 RankedTensorType AttentionBackwardOp::getQueryGradType() {
-  return getResultTensor(getFunctionType(), 0, 4);
+  return getResultTensor(getFunctionType(), 0, getTokenRank());
 }
 RankedTensorType AttentionBackwardOp::getKeyGradType() {
-  return getResultTensor(getFunctionType(), 1, 4);
+  return getResultTensor(getFunctionType(), 1, getTokenRank());
 }
 RankedTensorType AttentionBackwardOp::getValueGradType() {
-  return getResultTensor(getFunctionType(), 2, 4);
+  return getResultTensor(getFunctionType(), 2, getTokenRank());
 }
 
 Type AttentionBackwardOp::getElementType() {
@@ -84,6 +104,10 @@ Type AttentionBackwardOp::getElementType() {
 }
 
 int64_t AttentionBackwardOp::getBatch() {
+  if (getVarlen()) {
+    int64_t entries = mergeDims(0, {getCuSeqlensQType(), getCuSeqlensKType()});
+    return ShapedType::isDynamic(entries) ? entries : entries - 1;
+  }
   return mergeDims(0,
                    {getQueryType(), getKeyType(), getValueType(),
                     getOutputType(), getOutputGradType(), getLseType(),
@@ -91,8 +115,11 @@ int64_t AttentionBackwardOp::getBatch() {
 }
 
 int64_t AttentionBackwardOp::getNumHeadsQ() {
-  return mergeDims(1, {getQueryType(), getOutputType(), getOutputGradType(),
-                       getLseType(), getQueryGradType()});
+  // lse is [heads, total] with varlen.
+  unsigned lseDim = getVarlen() ? 0 : 1;
+  return mergeSizes({mergeDims(1, {getQueryType(), getOutputType(),
+                                   getOutputGradType(), getQueryGradType()}),
+                     getDimOrDynamic(getLseType(), lseDim)});
 }
 
 int64_t AttentionBackwardOp::getNumHeadsKV() {
@@ -101,19 +128,22 @@ int64_t AttentionBackwardOp::getNumHeadsKV() {
 }
 
 int64_t AttentionBackwardOp::getSeqLenQ() {
-  return mergeDims(2, {getQueryType(), getOutputType(), getOutputGradType(),
-                       getLseType(), getQueryGradType()});
+  unsigned dim = getVarlen() ? 0 : 2, lseDim = getVarlen() ? 1 : 2;
+  return mergeSizes({mergeDims(dim, {getQueryType(), getOutputType(),
+                                     getOutputGradType(), getQueryGradType()}),
+                     getDimOrDynamic(getLseType(), lseDim)});
 }
 
 int64_t AttentionBackwardOp::getSeqLenK() {
-  return mergeDims(
-      2, {getKeyType(), getValueType(), getKeyGradType(), getValueGradType()});
+  return mergeDims(getVarlen() ? 0 : 2, {getKeyType(), getValueType(),
+                                         getKeyGradType(), getValueGradType()});
 }
 
 int64_t AttentionBackwardOp::getHeadDim() {
-  return mergeDims(3, {getQueryType(), getKeyType(), getValueType(),
-                       getOutputType(), getOutputGradType(), getQueryGradType(),
-                       getKeyGradType(), getValueGradType()});
+  return mergeDims(getTokenRank() - 1,
+                   {getQueryType(), getKeyType(), getValueType(),
+                    getOutputType(), getOutputGradType(), getQueryGradType(),
+                    getKeyGradType(), getValueGradType()});
 }
 
 //===----------------------------------------------------------------------===//
@@ -121,7 +151,12 @@ int64_t AttentionBackwardOp::getHeadDim() {
 //===----------------------------------------------------------------------===//
 
 int64_t AttentionBackwardOp::getBlockM() {
-  return getTileSize(getTile(), kTileNames, 0).value_or(kDefaultBlockM);
+  if (std::optional<int64_t> blockM = getTileSize(getTile(), kTileNames, 0))
+    return *blockM;
+  int64_t headDim = getHeadDim();
+  if (getVarlen() && !ShapedType::isDynamic(headDim) && headDim > 64)
+    return kVarlenWideBlockM;
+  return kDefaultBlockM;
 }
 
 int64_t AttentionBackwardOp::getBlockN() {
@@ -225,6 +260,8 @@ int64_t AttentionBackwardOp::getKeyGradRegisters() {
   // the count without it is the limit).
   if (getFusedDq())
     registers += getBlockM() * headDim / limits::kWarpgroupThreads;
+  if (getVarlen())
+    registers += kVarlenSequenceRegisters;
   return registers;
 }
 
@@ -245,25 +282,46 @@ int64_t AttentionBackwardOp::getQueryGradRegisters() {
 /// Checks the number of inputs and results and the rank of each tensor.
 static LogicalResult verifyStructure(AttentionBackwardOp op) {
   FunctionType type = op.getFunctionType();
-  if (type.getNumInputs() != 6)
-    return op.emitOpError() << "expects 6 inputs (q, k, v, o, do, lse), got "
+  bool varlen = op.getVarlen();
+  if (varlen && type.getNumInputs() != 8)
+    return op.emitOpError() << "varlen expects 8 inputs (q, k, v, o, do, lse, "
+                               "cu_seqlens_q, cu_seqlens_k), got "
                             << type.getNumInputs();
+  if (!varlen && type.getNumInputs() != 6)
+    return op.emitOpError()
+           << "expects 6 inputs (q, k, v, o, do, lse), got "
+           << type.getNumInputs()
+           << (type.getNumInputs() == 8 ? " (cu_seqlens need varlen)" : "");
   if (type.getNumResults() != 3)
     return op.emitOpError()
            << "expects 3 results (dq, dk, dv), got " << type.getNumResults();
-  return verifyTensors(op, {{"q", type.getInput(0), kAttentionQDims},
-                            {"k", type.getInput(1), kAttentionKVDims},
-                            {"v", type.getInput(2), kAttentionKVDims},
-                            {"o", type.getInput(3), kAttentionQDims},
-                            {"do", type.getInput(4), kAttentionQDims},
-                            {"lse", type.getInput(5), kAttentionLseDims},
-                            {"dq", type.getResult(0), kAttentionQDims},
-                            {"dk", type.getResult(1), kAttentionKVDims},
-                            {"dv", type.getResult(2), kAttentionKVDims}});
+  ArrayRef<StringRef> qDims = varlen ? ArrayRef<StringRef>(kVarlenQDims)
+                                     : ArrayRef<StringRef>(kAttentionQDims);
+  ArrayRef<StringRef> kvDims = varlen ? ArrayRef<StringRef>(kVarlenKVDims)
+                                      : ArrayRef<StringRef>(kAttentionKVDims);
+  ArrayRef<StringRef> lseDims = varlen ? ArrayRef<StringRef>(kVarlenLseDims)
+                                       : ArrayRef<StringRef>(kAttentionLseDims);
+  SmallVector<NamedTensor> tensors = {
+      {"q", type.getInput(0), qDims},  {"k", type.getInput(1), kvDims},
+      {"v", type.getInput(2), kvDims}, {"o", type.getInput(3), qDims},
+      {"do", type.getInput(4), qDims}, {"lse", type.getInput(5), lseDims}};
+  if (varlen)
+    tensors.append({{"cu_seqlens_q", type.getInput(6), kCuSeqlensDims},
+                    {"cu_seqlens_k", type.getInput(7), kCuSeqlensDims}});
+  tensors.append({{"dq", type.getResult(0), qDims},
+                  {"dk", type.getResult(1), kvDims},
+                  {"dv", type.getResult(2), kvDims}});
+  return verifyTensors(op, tensors);
 }
 
 /// Checks the element types, the sizes, the head dim and the GQA ratio.
 static LogicalResult verifySignature(AttentionBackwardOp op) {
+  SmallVector<AttentionTensor> likeQ = {{"o", op.getOutputType()},
+                                        {"do", op.getOutputGradType()},
+                                        {"dq", op.getQueryGradType()}};
+  SmallVector<AttentionTensor> likeK = {{"v", op.getValueType()},
+                                        {"dk", op.getKeyGradType()},
+                                        {"dv", op.getValueGradType()}};
   if (failed(verifyAttentionElementTypes(op, op.getQueryType(),
                                          {{"k", op.getKeyType()},
                                           {"v", op.getValueType()},
@@ -272,16 +330,21 @@ static LogicalResult verifySignature(AttentionBackwardOp op) {
                                           {"dq", op.getQueryGradType()},
                                           {"dk", op.getKeyGradType()},
                                           {"dv", op.getValueGradType()}},
-                                         op.getLseType())) ||
-      failed(verifyDenseAttentionSizes(op, op.getQueryType(), op.getKeyType(),
-                                       {{"o", op.getOutputType()},
-                                        {"do", op.getOutputGradType()},
-                                        {"dq", op.getQueryGradType()}},
-                                       {{"v", op.getValueType()},
-                                        {"dk", op.getKeyGradType()},
-                                        {"dv", op.getValueGradType()}},
-                                       op.getLseType())) ||
-      failed(verifyAttentionHeadDim(
+                                         op.getLseType())))
+    return failure();
+  if (op.getVarlen()) {
+    if (failed(verifyCuSeqlens(op, op.getCuSeqlensQType(),
+                               op.getCuSeqlensKType())) ||
+        failed(verifyVarlenAttentionSizes(op, op.getQueryType(),
+                                          op.getKeyType(), likeQ, likeK,
+                                          op.getLseType())))
+      return failure();
+  } else if (failed(verifyDenseAttentionSizes(op, op.getQueryType(),
+                                              op.getKeyType(), likeQ, likeK,
+                                              op.getLseType()))) {
+    return failure();
+  }
+  if (failed(verifyAttentionHeadDim(
           op, op.getHeadDim(), kHeadDims, "every tensor but lse",
           "the backward at head dim 256 is not built yet: its dK and dV "
           "accumulators of 64 x 256 fp32 take every register a consumer "
@@ -309,6 +372,10 @@ static LogicalResult verifyConfig(AttentionBackwardOp op) {
            << limits::kMmaK16Bit << " to " << limits::kMaxBlockM
            << " (the N of the S^T product and the K of the dV and dK "
               "products)";
+  if (op.getFusedDq() && op.getVarlen())
+    return op.emitOpError()
+           << "fused_dq is not supported with varlen: a varlen backward "
+              "computes dQ by a kernel of its own";
   if (op.getFusedDq() && blockM % limits::kWgmmaM != 0)
     return op.emitOpError()
            << "block_m " << blockM << " is not supported with fused_dq: "
@@ -341,6 +408,8 @@ static LogicalResult verifyConfig(AttentionBackwardOp op) {
      << " for the loop's state";
   if (op.getFusedDq())
     os << " + dQ's part " << blockM << "x" << headDim << " fp32";
+  if (op.getVarlen())
+    os << " + " << kVarlenSequenceRegisters << " for the sequence's bounds";
   return verifyConsumerRegisters(op, target, op.getKeyGradRegisters(), parts);
 }
 

@@ -7,7 +7,9 @@
 // keys walking the query blocks of the K/V head's group) and the dQ kernel
 // (a CTA per block of query rows walking the key blocks), warp-specialized
 // tile programs that recompute P from lse2. No result is accumulated
-// across CTAs, so the gradients are the same bits from run to run.
+// across CTAs, so the gradients are the same bits from run to run. With
+// `varlen` each CTA takes a block of one sequence, whose rows it reads
+// from the cu_seqlens (Sequences.cpp, as the forward).
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,12 +44,49 @@ public:
   LogicalResult build(ArrayRef<BackwardKernel> kernels);
 
 private:
-  /// The size symbols of the contract, and the padded rows of d_lse.
+  /// The size symbols of the contract: seqQ and seqK are the tokens of q
+  /// and k (varlen: their totals), rowsQ and rowsK the rows the grids cover
+  /// (varlen: the longest sequences, sizes the caller passes), paddedSeqQ
+  /// the padded rows of d_lse.
   struct Sizes {
-    Attribute batch, headsQ, headsKV, seqQ, seqK, headDim, paddedSeqQ;
+    Attribute batch, headsQ, headsKV, seqQ, seqK, headDim, rowsQ, rowsK,
+        paddedSeqQ;
   };
   Sizes getSizes(LaunchContract &contract);
-  /// The shape of d_lse (static where the op's sizes are).
+  /// Whether q, k, v, o, do and the gradients are packed sequences.
+  bool varlen() { return op.getVarlen(); }
+  /// The shape of q, o, do and dq (`queries`) or of k, v, dk and dv in the
+  /// contract: [batch, heads, seq, head_dim], varlen [total, heads,
+  /// head_dim].
+  SmallVector<Attribute> tokenShape(const Sizes &sizes, bool queries);
+  /// A memref of q's (`queries`) or k's shape and `type`, for plain loads
+  /// and stores.
+  MemRefType tokenMemref(bool queries);
+  /// Varlen: declares the cu_seqlens in `contract`.
+  void declareCuSeqlens(LaunchContract &contract, const Sizes &sizes);
+  /// Varlen: sets the bounds of sequence `batch` (qRow0, kRow0, seqQ,
+  /// seqK), seqQ at most the longest query sequence (d_lse has no more
+  /// rows), and returns whether it exists.
+  Value loadSequence();
+  /// `buffer` as the view of the current sequence's rows (varlen), of
+  /// `heads` heads: bounded stores stop at its end.
+  Value queryView(Value buffer) {
+    return sequenceView(b, loc, buffer, headsQ, qRow0, seqQ, totalQ);
+  }
+  Value keyView(Value buffer) {
+    return sequenceView(b, loc, buffer, headsKV, kRow0, seqK, totalK);
+  }
+  /// Opens `scf.if cond` and leaves the builder in its then block, under
+  /// `guard` (every role computes the same condition, so their channels
+  /// stay in step).
+  void openIf(Value cond, std::optional<OpBuilder::InsertionGuard> &guard);
+  /// The coordinates of query row `row` of `head` in q or do, or of key
+  /// row `row` of `kvHead` in k or v: [batch, head, row, 0], varlen [head,
+  /// first row of the sequence + row, 0].
+  SmallVector<Value> queryCoords(Value head, Value row);
+  SmallVector<Value> keyCoords(Value kvHead, Value row);
+  /// The shape of d_lse (static where the op's sizes are; varlen: dynamic
+  /// but for the heads).
   SmallVector<int64_t> getDLseShape();
   /// Declares d_lse in `contract`.
   void declareDLse(LaunchContract &contract, const Sizes &sizes);
@@ -76,11 +115,11 @@ private:
     return arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(type, b.getF32FloatAttr(0.0)));
   }
-  /// The tensor map of `rows` rows of a 4-d [batch, heads, seq, head_dim]
-  /// tensor, as a kernel argument type.
+  /// The tensor map of `rows` rows of a [batch, heads, seq, head_dim]
+  /// tensor (varlen: [total, heads, head_dim]), as a kernel argument type.
   Type rowsDesc(int64_t tileRows) {
     return tile::TensorDescType::get(tensorType({tileRows, headDim}, element),
-                                     4);
+                                     op.getTokenRank());
   }
   /// The main kernels' first argument types: the tensor maps of q, k, v
   /// and do (boxes of `queryRows` and `keyRows` rows) and d_lse.
@@ -94,10 +133,15 @@ private:
   /// memref: the main kernels' first parameters.
   void declareMainInputs(LaunchContract &contract, const Sizes &sizes,
                          int64_t queryRows, int64_t keyRows);
-  /// Reads the main kernels' trailing size arguments (batch, heads_q,
-  /// heads_kv, seq_q, seq_k) of `func`, from argument `first` on.
+  /// Appends the trailing arguments of a kernel to `args`: the size
+  /// scalars (batch, heads_q, heads_kv, seq_q, seq_k), varlen the
+  /// cu_seqlens and (batch, heads_q, heads_kv, max_seqlen_q, total_q,
+  /// total_k).
+  void appendSizeArgs(SmallVector<Type> &args);
+  /// Reads the trailing arguments of `func` appendSizeArgs added, from
+  /// argument `first` on.
   void readSizes(gpu::GPUFuncOp func, unsigned first);
-  /// Declares and passes the size scalars of a main kernel.
+  /// Declares and passes the trailing arguments.
   void passSizes(LaunchContract &contract, const Sizes &sizes);
   /// Records a main kernel's ring slots and its consumers' registers on
   /// `func`, for ws-assign-roles.
@@ -167,34 +211,99 @@ private:
   Type element;
   RankedTensorType rowType, tileType;
   Value batch, head, row0;
-  /// The main kernels' size arguments.
+  /// The kernels' size arguments; varlen: the cu_seqlens, the longest
+  /// query sequence and the totals, and the current sequence's first rows.
   Value batchCount, headsQ, headsKV, seqQ, seqK;
+  Value cuQ, cuK, maxSeqQ, totalQ, totalK, qRow0, kRow0;
 };
 
 } // namespace
 
 BackwardBuilder::Sizes BackwardBuilder::getSizes(LaunchContract &contract) {
   Sizes sizes;
-  sizes.batch = contract.size(op.getBatch(), "B");
   sizes.headsQ = contract.size(op.getNumHeadsQ(), "H");
   sizes.headsKV = contract.size(op.getNumHeadsKV(), "HKV");
-  sizes.seqQ = contract.size(op.getSeqLenQ(), "SQ");
-  sizes.seqK = contract.size(op.getSeqLenK(), "SK");
   sizes.headDim = contract.integer(headDim);
   int64_t pad = op.getLsePadRows(), seqQ = op.getSeqLenQ();
+  if (varlen()) {
+    sizes.seqQ = contract.size(op.getSeqLenQ(), "TQ");
+    sizes.seqK = contract.size(op.getSeqLenK(), "TK");
+    // The batch and the longest sequences size the grids and d_lse; no
+    // tensor's shape has them: the caller passes them.
+    sizes.batch = contract.callerSize("B");
+    sizes.rowsQ = contract.callerSize("MAXQ");
+    sizes.rowsK = contract.callerSize("MAXK");
+    seqQ = ShapedType::kDynamic;
+  } else {
+    sizes.batch = contract.size(op.getBatch(), "B");
+    sizes.seqQ = sizes.rowsQ = contract.size(op.getSeqLenQ(), "SQ");
+    sizes.seqK = sizes.rowsK = contract.size(op.getSeqLenK(), "SK");
+  }
   sizes.paddedSeqQ =
       ShapedType::isDynamic(seqQ)
-          ? contract.mul(contract.ceildiv(sizes.seqQ, contract.integer(pad)),
+          ? contract.mul(contract.ceildiv(sizes.rowsQ, contract.integer(pad)),
                          contract.integer(pad))
           : contract.integer(llvm::divideCeil(seqQ, pad) * pad);
   return sizes;
 }
 
+SmallVector<Attribute> BackwardBuilder::tokenShape(const Sizes &sizes,
+                                                   bool queries) {
+  Attribute heads = queries ? sizes.headsQ : sizes.headsKV;
+  Attribute tokens = queries ? sizes.seqQ : sizes.seqK;
+  if (varlen())
+    return {tokens, heads, sizes.headDim};
+  return {sizes.batch, heads, tokens, sizes.headDim};
+}
+
+MemRefType BackwardBuilder::tokenMemref(bool queries) {
+  RankedTensorType type = queries ? op.getQueryType() : op.getKeyType();
+  return MemRefType::get(type.getShape(), element);
+}
+
+void BackwardBuilder::declareCuSeqlens(LaunchContract &contract,
+                                       const Sizes &sizes) {
+  Attribute entries = contract.size(op.getCuSeqlensQType().getDimSize(0), "B1");
+  contract.tensor("cu_seqlens_q", {entries}, i32, /*output=*/false);
+  contract.tensor("cu_seqlens_k", {entries}, i32, /*output=*/false);
+}
+
 SmallVector<int64_t> BackwardBuilder::getDLseShape() {
   int64_t seqQ = op.getSeqLenQ(), pad = op.getLsePadRows();
+  if (varlen())
+    return {ShapedType::kDynamic, op.getNumHeadsQ(), 2, ShapedType::kDynamic};
   return {op.getBatch(), op.getNumHeadsQ(), 2,
           ShapedType::isDynamic(seqQ) ? ShapedType::kDynamic
                                       : llvm::divideCeil(seqQ, pad) * pad};
+}
+
+Value BackwardBuilder::loadSequence() {
+  SequenceBounds bounds =
+      loadSequenceBounds(b, loc, cuQ, cuK, batchCount, batch, totalQ, totalK);
+  qRow0 = bounds.qRow0;
+  kRow0 = bounds.kRow0;
+  seqQ = arith::MinSIOp::create(b, loc, bounds.seqQ, maxSeqQ);
+  seqK = bounds.seqK;
+  return bounds.exists;
+}
+
+void BackwardBuilder::openIf(Value cond,
+                             std::optional<OpBuilder::InsertionGuard> &guard) {
+  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  guard.emplace(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+}
+
+SmallVector<Value> BackwardBuilder::queryCoords(Value head, Value row) {
+  if (varlen())
+    return {head, arith::AddIOp::create(b, loc, qRow0, row), constI32(0)};
+  return {batch, head, row, constI32(0)};
+}
+
+SmallVector<Value> BackwardBuilder::keyCoords(Value kvHead, Value row) {
+  if (varlen())
+    return {kvHead, arith::AddIOp::create(b, loc, kRow0, row), constI32(0)};
+  return {batch, kvHead, row, constI32(0)};
 }
 
 // d_lse is written by the prep kernel of the same call before the main
@@ -221,7 +330,7 @@ Attribute BackwardBuilder::getPrepBlocks(LaunchContract &contract,
   int64_t pad = op.getLsePadRows();
   if (pad % rows != 0)
     return contract.ceildiv(sizes.paddedSeqQ, contract.integer(rows));
-  Attribute padBlocks = contract.ceildiv(sizes.seqQ, contract.integer(pad));
+  Attribute padBlocks = contract.ceildiv(sizes.rowsQ, contract.integer(pad));
   if (pad == rows)
     return padBlocks;
   return contract.mul(padBlocks, contract.integer(pad / rows));
@@ -239,25 +348,28 @@ void BackwardBuilder::readBlock() {
 /// and lse2 = lse * log2(e) (+inf where lse is -inf: P = 2^(S - lse2) is
 /// then 0) into d_lse, and (fused_dq) the block's rows of dq_acc zeroed.
 /// Its grid covers d_lse's padded rows, which read O, dO and lse as 0 (D =
-/// 0, lse2 = 0: what the main kernels read there is defined).
+/// 0, lse2 = 0: what the main kernels read there is defined); varlen, the
+/// rows past each sequence's end.
 void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
-  auto qLike = MemRefType::get(op.getOutputType().getShape(), element);
-  SmallVector<Type> args = {
-      qLike, MemRefType::get(op.getOutputGradType().getShape(), element),
-      MemRefType::get(op.getLseType().getShape(), f32),
-      MemRefType::get(getDLseShape(), f32)};
+  SmallVector<Type> args = {tokenMemref(true), tokenMemref(true),
+                            MemRefType::get(op.getLseType().getShape(), f32),
+                            MemRefType::get(getDLseShape(), f32)};
   if (op.getFusedDq())
     args.push_back(MemRefType::get(getDqAccShape(), f32));
+  unsigned sizesArg = args.size();
+  if (varlen())
+    appendSizeArgs(args);
   gpu::GPUFuncOp func =
       addKernel(b, module, (op.getSymName() + "_prep").str(), args);
   LaunchContract contract(b);
   Sizes sizes = getSizes(contract);
-  SmallVector<Attribute> qShape = {sizes.batch, sizes.headsQ, sizes.seqQ,
-                                   sizes.headDim};
+  SmallVector<Attribute> qShape = tokenShape(sizes, /*queries=*/true);
   contract.tensor("o", qShape, element, /*output=*/false);
   contract.tensor("do", qShape, element, /*output=*/false);
-  contract.tensor("lse", {sizes.batch, sizes.headsQ, sizes.seqQ}, f32,
-                  /*output=*/false);
+  SmallVector<Attribute> lseShape =
+      varlen() ? SmallVector<Attribute>{sizes.headsQ, sizes.seqQ}
+               : SmallVector<Attribute>{sizes.batch, sizes.headsQ, sizes.seqQ};
+  contract.tensor("lse", lseShape, f32, /*output=*/false);
   declareDLse(contract, sizes);
   for (StringRef name : {"o", "do", "lse", "d_lse"})
     contract.memref(name);
@@ -265,6 +377,8 @@ void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
     declareDqAcc(contract, sizes);
     contract.memref("dq_acc");
   }
+  if (varlen())
+    passSizes(contract, sizes);
   contract.record(func,
                   {getPrepBlocks(contract, sizes), sizes.headsQ, sizes.batch});
 
@@ -272,10 +386,22 @@ void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
         lse = func.getArgument(2), dLse = func.getArgument(3);
   readBlock();
   Value zero = constI32(0);
+  SmallVector<Value> at = {batch, head, row0, zero};
+  SmallVector<Value> lseAt = {batch, head, row0};
+  if (varlen()) {
+    // Each sequence's rows; the views read 0 past its end.
+    readSizes(func, sizesArg);
+    loadSequence();
+    o = queryView(o);
+    dO = queryView(dO);
+    lse = queryView(lse);
+    at = {head, row0, zero};
+    lseAt = {head, row0};
+  }
   auto loadType = RankedTensorType::get({rows, headDim}, element);
   auto load = [&](Value source) -> Value {
-    Value loaded = tile::LoadDirectOp::create(
-        b, loc, loadType, source, ValueRange{batch, head, row0, zero});
+    Value loaded =
+        tile::LoadDirectOp::create(b, loc, loadType, source, ValueRange(at));
     return arith::ExtFOp::create(b, loc, tileType, loaded);
   };
   Value product = arith::MulFOp::create(b, loc, load(dO), load(o));
@@ -283,8 +409,8 @@ void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
       b, loc, rowType,
       tile::ReduceKindAttr::get(b.getContext(), tile::ReduceKind::sum), product,
       b.getI64IntegerAttr(1));
-  Value rowLse = tile::LoadDirectOp::create(b, loc, rowType, lse,
-                                            ValueRange{batch, head, row0});
+  Value rowLse =
+      tile::LoadDirectOp::create(b, loc, rowType, lse, ValueRange(lseAt));
   Value noKeys =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, rowLse,
                             rowsOf(-std::numeric_limits<double>::infinity()));
@@ -303,34 +429,65 @@ void BackwardBuilder::buildPrep(gpu::GPUModuleOp module) {
 void BackwardBuilder::declareMainInputs(LaunchContract &contract,
                                         const Sizes &sizes, int64_t queryRows,
                                         int64_t keyRows) {
-  SmallVector<Attribute> qShape = {sizes.batch, sizes.headsQ, sizes.seqQ,
-                                   sizes.headDim};
-  SmallVector<Attribute> kShape = {sizes.batch, sizes.headsKV, sizes.seqK,
-                                   sizes.headDim};
+  SmallVector<Attribute> qShape = tokenShape(sizes, /*queries=*/true);
+  SmallVector<Attribute> kShape = tokenShape(sizes, /*queries=*/false);
   contract.tensor("q", qShape, element, /*output=*/false);
   contract.tensor("k", kShape, element, /*output=*/false);
   contract.tensor("v", kShape, element, /*output=*/false);
   contract.tensor("do", qShape, element, /*output=*/false);
   declareDLse(contract, sizes);
-  // Rows of head_dim 16-bit elements in boxes of one 128-byte span.
+  // Rows of head_dim 16-bit elements in boxes of one 128-byte span; varlen,
+  // over [heads, total, head_dim] views of the packed tensors (dims [1, 0,
+  // 2]): a box covers rows of one head.
   int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
-  contract.tensorMap("q", {queryRows, span}, 128);
-  contract.tensorMap("k", {keyRows, span}, 128);
-  contract.tensorMap("v", {keyRows, span}, 128);
-  contract.tensorMap("do", {queryRows, span}, 128);
+  SmallVector<int64_t> dims;
+  if (varlen())
+    dims = {1, 0, 2};
+  contract.tensorMap("q", {queryRows, span}, 128, dims);
+  contract.tensorMap("k", {keyRows, span}, 128, dims);
+  contract.tensorMap("v", {keyRows, span}, 128, dims);
+  contract.tensorMap("do", {queryRows, span}, 128, dims);
   contract.memref("d_lse");
 }
 
+void BackwardBuilder::appendSizeArgs(SmallVector<Type> &args) {
+  if (!varlen()) {
+    args.append(5, i32);
+    return;
+  }
+  args.append(2, MemRefType::get({ShapedType::kDynamic}, i32));
+  args.append(6, i32);
+}
+
 void BackwardBuilder::passSizes(LaunchContract &contract, const Sizes &sizes) {
-  for (Attribute size :
-       {sizes.batch, sizes.headsQ, sizes.headsKV, sizes.seqQ, sizes.seqK})
+  if (!varlen()) {
+    for (Attribute size :
+         {sizes.batch, sizes.headsQ, sizes.headsKV, sizes.seqQ, sizes.seqK})
+      contract.scalar(size);
+    return;
+  }
+  declareCuSeqlens(contract, sizes);
+  contract.memref("cu_seqlens_q");
+  contract.memref("cu_seqlens_k");
+  for (Attribute size : {sizes.batch, sizes.headsQ, sizes.headsKV, sizes.rowsQ,
+                         sizes.seqQ, sizes.seqK})
     contract.scalar(size);
 }
 
 void BackwardBuilder::readSizes(gpu::GPUFuncOp func, unsigned first) {
+  if (varlen()) {
+    cuQ = func.getArgument(first++);
+    cuK = func.getArgument(first++);
+  }
   batchCount = func.getArgument(first);
   headsQ = func.getArgument(first + 1);
   headsKV = func.getArgument(first + 2);
+  if (varlen()) {
+    maxSeqQ = func.getArgument(first + 3);
+    totalQ = func.getArgument(first + 4);
+    totalK = func.getArgument(first + 5);
+    return;
+  }
   seqQ = func.getArgument(first + 3);
   seqK = func.getArgument(first + 4);
 }
@@ -497,23 +654,30 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
           consumers = op.getBlockN() / keyRows;
   bool fused = op.getFusedDq();
   SmallVector<Type> args = mainInputTypes(blockM, keyRows);
-  args.append({rowsDesc(keyRows), rowsDesc(keyRows)});
+  // dk and dv by TMA, varlen by plain stores bounded by the sequence.
+  if (varlen())
+    args.append(2, tokenMemref(/*queries=*/false));
+  else
+    args.append({rowsDesc(keyRows), rowsDesc(keyRows)});
   RankedTensorType dqType = tensorType({blockM, headDim}, f32);
   if (fused)
     args.push_back(tile::TensorDescType::get(dqType, 4));
   unsigned sizesArg = args.size();
-  args.append(5, i32);
+  appendSizeArgs(args);
   gpu::GPUFuncOp func =
       addKernel(b, module, (op.getSymName() + "_dkdv").str(), args);
   LaunchContract contract(b);
   Sizes sizes = getSizes(contract);
   declareMainInputs(contract, sizes, blockM, keyRows);
-  SmallVector<Attribute> kShape = {sizes.batch, sizes.headsKV, sizes.seqK,
-                                   sizes.headDim};
+  SmallVector<Attribute> kShape = tokenShape(sizes, /*queries=*/false);
   contract.tensor("dk", kShape, element, /*output=*/true);
   contract.tensor("dv", kShape, element, /*output=*/true);
-  contract.tensorMap("dk", {keyRows, headDim}, 0);
-  contract.tensorMap("dv", {keyRows, headDim}, 0);
+  for (StringRef name : {"dk", "dv"}) {
+    if (varlen())
+      contract.memref(name);
+    else
+      contract.tensorMap(name, {keyRows, headDim}, 0);
+  }
   if (fused) {
     declareDqAcc(contract, sizes);
     // Staged swizzled (tile-assign-layouts), in boxes of one 128-byte
@@ -522,7 +686,7 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   }
   passSizes(contract, sizes);
   contract.record(
-      func, {contract.ceildiv(sizes.seqK, contract.integer(op.getBlockN())),
+      func, {contract.ceildiv(sizes.rowsK, contract.integer(op.getBlockN())),
              sizes.headsKV, sizes.batch});
   configure(func, op.getKeyGradRegisters());
 
@@ -537,14 +701,22 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   Value n0 = arith::MulIOp::create(
       b, loc, tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::x),
       constI32(op.getBlockN()));
+  // Varlen: a block of keys past its sequence's end does nothing.
+  std::optional<OpBuilder::InsertionGuard> guard;
+  if (varlen()) {
+    Value exists = loadSequence();
+    openIf(
+        arith::AndIOp::create(
+            b, loc, exists,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, n0, seqK)),
+        guard);
+  }
   SmallVector<Value> keyStarts, kTiles, vTiles;
   for (int64_t c = 0; c < consumers; ++c) {
     Value start = arith::AddIOp::create(b, loc, n0, constI32(c * keyRows));
     keyStarts.push_back(start);
-    kTiles.push_back(tile::LoadOp::create(
-        b, loc, k, ValueRange{batch, kvHead, start, zero}));
-    vTiles.push_back(tile::LoadOp::create(
-        b, loc, v, ValueRange{batch, kvHead, start, zero}));
+    kTiles.push_back(tile::LoadOp::create(b, loc, k, keyCoords(kvHead, start)));
+    vTiles.push_back(tile::LoadOp::create(b, loc, v, keyCoords(kvHead, start)));
   }
 
   auto [begin, blocks] = queryBlocks(n0, blockM);
@@ -570,10 +742,8 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
         b, loc, begin,
         arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, t, blocks),
                               constI32(blockM)));
-    Value qTile =
-        tile::LoadOp::create(b, loc, q, ValueRange{batch, head, m0, zero});
-    Value doTile =
-        tile::LoadOp::create(b, loc, dO, ValueRange{batch, head, m0, zero});
+    Value qTile = tile::LoadOp::create(b, loc, q, queryCoords(head, m0));
+    Value doTile = tile::LoadOp::create(b, loc, dO, queryCoords(head, m0));
     Value d = tile::LoadDirectOp::create(b, loc, vecType, dLse,
                                          ValueRange{batch, head, zero, m0});
     Value lse2 = tile::LoadDirectOp::create(b, loc, vecType, dLse,
@@ -625,15 +795,24 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
     scf::YieldOp::create(b, loc, yields);
   }
   Value scale = splat(constF32(op.getScaleOrDefault()), accType);
-  for (int64_t c = 0; c < consumers; ++c) {
-    Value dkOut =
-        narrow(arith::MulFOp::create(b, loc, loop.getResult(2 * c + 1), scale));
-    tile::StoreOp::create(b, loc, dk,
-                          ValueRange{batch, kvHead, keyStarts[c], zero}, dkOut);
-    tile::StoreOp::create(b, loc, dv,
-                          ValueRange{batch, kvHead, keyStarts[c], zero},
-                          narrow(loop.getResult(2 * c)));
+  if (varlen()) {
+    dk = keyView(dk);
+    dv = keyView(dv);
   }
+  auto store = [&](Value buffer, Value keys, Value tile) {
+    if (varlen())
+      tile::StoreDirectOp::create(b, loc, buffer, {kvHead, keys, zero}, tile);
+    else
+      tile::StoreOp::create(b, loc, buffer,
+                            ValueRange{batch, kvHead, keys, zero}, tile);
+  };
+  for (int64_t c = 0; c < consumers; ++c) {
+    store(dk, keyStarts[c],
+          narrow(
+              arith::MulFOp::create(b, loc, loop.getResult(2 * c + 1), scale)));
+    store(dv, keyStarts[c], narrow(loop.getResult(2 * c)));
+  }
+  guard.reset();
   gpu::ReturnOp::create(b, loc);
 }
 
@@ -645,20 +824,25 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
   int64_t queryRows = op.getConsumerRows(), keyRows = op.getQueryGradKeys(),
           consumers = op.getBlockN() / queryRows;
   SmallVector<Type> args = mainInputTypes(queryRows, keyRows);
-  args.push_back(rowsDesc(queryRows));
-  args.append(5, i32);
+  // dq by TMA, varlen by plain stores bounded by the sequence.
+  args.push_back(varlen() ? Type(tokenMemref(/*queries=*/true))
+                          : rowsDesc(queryRows));
+  appendSizeArgs(args);
   gpu::GPUFuncOp func =
       addKernel(b, module, (op.getSymName() + "_dq").str(), args);
   LaunchContract contract(b);
   Sizes sizes = getSizes(contract);
   declareMainInputs(contract, sizes, queryRows, keyRows);
-  contract.tensor("dq", {sizes.batch, sizes.headsQ, sizes.seqQ, sizes.headDim},
-                  element, /*output=*/true);
-  contract.tensorMap("dq", {queryRows, headDim}, 0);
+  contract.tensor("dq", tokenShape(sizes, /*queries=*/true), element,
+                  /*output=*/true);
+  if (varlen())
+    contract.memref("dq");
+  else
+    contract.tensorMap("dq", {queryRows, headDim}, 0);
   passSizes(contract, sizes);
   contract.record(
       func,
-      {contract.ceildiv(sizes.seqQ, contract.integer(queryRows * consumers)),
+      {contract.ceildiv(sizes.rowsQ, contract.integer(queryRows * consumers)),
        sizes.headsQ, sizes.batch});
   configure(func, op.getQueryGradRegisters());
 
@@ -674,15 +858,24 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
   Value m0 = arith::MulIOp::create(
       b, loc, tile::ProgramIdOp::create(b, loc, i32, tile::GridDim::x),
       constI32(queryRows * consumers));
+  // Varlen: a block of query rows past its sequence's end does nothing.
+  std::optional<OpBuilder::InsertionGuard> guard;
+  if (varlen()) {
+    Value exists = loadSequence();
+    openIf(
+        arith::AndIOp::create(
+            b, loc, exists,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m0, seqQ)),
+        guard);
+  }
   RankedTensorType vecType = tensorType({queryRows}, f32);
   SmallVector<Value> queryStarts, qTiles, doTiles, ds, lse2s;
   for (int64_t c = 0; c < consumers; ++c) {
     Value start = arith::AddIOp::create(b, loc, m0, constI32(c * queryRows));
     queryStarts.push_back(start);
-    qTiles.push_back(
-        tile::LoadOp::create(b, loc, q, ValueRange{batch, head, start, zero}));
+    qTiles.push_back(tile::LoadOp::create(b, loc, q, queryCoords(head, start)));
     doTiles.push_back(
-        tile::LoadOp::create(b, loc, dO, ValueRange{batch, head, start, zero}));
+        tile::LoadOp::create(b, loc, dO, queryCoords(head, start)));
     ds.push_back(tile::LoadDirectOp::create(
         b, loc, vecType, dLse, ValueRange{batch, head, zero, start}));
     lse2s.push_back(tile::LoadDirectOp::create(
@@ -702,10 +895,8 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
         b, loc, begin,
         arith::MulIOp::create(b, loc, loop.getInductionVar(),
                               constI32(keyRows)));
-    Value kTile =
-        tile::LoadOp::create(b, loc, k, ValueRange{batch, kvHead, n0, zero});
-    Value vTile =
-        tile::LoadOp::create(b, loc, v, ValueRange{batch, kvHead, n0, zero});
+    Value kTile = tile::LoadOp::create(b, loc, k, keyCoords(kvHead, n0));
+    Value vTile = tile::LoadOp::create(b, loc, v, keyCoords(kvHead, n0));
     // As in the dK/dV kernel: S and dP back to back, P while dP runs.
     SmallVector<Value> scores, gradDots;
     for (int64_t c = 0; c < consumers; ++c) {
@@ -726,10 +917,18 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
     scf::YieldOp::create(b, loc, yields);
   }
   Value scale = splat(constF32(op.getScaleOrDefault()), accType);
-  for (int64_t c = 0; c < consumers; ++c)
-    tile::StoreOp::create(
-        b, loc, dq, ValueRange{batch, head, queryStarts[c], zero},
-        narrow(arith::MulFOp::create(b, loc, loop.getResult(c), scale)));
+  if (varlen())
+    dq = queryView(dq);
+  for (int64_t c = 0; c < consumers; ++c) {
+    Value out = narrow(arith::MulFOp::create(b, loc, loop.getResult(c), scale));
+    if (varlen())
+      tile::StoreDirectOp::create(b, loc, dq, {head, queryStarts[c], zero},
+                                  out);
+    else
+      tile::StoreOp::create(b, loc, dq,
+                            ValueRange{batch, head, queryStarts[c], zero}, out);
+  }
+  guard.reset();
   gpu::ReturnOp::create(b, loc);
 }
 

@@ -846,11 +846,35 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     256 fp32 (dK and dV) take every register a consumer thread has, so it is
     rejected until a kernel for it is built.
 
+    **Variable lengths** (`varlen`): the backward of `fmha.attention ...
+    varlen`, in its layout. Sequence `b` has query rows `cu_seqlens_q[b]` to
+    `cu_seqlens_q[b + 1]` and keys `cu_seqlens_k[b]` to `cu_seqlens_k[b +
+    1]`; masks align each sequence's diagonal bottom-right with its own
+    lengths, as the forward does:
+
+    | tensor         | shape                               | element type    |
+    |----------------|-------------------------------------|-----------------|
+    | `q`, `o`, `do` | `[total_q, heads_q, head_dim]`      | `bf16` or `f16` |
+    | `k`, `v`       | `[total_k, heads_kv, head_dim]`     | same as `q`     |
+    | `lse`          | `[heads_q, total_q]` (the forward's) | `f32`          |
+    | `cu_seqlens_q` | `[batch + 1]` (input 6)             | `i32`           |
+    | `cu_seqlens_k` | `[batch + 1]` (input 7)             | `i32`           |
+    | `dq`           | same as `q`                         | same as `q`     |
+    | `dk`, `dv`     | same as `k`                         | same as `q`     |
+
+    The launches take the batch and the longest sequences beside the
+    tensors (the manifest's `sizes` `B`, `MAXQ`, `MAXK`): they size the
+    grids and `d_lse`. Every bound the kernels read from the cu_seqlens is
+    clamped to the totals and the maxima, so that wrong values cannot make
+    them read or write outside the tensors. dQ always has a kernel of its
+    own (`fused_dq` is rejected with `varlen`).
+
     **Syntax.**
 
     ```
-    fmha.attention_backward @name (q, k, v, o, do, lse) -> (dq, dk, dv)
-        [causal] [window [left, right]] [scale f64] [fused_dq]
+    fmha.attention_backward @name (q, k, v, o, do, lse[, cu_seqlens_q,
+        cu_seqlens_k]) -> (dq, dk, dv) [varlen] [causal]
+        [window [left, right]] [scale f64] [fused_dq]
         [tile [block_m, block_n]] target sm_90a attr-dict
     ```
 
@@ -862,7 +886,7 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
 
     | field           | meaning                                       | default |
     |-----------------|-----------------------------------------------|---------|
-    | `tile [m, n]`   | `block_m` query rows per step of the dK/dV kernel's loop, a multiple of 16 from 16 to 128; `block_n` keys per CTA of the dK/dV kernel and query rows per CTA of the dQ kernel, 128 (two consumer warpgroups of 64 rows, a wgmma's M) | `[64, 128]` |
+    | `tile [m, n]`   | `block_m` query rows per step of the dK/dV kernel's loop, a multiple of 16 from 16 to 128; `block_n` keys per CTA of the dK/dV kernel and query rows per CTA of the dQ kernel, 128 (two consumer warpgroups of 64 rows, a wgmma's M) | `[64, 128]`; `[48, 128]` with `varlen` at head dim 128 |
     | `target`        | `sm_90a` (the backward has no `sm_100a` kernels yet) | none: required |
 
     **Resources** of one CTA of the dK/dV kernel, which must fit the
@@ -879,7 +903,9 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
       (`2 * 64 * head_dim / 128` fp32), S^T and dP^T (`2 * 64 * block_m /
       128` fp32), P^T and dS^T as 16-bit operands (`64 * block_m / 128`),
       and 16 for the loop's state, with `fused_dq` `+ block_m * head_dim /
-      128` (dQ's part), `<= 240`: `fused_dq` fits at head dim 64 only;
+      128` (dQ's part), with `varlen` `+ 8` (the sequence's bounds, which
+      the dense kernels read from parameters), `<= 240`: `fused_dq` fits at
+      head dim 64 only, and `varlen` at head dim 128 needs `block_m <= 48`;
     * with `fused_dq`, `block_m` a multiple of 64 (dQ's part is a wgmma
       accumulator of `block_m` rows).
 
@@ -887,8 +913,9 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     with a kernel per launch, run in this order (the manifest's
     `launches`, docs/Manifest.md), and one scratch tensor the runtime
     provides, `d_lse` (`[batch, heads_q, 2, padded_seq_q]` f32, `seq_q`
-    rounded up to a multiple of `block_m` and 64: D and lse * log2(e) of
-    each query row).
+    rounded up to a multiple of `block_m` and 64, with `varlen` the
+    longest query sequence `MAXQ` rounded up: D and lse * log2(e) of each
+    query row of each sequence).
 
     * `<name>_prep`: `D = rowsum(dO * O)` and `lse2 = lse * log2(e)` (`+inf`
       where `lse` is `-inf`, so that such a row's P is 0) into `d_lse`;
@@ -929,11 +956,24 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
         -> (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>)
         fused_dq target sm_90a
     ```
+
+    The backward of a varlen causal attention, grouped 32:8:
+
+    ```mlir
+    fmha.attention_backward @attn_bwd_varlen (tensor<?x32x128xbf16>,
+        tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<?x32x128xbf16>,
+        tensor<?x32x128xbf16>, tensor<32x?xf32>, tensor<?xi32>,
+        tensor<?xi32>)
+        -> (tensor<?x32x128xbf16>, tensor<?x8x128xbf16>,
+            tensor<?x8x128xbf16>)
+        varlen causal target sm_90a
+    ```
   }];
 
   let arguments = (ins
     SymbolNameAttr:$sym_name,
     TypeAttrOf<FunctionType>:$function_type,
+    UnitAttr:$varlen,
     UnitAttr:$causal,
     OptionalAttr<FMHA_WindowAttr>:$window,
     OptionalAttr<FMHA_ScaleAttr>:$scale,
@@ -944,6 +984,7 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
 
   let assemblyFormat = [{
     $sym_name $function_type
+    (`varlen` $varlen^)?
     (`causal` $causal^)?
     (`window` $window^)?
     (`scale` $scale^)?
@@ -969,11 +1010,20 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     ::mlir::RankedTensorType getQueryGradType();
     ::mlir::RankedTensorType getKeyGradType();
     ::mlir::RankedTensorType getValueGradType();
+    /// Inputs 6 and 7 of a varlen kernel: cu_seqlens_q and cu_seqlens_k;
+    /// null otherwise.
+    ::mlir::RankedTensorType getCuSeqlensQType();
+    ::mlir::RankedTensorType getCuSeqlensKType();
+    /// Rank of q, k, v, o, do, dq, dk and dv: 3 with `varlen` ([total,
+    /// heads, head_dim]), else 4.
+    int64_t getTokenRank() { return getVarlen() ? 3 : 4; }
     /// The element type of q (and of every tensor but lse).
     ::mlir::Type getElementType();
 
     /// Sizes of the problem: each is static if any tensor that carries it
-    /// has it static, else ShapedType::kDynamic.
+    /// has it static, else ShapedType::kDynamic. With `varlen`, the batch is
+    /// the size of the cu_seqlens minus one, and seq_q / seq_k are the
+    /// total tokens (`total_q`, `total_k`).
     int64_t getBatch();
     int64_t getNumHeadsQ();
     int64_t getNumHeadsKV();
