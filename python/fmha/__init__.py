@@ -9,6 +9,9 @@
   ``fmha.merge_states(o_a, lse_a, o_b, lse_b)``: the kernels on
   PyTorch tensors, as PyTorch custom ops (``torch.ops.fmha.*``) that work
   under ``torch.compile``.
+- ``fmha.attention_backward(...)``, ``fmha.attention_varlen_backward(...)``:
+  the gradients of the attention forwards, which are differentiable
+  (autograd runs these kernels).
 - ``fmha.runtime`` launches compiled kernels (cubin + JSON manifest)
   through the CUDA driver API.
 
@@ -23,6 +26,7 @@ from .backward import attention_backward
 from .kvcache import attention_kvcache
 from .merge import merge_states
 from .varlen import attention_varlen
+from .varlen_backward import attention_varlen_backward
 from .specs import (AttentionBackwardSpec, AttentionSpec, GemmSpec,
                     MergeSpec)
 
@@ -30,5 +34,5 @@ __all__ = [
     "AttentionBackwardSpec", "AttentionSpec", "CompileError",
     "CompiledKernel", "GemmSpec", "MergeSpec", "__version__", "attention",
     "attention_backward", "attention_kvcache", "attention_varlen",
-    "compile", "gemm", "merge_states",
+    "attention_varlen_backward", "compile", "gemm", "merge_states",
 ]

@@ -49,20 +49,25 @@ def backward_spec(dtype: str, head_dim: int, causal: bool = False,
                   window: Optional[tuple] = None,
                   scale: Optional[float] = None,
                   target: str = "sm_90a",
-                  deterministic: bool = False) -> AttentionBackwardSpec:
+                  deterministic: bool = False,
+                  varlen: bool = False) -> AttentionBackwardSpec:
     """The spec fmha.attention_backward compiles: batch, heads and
     sequence lengths dynamic, the compiler's tile; dQ computed in the
     dK/dV kernel and added into an f32 scratch (``fused_dq``) at the head
     dims of FUSED_DQ_HEAD_DIMS, otherwise or when ``deterministic`` by a
-    kernel of its own (the same bits from run to run). A scale that rounds to the default ``1/sqrt(head_dim)`` in
-    float32 is the default (one kernel, whoever spells it)."""
+    kernel of its own (the same bits from run to run). A scale that rounds
+    to the default ``1/sqrt(head_dim)`` in float32 is the default (one
+    kernel, whoever spells it). ``varlen``:
+    fmha.attention_varlen_backward's, whose dQ always has a kernel of its
+    own."""
     if scale is not None and _ops._same_f32(scale, head_dim ** -0.5):
         scale = None
     return AttentionBackwardSpec(
         dtype=dtype, head_dim=head_dim, causal=causal,
         window=None if window is None else tuple(window), scale=scale,
-        fused_dq=not deterministic and head_dim in FUSED_DQ_HEAD_DIMS,
-        target=target)
+        fused_dq=(not deterministic and not varlen
+                  and head_dim in FUSED_DQ_HEAD_DIMS),
+        target=target, varlen=varlen)
 
 
 def resolve_deterministic(torch: Any, deterministic: Optional[bool]) -> bool:
@@ -79,13 +84,16 @@ def resolve_deterministic(torch: Any, deterministic: Optional[bool]) -> bool:
 def backward_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
                           window: Optional[tuple] = None,
                           scale: Optional[float] = None,
-                          target: str = "sm_90a") -> list:
-    """Every spec fmha.attention_backward may compile for these options
+                          target: str = "sm_90a",
+                          varlen: bool = False) -> list:
+    """Every spec fmha.attention_backward (``varlen``:
+    fmha.attention_varlen_backward) may compile for these options
     (deterministic or not): what a cache must hold for a machine without a
     compiler."""
     return list(dict.fromkeys(
         backward_spec(dtype, head_dim, causal, window, scale, target,
-                      deterministic) for deterministic in (False, True)))
+                      deterministic, varlen)
+        for deterministic in (False, True)))
 
 
 def check_backward_args(shapes: dict, dtypes: dict, causal: bool = False,
@@ -374,9 +382,9 @@ def reject_grad(torch: Any, what: str, why: str, *tensors: Any) -> None:
     failing at backward time."""
     if needs_grad(torch, *tensors):
         raise NotImplementedError(
-            f"{what}: {why} has no backward yet (fmha.attention with "
-            f"bf16/f16 inputs and head_dim "
-            f"{' or '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))} has "
+            f"{what}: {why} has no backward yet (fmha.attention and "
+            f"fmha.attention_varlen with bf16/f16 inputs and head_dim "
+            f"{' or '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))} have "
             f"one); call it under torch.no_grad() or on tensors that do "
             f"not require grad")
 

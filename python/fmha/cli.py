@@ -7,6 +7,7 @@
     fmha compile attention --kvcache --pack-gqa --heads-q 32 --heads-kv 8 \
         [--split-kv] ...                          # its decode kernels
     fmha compile attention-backward --dtype bf16 --head-dim 128 [--causal ...]
+    fmha compile attention-backward --varlen ...  # attention_varlen_backward's
     fmha cache list | fmha cache clear | fmha cache dir
     fmha version
 
@@ -172,6 +173,11 @@ def _parser() -> argparse.ArgumentParser:
         b.add_argument(f"--{size}", type=_size,
                        help="static size (default: dynamic)")
     b.add_argument("--causal", action="store_true")
+    b.add_argument("--varlen", action="store_true",
+                   help="packed variable-length sequences (q [TQ, H, D], "
+                   "lse [H, TQ], cu_seqlens; "
+                   "fmha.attention_varlen_backward's kernels): batch and "
+                   "lengths stay dynamic")
     b.add_argument("--window", type=_ints, metavar="LEFT,RIGHT",
                    help="keys within LEFT before and RIGHT after the "
                    "diagonal, each in [0, 2^31-1]")
@@ -204,9 +210,10 @@ def _spec(args: argparse.Namespace):
             "dtype", "out_dtype", "tile", "stages", "consumers", "target",
             "m", "n", "k", "multicast", "schedule", "splits")))
     if args.kind == "attention-backward":
-        return AttentionBackwardSpec(causal=args.causal, **_given(args, (
-            "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
-            "seq_k", "window", "scale", "tile", "target")))
+        return AttentionBackwardSpec(
+            causal=args.causal, varlen=args.varlen, **_given(args, (
+                "dtype", "head_dim", "batch", "heads_q", "heads_kv",
+                "seq_q", "seq_k", "window", "scale", "tile", "target")))
     return AttentionSpec(
         return_lse=args.lse, causal=args.causal, varlen=args.varlen,
         kvcache=args.kvcache, pack_gqa=args.pack_gqa,

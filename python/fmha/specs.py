@@ -697,6 +697,14 @@ class AttentionBackwardSpec(_Spec):
     into an f32 scratch by TMA (five products instead of seven; dq's last
     bits may vary from run to run) instead of by a kernel of its own.
     sm_90a only.
+
+    ``varlen=True``: the backward of a varlen forward (``AttentionSpec``'s
+    ``varlen``), in its layout: ``q``, ``o``, ``do``, ``dq`` ``[total_q,
+    heads_q, head_dim]``, ``k``, ``v``, ``dk``, ``dv`` ``[total_k,
+    heads_kv, head_dim]``, ``lse`` ``[heads_q, total_q]`` and two ``[batch
+    + 1]`` int32 ``cu_seqlens`` inputs after it; ``batch``, ``seq_q`` and
+    ``seq_k`` must then be None, and ``fused_dq`` False (dQ always by a
+    kernel of its own).
     """
 
     dtype: str = "bf16"
@@ -712,8 +720,10 @@ class AttentionBackwardSpec(_Spec):
     tile: Optional[tuple] = None
     fused_dq: bool = False
     target: str = "sm_90a"
+    varlen: bool = False
 
     kind = "attention_backward"
+    _later_fields = {"varlen": False}
 
     def __post_init__(self) -> None:
         _check_choice("dtype", self.dtype, INPUT_DTYPES)
@@ -728,10 +738,21 @@ class AttentionBackwardSpec(_Spec):
                       ATTENTION_BACKWARD_HEAD_DIMS)
         for size in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
             _check_size(size, getattr(self, size))
-        for flag in ("causal", "fused_dq"):
+        for flag in ("causal", "fused_dq", "varlen"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
+        if self.varlen:
+            for size in ("batch", "seq_q", "seq_k"):
+                if getattr(self, size) is not None:
+                    raise ValueError(
+                        f"{size} must be None with varlen=True (a varlen "
+                        f"kernel reads the sequences' bounds at run time), "
+                        f"got {getattr(self, size)}")
+            if self.fused_dq:
+                raise ValueError(
+                    "fused_dq and varlen exclude each other (a varlen "
+                    "backward computes dQ by a kernel of its own)")
         _int_tuple(self, "window", 2)
         if self.scale is not None:
             object.__setattr__(self, "scale", check_scale(self.scale))
@@ -746,9 +767,12 @@ class AttentionBackwardSpec(_Spec):
     @property
     def name(self) -> str:
         """The kernels' common prefix and the manifest's name, e.g.
-        ``attention_backward_bf16_d128_causal``."""
+        ``attention_backward_bf16_d128_causal`` (``_varlen`` before the
+        mask: ``attention_backward_bf16_d128_varlen_causal``)."""
         name = f"attention_backward_{self.dtype}_d{self.head_dim}"
         name += _sizes_suffix(self)
+        if self.varlen:
+            name += "_varlen"
         if self.causal:
             name += "_causal"
         if self.window is not None:
@@ -760,6 +784,14 @@ class AttentionBackwardSpec(_Spec):
         return name
 
     def signature(self) -> str:
+        if self.varlen:
+            q = tensor_type((None, self.heads_q, self.head_dim), self.dtype)
+            kv = tensor_type((None, self.heads_kv, self.head_dim),
+                             self.dtype)
+            lse = tensor_type((self.heads_q, None), "f32")
+            cu = tensor_type((None,), "i32")
+            return (f"({q}, {kv}, {kv}, {q}, {q}, {lse}, {cu}, {cu}) -> "
+                    f"({q}, {kv}, {kv})")
         q = tensor_type((self.batch, self.heads_q, self.seq_q,
                          self.head_dim), self.dtype)
         kv = tensor_type((self.batch, self.heads_kv, self.seq_k,
@@ -775,6 +807,8 @@ class AttentionBackwardSpec(_Spec):
         if self.fused_dq:
             # Before the tile, as the op's syntax orders them.
             config.insert(len(config) - (self.tile is not None), "fused_dq")
+        if self.varlen:
+            config.insert(0, "varlen")
         config.append(f"target {self.target}")
         return (f"fmha.attention_backward @{self.name} {self.signature()}\n"
                 f"    {' '.join(config)}\n")

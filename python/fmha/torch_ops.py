@@ -1,7 +1,9 @@
 """PyTorch custom ops ``fmha::gemm``, ``fmha::attention``,
 ``fmha::attention_backward`` (fmha.backward, also fmha::attention's
 autograd formula), ``fmha::attention_fp8`` (fmha.fp8_attention),
-``fmha::attention_varlen`` (fmha.varlen), ``fmha::attention_kvcache``
+``fmha::attention_varlen`` (fmha.varlen),
+``fmha::attention_varlen_backward`` (fmha.varlen_backward, also
+fmha::attention_varlen's autograd formula), ``fmha::attention_kvcache``
 (fmha.kvcache), ``fmha::merge_states`` (fmha.merge) and ``fmha::append_kv``
 (fmha.append, which writes a KV cache in place).
 
@@ -797,11 +799,14 @@ def _define(torch: Any) -> None:
         _check_attention(torch, q, k, v, causal, window, scale)
         return _attention_outputs(torch, q, return_lse)
 
-    from . import append, backward, fp8_attention, kvcache, merge, varlen
+    from . import (append, backward, fp8_attention, kvcache, merge, varlen,
+                   varlen_backward)
     backward.define(torch)
     backward.register_autograd(torch, attention)
     fp8_attention.define(torch)
-    varlen.define(torch)
+    varlen_op = varlen.define(torch)
+    varlen_backward.define(torch)
+    varlen_backward.register_autograd(torch, varlen_op)
     kvcache.define(torch)
     merge.define(torch)
     append.define(torch)

@@ -12,7 +12,8 @@ manifest's ``sizes``).
 The checks that need only shapes and dtypes are pure functions here
 (testable without PyTorch); :func:`check_cu_seqlens` checks the values
 once they are on the host. The custom op ``torch.ops.fmha.attention_varlen``
-is defined by :func:`define` (fmha.torch_ops.register calls it).
+is defined by :func:`define` (fmha.torch_ops.register calls it); its
+backward is fmha.varlen_backward's.
 """
 
 from typing import Any, Callable, Optional, Sequence
@@ -31,32 +32,33 @@ def check_varlen_args(q_shape: Sequence, k_shape: Sequence,
                       max_seqlen_k: Any, causal: bool = False,
                       window: Optional[Any] = None,
                       scale: Optional[float] = None,
-                      check: Callable = _ops._require) -> None:
+                      check: Callable = _ops._require,
+                      what: str = WHAT) -> None:
     """Checks fmha.attention_varlen's arguments from their shapes and
     dtype names (``bf16``, ``f16``, ``i32``, or None for another type):
     ValueError (shapes, lengths, window, scale) or TypeError (dtypes,
-    arguments of the wrong kind), naming the mistake. Relations between
-    sizes go through ``check(cond, message)`` (``torch._check`` under
-    torch.compile)."""
+    arguments of the wrong kind), naming the mistake (and ``what``, the
+    entry point). Relations between sizes go through ``check(cond,
+    message)`` (``torch._check`` under torch.compile)."""
     if len(q_shape) != 3 or len(k_shape) != 3 or len(v_shape) != 3:
         raise ValueError(
-            f"{WHAT}: q must be [total_q, heads_q, head_dim] and k, v "
+            f"{what}: q must be [total_q, heads_q, head_dim] and k, v "
             f"[total_k, heads_kv, head_dim], got shapes {list(q_shape)}, "
             f"{list(k_shape)}, {list(v_shape)}")
     if len(cu_q_shape) != 1 or len(cu_k_shape) != 1:
         raise ValueError(
-            f"{WHAT}: cu_seqlens_q and cu_seqlens_k must be [batch + 1], got "
+            f"{what}: cu_seqlens_q and cu_seqlens_k must be [batch + 1], got "
             f"shapes {list(cu_q_shape)} and {list(cu_k_shape)}")
     qd, kd, vd = dtypes
     if qd not in ("bf16", "f16"):
-        raise TypeError(f"{WHAT}: q must be bfloat16 or float16, got "
+        raise TypeError(f"{what}: q must be bfloat16 or float16, got "
                         f"{qd or 'another type'}")
     if kd != qd or vd != qd:
-        raise TypeError(f"{WHAT}: q, k, v must have one dtype, got {qd}, "
+        raise TypeError(f"{what}: q, k, v must have one dtype, got {qd}, "
                         f"{kd or 'another type'}, {vd or 'another type'}")
     for name, dtype in zip(("cu_seqlens_q", "cu_seqlens_k"), cu_dtypes):
         if dtype != "i32":
-            raise TypeError(f"{WHAT}: {name} must be int32, got "
+            raise TypeError(f"{what}: {name} must be int32, got "
                             f"{dtype or 'another type'}")
     for name, value in (("max_seqlen_q", max_seqlen_q),
                         ("max_seqlen_k", max_seqlen_k)):
@@ -64,51 +66,52 @@ def check_varlen_args(q_shape: Sequence, k_shape: Sequence,
             # A SymInt under torch.compile is checked by the kernel's
             # launch instead.
             if type(value).__name__ != "SymInt":
-                raise TypeError(f"{WHAT}: {name} must be an int, got "
+                raise TypeError(f"{what}: {name} must be an int, got "
                                 f"{value!r}")
         elif not 0 <= value <= I32_MAX:
-            raise ValueError(f"{WHAT}: {name} must be in [0, {I32_MAX}], "
+            raise ValueError(f"{what}: {name} must be in [0, {I32_MAX}], "
                              f"got {value}")
-    _ops.check_mask_options(WHAT, causal, window, scale)
-    _ops.check_head_dim(WHAT, "q, k, v", q_shape, k_shape, v_shape, 2, check)
+    _ops.check_mask_options(what, causal, window, scale)
+    _ops.check_head_dim(what, "q, k, v", q_shape, k_shape, v_shape, 2, check)
     check(k_shape[0] == v_shape[0] and k_shape[1] == v_shape[1], lambda: (
-        f"{WHAT}: k and v must have one shape [total_k, heads_kv, "
+        f"{what}: k and v must have one shape [total_k, heads_kv, "
         f"head_dim], got {list(k_shape)} and {list(v_shape)}"))
-    _ops.check_head_groups(WHAT, "k and v", q_shape[1], k_shape, 1, check)
+    _ops.check_head_groups(what, "k and v", q_shape[1], k_shape, 1, check)
     check(cu_q_shape[0] == cu_k_shape[0], lambda: (
-        f"{WHAT}: cu_seqlens_q and cu_seqlens_k must have one size (batch + "
+        f"{what}: cu_seqlens_q and cu_seqlens_k must have one size (batch + "
         f"1), got {cu_q_shape[0]} and {cu_k_shape[0]}"))
     check(cu_q_shape[0] >= 1, lambda: (
-        f"{WHAT}: cu_seqlens_q must have batch + 1 >= 1 entries, got none"))
+        f"{what}: cu_seqlens_q must have batch + 1 >= 1 entries, got none"))
 
 
 def check_cu_seqlens(cu_q: Sequence[int], cu_k: Sequence[int],
                      total_q: int, total_k: int, max_seqlen_q: int,
-                     max_seqlen_k: int) -> None:
+                     max_seqlen_k: int, what: str = WHAT) -> None:
     """Checks the values of the cu_seqlens (host lists): each starts at 0,
     never decreases, ends at its tensor's total, and no sequence is longer
-    than its maximum. Raises ValueError naming the first broken rule."""
+    than its maximum. Raises ValueError naming the first broken rule (and
+    ``what``, the entry point)."""
     for name, cu, total, longest, tensor in (
             ("cu_seqlens_q", cu_q, total_q, max_seqlen_q, "q"),
             ("cu_seqlens_k", cu_k, total_k, max_seqlen_k, "k")):
         if cu[0] != 0:
-            raise ValueError(f"{WHAT}: {name}[0] must be 0, got {cu[0]}")
+            raise ValueError(f"{what}: {name}[0] must be 0, got {cu[0]}")
         for b in range(len(cu) - 1):
             length = cu[b + 1] - cu[b]
             if length < 0:
                 raise ValueError(
-                    f"{WHAT}: {name} must be sorted (prefix sums of the "
+                    f"{what}: {name} must be sorted (prefix sums of the "
                     f"sequence lengths), but {name}[{b + 1}] = {cu[b + 1]} "
                     f"< {name}[{b}] = {cu[b]}")
             if length > longest:
                 raise ValueError(
-                    f"{WHAT}: sequence {b} has {length} "
+                    f"{what}: sequence {b} has {length} "
                     f"{'queries' if tensor == 'q' else 'keys'} "
                     f"({name}[{b + 1}] - {name}[{b}]), more than "
                     f"max_seqlen_{tensor} = {longest}")
         if cu[-1] != total:
             raise ValueError(
-                f"{WHAT}: {name}[-1] must be the tokens of {tensor} "
+                f"{what}: {name}[-1] must be the tokens of {tensor} "
                 f"(total = {total}), got {cu[-1]}")
 
 
@@ -228,7 +231,7 @@ def attention_varlen_impl(q: Any, k: Any, v: Any, cu_q: Any, cu_k: Any,
 
 def _values_checked(torch: Any, cu_q: Any, cu_k: Any, total_q: int,
                     total_k: int, max_seqlen_q: int,
-                    max_seqlen_k: int) -> None:
+                    max_seqlen_k: int, what: str = WHAT) -> None:
     """check_cu_seqlens on the device tensors, through one device-to-host
     copy of both (a synchronization); not while a CUDA graph is being
     captured or torch.compile traces."""
@@ -237,7 +240,7 @@ def _values_checked(torch: Any, cu_q: Any, cu_k: Any, total_q: int,
     values = torch.cat((cu_q, cu_k)).tolist()
     n = int(cu_q.shape[0])
     check_cu_seqlens(values[:n], values[n:], total_q, total_k, max_seqlen_q,
-                     max_seqlen_k)
+                     max_seqlen_k, what)
 
 
 def attention_varlen_fast(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
@@ -323,9 +326,10 @@ def attention_varlen_fast(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
     return o, lse
 
 
-def define(torch: Any) -> None:
+def define(torch: Any) -> Any:
     """Defines the custom op ``fmha::attention_varlen`` and its fake
-    implementation (for torch.compile)."""
+    implementation (for torch.compile); returns the op (its autograd
+    formula is fmha.varlen_backward's)."""
     Tensor = torch.Tensor
 
     @torch.library.custom_op("fmha::attention_varlen", mutates_args=())
@@ -345,6 +349,8 @@ def define(torch: Any) -> None:
         _check(torch, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                max_seqlen_k, causal, window, scale)
         return outputs(torch, q, return_lse)
+
+    return attention_varlen
 
 
 def attention_varlen(q: Any, k: Any, v: Any, cu_seqlens_q: Any,
@@ -381,10 +387,18 @@ def attention_varlen(q: Any, k: Any, v: Any, cu_seqlens_q: Any,
     tensors (it clamps every bound to the totals), but rows of ``o`` that no
     sequence covers are left as they were allocated. Works under
     ``torch.compile(fullgraph=True)`` and in CUDA graphs.
+
+    Differentiable (head_dim 64 or 128): when autograd records the call
+    (grad mode on, an input requiring a gradient) the kernel also computes
+    lse, and ``backward()`` runs fmha.attention_varlen_backward's kernels
+    (the cu_seqlens' values checked by this call are not checked again).
+    ``lse`` is not differentiable. head_dim 256 has no backward: such
+    calls raise NotImplementedError when autograd would record them.
     """
     torch = _ops._torch(WHAT)
-    from .backward import reject_grad
-    reject_grad(torch, WHAT, "varlen attention", q, k, v)
+    from .backward import needs_grad
+    from .varlen_backward import check_grad_supported
+    check_grad_supported(torch, q, k, v)
     if isinstance(scale, int) and not isinstance(scale, bool):
         scale = float(scale)
     if isinstance(window, list):
@@ -396,8 +410,10 @@ def attention_varlen(q: Any, k: Any, v: Any, cu_seqlens_q: Any,
             max_seqlen_k, causal, window, scale, return_lse, check_values)
         if fast is not None:
             return fast if return_lse else fast[0]
+    # A call autograd records keeps lse for the backward (the op's
+    # autograd formula, fmha.varlen_backward); lse is not differentiable.
     o, lse = torch.ops.fmha.attention_varlen(
         q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
-        causal, None if window is None else list(window), scale, return_lse,
-        check_values)
+        causal, None if window is None else list(window), scale,
+        return_lse or needs_grad(torch, q, k, v), check_values)
     return (o, lse) if return_lse else o

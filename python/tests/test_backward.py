@@ -89,6 +89,59 @@ class SpecTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "fused_dq must be a bool"):
             AttentionBackwardSpec(fused_dq=1)
 
+    def test_varlen_rendering(self):
+        spec = AttentionBackwardSpec(causal=True, varlen=True)
+        self.assertEqual(spec.name,
+                         "attention_backward_bf16_d128_varlen_causal")
+        self.assertEqual(
+            spec.to_mlir(),
+            "fmha.attention_backward "
+            "@attention_backward_bf16_d128_varlen_causal "
+            "(tensor<?x?x128xbf16>, tensor<?x?x128xbf16>, "
+            "tensor<?x?x128xbf16>, tensor<?x?x128xbf16>, "
+            "tensor<?x?x128xbf16>, tensor<?x?xf32>, tensor<?xi32>, "
+            "tensor<?xi32>) -> (tensor<?x?x128xbf16>, "
+            "tensor<?x?x128xbf16>, tensor<?x?x128xbf16>)\n"
+            "    varlen causal target sm_90a\n")
+        # Static head counts, and varlen before every other keyword.
+        spec = AttentionBackwardSpec(dtype="f16", head_dim=64, heads_q=32,
+                                     heads_kv=8, window=(128, 0),
+                                     scale=0.125, tile=(64, 128),
+                                     varlen=True)
+        self.assertEqual(spec.name, "attention_backward_f16_d64_hq32_hkv8_"
+                         "varlen_w128_0_64x128")
+        text = spec.to_mlir()
+        self.assertIn("(tensor<?x32x64xf16>, tensor<?x8x64xf16>, "
+                      "tensor<?x8x64xf16>, tensor<?x32x64xf16>, "
+                      "tensor<?x32x64xf16>, tensor<32x?xf32>, "
+                      "tensor<?xi32>, tensor<?xi32>) -> "
+                      "(tensor<?x32x64xf16>, tensor<?x8x64xf16>, "
+                      "tensor<?x8x64xf16>)", text)
+        self.assertTrue(text.endswith(
+            "    varlen window [128, 0] scale 0.125 tile [64, 128] "
+            "target sm_90a\n"))
+
+    def test_varlen_dict(self):
+        # A dense spec's cache key does not change with the field's
+        # arrival; a varlen one round-trips.
+        self.assertNotIn("varlen", AttentionBackwardSpec().to_dict())
+        spec = AttentionBackwardSpec(varlen=True, window=(8, 0))
+        self.assertTrue(spec.to_dict()["varlen"])
+        self.assertEqual(spec_from_dict(spec.to_dict()), spec)
+
+    def test_varlen_validation(self):
+        for fields, error, pattern in (
+                ({"fused_dq": True}, ValueError,
+                 "fused_dq and varlen exclude each other"),
+                ({"batch": 2}, ValueError, "batch must be None with "
+                 "varlen=True"),
+                ({"seq_q": 128}, ValueError, "seq_q must be None"),
+                ({"seq_k": 128}, ValueError, "seq_k must be None"),
+                ({"varlen": 1}, TypeError, "varlen must be a bool")):
+            with self.subTest(fields=fields):
+                with self.assertRaisesRegex(error, pattern):
+                    AttentionBackwardSpec(**{"varlen": True, **fields})
+
     def test_front_door_spec(self):
         # The default scale, however spelled, is the default kernel; dq is
         # fused at head dim 64 unless the call is deterministic.
@@ -107,6 +160,14 @@ class SpecTest(unittest.TestCase):
         self.assertEqual(
             [s.fused_dq for s in backward.backward_kernel_specs("bf16", 128)],
             [False])
+        # varlen: dQ by its own kernel, deterministic or not.
+        self.assertEqual(backward.backward_spec("bf16", 64, True,
+                                                varlen=True),
+                         AttentionBackwardSpec(head_dim=64, causal=True,
+                                               varlen=True))
+        self.assertEqual(
+            backward.backward_kernel_specs("f16", 64, varlen=True),
+            [AttentionBackwardSpec(dtype="f16", head_dim=64, varlen=True)])
 
 
 def shapes(B=2, H=8, HKV=2, SQ=300, SK=17, D=128):
@@ -199,11 +260,11 @@ class GradCheckTest(unittest.TestCase):
         backward.check_grad_supported(FakeTorch(True), ok, ok, ok)
 
     def test_reject(self):
-        t = FakeTensor((64, 4, 128), True)
-        with self.assertRaisesRegex(NotImplementedError, "varlen attention "
+        t = FakeTensor((1, 4, 64, 128), True)
+        with self.assertRaisesRegex(NotImplementedError, "fp8 attention "
                                     "has no backward yet .*torch.no_grad"):
-            backward.reject_grad(FakeTorch(True), "fmha.attention_varlen",
-                                 "varlen attention", t)
+            backward.reject_grad(FakeTorch(True), "fmha.attention",
+                                 "fp8 attention", t)
         backward.reject_grad(FakeTorch(False), "x", "y", t)
 
 

@@ -149,6 +149,15 @@ class CliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("attention_backward_f16_d64_causal_w64_0 (sm_90a) is "
                       "not in the cache", r.stderr)
+        r = self.fmha("compile", "attention-backward", "--varlen",
+                      "--seq-q", "128")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("seq_q must be None with varlen=True", r.stderr)
+        r = self.fmha("compile", "attention-backward", "--varlen", "--causal",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("attention_backward_bf16_d128_varlen_causal (sm_90a) "
+                      "is not in the cache", r.stderr)
 
     def test_miss_without_compiler(self):
         r = self.fmha("compile", "gemm", env={"FMHA_OPT": "/nonexistent"})

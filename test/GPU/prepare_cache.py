@@ -26,7 +26,10 @@ bench/merge.py select; fmha.append_kv's for every dtype, head dim and page
 size (test_gpu_kvcache.APPEND_KERNELS); fmha.attention_backward's and
 the forwards with lse that python/tests/test_gpu_backward.py,
 bench/backward.py and bench/train_llama.py select
-(test_gpu_backward.kernel_specs). Configurations that do
+(test_gpu_backward.kernel_specs), and fmha.attention_varlen_backward's and
+the varlen forwards that python/tests/test_gpu_backward_varlen.py and
+stress.py's backward_varlen cases select
+(test_gpu_backward_varlen.kernel_specs). Configurations that do
 not compile for a type (an f32 output needs more shared memory) are listed
 and skipped.
 """
@@ -47,7 +50,8 @@ import fmha  # noqa: E402
 import gemm_configs  # noqa: E402
 import stress  # noqa: E402
 from fmha import ops  # noqa: E402
-from tests import (test_gpu_backward, test_gpu_fp8,  # noqa: E402
+from tests import (test_gpu_backward,  # noqa: E402
+                   test_gpu_backward_varlen, test_gpu_fp8,
                    test_gpu_fp8_attention, test_gpu_kvcache, test_gpu_merge)
 
 # bench/kvcache.py's decode: bf16, head dim 128 (and 256 with --head-dim,
@@ -115,6 +119,10 @@ def specs():
     # bench/backward.py's and bench/train_llama.py's (bf16, head dims 64
     # and 128, causal or not).
     yield from test_gpu_backward.kernel_specs()
+    # fmha.attention_varlen_backward's (dQ by its own kernel) and the varlen
+    # forwards, with lse (autograd) or not: the same options, which hold
+    # those of stress.py's backward_varlen cases.
+    yield from test_gpu_backward_varlen.kernel_specs()
 
 
 def main():

@@ -31,6 +31,12 @@ What it draws (docs/GPURuns.md records the runs):
   of python/tests/test_gpu_backward.py (whose kernels prepare_cache.py
   compiles), a random upstream gradient, dq, dk and dv against the float64
   reference within twice the error of the same algorithm in the dtype;
+- varlen attention backward (loss.backward() through
+  fmha.attention_varlen): packed sequences as for varlen attention within
+  a smaller budget, the options and head dims of the dense backward, q/k/v
+  separate or slices of one packed tensor, dq, dk and dv against the
+  float64 reference of each sequence
+  (python/tests/test_gpu_backward_varlen.py's bounds);
 - layouts for every input: contiguous, a [B, S, H, D] tensor transposed,
   views at an element offset (16-byte aligned or not), padded rows, a
   strided innermost dimension, broadcast (stride 0) dimensions, a
@@ -234,6 +240,18 @@ def draw_attention(rng):
             "layouts": [rng.choice(LAYOUTS_4D) for _ in range(3)]}
 
 
+def shrink_varlen(lengths_q, lengths_k, heads_q, head_dim, share):
+    """Shrinks packed sequences (in place) to 1/share of the reference's
+    budget: the longest sequences first."""
+    while sum(a * b for a, b in zip(lengths_q, lengths_k)) * heads_q > \
+            MAX_SCORES // share or (sum(lengths_q) + sum(lengths_k)) * \
+            heads_q * head_dim > MAX_INPUT // share:
+        i = max(range(len(lengths_q)),
+                key=lambda j: lengths_q[j] + lengths_k[j])
+        lengths_q[i] = lengths_q[i] * 3 // 4
+        lengths_k[i] = lengths_k[i] * 3 // 4
+
+
 def draw_varlen(rng):
     dtype, causal, window, scale = rng.choice(VARLEN_OPTIONS)
     head_dim = rng.choice(HEAD_DIMS)
@@ -242,13 +260,7 @@ def draw_varlen(rng):
     lengths_q = [length(rng) for _ in range(batch)]
     lengths_k = list(lengths_q) if rng.random() < 0.5 else \
         [length(rng) for _ in range(batch)]
-    # Shrink to the reference's budget: the longest sequences first.
-    while sum(a * b for a, b in zip(lengths_q, lengths_k)) * heads_kv * \
-            group > MAX_SCORES or (sum(lengths_q) + sum(lengths_k)) * \
-            heads_kv * group * head_dim > MAX_INPUT:
-        i = max(range(batch), key=lambda j: lengths_q[j] + lengths_k[j])
-        lengths_q[i] = lengths_q[i] * 3 // 4
-        lengths_k[i] = lengths_k[i] * 3 // 4
+    shrink_varlen(lengths_q, lengths_k, heads_kv * group, head_dim, 1)
     return {"kind": "varlen", "dtype": dtype, "causal": causal,
             "window": window, "scale": scale, "head_dim": head_dim,
             "heads_q": heads_kv * group, "heads_kv": heads_kv,
@@ -294,6 +306,24 @@ def draw_backward(rng):
             # dq by its own kernel (torch.use_deterministic_algorithms)
             # or fused into the dK/dV kernel (the default).
             "deterministic": rng.random() < 0.25}
+
+
+def draw_backward_varlen(rng):
+    from tests.test_gpu_backward import OPTIONS
+    dtype, head_dim, causal, window, scale = rng.choice(OPTIONS)
+    heads_kv, group = count(rng, 16), count(rng, 8)
+    batch = count(rng, VARLEN_BATCH_MAX)
+    lengths_q = [length(rng) for _ in range(batch)]
+    lengths_k = list(lengths_q) if rng.random() < 0.5 else \
+        [length(rng) for _ in range(batch)]
+    # The reference keeps several float64 score tensors: a quarter of the
+    # forward's budget.
+    shrink_varlen(lengths_q, lengths_k, heads_kv * group, head_dim, 4)
+    return {"kind": "backward_varlen", "dtype": dtype, "causal": causal,
+            "window": window, "scale": scale, "head_dim": head_dim,
+            "heads_q": heads_kv * group, "heads_kv": heads_kv,
+            "lengths_q": lengths_q, "lengths_k": lengths_k,
+            "packed": rng.random() < 0.3}
 
 
 def draw_gemm(rng):
@@ -352,18 +382,21 @@ def run_attention(case, rng, gen):
                      o)
 
 
+def cu_seqlens(lengths):
+    """The int32 prefix sums of ``lengths``, from 0, on the GPU."""
+    out = [0]
+    for n in lengths:
+        out.append(out[-1] + n)
+    return torch.tensor(out, dtype=torch.int32, device="cuda")
+
+
 def run_varlen(case, rng, gen):
     import fmha
     from tests.test_gpu_varlen import reference
     dt = dtype_of(case["dtype"])
     hq, hkv, d = case["heads_q"], case["heads_kv"], case["head_dim"]
     lq, lk = case["lengths_q"], case["lengths_k"]
-
-    def cu(lengths):
-        out = [0]
-        for n in lengths:
-            out.append(out[-1] + n)
-        return torch.tensor(out, dtype=torch.int32, device="cuda")
+    cu = cu_seqlens
 
     def randn(*size):
         return torch.randn(*size, device="cuda", generator=gen).to(dt)
@@ -482,6 +515,45 @@ def run_backward(case, rng, gen):
         base = max(grad_error(e, r, allowed), grad_error(eo, r, allowed))
         expect(err <= 2 * base + eps,
                f"{name}: error {err:.3g} above 2 x {base:.3g} + {eps:.3g}")
+
+
+def run_backward_varlen(case, rng, gen):
+    import fmha
+    from tests.test_gpu_backward_varlen import grad_errors
+    dt = dtype_of(case["dtype"])
+    hq, hkv, d = case["heads_q"], case["heads_kv"], case["head_dim"]
+    lq, lk = case["lengths_q"], case["lengths_k"]
+    tq, tk = sum(lq), sum(lk)
+
+    def randn(*size):
+        return torch.randn(*size, device="cuda", generator=gen).to(dt)
+
+    packed = case["packed"] and tq == tk and hq == hkv
+    if packed:
+        qkv = randn(tq, 3, hq, d).requires_grad_()  # one packed tensor
+        q, k, v = qkv.unbind(1)
+    else:
+        q, k, v = (randn(tq, hq, d).requires_grad_(),
+                   randn(tk, hkv, d).requires_grad_(),
+                   randn(tk, hkv, d).requires_grad_())
+    cu_q, cu_k = cu_seqlens(lq), cu_seqlens(lk)
+    do = randn(tq, hq, d)
+    options = dict(causal=case["causal"], window=case["window"],
+                   scale=case["scale"])
+    poison_pool(q.numel() * q.element_size())
+    o = fmha.attention_varlen(q, k, v, cu_q, cu_k, max(lq), max(lk),
+                              **options)
+    o.backward(do)
+    torch.cuda.current_stream().synchronize()
+    grads = qkv.grad.unbind(1) if packed else (q.grad, k.grad, v.grad)
+    for name, g, t in zip(("dq", "dk", "dv"), grads, (q, k, v)):
+        expect(g is not None and tuple(g.shape) == tuple(t.shape),
+               f"{name} missing or of shape {None if g is None else g.shape}")
+        expect(int(torch.isnan(g).sum()) == 0, f"{name}: NaN")
+    for name, err, bound in grad_errors(
+            grads, q.detach(), k.detach(), v.detach(), do, cu_q, cu_k,
+            o.detach(), **options):
+        expect(err <= bound, f"{name}: error {err:.3g} above {bound:.3g}")
 
 
 def run_gemm(case, rng, gen):
@@ -623,8 +695,10 @@ def draw(seed, index):
         return rng, {"kind": "bad"}
     if roll < 0.42:
         return rng, draw_attention(rng)
-    if roll < 0.47:
+    if roll < 0.45:
         return rng, draw_backward(rng)
+    if roll < 0.47:
+        return rng, draw_backward_varlen(rng)
     if roll < 0.55:
         return rng, draw_varlen(rng)
     return rng, draw_kvcache(rng) if roll < 0.63 else draw_gemm(rng)
@@ -652,6 +726,8 @@ def run_case(seed, index, streams):
                 run_kvcache(case, rng, gen)
             elif case["kind"] == "backward":
                 run_backward(case, rng, gen)
+            elif case["kind"] == "backward_varlen":
+                run_backward_varlen(case, rng, gen)
             else:
                 run_gemm(case, rng, gen)
         return case, None
@@ -734,9 +810,12 @@ def watchdog(seed, counter, workers, stall_seconds):
                 os._exit(1)
 
 
-def check_environment():
+def check_environment(kinds=None):
     """Skips (exit 77) without PyTorch, a compute capability 9.0 device or
-    the kernels."""
+    the kernels of the cases of ``kinds`` (None: every kind) that are
+    compiled up front: dense attention's, fmha.gemm's and kvcache's (the
+    other kinds' kernels come from prepare_cache.py's list and compile on
+    first use)."""
     global torch
     try:
         import torch as torch_module
@@ -754,15 +833,22 @@ def check_environment():
         sys.exit(SKIP)
     import fmha
     from fmha import ops
-    specs = [ops.attention_spec(d, hd, c, w, s, lse)
-             for d, c, w, s in ATTENTION_OPTIONS for hd in HEAD_DIMS
-             for lse in (False, True)]
-    specs += [ops.gemm_spec(d, o, b_transposed=bt) for d, o in GEMM_TYPES
-              for bt in (True, False)]
-    specs += [ops.attention_spec(d, hd, c, w, s, lse, kvcache=True,
-                                 page_size=page)
-              for d, c, w, s, hds, pages in KVCACHE_OPTIONS for hd in hds
-              for page in pages for lse in (False, True)]
+    def wanted(*names):
+        return kinds is None or bool(kinds & set(names))
+
+    specs = []
+    if wanted("attention", "bad"):
+        specs += [ops.attention_spec(d, hd, c, w, s, lse)
+                  for d, c, w, s in ATTENTION_OPTIONS for hd in HEAD_DIMS
+                  for lse in (False, True)]
+    if wanted("gemm", "bad"):
+        specs += [ops.gemm_spec(d, o, b_transposed=bt)
+                  for d, o in GEMM_TYPES for bt in (True, False)]
+    if wanted("kvcache"):
+        specs += [ops.attention_spec(d, hd, c, w, s, lse, kvcache=True,
+                                     page_size=page)
+                  for d, c, w, s, hds, pages in KVCACHE_OPTIONS
+                  for hd in hds for page in pages for lse in (False, True)]
     for spec in specs:
         try:
             fmha.compile(spec, progress=lambda message: None)
@@ -785,7 +871,7 @@ def main(argv=None):
     p.add_argument("--case", type=int, help="run only case CASE of --seed")
     p.add_argument("--kinds", type=lambda x: set(x.split(",")),
                    help="run only these kinds of case (attention, varlen, "
-                   "kvcache, backward, "
+                   "kvcache, backward, backward_varlen, "
                    "gemm, bad), comma-separated; the others are drawn and passed "
                    "over, so case numbers stay those of the full run")
     p.add_argument("--streams", choices=("mixed", "own", "default"),
@@ -799,7 +885,7 @@ def main(argv=None):
     print(f"fmha stress: seed {args.seed}, {args.minutes:g} minutes, "
           f"{args.threads} threads (replay a case: --seed {args.seed} "
           f"--case N)", flush=True)
-    check_environment()
+    check_environment(args.kinds)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     poisoned_gemm_outputs()
