@@ -35,11 +35,12 @@ constexpr int64_t kDefaultBlockM = 64;
 /// The default block_m of a varlen backward at head dims above 64: the
 /// widest whose dK/dV consumer fits beside the sequence's bounds.
 constexpr int64_t kVarlenWideBlockM = 48;
-/// Registers of a dK/dV consumer thread that hold a varlen sequence's
-/// bounds (its lengths and first rows, loaded from the cu_seqlens where the
-/// dense kernel reads kernel parameters that ptxas rematerializes): ptxas
-/// spilled 24-28 bytes at head dim 128 with block_m 64, which the count
-/// without them puts at the limit.
+/// Registers that hold a varlen sequence's bounds (its lengths and first
+/// rows, loaded from the cu_seqlens where the dense kernel reads kernel
+/// parameters that ptxas rematerializes), counted in the consumers' budget:
+/// at head dim 128 with block_m 64, where the count without them is the
+/// widest split's limit, ptxas spilled 24-28 bytes (in the producer, whose
+/// 24 registers the split leaves it; docs/Backward.md).
 constexpr int64_t kVarlenSequenceRegisters = 8;
 constexpr int64_t kBlockN = 128;
 constexpr int64_t kConsumerRows = limits::kWgmmaM;
