@@ -96,6 +96,25 @@ def backward_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
         for deterministic in (False, True)))
 
 
+def check_like_q(what: str, shapes: dict, dtypes: dict, layout: str,
+                 check: Any) -> None:
+    """Checks that o and do have q's shape (``layout`` names its
+    dimensions, for the message) and dtype: ValueError or TypeError, sizes
+    through ``check(cond, message)``."""
+    q = shapes["q"]
+    for name in ("o", "do"):
+        if len(shapes[name]) != len(q):
+            raise ValueError(f"{what}: {name} must be [{layout}] as q, got "
+                             f"shape {list(shapes[name])}")
+        check(all(a == b for a, b in zip(shapes[name], q)), lambda n=name: (
+            f"{what}: {n} must have q's shape {list(q)}, got "
+            f"{list(shapes[n])}"))
+        if dtypes[name] != dtypes["q"]:
+            raise TypeError(f"{what}: {name} must have q's dtype "
+                            f"{dtypes['q']}, got "
+                            f"{dtypes[name] or 'another type'}")
+
+
 def check_backward_args(shapes: dict, dtypes: dict, causal: bool = False,
                         window: Optional[Any] = None,
                         scale: Optional[float] = None,
@@ -118,18 +137,8 @@ def check_backward_args(shapes: dict, dtypes: dict, causal: bool = False,
     _ops.check_attention_args(
         q, k, v, (dtypes["q"], dtypes["k"], dtypes["v"]), causal, window,
         scale, check)
-    for name in ("o", "do"):
-        if len(shapes[name]) != 4:
-            raise ValueError(f"{WHAT}: {name} must be [batch, heads_q, "
-                             f"seq_q, head_dim] as q, got shape "
-                             f"{list(shapes[name])}")
-        check(all(a == b for a, b in zip(shapes[name], q)), lambda n=name: (
-            f"{WHAT}: {n} must have q's shape {list(q)}, got "
-            f"{list(shapes[n])}"))
-        if dtypes[name] != dtypes["q"]:
-            raise TypeError(f"{WHAT}: {name} must have q's dtype "
-                            f"{dtypes['q']}, got "
-                            f"{dtypes[name] or 'another type'}")
+    check_like_q(WHAT, shapes, dtypes, "batch, heads_q, seq_q, head_dim",
+                 check)
     lse = shapes["lse"]
     if len(lse) != 3:
         raise ValueError(f"{WHAT}: lse must be [batch, heads_q, seq_q] (the "

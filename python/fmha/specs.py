@@ -79,6 +79,16 @@ def _check_size(what: str, value: Any) -> None:
         _check_int(what, value, 1, I32_MAX, _I32)
 
 
+def _check_varlen_sizes(spec: Any) -> None:
+    """A varlen spec's batch and sequence lengths: dynamic (None)."""
+    for size in ("batch", "seq_q", "seq_k"):
+        if getattr(spec, size) is not None:
+            raise ValueError(
+                f"{size} must be None with varlen=True (a varlen kernel "
+                f"reads the sequences' bounds at run time), got "
+                f"{getattr(spec, size)}")
+
+
 def check_scale(value: Any, what: str = "scale") -> float:
     """A softmax scale as a float: > 0, and finite and nonzero as the
     float32 the kernel computes with (a normal float32, in
@@ -448,12 +458,7 @@ class AttentionSpec(_Spec):
         for size in ("batch", "heads_q", "heads_kv", "seq_q", "seq_k"):
             _check_size(size, getattr(self, size))
         if self.varlen is True:
-            for size in ("batch", "seq_q", "seq_k"):
-                if getattr(self, size) is not None:
-                    raise ValueError(
-                        f"{size} must be None with varlen=True (a varlen "
-                        f"kernel reads the sequences' bounds at run time), "
-                        f"got {getattr(self, size)}")
+            _check_varlen_sizes(self)
         if self.kvcache is True:
             if self.varlen is True:
                 raise ValueError("varlen and kvcache exclude each other")
@@ -743,12 +748,7 @@ class AttentionBackwardSpec(_Spec):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
         if self.varlen:
-            for size in ("batch", "seq_q", "seq_k"):
-                if getattr(self, size) is not None:
-                    raise ValueError(
-                        f"{size} must be None with varlen=True (a varlen "
-                        f"kernel reads the sequences' bounds at run time), "
-                        f"got {getattr(self, size)}")
+            _check_varlen_sizes(self)
             if self.fused_dq:
                 raise ValueError(
                     "fused_dq and varlen exclude each other (a varlen "

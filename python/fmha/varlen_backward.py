@@ -26,7 +26,7 @@ from typing import Any, Callable, Optional
 
 from . import ops as _ops
 from . import varlen as _varlen
-from .backward import backward_spec, needs_grad, reject_grad
+from .backward import backward_spec, check_like_q, needs_grad, reject_grad
 from .specs import ATTENTION_BACKWARD_HEAD_DIMS
 
 WHAT = "fmha.attention_varlen_backward"
@@ -68,18 +68,7 @@ def check_varlen_backward_args(shapes: dict, dtypes: dict,
         shapes["cu_seqlens_k"], (dtypes["q"], dtypes["k"], dtypes["v"]),
         (dtypes["cu_seqlens_q"], dtypes["cu_seqlens_k"]), max_seqlen_q,
         max_seqlen_k, causal, window, scale, check, WHAT)
-    for name in ("o", "do"):
-        if len(shapes[name]) != 3:
-            raise ValueError(f"{WHAT}: {name} must be [total_q, heads_q, "
-                             f"head_dim] as q, got shape "
-                             f"{list(shapes[name])}")
-        check(all(a == b for a, b in zip(shapes[name], q)), lambda n=name: (
-            f"{WHAT}: {n} must have q's shape {list(q)}, got "
-            f"{list(shapes[n])}"))
-        if dtypes[name] != dtypes["q"]:
-            raise TypeError(f"{WHAT}: {name} must have q's dtype "
-                            f"{dtypes['q']}, got "
-                            f"{dtypes[name] or 'another type'}")
+    check_like_q(WHAT, shapes, dtypes, "total_q, heads_q, head_dim", check)
     lse = shapes["lse"]
     if len(lse) != 2:
         raise ValueError(f"{WHAT}: lse must be [heads_q, total_q] (the "

@@ -76,10 +76,14 @@ private:
   Value keyView(Value buffer) {
     return sequenceView(b, loc, buffer, headsKV, kRow0, seqK, totalK);
   }
-  /// Opens `scf.if cond` and leaves the builder in its then block, under
-  /// `guard` (every role computes the same condition, so their channels
-  /// stay in step).
-  void openIf(Value cond, std::optional<OpBuilder::InsertionGuard> &guard);
+  /// Varlen: loads the sequence's bounds and opens an scf.if that skips the
+  /// rest of the kernel for a block whose first row `first` lies past the
+  /// sequence's end (`keys`: its keys, else its query rows) or of a
+  /// sequence that does not exist; leaves the builder in its then block,
+  /// under `guard`. Every role computes the same condition, so their
+  /// channels stay in step.
+  void skipPastSequence(Value first, bool keys,
+                        std::optional<OpBuilder::InsertionGuard> &guard);
   /// The coordinates of query row `row` of `head` in q or do, or of key
   /// row `row` of `kvHead` in k or v: [batch, head, row, 0], varlen [head,
   /// first row of the sequence + row, 0].
@@ -287,9 +291,14 @@ Value BackwardBuilder::loadSequence() {
   return bounds.exists;
 }
 
-void BackwardBuilder::openIf(Value cond,
-                             std::optional<OpBuilder::InsertionGuard> &guard) {
-  auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+void BackwardBuilder::skipPastSequence(
+    Value first, bool keys, std::optional<OpBuilder::InsertionGuard> &guard) {
+  Value exists = loadSequence();
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, first,
+                                       keys ? seqK : seqQ);
+  auto ifOp =
+      scf::IfOp::create(b, loc, arith::AndIOp::create(b, loc, exists, inside),
+                        /*withElseRegion=*/false);
   guard.emplace(b);
   b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
 }
@@ -703,14 +712,8 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
       constI32(op.getBlockN()));
   // Varlen: a block of keys past its sequence's end does nothing.
   std::optional<OpBuilder::InsertionGuard> guard;
-  if (varlen()) {
-    Value exists = loadSequence();
-    openIf(
-        arith::AndIOp::create(
-            b, loc, exists,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, n0, seqK)),
-        guard);
-  }
+  if (varlen())
+    skipPastSequence(n0, /*keys=*/true, guard);
   SmallVector<Value> keyStarts, kTiles, vTiles;
   for (int64_t c = 0; c < consumers; ++c) {
     Value start = arith::AddIOp::create(b, loc, n0, constI32(c * keyRows));
@@ -860,14 +863,8 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
       constI32(queryRows * consumers));
   // Varlen: a block of query rows past its sequence's end does nothing.
   std::optional<OpBuilder::InsertionGuard> guard;
-  if (varlen()) {
-    Value exists = loadSequence();
-    openIf(
-        arith::AndIOp::create(
-            b, loc, exists,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, m0, seqQ)),
-        guard);
-  }
+  if (varlen())
+    skipPastSequence(m0, /*keys=*/false, guard);
   RankedTensorType vecType = tensorType({queryRows}, f32);
   SmallVector<Value> queryStarts, qTiles, doTiles, ds, lse2s;
   for (int64_t c = 0; c < consumers; ++c) {
