@@ -40,7 +40,8 @@ constexpr int64_t kVarlenWideBlockM = 48;
 /// parameters that ptxas rematerializes), counted in the consumers' budget:
 /// at head dim 128 with block_m 64, where the count without them is the
 /// widest split's limit, ptxas spilled 24-28 bytes (in the producer, whose
-/// 24 registers the split leaves it; docs/Backward.md).
+/// 24 registers that split leaves it; with block_m 48 the default split
+/// gives it 40; docs/Backward.md).
 constexpr int64_t kVarlenSequenceRegisters = 8;
 constexpr int64_t kBlockN = 128;
 constexpr int64_t kConsumerRows = limits::kWgmmaM;
