@@ -277,15 +277,9 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
         tensors = _launch_tensors(kernel, given)
         specs = kernel.scratch_shapes({n: t.shape
                                        for n, t in tensors.items()})
-        stream = raw_stream(device.index)
-        tensors.update(torch_ops.scratch_tensors(torch, specs, device,
-                                                 stream))
-        bound = kernel.bind(tensors, order=tuple(tensors))
-        # Which of q, k, v, o, do, lse, dq, dk, dv the kernel takes.
-        bound.takes = tuple(i for i, n in enumerate(_TENSORS)
-                            if n in kernel.manifest.tensors)
-        bound.scratch = specs or None
-        bound.scratch_memo = {}
+        bound = torch_ops.bind_with_scratch(
+            torch, kernel, tensors, specs, _TENSORS, device,
+            raw_stream(device.index))
         if len(_BOUND) >= _BOUND_LIMIT:
             _BOUND.clear()
         _BOUND[key] = bound
@@ -295,13 +289,8 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
         if any(t.data_ptr() & 15 for t in args[:5]) or lse.data_ptr() & 3:
             return None
         dq, dk, dv = outputs(torch, q, k)
-    everything = (*args, dq, dk, dv)
-    ptrs = tuple(everything[i].data_ptr() for i in bound.takes)
-    stream = raw_stream(device.index)
-    if bound.scratch is not None:
-        ptrs += torch_ops.scratch_pointers(torch, bound.scratch, device,
-                                           stream, bound.scratch_memo)
-    bound.run(ptrs, stream)
+    torch_ops.run_with_scratch(torch, bound, (*args, dq, dk, dv), device,
+                               raw_stream(device.index))
     return dq, dk, dv
 
 

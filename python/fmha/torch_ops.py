@@ -263,6 +263,37 @@ def scratch_pointers(torch: Any, specs: dict, device: Any,
     return ptrs
 
 
+def bind_with_scratch(torch: Any, kernel: Any, tensors: dict, scratch: dict,
+                      names: tuple, device: Any, stream: int,
+                      sizes: Optional[dict] = None) -> Any:
+    """A bound launch (Kernel.bind) of ``kernel`` for the caller's
+    ``tensors`` and the ``scratch`` tensors of its manifest
+    (Kernel.scratch_shapes, from the per-stream pool), with the caller's
+    ``sizes``; it records which of ``names`` (the caller's tensors, in the
+    order run_with_scratch gets them) the kernel takes."""
+    tensors = dict(tensors)
+    tensors.update(scratch_tensors(torch, scratch, device, stream))
+    order = tuple(tensors)
+    tensors.update(sizes or {})
+    bound = kernel.bind(tensors, order=order)
+    bound.takes = tuple(i for i, n in enumerate(names)
+                        if n in kernel.manifest.tensors)
+    bound.scratch = scratch or None
+    bound.scratch_memo = {}
+    return bound
+
+
+def run_with_scratch(torch: Any, bound: Any, tensors: tuple, device: Any,
+                     stream: int) -> None:
+    """Runs a launch of bind_with_scratch on ``tensors`` (the caller's, in
+    its ``names`` order) and the pool's scratch tensors."""
+    ptrs = tuple(tensors[i].data_ptr() for i in bound.takes)
+    if bound.scratch is not None:
+        ptrs += scratch_pointers(torch, bound.scratch, device, stream,
+                                 bound.scratch_memo)
+    bound.run(ptrs, stream)
+
+
 def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
                  b_transposed: bool = True, scratch: bool = True,
                  scale_a: Any = None, scale_b: Any = None,

@@ -258,16 +258,9 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
                          None if window is None else list(window), scale)
         tensors, sizes, scratch = launch_args(
             kernel, given, _sizes(cu_q, max_seqlen_q, max_seqlen_k))
-        tensors.update(torch_ops.scratch_tensors(
-            torch, scratch, device, raw_stream(device.index)))
-        order = tuple(tensors)
-        tensors.update(sizes)
-        bound = kernel.bind(tensors, order=order)
-        # Which of _TENSORS the kernel takes.
-        bound.takes = tuple(i for i, n in enumerate(_TENSORS)
-                            if n in kernel.manifest.tensors)
-        bound.scratch = scratch or None
-        bound.scratch_memo = {}
+        bound = torch_ops.bind_with_scratch(
+            torch, kernel, tensors, scratch, _TENSORS, device,
+            raw_stream(device.index), sizes)
         if len(_BOUND) >= _BOUND_LIMIT:
             _BOUND.clear()
         _BOUND[key] = bound
@@ -280,13 +273,8 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
                                 int(k.shape[0]), max_seqlen_q, max_seqlen_k,
                                 WHAT)
     dq, dk, dv = first or outputs(torch, q, k, zeroed)
-    everything = (*args, dq, dk, dv)
-    ptrs = tuple(everything[i].data_ptr() for i in bound.takes)
-    stream = raw_stream(device.index)
-    if bound.scratch is not None:
-        ptrs += torch_ops.scratch_pointers(torch, bound.scratch, device,
-                                           stream, bound.scratch_memo)
-    bound.run(ptrs, stream)
+    torch_ops.run_with_scratch(torch, bound, (*args, dq, dk, dv), device,
+                               raw_stream(device.index))
     return dq, dk, dv
 
 
