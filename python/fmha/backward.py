@@ -330,10 +330,7 @@ def attention_backward(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
     is launched.
     """
     torch = _ops._torch(WHAT)
-    if isinstance(scale, int) and not isinstance(scale, bool):
-        scale = float(scale)
-    if isinstance(window, list):
-        window = tuple(window)
+    scale, window = _ops.mask_arguments(scale, window)
     deterministic = resolve_deterministic(torch, deterministic)
     if window is None or type(window) is tuple:
         grads = backward_fast(torch, q, k, v, o, do, lse, causal, window,
@@ -387,13 +384,30 @@ def reject_grad(torch: Any, what: str, why: str, *tensors: Any) -> None:
             f"not require grad")
 
 
+def check_head_dim_grad(torch: Any, what: str, rank: int, q: Any, k: Any,
+                        v: Any) -> None:
+    """The check, before the forward of ``what`` runs, that a call
+    autograd records has a backward: q of ``rank`` dimensions, the last its
+    head dim."""
+    if needs_grad(torch, q, k, v) and q.dim() == rank and \
+            q.shape[rank - 1] not in ATTENTION_BACKWARD_HEAD_DIMS:
+        reject_grad(torch, what, f"head_dim {q.shape[rank - 1]}", q, k, v)
+
+
+def reject_head_dim(what: str, head_dim: int) -> None:
+    """Raises, in an autograd formula's setup (at forward time), when
+    ``head_dim`` has no backward."""
+    if head_dim not in ATTENTION_BACKWARD_HEAD_DIMS:
+        raise NotImplementedError(
+            f"{what}: head_dim {head_dim} has no backward yet (head dims "
+            f"{', '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))}); call it "
+            f"under torch.no_grad() for inference")
+
+
 def check_grad_supported(torch: Any, q: Any, k: Any, v: Any) -> None:
     """fmha.attention's check, before its forward runs, that a call
     autograd records has a backward (its head dim)."""
-    if needs_grad(torch, q, k, v) and q.dim() == 4 and \
-            q.shape[3] not in ATTENTION_BACKWARD_HEAD_DIMS:
-        reject_grad(torch, "fmha.attention", f"head_dim {q.shape[3]}", q, k,
-                    v)
+    check_head_dim_grad(torch, "fmha.attention", 4, q, k, v)
 
 
 def register_autograd(torch: Any, attention_op: Any) -> None:
@@ -403,14 +417,8 @@ def register_autograd(torch: Any, attention_op: Any) -> None:
         q, k, v, causal, window, scale, return_lse = inputs
         o, lse = output
         ctx.mark_non_differentiable(lse)
-        head_dim = q.shape[3]
-        if head_dim not in ATTENTION_BACKWARD_HEAD_DIMS:
-            # At forward time: autograd records this call.
-            raise NotImplementedError(
-                f"fmha.attention: head_dim {head_dim} has no backward yet "
-                f"(head dims "
-                f"{', '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))}); "
-                f"call it under torch.no_grad() for inference")
+        # At forward time: autograd records this call.
+        reject_head_dim("fmha.attention", q.shape[3])
         ctx.options = (causal, window, scale)
         # Without return_lse the forward kept no lse (fmha.attention asks
         # for it when a gradient is needed; a direct call of the op may

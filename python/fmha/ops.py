@@ -180,6 +180,17 @@ def _unique(specs: Any) -> list:
     return out
 
 
+def mask_arguments(scale: Any, window: Any) -> tuple:
+    """An entry point's ``scale`` and ``window`` as its fast path keys
+    them and its custom op takes them: an int scale as a float, a list
+    window as a tuple (anything else as given, for the checks to name)."""
+    if isinstance(scale, int) and not isinstance(scale, bool):
+        scale = float(scale)
+    if isinstance(window, list):
+        window = tuple(window)
+    return scale, window
+
+
 def _require(cond: Any, message: Callable[[], str]) -> None:
     if not cond:
         raise ValueError(message())
@@ -548,10 +559,8 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
     fp8_attention.reject_fp8_arguments(
         getattr(q, "dtype", type(q).__name__),
         (descale_q, descale_k, descale_v), out_dtype)
-    if isinstance(scale, int) and not isinstance(scale, bool):
-        scale = float(scale)  # the op's schema takes a float
-    if isinstance(window, list):
-        window = tuple(window)
+    # The op's schema takes a float scale.
+    scale, window = mask_arguments(scale, window)
     if window is None or type(window) is tuple:
         # The fast path binds decode-shaped calls to the packed / split
         # kernels of fmha.attention_kvcache, reading k and v in place;

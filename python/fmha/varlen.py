@@ -399,10 +399,7 @@ def attention_varlen(q: Any, k: Any, v: Any, cu_seqlens_q: Any,
     from .backward import needs_grad
     from .varlen_backward import check_grad_supported
     check_grad_supported(torch, q, k, v)
-    if isinstance(scale, int) and not isinstance(scale, bool):
-        scale = float(scale)
-    if isinstance(window, list):
-        window = tuple(window)
+    scale, window = _ops.mask_arguments(scale, window)
     if (window is None or type(window) is tuple) and \
             isinstance(check_values, bool):
         fast = attention_varlen_fast(

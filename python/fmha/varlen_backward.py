@@ -26,7 +26,8 @@ from typing import Any, Callable, Optional
 
 from . import ops as _ops
 from . import varlen as _varlen
-from .backward import backward_spec, check_like_q, needs_grad, reject_grad
+from .backward import (backward_spec, check_head_dim_grad, check_like_q,
+                       reject_head_dim)
 from .specs import ATTENTION_BACKWARD_HEAD_DIMS
 
 WHAT = "fmha.attention_varlen_backward"
@@ -319,10 +320,7 @@ def attention_varlen_backward(q: Any, k: Any, v: Any, o: Any, do: Any,
     cu_seqlens value before anything is launched.
     """
     torch = _ops._torch(WHAT)
-    if isinstance(scale, int) and not isinstance(scale, bool):
-        scale = float(scale)
-    if isinstance(window, list):
-        window = tuple(window)
+    scale, window = _ops.mask_arguments(scale, window)
     if (window is None or type(window) is tuple) and \
             isinstance(check_values, bool):
         grads = backward_fast(torch, q, k, v, o, do, lse, cu_seqlens_q,
@@ -367,9 +365,7 @@ def define(torch: Any) -> None:
 def check_grad_supported(torch: Any, q: Any, k: Any, v: Any) -> None:
     """fmha.attention_varlen's check, before its forward runs, that a call
     autograd records has a backward (its head dim)."""
-    if needs_grad(torch, q, k, v) and q.dim() == 3 and \
-            q.shape[2] not in ATTENTION_BACKWARD_HEAD_DIMS:
-        reject_grad(torch, _varlen.WHAT, f"head_dim {q.shape[2]}", q, k, v)
+    check_head_dim_grad(torch, _varlen.WHAT, 3, q, k, v)
 
 
 def register_autograd(torch: Any, varlen_op: Any) -> None:
@@ -381,14 +377,8 @@ def register_autograd(torch: Any, varlen_op: Any) -> None:
          scale, return_lse, check_values) = inputs
         o, lse = output
         ctx.mark_non_differentiable(lse)
-        head_dim = q.shape[2]
-        if head_dim not in ATTENTION_BACKWARD_HEAD_DIMS:
-            # At forward time: autograd records this call.
-            raise NotImplementedError(
-                f"{_varlen.WHAT}: head_dim {head_dim} has no backward yet "
-                f"(head dims "
-                f"{', '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))}); "
-                f"call it under torch.no_grad() for inference")
+        # At forward time: autograd records this call.
+        reject_head_dim(_varlen.WHAT, q.shape[2])
         # The forward's check of the cu_seqlens' values holds for the
         # backward: autograd refuses saved tensors changed in place.
         ctx.options = (max_seqlen_q, max_seqlen_k, causal, window, scale,
