@@ -62,8 +62,6 @@ private:
   /// A memref of q's (`queries`) or k's shape and `type`, for plain loads
   /// and stores.
   MemRefType tokenMemref(bool queries);
-  /// Varlen: declares the cu_seqlens in `contract`.
-  void declareCuSeqlens(LaunchContract &contract, const Sizes &sizes);
   /// Varlen: sets the bounds of sequence `batch` (qRow0, kRow0, seqQ,
   /// seqK), seqQ at most the longest query sequence (d_lse has no more
   /// rows), and returns whether it exists.
@@ -263,13 +261,6 @@ SmallVector<Attribute> BackwardBuilder::tokenShape(const Sizes &sizes,
 MemRefType BackwardBuilder::tokenMemref(bool queries) {
   RankedTensorType type = queries ? op.getQueryType() : op.getKeyType();
   return MemRefType::get(type.getShape(), element);
-}
-
-void BackwardBuilder::declareCuSeqlens(LaunchContract &contract,
-                                       const Sizes &sizes) {
-  Attribute entries = contract.size(op.getCuSeqlensQType().getDimSize(0), "B1");
-  contract.tensor("cu_seqlens_q", {entries}, i32, /*output=*/false);
-  contract.tensor("cu_seqlens_k", {entries}, i32, /*output=*/false);
 }
 
 SmallVector<int64_t> BackwardBuilder::getDLseShape() {
@@ -475,9 +466,11 @@ void BackwardBuilder::passSizes(LaunchContract &contract, const Sizes &sizes) {
       contract.scalar(size);
     return;
   }
-  declareCuSeqlens(contract, sizes);
-  contract.memref("cu_seqlens_q");
-  contract.memref("cu_seqlens_k");
+  Attribute entries = contract.size(op.getCuSeqlensQType().getDimSize(0), "B1");
+  for (StringRef name : {"cu_seqlens_q", "cu_seqlens_k"}) {
+    contract.tensor(name, {entries}, i32, /*output=*/false);
+    contract.memref(name);
+  }
   for (Attribute size : {sizes.batch, sizes.headsQ, sizes.headsKV, sizes.rowsQ,
                          sizes.seqQ, sizes.seqK})
     contract.scalar(size);
