@@ -267,7 +267,7 @@ class GemmSpec(_Spec):
                                else (128, 128, 64))
         _int_tuple(self, "tile", 3)
         if self.stages is not None:
-            _check_int("stages", self.stages, 1, 8)
+            _check_int("stages", self.stages, 1, 16)
         _check_int("consumers", self.consumers, 1, 2)
         _check_int("multicast", self.multicast, 1, 2)
         _check_int("splits", self.splits, 1, 1 << 16)
@@ -485,7 +485,7 @@ class AttentionSpec(_Spec):
             object.__setattr__(self, "scale", check_scale(self.scale))
         _int_tuple(self, "tile", 2)
         if self.stages is not None:
-            _check_int("stages", self.stages, 1, 8)
+            _check_int("stages", self.stages, 1, 16)
         if self.consumers is not None:
             _check_int("consumers", self.consumers, 1, 2)
         if self.schedule is not None:

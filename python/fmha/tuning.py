@@ -59,6 +59,16 @@ GEMM_CANDIDATES: tuple = (
     # cuBLAS at 7x8192x4096, 4 stages: 0.82x; bench/gemm_diagnose.py).
     {"tile": (64, 128, 64), "consumers": 1, "stages": 6},
     {"tile": (64, 64, 64), "consumers": 1, "stages": 8},
+    # ... and on a device with more bandwidth (the H200) more still: 12
+    # stages of 64 x 64 (96 KiB of B in flight per SM), 16 of 64 x 32, and
+    # 8 of 64 x 128 where N / 64 tiles make more than one wave (7 x 14336).
+    # Kernel-level on the H200 against cuBLAS (bench/RESULTS.md,
+    # 2026-11-28): 7x8192x4096 0.83x with 8 stages, 0.92x with 12;
+    # 16x4096x4096 0.77x, 0.91x with 64 x 32 and 16 stages; 7x14336x4096
+    # 0.66x, 0.88x with 64 x 128.
+    {"tile": (64, 64, 64), "consumers": 1, "stages": 12},
+    {"tile": (64, 32, 64), "consumers": 1, "stages": 16},
+    {"tile": (64, 128, 64), "consumers": 1, "stages": 8},
     # Clusters of two CTAs sharing each B tile by TMA multicast: half of
     # B's L2 reads, for shapes whose rows are not 128-byte aligned (3000^3:
     # a box row spans two L2 lines and the kernel is L2-bound) and large

@@ -513,7 +513,7 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // No stage.
-// expected-error @+1 {{stages 0 is out of range: expected 1 to 8}}
+// expected-error @+1 {{stages 0 is out of range: expected 1 to 16}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
@@ -522,11 +522,11 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // Too many stages.
-// expected-error @+1 {{stages 9 is out of range: expected 1 to 8}}
+// expected-error @+1 {{stages 17 is out of range: expected 1 to 16}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
-    stages 9 target sm_90a
+    stages 17 target sm_90a
 
 // -----
 
@@ -1025,10 +1025,10 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // Too many stages.
-// expected-error @+1 {{stages 9 is out of range: expected 1 to 8}}
+// expected-error @+1 {{stages 17 is out of range: expected 1 to 16}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
-    stages 9 target sm_90a
+    stages 17 target sm_90a
 
 // -----
 
@@ -1041,7 +1041,7 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // Negative stages.
-// expected-error @+1 {{stages -1 is out of range: expected 1 to 8}}
+// expected-error @+1 {{stages -1 is out of range: expected 1 to 16}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
     stages -1 target sm_90a

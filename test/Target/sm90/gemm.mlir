@@ -19,6 +19,15 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t/f16.ptx -o %t/f16.cubin %}
 // RUN: fmha-opt %t/f16.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-F16
+//
+// A thin-M configuration: 64 x 32 tiles, one consumer, 16 stages (the
+// most a ring has), without spills.
+// RUN: fmha-opt %t/thin.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/thin.ptx
+// RUN: FileCheck %s --check-prefix=THIN < %t/thin.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/thin.ptx -o %t/thin.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/thin.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-THIN
 
 // One producer warpgroup (of which one warp issues TMA) and two consumer
 // warpgroups: 384 threads; the producer gives registers up, the consumers
@@ -168,6 +177,19 @@
 // MANIFEST-F16-NEXT:     512,
 // MANIFEST-F16-NEXT:     256
 // MANIFEST-F16-NEXT:   ]
+
+// 16 slots of a 64 x 64 A tile and a 32 x 64 B tile (12 KiB a slot), 32
+// mbarriers, and a 4 KiB staging buffer for C.
+// THIN-LABEL: .entry gemm_thin(
+// THIN: wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16
+// NOSPILL: 0 bytes spill stores, 0 bytes spill loads
+// MANIFEST-THIN: "block": [
+// MANIFEST-THIN-NEXT: 256,
+// MANIFEST-THIN: "dynamic_smem": 200960,
+
+//--- thin.mlir
+fmha.gemm @gemm_thin (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b tile [64, 32, 64] stages 16 consumers 1 target sm_90a
 
 //--- bf16.mlir
 fmha.gemm @gemm_bf16 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>

@@ -32,7 +32,7 @@ def FMHA_TileAttr : FMHA_SizesAttr<
     "tile sizes [block_m, block_n] (attention) or [block_m, block_n, block_k] "
     "(gemm)">;
 def FMHA_StagesAttr : FMHA_CountAttr<
-    "pipeline stages (shared-memory buffers of the streamed operands), 1 to 8">;
+    "pipeline stages (shared-memory buffers of the streamed operands), 1 to 16">;
 def FMHA_ConsumersAttr : FMHA_CountAttr<
     "consumer warpgroups per CTA, 1 or 2">;
 def FMHA_CtasAttr : FMHA_CountAttr<
@@ -220,7 +220,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     |---------------|--------------------------------------|-----------------------------|
     | `scale`       | softmax scale, `> 0` and finite (a float literal: `0.125`, `1.0`); the kernel computes in f32 with `scale * log2(e)`, which must be a normal f32 (about `8.1e-39` to `2.3e38`) | `1/sqrt(head_dim)` |
     | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
-    | `stages`      | K/V shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 3, that fit in shared memory |
+    | `stages`      | K/V shared-memory buffers, 1 to 16 (from 2 on `sm_90a`) | the most, up to 3, that fit in shared memory |
     | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
     | `schedule`    | `per_block`: a CTA per query block. `persistent` (`sm_90a` only): a CTA per SM (at most) walks the work items, a query block each, or with masks a pair of them (the longest with the shortest, longest first); its producer loads the next item's Q and first K tiles while the consumers finish the last one (the Q tiles get two slots when they fit beside the K/V stages asked for, or beside 2 without `stages`; the default stages are then the most that fit beside them) | `persistent` on `sm_90a` when two Q slots fit that way (head dims up to 128 with the default tiles), else `per_block` |
     | `target`      | `sm_90a` or `sm_100a`                | none: required              |
@@ -552,7 +552,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     |------------------|--------------------------------------|-----------------------------|
     | `transpose_b`    | `b` is given as `[N, K]`             | `b` is `[K, N]`             |
     | `tile [m, n, k]` | `block_m` rows of `c` per consumer warpgroup, `block_n` columns, `block_k` elements of K per main-loop step | `[128, 128, 64]` (`block_k` 128 for fp8) |
-    | `stages`         | A/B shared-memory buffers, 1 to 8 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
+    | `stages`         | A/B shared-memory buffers, 1 to 16 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
     | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
