@@ -115,6 +115,20 @@ def check_like_q(what: str, shapes: dict, dtypes: dict, layout: str,
                             f"{dtypes[name] or 'another type'}")
 
 
+def check_backward_input(what: str, dtype: str, q: tuple, rank: int) -> None:
+    """The checks every backward entry point makes first: q's dtype (fp8
+    has no backward: TypeError) and, when q has ``rank`` dimensions, its
+    head dim (the last) one with a backward (ValueError)."""
+    if dtype in _ops.FP8_DTYPES:
+        raise TypeError(f"{what}: fp8 attention has no backward (q is "
+                        f"{dtype}); train in bfloat16 or float16")
+    if len(q) == rank and q[-1] not in ATTENTION_BACKWARD_HEAD_DIMS:
+        raise ValueError(
+            f"{what}: head_dim must be "
+            f"{' or '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))} (256 "
+            f"has no backward yet, docs/Backward.md), got {q[-1]}")
+
+
 def check_backward_args(shapes: dict, dtypes: dict, causal: bool = False,
                         window: Optional[Any] = None,
                         scale: Optional[float] = None,
@@ -125,15 +139,8 @@ def check_backward_args(shapes: dict, dtypes: dict, causal: bool = False,
     mistake: ValueError (shapes, head dim, window, scale) or TypeError
     (dtypes). Relations between sizes go through ``check(cond,
     message)``."""
-    if dtypes["q"] in _ops.FP8_DTYPES:
-        raise TypeError(f"{WHAT}: fp8 attention has no backward (q is "
-                        f"{dtypes['q']}); train in bfloat16 or float16")
     q, k, v = shapes["q"], shapes["k"], shapes["v"]
-    if len(q) == 4 and q[3] not in ATTENTION_BACKWARD_HEAD_DIMS:
-        raise ValueError(
-            f"{WHAT}: head_dim must be "
-            f"{' or '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))} (256 "
-            f"has no backward yet, docs/Backward.md), got {q[3]}")
+    check_backward_input(WHAT, dtypes["q"], q, rank=4)
     _ops.check_attention_args(
         q, k, v, (dtypes["q"], dtypes["k"], dtypes["v"]), causal, window,
         scale, check)

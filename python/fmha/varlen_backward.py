@@ -26,9 +26,9 @@ from typing import Any, Callable, Optional
 
 from . import ops as _ops
 from . import varlen as _varlen
-from .backward import (backward_spec, check_head_dim_grad, check_like_q,
+from .backward import (backward_spec, check_backward_input,
+                       check_head_dim_grad, check_like_q,
                        reject_head_dim)
-from .specs import ATTENTION_BACKWARD_HEAD_DIMS
 
 WHAT = "fmha.attention_varlen_backward"
 # (device, dtype, head dim, causal, window, scale) -> fmha.runtime.Kernel.
@@ -55,15 +55,8 @@ def check_varlen_backward_args(shapes: dict, dtypes: dict,
     (shapes, lengths, head dim, window, scale) or TypeError (dtypes,
     arguments of the wrong kind). Relations between sizes go through
     ``check(cond, message)``."""
-    if dtypes["q"] in _ops.FP8_DTYPES:
-        raise TypeError(f"{WHAT}: fp8 attention has no backward (q is "
-                        f"{dtypes['q']}); train in bfloat16 or float16")
     q = shapes["q"]
-    if len(q) == 3 and q[2] not in ATTENTION_BACKWARD_HEAD_DIMS:
-        raise ValueError(
-            f"{WHAT}: head_dim must be "
-            f"{' or '.join(map(str, ATTENTION_BACKWARD_HEAD_DIMS))} (256 "
-            f"has no backward yet, docs/Backward.md), got {q[2]}")
+    check_backward_input(WHAT, dtypes["q"], q, rank=3)
     _varlen.check_varlen_args(
         q, shapes["k"], shapes["v"], shapes["cu_seqlens_q"],
         shapes["cu_seqlens_k"], (dtypes["q"], dtypes["k"], dtypes["v"]),
