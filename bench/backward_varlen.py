@@ -52,10 +52,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
 from backward import bench, rel_err  # noqa: E402
-from varlen import mixed_lengths, torch_varlen, torch_varlen_call  # noqa
-
-HIDDEN = 2048
-SEQLENS = (512, 1024, 2048, 4096, 8192)
+from varlen import (HIDDEN, length_cases, torch_varlen,  # noqa
+                    torch_varlen_call)
 
 
 def grads_of(fn, inputs, do):
@@ -171,10 +169,7 @@ def main():
     rng = random.Random(args.seed)
     for d in (int(x) for x in args.head_dims.split(",")):
         for causal in (False, True):
-            cases = [(f"S={s}", [s] * (args.tokens // s), args.tokens // s)
-                     for s in SEQLENS if args.tokens % s == 0]
-            cases.append(("mixed", mixed_lengths(args.tokens, rng), None))
-            for label, lengths, batch in cases:
+            for label, lengths, batch in length_cases(args.tokens, rng):
                 r, errors = point(lengths, d, causal, batch)
                 line = ", ".join(f"{n} {v['us']:.0f} us "
                                  f"{v['tflops']:.0f} TFLOP/s"

@@ -98,6 +98,15 @@ def mixed_lengths(tokens, rng):
     return out
 
 
+def length_cases(tokens, rng):
+    """The (label, lengths, dense batch) of each point: equal lengths of
+    SEQLENS that divide ``tokens`` (a dense layout exists), then a mix."""
+    cases = [(f"S={s}", [s] * (tokens // s), tokens // s)
+             for s in SEQLENS if tokens % s == 0]
+    cases.append(("mixed", mixed_lengths(tokens, rng), None))
+    return cases
+
+
 def rel_err(x, ref):
     return ((x.float() - ref.float()).norm()
             / ref.float().norm().clamp_min(1e-30)).item()
@@ -175,10 +184,7 @@ def main():
     rng = random.Random(args.seed)
     for d in (int(x) for x in args.head_dims.split(",")):
         for causal in (False, True):
-            cases = [(f"S={s}", [s] * (args.tokens // s), args.tokens // s)
-                     for s in SEQLENS if args.tokens % s == 0]
-            cases.append(("mixed", mixed_lengths(args.tokens, rng), None))
-            for label, lengths, batch in cases:
+            for label, lengths, batch in length_cases(args.tokens, rng):
                 r = point(lengths, d, causal, batch)
                 line = ", ".join(f"{n} {v['ms'] * 1e3:.0f} us "
                                  f"{v['tflops']:.0f} TFLOP/s"
