@@ -195,6 +195,18 @@ def poison_allocator():
     torch.full((1 << 26,), float("nan"), device="cuda")
 
 
+def check_grad_layout(test, grads, q, k, what=""):
+    """dq shaped like q, dk and dv like k, all in q's dtype, without NaN
+    (an element left unwritten in a poisoned output, or a wrong one)."""
+    for i, name in enumerate(("dq", "dk", "dv")):
+        got = grads[i]
+        want_shape = q.shape if i == 0 else k.shape
+        test.assertEqual(tuple(got.shape), tuple(want_shape), name)
+        test.assertEqual(got.dtype, q.dtype, name)
+        test.assertEqual(int(torch.isnan(got).sum()), 0,
+                         f"{name}: NaN (unwritten or wrong) {what}")
+
+
 @NEEDS_HOPPER
 class BackwardTest(unittest.TestCase):
     @classmethod
@@ -211,14 +223,9 @@ class BackwardTest(unittest.TestCase):
         sdpa = sdpa_backward(q, k, v, do, causal, window, scale)
         eps = torch.finfo(q.dtype).eps
         noise = cancellation_noise(q, k, v, do, scale)
+        check_grad_layout(self, grads, q, k, what)
         for i, name in enumerate(("dq", "dk", "dv")):
-            got = grads[i]
-            want_shape = q.shape if i == 0 else k.shape
-            self.assertEqual(tuple(got.shape), tuple(want_shape), name)
-            self.assertEqual(got.dtype, q.dtype, name)
-            self.assertEqual(int(torch.isnan(got).sum()), 0,
-                             f"{name}: NaN (unwritten or wrong) {what}")
-            err = grad_error(got, ref[i], noise[i])
+            err = grad_error(grads[i], ref[i], noise[i])
             base = grad_error(emul[i], ref[i], noise[i])
             if sdpa is not None:
                 base = max(base, grad_error(sdpa[i], ref[i], noise[i]))

@@ -34,7 +34,8 @@ import fmha
 from fmha import backward, ops
 
 from .test_gpu_backward import (OPTIONS, backward_reference,
-                                cancellation_noise, emulated_backward,
+                                cancellation_noise, check_grad_layout,
+                                emulated_backward,
                                 grad_error, poison_allocator, sdpa_backward)
 from .test_gpu_ops import NEEDS_HOPPER, compile_or_skip
 from .test_gpu_varlen import cu_seqlens
@@ -157,13 +158,7 @@ class VarlenBackwardTest(unittest.TestCase):
                     causal=False, window=None, scale=None, what=""):
         """dq, dk, dv: shapes, dtypes, no NaN, and the error bound of the
         module's note."""
-        for i, name in enumerate(("dq", "dk", "dv")):
-            got = grads[i]
-            want_shape = q.shape if i == 0 else k.shape
-            self.assertEqual(tuple(got.shape), tuple(want_shape), name)
-            self.assertEqual(got.dtype, q.dtype, name)
-            self.assertEqual(int(torch.isnan(got).sum()), 0,
-                             f"{name}: NaN (unwritten or wrong) {what}")
+        check_grad_layout(self, grads, q, k, what)
         for name, err, bound in grad_errors(grads, q, k, v, do, cu_q, cu_k,
                                             o, causal, window, scale):
             if VERBOSE:
