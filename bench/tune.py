@@ -41,7 +41,7 @@ GEMM_SHAPES = [
     (16, 4096, 4096), (4096, 1024, 4096), (8192, 8192, 1024),
     (512, 512, 512), (4096, 4096, 512), (128, 8192, 8192),
     (2048, 8192, 2048), (3000, 1000, 4096), (7, 14336, 4096),
-    (16, 14336, 4096),
+    (16, 14336, 4096), (32, 8192, 4096),
 ]
 # The FlashAttention-3 grid (16k tokens, hidden 2048) and model shapes
 # (batch, heads_q, seq_q, seq_k) per head dim.
@@ -64,8 +64,14 @@ def attention_shapes(head_dim, quick=False):
 
 
 def gemm_specs():
-    return ops._unique(ops.gemm_spec("bf16", "bf16", "sm_90a", c)
-                       for c in tuning.GEMM_CANDIDATES)
+    """(config, spec) of each GEMM candidate, one per distinct spec."""
+    out, seen = [], set()
+    for c in tuning.GEMM_CANDIDATES:
+        spec = ops.gemm_spec("bf16", "bf16", "sm_90a", c)
+        if spec not in seen:
+            seen.add(spec)
+            out.append((tuning.normalize_config(c), spec))
+    return out
 
 
 def attention_specs():
@@ -79,7 +85,7 @@ def attention_specs():
 
 
 def prepare(args):
-    specs = [s for s in gemm_specs()] + [s for *_, s in attention_specs()]
+    specs = [s for _, s in gemm_specs()] + [s for *_, s in attention_specs()]
     start = time.time()
     ok = 0
     for i, spec in enumerate(specs):
@@ -113,17 +119,11 @@ def sweep(args):
                             dtype=torch.bfloat16)[:, :n]
             ref = tuning.time_cuda(lambda: torch.matmul(a, b.t()), torch)
             times = {}
-            for spec in gemm_specs():
+            for config, spec in gemm_specs():
                 kern = fmha.compile(spec).kernel
                 tensors = {"a": a, "b": b, "c": c}
                 times[spec.name] = (tuning.time_cuda(
-                    lambda: kern.launch(tensors), torch),
-                    tuning.normalize_config({
-                        "tile": spec.tile, "consumers": spec.consumers,
-                        "stages": spec.stages,
-                        "multicast": (spec.multicast
-                                      if spec.multicast != 1 else None),
-                        "schedule": spec.schedule}))
+                    lambda: kern.launch(tensors), torch), config)
             name, (us, config) = min(times.items(), key=lambda x: x[1][0])
             flop = 2 * m * n * k
             out["gemm"].append({

@@ -115,6 +115,10 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--splits", type=int,
                    help="split-K: K ranges per output tile, the last of "
                    "which sums the f32 partials (default: 1)")
+    g.add_argument("--swap-ab", action="store_const", const=True,
+                   help="compute each tile as C^T = B A^T: A's block_m rows "
+                   "(a multiple of 8) are the MMA's N, for a few rows of A "
+                   "(one consumer)")
     for size in ("m", "n", "k"):
         g.add_argument(f"--{size}", type=_size, metavar=size.upper(),
                        help=f"static {size.upper()} (default: dynamic)")
@@ -208,7 +212,7 @@ def _spec(args: argparse.Namespace):
     if args.kind == "gemm":
         return GemmSpec(**_given(args, (
             "dtype", "out_dtype", "tile", "stages", "consumers", "target",
-            "m", "n", "k", "multicast", "schedule", "splits")))
+            "m", "n", "k", "multicast", "schedule", "splits", "swap_ab")))
     if args.kind == "attention-backward":
         return AttentionBackwardSpec(
             causal=args.causal, varlen=args.varlen, **_given(args, (

@@ -191,7 +191,7 @@ class GemmSpec(_Spec):
     ``m``, ``n``, ``k``: static sizes, or None for sizes known only at run
     time. ``out_dtype``: C's type (None: ``dtype``, as fmha.gemm's
     default). ``tile``: ``(block_m, block_n, block_k)``; ``stages``: A/B
-    shared-memory buffers (1 to 8; None: the most, up to 4, that fit, the
+    shared-memory buffers (1 to 32; None: the most, up to 4, that fit, the
     compiler's default, as fmha.gemm and ``fmha compile gemm`` use);
     ``consumers``: consumer warpgroups per CTA (1 or 2); ``multicast``: 2
     launches clusters of two CTAs along M that share each B tile by TMA
@@ -202,6 +202,11 @@ class GemmSpec(_Spec):
     ``splits``: split-K (sm_90a): each CTA tile is ``splits`` work items,
     one per range of K steps, whose f32 partial sums the last one adds up
     (the runtime provides the workspace and the counters); 1: none.
+    ``swap_ab``: each tile computed turned around, ``C^T = B A^T``
+    (sm_90a, B as ``[N, K]``, one consumer, 16-bit inputs): ``block_m``
+    (a multiple of 8 up to 256) rows of A are the MMA's N and ``block_n``
+    (a multiple of 64) rows of B its M, so that a few rows of A (a decode
+    step) fill no 64-row MMA tile and A's ring slots hold only them.
 
     FP8 (sm_90a): ``dtype`` ``"f8e4m3"`` or ``"f8e5m2"`` is A's type,
     ``b_dtype`` B's (None: ``dtype``; at most one of them e5m2); B is
@@ -235,10 +240,12 @@ class GemmSpec(_Spec):
     scale_a: Optional[str] = None
     scale_b: Optional[str] = None
     promote_every: int = 0
+    swap_ab: bool = False
 
     kind = "gemm"
     _later_fields = {"schedule": None, "splits": 1, "b_dtype": None,
-                     "scale_a": None, "scale_b": None, "promote_every": 0}
+                     "scale_a": None, "scale_b": None, "promote_every": 0,
+                     "swap_ab": False}
 
     @property
     def fp8(self) -> bool:
@@ -267,7 +274,7 @@ class GemmSpec(_Spec):
                                else (128, 128, 64))
         _int_tuple(self, "tile", 3)
         if self.stages is not None:
-            _check_int("stages", self.stages, 1, 16)
+            _check_int("stages", self.stages, 1, 32)
         _check_int("consumers", self.consumers, 1, 2)
         _check_int("multicast", self.multicast, 1, 2)
         _check_int("splits", self.splits, 1, 1 << 16)
@@ -275,9 +282,14 @@ class GemmSpec(_Spec):
         if self.schedule is not None:
             _check_choice("schedule", self.schedule, GEMM_SCHEDULES)
         _check_choice("target", self.target, TARGETS)
-        if not isinstance(self.transpose_b, bool):
-            raise TypeError(f"transpose_b must be a bool, got "
-                            f"{self.transpose_b!r}")
+        for flag in ("transpose_b", "swap_ab"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TypeError(f"{flag} must be a bool, got "
+                                f"{getattr(self, flag)!r}")
+        if self.swap_ab and not self.transpose_b:
+            raise ValueError("swap_ab needs transpose_b=True (B as [N, K]): "
+                             "B's rows are the MMA's A operand, read "
+                             "K-major")
         for size in ("m", "n", "k"):
             _check_size(size, getattr(self, size))
 
@@ -305,7 +317,7 @@ class GemmSpec(_Spec):
         ``gemm_bf16_bf16_128x128x64_c2`` (``_s3`` after the tile with
         ``stages=3``, ``_mc2`` after the consumers with ``multicast=2``,
         then ``_pp`` with ``schedule="pingpong"``, ``_sk2`` with
-        ``splits=2``);
+        ``splits=2``, ``_swab`` with ``swap_ab``);
         static sizes add ``_m4096`` and so on. fp8:
         ``gemm_f8e4m3_bf16_...`` (``gemm_f8e4m3xf8e5m2_...`` with another
         B type), ``_rows`` with row scales of A, ``_cols`` with column
@@ -327,6 +339,8 @@ class GemmSpec(_Spec):
             name += "_pp" if self.schedule == "pingpong" else "_coop"
         if self.splits != 1:
             name += f"_sk{self.splits}"
+        if self.swap_ab:
+            name += "_swab"
         if self.promote_every:
             name += f"_pr{self.promote_every}"
         for size in ("m", "n", "k"):
@@ -354,6 +368,8 @@ class GemmSpec(_Spec):
         bm, bn, bk = self.tile
         stages = "" if self.stages is None else f"stages {self.stages} "
         transpose = "transpose_b " if self.transpose_b else ""
+        if self.swap_ab:
+            transpose += "swap_ab "
         multicast = ("" if self.multicast == 1 else
                      f"multicast {self.multicast} ")
         schedule = ("" if self.schedule is None else
@@ -485,7 +501,7 @@ class AttentionSpec(_Spec):
             object.__setattr__(self, "scale", check_scale(self.scale))
         _int_tuple(self, "tile", 2)
         if self.stages is not None:
-            _check_int("stages", self.stages, 1, 16)
+            _check_int("stages", self.stages, 1, 32)
         if self.consumers is not None:
             _check_int("consumers", self.consumers, 1, 2)
         if self.schedule is not None:

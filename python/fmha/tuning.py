@@ -69,6 +69,18 @@ GEMM_CANDIDATES: tuple = (
     {"tile": (64, 64, 64), "consumers": 1, "stages": 12},
     {"tile": (64, 32, 64), "consumers": 1, "stages": 16},
     {"tile": (64, 128, 64), "consumers": 1, "stages": 8},
+    # Swapped operands (C^T = B A^T, B as [N, K] only): A's few rows are
+    # the MMA's N, so an A slot holds 8 to 32 rows instead of 64 and the
+    # ring more B slots (8 x 64 tiles: 16 slots of 9 KiB, 144 KiB of B in
+    # flight, against 12 of 16 KiB). Kernel-level on the H200 against
+    # cuBLAS (bench/RESULTS.md, 2026-11-28): 7x8192x4096 0.92x -> 0.97x,
+    # 16x4096x4096 0.91x -> 0.92-0.95x, 7x14336x4096 0.88x -> 0.94x. More
+    # stages (24 of 8 x 64), and 16 x 128 or 32 x 128 tiles, won nowhere
+    # beyond the rounds' spread.
+    {"tile": (8, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True},
+    {"tile": (16, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True},
+    {"tile": (32, 64, 64), "consumers": 1, "stages": 18, "swap_ab": True},
+    {"tile": (8, 128, 64), "consumers": 1, "stages": 13, "swap_ab": True},
     # Clusters of two CTAs sharing each B tile by TMA multicast: half of
     # B's L2 reads, for shapes whose rows are not 128-byte aligned (3000^3:
     # a box row spans two L2 lines and the kernel is L2-bound) and large

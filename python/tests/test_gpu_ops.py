@@ -24,7 +24,7 @@ except ImportError:
     torch = None
 
 import fmha
-from fmha import ops, torch_ops
+from fmha import ops, torch_ops, tuning
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOPPER = (torch is not None and torch.cuda.is_available()
@@ -129,6 +129,24 @@ class GemmTest(unittest.TestCase):
                     a = torch.randn(m, k, device="cuda").to(dtype)
                     b = torch.randn(n, k, device="cuda").to(dtype)
                     self.check(a, b, out_dtype, tol)
+
+    def test_thin_rows(self):
+        """A few rows of A (a decode step's tokens times a weight): the
+        table's swapped kernels (C^T = B A^T) with B as [N, K], and for B
+        as [K, N] (which they cannot read) the next choice."""
+        kernel_or_skip(self, "bf16", "bf16")
+        config = tuning.choose(("gemm",), (7, 8192, 4096))
+        self.assertTrue(config.get("swap_ab"), config)
+        for m, n, k in ((7, 8192, 4096), (13, 4000, 4096), (1, 14336, 1000),
+                        (16, 4096, 4104), (40, 8200, 4096)):
+            with self.subTest(m=m, n=n, k=k):
+                a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+                b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+                self.check(a, b)
+                with Poisoned():
+                    c = fmha.gemm(a, b.t().contiguous(), b_transposed=False)
+                torch.cuda.synchronize()
+                self.assertLess(rel_err(c, a.float() @ b.float().t()), 1e-2)
 
     def test_tma_store_granularity(self):
         """What the kernel writes past N in a row: zeros up to the next

@@ -2,6 +2,7 @@
 
 import unittest
 
+from fmha import ops
 from fmha.specs import (AttentionSpec, GemmSpec, float_literal,
                         spec_from_dict, tensor_type)
 
@@ -65,6 +66,31 @@ class GemmSpecTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, r"splits must be in"):
             GemmSpec(splits=0)
 
+    def test_swap_ab(self):
+        spec = GemmSpec(tile=(8, 64, 64), stages=24, consumers=1,
+                        swap_ab=True)
+        self.assertEqual(spec.name, "gemm_bf16_bf16_8x64x64_s24_c1_swab")
+        self.assertIn("transpose_b swap_ab tile [8, 64, 64] stages 24 "
+                      "consumers 1 target sm_90a", spec.to_mlir())
+        self.assertIs(spec.to_dict()["swap_ab"], True)
+        # Without it the spec (and its cache key) is as before the field
+        # existed.
+        self.assertNotIn("swap_ab", GemmSpec().to_mlir())
+        self.assertNotIn("swap_ab", GemmSpec().to_dict())
+        with self.assertRaisesRegex(ValueError, r"swap_ab needs "
+                                    r"transpose_b=True"):
+            GemmSpec(tile=(8, 64, 64), consumers=1, swap_ab=True,
+                     transpose_b=False)
+        with self.assertRaisesRegex(TypeError, "swap_ab must be a bool"):
+            GemmSpec(swap_ab=1)
+
+    def test_kernel_specs_leave_swap_ab_out_for_b_as_k_by_n(self):
+        swapped = [s for s in ops.gemm_kernel_specs("bf16", "bf16")
+                   if s.swap_ab]
+        self.assertTrue(swapped)
+        self.assertFalse([s for s in ops.gemm_kernel_specs(
+            "bf16", "bf16", b_transposed=False) if s.swap_ab])
+
     def test_equal_and_hashable(self):
         a = GemmSpec(tile=[128, 128, 64])
         b = GemmSpec(tile=(128, 128, 64))
@@ -82,8 +108,8 @@ class GemmSpecTest(unittest.TestCase):
                 ({"tile": (128, 128)}, ValueError, "tile must have 3"),
                 ({"tile": 128}, TypeError, "tile must be a sequence"),
                 ({"tile": (128, 0, 64)}, ValueError, r"tile\[1\] must be"),
-                ({"stages": 0}, ValueError, r"stages must be in \[1, 16\]"),
-                ({"stages": 17}, ValueError, "stages"),
+                ({"stages": 0}, ValueError, r"stages must be in \[1, 32\]"),
+                ({"stages": 33}, ValueError, "stages"),
                 ({"stages": 2.0}, TypeError, "stages must be an int"),
                 ({"consumers": 3}, ValueError, "consumers"),
                 ({"target": "sm_80"}, ValueError, "target"),
@@ -262,7 +288,7 @@ class AttentionSpecTest(unittest.TestCase):
                  r"2147483647\]"),
                 ({"tile": (64, 2**31)}, ValueError, r"tile\[1\]"),
                 ({"consumers": 3}, ValueError, "consumers"),
-                ({"stages": 17}, ValueError, r"stages must be in \[1, 16\]"),
+                ({"stages": 33}, ValueError, r"stages must be in \[1, 32\]"),
                 ({"tile": (64,)}, ValueError, "tile must have 2"),
                 ({"causal": 1}, TypeError, "causal must be a bool"),
                 ({"stages": 0}, ValueError, "stages"),

@@ -116,6 +116,38 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// tile.transpose of a wgmma accumulator (a swapped GEMM's 64x8 C^T) moves no
+// data: the stored struct is the accumulator's. Its #tile.transposed layout
+// has runs of one value along the rows of C, so ws.store_shared writes the
+// thread's 4 values one f32 (a vector of one) at a time.
+#acc8 = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>
+#acc8t = #tile.transposed<parent = #acc8>
+// CHECK-LABEL: gpu.module @transpose
+// CHECK: %[[ACC:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[0, 3] : !llvm.struct<(struct<(f32, f32, f32, f32)>)>
+// CHECK-NOT: llvm.insertvalue
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @transpose {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64, ws.smem_bytes = 2048 : i64} {
+      %c = ws.buffer_alloc offset 0 : memref<8x64xf32, 3>
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %cols = tile.iota axis 1 : tensor<64x8xi32, #acc8>
+          %acc = arith.sitofp %cols : tensor<64x8xi32, #acc8> to tensor<64x8xf32, #acc8>
+          %t = tile.transpose %acc : tensor<64x8xf32, #acc8> -> tensor<8x64xf32, #acc8t>
+          ws.store_shared %t, %c : tensor<8x64xf32, #acc8t>, memref<8x64xf32, 3>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Hang detection. A wait with a hang report and a timeout
 // (ws-insert-hang-reports, here 1000 microseconds) is a loop of single
 // try_waits that, once %globaltimer says 1 ms has passed since the first

@@ -121,6 +121,28 @@ fmha.gemm @gemm_f32 (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
 
 // -----
 
+// Swapped operands: the loop loads an 8-row A tile and a 64-row B tile, the
+// dot takes B as its A operand and A as its transposed B (C^T = B A^T, a
+// 64x8 accumulator), and the epilogue transposes the accumulator into C's
+// 8x64 tile before rounding and storing it.
+// CHECK-LABEL: gpu.module @gemm_swap_module
+// CHECK: gpu.func @gemm_swap(%[[A:.*]]: !tile.desc<tensor<8x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<64x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<8x64xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32) kernel
+// CHECK-SAME: {box = [8, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "a"}
+// CHECK-SAME: fmha.stages = 16 : i64
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<64x8xf32>) : i32 {
+// CHECK:   %[[X:.*]] = tile.load %[[A]]
+// CHECK:   %[[Y:.*]] = tile.load %[[B]]
+// CHECK:   %[[D:.*]] = tile.dot %[[Y]], %[[X]], %[[ACC]] {transpose_b} : tensor<64x64xbf16>, tensor<8x64xbf16>, tensor<64x8xf32>
+// CHECK:   scf.yield %[[D]] : tensor<64x8xf32>
+// CHECK: %[[T:.*]] = tile.transpose %[[R]] : tensor<64x8xf32> -> tensor<8x64xf32>
+// CHECK: %[[O:.*]] = arith.truncf %[[T]] : tensor<8x64xf32> to tensor<8x64xbf16>
+// CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[O]] : !tile.desc<tensor<8x64xbf16>>
+// CHECK: gpu.return
+fmha.gemm @gemm_swap (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 64, 64] stages 16 target sm_90a
+
+// -----
+
 // fp8 with one scale per tensor (e4m3 x e5m2, the default block_k of 128):
 // the scales are memrefs after K; the epilogue multiplies the accumulator
 // by the product of the two scalars, splat, before rounding.

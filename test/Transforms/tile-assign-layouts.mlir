@@ -49,6 +49,44 @@ gpu.module @gemm [#nvvm.target<chip = "sm_90a">] {
 
 // -----
 
+// A swapped GEMM (C^T = B A^T): the 64x8 accumulator gets instr_n = 8; its
+// transpose, and the truncf and store after it, the transposed layout of
+// that accumulator (each thread keeps its registers).
+// CHECK-DAG: #[[ACC8:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>
+// CHECK-DAG: #[[ACC8T:[a-z0-9_]+]] = #tile.transposed<parent = #[[ACC8]]>
+// CHECK-LABEL: gpu.module @gemm_swap
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (tensor<64x8xf32, #[[ACC8]]>) : i32 {
+// CHECK: %[[T:.*]] = tile.transpose %[[R]] : tensor<64x8xf32, #[[ACC8]]> -> tensor<8x64xf32, #[[ACC8T]]>
+// CHECK: %[[O:.*]] = arith.truncf %[[T]] : tensor<8x64xf32, #[[ACC8T]]> to tensor<8x64xbf16, #[[ACC8T]]>
+// CHECK: tile.store %{{.*}}[%{{.*}}, %{{.*}}], %[[O]] : !tile.desc<tensor<8x64xbf16>>, tensor<8x64xbf16, #[[ACC8T]]>
+gpu.module @gemm_swap [#nvvm.target<chip = "sm_90a">] {
+  gpu.func @gemm_swap(%a: !tile.desc<tensor<8x64xbf16>>,
+                      %b: !tile.desc<tensor<64x64xbf16>>,
+                      %c: !tile.desc<tensor<8x64xbf16>>, %k: i32) kernel {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %m = tile.program_id x : i32
+    %n = tile.program_id y : i32
+    %zero = arith.constant dense<0.0> : tensor<64x8xf32>
+    %r = scf.for %i = %c0 to %k step %c1 iter_args(%acc = %zero)
+        -> (tensor<64x8xf32>) : i32 {
+      %kk = arith.muli %i, %c64 : i32
+      %x = tile.load %a[%m, %kk] : !tile.desc<tensor<8x64xbf16>>
+      %y = tile.load %b[%n, %kk] : !tile.desc<tensor<64x64xbf16>>
+      %d = tile.dot %y, %x, %acc {transpose_b}
+          : tensor<64x64xbf16>, tensor<8x64xbf16>, tensor<64x8xf32>
+      scf.yield %d : tensor<64x8xf32>
+    }
+    %t = tile.transpose %r : tensor<64x8xf32> -> tensor<8x64xf32>
+    %o = arith.truncf %t : tensor<8x64xf32> to tensor<8x64xbf16>
+    tile.store %c[%m, %n], %o : !tile.desc<tensor<8x64xbf16>>
+    gpu.return
+  }
+}
+
+// -----
+
 // Narrower rows: 32 bf16 columns (64 bytes) take the 64-byte swizzle, 16 f16
 // columns (32 bytes) the 32-byte one; a 64-column accumulator gets
 // instr_n = 64, and elementwise ops on it (a splat of a scalar, mulf) share

@@ -11,7 +11,7 @@
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
-// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 16, got 0}}
+// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 32, got 0}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = 0 : i64} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -31,7 +31,7 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
-// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 16, got 100}}
+// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 32, got 100}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = 100 : i64} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -51,7 +51,7 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
-// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 16, got -3}}
+// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 32, got -3}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = -3 : i64} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -71,7 +71,7 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
-// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 16, got "many"}}
+// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 32, got "many"}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = "many"} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
@@ -91,7 +91,7 @@ func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmh
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
-// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 16, got 2.000000e+00 : f32}}
+// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 32, got 2.000000e+00 : f32}}
 func.func @k(%a: !tile.desc<tensor<64x64xbf16, #smem>>, %n: i32) attributes {fmha.stages = 2.0 : f32} {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

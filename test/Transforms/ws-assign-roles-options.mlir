@@ -1,5 +1,5 @@
 // RUN: not fmha-opt %s --ws-assign-roles=stages=0 2>&1 | FileCheck %s --check-prefix=STAGES
-// RUN: not fmha-opt %s --ws-assign-roles=stages=17 2>&1 | FileCheck %s --check-prefix=STAGES17
+// RUN: not fmha-opt %s --ws-assign-roles=stages=33 2>&1 | FileCheck %s --check-prefix=STAGES33
 // RUN: not fmha-opt %s --ws-assign-roles=consumer-regs=300 2>&1 | FileCheck %s --check-prefix=REGS
 // RUN: not fmha-opt %s --ws-assign-roles=producer-regs=41 2>&1 | FileCheck %s --check-prefix=PREGS
 // RUN: not fmha-opt %s --ws-assign-roles 2>&1 | FileCheck %s --check-prefix=NOTARGET
@@ -7,8 +7,8 @@
 // The options of ws-assign-roles are checked before it builds anything:
 // a kernel without fmha.stages takes `stages`, which must fit a channel;
 // the register budgets must be ones ws.role (setmaxnreg) takes.
-// STAGES: error: ws-assign-roles: option 'stages' must be from 1 to 16, got 0
-// STAGES17: error: ws-assign-roles: option 'stages' must be from 1 to 16, got 17
+// STAGES: error: ws-assign-roles: option 'stages' must be from 1 to 32, got 0
+// STAGES33: error: ws-assign-roles: option 'stages' must be from 1 to 32, got 33
 // REGS: error: ws-assign-roles: option 'consumer-regs' must be a multiple of 8 from 24 to 256 (setmaxnreg), got 300
 // PREGS: error: ws-assign-roles: option 'producer-regs' must be a multiple of 8 from 24 to 256 (setmaxnreg), got 41
 // A tile program outside a gpu.module with an #nvvm.target has no target

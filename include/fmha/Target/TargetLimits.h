@@ -170,7 +170,7 @@ constexpr int64_t kSwizzleAtomRows = 8;
 //===----------------------------------------------------------------------===//
 
 /// Most pipeline stages (shared-memory buffers) a kernel may have.
-constexpr int64_t kMaxStages = 16;
+constexpr int64_t kMaxStages = 32;
 
 /// Fewest stages of a ring on sm_90a: a consumer releases a slot only after
 /// it has waited for the next one (its wgmmas on the slot overlap that

@@ -229,9 +229,26 @@ static LogicalResult lowerConvertLayout(tile::ConvertLayoutOp op,
   return success();
 }
 
+/// tile.transpose between register layouts (the result's the
+/// `#tile.transposed` of the input's) -> the same registers: each thread
+/// keeps its values, which the result's layout places at swapped
+/// coordinates.
+static LogicalResult lowerTranspose(tile::TransposeOp op,
+                                    tile::TransposeOp::Adaptor adaptor,
+                                    ConversionPatternRewriter &rewriter,
+                                    const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> from = RegisterTensor::get(op.getInput());
+  std::optional<RegisterTensor> to = RegisterTensor::get(op.getType());
+  if (!from || !to ||
+      converter.convertType(to->getType()) != adaptor.getInput().getType())
+    return rewriter.notifyMatchFailure(op, "not between register layouts");
+  rewriter.replaceOp(op, adaptor.getInput());
+  return success();
+}
+
 void ws::populateRegisterOpPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
   addLowerings(patterns, converter, lowerReduce, lowerBroadcast, lowerIota,
-               lowerSplat, lowerConvertLayout);
+               lowerSplat, lowerConvertLayout, lowerTranspose);
   populateRegisterMemoryOpPatterns(converter, patterns);
 }

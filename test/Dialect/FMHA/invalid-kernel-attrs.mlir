@@ -3,14 +3,14 @@
 // The kernel attributes fmha-expand-kernels sets (KernelAttrs.h), verified
 // by the fmha dialect wherever they appear: one case per rule.
 
-// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 16, got 0}}
+// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 32, got 0}}
 func.func @stages_zero() attributes {fmha.stages = 0 : i64} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 16, got "many"}}
+// expected-error @+1 {{'fmha.stages' (pipeline stages) must be an integer from 1 to 32, got "many"}}
 func.func @stages_not_a_number() attributes {fmha.stages = "many"} {
   return
 }

@@ -513,7 +513,7 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // No stage.
-// expected-error @+1 {{stages 0 is out of range: expected 1 to 16}}
+// expected-error @+1 {{stages 0 is out of range: expected 1 to 32}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
@@ -522,11 +522,11 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 // -----
 
 // Too many stages.
-// expected-error @+1 {{stages 17 is out of range: expected 1 to 16}}
+// expected-error @+1 {{stages 33 is out of range: expected 1 to 32}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
-    stages 17 target sm_90a
+    stages 33 target sm_90a
 
 // -----
 
@@ -1025,10 +1025,10 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // Too many stages.
-// expected-error @+1 {{stages 17 is out of range: expected 1 to 16}}
+// expected-error @+1 {{stages 33 is out of range: expected 1 to 32}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
-    stages 17 target sm_90a
+    stages 33 target sm_90a
 
 // -----
 
@@ -1041,7 +1041,7 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 // -----
 
 // Negative stages.
-// expected-error @+1 {{stages -1 is out of range: expected 1 to 16}}
+// expected-error @+1 {{stages -1 is out of range: expected 1 to 32}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
     stages -1 target sm_90a
@@ -1215,6 +1215,70 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
     transpose_b tile [128, 128, 64] stages 4 schedule pingpong splits 2
     target sm_90a
+
+// -----
+
+// Swapped operands with B as [K, N]: wgmma reads its A operand K-major.
+// expected-error @+1 {{swap_ab needs transpose_b (b as [N, K]): b's rows are the MMA's A operand, which wgmma reads K-major}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    swap_ab tile [8, 64, 64] target sm_90a
+
+// -----
+
+// Swapped operands with fp8 inputs.
+// expected-error @+1 {{swap_ab is for bf16 and f16 inputs, not 'f8E4M3FN'}}
+fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
+                 tensor<1xf32>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 64, 128] target sm_90a
+
+// -----
+
+// Swapped operands on sm_100a.
+// expected-error @+1 {{swap_ab is supported on sm_90a only, not sm_100a}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 64, 64] target sm_100a
+
+// -----
+
+// Swapped operands with two consumers.
+// expected-error @+1 {{swap_ab needs consumers 1 (the consumer's columns of c are the MMA's M), got 2}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 64, 64] consumers 2 target sm_90a
+
+// -----
+
+// Swapped operands with split-K.
+// expected-error @+1 {{swap_ab cannot be combined with splits: a swapped tile is one consumer's whole K range}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 64, 64] splits 2 target sm_90a
+
+// -----
+
+// Swapped operands with TMA multicast.
+// expected-error @+1 {{swap_ab cannot be combined with multicast 2: a swapped tile is one consumer's whole K range}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 64, 64] multicast 2 target sm_90a
+
+// -----
+
+// Swapped operands: block_m is the MMA's N, a multiple of 8.
+// expected-error @+1 {{block_m 12 is not supported with swap_ab: expected a multiple of 8 from 8 to 256 (the rows of a are the MMA's N)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [12, 64, 64] target sm_90a
+
+// -----
+
+// Swapped operands: block_n is the MMA's M, a multiple of 64.
+// expected-error @+1 {{block_n 32 is not supported with swap_ab: expected a multiple of 64 up to 256 (the rows of b are the MMA's M, 64 per wgmma)}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 32, 64] target sm_90a
+
+// -----
+
+// Swapped operands: 26 stages of 9 KiB (64 rows of B, 8 of A) do not fit.
+// expected-error @+1 {{needs 241056 bytes of shared memory (A 26624, B 212992, C staging 1024, barriers 416), sm_90a has 232448}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 64, 64] stages 26 target sm_90a
 
 // -----
 

@@ -137,6 +137,13 @@ fmha.gemm @gemm_full (tensor<?x4096xbf16>, tensor<4096x4096xbf16>)
     -> tensor<?x4096xbf16> transpose_b tile [128, 128, 64] stages 3
     consumers 2 target sm_90a
 
+// Swapped operands (C^T = B A^T) for a few rows of A.
+// CHECK: fmha.gemm @gemm_swap (tensor<?x4096xbf16>, tensor<?x4096xbf16>) -> tensor<?x?xbf16> transpose_b swap_ab tile [8, 64, 64] stages 16 consumers 1 target sm_90a
+// GENERIC: "fmha.gemm"() <{consumers = 1 : i64, function_type = (tensor<?x4096xbf16>, tensor<?x4096xbf16>) -> tensor<?x?xbf16>, stages = 16 : i64, swap_ab, sym_name = "gemm_swap", target = #fmha<target sm_90a>, tile = array<i64: 8, 64, 64>, transpose_b}> : () -> ()
+fmha.gemm @gemm_swap (tensor<?x4096xbf16>, tensor<?x4096xbf16>)
+    -> tensor<?x?xbf16> transpose_b swap_ab tile [8, 64, 64] stages 16
+    consumers 1 target sm_90a
+
 // fp8 with scales: e4m3 x e5m2, one scale per tensor for A, one per column
 // for B.
 // CHECK: fmha.gemm @gemm_fp8 (tensor<?x4096xf8E4M3FN>, tensor<?x4096xf8E5M2>, tensor<1xf32>, tensor<?xf32>) -> tensor<?x?xf16> transpose_b tile [128, 128, 128] target sm_90a

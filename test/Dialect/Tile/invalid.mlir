@@ -163,6 +163,26 @@ func.func private @slice_rank(tensor<128x1xf32, #tile.slice<dim = 1, parent = #t
 func.func private @slice_size(tensor<96xf32, #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 64, warpgroups = 2>>>)
 
 //===----------------------------------------------------------------------===//
+// #tile.transposed
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{the parent of a #tile.transposed must be a #tile.wgmma_acc, #tile.tmem_32x32b or #tile.blocked layout, got #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>}}
+func.func private @transposed_parent(tensor<8x64xf32, #tile.transposed<parent = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>>>)
+
+// -----
+
+// expected-error @+1 {{#tile.transposed lays out 2-d tensors, got a tensor of rank 1}}
+func.func private @transposed_rank(tensor<64xf32, #tile.transposed<parent = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>>)
+
+// -----
+
+// The transpose, 8x64, is not made of the parent's 64-row tiles.
+// expected-error @+1 {{#tile.wgmma_acc with 1 warpgroup(s) needs a multiple of 64 rows}}
+func.func private @transposed_shape(tensor<64x8xf32, #tile.transposed<parent = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>>>)
+
+//===----------------------------------------------------------------------===//
 // #tile.nvmma_shared
 //===----------------------------------------------------------------------===//
 
@@ -806,3 +826,51 @@ func.func @counter_arrive_shared(%m: memref<16xi32, 3>, %i: i32) {
   %last = tile.counter_arrive %m[%i], %i : memref<16xi32, 3>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tile.transpose
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @transpose_shape(%x: tensor<64x8xf32>) {
+  // expected-error @+1 {{'tile.transpose' op result shape must be the input's swapped: 'tensor<64x8xf32>' -> 'tensor<64x8xf32>'}}
+  %0 = tile.transpose %x : tensor<64x8xf32> -> tensor<64x8xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_rank(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.transpose' op transposes 2-d tensors, got 'tensor<64xf32>' -> 'tensor<64xf32>'}}
+  %0 = tile.transpose %x : tensor<64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_element_type(%x: tensor<64x8xf32>) {
+  // expected-error @+1 {{'tile.transpose' op changes the element type: 'tensor<64x8xf32>' -> 'tensor<8x64xf16>'}}
+  %0 = tile.transpose %x : tensor<64x8xf32> -> tensor<8x64xf16>
+  return
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>
+func.func @transpose_one_encoding(%x: tensor<64x8xf32, #acc>) {
+  // expected-error @+1 {{'tile.transpose' op input and result must both be in register layouts or both have no encoding}}
+  %0 = tile.transpose %x : tensor<64x8xf32, #acc> -> tensor<8x64xf32>
+  return
+}
+
+// -----
+
+#acc = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>
+#reg = #tile.tmem_32x32b<warpgroups = 1>
+func.func @transpose_layout(%x: tensor<128x8xf32, #acc>) {
+  // expected-error @+1 {{'tile.transpose' op result layout must be #tile.transposed<parent = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>, got #tile.transposed<parent = #tile.tmem_32x32b<warpgroups = 1>>}}
+  %0 = tile.transpose %x : tensor<128x8xf32, #acc> -> tensor<8x128xf32, #tile.transposed<parent = #reg>>
+  return
+}
+

@@ -10,6 +10,8 @@
 // CHECK-DAG: #[[SMEM_F32:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 0, transposed = false, element_bits = 32>
 // CHECK-DAG: #[[ACC:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 128, warpgroups = 2>
 // CHECK-DAG: #[[ACC64:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 64, warpgroups = 2>
+// CHECK-DAG: #[[ACC8:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>
+// CHECK-DAG: #[[ACC8T:[a-z0-9_]+]] = #tile.transposed<parent = #[[ACC8]]>
 // CHECK-DAG: #[[ROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[ACC]]>
 // CHECK-DAG: #[[COL:[a-z0-9_]+]] = #tile.slice<dim = 0, parent = #[[ACC]]>
 // CHECK-DAG: #[[TM:[a-z0-9_]+]] = #tile.tmem<block = [128, 128], unpacked = true>
@@ -379,3 +381,18 @@ func.func @blocked(%states: memref<?x?x128xbf16, strided<[?, ?, 1]>>,
   %b = tile.broadcast %m axis 1 : tensor<32xf32, #tile.slice<dim = 1, parent = #tile.blocked<vector = 8, lanes = 16, warps = 4>>> -> tensor<32x128xf32, #tile.blocked<vector = 8, lanes = 16, warps = 4>>
   return %b : tensor<32x128xf32, #tile.blocked<vector = 8, lanes = 16, warps = 4>>
 }
+
+// A swapped GEMM's accumulator turned into C's tile, and back: the
+// transposed layout of a wgmma accumulator, and the accumulator's again.
+// CHECK-LABEL: func.func @transpose_layouts
+func.func @transpose_layouts(%acc: tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>, %x: tensor<64x16xf32>)
+    -> (tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>, tensor<16x64xf32>) {
+  // CHECK: tile.transpose %{{.+}} : tensor<64x8xf32, #[[ACC8]]> -> tensor<8x64xf32, #[[ACC8T]]>
+  // CHECK: tile.transpose %{{.+}} : tensor<8x64xf32, #[[ACC8T]]> -> tensor<64x8xf32, #[[ACC8]]>
+  // CHECK: tile.transpose %{{.+}} : tensor<64x16xf32> -> tensor<16x64xf32>
+  %t = tile.transpose %acc : tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>> -> tensor<8x64xf32, #tile.transposed<parent = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>>
+  %b = tile.transpose %t : tensor<8x64xf32, #tile.transposed<parent = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>> -> tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>
+  %u = tile.transpose %x : tensor<64x16xf32> -> tensor<16x64xf32>
+  return %b, %u : tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>, tensor<16x64xf32>
+}
+

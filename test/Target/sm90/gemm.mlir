@@ -28,6 +28,14 @@
 // RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/thin.ptx -o %t/thin.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 // RUN: fmha-opt %t/thin.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-THIN
+//
+// Swapped operands (C^T = B A^T): 8 rows of A as the MMA's N, 16 stages.
+// RUN: fmha-opt %t/swap.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/swap.ptx
+// RUN: FileCheck %s --check-prefix=SWAP < %t/swap.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/swap.ptx -o %t/swap.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/swap.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-SWAP
 
 // One producer warpgroup (of which one warp issues TMA) and two consumer
 // warpgroups: 384 threads; the producer gives registers up, the consumers
@@ -186,6 +194,24 @@
 // MANIFEST-THIN: "block": [
 // MANIFEST-THIN-NEXT: 256,
 // MANIFEST-THIN: "dynamic_smem": 200960,
+
+// 16 slots of an 8 x 64 A tile and a 64 x 64 B tile (9 KiB a slot) and a
+// 1 KiB staging buffer for C. The consumer's wgmmas are m64n8k16 (B's rows
+// as M); its 64 x 8 accumulator, transposed in registers, goes to C's 8 x
+// 64 staging tile one bf16 at a time (4 per thread).
+// SWAP-LABEL: .entry gemm_swap(
+// SWAP: .maxntid 256, 1, 1
+// SWAP-COUNT-4: st.shared.b16
+// SWAP: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+// SWAP: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
+// MANIFEST-SWAP: "dynamic_smem": 148736,
+// MANIFEST-SWAP: "box": [
+// MANIFEST-SWAP-NEXT: 8,
+// MANIFEST-SWAP-NEXT: 64
+
+//--- swap.mlir
+fmha.gemm @gemm_swap (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    transpose_b swap_ab tile [8, 64, 64] stages 16 target sm_90a
 
 //--- thin.mlir
 fmha.gemm @gemm_thin (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>

@@ -121,7 +121,8 @@ int64_t GemmOp::getBlockK() {
 int64_t GemmOp::getNumConsumerGroups() {
   if (IntegerAttr consumers = getConsumersAttr())
     return consumers.getInt();
-  return kDefaultConsumers;
+  // Swapped operands take one consumer (its tile's columns are the MMA's M).
+  return getSwapAb() ? 1 : kDefaultConsumers;
 }
 
 int64_t GemmOp::getNumCtas() {
@@ -521,13 +522,65 @@ static LogicalResult verifyPromotion(GemmOp op, Target target) {
   return success();
 }
 
+/// Checks swapped operands (`swap_ab`, sm_90a): b given as [N, K] (its rows
+/// are the MMA's A operand, read K-major), 16-bit inputs, one consumer and
+/// none of the CTA-pair, ping-pong and split-K modes; block_m is the MMA's N
+/// and block_n a multiple of its 64 rows of M.
+static LogicalResult verifySwapAB(GemmOp op, Target target) {
+  if (!op.getTransposeB())
+    return op.emitOpError()
+           << "swap_ab needs transpose_b (b as [N, K]): b's rows are the "
+              "MMA's A operand, which wgmma reads K-major";
+  if (op.isFp8())
+    return op.emitOpError() << "swap_ab is for bf16 and f16 inputs, not "
+                            << op.getAType().getElementType();
+  if (getTargetInfo(target).hasTensorMemory())
+    return op.emitOpError() << "swap_ab is supported on sm_90a only, not "
+                            << stringifyTarget(target);
+  if (int64_t consumers = op.getNumConsumerGroups(); consumers != 1)
+    return op.emitOpError()
+           << "swap_ab needs consumers 1 (the consumer's columns of c are "
+              "the MMA's M), got "
+           << consumers;
+  if (op.getNumCtas() != 1 || op.getNumMulticast() != 1 || op.isPingPong() ||
+      op.getNumSplits() != 1)
+    return op.emitOpError()
+           << "swap_ab cannot be combined with "
+           << (op.getNumCtas() != 1        ? "ctas 2"
+               : op.getNumMulticast() != 1 ? "multicast 2"
+               : op.isPingPong()           ? "schedule pingpong"
+                                           : "splits")
+           << ": a swapped tile is one consumer's whole K range";
+  int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
+  if (blockM < limits::kMmaNGranularity || blockM > limits::kMaxMmaN ||
+      blockM % limits::kMmaNGranularity != 0)
+    return op.emitOpError()
+           << "block_m " << blockM << " is not supported with swap_ab: "
+           << "expected a multiple of " << limits::kMmaNGranularity << " from "
+           << limits::kMmaNGranularity << " to " << limits::kMaxMmaN
+           << " (the rows of a are the MMA's N)";
+  if (blockN < limits::kWgmmaM || blockN > limits::kMaxMmaN ||
+      blockN % limits::kWgmmaM != 0)
+    return op.emitOpError()
+           << "block_n " << blockN << " is not supported with swap_ab: "
+           << "expected a multiple of " << limits::kWgmmaM << " up to "
+           << limits::kMaxMmaN << " (the rows of b are the MMA's M, "
+           << limits::kWgmmaM << " per wgmma)";
+  return success();
+}
+
 /// Checks the tile, stages and consumers, then what they need of the target.
 static LogicalResult verifyConfig(GemmOp op) {
   int64_t blockN = op.getBlockN();
-  if (failed(verifyTileRank(op, op.getTile(), kTileNames)) ||
-      failed(verifyBlockM(op, op.getBlockM())) ||
-      failed(verifyBlockN(op, blockN, limits::kMmaNGranularity)))
+  if (failed(verifyTileRank(op, op.getTile(), kTileNames)))
     return failure();
+  if (op.getSwapAb()) {
+    if (failed(verifySwapAB(op, op.getTarget())))
+      return failure();
+  } else if (failed(verifyBlockM(op, op.getBlockM())) ||
+             failed(verifyBlockN(op, blockN, limits::kMmaNGranularity))) {
+    return failure();
+  }
   int64_t blockK = op.getBlockK();
   Type inType = op.getAType().getElementType();
   int64_t inBytes = getElementBytes(inType);

@@ -164,12 +164,15 @@ static scf::ForOp buildStepLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
       tile::LoadOp::create(b, loc, bArg,
                            kMajorB ? SmallVector<Value>{column, kOffset}
                                    : SmallVector<Value>{kOffset, column});
+  // With swap_ab the product is turned around, B A^T: B's rows are the
+  // MMA's M and A's rows (given as N x K of the MMA) its N.
+  bool swap = op.getSwapAb();
   SmallVector<Value> results;
   for (auto [aTile, acc] : llvm::zip(aTiles, loop.getRegionIterArgs()))
-    results.push_back(
-        tile::DotOp::create(b, loc, aTile, bTile, acc, UnitAttr(),
-                            kMajorB ? b.getUnitAttr() : UnitAttr(), UnitAttr(),
-                            pair ? b.getUnitAttr() : UnitAttr()));
+    results.push_back(tile::DotOp::create(
+        b, loc, swap ? bTile : aTile, swap ? aTile : bTile, acc, UnitAttr(),
+        kMajorB ? b.getUnitAttr() : UnitAttr(), UnitAttr(),
+        pair ? b.getUnitAttr() : UnitAttr()));
   scf::YieldOp::create(b, loc, results);
   return loop;
 }
@@ -209,10 +212,14 @@ static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
   return groups;
 }
 
-/// A block_m x block_n f32 tile of zeros, where accumulators start.
+/// A block_m x block_n f32 tile of zeros (block_n x block_m with swap_ab),
+/// where accumulators start.
 static Value zeroAccumulator(GemmOp op, OpBuilder &b) {
   Type f32 = b.getF32Type();
-  auto type = RankedTensorType::get({op.getBlockM(), op.getBlockN()}, f32);
+  int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
+  auto type = RankedTensorType::get(op.getSwapAb() ? ArrayRef{blockN, blockM}
+                                                   : ArrayRef{blockM, blockN},
+                                    f32);
   return arith::ConstantOp::create(
       b, op.getLoc(), DenseElementsAttr::get(type, b.getFloatAttr(f32, 0.0)));
 }
@@ -556,10 +563,17 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   Value zero = zeroAccumulator(op, b);
   auto loop = buildMainLoop(op, b, a, bArg, rows, nB, Value(), kTiles, zero,
                             pair, constant);
-  for (auto [acc, row] : llvm::zip(loop.getResults(), rows))
+  for (auto [acc, row] : llvm::zip(loop.getResults(), rows)) {
+    // swap_ab: the accumulator is C's tile transposed.
+    Value tileC = acc;
+    if (op.getSwapAb())
+      tileC = tile::TransposeOp::create(
+          b, loc,
+          RankedTensorType::get({blockM, op.getBlockN()}, b.getF32Type()), acc);
     tile::StoreOp::create(
         b, loc, c, {row, n0},
-        roundOutput(op, b, scaleOutput(op, b, acc, row, n0, scales)));
+        roundOutput(op, b, scaleOutput(op, b, tileC, row, n0, scales)));
+  }
   b.setInsertionPointAfter(tileLoop);
   gpu::ReturnOp::create(b, loc);
   op.erase();

@@ -254,3 +254,53 @@ SliceAttr::buildThreadOrigin(OpBuilder &b, Location loc,
   return {getParentLayout().buildThreadOrigin(b, loc, getParentShape(shape),
                                               thread)[1 - getDim()]};
 }
+
+//===----------------------------------------------------------------------===//
+// TransposedAttr
+//===----------------------------------------------------------------------===//
+
+// Every thread holds the parent's values of the transposed shape, in the
+// same order; each value's coordinates are the parent's swapped. Within a
+// row of the transpose (a column of the parent) the parent's values come in
+// increasing row order, so the interface's order holds.
+
+/// `shape` with its two dimensions swapped.
+static SmallVector<int64_t, 2> swapped(ArrayRef<int64_t> shape) {
+  return {shape[1], shape[0]};
+}
+
+unsigned TransposedAttr::getNumWarps() const {
+  return getParentLayout().getNumWarps();
+}
+
+int64_t TransposedAttr::getValuesPerThread(ArrayRef<int64_t> shape) const {
+  return getParentLayout().getValuesPerThread(swapped(shape));
+}
+
+SmallVector<int64_t, 2>
+TransposedAttr::getRegisterShape(ArrayRef<int64_t> shape) const {
+  return getParentLayout().getRegisterShape(swapped(shape));
+}
+
+SmallVector<int64_t, 2> TransposedAttr::getValueOffsets(ArrayRef<int64_t> shape,
+                                                        int64_t value) const {
+  return swapped(getParentLayout().getValueOffsets(swapped(shape), value));
+}
+
+int64_t TransposedAttr::getContiguousValues(ArrayRef<int64_t>) const {
+  // A parent's runs lie along its rows, which are columns here.
+  return 1;
+}
+
+SmallVector<int64_t, 4>
+TransposedAttr::getReplicaLaneMasks(unsigned dim) const {
+  return getParentLayout().getReplicaLaneMasks(1 - dim);
+}
+
+SmallVector<OpFoldResult, 2>
+TransposedAttr::buildThreadOrigin(OpBuilder &b, Location loc,
+                                  ArrayRef<int64_t> shape, Value thread) const {
+  SmallVector<OpFoldResult, 2> origin =
+      getParentLayout().buildThreadOrigin(b, loc, swapped(shape), thread);
+  return {origin[1], origin[0]};
+}

@@ -86,6 +86,12 @@ bool mlir::tile::isRegisterLayout(Attribute encoding) {
   return isa_and_nonnull<RegisterLayoutAttrInterface>(encoding);
 }
 
+Attribute mlir::tile::getTransposedLayout(Attribute encoding) {
+  if (auto transposed = dyn_cast<TransposedAttr>(encoding))
+    return transposed.getParent();
+  return TransposedAttr::get(encoding);
+}
+
 SmallVector<int64_t, 2>
 mlir::tile::getRegisterLayoutTileShape(Attribute encoding) {
   return TypeSwitch<Attribute, SmallVector<int64_t, 2>>(encoding)
@@ -220,6 +226,33 @@ SliceAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                        << " elements (the parent's tile along dimension "
                        << 1 - getDim() << "), got " << shape[0];
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TransposedAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+TransposedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       Attribute parent) {
+  if (!isRegisterParentLayout(parent))
+    return emitError() << "the parent of a #tile.transposed must be a "
+                          "#tile.wgmma_acc, #tile.tmem_32x32b or "
+                          "#tile.blocked layout, got "
+                       << parent;
+  return success();
+}
+
+LogicalResult TransposedAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyShape(emitError, "transposed", shape, elementType, 2)))
+    return failure();
+  // The transpose must be a tensor the parent lays out.
+  auto parent = dyn_cast<VerifiableTensorEncoding>(getParent());
+  if (!parent)
+    return success(); // The parameter verifier reports it.
+  return parent.verifyEncoding({shape[1], shape[0]}, elementType, emitError);
 }
 
 //===----------------------------------------------------------------------===//

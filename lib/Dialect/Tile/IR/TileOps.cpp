@@ -476,3 +476,34 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
 
 #define GET_OP_CLASSES
 #include "fmha/Dialect/Tile/IR/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// TransposeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeOp::verify() {
+  RankedTensorType inType = getInput().getType();
+  RankedTensorType outType = getResult().getType();
+  if (inType.getRank() != 2 || outType.getRank() != 2)
+    return emitOpError() << "transposes 2-d tensors, got " << inType << " -> "
+                         << outType;
+  if (inType.getDimSize(0) != outType.getDimSize(1) ||
+      inType.getDimSize(1) != outType.getDimSize(0))
+    return emitOpError() << "result shape must be the input's swapped: "
+                         << inType << " -> " << outType;
+  if (inType.getElementType() != outType.getElementType())
+    return emitOpError() << "changes the element type: " << inType << " -> "
+                         << outType;
+  Attribute inEnc = inType.getEncoding(), outEnc = outType.getEncoding();
+  if (!inEnc && !outEnc)
+    return success();
+  if (!inEnc || !outEnc ||
+      (!isRegisterParentLayout(inEnc) && !isa<TransposedAttr>(inEnc)))
+    return emitOpError() << "input and result must both be in register "
+                            "layouts or both have no encoding, got "
+                         << inType << " -> " << outType;
+  if (outEnc != getTransposedLayout(inEnc))
+    return emitOpError() << "result layout must be "
+                         << getTransposedLayout(inEnc) << ", got " << outEnc;
+  return success();
+}

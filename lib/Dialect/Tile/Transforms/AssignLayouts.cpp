@@ -52,7 +52,31 @@ public:
       for (auto [other, where] : related)
         if (failed(set(other, encoding, where)))
           return failure();
+      if (failed(propagateTransposes(value, encoding)))
+        return failure();
     }
+    return success();
+  }
+
+  /// Gives the other side of each tile.transpose that defines or uses
+  /// `value` the transposed layout of `encoding`.
+  LogicalResult propagateTransposes(Value value, Attribute encoding) {
+    Attribute transposed;
+    auto setTransposed = [&](Value other, Operation *where) -> LogicalResult {
+      if (!isRegisterParentLayout(encoding) && !isa<TransposedAttr>(encoding))
+        return where->emitOpError("transposes a tensor in layout ")
+               << encoding << ", not a 2-d register layout";
+      if (!transposed)
+        transposed = getTransposedLayout(encoding);
+      return set(other, transposed, where);
+    };
+    if (auto transpose = value.getDefiningOp<TransposeOp>())
+      if (failed(setTransposed(transpose.getInput(), transpose)))
+        return failure();
+    for (Operation *user : value.getUsers())
+      if (auto transpose = dyn_cast<TransposeOp>(user))
+        if (failed(setTransposed(transpose.getResult(), transpose)))
+          return failure();
     return success();
   }
 

@@ -38,7 +38,7 @@ def FMHA_Dialect : Dialect {
 
     | attribute | type | meaning |
     |---|---|---|
-    | `fmha.stages` | integer from 1 to 16 | the pipeline stages of the kernel's streamed operands |
+    | `fmha.stages` | integer from 1 to 32 | the pipeline stages of the kernel's streamed operands |
     | `fmha.item_slots` | integer from 1 to 2 | the slots of a ring filled once per work item (a persistent kernel's Q tiles: this item's and the next one's) |
     | `fmha.consumer_registers` | integer from 1 to 255 | the registers per thread the kernel's register-computing warpgroups need (the op's estimate); `ws-assign-roles` gives the roles the target's register split for it |
     | `fmha.tensors` | dictionary | the tensors the caller passes, by name: `{shape = [sizes: integers or symbols], dtype = "bf16" (or "i32", ...), role = "input" or "output"}` |

@@ -32,7 +32,7 @@ def FMHA_TileAttr : FMHA_SizesAttr<
     "tile sizes [block_m, block_n] (attention) or [block_m, block_n, block_k] "
     "(gemm)">;
 def FMHA_StagesAttr : FMHA_CountAttr<
-    "pipeline stages (shared-memory buffers of the streamed operands), 1 to 16">;
+    "pipeline stages (shared-memory buffers of the streamed operands), 1 to 32">;
 def FMHA_ConsumersAttr : FMHA_CountAttr<
     "consumer warpgroups per CTA, 1 or 2">;
 def FMHA_CtasAttr : FMHA_CountAttr<
@@ -220,7 +220,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     |---------------|--------------------------------------|-----------------------------|
     | `scale`       | softmax scale, `> 0` and finite (a float literal: `0.125`, `1.0`); the kernel computes in f32 with `scale * log2(e)`, which must be a normal f32 (about `8.1e-39` to `2.3e38`) | `1/sqrt(head_dim)` |
     | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
-    | `stages`      | K/V shared-memory buffers, 1 to 16 (from 2 on `sm_90a`) | the most, up to 3, that fit in shared memory |
+    | `stages`      | K/V shared-memory buffers, 1 to 32 (from 2 on `sm_90a`) | the most, up to 3, that fit in shared memory |
     | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
     | `schedule`    | `per_block`: a CTA per query block. `persistent` (`sm_90a` only): a CTA per SM (at most) walks the work items, a query block each, or with masks a pair of them (the longest with the shortest, longest first); its producer loads the next item's Q and first K tiles while the consumers finish the last one (the Q tiles get two slots when they fit beside the K/V stages asked for, or beside 2 without `stages`; the default stages are then the most that fit beside them) | `persistent` on `sm_90a` when two Q slots fit that way (head dims up to 128 with the default tiles), else `per_block` |
     | `target`      | `sm_90a` or `sm_100a`                | none: required              |
@@ -540,7 +540,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
 
     ```
     fmha.gemm @name (a, b [, scale_a, scale_b]) -> c
-        [transpose_b] [tile [block_m, block_n, block_k]] [stages n]
+        [transpose_b] [swap_ab] [tile [block_m, block_n, block_k]] [stages n]
         [consumers n] [ctas n] [multicast n] [schedule (cooperative | pingpong)]
         [splits n] [promote_every n] target (sm_90a | sm_100a) attr-dict
     ```
@@ -551,8 +551,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | field            | meaning                              | default                     |
     |------------------|--------------------------------------|-----------------------------|
     | `transpose_b`    | `b` is given as `[N, K]`             | `b` is `[K, N]`             |
+    | `swap_ab`        | each tile is computed turned around, `C^T = B A^T` (see below) | `A B` |
     | `tile [m, n, k]` | `block_m` rows of `c` per consumer warpgroup, `block_n` columns, `block_k` elements of K per main-loop step | `[128, 128, 64]` (`block_k` 128 for fp8) |
-    | `stages`         | A/B shared-memory buffers, 1 to 16 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
+    | `stages`         | A/B shared-memory buffers, 1 to 32 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
     | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
     | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
@@ -566,6 +567,20 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     the MMA's K (32 bytes: 16 for 16-bit inputs, 32 for fp8) and spans 32,
     64 or 128 bytes (a TMA swizzle span), i.e. 16, 32 or 64 for 16-bit
     inputs and 32, 64 or 128 for fp8.
+
+    **Swapped operands** (`swap_ab`, `sm_90a`): for a few rows of `a` (a
+    decode step's tokens times a weight), a wgmma's 64 rows of M would be
+    mostly padding, and so would every A slot of the ring. With `swap_ab`
+    the consumer computes the tile's transpose, `C^T = B A^T`: the
+    `block_n` rows of `b` (given as `[N, K]`) are the MMA's M and the
+    `block_m` rows of `a` its N, so an A slot holds only `block_m` rows and
+    the ring holds more B slots in the same shared memory. The accumulator
+    (`block_n x block_m`) is transposed in registers (`tile.transpose`,
+    which moves no data) and stored as C's `block_m x block_n` tile. Rules:
+    `transpose_b`; `block_m` a multiple of 8 from 8 to 256 (the MMA's N);
+    `block_n` a multiple of 64 up to 256 (the MMA's M); one consumer; bf16
+    or f16 inputs; `sm_90a`; not with `ctas`, `multicast`, `schedule
+    pingpong` or `splits`.
 
     **2-CTA mode** (`ctas 2`, `sm_100a`): the kernel is launched in clusters
     of two CTAs along x. Per consumer, the pair issues one
@@ -681,6 +696,16 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
         consumers 2 multicast 2 target sm_100a
     ```
 
+    Example: a decode-step bf16 GEMM on `sm_90a` (a few rows of `a` times a
+    weight) whose tiles of 8 rows and 64 columns are computed as `B A^T`,
+    16 slots of 64 rows of B and 8 rows of A in the ring:
+
+    ```mlir
+    fmha.gemm @gemm_thin (tensor<?x4096xbf16>, tensor<?x4096xbf16>)
+        -> tensor<?x?xbf16> transpose_b swap_ab tile [8, 64, 64] stages 16
+        consumers 1 target sm_90a
+    ```
+
     Example: a split-K bf16 GEMM on `sm_90a` whose 128 x 128 tiles each
     take two work items, one per half of K:
 
@@ -695,6 +720,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     SymbolNameAttr:$sym_name,
     TypeAttrOf<FunctionType>:$function_type,
     UnitAttr:$transpose_b,
+    UnitAttr:$swap_ab,
     OptionalAttr<FMHA_TileAttr>:$tile,
     OptionalAttr<FMHA_StagesAttr>:$stages,
     OptionalAttr<FMHA_ConsumersAttr>:$consumers,
@@ -709,6 +735,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
   let assemblyFormat = [{
     $sym_name $function_type
     (`transpose_b` $transpose_b^)?
+    (`swap_ab` $swap_ab^)?
     (`tile` $tile^)?
     (`stages` $stages^)?
     (`consumers` $consumers^)?

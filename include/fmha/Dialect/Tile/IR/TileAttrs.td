@@ -276,6 +276,45 @@ def Tile_SliceAttr : Tile_RegisterLayoutAttr<"Slice", "slice"> {
   }];
 }
 
+def Tile_TransposedAttr : Tile_RegisterLayoutAttr<"Transposed", "transposed"> {
+  let summary = "register layout of the transpose of a 2-d register layout";
+  let description = [{
+    The layout of the M x N tensor that `tile.transpose` makes of an N x M
+    tensor laid out by `parent` (`#tile.wgmma_acc`, `#tile.tmem_32x32b` or
+    `#tile.blocked`): every thread holds the same values in the same
+    registers, element (row, col) being the parent's element (col, row).
+    Transposing a register tensor therefore moves no data; what changes is
+    how its values are stored. A thread's values along a row of the
+    transpose are its parent values along a column, so they are rarely
+    contiguous: stores write them one by one (a GEMM with `swap_ab` stores
+    its `[block_n, block_m]` accumulator as the `[block_m, block_n]` tile of
+    C this way).
+
+    The tensor must have rank 2, and its transpose must be a tensor the
+    parent can lay out.
+
+    ```mlir
+    tensor<8x64xf32, #tile.transposed<parent = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>>
+    ```
+  }];
+  let parameters = (ins
+    AttrParameter<"::mlir::Attribute", "the 2-d register layout of the "
+                  "transpose: #tile.wgmma_acc, #tile.tmem_32x32b or "
+                  "#tile.blocked">:$parent);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let builders = [
+    AttrBuilderWithInferredContext<(ins "::mlir::Attribute":$parent), [{
+      return $_get(parent.getContext(), parent);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// The parent layout.
+    RegisterLayoutAttrInterface getParentLayout() const {
+      return ::llvm::cast<RegisterLayoutAttrInterface>(getParent());
+    }
+  }];
+}
+
 def Tile_NvmmaSharedAttr : Tile_LayoutAttr<"NvmmaShared", "nvmma_shared"> {
   let summary = "NVMMA-swizzled shared memory of TMA, wgmma and tcgen05";
   let description = [{

@@ -38,6 +38,11 @@ bool isRegisterParentLayout(Attribute encoding);
 /// `#tile.slice` of one of them.
 bool isRegisterLayout(Attribute encoding);
 
+/// The layout of the transpose of a tensor laid out by `encoding` (a 2-d
+/// register layout): `#tile.transposed` of it, or the parent of a
+/// `#tile.transposed` (transposing twice gives the layout back).
+Attribute getTransposedLayout(Attribute encoding);
+
 /// The rows and columns one repetition of the 2-d register layout `encoding`
 /// covers (see isRegisterParentLayout); empty for other encodings.
 SmallVector<int64_t, 2> getRegisterLayoutTileShape(Attribute encoding);

@@ -483,4 +483,30 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let hasFolder = 1;
 }
 
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
+  let summary = "swap the two dimensions of a 2-d tensor";
+  let description = [{
+    `result[i, j] = input[j, i]`: the result's shape is the input's with its
+    dimensions swapped; the element type is kept. A GEMM with `swap_ab`
+    computes each output tile turned around (`B A^T`, so that a few rows of
+    A are the MMA's N) and transposes the accumulator before its epilogue.
+
+    In a register layout the result is laid out by
+    `#tile.transposed<parent = ...>` of the input's layout (or the input by
+    that of the result's), so the transpose moves no data: each thread keeps
+    its values and reads them with swapped coordinates. Before layouts are
+    assigned, neither has an encoding.
+
+    ```mlir
+    %ct = tile.transpose %acc : tensor<64x8xf32> -> tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$input);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FMHA_DIALECT_TILE_IR_TILEOPS_TD

@@ -65,7 +65,7 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
     which ws-partition-roles' attention builder reads.
 
     Before it decides anything it checks the kernel's `fmha.stages` (1 to
-    16) and `fmha.item_slots` (1 or 2), and the `stages` (1 to 16),
+    16) and `fmha.item_slots` (1 or 2), and the `stages` (1 to 32),
     `producer-regs` and `consumer-regs` (multiples of 8 from 24 to 256, or
     0 for the target's) options; a value out of range is an error naming
     it. The target is each kernel's `gpu.module` `#nvvm.target` chip
