@@ -37,7 +37,10 @@ import fmha  # noqa: E402
 SEQLENS = [512, 1024, 2048, 4096, 8192, 16384]
 GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000),
                (16384, 16384, 256), (7, 8192, 4096), (64, 8192, 4096),
-               (8192, 14336, 4096), (8192, 4096, 14336), (1000, 1000, 1000)]
+               (8192, 14336, 4096), (8192, 4096, 14336), (1000, 1000, 1000),
+               # Decode steps of a Llama-8B-sized model (7 tokens): the
+               # attention projection, the MLP's up and down projections.
+               (7, 4096, 4096), (7, 14336, 4096), (7, 4096, 14336)]
 RESULTS = {}
 # Rounds of the model comparison (--model-rounds).
 MODEL_ROUNDS = 5

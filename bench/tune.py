@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 import fmha  # noqa: E402
-from fmha import ops, tuning  # noqa: E402
+from fmha import ops, torch_ops, tuning  # noqa: E402
 
 GEMM_SHAPES = [
     (4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000),
@@ -41,7 +41,8 @@ GEMM_SHAPES = [
     (16, 4096, 4096), (4096, 1024, 4096), (8192, 8192, 1024),
     (512, 512, 512), (4096, 4096, 512), (128, 8192, 8192),
     (2048, 8192, 2048), (3000, 1000, 4096), (7, 14336, 4096),
-    (16, 14336, 4096), (32, 8192, 4096),
+    (16, 14336, 4096), (32, 8192, 4096), (7, 4096, 4096),
+    (7, 4096, 14336),
 ]
 # The FlashAttention-3 grid (16k tokens, hidden 2048) and model shapes
 # (batch, heads_q, seq_q, seq_k) per head dim.
@@ -122,6 +123,11 @@ def sweep(args):
             for config, spec in gemm_specs():
                 kern = fmha.compile(spec).kernel
                 tensors = {"a": a, "b": b, "c": c}
+                # Split-K's workspace and counters, as fmha.gemm gives them.
+                tensors.update(torch_ops.scratch_tensors(
+                    torch, kern.scratch_shapes(
+                        {n: t.shape for n, t in tensors.items()}),
+                    a.device, torch.cuda.current_stream().cuda_stream))
                 times[spec.name] = (tuning.time_cuda(
                     lambda: kern.launch(tensors), torch), config)
             name, (us, config) = min(times.items(), key=lambda x: x[1][0])

@@ -149,8 +149,6 @@ def gemm_kernel_specs(dtype: str, out_dtype: str, target: str = "sm_90a",
     category, _ = tuning.gemm_problem(1, 1, 1, fp8=fp8, promote=promote)
     configs = [{}, *tuning.gemm_candidates(fp8, promote),
                *tuning.table().configs(category)]
-    # Swapped operands read B K-major: not for B as [K, N].
-    configs = [c for c in configs if b_transposed or not c.get("swap_ab")]
     return _unique(gemm_spec(dtype, out_dtype, target, c, b_transposed,
                              b_dtype, scale_a, scale_b, promote)
                    for c in configs)

@@ -203,7 +203,7 @@ class GemmSpec(_Spec):
     one per range of K steps, whose f32 partial sums the last one adds up
     (the runtime provides the workspace and the counters); 1: none.
     ``swap_ab``: each tile computed turned around, ``C^T = B A^T``
-    (sm_90a, B as ``[N, K]``, one consumer, 16-bit inputs): ``block_m``
+    (sm_90a, one consumer, 16-bit inputs): ``block_m``
     (a multiple of 8 up to 256) rows of A are the MMA's N and ``block_n``
     (a multiple of 64) rows of B its M, so that a few rows of A (a decode
     step) fill no 64-row MMA tile and A's ring slots hold only them.
@@ -286,10 +286,6 @@ class GemmSpec(_Spec):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
-        if self.swap_ab and not self.transpose_b:
-            raise ValueError("swap_ab needs transpose_b=True (B as [N, K]): "
-                             "B's rows are the MMA's A operand, read "
-                             "K-major")
         for size in ("m", "n", "k"):
             _check_size(size, getattr(self, size))
 

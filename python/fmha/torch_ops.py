@@ -331,11 +331,6 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
     def make_spec(config: dict) -> Any:
         if not scratch:
             config = {k: v for k, v in config.items() if k != "splits"}
-        if config.get("swap_ab") and not b_transposed:
-            # B as [K, N] is not K-major: the next choice, as for a
-            # configuration that does not compile.
-            from .compiler import CompileError
-            raise CompileError("swap_ab needs B as [N, K]", step="spec")
         return _ops.gemm_spec(dtype, out_name, target, config,
                               b_transposed=b_transposed, b_dtype=b_dtype,
                               scale_a=kinds[0], scale_b=kinds[1],

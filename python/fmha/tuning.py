@@ -76,11 +76,17 @@ GEMM_CANDIDATES: tuple = (
     # cuBLAS (bench/RESULTS.md, 2026-11-28): 7x8192x4096 0.92x -> 0.97x,
     # 16x4096x4096 0.91x -> 0.92-0.95x, 7x14336x4096 0.88x -> 0.94x. More
     # stages (24 of 8 x 64), and 16 x 128 or 32 x 128 tiles, won nowhere
-    # beyond the rounds' spread.
+    # beyond the rounds' spread. Split-K (through fmha.gemm's eager path,
+    # which provides the workspace) for long K over few tiles: 7x4096x14336
+    # 50 us -> 41 (2 splits), cuBLAS 41.
     {"tile": (8, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True},
     {"tile": (16, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True},
     {"tile": (32, 64, 64), "consumers": 1, "stages": 18, "swap_ab": True},
     {"tile": (8, 128, 64), "consumers": 1, "stages": 13, "swap_ab": True},
+    {"tile": (8, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True,
+     "splits": 2},
+    {"tile": (8, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True,
+     "splits": 4},
     # Clusters of two CTAs sharing each B tile by TMA multicast: half of
     # B's L2 reads, for shapes whose rows are not 128-byte aligned (3000^3:
     # a box row spans two L2 lines and the kernel is L2-bound) and large

@@ -132,13 +132,13 @@ class GemmTest(unittest.TestCase):
 
     def test_thin_rows(self):
         """A few rows of A (a decode step's tokens times a weight): the
-        table's swapped kernels (C^T = B A^T) with B as [N, K], and for B
-        as [K, N] (which they cannot read) the next choice."""
+        table's swapped kernels (C^T = B A^T, split-K among them), with B
+        as [N, K] and as [K, N]."""
         kernel_or_skip(self, "bf16", "bf16")
         config = tuning.choose(("gemm",), (7, 8192, 4096))
         self.assertTrue(config.get("swap_ab"), config)
         for m, n, k in ((7, 8192, 4096), (13, 4000, 4096), (1, 14336, 1000),
-                        (16, 4096, 4104), (40, 8200, 4096)):
+                        (16, 4096, 4104), (40, 8200, 4096), (5, 4096, 14336)):
             with self.subTest(m=m, n=n, k=k):
                 a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
                 b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)

@@ -77,19 +77,18 @@ class GemmSpecTest(unittest.TestCase):
         # existed.
         self.assertNotIn("swap_ab", GemmSpec().to_mlir())
         self.assertNotIn("swap_ab", GemmSpec().to_dict())
-        with self.assertRaisesRegex(ValueError, r"swap_ab needs "
-                                    r"transpose_b=True"):
-            GemmSpec(tile=(8, 64, 64), consumers=1, swap_ab=True,
-                     transpose_b=False)
+        kn = GemmSpec(tile=(8, 64, 64), consumers=1, swap_ab=True,
+                      transpose_b=False)
+        self.assertEqual(kn.name, "gemm_bf16_bf16_8x64x64_c1_swab_bkn")
+        self.assertIn("swap_ab tile [8, 64, 64]", kn.to_mlir())
+        self.assertNotIn("transpose_b", kn.to_mlir())
         with self.assertRaisesRegex(TypeError, "swap_ab must be a bool"):
             GemmSpec(swap_ab=1)
 
-    def test_kernel_specs_leave_swap_ab_out_for_b_as_k_by_n(self):
-        swapped = [s for s in ops.gemm_kernel_specs("bf16", "bf16")
-                   if s.swap_ab]
-        self.assertTrue(swapped)
-        self.assertFalse([s for s in ops.gemm_kernel_specs(
-            "bf16", "bf16", b_transposed=False) if s.swap_ab])
+    def test_kernel_specs_have_swap_ab_for_both_layouts_of_b(self):
+        for b_transposed in (True, False):
+            self.assertTrue([s for s in ops.gemm_kernel_specs(
+                "bf16", "bf16", b_transposed=b_transposed) if s.swap_ab])
 
     def test_equal_and_hashable(self):
         a = GemmSpec(tile=[128, 128, 64])

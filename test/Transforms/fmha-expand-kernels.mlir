@@ -531,3 +531,20 @@ fmha.gemm @gemm_multicast_nmajor (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x
 // CHECK: gpu.return
 fmha.gemm @gemm_splitk (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
     transpose_b tile [64, 128, 64] consumers 2 splits 3 target sm_90a
+
+// -----
+
+// Split-K with swapped operands: the partial sum stored into the workspace
+// is C's 8x64 tile, the accumulator transposed; the last arrival sums C's
+// tiles from zeros of C's shape.
+// CHECK-LABEL: gpu.module @gemm_swap_splitk_module
+// CHECK: %[[R:.*]] = scf.for {{.*}} -> (tensor<64x8xf32>) : i32 {
+// CHECK: %[[T:.*]] = tile.transpose %[[R]] : tensor<64x8xf32> -> tensor<8x64xf32>
+// CHECK: tile.store_direct %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], %[[T]] : memref<?x?x?xf32>, tensor<8x64xf32>
+// CHECK: tile.counter_arrive
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<8x64xf32>) : i32 {
+// CHECK:   tile.load_direct %{{.*}} : memref<?x?x?xf32> -> tensor<8x64xf32>
+// CHECK: tile.store %{{.*}} : !tile.desc<tensor<8x64xbf16>>
+fmha.gemm @gemm_swap_splitk (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> transpose_b swap_ab tile [8, 64, 64] stages 16
+    splits 2 target sm_90a

@@ -1218,13 +1218,6 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 
 // -----
 
-// Swapped operands with B as [K, N]: wgmma reads its A operand K-major.
-// expected-error @+1 {{swap_ab needs transpose_b (b as [N, K]): b's rows are the MMA's A operand, which wgmma reads K-major}}
-fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
-    swap_ab tile [8, 64, 64] target sm_90a
-
-// -----
-
 // Swapped operands with fp8 inputs.
 // expected-error @+1 {{swap_ab is for bf16 and f16 inputs, not 'f8E4M3FN'}}
 fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
@@ -1247,15 +1240,16 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
 
 // -----
 
-// Swapped operands with split-K.
-// expected-error @+1 {{swap_ab cannot be combined with splits: a swapped tile is one consumer's whole K range}}
+// Swapped operands with the ping-pong schedule.
+// expected-error @+1 {{swap_ab cannot be combined with schedule pingpong: a swapped tile is computed by one consumer of one CTA}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
-    transpose_b swap_ab tile [8, 64, 64] splits 2 target sm_90a
+    transpose_b swap_ab tile [8, 64, 64] consumers 1 schedule pingpong
+    target sm_90a
 
 // -----
 
 // Swapped operands with TMA multicast.
-// expected-error @+1 {{swap_ab cannot be combined with multicast 2: a swapped tile is one consumer's whole K range}}
+// expected-error @+1 {{swap_ab cannot be combined with multicast 2: a swapped tile is computed by one consumer of one CTA}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
     transpose_b swap_ab tile [8, 64, 64] multicast 2 target sm_90a
 

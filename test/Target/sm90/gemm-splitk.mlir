@@ -19,6 +19,13 @@
 // RUN: FileCheck %s --check-prefix=ONE < %t/sk1.ptx
 // RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/sk1.ptx -o %t/sk1.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 //
+//
+// Swapped operands (8 x 64 tiles, C^T = B A^T), two K ranges.
+// RUN: fmha-opt %t/swap.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/swap.ptx
+// RUN: FileCheck %s --check-prefix=SWAP < %t/swap.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/swap.ptx -o %t/swap.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+//
 // NOSPILL: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // bf16, two consumers of 64 x 128, two K ranges. Consumer 0 (consumer 1
@@ -69,6 +76,21 @@
 // ONE: ld.global.v2.b32
 // ONE-NOT: cvt.rn
 // ONE: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+
+// Swapped operands: m64n8k16 wgmmas; the transposed 8 x 64 partial tile
+// goes to the workspace one f32 at a time (4 per thread), the last arrival
+// reads C's tiles back 16 bytes at a time (its own layout).
+// SWAP-LABEL: .entry gemm_swap_splitk(
+// SWAP: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
+// SWAP-COUNT-4: st.global.b32
+// SWAP: @l atom.relaxed.gpu.global.add.u32
+// SWAP: ld.global.v4.b32
+// SWAP: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+
+//--- swap.mlir
+fmha.gemm @gemm_swap_splitk (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> transpose_b swap_ab tile [8, 64, 64] stages 16
+    splits 2 target sm_90a
 
 //--- sk.mlir
 fmha.gemm @gemm_splitk (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>

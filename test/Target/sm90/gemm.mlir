@@ -36,6 +36,12 @@
 // RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/swap.ptx -o %t/swap.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 // RUN: fmha-opt %t/swap.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-SWAP
+//
+// The same with B as [K, N]: B's tile is the MMA's A operand read MN-major.
+// RUN: fmha-opt %t/swap-kn.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/swap-kn.ptx
+// RUN: FileCheck %s --check-prefix=SWAPKN < %t/swap-kn.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/swap-kn.ptx -o %t/swap-kn.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 
 // One producer warpgroup (of which one warp issues TMA) and two consumer
 // warpgroups: 384 threads; the producer gives registers up, the consumers
@@ -208,6 +214,15 @@
 // MANIFEST-SWAP: "box": [
 // MANIFEST-SWAP-NEXT: 8,
 // MANIFEST-SWAP-NEXT: 64
+
+// B as [K, N]: imm-trans-a 1 (B's tile is K x N, the MMA's A given K x M),
+// imm-trans-b 0 (A's rows are the MMA's B read K-major).
+// SWAPKN-LABEL: .entry gemm_swap_kn(
+// SWAPKN: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.+}}, p, 1, 1, 1, 0;
+
+//--- swap-kn.mlir
+fmha.gemm @gemm_swap_kn (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    swap_ab tile [8, 64, 64] stages 16 target sm_90a
 
 //--- swap.mlir
 fmha.gemm @gemm_swap (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>

@@ -522,15 +522,11 @@ static LogicalResult verifyPromotion(GemmOp op, Target target) {
   return success();
 }
 
-/// Checks swapped operands (`swap_ab`, sm_90a): b given as [N, K] (its rows
-/// are the MMA's A operand, read K-major), 16-bit inputs, one consumer and
-/// none of the CTA-pair, ping-pong and split-K modes; block_m is the MMA's N
-/// and block_n a multiple of its 64 rows of M.
+/// Checks swapped operands (`swap_ab`, sm_90a): 16-bit inputs (b is the
+/// MMA's A operand, which wgmma reads MN-major from shared memory only for
+/// them), one consumer and none of the CTA-pair and ping-pong modes; block_m
+/// is the MMA's N and block_n a multiple of its 64 rows of M.
 static LogicalResult verifySwapAB(GemmOp op, Target target) {
-  if (!op.getTransposeB())
-    return op.emitOpError()
-           << "swap_ab needs transpose_b (b as [N, K]): b's rows are the "
-              "MMA's A operand, which wgmma reads K-major";
   if (op.isFp8())
     return op.emitOpError() << "swap_ab is for bf16 and f16 inputs, not "
                             << op.getAType().getElementType();
@@ -542,15 +538,13 @@ static LogicalResult verifySwapAB(GemmOp op, Target target) {
            << "swap_ab needs consumers 1 (the consumer's columns of c are "
               "the MMA's M), got "
            << consumers;
-  if (op.getNumCtas() != 1 || op.getNumMulticast() != 1 || op.isPingPong() ||
-      op.getNumSplits() != 1)
+  if (op.getNumCtas() != 1 || op.getNumMulticast() != 1 || op.isPingPong())
     return op.emitOpError()
            << "swap_ab cannot be combined with "
            << (op.getNumCtas() != 1        ? "ctas 2"
                : op.getNumMulticast() != 1 ? "multicast 2"
-               : op.isPingPong()           ? "schedule pingpong"
-                                           : "splits")
-           << ": a swapped tile is one consumer's whole K range";
+                                           : "schedule pingpong")
+           << ": a swapped tile is computed by one consumer of one CTA";
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
   if (blockM < limits::kMmaNGranularity || blockM > limits::kMaxMmaN ||
       blockM % limits::kMmaNGranularity != 0)

@@ -165,14 +165,17 @@ static scf::ForOp buildStepLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
                            kMajorB ? SmallVector<Value>{column, kOffset}
                                    : SmallVector<Value>{kOffset, column});
   // With swap_ab the product is turned around, B A^T: B's rows are the
-  // MMA's M and A's rows (given as N x K of the MMA) its N.
+  // MMA's M (B as [K, N] is its A operand given K x M) and A's rows, given
+  // as N x K of the MMA, its N.
   bool swap = op.getSwapAb();
+  UnitAttr unit = b.getUnitAttr();
   SmallVector<Value> results;
   for (auto [aTile, acc] : llvm::zip(aTiles, loop.getRegionIterArgs()))
     results.push_back(tile::DotOp::create(
-        b, loc, swap ? bTile : aTile, swap ? aTile : bTile, acc, UnitAttr(),
-        kMajorB ? b.getUnitAttr() : UnitAttr(), UnitAttr(),
-        pair ? b.getUnitAttr() : UnitAttr()));
+        b, loc, swap ? bTile : aTile, swap ? aTile : bTile, acc,
+        swap && !kMajorB ? unit : UnitAttr(),
+        swap || kMajorB ? unit : UnitAttr(), UnitAttr(),
+        pair ? unit : UnitAttr()));
   scf::YieldOp::create(b, loc, results);
   return loop;
 }
@@ -222,6 +225,17 @@ static Value zeroAccumulator(GemmOp op, OpBuilder &b) {
                                     f32);
   return arith::ConstantOp::create(
       b, op.getLoc(), DenseElementsAttr::get(type, b.getFloatAttr(f32, 0.0)));
+}
+
+/// The accumulator `acc` as C's block_m x block_n tile: with swap_ab its
+/// transpose (the main loop computes C^T = B A^T), else itself.
+static Value cTile(GemmOp op, OpBuilder &b, Value acc) {
+  if (!op.getSwapAb())
+    return acc;
+  return tile::TransposeOp::create(
+      b, op.getLoc(),
+      RankedTensorType::get({op.getBlockM(), op.getBlockN()}, b.getF32Type()),
+      acc);
 }
 
 /// The scales of an fp8 GEMM: its `scale_a` and `scale_b` buffers, null
@@ -389,8 +403,18 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
   Value zero = zeroAccumulator(op, b);
   auto loop = buildMainLoop(op, b, a, bArg, rows, n0, kBegin, kEnd, zero,
                             /*pair=*/false, constant);
+  // The sum starts from C's tile of zeros: with swap_ab not the
+  // accumulator's (which is C^T).
+  Value sumZero = zero;
+  if (op.getSwapAb())
+    sumZero = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({blockM, blockN}, b.getF32Type()),
+            b.getF32FloatAttr(0.0)));
   for (auto [i, acc, row] : llvm::enumerate(loop.getResults(), rows)) {
-    tile::StoreDirectOp::create(b, loc, workspace, {split, row, n0}, acc);
+    tile::StoreDirectOp::create(b, loc, workspace, {split, row, n0},
+                                cTile(op, b, acc));
     Value counter = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, t, constant(consumers)),
         constant(i));
@@ -401,12 +425,12 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
     b.setInsertionPointToStart(ifOp.thenBlock());
     // The partials in split order, one at a time.
     auto sumLoop = scf::ForOp::create(b, loc, constant(0), constant(splits),
-                                      constant(1), ValueRange{zero});
+                                      constant(1), ValueRange{sumZero});
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(sumLoop.getBody());
       Value partial = tile::LoadDirectOp::create(
-          b, loc, zero.getType(), workspace,
+          b, loc, sumZero.getType(), workspace,
           ValueRange{sumLoop.getInductionVar(), row, n0});
       Value sum = arith::AddFOp::create(b, loc, sumLoop.getRegionIterArgs()[0],
                                         partial);
@@ -563,17 +587,11 @@ LogicalResult fmha::expandGemm(GemmOp op, OpBuilder &b) {
   Value zero = zeroAccumulator(op, b);
   auto loop = buildMainLoop(op, b, a, bArg, rows, nB, Value(), kTiles, zero,
                             pair, constant);
-  for (auto [acc, row] : llvm::zip(loop.getResults(), rows)) {
-    // swap_ab: the accumulator is C's tile transposed.
-    Value tileC = acc;
-    if (op.getSwapAb())
-      tileC = tile::TransposeOp::create(
-          b, loc,
-          RankedTensorType::get({blockM, op.getBlockN()}, b.getF32Type()), acc);
+  for (auto [acc, row] : llvm::zip(loop.getResults(), rows))
     tile::StoreOp::create(
         b, loc, c, {row, n0},
-        roundOutput(op, b, scaleOutput(op, b, tileC, row, n0, scales)));
-  }
+        roundOutput(op, b,
+                    scaleOutput(op, b, cTile(op, b, acc), row, n0, scales)));
   b.setInsertionPointAfter(tileLoop);
   gpu::ReturnOp::create(b, loc);
   op.erase();

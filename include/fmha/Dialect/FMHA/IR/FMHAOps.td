@@ -572,15 +572,18 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     decode step's tokens times a weight), a wgmma's 64 rows of M would be
     mostly padding, and so would every A slot of the ring. With `swap_ab`
     the consumer computes the tile's transpose, `C^T = B A^T`: the
-    `block_n` rows of `b` (given as `[N, K]`) are the MMA's M and the
-    `block_m` rows of `a` its N, so an A slot holds only `block_m` rows and
+    `block_n` rows of `b` are the MMA's M (its A operand, read K-major
+    from `[N, K]` or MN-major from `[K, N]`) and the `block_m` rows of `a`
+    its N, so an A slot holds only `block_m` rows and
     the ring holds more B slots in the same shared memory. The accumulator
     (`block_n x block_m`) is transposed in registers (`tile.transpose`,
     which moves no data) and stored as C's `block_m x block_n` tile. Rules:
-    `transpose_b`; `block_m` a multiple of 8 from 8 to 256 (the MMA's N);
+    `block_m` a multiple of 8 from 8 to 256 (the MMA's N);
     `block_n` a multiple of 64 up to 256 (the MMA's M); one consumer; bf16
-    or f16 inputs; `sm_90a`; not with `ctas`, `multicast`, `schedule
-    pingpong` or `splits`.
+    or f16 inputs; `sm_90a`; not with `ctas`, `multicast` or `schedule
+    pingpong`. With `splits` the partial sums are C's tiles (transposed
+    before they are stored), so the workspace and the sum are as without
+    `swap_ab`.
 
     **2-CTA mode** (`ctas 2`, `sm_100a`): the kernel is launched in clusters
     of two CTAs along x. Per consumer, the pair issues one
