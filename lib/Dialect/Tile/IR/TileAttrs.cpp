@@ -198,13 +198,23 @@ LogicalResult BlockedAttr::verifyEncoding(
 // SliceAttr
 //===----------------------------------------------------------------------===//
 
+/// Checks that `parent`, the parent of a `#tile.<layout>`, is a 2-d register
+/// layout.
+static LogicalResult
+verifyRegisterParent(function_ref<InFlightDiagnostic()> emitError,
+                     StringRef layout, Attribute parent) {
+  if (isRegisterParentLayout(parent))
+    return success();
+  return emitError() << "the parent of a #tile." << layout
+                     << " must be a #tile.wgmma_acc, #tile.tmem_32x32b or "
+                        "#tile.blocked layout, got "
+                     << parent;
+}
+
 LogicalResult SliceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 unsigned dim, Attribute parent) {
-  if (!isRegisterParentLayout(parent))
-    return emitError() << "the parent of a #tile.slice must be a "
-                          "#tile.wgmma_acc, #tile.tmem_32x32b or "
-                          "#tile.blocked layout, got "
-                       << parent;
+  if (failed(verifyRegisterParent(emitError, "slice", parent)))
+    return failure();
   if (dim > 1)
     return emitError() << "#tile.slice dim " << dim
                        << " is out of range for a 2-d parent layout";
@@ -235,12 +245,7 @@ SliceAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
 LogicalResult
 TransposedAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        Attribute parent) {
-  if (!isRegisterParentLayout(parent))
-    return emitError() << "the parent of a #tile.transposed must be a "
-                          "#tile.wgmma_acc, #tile.tmem_32x32b or "
-                          "#tile.blocked layout, got "
-                       << parent;
-  return success();
+  return verifyRegisterParent(emitError, "transposed", parent);
 }
 
 LogicalResult TransposedAttr::verifyEncoding(
