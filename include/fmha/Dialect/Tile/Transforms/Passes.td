@@ -31,6 +31,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
     - The layout flows to every tensor connected to an accumulator:
       elementwise `arith`/`math` ops, splat constants, `scf.for` iteration
       arguments, results and yields, and stored values.
+    - Across a `tile.transpose` it flows transposed: the result gets
+      `#tile.transposed<parent = ...>` of the input's layout (and the input
+      the parent of a transposed result's), so a swapped GEMM's C^T
+      accumulator is stored as C's tile without moving data.
     - A 2-d tile loaded by `tile.load_direct` that no accumulator's layout
       reaches (a program without MMAs, such as `fmha.merge_states`) gets a
       register layout of its own on either target,
