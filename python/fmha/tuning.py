@@ -83,6 +83,13 @@ GEMM_CANDIDATES: tuple = (
     {"tile": (16, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True},
     {"tile": (32, 64, 64), "consumers": 1, "stages": 18, "swap_ab": True},
     {"tile": (8, 128, 64), "consumers": 1, "stages": 13, "swap_ab": True},
+    # ... and K steps of two 128-byte spans (two TMA boxes per operand):
+    # half the ring's barrier round trips per byte, 2-3% faster at 7 rows
+    # (kernel level, H200).
+    {"tile": (8, 64, 128), "consumers": 1, "stages": 12, "swap_ab": True},
+    {"tile": (16, 64, 128), "consumers": 1, "stages": 11, "swap_ab": True},
+    {"tile": (8, 64, 128), "consumers": 1, "stages": 12, "swap_ab": True,
+     "splits": 2},
     {"tile": (8, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True,
      "splits": 2},
     {"tile": (8, 64, 64), "consumers": 1, "stages": 16, "swap_ab": True,

@@ -824,8 +824,8 @@ fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
 
 // -----
 
-// fp8 block_k wider than one swizzle span.
-// expected-error @+1 {{block_k 256 spans 256 bytes of 'f8E4M3FN': expected 32, 64 or 128 bytes (one TMA swizzle span), i.e. block_k 32, 64 or 128}}
+// fp8 block_k of two swizzle spans.
+// expected-error @+1 {{block_k 256 spans two 128-byte swizzle spans, which needs 16-bit inputs on sm_90a without multicast or schedule pingpong}}
 fmha.gemm @gemm (tensor<?x?xf8E4M3FN>, tensor<?x?xf8E4M3FN>, tensor<1xf32>,
                  tensor<1xf32>)
     -> tensor<?x?xbf16>
@@ -1008,16 +1008,24 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 
 // -----
 
-// block_k wider than one swizzle span.
-// expected-error @+1 {{block_k 128 spans 256 bytes of 'bf16': expected 32, 64 or 128 bytes (one TMA swizzle span), i.e. block_k 16, 32 or 64}}
+// block_k wider than two swizzle spans.
+// expected-error @+1 {{block_k 256 spans 512 bytes of 'bf16': expected 32, 64 or 128 bytes (one TMA swizzle span), i.e. block_k 16, 32 or 64, or two 128-byte spans (block_k 128)}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
-    tile [128, 128, 128] target sm_90a
+    tile [64, 64, 256] target sm_90a
+
+// -----
+
+// Two swizzle spans of K with TMA multicast.
+// expected-error @+1 {{block_k 128 spans two 128-byte swizzle spans, which needs 16-bit inputs on sm_90a without multicast or schedule pingpong}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [64, 128, 128] stages 2 multicast 2 target sm_90a
 
 // -----
 
 // block_k that is no swizzle span.
-// expected-error @+1 {{block_k 48 spans 96 bytes of 'bf16': expected 32, 64 or 128 bytes (one TMA swizzle span), i.e. block_k 16, 32 or 64}}
+// expected-error @+1 {{block_k 48 spans 96 bytes of 'bf16': expected 32, 64 or 128 bytes (one TMA swizzle span), i.e. block_k 16, 32 or 64, or two 128-byte spans (block_k 128)}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
     tile [128, 128, 48] target sm_90a

@@ -37,6 +37,15 @@
 // RUN: fmha-opt %t/swap.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-SWAP
 //
+// Swapped, with block_k 128: two 128-byte spans of K per step, two TMA
+// boxes per operand.
+// RUN: fmha-opt %t/swap-k128.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/swap-k128.ptx
+// RUN: FileCheck %s --check-prefix=SWAPK128 < %t/swap-k128.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/swap-k128.ptx -o %t/swap-k128.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// RUN: fmha-opt %t/swap-k128.mlir --fmha-sm90-pipeline=binary=none \
+// RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-SWAPK128
+//
 // The same with B as [K, N]: B's tile is the MMA's A operand read MN-major.
 // RUN: fmha-opt %t/swap-kn.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/swap-kn.ptx
@@ -219,6 +228,25 @@
 // imm-trans-b 0 (A's rows are the MMA's B read K-major).
 // SWAPKN-LABEL: .entry gemm_swap_kn(
 // SWAPKN: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {{.+}}, p, 1, 1, 1, 0;
+
+// Four boxes per K step (A's two, B's two) for one expect_tx of 18 KiB;
+// 8 m64n8k16 wgmmas per step.
+// SWAPK128-LABEL: .entry gemm_swap_k128(
+// SWAPK128: mov.b32 [[BYTES:%r[0-9]+]], 18432;
+// SWAPK128: mbarrier.arrive.expect_tx.shared.b64 %rd{{[0-9]+}}, [%rd{{[0-9]+}}+{{[0-9]+}}], [[BYTES]];
+// SWAPK128-COUNT-8: wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
+// MANIFEST-SWAPK128: "dynamic_smem": 222400,
+// MANIFEST-SWAPK128: "box": [
+// MANIFEST-SWAPK128-NEXT: 8,
+// MANIFEST-SWAPK128-NEXT: 64
+// MANIFEST-SWAPK128: "box": [
+// MANIFEST-SWAPK128-NEXT: 64,
+// MANIFEST-SWAPK128-NEXT: 64
+
+//--- swap-k128.mlir
+fmha.gemm @gemm_swap_k128 (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16> transpose_b swap_ab tile [8, 64, 128] stages 12
+    target sm_90a
 
 //--- swap-kn.mlir
 fmha.gemm @gemm_swap_kn (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>

@@ -585,8 +585,11 @@ static LogicalResult verifyConfig(GemmOp op) {
                             << mmaK << " (the MMA K step of "
                             << (op.isFp8() ? "fp8" : "16-bit") << " inputs)";
   int64_t spanBytes = blockK * inBytes;
-  if (spanBytes > limits::kMaxSwizzleBytes ||
-      !llvm::isPowerOf2_64(static_cast<uint64_t>(spanBytes)))
+  Target target = op.getTarget();
+  // Two 128-byte spans: each K step's rows move as two TMA boxes.
+  bool twoSpans = spanBytes == 2 * limits::kMaxSwizzleBytes;
+  if (!twoSpans && (spanBytes > limits::kMaxSwizzleBytes ||
+                    !llvm::isPowerOf2_64(static_cast<uint64_t>(spanBytes))))
     return op.emitOpError()
            << "block_k " << blockK << " spans " << spanBytes << " bytes of "
            << inType << ": expected " << limits::kMinSwizzleBytes << ", "
@@ -594,8 +597,15 @@ static LogicalResult verifyConfig(GemmOp op) {
            << " bytes (one TMA swizzle span), i.e. block_k "
            << limits::kMinSwizzleBytes / inBytes << ", "
            << 2 * limits::kMinSwizzleBytes / inBytes << " or "
-           << limits::kMaxSwizzleBytes / inBytes;
-  Target target = op.getTarget();
+           << limits::kMaxSwizzleBytes / inBytes
+           << ", or two 128-byte spans (block_k "
+           << 2 * limits::kMaxSwizzleBytes / inBytes << ")";
+  if (twoSpans && (op.isFp8() || getTargetInfo(target).hasTensorMemory() ||
+                   op.getNumMulticast() != 1 || op.isPingPong()))
+    return op.emitOpError()
+           << "block_k " << blockK << " spans two 128-byte swizzle spans, "
+           << "which needs 16-bit inputs on sm_90a without multicast or "
+              "schedule pingpong";
   if (failed(verifyCtas(op, target, blockN)) ||
       failed(verifyMulticast(op, target, blockN)))
     return failure();

@@ -31,9 +31,12 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
   // In 2-CTA mode each CTA loads half of B's block_n.
   int64_t ctas = op.getNumCtas();
   int64_t blockNB = blockN / ctas;
-  // A and B rows of block_k elements fill exactly one swizzle span (the
-  // verifier allows 32, 64 or 128 bytes); tile-assign-layouts picks the same.
-  int64_t swizzle = blockK * in.getIntOrFloatBitWidth() / 8;
+  // A and B rows of block_k elements fill one swizzle span (the verifier
+  // allows 32, 64 or 128 bytes) or two of 128 bytes, moved as two boxes of
+  // `kBox` elements; tile-assign-layouts picks the same swizzle.
+  int64_t swizzle = std::min<int64_t>(blockK * in.getIntOrFloatBitWidth() / 8,
+                                      limits::kMaxSwizzleBytes);
+  int64_t kBox = swizzle * 8 / in.getIntOrFloatBitWidth();
   Attribute m = contract.size(op.getM(), "M"),
             n = contract.size(op.getN(), "N"),
             k = contract.size(op.getK(), "K");
@@ -44,7 +47,7 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
   int64_t bSwizzle =
       kMajorB ? swizzle : limits::widestSwizzleBytes(blockNB * elementBytes);
   int64_t bBoxRows = kMajorB ? blockNB : blockK;
-  int64_t bBoxColumns = kMajorB ? blockK : bSwizzle / elementBytes;
+  int64_t bBoxColumns = kMajorB ? kBox : bSwizzle / elementBytes;
   // With TMA multicast each CTA of the cluster loads half of the B block:
   // half of its rows when a row is one box, else half of the boxes (the
   // split of ws.tma_load {multicast}).
@@ -70,7 +73,7 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
                     f32,
                     /*output=*/false);
   }
-  contract.tensorMap("a", {blockM, blockK}, swizzle);
+  contract.tensorMap("a", {blockM, kBox}, swizzle);
   contract.tensorMap("b", {bBoxRows, bBoxColumns}, bSwizzle);
   contract.tensorMap("c", {blockM, blockN}, 0);
   for (Attribute size : {m, n, k})

@@ -566,7 +566,10 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     a multiple of 8 from 8 to 256 (the MMA's N); `block_k` is a multiple of
     the MMA's K (32 bytes: 16 for 16-bit inputs, 32 for fp8) and spans 32,
     64 or 128 bytes (a TMA swizzle span), i.e. 16, 32 or 64 for 16-bit
-    inputs and 32, 64 or 128 for fp8.
+    inputs and 32, 64 or 128 for fp8; or, for 16-bit inputs on `sm_90a`
+    without `multicast` or `schedule pingpong`, 128 (two 128-byte spans,
+    each K step's rows loaded as two TMA boxes: half the ring's barrier
+    round trips per byte).
 
     **Swapped operands** (`swap_ab`, `sm_90a`): for a few rows of `a` (a
     decode step's tokens times a weight), a wgmma's 64 rows of M would be
