@@ -66,13 +66,11 @@ def attention_shapes(head_dim, quick=False):
 
 def gemm_specs():
     """(config, spec) of each GEMM candidate, one per distinct spec."""
-    out, seen = [], set()
+    specs = {}
     for c in tuning.GEMM_CANDIDATES:
-        spec = ops.gemm_spec("bf16", "bf16", "sm_90a", c)
-        if spec not in seen:
-            seen.add(spec)
-            out.append((tuning.normalize_config(c), spec))
-    return out
+        specs.setdefault(ops.gemm_spec("bf16", "bf16", "sm_90a", c),
+                         tuning.normalize_config(c))
+    return [(config, spec) for spec, config in specs.items()]
 
 
 def attention_specs():

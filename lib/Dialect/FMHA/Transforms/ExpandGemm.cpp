@@ -218,16 +218,22 @@ static scf::ForOp buildMainLoop(GemmOp op, OpBuilder &b, Value a, Value bArg,
   return groups;
 }
 
+/// An f32 tile of zeros of `shape`.
+static Value zeroTile(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+  Type f32 = b.getF32Type();
+  return arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get(shape, f32),
+                             b.getFloatAttr(f32, 0.0)));
+}
+
 /// A block_m x block_n f32 tile of zeros (block_n x block_m with swap_ab),
 /// where accumulators start.
 static Value zeroAccumulator(GemmOp op, OpBuilder &b) {
-  Type f32 = b.getF32Type();
   int64_t blockM = op.getBlockM(), blockN = op.getBlockN();
-  auto type = RankedTensorType::get(op.getSwapAb() ? ArrayRef{blockN, blockM}
-                                                   : ArrayRef{blockM, blockN},
-                                    f32);
-  return arith::ConstantOp::create(
-      b, op.getLoc(), DenseElementsAttr::get(type, b.getFloatAttr(f32, 0.0)));
+  return zeroTile(b, op.getLoc(),
+                  op.getSwapAb() ? ArrayRef{blockN, blockM}
+                                 : ArrayRef{blockM, blockN});
 }
 
 /// The accumulator `acc` as C's block_m x block_n tile: with swap_ab its
@@ -408,13 +414,7 @@ static void buildSplitKTiles(GemmOp op, OpBuilder &b, Value a, Value bArg,
                             /*pair=*/false, constant);
   // The sum starts from C's tile of zeros: with swap_ab not the
   // accumulator's (which is C^T).
-  Value sumZero = zero;
-  if (op.getSwapAb())
-    sumZero = arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(
-            RankedTensorType::get({blockM, blockN}, b.getF32Type()),
-            b.getF32FloatAttr(0.0)));
+  Value sumZero = op.getSwapAb() ? zeroTile(b, loc, {blockM, blockN}) : zero;
   for (auto [i, acc, row] : llvm::enumerate(loop.getResults(), rows)) {
     tile::StoreDirectOp::create(b, loc, workspace, {split, row, n0},
                                 cTile(op, b, acc));

@@ -87,8 +87,10 @@ bool mlir::tile::isRegisterLayout(Attribute encoding) {
 }
 
 Attribute mlir::tile::getTransposedLayout(Attribute encoding) {
-  if (auto transposed = dyn_cast<TransposedAttr>(encoding))
+  if (auto transposed = dyn_cast_if_present<TransposedAttr>(encoding))
     return transposed.getParent();
+  if (!isRegisterParentLayout(encoding))
+    return {};
   return TransposedAttr::get(encoding);
 }
 

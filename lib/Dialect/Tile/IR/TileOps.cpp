@@ -497,13 +497,13 @@ LogicalResult TransposeOp::verify() {
   Attribute inEnc = inType.getEncoding(), outEnc = outType.getEncoding();
   if (!inEnc && !outEnc)
     return success();
-  if (!inEnc || !outEnc ||
-      (!isRegisterParentLayout(inEnc) && !isa<TransposedAttr>(inEnc)))
+  Attribute expected = getTransposedLayout(inEnc);
+  if (!expected || !outEnc)
     return emitOpError() << "input and result must both be in register "
                             "layouts or both have no encoding, got "
                          << inType << " -> " << outType;
-  if (outEnc != getTransposedLayout(inEnc))
-    return emitOpError() << "result layout must be "
-                         << getTransposedLayout(inEnc) << ", got " << outEnc;
+  if (outEnc != expected)
+    return emitOpError() << "result layout must be " << expected << ", got "
+                         << outEnc;
   return success();
 }

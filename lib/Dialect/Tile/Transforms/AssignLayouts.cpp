@@ -61,13 +61,11 @@ public:
   /// Gives the other side of each tile.transpose that defines or uses
   /// `value` the transposed layout of `encoding`.
   LogicalResult propagateTransposes(Value value, Attribute encoding) {
-    Attribute transposed;
     auto setTransposed = [&](Value other, Operation *where) -> LogicalResult {
-      if (!isRegisterParentLayout(encoding) && !isa<TransposedAttr>(encoding))
+      Attribute transposed = getTransposedLayout(encoding);
+      if (!transposed)
         return where->emitOpError("transposes a tensor in layout ")
                << encoding << ", not a 2-d register layout";
-      if (!transposed)
-        transposed = getTransposedLayout(encoding);
       return set(other, transposed, where);
     };
     if (auto transpose = value.getDefiningOp<TransposeOp>())

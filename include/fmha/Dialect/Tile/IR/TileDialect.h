@@ -38,9 +38,10 @@ bool isRegisterParentLayout(Attribute encoding);
 /// `#tile.slice` of one of them.
 bool isRegisterLayout(Attribute encoding);
 
-/// The layout of the transpose of a tensor laid out by `encoding` (a 2-d
-/// register layout): `#tile.transposed` of it, or the parent of a
-/// `#tile.transposed` (transposing twice gives the layout back).
+/// The layout of the transpose of a tensor laid out by `encoding`:
+/// `#tile.transposed` of a 2-d register layout, or the parent of a
+/// `#tile.transposed` (transposing twice gives the layout back); null for
+/// any other encoding.
 Attribute getTransposedLayout(Attribute encoding);
 
 /// The rows and columns one repetition of the 2-d register layout `encoding`
