@@ -435,3 +435,22 @@ gpu.module @staged [#nvvm.target<chip = "sm_90a">] {
     gpu.return
   }
 }
+
+// -----
+
+// A transpose of a tensor that lives in shared memory (a dot operand
+// loaded by TMA): tile.transpose keeps registers, so it is an error at the
+// transpose.
+gpu.module @transpose_shared [#nvvm.target<chip = "sm_90a">] {
+  gpu.func @transpose_shared(%kd: !tile.desc<tensor<64x64xbf16>>,
+                             %out: !tile.desc<tensor<64x64xbf16>>, %i: i32) kernel {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %k = tile.load %kd[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+    %s = tile.dot %k, %k, %zero {transpose_b}
+        : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    // expected-error @+1 {{'tile.transpose' op transposes a tensor in layout #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>, not a 2-d register layout}}
+    %t = tile.transpose %k : tensor<64x64xbf16> -> tensor<64x64xbf16>
+    tile.store %out[%i, %i], %t : !tile.desc<tensor<64x64xbf16>>
+    gpu.return
+  }
+}
