@@ -3,15 +3,16 @@
 one run, host path included.
 
     FMHA_CACHE_DIR=DIR python3 bench/api.py [--quick] [--json FILE]
-        [--only host,gemm,attention,decode,model]
+        [--only host,gemm,attention,decode,model] [--flush zero|read]
 
 Every figure times the call a user makes: ``fmha.attention(q, k, v,
 causal=...)`` against ``torch.nn.functional.scaled_dot_product_attention``
 (cuDNN and FlashAttention-2 backends), ``fmha.gemm(a, w)`` against
 ``torch.matmul(a, w.t())`` (cuBLAS), a transformers Llama with
 ``attn_implementation="fmha"`` against ``"sdpa"``. Device times are
-``triton.testing.do_bench`` medians (L2 flushed before each run) of the
-whole call, so host work that the GPU waits for is counted; host time is
+medians (L2 flushed before each run: ``--flush``, bench/flush.py; the
+default is ``triton.testing.do_bench``'s) of the whole call, so host work
+that the GPU waits for is counted; host time is
 the wall clock per call over 1000 calls on a tiny shape (best of 5). The
 kernel cache (FMHA_CACHE_DIR) must hold the kernels the API selects
 (test/GPU/prepare_cache.py).
@@ -28,11 +29,11 @@ import time
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from triton.testing import do_bench
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
+from flush import FLUSHES, median_ms  # noqa: E402
 
 SEQLENS = [512, 1024, 2048, 4096, 8192, 16384]
 GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000),
@@ -46,8 +47,11 @@ RESULTS = {}
 MODEL_ROUNDS = 5
 
 
+FLUSH = "zero"
+
+
 def bench(fn):
-    return do_bench(fn, warmup=25, rep=100, return_mode="median") * 1e3
+    return median_ms(fn, FLUSH) * 1e3
 
 
 def host_us(fn, n=1000):
@@ -238,13 +242,18 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--json")
     p.add_argument("--only", default="host,gemm,attention,decode,model")
+    p.add_argument("--flush", choices=FLUSHES, default="zero",
+                   help="empty L2 before each run by zeroing a 256 MiB "
+                        "buffer (do_bench's way) or by reading it")
     p.add_argument("--model-rounds", type=int, default=MODEL_ROUNDS,
                    help="alternating rounds of the model comparison")
     args = p.parse_args()
     globals()["MODEL_ROUNDS"] = args.model_rounds
+    globals()["FLUSH"] = args.flush
     torch.zeros(1, device="cuda")
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"{time.strftime('%Y-%m-%d')}", flush=True)
+          f"{time.strftime('%Y-%m-%d')}, L2 flushed by {args.flush}",
+          flush=True)
     for part in args.only.split(","):
         globals()[part](args.quick) if part != "host" else host()
     if args.json:

@@ -6,7 +6,7 @@ figure of merit).
 
     FMHA_CACHE_DIR=DIR python3 bench/kvcache.py [--batches 1,8,64]
         [--lengths 1024,...,131072] [--pages 64,256] [--splits 0]
-        [--max-gib 24] [--json FILE]
+        [--max-gib 24] [--flush zero|read] [--json FILE]
 
 Each point: bf16, head dim 128, 32 query heads on 8 KV heads, one query
 token per sequence (seq_q 1), every sequence's cache ``L`` keys long.
@@ -15,10 +15,16 @@ fmha reads the cache as flash_attn_with_kvcache takes it (``[batch, L, 8,
 128]`` with ``enable_gqa`` (or, where a backend refuses it, K/V repeated to
 32 heads: it then reads 4x the bytes, and the figure still counts the
 cache's). Points whose tensors would exceed ``--max-gib`` are skipped. Times
-are ``triton.testing.do_bench`` medians (L2 flushed before each run) of the
-whole call, host path included; fmha runs with ``check_values=False`` (the
+are medians (L2 flushed before each run, bench/flush.py) of the whole
+call, host path included; fmha runs with ``check_values=False`` (the
 value check is a device-to-host copy, timed separately as "+check").
-Outputs are checked against each other before timing.
+Outputs are checked against each other before timing. "read ceiling" is
+one PyTorch reduction (``sum``) over the K and V bytes: what reading them
+once costs a kernel that does nothing else, launch and ramp included.
+
+``--flush`` says how the L2 cache is emptied before each timed run:
+``zero`` (the default, ``do_bench``'s way) or ``read`` (bench/flush.py
+says what each costs the timed call).
 
 fmha packs the 4 query heads of a KV head into one tile and splits long
 caches into key ranges as fmha.kvcache.decode_plan chooses (the ranges
@@ -34,12 +40,12 @@ import sys
 
 import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from triton.testing import do_bench
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
 from fmha.kvcache import decode_plan  # noqa: E402
+from flush import FLUSHES, median_ms  # noqa: E402
 
 HEADS, HEADS_KV, HEAD_DIM = 32, 8, 128
 APPEND = False
@@ -48,8 +54,11 @@ BACKENDS = (("sdpa cudnn", SDPBackend.CUDNN_ATTENTION),
             ("sdpa flash", SDPBackend.FLASH_ATTENTION))
 
 
+FLUSH = "zero"
+
+
 def bench(fn):
-    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+    return median_ms(fn, FLUSH)
 
 
 def rel_err(x, ref):
@@ -111,9 +120,11 @@ def point(batch, length, pages, max_bytes, splits=0):
     if 3 * cache_bytes > max_bytes:
         return None
     q = torch.randn(batch, 1, HEADS, HEAD_DIM, device="cuda", dtype=dt)
-    k = torch.randn(batch, length, HEADS_KV, HEAD_DIM, device="cuda",
-                    dtype=dt)
-    v = torch.randn_like(k)
+    # K and V in one buffer, so that one reduction reads exactly their
+    # bytes: the "read ceiling" column.
+    kv = torch.randn(2, batch, length, HEADS_KV, HEAD_DIM, device="cuda",
+                     dtype=dt)
+    k, v = kv[0], kv[1]
     seqlens = torch.full((batch,), length, dtype=torch.int32, device="cuda")
     times = {}
 
@@ -123,6 +134,7 @@ def point(batch, length, pages, max_bytes, splits=0):
 
     ref = run(k, v, check=True)
     times["fmha dense"] = bench(lambda: run(k, v))
+    times["read ceiling"] = bench(lambda: kv.sum(dtype=torch.float32))
     times["fmha dense+check"] = bench(lambda: run(k, v, check=True))
     if APPEND:
         # The last token's k and v written by the call (k_new, v_new: the
@@ -186,7 +198,7 @@ def point(batch, length, pages, max_bytes, splits=0):
 
 
 def main():
-    global HEAD_DIM, APPEND
+    global HEAD_DIM, APPEND, FLUSH
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--batches", default="1,8,64")
     p.add_argument("--lengths", default=",".join(map(str, LENGTHS)))
@@ -199,14 +211,19 @@ def main():
     p.add_argument("--head-dim", type=int, default=HEAD_DIM,
                    help="64, 128 (default) or 256")
     p.add_argument("--max-gib", type=float, default=24.0)
+    p.add_argument("--flush", choices=FLUSHES, default="zero",
+                   help="empty L2 before each run by writing a 256 MiB "
+                        "buffer (zero, as do_bench) or by reading it")
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args()
     HEAD_DIM = args.head_dim
     APPEND = args.append
+    FLUSH = args.flush
     torch.zeros(1, device="cuda")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; "
           f"decode bf16, head dim {HEAD_DIM}, GQA {HEADS}:{HEADS_KV}, "
-          f"seq_q 1; GB/s of K+V cache read", flush=True)
+          f"seq_q 1; GB/s of K+V cache read; L2 flushed by "
+          f"{FLUSH}", flush=True)
     copy = copy_bandwidth()
     print(f"copy bandwidth (read + write): {copy:.0f} GB/s", flush=True)
     pages = [int(x) for x in args.pages.split(",") if x]
@@ -230,7 +247,8 @@ def main():
             torch.cuda.empty_cache()
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"copy_gbps": copy, "points": results}, f, indent=1)
+            json.dump({"copy_gbps": copy, "flush": FLUSH,
+                       "points": results}, f, indent=1)
 
 
 if __name__ == "__main__":

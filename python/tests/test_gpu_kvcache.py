@@ -795,6 +795,8 @@ class AppendTest(_Checks):
                     q = torch.randn(len(final), 4, 8, 128, device="cuda",
                                     dtype=torch.bfloat16)
                     planned_or_skip(self, q, k, table, causal=True)
+                    compile_or_skip(self, AppendSpec(
+                        dtype="bf16", head_dim=128, page_size=page))
                     seqlens = torch.tensor(start, dtype=torch.int32,
                                            device="cuda")
                     poison()
@@ -957,6 +959,8 @@ class AppendTest(_Checks):
         new = torch.randn(2, 2, 2, 128, device="cuda", dtype=torch.bfloat16)
         q = torch.randn(2, 1, 8, 128, device="cuda", dtype=torch.bfloat16)
         planned_or_skip(self, q, k, table, causal=True)
+        compile_or_skip(self, AppendSpec(dtype="bf16", head_dim=128,
+                                         page_size=64))
         before = k.clone()
         with self.assertRaisesRegex(ValueError, rf"cache_seqlens\[0\] = "
                                     rf"{capacity + 1} is out of range"):

@@ -1,0 +1,56 @@
+"""Median device times with the L2 cache emptied before each run, in one of
+two ways (the benches' ``--flush``):
+
+- ``zero`` (the default): ``triton.testing.do_bench``, which zeroes a
+  256 MiB buffer before each run. That leaves L2 full of dirty lines,
+  which the timed call then pays to write back to memory as it evicts
+  them: on an H200 about 6-9 us of a decode call's time (bench/RESULTS.md,
+  2026-11-29), whatever library is timed.
+- ``read``: the same buffer is read (a sum) instead, which also empties L2
+  of the call's inputs but leaves only clean lines, as a decode step or a
+  small GEMM finds it after kernels that mostly read (the weight-streaming
+  GEMMs of a model's previous layer).
+
+Both are medians over about 100 ms of timed runs, as ``do_bench``'s
+``rep=100``.
+"""
+
+import torch
+from triton.testing import do_bench
+
+FLUSHES = ("zero", "read")
+
+
+def median_ms(fn, flush="zero"):
+    """The median time of ``fn()`` in milliseconds (CUDA events on the
+    current stream), L2 emptied before each run as ``flush`` says."""
+    if flush == "zero":
+        return do_bench(fn, warmup=25, rep=100, return_mode="median")
+    if flush != "read":
+        raise ValueError(f"flush must be one of {FLUSHES}, got {flush!r}")
+    buf = torch.ones(64 << 20, dtype=torch.float32, device="cuda")
+    fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(5):
+        buf.sum()
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    estimate = start.elapsed_time(end) / 5
+    for _ in range(max(1, min(25, int(25 / max(estimate, 1e-3))))):
+        buf.sum()
+        fn()
+    reps = max(10, min(1000, int(100 / max(estimate, 1e-3))))
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        buf.sum()
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+    return times[len(times) // 2]
