@@ -12,7 +12,7 @@
 // CHECK-SAME: %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %[[SQ:[^:]*]]: i32, %[[PS:[^:]*]]: i32) kernel
 // CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 128]}, 32, "B"]
 // CHECK-SAME: {box = [64, 64], dims = [0, 2, 1, 3], kind = "tensor_map", swizzle = 128 : i64, tensor = "k"}
-// CHECK-SAME: {box = [64, 128], dims = [0, 2, 1, 3], kind = "tensor_map", swizzle = 0 : i64, tensor = "o"}
+// CHECK-SAME: {box = [64, 64], dims = [0, 2, 1, 3], kind = "tensor_map", swizzle = 128 : i64, tensor = "o"}
 // CHECK-SAME: {kind = "memref", tensor = "lse"}, {kind = "memref", tensor = "cache_seqlens"}, {kind = "memref", tensor = "block_table"}
 // CHECK-SAME: {dtype = "i32", kind = "scalar", value = "SQ"}, {dtype = "i32", kind = "scalar", value = 64 : i64}]
 // CHECK-SAME: block_table = {dtype = "i32", role = "input", shape = ["B", "MP"]}

@@ -13,7 +13,7 @@
 // CHECK-SAME: %[[B:[^:]*]]: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %[[TQ:[^:]*]]: i32, %[[TK:[^:]*]]: i32) kernel
 // CHECK-SAME: fmha.grid = [{ceildiv = ["MAXQ", 128]}, 8, "B"]
 // CHECK-SAME: {box = [64, 64], dims = [1, 0, 2], kind = "tensor_map", swizzle = 128 : i64, tensor = "q"}
-// CHECK-SAME: {kind = "memref", tensor = "o"}, {box = [64, 128], dims = [1, 0, 2], kind = "tensor_map", swizzle = 0 : i64, tensor = "o"}, {kind = "memref", tensor = "lse"}, {kind = "memref", tensor = "cu_seqlens_q"}, {kind = "memref", tensor = "cu_seqlens_k"}
+// CHECK-SAME: {kind = "memref", tensor = "o"}, {box = [64, 64], dims = [1, 0, 2], kind = "tensor_map", swizzle = 128 : i64, tensor = "o"}, {kind = "memref", tensor = "lse"}, {kind = "memref", tensor = "cu_seqlens_q"}, {kind = "memref", tensor = "cu_seqlens_k"}
 // CHECK-SAME: {dtype = "i32", kind = "scalar", value = "MAXQ"}, {dtype = "i32", kind = "scalar", value = "TQ"}, {dtype = "i32", kind = "scalar", value = "TK"}]
 // CHECK-SAME: fmha.sizes = ["B", "MAXQ"]
 // CHECK-SAME: cu_seqlens_q = {dtype = "i32", role = "input", shape = ["B1"]}

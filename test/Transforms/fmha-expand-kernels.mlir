@@ -9,7 +9,7 @@
 // CHECK: gpu.func @gemm_bf16(%[[A:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %[[K:.*]]: i32) kernel
 // CHECK-SAME: fmha.grid = ["num_sms", 1, 1]
 // CHECK-SAME: fmha.params = [{box = [128, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "a"}
-// CHECK-SAME: {box = [128, 128], kind = "tensor_map", swizzle = 0 : i64, tensor = "c"}
+// CHECK-SAME: {box = [128, 64], kind = "tensor_map", swizzle = 128 : i64, tensor = "c"}
 // CHECK-SAME: {dtype = "i32", kind = "scalar", value = "K"}]
 // CHECK-SAME: fmha.stages = 3 : i64
 // CHECK-SAME: fmha.tensors = {a = {dtype = "bf16", role = "input", shape = ["M", "K"]}

@@ -7,11 +7,13 @@
 // 128-byte swizzle, on the loads and on the kernel's descriptor parameters;
 // the accumulator layout flows from the dot through the zero constant, the
 // loop's iteration argument, yield and result, the truncf and into the store.
-// The output descriptor is not a dot operand and keeps its plain block.
+// The output descriptor gets the swizzle its rows fill too, so that the
+// store is staged into swizzled rows (no bank conflicts) and TMA stores it
+// box by box.
 // CHECK-DAG: #[[SMEM:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 // CHECK-DAG: #[[ACC:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
 // CHECK-LABEL: gpu.module @gemm
-// CHECK: gpu.func @gemm(%[[A:.*]]: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16>>, %{{.*}}: i32) kernel
+// CHECK: gpu.func @gemm(%[[A:.*]]: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>, %[[C:.*]]: !tile.desc<tensor<128x128xbf16, #[[SMEM]]>>, %{{.*}}: i32) kernel
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<128x128xf32, #[[ACC]]>
 // CHECK: %[[R:.*]] = scf.for {{.*}} iter_args(%[[ACC_I:.*]] = %[[ZERO]]) -> (tensor<128x128xf32, #[[ACC]]>) : i32 {
 // CHECK:   %[[X:.*]] = tile.load %[[A]][%{{.*}}, %{{.*}}] : !tile.desc<tensor<128x64xbf16, #[[SMEM]]>>
@@ -20,7 +22,7 @@
 // CHECK:   scf.yield %[[D]] : tensor<128x128xf32, #[[ACC]]>
 // CHECK: }
 // CHECK: %[[T:.*]] = arith.truncf %[[R]] : tensor<128x128xf32, #[[ACC]]> to tensor<128x128xbf16, #[[ACC]]>
-// CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[T]] : !tile.desc<tensor<128x128xbf16>>, tensor<128x128xbf16, #[[ACC]]>
+// CHECK: tile.store %[[C]][%{{.*}}, %{{.*}}], %[[T]] : !tile.desc<tensor<128x128xbf16, #[[SMEM]]>>, tensor<128x128xbf16, #[[ACC]]>
 // CHECK: gpu.return
 gpu.module @gemm [#nvvm.target<chip = "sm_90a">] {
   gpu.func @gemm(%a: !tile.desc<tensor<128x64xbf16>>,
@@ -51,14 +53,15 @@ gpu.module @gemm [#nvvm.target<chip = "sm_90a">] {
 
 // A swapped GEMM (C^T = B A^T): the 64x8 accumulator gets instr_n = 8; its
 // transpose, and the truncf and store after it, the transposed layout of
-// that accumulator (each thread keeps its registers).
+// that accumulator (each thread keeps its registers); the store is staged
+// swizzled, a value at a time.
 // CHECK-DAG: #[[ACC8:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>
 // CHECK-DAG: #[[ACC8T:[a-z0-9_]+]] = #tile.transposed<parent = #[[ACC8]]>
 // CHECK-LABEL: gpu.module @gemm_swap
 // CHECK: %[[R:.*]] = scf.for {{.*}} -> (tensor<64x8xf32, #[[ACC8]]>) : i32 {
 // CHECK: %[[T:.*]] = tile.transpose %[[R]] : tensor<64x8xf32, #[[ACC8]]> -> tensor<8x64xf32, #[[ACC8T]]>
 // CHECK: %[[O:.*]] = arith.truncf %[[T]] : tensor<8x64xf32, #[[ACC8T]]> to tensor<8x64xbf16, #[[ACC8T]]>
-// CHECK: tile.store %{{.*}}[%{{.*}}, %{{.*}}], %[[O]] : !tile.desc<tensor<8x64xbf16>>, tensor<8x64xbf16, #[[ACC8T]]>
+// CHECK: tile.store %{{.*}}[%{{.*}}, %{{.*}}], %[[O]] : !tile.desc<tensor<8x64xbf16, #{{.*}}>>, tensor<8x64xbf16, #[[ACC8T]]>
 gpu.module @gemm_swap [#nvvm.target<chip = "sm_90a">] {
   gpu.func @gemm_swap(%a: !tile.desc<tensor<8x64xbf16>>,
                       %b: !tile.desc<tensor<64x64xbf16>>,
@@ -88,7 +91,8 @@ gpu.module @gemm_swap [#nvvm.target<chip = "sm_90a">] {
 // -----
 
 // Narrower rows: 32 bf16 columns (64 bytes) take the 64-byte swizzle, 16 f16
-// columns (32 bytes) the 32-byte one; a 64-column accumulator gets
+// columns (32 bytes) the 32-byte one (and the stored f32 output, 256-byte
+// rows, the 128-byte one); a 64-column accumulator gets
 // instr_n = 64, and elementwise ops on it (a splat of a scalar, mulf) share
 // its layout.
 // CHECK-DAG: #[[S64:[a-z0-9_]+]] = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 16>
@@ -99,7 +103,7 @@ gpu.module @gemm_swap [#nvvm.target<chip = "sm_90a">] {
 // CHECK-SAME: %[[B:[a-z0-9_]+]]: !tile.desc<tensor<64x32xbf16, #[[S64]]>>
 // CHECK-SAME: %[[E:[a-z0-9_]+]]: !tile.desc<tensor<64x16xf16, #[[S32]]>>
 // CHECK-SAME: %[[F:[a-z0-9_]+]]: !tile.desc<tensor<64x16xf16, #[[S32]]>>
-// CHECK-SAME: %[[O:[a-z0-9_]+]]: !tile.desc<tensor<64x64xf32>>
+// CHECK-SAME: %[[O:[a-z0-9_]+]]: !tile.desc<tensor<64x64xf32, #{{[a-z0-9_]+}}>>
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[ACC64]]>
 // CHECK: %[[X:.*]] = tile.load %[[A]]{{.*}} : !tile.desc<tensor<64x32xbf16, #[[S64]]>>
 // CHECK: %[[Y:.*]] = tile.load %[[B]]{{.*}} : !tile.desc<tensor<64x32xbf16, #[[S64]]>>
@@ -109,7 +113,7 @@ gpu.module @gemm_swap [#nvvm.target<chip = "sm_90a">] {
 // CHECK: %[[S:.*]] = tensor.splat %{{.*}} : tensor<64x64xf32, #[[ACC64]]>
 // CHECK: %[[P:.*]] = arith.mulf %[[D]], %[[S]] : tensor<64x64xf32, #[[ACC64]]>
 // CHECK: %[[D2:.*]] = tile.dot %[[U]], %[[V]], %[[P]] {transpose_b} : tensor<64x16xf16, #[[S32]]>, tensor<64x16xf16, #[[S32]]>, tensor<64x64xf32, #[[ACC64]]>
-// CHECK: tile.store %[[O]][%{{.*}}, %{{.*}}], %[[D2]] : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #[[ACC64]]>
+// CHECK: tile.store %[[O]][%{{.*}}, %{{.*}}], %[[D2]] : !tile.desc<tensor<64x64xf32, #{{[a-z0-9_]+}}>>, tensor<64x64xf32, #[[ACC64]]>
 gpu.module @kernels [#nvvm.target<chip = "sm_90a">] {
 func.func @narrow(%a: !tile.desc<tensor<64x32xbf16>>,
                   %b: !tile.desc<tensor<64x32xbf16>>,

@@ -277,13 +277,16 @@ fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
 // Persistent (the default here), causal, head dim 128: the grid is
 // min(num_sms, work items) with a pair of query blocks per item; every role
 // loops over the items. A Q slot (of two) is taken once per item and
-// released after the O store has read it (O is staged in it); the TMA store
-// is a predicated instruction, so the consumers' loops hold no branch on
-// the thread index.
+// released after the O store has read it (O is staged in it, swizzled: two
+// boxes of 64 columns, the second 8 KiB on); the TMA stores are predicated
+// instructions, so the consumers' loops hold no branch on the thread index.
 // PERSISTENT-LABEL: .entry attn_persistent(
 // PERSISTENT: mov.u32 {{.*}}, %nctaid.x;
 // PERSISTENT: setmaxnreg.dec.sync.aligned.u32 40;
 // PERSISTENT: setmaxnreg.inc.sync.aligned.u32 232;
+// PERSISTENT: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
+// PERSISTENT: add.s32 {{.*}}, 8192;
+// PERSISTENT: mov.b32 {{.*}}, 64;
 // PERSISTENT: @%p{{[0-9]+}} cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // PERSISTENT-NEXT: // end inline asm
 // PERSISTENT-NEXT: cp.async.bulk.commit_group;

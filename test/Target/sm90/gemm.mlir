@@ -71,15 +71,22 @@
 // warpgroup (named barrier 1 or 2, picked by the replica index),
 // TMA-store rows 0-63 or 64-127 of the tile (the row picked likewise): the
 // store is a predicated instruction (its leader's), not a branch, and LLVM
-// lays the persistent loop out with the previous tile's store first.
+// lays the persistent loop out with the previous tile's store first. The
+// tile is staged in the 128-byte swizzle (rows 8 apart 1024 bytes apart,
+// the 8 rows of a store in 8 different banks) and goes as two boxes of 64
+// columns.
 // CHECK: setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK-NOT: setmaxnreg
-// CHECK: cvt.rn.bf16{{(x2)?}}.f32
+// CHECK: st.shared.b32 [%rd[[B:[0-9]+]]], %r{{[0-9]+}};
+// CHECK-NEXT: cvt.rn.bf16{{(x2)?}}.f32
+// CHECK-NEXT: st.shared.b32 [%rd[[B]]+1024], %r{{[0-9]+}};
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync %r{{[0-9]+}}, 128;
 // CHECK: selp.b32 [[ROW:%r[0-9]+]], %r{{[0-9]+}}, %r{{[0-9]+}}, %p{{[0-9]+}};
 // CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, [[ROW]]} ]
-// CHECK: cp.async.bulk.commit_group;
+// CHECK: @%p{{[0-9]+}} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, [[ROW]]} ]
+// CHECK-NEXT: // end inline asm
+// CHECK-NEXT: cp.async.bulk.commit_group;
 // CHECK: mbarrier.try_wait.parity
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
@@ -128,10 +135,10 @@
 // MANIFEST-NEXT:   {
 // MANIFEST-NEXT:     "box": [
 // MANIFEST-NEXT:       128,
-// MANIFEST-NEXT:       128
+// MANIFEST-NEXT:       64
 // MANIFEST-NEXT:     ],
 // MANIFEST-NEXT:     "kind": "tensor_map",
-// MANIFEST-NEXT:     "swizzle": 0,
+// MANIFEST-NEXT:     "swizzle": 128,
 // MANIFEST-NEXT:     "tensor": "c"
 // MANIFEST-NEXT:   },
 // MANIFEST-NEXT:   {

@@ -108,6 +108,11 @@ private:
   bool varlenTmaStores() {
     return varlen() && getTargetInfo(op.getTarget()).hasWgmma();
   }
+  /// Whether O's TMA stores are staged swizzled (LaunchContract::
+  /// storeTensorMap): on sm_90a.
+  bool swizzlesStores() {
+    return !getTargetInfo(op.getTarget()).accumulatesInTensorMemory();
+  }
   /// The query position of packed row `row` (a scalar or a tensor of rows).
   Value position(Value row);
   /// Kvcache: sets seqK to the cache length of sequence `batch`, read from
@@ -345,7 +350,8 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
   contract.tensor("o", {batch, headsQ, sq, d}, op.getOutputElementType(),
                   /*output=*/true);
   mapInputs(contract);
-  contract.tensorMap("o", {blockM, headDim}, 0);
+  contract.storeTensorMap("o", {blockM, headDim}, op.getOutputElementType(),
+                          swizzlesStores());
   if (op.hasLse()) {
     contract.tensor("lse", {batch, headsQ, sq}, b.getF32Type(),
                     /*output=*/true);
@@ -425,10 +431,12 @@ void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
   if (storesDirect())
     contract.memref("o");
   else if (packed())
-    contract.tensorMap("o", {blockM / group, group, headDim}, 0,
-                       {0, 2, 1, 3, 4});
+    contract.storeTensorMap("o", {blockM / group, group, headDim},
+                            op.getOutputElementType(), swizzlesStores(),
+                            {0, 2, 1, 3, 4});
   else
-    contract.tensorMap("o", {blockM, headDim}, 0, dims);
+    contract.storeTensorMap("o", {blockM, headDim}, op.getOutputElementType(),
+                            swizzlesStores(), dims);
   if (op.hasLse())
     contract.memref("lse");
   contract.memref("cache_seqlens");
@@ -473,7 +481,8 @@ void AttentionBuilder::recordVarlenContract(Operation *kernel) {
   // TMA where a block ends inside its sequence; lse by plain stores.
   contract.memref("o");
   if (varlenTmaStores())
-    contract.tensorMap("o", {blockM, headDim}, 0, {1, 0, 2});
+    contract.storeTensorMap("o", {blockM, headDim}, op.getOutputElementType(),
+                            swizzlesStores(), {1, 0, 2});
   if (op.hasLse())
     contract.memref("lse");
   contract.memref("cu_seqlens_q");

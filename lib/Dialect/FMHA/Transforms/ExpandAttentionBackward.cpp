@@ -678,7 +678,8 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
     if (varlen())
       contract.memref(name);
     else
-      contract.tensorMap(name, {keyRows, headDim}, 0);
+      contract.storeTensorMap(name, {keyRows, headDim}, element,
+                              /*swizzled=*/true);
   }
   if (fused) {
     declareDqAcc(contract, sizes);
@@ -834,7 +835,8 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
   if (varlen())
     contract.memref("dq");
   else
-    contract.tensorMap("dq", {queryRows, headDim}, 0);
+    contract.storeTensorMap("dq", {queryRows, headDim}, element,
+                            /*swizzled=*/true);
   passSizes(contract, sizes);
   contract.record(
       func,

@@ -75,7 +75,9 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
   }
   contract.tensorMap("a", {blockM, kBox}, swizzle);
   contract.tensorMap("b", {bBoxRows, bBoxColumns}, bSwizzle);
-  contract.tensorMap("c", {blockM, blockN}, 0);
+  contract.storeTensorMap(
+      "c", {blockM, blockN}, out,
+      !getTargetInfo(op.getTarget()).accumulatesInTensorMemory());
   for (Attribute size : {m, n, k})
     contract.scalar(size);
   if (scaled) {

@@ -10,6 +10,7 @@
 #include "fmha/Dialect/FMHA/IR/FMHAServingOps.h"
 
 #include "fmha/Dialect/FMHA/Transforms/Passes.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -123,6 +124,18 @@ void LaunchContract::tensorMap(StringRef tensor, ArrayRef<int64_t> box,
     fields.push_back(entry("dims", b.getArrayAttr(dimAttrs)));
   }
   params.push_back(b.getDictionaryAttr(fields));
+}
+
+void LaunchContract::storeTensorMap(StringRef tensor, ArrayRef<int64_t> box,
+                                    Type element, bool swizzled,
+                                    ArrayRef<int64_t> dims) {
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t swizzle =
+      swizzled ? limits::widestSwizzleBytes(box.back() * bytes) : 0;
+  SmallVector<int64_t> spans(box);
+  if (swizzle)
+    spans.back() = swizzle / bytes;
+  tensorMap(tensor, spans, swizzle, dims);
 }
 
 void LaunchContract::scalar(Attribute value) {

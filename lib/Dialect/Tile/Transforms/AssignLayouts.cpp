@@ -508,6 +508,33 @@ static Value convertAfterDef(OpBuilder &b, Value value, Attribute encoding) {
       b, value.getLoc(), withEncoding(value.getType(), encoding), value);
 }
 
+/// TMA stores go through shared memory in the NVMMA layout their rows fill:
+/// their descriptors get it, so that the threads staging the tile store
+/// into swizzled rows without bank conflicts (rows of an unswizzled tile
+/// 128 bytes apart put a warp's 8 rows in the same 4 banks) and TMA reads it
+/// box by box (the kernels' tensor maps say the same:
+/// LaunchContract::storeTensorMap). Rows that fill no swizzle span stay
+/// unswizzled, except for stores that add into global memory (`reduce
+/// add`, the attention backward's dQ parts), which need one. sm_90a only:
+/// sm_100a's epilogues stage rows in column chunks (ws-chunk-row-stores)
+/// into unswizzled buffers.
+static LogicalResult
+assignStoreLayouts(Operation *root, DenseMap<Value, Attribute> &descLayouts) {
+  WalkResult walk = root->walk([&](StoreOp store) {
+    auto block = cast<RankedTensorType>(store.getDesc().getType().getBlock());
+    int64_t rowBytes =
+        block.getShape().back() * block.getElementTypeBitWidth() / 8;
+    if (!store.getReduce() && !fmha::limits::widestSwizzleBytes(rowBytes))
+      return WalkResult::advance();
+    FailureOr<NvmmaSharedAttr> layout = sharedLayoutFor(block, store);
+    if (failed(layout) || failed(setDescLayout(descLayouts, store.getDesc(),
+                                               *layout, store, "used")))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 /// Accumulators in tensor memory (tcgen05, sm_100a): the target's
 /// accumulator layout (`#tile.tmem`), everything computed
 /// from or into them in the `#tile.tmem_32x32b` register layout of one
@@ -633,26 +660,6 @@ assignTensorMemoryAccumulators(Operation *root,
   return retypeDescriptors(descLayouts, root);
 }
 
-/// TMA stores that add into global memory (`reduce add`, in a loop: the
-/// attention backward's dQ parts) go through shared memory in the NVMMA
-/// layout their rows fill: their descriptors get it, so that the threads
-/// staging the tile store into swizzled rows (without bank conflicts) and
-/// TMA reads it box by box.
-static LogicalResult
-assignReduceStores(Operation *root, DenseMap<Value, Attribute> &descLayouts) {
-  WalkResult walk = root->walk([&](StoreOp store) {
-    if (!store.getReduce())
-      return WalkResult::advance();
-    FailureOr<NvmmaSharedAttr> layout = sharedLayoutFor(
-        cast<RankedTensorType>(store.getDesc().getType().getBlock()), store);
-    if (failed(layout) || failed(setDescLayout(descLayouts, store.getDesc(),
-                                               *layout, store, "used")))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return failure(walk.wasInterrupted());
-}
-
 /// Stages each operand of `staged`, computed in registers, for its dot: a
 /// tile.convert_layout into shared memory (the NVMMA layout a load of its
 /// shape would get) right before the dot, which reads the conversion.
@@ -697,7 +704,7 @@ assignRegisterAccumulators(Operation *root, const fmha::TargetInfo &target) {
       return WalkResult::interrupt();
     return WalkResult::advance();
   });
-  if (walk.wasInterrupted() || failed(assignReduceStores(root, descLayouts)) ||
+  if (walk.wasInterrupted() || failed(assignStoreLayouts(root, descLayouts)) ||
       failed(layouts.propagate()) || failed(anchorDirectLoads(root, layouts)) ||
       failed(layouts.propagateSlices(root)) ||
       failed(anchorUnconnectedPlainValues(root, layouts)))

@@ -21,9 +21,16 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
       of its shape would get, right before the dot (`ws-partition-roles`
       turns it into a buffer of the computing role). A K-major register A
       (attention's P) is read from registers.
-    - The descriptor of a `tile.store ... reduce add` gets the
-      `#tile.nvmma_shared` its rows fill, so the staged block is stored
-      into swizzled rows (no bank conflicts) and TMA adds it box by box.
+    - On sm_90a, the descriptor of a `tile.store` (a TMA store) gets the
+      `#tile.nvmma_shared` its rows fill, so the staged block is written
+      into swizzled rows without bank conflicts (in unswizzled rows 128
+      bytes apart or a multiple of it, the 8 rows a warp's wgmma fragment
+      covers fall in the same 4 banks) and TMA stores (or, with `reduce
+      add`, adds) it box by box; the kernels' tensor maps declare those
+      boxes (`LaunchContract::storeTensorMap`). Rows that fill no swizzle
+      span stay unswizzled, except for `reduce add`. On sm_100a only
+      `reduce add` stores are swizzled: its epilogues stage rows in column
+      chunks (`ws-chunk-row-stores`).
     - The accumulator of a `tile.dot` gets the target's accumulator layout
       (`fmha::TargetInfo::getAccumulatorLayout`); on sm_90a
       `#tile.wgmma_acc<instr_n = N, warpgroups = 1>`: one warpgroup holds an
