@@ -100,14 +100,15 @@ public:
   void tensorMap(StringRef tensor, ArrayRef<int64_t> box, int64_t swizzle,
                  ArrayRef<int64_t> dims = {});
   /// Appends the tensor map of an output that TMA stores write from a
-  /// `box` of `element`s staged in shared memory. `swizzled` (sm_90a): in
-  /// the widest swizzle the box's rows fill, as tile-assign-layouts stages
-  /// them (so that threads write the staging buffer without bank
-  /// conflicts), in boxes one swizzle span wide; unswizzled when no span
-  /// fits or not `swizzled` (sm_100a, whose epilogues stage rows in column
-  /// chunks: ws-chunk-row-stores).
+  /// `box` of `element`s staged in shared memory. On sm_90a (wgmma
+  /// targets): in the widest swizzle the box's rows fill, as
+  /// tile-assign-layouts stages them (so that threads write the staging
+  /// buffer without bank conflicts), in boxes one swizzle span wide;
+  /// unswizzled when no span fits, and on targets that accumulate in tensor
+  /// memory (sm_100a, whose epilogues stage rows in column chunks:
+  /// ws-chunk-row-stores).
   void storeTensorMap(StringRef tensor, ArrayRef<int64_t> box, Type element,
-                      bool swizzled, ArrayRef<int64_t> dims = {});
+                      Target target, ArrayRef<int64_t> dims = {});
   void scalar(Attribute value);
   void memref(StringRef tensor, bool strided = false);
 

@@ -108,11 +108,6 @@ private:
   bool varlenTmaStores() {
     return varlen() && getTargetInfo(op.getTarget()).hasWgmma();
   }
-  /// Whether O's TMA stores are staged swizzled (LaunchContract::
-  /// storeTensorMap): on sm_90a.
-  bool swizzlesStores() {
-    return !getTargetInfo(op.getTarget()).accumulatesInTensorMemory();
-  }
   /// The query position of packed row `row` (a scalar or a tensor of rows).
   Value position(Value row);
   /// Kvcache: sets seqK to the cache length of sequence `batch`, read from
@@ -351,7 +346,7 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
                   /*output=*/true);
   mapInputs(contract);
   contract.storeTensorMap("o", {blockM, headDim}, op.getOutputElementType(),
-                          swizzlesStores());
+                          op.getTarget());
   if (op.hasLse()) {
     contract.tensor("lse", {batch, headsQ, sq}, b.getF32Type(),
                     /*output=*/true);
@@ -432,11 +427,11 @@ void AttentionBuilder::recordKvcacheContract(Operation *kernel) {
     contract.memref("o");
   else if (packed())
     contract.storeTensorMap("o", {blockM / group, group, headDim},
-                            op.getOutputElementType(), swizzlesStores(),
+                            op.getOutputElementType(), op.getTarget(),
                             {0, 2, 1, 3, 4});
   else
     contract.storeTensorMap("o", {blockM, headDim}, op.getOutputElementType(),
-                            swizzlesStores(), dims);
+                            op.getTarget(), dims);
   if (op.hasLse())
     contract.memref("lse");
   contract.memref("cache_seqlens");
@@ -482,7 +477,7 @@ void AttentionBuilder::recordVarlenContract(Operation *kernel) {
   contract.memref("o");
   if (varlenTmaStores())
     contract.storeTensorMap("o", {blockM, headDim}, op.getOutputElementType(),
-                            swizzlesStores(), {1, 0, 2});
+                            op.getTarget(), {1, 0, 2});
   if (op.hasLse())
     contract.memref("lse");
   contract.memref("cu_seqlens_q");

@@ -679,7 +679,7 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
       contract.memref(name);
     else
       contract.storeTensorMap(name, {keyRows, headDim}, element,
-                              /*swizzled=*/true);
+                              op.getTarget());
   }
   if (fused) {
     declareDqAcc(contract, sizes);
@@ -836,7 +836,7 @@ void BackwardBuilder::buildQueryGrads(gpu::GPUModuleOp module) {
     contract.memref("dq");
   else
     contract.storeTensorMap("dq", {queryRows, headDim}, element,
-                            /*swizzled=*/true);
+                            op.getTarget());
   passSizes(contract, sizes);
   contract.record(
       func,

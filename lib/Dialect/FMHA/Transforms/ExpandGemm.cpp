@@ -75,9 +75,7 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
   }
   contract.tensorMap("a", {blockM, kBox}, swizzle);
   contract.tensorMap("b", {bBoxRows, bBoxColumns}, bSwizzle);
-  contract.storeTensorMap(
-      "c", {blockM, blockN}, out,
-      !getTargetInfo(op.getTarget()).accumulatesInTensorMemory());
+  contract.storeTensorMap("c", {blockM, blockN}, out, op.getTarget());
   for (Attribute size : {m, n, k})
     contract.scalar(size);
   if (scaled) {

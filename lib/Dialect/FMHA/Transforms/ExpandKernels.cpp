@@ -127,11 +127,12 @@ void LaunchContract::tensorMap(StringRef tensor, ArrayRef<int64_t> box,
 }
 
 void LaunchContract::storeTensorMap(StringRef tensor, ArrayRef<int64_t> box,
-                                    Type element, bool swizzled,
+                                    Type element, Target target,
                                     ArrayRef<int64_t> dims) {
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-  int64_t swizzle =
-      swizzled ? limits::widestSwizzleBytes(box.back() * bytes) : 0;
+  int64_t swizzle = getTargetInfo(target).accumulatesInTensorMemory()
+                        ? 0
+                        : limits::widestSwizzleBytes(box.back() * bytes);
   SmallVector<int64_t> spans(box);
   if (swizzle)
     spans.back() = swizzle / bytes;
