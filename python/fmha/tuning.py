@@ -102,6 +102,11 @@ GEMM_CANDIDATES: tuple = (
     {"tile": (64, 192, 64), "consumers": 2, "multicast": 2},
     {"tile": (64, 128, 64), "consumers": 2, "multicast": 2},
     {"tile": (128, 128, 64), "consumers": 2, "multicast": 2},
+    # ... and with one consumer, for problems of about one wave of 64 x 128
+    # tiles (1000^3: 128 tiles), where each CTA's L2 reads of A and B bound
+    # it: kernel-level on the H200 (bench/RESULTS.md, 2026-11-29) 11.1-11.3
+    # us against 12.2-12.6 for the unclustered 64 x 128, cuBLAS 10.5-10.9.
+    {"tile": (64, 128, 64), "consumers": 1, "stages": 6, "multicast": 2},
     # Split-K (`splits n`) is not a candidate: measured on the H100
     # (2026-11-25, bench/RESULTS.md) it runs 1.2x-20x slower than the
     # unsplit kernels at every shape of issue 14, 1000^3 included;
