@@ -4,11 +4,11 @@ forced, to calibrate ``fmha.kvcache.split_heuristic``: for each batch and
 cache length, the time of every S and the S the plan picks.
 
     FMHA_CACHE_DIR=DIR python3 bench/decode_splits.py [--batches 1,2,4]
-        [--lengths 1024,...,131072]
+        [--lengths 1024,...,131072] [--flush zero|read]
 
 bf16, head dim 128, GQA 32:8, one query per sequence, dense caches;
-``triton.testing.do_bench`` medians (L2 flushed) of the whole call with
-``check_values=False``.
+medians (L2 flushed as ``--flush`` says, bench/flush.py) of the whole call
+with ``check_values=False``.
 """
 
 import argparse
@@ -16,21 +16,23 @@ import os
 import sys
 
 import torch
-from triton.testing import do_bench
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
+from flush import FLUSHES, median_ms  # noqa: E402
 from fmha.kvcache import decode_plan  # noqa: E402
 
 HEADS, HEADS_KV, HEAD_DIM = 32, 8, 128
-SPLITS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+SPLITS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--batches", default="1,2,4")
     p.add_argument("--lengths", default="1024,4096,16384,65536,131072")
+    p.add_argument("--flush", choices=FLUSHES, default="zero",
+                   help="how L2 is emptied before each timed call")
     args = p.parse_args()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     print(f"{torch.cuda.get_device_name()}: us per call by S", flush=True)
@@ -53,8 +55,7 @@ def main():
                                                   num_splits=splits,
                                                   check_values=False)
                 call()
-                times[splits] = do_bench(call, warmup=10, rep=50,
-                                         return_mode="median") * 1e3
+                times[splits] = median_ms(call, args.flush) * 1e3
             auto = decode_plan(batch, 1, HEADS, HEADS_KV, HEAD_DIM, length,
                                None, 0, sms)[1]
             best = min(times, key=times.get)

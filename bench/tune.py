@@ -9,7 +9,8 @@ Two steps, because the GPU machine has no compiler:
     python3 bench/tune.py sweep --out tuning.json [--quick]
 
 ``sweep`` times each candidate configuration of fmha.tuning (GEMM:
-GEMM_CANDIDATES; attention: ATTENTION_CANDIDATES per head dim) on a grid
+GEMM_CANDIDATES; attention: ATTENTION_CANDIDATES per head dim; fp8
+attention, ``--only attention_fp8``: ATTENTION_FP8_CANDIDATES) on a grid
 of shapes through the runtime's launch of the compiled kernel (the same
 kernel fmha.gemm / fmha.attention would launch; host path excluded,
 since the choice is between kernels), median of CUDA-event timings with
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 import fmha  # noqa: E402
-from fmha import ops, torch_ops, tuning  # noqa: E402
+from fmha import fp8_attention, ops, torch_ops, tuning  # noqa: E402
 
 GEMM_SHAPES = [
     (4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000),
@@ -83,8 +84,25 @@ def attention_specs():
     return out
 
 
+def fp8_grid(head_dim, quick=False):
+    """The FlashAttention-3 grid (16k tokens, hidden 2048) for fp8."""
+    shapes = [(16384 // s, 2048 // head_dim, s, s) for s in SEQLENS]
+    return shapes[::2] if quick else shapes
+
+
+def attention_fp8_specs():
+    out = []
+    for hd in (64, 128, 256):
+        for causal in (False, True):
+            for c in tuning.attention_fp8_candidates(hd):
+                out.append((hd, causal, c, fp8_attention.spec(
+                    hd, "bf16", causal, None, None, False, "sm_90a", c)))
+    return out
+
+
 def prepare(args):
     specs = [s for _, s in gemm_specs()] + [s for *_, s in attention_specs()]
+    specs += [s for *_, s in attention_fp8_specs()]
     start = time.time()
     ok = 0
     for i, spec in enumerate(specs):
@@ -108,7 +126,7 @@ def sweep(args):
            "command": "python3 bench/tune.py sweep" +
            (" --quick" if args.quick else "") +
            (f" --only {args.only}" if args.only else ""),
-           "gemm": [], "attention": []}
+           "gemm": [], "attention": [], "attention_fp8": []}
     t0 = time.time()
     if args.only in (None, "gemm"):
         for (m, n, k) in GEMM_SHAPES[::2] if args.quick else GEMM_SHAPES:
@@ -187,15 +205,19 @@ def sweep(args):
                           ", ".join(f"{n2.split('_', 3)[-1] if '_' in n2 else n2}"
                                     f"={t[0]:.0f}" for n2, t in
                                     times.items()), flush=True)
+    if args.only in (None, "attention_fp8"):
+        sweep_attention_fp8(args, out, torch)
     if args.only and os.path.exists(args.out):
-        # One part re-swept: the other part of the existing table stays,
+        # One part re-swept: the other parts of the existing table stay,
         # and the table says which command produced which part.
         with open(args.out) as f:
             old = json.load(f)
-        other = "attention" if args.only == "gemm" else "gemm"
-        out[other] = old.get(other, [])
-        parts = old.get("parts", {other: {"date": old.get("date"),
-                                          "command": old.get("command")}})
+        parts = old.get("parts", {})
+        for other, rows in old.items():
+            if isinstance(rows, list) and other != args.only:
+                out[other] = rows
+                parts.setdefault(other, {"date": old.get("date"),
+                                         "command": old.get("command")})
         parts[args.only] = {"date": out["date"], "command": out["command"]}
         out["parts"] = parts
         if "note" in old:
@@ -203,6 +225,58 @@ def sweep(args):
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1, default=list)
     print(f"wrote {args.out} in {time.time() - t0:.0f} s")
+
+
+def sweep_attention_fp8(args, out, torch):
+    """fp8 attention (e4m3 q, k, v, descales 1, o bf16) on the grid,
+    every candidate launched directly on a V permuted beforehand (the
+    choice is between kernels; fmha.attention's V copy is the same for
+    all), next to SDPA's cuDNN on the same inputs in bf16."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    F = torch.nn.functional
+    fp8 = torch.float8_e4m3fn
+    for hd in (64, 128, 256):
+        for causal in (False, True):
+            cands = [(c, s) for h, ca, c, s in attention_fp8_specs()
+                     if h == hd and ca == causal]
+            for (b, h, sq, sk) in fp8_grid(hd, args.quick):
+                q, k, v = (torch.randn(b, h, n, hd, device="cuda").to(fp8)
+                           for n in (sq, sk, sk))
+                one = torch.ones(1, device="cuda")
+                tensors = {"q": q, "k": k,
+                           "v": fp8_attention.permute_values(torch, v),
+                           "o": torch.empty(q.shape, device="cuda",
+                                            dtype=torch.bfloat16),
+                           "descale_q": one, "descale_k": one,
+                           "descale_v": one}
+                bf = [t.to(torch.bfloat16) for t in (q, k, v)]
+                with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+                    ref = tuning.time_cuda(
+                        lambda: F.scaled_dot_product_attention(
+                            *bf, is_causal=causal), torch)
+                times = {}
+                for config, spec in cands:
+                    try:
+                        kern = fmha.compile(spec).kernel
+                    except fmha.CompileError:
+                        continue
+                    times[spec.name] = (tuning.time_cuda(
+                        lambda: kern.launch(tensors), torch), config)
+                name, (us, config) = min(times.items(),
+                                         key=lambda x: x[1][0])
+                flop = 4 * b * h * sq * sk * hd // (2 if causal else 1)
+                out["attention_fp8"].append({
+                    "head_dim": hd, "masked": causal, "batch_heads": b * h,
+                    "seq_q": sq, "seq_k": sk, "shape": [b, h, sq, sk],
+                    "config": config, "us": us, "cudnn_bf16_us": ref,
+                    "candidates": {k2: v2[0] for k2, v2 in times.items()}})
+                print(f"attn fp8 d{hd} {'causal' if causal else 'full'} "
+                      f"{b}x{h}x{sq}x{sk}: best {name} "
+                      f"{flop / us / 1e6:.0f} TFLOP/s, cuDNN bf16 "
+                      f"{flop / ref / 1e6:.0f}; " + ", ".join(
+                          f"{n2.removeprefix('attention_f8e4m3_')}="
+                          f"{t[0]:.0f}" for n2, t in times.items()),
+                      flush=True)
 
 
 def main():
@@ -213,7 +287,7 @@ def main():
     ps = sub.add_parser("sweep")
     ps.add_argument("--out", default="tuning.json")
     ps.add_argument("--quick", action="store_true")
-    ps.add_argument("--only", choices=("gemm", "attention"))
+    ps.add_argument("--only", choices=("gemm", "attention", "attention_fp8"))
     args = p.parse_args()
     (prepare if args.cmd == "prepare" else sweep)(args)
 

@@ -203,11 +203,13 @@ def attention_candidates(head_dim: int) -> tuple:
     return ATTENTION_CANDIDATES.get(head_dim, ({},))
 
 
-# fp8 attention (P V's K step is 32 keys: block_n a multiple of 32). Not
-# measured yet: the defaults first, the autotuner (FMHA_AUTOTUNE=1) tries
-# the rest.
+# fp8 attention (P V's K step is 32 keys: block_n a multiple of 32). The
+# table's ``attention_fp8`` rows (bench/tune.py sweep --only attention_fp8,
+# H200, 2026-11-29): the defaults win everywhere but at head dim 64 from
+# 16k tokens, where 64 x 160 (fewer softmax steps per key) is 3-4%
+# faster; 128 x 64 at head dim 64 and 64 x 96 at 128 won nowhere.
 ATTENTION_FP8_CANDIDATES: dict = {
-    64: ({}, {"schedule": "per_block"}, {"consumers": 1}),
+    64: ({}, {"schedule": "per_block"}, {"consumers": 1}, {"tile": (64, 160)}),
     128: ({}, {"schedule": "per_block"}, {"tile": (64, 64)},
           {"consumers": 1}),
     256: ({}, {"schedule": "persistent"}, {"consumers": 1}),
@@ -290,12 +292,13 @@ class Table:
                     promote=kind == "gemm_fp8_promote")
                 entries.setdefault(category, []).append(
                     (sizes, normalize_config(row["config"])))
-        for row in data.get("attention", []):
-            category, sizes = attention_problem(
-                row["head_dim"], row["masked"], row["batch_heads"],
-                row["seq_q"], row["seq_k"])
-            entries.setdefault(category, []).append(
-                (sizes, normalize_config(row["config"])))
+        for kind in ("attention", "attention_fp8"):
+            for row in data.get(kind, []):
+                category, sizes = attention_problem(
+                    row["head_dim"], row["masked"], row["batch_heads"],
+                    row["seq_q"], row["seq_k"], fp8=kind == "attention_fp8")
+                entries.setdefault(category, []).append(
+                    (sizes, normalize_config(row["config"])))
         return cls(entries, source)
 
     @classmethod

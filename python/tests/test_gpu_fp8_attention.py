@@ -71,7 +71,8 @@ def key_span_specs(target="sm_90a"):
 def kernel_specs(target="sm_90a"):
     """Every fp8 AttentionSpec these tests select (defaults, each with and
     without lse, bf16 and f16 outputs) plus fmha.attention's fp8
-    candidates for bf16 output without masks."""
+    candidates for bf16 output, causal and not (what the tuning table and
+    the autotuner can pick)."""
     specs = []
     for head_dim in HEAD_DIMS:
         for causal, window, scale in MASKS:
@@ -80,7 +81,9 @@ def kernel_specs(target="sm_90a"):
                                                 window, scale, lse, target))
         specs.append(fp8_attention.spec(head_dim, "f16", False, None, None,
                                         False, target))
-        specs.extend(fp8_attention.kernel_specs(head_dim, target=target))
+        for causal in (False, True):
+            specs.extend(fp8_attention.kernel_specs(head_dim, causal=causal,
+                                                    target=target))
         for causal, window, scale in HEAD_MASKS:
             for lse in (False, True):
                 specs.append(fp8_attention.spec(
@@ -244,6 +247,37 @@ class Fp8AttentionTest(unittest.TestCase):
                         causal=spec.causal)
                     self.assertEqual(int(torch.isnan(o).sum()), 0)
                     self.assertLess(rel_err(o, ref), TOL["normal"])
+
+    def test_every_candidate(self):
+        """Each configuration fmha.attention's fp8 selection can pick (the
+        candidates, causal and not), launched directly on odd lengths, o
+        poisoned, against the float64 reference."""
+        gen = torch.Generator(device="cuda").manual_seed(2)
+        for d in HEAD_DIMS:
+            for causal in (False, True):
+                for spec in fp8_attention.kernel_specs(d, causal=causal):
+                    compile_or_skip(self, spec)
+                    kernel = fmha.compile(spec).kernel
+                    for case in ((2, 4, 2, 300, 333), (1, 2, 1, 1000, 17)):
+                        with self.subTest(spec=spec.name, case=case):
+                            inputs = make_inputs(*case, d, False, gen)
+                            (q, dq), (k, dk), (v, dv) = inputs
+                            o = torch.full(q.shape, float("nan"),
+                                           device="cuda",
+                                           dtype=torch.bfloat16)
+                            descales = fp8_attention.kernel_descales(
+                                (dq, dk, dv), q.shape[0], k.shape[1])
+                            kernel.launch({
+                                "q": q, "k": k, "o": o,
+                                "v": fp8_attention.permute_values(torch, v),
+                                **dict(zip(fp8_attention.DESCALES,
+                                           descales))})
+                            torch.cuda.synchronize()
+                            ref, _ = attention_reference(
+                                *(dequantized(t, s) for t, s in inputs),
+                                causal=causal)
+                            self.assertEqual(int(torch.isnan(o).sum()), 0)
+                            self.assertLess(rel_err(o, ref), TOL["normal"])
 
     def test_head_descales(self):
         """Descales per sequence and KV head ([batch, heads_kv]), different

@@ -28,6 +28,24 @@ class TableTest(unittest.TestCase):
         self.assertEqual(t.by_distance(("attention", 64, False), (1, 2, 3)),
                          [])
 
+    def test_attention_rows(self):
+        """bf16 and fp8 attention rows land in categories of their own."""
+        row = {"head_dim": 128, "masked": True, "batch_heads": 64,
+               "seq_q": 4096, "seq_k": 4096}
+        bf16 = {"tile": [64, 112]}
+        fp8 = {"schedule": "per_block"}
+        t = tuning.Table.from_json({
+            "format": tuning.FORMAT,
+            "attention": [dict(row, config=bf16)],
+            "attention_fp8": [dict(row, config=fp8)]})
+        for is_fp8, config in ((False, bf16), (True, fp8)):
+            category, sizes = tuning.attention_problem(128, True, 64, 4096,
+                                                       4096, fp8=is_fp8)
+            self.assertEqual(t.nearest(category, sizes),
+                             tuning.normalize_config(config))
+        self.assertEqual(t.configs(("attention_fp8",)),
+                         [tuning.normalize_config(fp8)])
+
 
 if __name__ == "__main__":
     unittest.main()
