@@ -31,6 +31,17 @@
 // RUN: FileCheck %s < %t/d128c.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128c.ptx -o %t/d128c.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 //
+// The widest key blocks the register model gives fp8 (P counted at a
+// byte per value): 64 x 160 at head dim 128 (causal) and 64 x 192 at 64.
+// RUN: fmha-opt %t/d128-wide.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d128w.ptx
+// RUN: FileCheck %s < %t/d128w.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128w.ptx -o %t/d128w.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: fmha-opt %t/d64-wide.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d64w.ptx
+// RUN: FileCheck %s < %t/d64w.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d64w.ptx -o %t/d64w.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
 // RUN: fmha-opt %t/d256.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/d256.ptx
 // RUN: FileCheck %s --check-prefixes=CHECK,D256 < %t/d256.ptx
@@ -142,6 +153,20 @@ fmha.attention @attn_fp8_d128 (tensor<?x?x?x128xf8E4M3FN>,
                                tensor<?x?x128x?xf8E4M3FN>, tensor<1xf32>,
                                tensor<1xf32>, tensor<1xf32>)
     -> (tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>) target sm_90a
+
+//--- d128-wide.mlir
+fmha.attention @attn_fp8_d128_wide (tensor<?x?x?x128xf8E4M3FN>,
+                                    tensor<?x?x?x128xf8E4M3FN>,
+                                    tensor<?x?x128x?xf8E4M3FN>, tensor<1xf32>,
+                                    tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x?x?x128xbf16> causal tile [64, 160] target sm_90a
+
+//--- d64-wide.mlir
+fmha.attention @attn_fp8_d64_wide (tensor<?x?x?x64xf8E4M3FN>,
+                                   tensor<?x?x?x64xf8E4M3FN>,
+                                   tensor<?x?x64x?xf8E4M3FN>, tensor<1xf32>,
+                                   tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x?x?x64xbf16> tile [64, 192] target sm_90a
 
 //--- d128-causal.mlir
 fmha.attention @attn_fp8_d128_causal (tensor<?x?x?x128xf8E4M3FN>,

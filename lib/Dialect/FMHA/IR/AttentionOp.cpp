@@ -328,25 +328,33 @@ int64_t AttentionOp::getSplitMergeRegisters() {
   return (limits::kMergeUnroll + 1) * chunk + kMergeAddressRegisters;
 }
 
+/// Registers per consumer thread of S (`s` per thread, fp32), of the
+/// previous step's P (S rounded to the input type: 16 bits two to a
+/// register, fp8 four), still read by its P V wgmma while the softmax of S
+/// runs, and of the softmax's temporaries (half as much as S). With 16-bit
+/// inputs P and the temporaries are as much again as S.
+static int64_t softmaxRegisters(AttentionOp op, int64_t s) {
+  return s + s * getElementBytes(op.getElementType()) / 4 + s / 2;
+}
+
 int64_t AttentionOp::getConsumerRegisters() {
   int64_t headDim = getHeadDim();
   if (ShapedType::isDynamic(headDim))
     headDim = 0;
   int64_t blockM = getBlockM(), blockN = getBlockN();
-  // Spread over a warpgroup's threads: S (block_m x block_n) and O
-  // (block_m x head_dim) in fp32; P (S rounded to 16 bits, two to a
-  // register) of the previous step, still read by its P V wgmma while the
-  // softmax of S runs, and the softmax's temporaries: as much again as S;
-  // the per-row state and the loop's scalars.
+  // Spread over a warpgroup's threads: S, P and the softmax's temporaries
+  // (softmaxRegisters); O (block_m x head_dim) in fp32; the per-row state
+  // and the loop's scalars.
   int64_t s = blockM * blockN / limits::kWarpgroupThreads;
   int64_t o = blockM * headDim / limits::kWarpgroupThreads;
+  int64_t softmax = softmaxRegisters(*this, s);
   int64_t rows = blockM / limits::kWgmmaM * limits::kSm90AttentionRowRegisters +
                  limits::kSm90AttentionLoopRegisters;
   // Split-KV's merge, after the main loop: a chunk of rows of the running
   // sum and of each partial loaded together, and their addresses.
   if (getSplitKv())
-    return std::max(2 * s + o, getSplitMergeRegisters()) + rows;
-  return 2 * s + o + rows;
+    return std::max(softmax + o, getSplitMergeRegisters()) + rows;
+  return softmax + o + rows;
 }
 
 int64_t AttentionOp::getTmemColumns() {
@@ -750,7 +758,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
             limits::kSm90AttentionLoopRegisters;
         int64_t s = blockM * blockN / limits::kWarpgroupThreads;
         int64_t o = blockM * headDim / limits::kWarpgroupThreads;
-        if (op.getSplitKv() && op.getSplitMergeRegisters() > 2 * s + o) {
+        if (op.getSplitKv() &&
+            op.getSplitMergeRegisters() > softmaxRegisters(op, s) + o) {
           os << "split_kv's merge: " << limits::kMergeUnroll + 1 << " "
              << op.getSplitMergeChunkRows() << "x" << headDim
              << " fp32 chunks (the running sum and the partials loaded "
