@@ -74,14 +74,19 @@ def gemm_specs():
     return [(config, spec) for spec, config in specs.items()]
 
 
+def _per_candidate(candidates, make_spec):
+    """(head dim, causal, config, spec) of every candidate of each head dim
+    and mask."""
+    return [(hd, causal, c, make_spec(hd, causal, c))
+            for hd in (64, 128, 256) for causal in (False, True)
+            for c in candidates(hd)]
+
+
 def attention_specs():
-    out = []
-    for hd in (64, 128, 256):
-        for causal in (False, True):
-            for c in tuning.attention_candidates(hd):
-                out.append((hd, causal, c, ops.attention_spec(
-                    "bf16", hd, causal, config=c)))
-    return out
+    return _per_candidate(
+        tuning.attention_candidates,
+        lambda hd, causal, c: ops.attention_spec("bf16", hd, causal,
+                                                 config=c))
 
 
 def fp8_grid(head_dim, quick=False):
@@ -91,13 +96,10 @@ def fp8_grid(head_dim, quick=False):
 
 
 def attention_fp8_specs():
-    out = []
-    for hd in (64, 128, 256):
-        for causal in (False, True):
-            for c in tuning.attention_fp8_candidates(hd):
-                out.append((hd, causal, c, fp8_attention.spec(
-                    hd, "bf16", causal, None, None, False, "sm_90a", c)))
-    return out
+    return _per_candidate(
+        tuning.attention_fp8_candidates,
+        lambda hd, causal, c: fp8_attention.spec(
+            hd, "bf16", causal, None, None, False, "sm_90a", c))
 
 
 def prepare(args):
@@ -115,6 +117,20 @@ def prepare(args):
                   f"{str(e).splitlines()[1][:160]}", flush=True)
     print(f"prepared {ok} of {len(specs)} kernels in "
           f"{time.time() - start:.0f} s")
+
+
+def time_candidates(cands, tensors, torch):
+    """{spec name: (us, config)} of each (config, spec) that compiles,
+    launched on ``tensors``."""
+    times = {}
+    for config, spec in cands:
+        try:
+            kern = fmha.compile(spec).kernel
+        except fmha.CompileError:
+            continue
+        times[spec.name] = (tuning.time_cuda(
+            lambda: kern.launch(tensors), torch), config)
+    return times
 
 
 def sweep(args):
@@ -177,15 +193,8 @@ def sweep(args):
                                     q, k, v, is_causal=causal), torch)
                         except RuntimeError:
                             ref = float("nan")
-                    times = {}
-                    for config, spec in cands:
-                        try:
-                            kern = fmha.compile(spec).kernel
-                        except fmha.CompileError:
-                            continue
-                        tensors = {"q": q, "k": k, "v": v, "o": o}
-                        times[spec.name] = (tuning.time_cuda(
-                            lambda: kern.launch(tensors), torch), config)
+                    times = time_candidates(
+                        cands, {"q": q, "k": k, "v": v, "o": o}, torch)
                     name, (us, config) = min(times.items(),
                                              key=lambda x: x[1][0])
                     flop = 4 * b * h * sq * sk * hd
@@ -254,14 +263,7 @@ def sweep_attention_fp8(args, out, torch):
                     ref = tuning.time_cuda(
                         lambda: F.scaled_dot_product_attention(
                             *bf, is_causal=causal), torch)
-                times = {}
-                for config, spec in cands:
-                    try:
-                        kern = fmha.compile(spec).kernel
-                    except fmha.CompileError:
-                        continue
-                    times[spec.name] = (tuning.time_cuda(
-                        lambda: kern.launch(tensors), torch), config)
+                times = time_candidates(cands, tensors, torch)
                 name, (us, config) = min(times.items(),
                                          key=lambda x: x[1][0])
                 flop = 4 * b * h * sq * sk * hd // (2 if causal else 1)
