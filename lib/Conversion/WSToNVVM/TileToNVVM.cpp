@@ -133,6 +133,66 @@ static LogicalResult lowerSplatConstant(arith::ConstantOp op,
   return success();
 }
 
+/// Whether `t` (fragments `f`) holds its values as packAccumulatorFp8
+/// expects: fragment after fragment, and in each, per 8 columns, the pair
+/// of adjacent columns of row r, then of row r + 8.
+static bool packsByRowPairs(const RegisterTensor &t, const Fragments &f) {
+  if (f.instrN % 16 || t.getNumValues() != f.count() * f.values)
+    return false;
+  for (int64_t v = 0; v + 8 <= t.getNumValues(); v += 8) {
+    for (int64_t h = 0; h < 2; ++h) {
+      ArrayRef<int64_t> first = t.getOffsets(v + 2 * h);
+      int64_t columns[] = {0, 1, 8, 9}, at[] = {0, 1, 4, 5};
+      for (auto [c, a] : llvm::zip(columns, at)) {
+        ArrayRef<int64_t> o = t.getOffsets(v + 2 * h + a);
+        if (o.size() != 2 || o[0] != first[0] || o[1] != first[1] + c)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// The bytes of an fp8 `#tile.wgmma_acc` tensor (fragments `f`, f32
+/// values from `input`) packed as an 8-bit wgmma A operand reads them
+/// (registerAOperandFp8): per fragment, 16 columns and row (r or r + 8),
+/// one 32-bit value holding the row's pair of the first 8 columns (two
+/// bytes of one cvt) and its pair of the next 8. Each byte is taken back
+/// out of that value (a shift and a truncation) and the A operand puts the
+/// four together again (shifts and ors); LLVM folds most of that back into
+/// the packed value (where the bytes cross the loop's phis a few shifts
+/// and ors remain). Moving the bytes one at a time cost several shifts,
+/// moves and prmt per register: the fp8 attention kernels ran 2-10%
+/// faster packed (bench/RESULTS.md, 2026-11-29).
+static void packAccumulatorFp8(OpBuilder &b, Location loc, const Fragments &f,
+                               Type element, function_ref<Value(int64_t)> input,
+                               MutableArrayRef<Value> bytes) {
+  Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto convert = [&](int64_t v) -> Value {
+    // The second operand's value is the low byte.
+    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, i16, input(v + 1), input(v), NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false, element);
+    return LLVM::ZExtOp::create(b, loc, i32, pair);
+  };
+  for (int64_t frag = 0; frag < f.count(); ++frag) {
+    for (int64_t group = 0; group < f.values; group += 8) {
+      for (int64_t h = 0; h < 2; ++h) {
+        int64_t first = frag * f.values + group + 2 * h;
+        Value packed =
+            LLVM::OrOp::create(b, loc, convert(first),
+                               LLVM::ShlOp::create(b, loc, convert(first + 4),
+                                                   i32Const(b, loc, 16)));
+        int64_t at[] = {first, first + 1, first + 4, first + 5};
+        for (auto [k, v] : llvm::enumerate(at))
+          bytes[v] = LLVM::TruncOp::create(
+              b, loc, b.getI8Type(),
+              LLVM::LShrOp::create(b, loc, packed, i32Const(b, loc, 8 * k)));
+      }
+    }
+  }
+}
+
 /// arith.truncf of f32 register tensors to f8E4M3FN / f8E5M2 ->
 /// `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32` (nvvm.convert.f32x2.to.f8x2) on
 /// each pair of a thread's values that are adjacent columns of one row (the
@@ -150,17 +210,24 @@ static LogicalResult lowerTruncToFp8(arith::TruncFOp op,
       !getElementTypeOrSelf(op.getIn().getType()).isF32())
     return rewriter.notifyMatchFailure(op, "not f32 to fp8 in registers");
   Location loc = op.getLoc();
+  auto input = [&](int64_t v) -> Value {
+    return LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getIn(),
+                                        t->getPosition(v));
+  };
+  SmallVector<Value> bytes(t->getNumValues());
+  if (std::optional<Fragments> f = getFragments(t->getType());
+      f && packsByRowPairs(*t, *f)) {
+    packAccumulatorFp8(rewriter, loc, *f, element, input, bytes);
+    rewriter.replaceOp(op, t->buildStruct(rewriter, loc, converter,
+                                          [&](int64_t v) { return bytes[v]; }));
+    return success();
+  }
   auto pairType = VectorType::get({2}, rewriter.getI8Type());
   auto convert = [&](Value high, Value low) {
     return NVVM::ConvertF32x2ToF8x2Op::create(
         rewriter, loc, pairType, high, low, NVVM::FPRoundingMode::RN,
         NVVM::SaturationMode::SATFINITE, /*relu=*/false, element);
   };
-  auto input = [&](int64_t v) -> Value {
-    return LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getIn(),
-                                        t->getPosition(v));
-  };
-  SmallVector<Value> bytes(t->getNumValues());
   for (int64_t v = 0; v < t->getNumValues(); ++v) {
     ArrayRef<int64_t> at = t->getOffsets(v);
     bool paired = v + 1 < t->getNumValues() && at.size() == 2 &&
@@ -333,22 +400,25 @@ static SmallVector<Value, 4> registerAOperand(OpBuilder &b, Location loc,
 static SmallVector<Value, 4> registerAOperandFp8(OpBuilder &b, Location loc,
                                                  Value a, const Fragments &fa,
                                                  int64_t mr, int64_t kk) {
-  auto quad = VectorType::get({4}, b.getI8Type());
+  Type i32 = b.getI32Type();
   SmallVector<Value, 4> regs(4);
   for (int64_t j = 0; j < 2; ++j) {
     int64_t col = 32 * kk + 16 * j;
     int64_t fragment = mr * fa.colReps + col / fa.instrN;
     int64_t base = 4 * ((col % fa.instrN) / 8);
     for (int64_t h = 0; h < 2; ++h) {
-      Value vec = LLVM::UndefOp::create(b, loc, quad);
+      Value reg;
       int64_t values[] = {0, 1, 4, 5};
-      for (auto [e, offset] : llvm::enumerate(values))
-        vec = LLVM::InsertElementOp::create(
-            b, loc, vec,
+      for (auto [e, offset] : llvm::enumerate(values)) {
+        Value byte = LLVM::ZExtOp::create(
+            b, loc, i32,
             LLVM::ExtractValueOp::create(
-                b, loc, a, ArrayRef<int64_t>{fragment, base + 2 * h + offset}),
-            i32Const(b, loc, e));
-      regs[2 * j + h] = LLVM::BitcastOp::create(b, loc, b.getI32Type(), vec);
+                b, loc, a, ArrayRef<int64_t>{fragment, base + 2 * h + offset}));
+        if (e)
+          byte = LLVM::ShlOp::create(b, loc, byte, i32Const(b, loc, 8 * e));
+        reg = e ? LLVM::OrOp::create(b, loc, reg, byte).getResult() : byte;
+      }
+      regs[2 * j + h] = reg;
     }
   }
   return regs;
