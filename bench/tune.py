@@ -50,8 +50,14 @@ GEMM_SHAPES = [
 SEQLENS = [512, 1024, 2048, 4096, 8192, 16384]
 
 
-def attention_shapes(head_dim, quick=False):
+def fa3_grid(head_dim, quick=False):
+    """The FlashAttention-3 grid (16k tokens, hidden 2048)."""
     shapes = [(16384 // s, 2048 // head_dim, s, s) for s in SEQLENS]
+    return shapes[::2] if quick else shapes
+
+
+def attention_shapes(head_dim, quick=False):
+    shapes = fa3_grid(head_dim)
     if head_dim == 128:
         # transformers Llama shapes (2 x 1500, 8 x 4096; 16 query heads),
         # small batches and decode-like query counts.
@@ -87,12 +93,6 @@ def attention_specs():
         tuning.attention_candidates,
         lambda hd, causal, c: ops.attention_spec("bf16", hd, causal,
                                                  config=c))
-
-
-def fp8_grid(head_dim, quick=False):
-    """The FlashAttention-3 grid (16k tokens, hidden 2048) for fp8."""
-    shapes = [(16384 // s, 2048 // head_dim, s, s) for s in SEQLENS]
-    return shapes[::2] if quick else shapes
 
 
 def attention_fp8_specs():
@@ -248,7 +248,7 @@ def sweep_attention_fp8(args, out, torch):
         for causal in (False, True):
             cands = [(c, s) for h, ca, c, s in attention_fp8_specs()
                      if h == hd and ca == causal]
-            for (b, h, sq, sk) in fp8_grid(hd, args.quick):
+            for (b, h, sq, sk) in fa3_grid(hd, args.quick):
                 q, k, v = (torch.randn(b, h, n, hd, device="cuda").to(fp8)
                            for n in (sq, sk, sk))
                 one = torch.ones(1, device="cuda")

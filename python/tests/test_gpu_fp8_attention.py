@@ -219,17 +219,14 @@ class Fp8AttentionTest(unittest.TestCase):
                   f"{fp8:.4f} (bf16 attention on the same inputs: "
                   f"{bf16:.4f})", end="")
 
-    def test_key_spans(self):
-        """block_n 96 (head dim 128) and 160 (head dim 64): V^T's rows of
-        block_n bytes fill only 32-byte swizzle spans, so the tile and the
-        tensor map's box are 32 keys wide (five boxes at 160). Each kernel
-        launched directly, o poisoned, against the float64 reference."""
-        gen = torch.Generator(device="cuda").manual_seed(1)
-        for spec in key_span_specs():
+    def check_launches(self, specs, cases, gen):
+        """Each spec's kernel launched directly on each case (batch,
+        heads_q, heads_kv, seq_q, seq_k), o poisoned, against the float64
+        reference."""
+        for spec in specs:
             compile_or_skip(self, spec)
             kernel = fmha.compile(spec).kernel
-            for case in ((2, 4, 2, 300, 333), (1, 2, 1, 17, 1000),
-                         (1, 4, 4, 1000, 1000)):
+            for case in cases:
                 with self.subTest(spec=spec.name, case=case):
                     inputs = make_inputs(*case, spec.head_dim, False, gen)
                     (q, dq), (k, dk), (v, dv) = inputs
@@ -248,36 +245,25 @@ class Fp8AttentionTest(unittest.TestCase):
                     self.assertEqual(int(torch.isnan(o).sum()), 0)
                     self.assertLess(rel_err(o, ref), TOL["normal"])
 
+    def test_key_spans(self):
+        """block_n 96 (head dim 128) and 160 (head dim 64): V^T's rows of
+        block_n bytes fill only 32-byte swizzle spans, so the tile and the
+        tensor map's box are 32 keys wide (five boxes at 160). Each kernel
+        launched directly, o poisoned, against the float64 reference."""
+        self.check_launches(
+            key_span_specs(),
+            ((2, 4, 2, 300, 333), (1, 2, 1, 17, 1000), (1, 4, 4, 1000, 1000)),
+            torch.Generator(device="cuda").manual_seed(1))
+
     def test_every_candidate(self):
         """Each configuration fmha.attention's fp8 selection can pick (the
         candidates, causal and not), launched directly on odd lengths, o
         poisoned, against the float64 reference."""
-        gen = torch.Generator(device="cuda").manual_seed(2)
-        for d in HEAD_DIMS:
-            for causal in (False, True):
-                for spec in fp8_attention.kernel_specs(d, causal=causal):
-                    compile_or_skip(self, spec)
-                    kernel = fmha.compile(spec).kernel
-                    for case in ((2, 4, 2, 300, 333), (1, 2, 1, 1000, 17)):
-                        with self.subTest(spec=spec.name, case=case):
-                            inputs = make_inputs(*case, d, False, gen)
-                            (q, dq), (k, dk), (v, dv) = inputs
-                            o = torch.full(q.shape, float("nan"),
-                                           device="cuda",
-                                           dtype=torch.bfloat16)
-                            descales = fp8_attention.kernel_descales(
-                                (dq, dk, dv), q.shape[0], k.shape[1])
-                            kernel.launch({
-                                "q": q, "k": k, "o": o,
-                                "v": fp8_attention.permute_values(torch, v),
-                                **dict(zip(fp8_attention.DESCALES,
-                                           descales))})
-                            torch.cuda.synchronize()
-                            ref, _ = attention_reference(
-                                *(dequantized(t, s) for t, s in inputs),
-                                causal=causal)
-                            self.assertEqual(int(torch.isnan(o).sum()), 0)
-                            self.assertLess(rel_err(o, ref), TOL["normal"])
+        self.check_launches(
+            [spec for d in HEAD_DIMS for causal in (False, True)
+             for spec in fp8_attention.kernel_specs(d, causal=causal)],
+            ((2, 4, 2, 300, 333), (1, 2, 1, 1000, 17)),
+            torch.Generator(device="cuda").manual_seed(2))
 
     def test_head_descales(self):
         """Descales per sequence and KV head ([batch, heads_kv]), different
