@@ -935,17 +935,92 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// Plain stores of 2-d register tensors need rows of unit stride.
+// tile.store_direct of a 2-d register tensor into a memref whose innermost
+// stride is not 1 (here a static 2) stores value by value: the 8 f32
+// values of a thread (pairs of contiguous columns in the accumulator) are 8
+// one-value stores, each column multiplied by the innermost stride read
+// from the descriptor, none merged into a vector.
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+// CHECK-LABEL: gpu.module @store_direct_2d
+// CHECK: %[[CSTRIDE:.*]] = llvm.extractvalue %[[OUT:.*]][4, 1] : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)>
+// CHECK: %[[RSTRIDE:.*]] = llvm.extractvalue %[[OUT]][4, 0]
+// CHECK: %[[ROFF:.*]] = llvm.mul %{{.*}}, %[[RSTRIDE]] : i64
+// CHECK: %[[COFF:.*]] = llvm.mul %{{.*}}, %[[CSTRIDE]] : i64
+// CHECK: llvm.add %[[ROFF]], %[[COFF]] : i64
+// CHECK: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK: llvm.cond_br
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr
+// The next column of the pair, one stride on.
+// CHECK: llvm.mul %{{.*}}, %[[CSTRIDE]] : i64
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr
+// CHECK-COUNT-6: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr
+// CHECK-NOT: llvm.store
+// CHECK-NOT: tile.
+// CHECK: llvm.return
 module attributes {gpu.container_module} {
   gpu.module @store_direct_2d {
     gpu.func @k(%out: memref<?x16xf32, strided<[32, 2]>>, %m: i32) kernel attributes {ws.num_threads = 128 : i64} {
       ws.warp_specialize {
         ws.role "consumer" warps 4 first_warp 0 {
           %s = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
-          // expected-error @+2 {{'tile.store_direct' op stores 2-d register tensors into memrefs whose innermost stride is 1 only, got 'memref<?x16xf32, strided<[32, 2]>>'}}
-          // expected-error @+1 {{failed to legalize operation 'tile.store_direct'}}
           tile.store_direct %out[%m, %m], %s : memref<?x16xf32, strided<[32, 2]>>, tensor<64x16xf32, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A tile with a lane per row (#tile.blocked, lanes = 1: each thread holds
+// one row of 16 bytes, loaded by one predicated 128-bit load) stored into
+// a memref whose strides are all dynamic (fmha.transpose_values' view of
+// V^T: the columns far apart): 16 one-byte stores per thread, branched
+// around where outside, at row * row stride + column * column stride, the
+// strides read from the descriptor.
+#blocked = #tile.blocked<vector = 16, lanes = 1, warps = 4>
+// CHECK-LABEL: gpu.module @store_direct_columns
+// CHECK: @p ld.global.v4.b32
+// CHECK: llvm.bitcast %{{.*}} : vector<4xi32> to vector<16xi8>
+// CHECK: %[[VALUES:.*]] = llvm.insertvalue %{{.*}}[15] : !llvm.struct<(i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8)>
+// The destination's innermost size and stride (the columns').
+// CHECK: %[[COLS:.*]] = llvm.extractvalue %[[DEST:.*]][3, 2] : !llvm.struct<(ptr, ptr, i64, array<3 x i64>, array<3 x i64>)>
+// CHECK: %[[CSTRIDE:.*]] = llvm.extractvalue %[[DEST]][4, 2]
+// CHECK: %[[BASE:.*]] = llvm.extractvalue %[[DEST]][1]
+// Value 0: the thread's row, column 0.
+// CHECK: %[[RSTRIDE:.*]] = llvm.extractvalue %[[DEST]][4, 1]
+// CHECK: %[[ROFF:.*]] = llvm.mul %{{.*}}, %[[RSTRIDE]] : i64
+// CHECK: %[[COL0:.*]] = llvm.add %[[FIRST:.*]], %{{.*}} : i64
+// CHECK: llvm.icmp "ult" %{{.*}}, %[[COLS]] : i64
+// CHECK: %[[COFF0:.*]] = llvm.mul %[[COL0]], %[[CSTRIDE]] : i64
+// CHECK: llvm.add %[[ROFF]], %[[COFF0]] : i64
+// CHECK: %[[P0:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: llvm.extractvalue %[[VALUES]][0]
+// CHECK: %[[V0:.*]] = llvm.insertelement %{{.*}} : vector<1xi8>
+// CHECK: llvm.cond_br
+// CHECK: llvm.store %[[V0]], %[[P0]] {alignment = 1 : i64} : vector<1xi8>, !llvm.ptr
+// Value 1: column 1, one column stride on.
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK: %[[COL1:.*]] = llvm.add %[[FIRST]], %[[ONE]] : i64
+// CHECK: llvm.mul %[[COL1]], %[[CSTRIDE]] : i64
+// CHECK: llvm.extractvalue %[[VALUES]][1]
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 1 : i64} : vector<1xi8>, !llvm.ptr
+// CHECK-COUNT-14: llvm.store %{{.*}}, %{{.*}} {alignment = 1 : i64} : vector<1xi8>, !llvm.ptr
+// CHECK-NOT: llvm.store
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @store_direct_columns {
+    gpu.func @k(%in: memref<?x16xi8>, %out: memref<?x?x16xi8, strided<[?, ?, ?]>>,
+                %b: i32, %m: i32) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %c0 = arith.constant 0 : i32
+          %t = tile.load_direct %in[%m, %c0]
+              : memref<?x16xi8> -> tensor<128x16xi8, #blocked>
+          tile.store_direct %out[%b, %m, %c0], %t
+              : memref<?x?x16xi8, strided<[?, ?, ?]>>, tensor<128x16xi8, #blocked>
         }
       }
       gpu.return

@@ -390,6 +390,43 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A tile loaded by tile.load_direct whose only uses store it into a memref
+// whose innermost stride is not 1 (fmha.transpose_values' V^T: stored
+// value by value, down the columns) gets a lane per row, so that a warp's
+// stores of one column fill 32 consecutive rows; one stored into rows of
+// unit stride keeps 8 lanes a 128-byte row (runs of 16 bytes), and so does
+// one stored both ways.
+// CHECK-DAG: #[[COLS:[a-z0-9_]+]] = #tile.blocked<vector = 16, lanes = 1, warps = 4>
+// CHECK-DAG: #[[ROWS:[a-z0-9_]+]] = #tile.blocked<vector = 16, lanes = 8, warps = 4>
+// CHECK-LABEL: gpu.func @columns(
+// CHECK: %[[T:.+]] = tile.load_direct {{.+}} -> tensor<128x128xf8E4M3FN, #[[COLS]]>
+// CHECK: tile.store_direct %{{.+}}, %[[T]] : memref<?x128xf8E4M3FN, strided<[1, ?]>>, tensor<128x128xf8E4M3FN, #[[COLS]]>
+// CHECK: %[[U:.+]] = tile.load_direct {{.+}} -> tensor<128x128xf8E4M3FN, #[[ROWS]]>
+// CHECK: tile.store_direct %{{.+}}, %[[U]] : memref<?x128xf8E4M3FN>, tensor<128x128xf8E4M3FN, #[[ROWS]]>
+// CHECK: %[[W:.+]] = tile.load_direct {{.+}} -> tensor<128x128xf8E4M3FN, #[[ROWS]]>
+// CHECK: tile.store_direct %{{.+}}, %[[W]] : memref<?x128xf8E4M3FN, strided<[1, ?]>>, tensor<128x128xf8E4M3FN, #[[ROWS]]>
+// CHECK: tile.store_direct %{{.+}}, %[[W]] : memref<?x128xf8E4M3FN>, tensor<128x128xf8E4M3FN, #[[ROWS]]>
+module attributes {gpu.container_module} {
+  gpu.module @columns_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @columns(%v: memref<?x128xf8E4M3FN, strided<[?, 1]>>,
+                      %vt: memref<?x128xf8E4M3FN, strided<[1, ?]>>,
+                      %copy: memref<?x128xf8E4M3FN>) kernel {
+      %c0 = arith.constant 0 : i32
+      %pid = tile.program_id x : i32
+      %t = tile.load_direct %v[%pid, %c0] : memref<?x128xf8E4M3FN, strided<[?, 1]>> -> tensor<128x128xf8E4M3FN>
+      tile.store_direct %vt[%pid, %c0], %t : memref<?x128xf8E4M3FN, strided<[1, ?]>>, tensor<128x128xf8E4M3FN>
+      %u = tile.load_direct %v[%pid, %c0] : memref<?x128xf8E4M3FN, strided<[?, 1]>> -> tensor<128x128xf8E4M3FN>
+      tile.store_direct %copy[%pid, %c0], %u : memref<?x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>
+      %w = tile.load_direct %v[%pid, %c0] : memref<?x128xf8E4M3FN, strided<[?, 1]>> -> tensor<128x128xf8E4M3FN>
+      tile.store_direct %vt[%pid, %c0], %w : memref<?x128xf8E4M3FN, strided<[1, ?]>>, tensor<128x128xf8E4M3FN>
+      tile.store_direct %copy[%pid, %c0], %w : memref<?x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // f16 rows of 64 elements: 8 lanes a row, so the layout covers 16 rows,
 // which a tile of 24 rows is not a multiple of.
 module attributes {gpu.container_module} {

@@ -404,14 +404,15 @@ static LogicalResult lowerLoadShared(LoadSharedOp op,
 }
 
 /// tile.store_direct of a 2-d register tensor (a wgmma accumulator, say)
-/// into the two innermost dimensions of a memref whose innermost stride is
-/// 1 -> each thread stores its runs of contiguous values as vectors of up
-/// to 16 bytes (aligned to their size), each branched around where its row,
-/// its last column or an outer coordinate is outside the memref (unsigned
-/// compares: negative coordinates are outside too). Addresses come from the
-/// memref descriptor's offset, sizes and strides, so a view whose sizes end
-/// early (varlen attention's O, cut at its sequence's end) bounds the
-/// stores. With `row_dims k` the rows run over the k dimensions before the
+/// into the two innermost dimensions of a memref -> each thread stores its
+/// runs of contiguous values as vectors of up to 16 bytes (aligned to their
+/// size) when the innermost stride is 1, else value by value at the
+/// column's stride; each store branched around where its row, its last
+/// column or an outer coordinate is outside the memref (unsigned compares:
+/// negative coordinates are outside too). Addresses come from the memref
+/// descriptor's offset, sizes and strides, so a view whose sizes end early
+/// (varlen attention's O, cut at its sequence's end) bounds the stores.
+/// With `row_dims k` the rows run over the k dimensions before the
 /// innermost, row-major (div/rem by their sizes).
 static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
                                           tile::StoreDirectOp::Adaptor adaptor,
@@ -422,16 +423,17 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
   int64_t rank = destType.getRank();
   SmallVector<int64_t> strides;
   int64_t staticOffset;
-  if (failed(destType.getStridesAndOffset(strides, staticOffset)) ||
-      strides.back() != 1)
-    return op.emitOpError("stores 2-d register tensors into memrefs whose "
-                          "innermost stride is 1 only, got ")
+  if (failed(destType.getStridesAndOffset(strides, staticOffset)))
+    return op.emitOpError("stores 2-d register tensors into strided memrefs "
+                          "only, got ")
            << destType;
+  bool unitColumns = strides.back() == 1;
   Location loc = op.getLoc();
   Type element = converter.convertType(t.getType().getElementType());
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t run = t.getLayout().getContiguousValues(t.getType().getShape());
-  int64_t perVector = std::min(run, kMaxVectorBytes / elementBytes);
+  int64_t perVector =
+      unitColumns ? std::min(run, kMaxVectorBytes / elementBytes) : 1;
   if (perVector < 1 || run % perVector != 0)
     return op.emitOpError("stores runs of ")
            << run << " contiguous values, not a multiple of vectors of "
@@ -446,6 +448,8 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
   Value ok;
   Value offset = s.outerOffset(adaptor.getCoords().take_front(firstRowDim), ok);
   Value cols = dest.size(rewriter, loc, rank - 1);
+  Value colStride =
+      unitColumns ? Value() : dest.stride(rewriter, loc, rank - 1);
   Value base = dest.alignedPtr(rewriter, loc);
   SmallVector<OpFoldResult, 2> origin = t.buildThreadOrigin(rewriter, loc);
   Value row0 = s.index(buildCoordinate(rewriter, loc, origin[0], 0));
@@ -462,9 +466,10 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
     Value colInside =
         s.below(s.add(col, i64Const(rewriter, loc, perVector - 1)), cols);
     inside = s.both(inside, colInside);
-    Value addr =
-        LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base,
-                            ValueRange{s.add(offset, s.add(rowOffset, col))});
+    Value colOffset = colStride ? s.mul(col, colStride) : col;
+    Value addr = LLVM::GEPOp::create(
+        rewriter, loc, base.getType(), element, base,
+        ValueRange{s.add(offset, s.add(rowOffset, colOffset))});
     Value vector =
         buildVector(rewriter, loc, t, adaptor.getValue(), v, vectorType);
     emitIf(rewriter, loc, inside, [&] {

@@ -1851,3 +1851,151 @@ fmha.append_kv @a (tensor<?x?x8x100xbf16>, tensor<?x?x8x100xbf16>,
 fmha.append_kv @a (tensor<?x?x70000x128xbf16>, tensor<?x?x70000x128xbf16>,
                    tensor<?xi32>)
     -> (tensor<?x?x70000x128xbf16>, tensor<?x?x70000x128xbf16>) target sm_90a
+
+//===----------------------------------------------------------------------===//
+// fmha.transpose_values
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{expects 1 input (v) and 1 result (vt), got 0 and 1}}
+fmha.transpose_values @t () -> tensor<?x8x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{expects 1 input (v) and 1 result (vt), got 2 and 1}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>,
+                          tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<?x8x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{expects 1 input (v) and 1 result (vt), got 1 and 0}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>) -> () target sm_90a
+
+// -----
+
+// expected-error @+1 {{expects 1 input (v) and 1 result (vt), got 1 and 2}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>)
+    -> (tensor<?x8x128x?xf8E4M3FN>, tensor<?x8x128x?xf8E4M3FN>) target sm_90a
+
+// -----
+
+// v without its batch dimension.
+// expected-error @+1 {{v must be a rank-4 tensor [batch, heads_kv, seq_k, head_dim], got 'tensor<8x?x128xf8E4M3FN>'}}
+fmha.transpose_values @t (tensor<8x?x128xf8E4M3FN>)
+    -> tensor<?x8x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{v must be a rank-4 tensor [batch, heads_kv, seq_k, head_dim], got 'tensor<*xf8E4M3FN>'}}
+fmha.transpose_values @t (tensor<*xf8E4M3FN>)
+    -> tensor<?x8x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{vt must be a rank-4 tensor [batch, heads_kv, head_dim, keys], got 'tensor<8x128x?xf8E4M3FN>'}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<8x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{v seq_k is 0; sizes must be positive or dynamic (?)}}
+fmha.transpose_values @t (tensor<?x8x0x128xf8E4M3FN>)
+    -> tensor<?x8x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{vt keys is 0; sizes must be positive or dynamic (?)}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<?x8x128x0xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{v seq_k 3000000000 is too large: sizes are i32 in the kernel and its manifest, at most 2147483647}}
+fmha.transpose_values @t (tensor<?x8x3000000000x128xf8E4M3FN>)
+    -> tensor<?x8x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{v element type 'bf16' is not supported: expected f8E4M3FN or f8E5M2}}
+fmha.transpose_values @t (tensor<?x8x?x128xbf16>)
+    -> tensor<?x8x128x?xbf16> target sm_90a
+
+// -----
+
+// expected-error @+1 {{vt element type 'f8E5M2' does not match v element type 'f8E4M3FN'}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<?x8x128x?xf8E5M2> target sm_90a
+
+// -----
+
+// expected-error @+1 {{vt batch 3 does not match v batch 2}}
+fmha.transpose_values @t (tensor<2x8x?x128xf8E4M3FN>)
+    -> tensor<3x8x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{vt heads_kv 4 does not match v heads_kv 8}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<?x4x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// vt is [batch, heads_kv, head_dim, keys]: head_dim before keys.
+// expected-error @+1 {{vt head_dim 64 does not match v head_dim 128}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<?x8x64x128xf8E4M3FN> target sm_90a
+
+// -----
+
+// Padded past the last group of 16 keys.
+// expected-error @+1 {{vt keys 128 must be seq_k 100 rounded up to a multiple of 16, 112}}
+fmha.transpose_values @t (tensor<?x8x100x128xf8E4M3FN>)
+    -> tensor<?x8x128x128xf8E4M3FN> target sm_90a
+
+// -----
+
+// Not padded.
+// expected-error @+1 {{vt keys 100 must be seq_k 100 rounded up to a multiple of 16, 112}}
+fmha.transpose_values @t (tensor<?x8x100x128xf8E4M3FN>)
+    -> tensor<?x8x128x100xf8E4M3FN> target sm_90a
+
+// -----
+
+// seq_k dynamic: keys alone must still be whole groups of 16.
+// expected-error @+1 {{vt keys 100 must be a multiple of 16}}
+fmha.transpose_values @t (tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<?x8x128x100xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{head_dim must be static (in v or vt)}}
+fmha.transpose_values @t (tensor<?x8x?x?xf8E4M3FN>)
+    -> tensor<?x8x?x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{head_dim 40 is not supported: expected a multiple of 16 (rows move in 16-byte pieces) up to 256}}
+fmha.transpose_values @t (tensor<?x8x?x40xf8E4M3FN>)
+    -> tensor<?x8x40x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// A row of v is held in one thread's registers.
+// expected-error @+1 {{head_dim 512 is not supported: expected a multiple of 16 (rows move in 16-byte pieces) up to 256}}
+fmha.transpose_values @t (tensor<?x8x?x512xf8E4M3FN>)
+    -> tensor<?x8x512x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// expected-error @+1 {{heads_kv 70000 is too large: the grid has heads_kv CTAs along y and batch along z, at most 65535}}
+fmha.transpose_values @t (tensor<?x70000x?x128xf8E4M3FN>)
+    -> tensor<?x?x128x?xf8E4M3FN> target sm_90a
+
+// -----
+
+// The batch of vt counts as well as v's.
+// expected-error @+1 {{batch 70000 is too large: the grid has heads_kv CTAs along y and batch along z, at most 65535}}
+fmha.transpose_values @t (tensor<?x?x?x128xf8E4M3FN>)
+    -> tensor<70000x?x128x?xf8E4M3FN> target sm_90a

@@ -253,3 +253,19 @@ fmha.append_kv @append (tensor<?x?x8x128xbf16>, tensor<?x?x8x128xbf16>,
 fmha.append_kv @append_paged (tensor<?x?x?x64xf16>, tensor<?x?x?x64xf16>,
                               tensor<?xi32>, tensor<?x?xi32>)
     -> (tensor<?x64x?x64xf16>, tensor<?x64x?x64xf16>) target sm_100a
+
+//===----------------------------------------------------------------------===//
+// fmha.transpose_values
+//===----------------------------------------------------------------------===//
+
+// fp8 V of head dim 128 with 8 KV heads, seq_k and keys dynamic.
+// CHECK: fmha.transpose_values @transpose (tensor<?x8x?x128xf8E4M3FN>) -> tensor<?x8x128x?xf8E4M3FN> target sm_90a
+// GENERIC: "fmha.transpose_values"() <{function_type = (tensor<?x8x?x128xf8E4M3FN>) -> tensor<?x8x128x?xf8E4M3FN>, sym_name = "transpose", target = #fmha<target sm_90a>}> : () -> ()
+fmha.transpose_values @transpose (tensor<?x8x?x128xf8E4M3FN>)
+    -> tensor<?x8x128x?xf8E4M3FN> target sm_90a
+
+// Static sizes (100 keys padded to 112), f8E5M2 with head dim 48, on
+// sm_100a; the result in parentheses parses too.
+// CHECK: fmha.transpose_values @transpose_static (tensor<2x4x100x48xf8E5M2>) -> tensor<2x4x48x112xf8E5M2> target sm_100a
+fmha.transpose_values @transpose_static (tensor<2x4x100x48xf8E5M2>)
+    -> (tensor<2x4x48x112xf8E5M2>) target sm_100a

@@ -19,6 +19,7 @@ namespace mlir {
 namespace fmha {
 
 class AppendKVOp;
+class TransposeValuesOp;
 
 /// What every tile-program builder of fmha-expand-kernels holds: the
 /// builder, the kernel op's location, the scalar types and the constants
@@ -207,6 +208,7 @@ LogicalResult expandGemm(GemmOp op, OpBuilder &b);
 LogicalResult expandAttention(AttentionOp op, OpBuilder &b);
 LogicalResult expandMergeStates(MergeStatesOp op, OpBuilder &b);
 LogicalResult expandAppendKV(AppendKVOp op, OpBuilder &b);
+LogicalResult expandTransposeValues(TransposeValuesOp op, OpBuilder &b);
 
 /// The kernels of fmha.attention_backward, in launch order.
 enum class BackwardKernel { Prep, KeyGrads, QueryGrads };

@@ -206,7 +206,7 @@ struct FMHAExpandKernelsPass
     SmallVector<Operation *> kernels;
     module.walk([&](Operation *op) {
       if (isa<GemmOp, AttentionOp, AttentionBackwardOp, MergeStatesOp,
-              AppendKVOp>(op))
+              AppendKVOp, TransposeValuesOp>(op))
         kernels.push_back(op);
     });
     if (kernels.empty())
@@ -231,7 +231,10 @@ struct FMHAExpandKernelsPass
                 return expandMergeStates(merge, b);
               })
               .Case(
-                  [&](AppendKVOp append) { return expandAppendKV(append, b); });
+                  [&](AppendKVOp append) { return expandAppendKV(append, b); })
+              .Case([&](TransposeValuesOp transpose) {
+                return expandTransposeValues(transpose, b);
+              });
       if (failed(result))
         return signalPassFailure();
     }

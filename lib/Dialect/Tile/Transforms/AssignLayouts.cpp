@@ -339,15 +339,17 @@ static constexpr unsigned kBlockedWarps = 4;
 
 /// The `#tile.blocked` layout of a 2-d tile loaded with plain loads: runs of
 /// the widest vector up to 16 bytes that divides a row, as many lanes per
-/// row as fill a warp or the row, over one warpgroup.
+/// row as fill a warp or the row (one with `lanePerRow`), over one
+/// warpgroup.
 static FailureOr<Attribute> blockedLayoutFor(RankedTensorType type,
-                                             Operation *where) {
+                                             Operation *where,
+                                             bool lanePerRow = false) {
   int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
   int64_t rows = type.getShape()[0], cols = type.getShape()[1];
   int64_t vector = 16 / bytes;
   while (vector > 1 && cols % vector != 0)
     vector /= 2;
-  int64_t lanes = 32;
+  int64_t lanes = lanePerRow ? 1 : 32;
   while (lanes > 1 && (cols / vector) % lanes != 0)
     lanes /= 2;
   int64_t tileRows = 32 * kBlockedWarps / lanes;
@@ -403,17 +405,38 @@ static LogicalResult anchorUnconnectedPlainValues(Operation *root,
   return layouts.propagate();
 }
 
+/// Whether every use of `value` is a `tile.store_direct` into a memref
+/// whose innermost stride is not 1: it stores value by value, so that a
+/// warp's stores of one column cover consecutive rows when each lane holds
+/// a row of its own (fmha.transpose_values' V^T).
+static bool onlyStoredByColumns(Value value) {
+  if (value.use_empty())
+    return false;
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    auto store = dyn_cast<StoreDirectOp>(user);
+    if (!store || store.getValue() != value)
+      return false;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    return succeeded(store.getDest().getType().getStridesAndOffset(strides,
+                                                                   offset)) &&
+           strides.back() != 1;
+  });
+}
+
 /// Gives the 2-d tiles loaded by `tile.load_direct` that nothing else laid
 /// out (no MMA computes them: a merge of partial results) a register layout
-/// of their own, `#tile.blocked`, for wide loads; propagation spreads it
-/// to what is computed from them.
+/// of their own, `#tile.blocked`, for wide loads (a lane per row when they
+/// are only stored by columns); propagation spreads it to what is computed
+/// from them.
 static LogicalResult anchorDirectLoads(Operation *root, LayoutMap &layouts) {
   WalkResult walk = root->walk([&](LoadDirectOp load) {
     auto type = cast<RankedTensorType>(load.getResult().getType());
     if (type.getRank() != 2 || type.getEncoding() ||
         layouts.lookup(load.getResult()))
       return WalkResult::advance();
-    FailureOr<Attribute> layout = blockedLayoutFor(type, load);
+    FailureOr<Attribute> layout =
+        blockedLayoutFor(type, load, onlyStoredByColumns(load.getResult()));
     if (failed(layout) || failed(layouts.set(load.getResult(), *layout, load)))
       return WalkResult::interrupt();
     return WalkResult::advance();

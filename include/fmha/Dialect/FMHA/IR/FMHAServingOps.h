@@ -1,8 +1,8 @@
-//===- FMHAServingOps.h - fmha ops for serving KV caches ---------*- C++
-//-*-===//
+//===- FMHAServingOps.h - fmha ops that move keys, values -------*- C++ -*-===//
 //
-// Part of fmha. Declares the fmha ops that maintain KV caches
-// (FMHAServingOps.td): `fmha.append_kv`.
+// Part of fmha. Declares the fmha ops that copy keys and values into the
+// layouts attention reads
+// (FMHAServingOps.td): `fmha.append_kv` and `fmha.transpose_values`.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,9 +1,10 @@
-//===- FMHAServingOps.td - fmha ops for serving KV caches -*- tablegen -*-===//
+//===- FMHAServingOps.td - fmha ops that move keys, values -*- tablegen -*-===//
 //
-// Part of fmha. Kernel declarations that maintain the KV caches the
-// attention kernels read (`fmha.attention ... kvcache`): kept apart from
-// FMHAOps.td, with their own header, so that code which does not build
-// them does not depend on them.
+// Part of fmha. Kernel declarations that copy keys and values into the
+// layouts attention kernels read: the KV caches of `fmha.attention ...
+// kvcache` (`fmha.append_kv`) and fp8 attention's transposed V
+// (`fmha.transpose_values`). Kept apart from FMHAOps.td, with their own
+// header, so that code which does not build them does not depend on them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,6 +133,102 @@ def FMHA_AppendKVOp : FMHA_KernelOp<"append_kv"> {
     int64_t getPageSize();
     /// New tokens of one KV head that one CTA copies.
     int64_t getBlockRows();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// TransposeValuesOp
+//===----------------------------------------------------------------------===//
+
+def FMHA_TransposeValuesOp : FMHA_KernelOp<"transpose_values"> {
+  let summary = "declares a kernel that transposes V for fp8 attention";
+  let description = [{
+    Declares a kernel named `sym_name` that copies the values `v` of fp8
+    attention into the layout its kernel reads them in (`fmha.attention`
+    with 8-bit inputs, docs/FP8Attention.md): an 8-bit wgmma reads both
+    operands K-major, so the P V product needs V with the keys innermost,
+    and the P fragment it reads from registers holds the keys of each
+    group of 16 in a permuted order. For every batch `b`, KV head `h`,
+    key `k = 16 g + 8 a + 2 t + c` (`a`, `c` in [0, 2), `t` in [0, 4)) and
+    head-dim index `d`:
+
+    ```
+    vt[b, h, d, 16 g + 4 t + 2 a + c] = v[b, h, k, d]   (k < seq_k)
+    vt[b, h, d, 16 g + 4 t + 2 a + c] = 0               (seq_k <= k < keys)
+    ```
+
+    where `keys` is `seq_k` rounded up to a multiple of 16: the padding
+    keys read as zeros (their scores are masked, and a zero value keeps
+    `0 * v` finite). Every element of `vt` is written.
+
+    **Signature** (`function_type`), builtin tensors where `?` is a size
+    known only at run time:
+
+    | tensor | shape                                    | element type             |
+    |--------|------------------------------------------|--------------------------|
+    | `v`    | `[batch, heads_kv, seq_k, head_dim]`     | `f8E4M3FN` or `f8E5M2`   |
+    | `vt`   | `[batch, heads_kv, head_dim, keys]` (result) | same as `v`          |
+
+    `head_dim` must be static, a multiple of 16 up to 256. Sizes shared by
+    the two tensors must be equal wherever they are static, and `keys`,
+    when static with `seq_k`, `seq_k` rounded up to 16; static sizes are
+    positive and at most 2^31 - 1, `heads_kv` and `batch` at most 65535
+    (the grid's y and z). `v` is read through a memref descriptor with the
+    caller's strides (the manifest marks it `strided`): its innermost
+    stride must be 1, its other strides and its address multiples of 16
+    bytes. `vt` is dense.
+
+    **Kernel.** A CTA of one warpgroup copies 128 keys of one KV head of
+    one sequence: grid `(ceildiv(keys, 128), heads_kv, batch)`. Each thread
+    loads one key's row with predicated 128-bit loads (`tile.load_direct`,
+    rows past `seq_k` read zeros) and stores it byte by byte into a view
+    of `vt` whose rows are the keys (`tile.store_direct ... row_dims 4`
+    over the dimensions `[g, a, t, c]` of a key, with `vt`'s strides
+    `[16, 2, 4, 1]`) and whose columns are `head_dim`, `keys` bytes
+    apart: the 32 lanes of a warp hold 32 consecutive keys, so each store
+    of a warp fills 32 consecutive bytes of one row of `vt`. One role
+    (`ws-assign-roles`' plain policy), no shared memory, no MMA.
+
+    **Syntax.**
+
+    ```
+    fmha.transpose_values @name (v) -> (vt) target (sm_90a | sm_100a)
+        attr-dict
+    ```
+
+    Example: V of head dim 128 with 8 KV heads:
+
+    ```mlir
+    fmha.transpose_values @vt (tensor<?x8x?x128xf8E4M3FN>)
+        -> (tensor<?x8x128x?xf8E4M3FN>) target sm_90a
+    ```
+  }];
+
+  let arguments = (ins
+    SymbolNameAttr:$sym_name,
+    TypeAttrOf<FunctionType>:$function_type,
+    FMHA_TargetAttr:$target
+  );
+
+  let assemblyFormat = [{
+    $sym_name $function_type `target` `` $target attr-dict
+  }];
+
+  let extraClassDeclaration = [{
+    /// The types of `v` (input 0) and `vt` (result 0); null on IR that
+    /// does not verify.
+    ::mlir::RankedTensorType getValuesType();
+    ::mlir::RankedTensorType getTransposedType();
+    /// The head dimension (static on IR that verifies), the number of KV
+    /// heads and the batch, ShapedType::kDynamic when no tensor has it
+    /// static.
+    int64_t getHeadDim();
+    int64_t getNumHeads();
+    int64_t getBatch();
+    /// Keys of one group of V's permutation.
+    static constexpr int64_t kKeyGroup = 16;
+    /// Keys one CTA copies: a warpgroup, a key per thread.
+    static constexpr int64_t kBlockKeys = 128;
   }];
 }
 

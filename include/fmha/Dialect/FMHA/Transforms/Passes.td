@@ -89,6 +89,12 @@ def FMHAExpandKernels : Pass<"fmha-expand-kernels", "::mlir::ModuleOp"> {
     again, dQ += dS K. Nothing is summed across CTAs: the gradients are
     the same bits from run to run. `backward-kernels` builds a subset, for
     tests.
+
+    fp8 attention's V^T (`fmha.transpose_values`): a CTA per 128 keys of
+    one KV head of one sequence loads their rows with `tile.load_direct`
+    and stores them with `tile.store_direct ... row_dims 4` into a view of
+    V^T (`memref.reinterpret_cast`) whose rows are the keys in the order of
+    the key permutation and whose columns are `keys` elements apart.
   }];
   let options = [
     ListOption<"backwardKernels", "backward-kernels", "std::string",
