@@ -10,8 +10,11 @@ For each head dim, sequence length (batch x heads holding 16k tokens x
 (bf16 output), ``fmha.attention`` on bf16 and SDPA with the cuDNN backend
 on bf16, all through their public APIs. The fp8 call includes the
 transposed, permuted copy of V that fmha.attention makes before each
-launch (fmha.fp8_attention.permute_values); it is also timed alone and
-its share reported. For diagnosis (not a figure of the API), the fp8
+launch (fmha.fp8_attention.permute_values, the compiled
+fmha.transpose_values kernel); it is also timed alone, its share
+reported, and PyTorch's strided copy of the same bytes
+(permute_values_torch, what V takes when 16-byte loads cannot address its
+rows) timed beside it. For diagnosis (not a figure of the API), the fp8
 kernel is also timed without the copy (``fp8_kernel``: the custom op
 ``fmha::attention_fp8`` on a V permuted beforehand): what V transposed
 inside the kernel could at most give. Every fp8 output is checked against bf16 attention of
@@ -95,6 +98,9 @@ def time_point(d, s, causal):
             row[name] = None
     copy_ms = bench(lambda: fp8_attention.permute_values(torch, v))
     row["v_copy_share"] = copy_ms / bench(fp8)
+    row["v_copy_us"] = copy_ms * 1e3
+    row["v_copy_torch_us"] = 1e3 * bench(
+        lambda: fp8_attention.permute_values_torch(torch, v))
     return row
 
 
@@ -114,9 +120,9 @@ def main():
     rows = []
     print(f"device: {torch.cuda.get_device_name()}")
     print("| head dim | seqlen | causal | fp8 TFLOP/s | bf16 TFLOP/s | "
-          "cuDNN bf16 TFLOP/s | fp8 / bf16 | V copy share | RMSE vs bf16 | "
-          "fp8 kernel alone / bf16 |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "cuDNN bf16 TFLOP/s | fp8 / bf16 | V copy share | V copy us | "
+          "PyTorch's copy us | RMSE vs bf16 | fp8 kernel alone / bf16 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for d in args.head_dims:
         for s in args.seqlens:
             for causal in (False, True):
@@ -127,6 +133,7 @@ def main():
                 print(f"| {d} | {s} | {causal} | {fmt(r['fp8'])} | "
                       f"{fmt(r['bf16'])} | {fmt(r['cudnn'])} | {ratio} | "
                       f"{100 * r['v_copy_share']:.1f}% | "
+                      f"{r['v_copy_us']:.0f} | {r['v_copy_torch_us']:.0f} | "
                       f"{r['rmse_vs_bf16']:.4f} | "
                       f"{r['fp8_kernel'] / r['bf16']:.2f}x |", flush=True)
     if args.json:

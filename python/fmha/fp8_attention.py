@@ -9,9 +9,9 @@ f16). The kernel
 (docs/FP8Attention.md) reads V transposed, ``[batch, heads_kv, head_dim,
 seq_k16]``, its keys padded to a multiple of 16 and permuted inside each
 group of 16 as the 8-bit wgmma reads P from registers: this module makes
-that copy of V (one gather and transposition in PyTorch, before the
-launch) and defines the custom op ``fmha::attention_fp8`` that launches
-the kernel on it.
+that copy of V (a compiled ``fmha.transpose_values`` kernel, launched
+before the attention) and defines the custom op ``fmha::attention_fp8``
+that launches the attention kernel on it.
 
 The argument checks are pure functions of shapes and dtype names (tested
 without PyTorch or a GPU). No ``from __future__ import annotations`` here:
@@ -33,6 +33,11 @@ KEY_ORDER = tuple(2 * (p // 4) + p % 2 + 8 * ((p // 2) % 2)
                   for p in range(KEY_GROUP))
 DESCALES = ("descale_q", "descale_k", "descale_v")
 OUT_DTYPES = ("bf16", "f16")
+# (device, dtype, head_dim) -> the fmha.transpose_values kernel.
+_TRANSPOSE_KERNELS: dict = {}
+# Its bound launches by layout (shape, strides, dtype, device).
+_TRANSPOSE_BOUND: dict = {}
+_BOUND_LIMIT = 256
 
 
 def padded_keys(seq_k: Any) -> Any:
@@ -133,7 +138,70 @@ def permute_values(torch: Any, v: Any) -> Any:
     """The V the fp8 kernel reads: ``v`` ``[batch, heads_kv, seq_k,
     head_dim]`` transposed to ``[batch, heads_kv, head_dim, seq_k16]``,
     keys padded with zeros to a multiple of 16 and ordered by KEY_ORDER in
-    each group of 16, contiguous. One pass over v (a permuted copy of its
+    each group of 16, contiguous. On CUDA tensors whose rows 16-byte loads
+    address, the compiled ``fmha.transpose_values`` kernel makes it (the
+    custom op ``fmha::transpose_values`` under torch.compile); otherwise
+    PyTorch does (permute_values_torch)."""
+    if v.device.type != "cuda" or v.numel() == 0:
+        return permute_values_torch(torch, v)
+    from .torch_ops import _fast_env
+    if _fast_env(torch)[1]():
+        return torch.ops.fmha.transpose_values(v)
+    return transpose_impl(v)
+
+
+def transpose_spec(dtype: str, head_dim: int, target: str) -> Any:
+    """The TransposeSpec of V^T for ``dtype`` (fmha's fp8 name) at
+    ``head_dim``."""
+    from .specs import TransposeSpec
+    return TransposeSpec(dtype=dtype, head_dim=head_dim, target=target)
+
+
+def _transpose_kernel(torch: Any, device: Any, dtype: str,
+                      head_dim: int) -> Any:
+    key = (device, dtype, head_dim)
+    kernel = _TRANSPOSE_KERNELS.get(key)
+    if kernel is None:
+        from .compiler import compile
+        from .torch_ops import _target
+        spec = transpose_spec(dtype, head_dim, _target(torch, device))
+        kernel = _TRANSPOSE_KERNELS[key] = compile(spec).kernel
+    return kernel
+
+
+def transpose_impl(v: Any) -> Any:
+    """permute_values by the compiled kernel (a CUDA ``v``, not empty): a
+    launch bound once per layout; PyTorch's copy where 16-byte loads do
+    not address v's rows."""
+    import torch
+    from .torch_ops import _fast_env, _on_device
+    if not _ops.rows_aligned(v):
+        return permute_values_torch(torch, v)
+    batch, heads, seq_k, head_dim = v.shape
+    vt = v.new_empty((batch, heads, head_dim, padded_keys(seq_k)))
+    tensors = {"v": v, "vt": vt}
+    device = v.device
+    _, _, _, get_device, raw_stream = _fast_env(torch)
+    if device.index != get_device():
+        with _on_device(torch, device):
+            _transpose_kernel(torch, device, fp8_name(v.dtype),
+                              int(head_dim)).launch(tensors)
+        return vt
+    key = (v.shape, v.stride(), v.dtype, device)
+    bound = _TRANSPOSE_BOUND.get(key)
+    if bound is None:
+        kernel = _transpose_kernel(torch, device, fp8_name(v.dtype),
+                                   int(head_dim))
+        bound = kernel.bind(tensors, order=("v", "vt"))
+        if len(_TRANSPOSE_BOUND) >= _BOUND_LIMIT:
+            _TRANSPOSE_BOUND.clear()
+        _TRANSPOSE_BOUND[key] = bound
+    bound.run((v.data_ptr(), vt.data_ptr()), raw_stream(device.index))
+    return vt
+
+
+def permute_values_torch(torch: Any, v: Any) -> Any:
+    """permute_values by PyTorch: one pass over v (a permuted copy of its
     bytes: PyTorch has no fp8 copy kernels); a last, partial group of keys
     goes through a zero-padded group of its own."""
     batch, heads, seq_k, head_dim = v.shape
@@ -319,8 +387,9 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
 
 
 def define(torch: Any) -> None:
-    """Defines the custom op ``fmha::attention_fp8`` (q, k, V permuted by
-    permute_values, the descales) and its fake implementation."""
+    """Defines the custom ops ``fmha::attention_fp8`` (q, k, V permuted by
+    permute_values, the descales) and ``fmha::transpose_values`` (V
+    permuted by the compiled kernel) and their fake implementations."""
     Tensor = torch.Tensor
 
     @torch.library.custom_op("fmha::attention_fp8", mutates_args=())
@@ -337,6 +406,15 @@ def define(torch: Any) -> None:
           window, scale, return_lse):
         out = torch.bfloat16 if out_dtype is None else out_dtype
         return outputs(torch, q, out, return_lse)
+
+    @torch.library.custom_op("fmha::transpose_values", mutates_args=())
+    def transpose_values(v: Tensor) -> Tensor:
+        return transpose_impl(v)
+
+    @transpose_values.register_fake
+    def _(v):
+        batch, heads, seq_k, head_dim = v.shape
+        return v.new_empty((batch, heads, head_dim, padded_keys(seq_k)))
 
 
 def attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,

@@ -934,11 +934,59 @@ class AppendSpec(_Spec):
                 f"    target {self.target}\n")
 
 
+# Element types of fmha.transpose_values.
+TRANSPOSE_DTYPES = ("f8e4m3", "f8e5m2")
+# Head dims of fmha.transpose_values: multiples of 16 up to this.
+TRANSPOSE_MAX_HEAD_DIM = 256
+
+
+@dataclass(frozen=True)
+class TransposeSpec(_Spec):
+    """fp8 attention's V^T, the ``fmha.transpose_values`` op: ``v``
+    ``[batch, heads_kv, seq_k, head_dim]`` (``dtype``, read with its own
+    strides) in; ``vt`` ``[batch, heads_kv, head_dim, keys]`` out (dense,
+    ``keys`` seq_k rounded up to 16, the keys of each group of 16 in the
+    order fp8 attention's P V product reads them, the padding zeros).
+    Every size but ``head_dim`` dynamic."""
+
+    dtype: str = "f8e4m3"
+    head_dim: int = 128
+    target: str = "sm_90a"
+
+    kind = "transpose_values"
+
+    def __post_init__(self) -> None:
+        _check_choice("dtype", self.dtype, TRANSPOSE_DTYPES)
+        _check_int("head_dim", self.head_dim, 16, TRANSPOSE_MAX_HEAD_DIM)
+        if self.head_dim % 16:
+            raise ValueError(f"head_dim must be a multiple of 16, got "
+                             f"{self.head_dim}")
+        _check_choice("target", self.target, TARGETS)
+
+    @property
+    def name(self) -> str:
+        """The kernel's symbol, e.g. ``transpose_values_f8e4m3_d128``."""
+        return f"transpose_values_{self.dtype}_d{self.head_dim}"
+
+    def signature(self) -> str:
+        d = self.head_dim
+        v = tensor_type((None, None, None, d), self.dtype)
+        vt = tensor_type((None, None, d, None), self.dtype)
+        return f"({v}) -> ({vt})"
+
+    def to_mlir(self) -> str:
+        """The ``fmha.transpose_values`` op, one declaration in a
+        module."""
+        return (f"fmha.transpose_values @{self.name} {self.signature()}\n"
+                f"    target {self.target}\n")
+
+
 Spec = Union[GemmSpec, AttentionSpec, AttentionBackwardSpec, MergeSpec,
-             AppendSpec]
+             AppendSpec, TransposeSpec]
 SPEC_KINDS = {"gemm": GemmSpec, "attention": AttentionSpec,
               "attention_backward": AttentionBackwardSpec,
-              "merge_states": MergeSpec, "append_kv": AppendSpec}
+              "merge_states": MergeSpec, "append_kv": AppendSpec,
+              "transpose_values": TransposeSpec}
 
 
 def spec_from_dict(data: dict) -> Spec:

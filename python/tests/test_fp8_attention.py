@@ -6,7 +6,7 @@ import importlib.util
 import unittest
 
 from fmha import fp8_attention, tuning
-from fmha.specs import AttentionSpec
+from fmha.specs import AttentionSpec, TransposeSpec, spec_from_dict
 
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 
@@ -33,6 +33,30 @@ class KeyOrderTest(unittest.TestCase):
         for keys, padded in ((1, 16), (16, 16), (17, 32), (300, 304),
                              (1000, 1008)):
             self.assertEqual(fp8_attention.padded_keys(keys), padded)
+
+
+class TransposeSpecTest(unittest.TestCase):
+    def test_mlir(self):
+        spec = fp8_attention.transpose_spec("f8e4m3", 128, "sm_90a")
+        self.assertEqual(spec, TransposeSpec(head_dim=128))
+        self.assertEqual(spec.name, "transpose_values_f8e4m3_d128")
+        self.assertEqual(
+            spec.to_mlir(),
+            "fmha.transpose_values @transpose_values_f8e4m3_d128 "
+            "(tensor<?x?x?x128xf8E4M3FN>) -> (tensor<?x?x128x?xf8E4M3FN>)\n"
+            "    target sm_90a\n")
+        self.assertEqual(spec_from_dict(spec.to_dict()), spec)
+        self.assertIn("f8E5M2", TransposeSpec(dtype="f8e5m2").to_mlir())
+
+    def test_rejects(self):
+        with self.assertRaisesRegex(ValueError, "multiple of 16"):
+            TransposeSpec(head_dim=72)
+        with self.assertRaisesRegex(ValueError, "head_dim must be in"):
+            TransposeSpec(head_dim=512)
+        with self.assertRaisesRegex(ValueError, "dtype"):
+            TransposeSpec(dtype="bf16")
+        with self.assertRaisesRegex(ValueError, "target"):
+            TransposeSpec(target="sm_80")
 
 
 class ArgsTest(unittest.TestCase):

@@ -90,7 +90,14 @@ def kernel_specs(target="sm_90a"):
                     head_dim, "bf16", causal, window, scale, lse, target,
                     head_descales=True))
     specs.extend(key_span_specs(target))
+    specs.extend(transpose_specs(target))
     return list(dict.fromkeys(specs))
+
+
+def transpose_specs(target="sm_90a"):
+    """The fmha.transpose_values kernels fp8 calls launch (V^T)."""
+    return [fp8_attention.transpose_spec("f8e4m3", d, target)
+            for d in HEAD_DIMS]
 
 
 def quantize(x):
@@ -150,6 +157,49 @@ def dequantized(t, descale):
         group = t.shape[1] // descale.shape[1]
         descale = descale.repeat_interleave(group, dim=1)[:, :, None, None]
     return t.double() * descale
+
+
+@NEEDS_HOPPER
+class TransposeValuesTest(unittest.TestCase):
+    def test_against_pytorch(self):
+        """The compiled fmha.transpose_values against PyTorch's permuted
+        copy, byte for byte, into memory poisoned with e4m3 NaNs: odd
+        key counts (a partial last group, fewer keys than a group, a
+        partial last CTA), head dims 64 / 128 / 256, a strided v (a
+        [B, S, H, D] view) and one whose rows 16-byte loads cannot
+        address (PyTorch's copy)."""
+        for spec in transpose_specs():
+            compile_or_skip(self, spec)
+        gen = torch.Generator(device="cuda").manual_seed(5)
+        for d in HEAD_DIMS:
+            for batch, heads, keys, layout in (
+                    (1, 1, 1, "dense"), (2, 3, 37, "dense"),
+                    (1, 2, 130, "bshd"), (2, 1, 1000, "dense"),
+                    (1, 2, 4097, "bshd"), (1, 1, 300, "offset")):
+                with self.subTest(d=d, batch=batch, heads=heads, keys=keys,
+                                  layout=layout):
+                    shape = ((batch, keys, heads, d) if layout == "bshd"
+                             else (batch, heads, keys, d))
+                    extra = 1 if layout == "offset" else 0
+                    raw = torch.randint(0, 256, (shape[0] * shape[1]
+                                                 * shape[2] * shape[3]
+                                                 + extra,),
+                                        generator=gen, device="cuda",
+                                        dtype=torch.uint8)
+                    # No NaN bytes in v: the poison must stand out.
+                    raw[(raw & 0x7F) == 0x7F] = 0
+                    v = raw[extra:].view(torch.float8_e4m3fn).view(shape)
+                    if layout == "bshd":
+                        v = v.transpose(1, 2)
+                    torch.full((1 << 24,), 0x7F, dtype=torch.uint8,
+                               device="cuda")  # poison, then freed
+                    vt = fp8_attention.permute_values(torch, v)
+                    ref = fp8_attention.permute_values_torch(torch, v)
+                    torch.cuda.synchronize()
+                    self.assertEqual(vt.shape, ref.shape)
+                    self.assertTrue(vt.is_contiguous())
+                    self.assertTrue(torch.equal(vt.view(torch.uint8),
+                                                ref.view(torch.uint8)))
 
 
 @NEEDS_HOPPER
