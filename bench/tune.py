@@ -9,7 +9,8 @@ Two steps, because the GPU machine has no compiler:
     python3 bench/tune.py sweep --out tuning.json [--quick]
 
 ``sweep`` times each candidate configuration of fmha.tuning (GEMM:
-GEMM_CANDIDATES; attention: ATTENTION_CANDIDATES per head dim; fp8
+GEMM_CANDIDATES, with B as ``[N, K]`` and, ``gemm_kn``, as ``[K, N]``
+against cuBLAS on the same layout; attention: ATTENTION_CANDIDATES per head dim; fp8
 attention, ``--only attention_fp8``: ATTENTION_FP8_CANDIDATES) on a grid
 of shapes through the runtime's launch of the compiled kernel (the same
 kernel fmha.gemm / fmha.attention would launch; host path excluded,
@@ -71,11 +72,13 @@ def attention_shapes(head_dim, quick=False):
     return shapes
 
 
-def gemm_specs():
-    """(config, spec) of each GEMM candidate, one per distinct spec."""
+def gemm_specs(b_transposed=True):
+    """(config, spec) of each GEMM candidate that builds for B's layout
+    (``[N, K]``, or ``[K, N]``), one per distinct spec."""
     specs = {}
     for c in tuning.GEMM_CANDIDATES:
-        specs.setdefault(ops.gemm_spec("bf16", "bf16", "sm_90a", c),
+        specs.setdefault(ops.gemm_spec("bf16", "bf16", "sm_90a", c,
+                                       b_transposed=b_transposed),
                          tuning.normalize_config(c))
     return [(config, spec) for spec, config in specs.items()]
 
@@ -103,7 +106,8 @@ def attention_fp8_specs():
 
 
 def prepare(args):
-    specs = [s for _, s in gemm_specs()] + [s for *_, s in attention_specs()]
+    specs = [s for _, s in gemm_specs() + gemm_specs(False)]
+    specs += [s for *_, s in attention_specs()]
     specs += [s for *_, s in attention_fp8_specs()]
     start = time.time()
     ok = 0
@@ -142,18 +146,27 @@ def sweep(args):
            "command": "python3 bench/tune.py sweep" +
            (" --quick" if args.quick else "") +
            (f" --only {args.only}" if args.only else ""),
-           "gemm": [], "attention": [], "attention_fp8": []}
+           "gemm": [], "gemm_kn": [], "attention": [], "attention_fp8": []}
     t0 = time.time()
-    if args.only in (None, "gemm"):
+    for kind in ("gemm", "gemm_kn"):
+        if args.only not in (None, kind):
+            continue
+        b_kn = kind == "gemm_kn"
         for (m, n, k) in GEMM_SHAPES[::2] if args.quick else GEMM_SHAPES:
             a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+            if b_kn:
+                b = b.t().contiguous()
             c = torch.empty(m, (n + 7) // 8 * 8, device="cuda",
                             dtype=torch.bfloat16)[:, :n]
-            ref = tuning.time_cuda(lambda: torch.matmul(a, b.t()), torch)
+            ref = tuning.time_cuda(
+                lambda: torch.matmul(a, b if b_kn else b.t()), torch)
             times = {}
-            for config, spec in gemm_specs():
-                kern = fmha.compile(spec).kernel
+            for config, spec in gemm_specs(not b_kn):
+                try:
+                    kern = fmha.compile(spec).kernel
+                except fmha.CompileError:
+                    continue  # a tile that does not build for [K, N]
                 tensors = {"a": a, "b": b, "c": c}
                 # Split-K's workspace and counters, as fmha.gemm gives them.
                 tensors.update(torch_ops.scratch_tensors(
@@ -164,11 +177,11 @@ def sweep(args):
                     lambda: kern.launch(tensors), torch), config)
             name, (us, config) = min(times.items(), key=lambda x: x[1][0])
             flop = 2 * m * n * k
-            out["gemm"].append({
+            out[kind].append({
                 "m": m, "n": n, "k": k, "config": config, "us": us,
                 "cublas_us": ref,
                 "candidates": {k2: v[0] for k2, v in times.items()}})
-            print(f"gemm {m}x{n}x{k}: best {name} {flop / us / 1e6:.0f} "
+            print(f"{kind} {m}x{n}x{k}: best {name} {flop / us / 1e6:.0f} "
                   f"TFLOP/s, cuBLAS {flop / ref / 1e6:.0f} "
                   f"({ref / us:.2f}x)", flush=True)
     if args.only in (None, "attention"):
@@ -231,6 +244,14 @@ def sweep(args):
         out["parts"] = parts
         if "note" in old:
             out["note"] = old["note"]
+        # The table's own device, date and command stay; rows measured on
+        # another device say so.
+        if old.get("device") and old["device"] != out["device"]:
+            for row in out[args.only]:
+                row["device"] = out["device"]
+        for key in ("device", "date", "command"):
+            if key in old:
+                out[key] = old[key]
     with open(args.out, "w") as f:
         json.dump(out, f, indent=1, default=list)
     print(f"wrote {args.out} in {time.time() - t0:.0f} s")
@@ -289,7 +310,8 @@ def main():
     ps = sub.add_parser("sweep")
     ps.add_argument("--out", default="tuning.json")
     ps.add_argument("--quick", action="store_true")
-    ps.add_argument("--only", choices=("gemm", "attention", "attention_fp8"))
+    ps.add_argument("--only", choices=("gemm", "gemm_kn", "attention",
+                                       "attention_fp8"))
     args = p.parse_args()
     (prepare if args.cmd == "prepare" else sweep)(args)
 

@@ -144,11 +144,15 @@ def gemm_kernel_specs(dtype: str, out_dtype: str, target: str = "sm_90a",
     more shared memory); fmha.gemm then falls back to the defaults. fp8
     GEMMs (``dtype`` f8e4m3 or f8e5m2) have candidates and table rows of
     their own, and so have fp8 GEMMs with accumulate promotion
-    (``promote``)."""
+    (``promote``); B as ``[K, N]`` has rows of its own, and takes those
+    of B as ``[N, K]`` where it has none."""
     fp8 = dtype in FP8_DTYPES
-    category, _ = tuning.gemm_problem(1, 1, 1, fp8=fp8, promote=promote)
+    category, _ = tuning.gemm_problem(1, 1, 1, fp8=fp8, promote=promote,
+                                      b_kn=not b_transposed)
+    fallback = tuning.CATEGORY_FALLBACK.get(category)
     configs = [{}, *tuning.gemm_candidates(fp8, promote),
-               *tuning.table().configs(category)]
+               *tuning.table().configs(category),
+               *(tuning.table().configs(fallback) if fallback else ())]
     return _unique(gemm_spec(dtype, out_dtype, target, c, b_transposed,
                              b_dtype, scale_a, scale_b, promote)
                    for c in configs)

@@ -321,7 +321,8 @@ def _gemm_kernel(torch: Any, a: Any, b: Any, out: Any,
     m, k = a.shape
     n = b.shape[0] if b_transposed else b.shape[1]
     fp8 = scale_a is not None
-    category, sizes = tuning.gemm_problem(m, n, k, fp8=fp8, promote=promote)
+    category, sizes = tuning.gemm_problem(m, n, k, fp8=fp8, promote=promote,
+                                          b_kn=not b_transposed)
     if fp8:
         dtype, b_dtype = _ops.fp8_dtype(a.dtype), _ops.fp8_dtype(b.dtype)
     else:

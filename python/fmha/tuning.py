@@ -243,13 +243,22 @@ def distance(a: Sequence[int], b: Sequence[int]) -> float:
 
 
 def gemm_problem(m: int, n: int, k: int, fp8: bool = False,
-                 promote: bool = False) -> tuple:
+                 promote: bool = False, b_kn: bool = False) -> tuple:
     """The (category, sizes) GEMM selection looks at: fp8 GEMMs are a
     category of their own (``gemm_fp8``), and so are fp8 GEMMs with
-    accumulate promotion (``gemm_fp8_promote``)."""
+    accumulate promotion (``gemm_fp8_promote``) and 16-bit GEMMs with B
+    given as ``[K, N]`` (``gemm_kn``: the B tiles move and feed the MMA
+    transposed, and some tiles do not build that way)."""
     if promote:
         return ("gemm_fp8_promote",), (m, n, k)
-    return ("gemm_fp8" if fp8 else "gemm",), (m, n, k)
+    if fp8:
+        return ("gemm_fp8",), (m, n, k)
+    return ("gemm_kn" if b_kn else "gemm",), (m, n, k)
+
+
+# Categories whose table rows, where the table has none, are another's.
+CATEGORY_FALLBACK = {("gemm_kn",): ("gemm",)}
+GEMM_TABLE_KINDS = ("gemm", "gemm_kn", "gemm_fp8", "gemm_fp8_promote")
 
 
 def attention_problem(head_dim: int, masked: bool, batch_heads: int,
@@ -288,11 +297,12 @@ class Table:
             raise ValueError(f"{source or 'tuning table'}: not a "
                              f"{FORMAT} table")
         entries: dict = {}
-        for kind in ("gemm", "gemm_fp8", "gemm_fp8_promote"):
+        for kind in GEMM_TABLE_KINDS:
             for row in data.get(kind, []):
                 category, sizes = gemm_problem(
-                    row["m"], row["n"], row["k"], fp8=kind != "gemm",
-                    promote=kind == "gemm_fp8_promote")
+                    row["m"], row["n"], row["k"], fp8=kind.startswith(
+                        "gemm_fp8"), promote=kind == "gemm_fp8_promote",
+                    b_kn=kind == "gemm_kn")
                 entries.setdefault(category, []).append(
                     (sizes, normalize_config(row["config"])))
         for kind in ("attention", "attention_fp8"):
@@ -323,9 +333,11 @@ class Table:
     def by_distance(self, category: tuple, sizes: Sequence[int]) -> list:
         """The distinct configs of ``category``'s measured shapes, nearest
         shape first: where the nearest one's winner does not build for a
-        call's types or layout, the next is the best measured guess."""
-        rows = sorted(self.entries.get(category, ()),
-                      key=lambda row: distance(row[0], sizes))
+        call's types or layout, the next is the best measured guess. A
+        category without rows takes those of its CATEGORY_FALLBACK."""
+        rows = self.entries.get(category) or self.entries.get(
+            CATEGORY_FALLBACK.get(category), ())
+        rows = sorted(rows, key=lambda row: distance(row[0], sizes))
         out: list = []
         for _, config in rows:
             if config not in out:

@@ -28,6 +28,28 @@ class TableTest(unittest.TestCase):
         self.assertEqual(t.by_distance(("attention", 64, False), (1, 2, 3)),
                          [])
 
+    def test_b_layout_rows(self):
+        """B as [K, N] has a category of its own, gemm_kn, whose rows win
+        where it has any; without them it takes gemm's."""
+        nk = {"tile": [64, 192, 64], "consumers": 2, "multicast": 2}
+        kn = {"tile": [64, 256, 64], "consumers": 2}
+        rows = {"format": tuning.FORMAT,
+                "gemm": [{"m": 3000, "n": 3000, "k": 3000, "config": nk}]}
+        category, sizes = tuning.gemm_problem(3000, 3000, 3000, b_kn=True)
+        self.assertEqual(category, ("gemm_kn",))
+        self.assertNotEqual(category, tuning.gemm_problem(1, 1, 1)[0])
+        self.assertEqual(tuning.gemm_problem(1, 1, 1, fp8=True, b_kn=True)[0],
+                         ("gemm_fp8",))
+        t = tuning.Table.from_json(rows)
+        self.assertEqual(t.nearest(category, sizes),
+                         tuning.normalize_config(nk))
+        rows["gemm_kn"] = [{"m": 3000, "n": 3000, "k": 3000, "config": kn}]
+        t = tuning.Table.from_json(rows)
+        self.assertEqual(t.nearest(category, sizes),
+                         tuning.normalize_config(kn))
+        self.assertEqual(t.nearest(*tuning.gemm_problem(3000, 3000, 3000)),
+                         tuning.normalize_config(nk))
+
     def test_attention_rows(self):
         """bf16 and fp8 attention rows land in categories of their own."""
         row = {"head_dim": 128, "masked": True, "batch_heads": 64,
