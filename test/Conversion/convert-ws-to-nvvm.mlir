@@ -556,51 +556,30 @@ module attributes {gpu.container_module} {
 // An fp8 A in registers (FP8 attention's P): arith.truncf to f8E4M3FN
 // converts each pair of adjacent columns with one cvt.rn.satfinite.e4m3x2
 // (nvvm.convert.f32x2.to.f8x2 into an i16; the first value goes to the low
-// byte, so it is the second operand). In #tile.wgmma_acc it packs the
-// row's pairs of two 8-column groups into one i32 (values 0, 1 | 4, 5 and
-// 2, 3 | 6, 7 of each 16 columns: the k_quad16 order the 8-bit A fragment
-// reads, K positions 4t..4t+3 holding columns 2t, 2t+1, 2t+8, 2t+9) and
-// takes the bytes back out of it; the m64nNk32 A operand puts those four
-// back together, which LLVM folds to the packed i32. The wgmma is k32 on
-// e4m3 with B K-major: no imm-trans-b.
+// byte, so it is the second operand). In #tile.wgmma_acc the tensor is
+// lowered packed: a struct per fragment of i32 words, each the row's pairs
+// of two 8-column groups as the two halves of one word (values 0, 1 | 4, 5
+// and 2, 3 | 6, 7 of each 16 columns: the k_quad16 order the 8-bit A
+// fragment reads, K positions 4t..4t+3 holding columns 2t, 2t+1, 2t+8,
+// 2t+9). The m64nNk32 A operand takes the words as they are, with no byte
+// moves. The wgmma is k32 on e4m3 with B K-major: no imm-trans-b.
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
 #acc32 = #tile.wgmma_acc<instr_n = 32, warpgroups = 1>
 #smem8 = #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 8>
 // CHECK-LABEL: gpu.module @register_a_fp8
-// CHECK: %[[HI:.*]] = nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
-// CHECK: %[[HI32:.*]] = llvm.zext %[[HI]] : i16 to i32
-// CHECK: %[[HISH:.*]] = llvm.shl %[[HI32]], %{{.*}} : i32
 // CHECK: %[[LO:.*]] = nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
-// CHECK: %[[LO32:.*]] = llvm.zext %[[LO]] : i16 to i32
-// CHECK: %[[PACKED:.*]] = llvm.or %[[LO32]], %[[HISH]] : i32
-// CHECK: llvm.lshr %[[PACKED]], %{{.*}} : i32
-// CHECK: llvm.trunc %{{.*}} : i32 to i8
-// CHECK: %[[P:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[0, 15] : !llvm.struct<(struct<(i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8, i8)>)>
-// CHECK: llvm.extractvalue %[[P]][0, 0]
-// CHECK: llvm.extractvalue %[[P]][0, 1]
-// CHECK: llvm.extractvalue %[[P]][0, 4]
-// CHECK: llvm.extractvalue %[[P]][0, 5]
-// CHECK: llvm.mlir.constant(24 : i32)
-// CHECK-NEXT: llvm.shl
-// CHECK-NEXT: %[[R0:.*]] = llvm.or %{{.*}}, %{{.*}} : i32
-// CHECK: llvm.extractvalue %[[P]][0, 2]
-// CHECK: llvm.extractvalue %[[P]][0, 3]
-// CHECK: llvm.extractvalue %[[P]][0, 6]
-// CHECK: llvm.extractvalue %[[P]][0, 7]
-// CHECK: llvm.mlir.constant(24 : i32)
-// CHECK-NEXT: llvm.shl
-// CHECK-NEXT: %[[R1:.*]] = llvm.or %{{.*}}, %{{.*}} : i32
-// CHECK: llvm.extractvalue %[[P]][0, 8]
-// CHECK: llvm.extractvalue %[[P]][0, 9]
-// CHECK: llvm.extractvalue %[[P]][0, 12]
-// CHECK: llvm.extractvalue %[[P]][0, 13]
-// CHECK: llvm.mlir.constant(24 : i32)
-// CHECK-NEXT: llvm.shl
-// CHECK-NEXT: %[[R2:.*]] = llvm.or %{{.*}}, %{{.*}} : i32
-// CHECK: llvm.extractvalue %[[P]][0, 15]
-// CHECK: llvm.mlir.constant(24 : i32)
-// CHECK-NEXT: llvm.shl
-// CHECK-NEXT: %[[R3:.*]] = llvm.or %{{.*}}, %{{.*}} : i32
+// CHECK: %[[V0:.*]] = llvm.insertelement %[[LO]], %{{.*}}[%{{.*}} : i32] : vector<2xi16>
+// CHECK: %[[HI:.*]] = nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK: %[[V1:.*]] = llvm.insertelement %[[HI]], %[[V0]][%{{.*}} : i32] : vector<2xi16>
+// CHECK: %[[W0:.*]] = llvm.bitcast %[[V1]] : vector<2xi16> to i32
+// CHECK: llvm.insertvalue %[[W0]], %{{.*}}[0, 0] : !llvm.struct<(struct<(i32, i32, i32, i32)>)>
+// CHECK-NOT: llvm.trunc
+// CHECK-NOT: llvm.lshr
+// CHECK: %[[P:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[0, 3] : !llvm.struct<(struct<(i32, i32, i32, i32)>)>
+// CHECK: %[[R0:.*]] = llvm.extractvalue %[[P]][0, 0]
+// CHECK-NEXT: %[[R1:.*]] = llvm.extractvalue %[[P]][0, 1]
+// CHECK-NEXT: %[[R2:.*]] = llvm.extractvalue %[[P]][0, 2]
+// CHECK-NEXT: %[[R3:.*]] = llvm.extractvalue %[[P]][0, 3]
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "", "=r,=r,=r,=r,0,1,2,3" %[[R0]], %[[R1]], %[[R2]], %[[R3]]
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n16k32.f32.e4m3.e4m3 {$0, $1, $2, $3, $4, $5, $6, $7}, {$16, $17, $18, $19}, $20, p, 1, 1;

@@ -1,9 +1,18 @@
 // RUN: fmha-opt %s -split-input-file --fmha-expand-kernels | FileCheck %s
+// RUN: fmha-opt %s -split-input-file --fmha-expand-kernels | FileCheck %s --check-prefix=LOOP
 
 // FP8 attention with one descale per tensor: the descales are 1-d memrefs
 // after o, loaded once per work item at index 0; descale_q * descale_k
 // joins the softmax's factor (scale * log2(e)), descale_v the reciprocal
-// of the row sum.
+// of the row sum. In the main loop, P is converted to fp8 after the wait
+// for the previous P V product (whose wgmma reads the registers the
+// conversion writes), and carried to the next iteration.
+// LOOP-LABEL: gpu.func @attn_fp8(
+// LOOP: scf.for {{.*}} -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64x128xf8E4M3FN>)
+// LOOP: tile.dot_wait %{{.*}} pending 1
+// LOOP: tile.dot_wait %{{.*}} pending 0
+// LOOP-NEXT: %[[P:.*]] = arith.truncf %{{.*}} : tensor<64x128xf32> to tensor<64x128xf8E4M3FN>
+// LOOP: scf.yield %{{.*}}, %{{.*}}, %{{.*}}, %[[P]] :
 // CHECK-LABEL: gpu.func @attn_fp8(
 // CHECK-SAME: %[[DQ:[^:]*]]: memref<?xf32>, %[[DK:[^:]*]]: memref<?xf32>, %[[DV:[^:]*]]: memref<?xf32>, %{{[^:]*}}: i32,
 // CHECK-SAME: descale_k = {dtype = "f32", role = "input", shape = [1]}, descale_q = {dtype = "f32", role = "input", shape = [1]}, descale_v = {dtype = "f32", role = "input", shape = [1]}

@@ -55,6 +55,40 @@ static std::optional<Fragments> getFragments(RankedTensorType type) {
                    instrN, instrN / 2};
 }
 
+/// Whether `t` (fragments `f`) holds its values as packAccumulatorFp8
+/// expects: fragment after fragment, and in each, per 8 columns, the pair
+/// of adjacent columns of row r, then of row r + 8.
+static bool packsByRowPairs(const RegisterTensor &t, const Fragments &f) {
+  if (f.instrN % 16 || t.getNumValues() != f.count() * f.values)
+    return false;
+  for (int64_t v = 0; v + 8 <= t.getNumValues(); v += 8) {
+    for (int64_t h = 0; h < 2; ++h) {
+      ArrayRef<int64_t> first = t.getOffsets(v + 2 * h);
+      int64_t columns[] = {0, 1, 8, 9}, at[] = {0, 1, 4, 5};
+      for (auto [c, a] : llvm::zip(columns, at)) {
+        ArrayRef<int64_t> o = t.getOffsets(v + 2 * h + a);
+        if (o.size() != 2 || o[0] != first[0] || o[1] != first[1] + c)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// Whether `type` is an fp8 `#tile.wgmma_acc` tensor whose values are
+/// lowered packed, four to an i32 as an 8-bit wgmma A operand reads them
+/// (packAccumulatorFp8): what attention's P is between its conversion and
+/// the P V product, across the main loop's phis included. Fragment after
+/// fragment, word `g / 4 + h` of a fragment holds its values `g + 2 h +
+/// {0, 1, 4, 5}` (for each 8 values `g`, lowest byte first).
+static bool isPackedFp8(RankedTensorType type) {
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType()))
+    return false;
+  std::optional<Fragments> f = getFragments(type);
+  std::optional<RegisterTensor> t = RegisterTensor::get(type);
+  return f && t && packsByRowPairs(*t, *f);
+}
+
 void ws::populateTileTypeConversions(LLVMTypeConverter &converter) {
   converter.addConversion(
       [&converter](RankedTensorType type) -> std::optional<Type> {
@@ -64,6 +98,14 @@ void ws::populateTileTypeConversions(LLVMTypeConverter &converter) {
         std::optional<RegisterTensor> t = RegisterTensor::get(type);
         if (!t)
           return std::nullopt;
+        if (isPackedFp8(type)) {
+          std::optional<Fragments> f = getFragments(type);
+          MLIRContext *ctx = type.getContext();
+          Type fragment = LLVM::LLVMStructType::getLiteral(
+              ctx, SmallVector<Type>(f->values / 4, IntegerType::get(ctx, 32)));
+          return LLVM::LLVMStructType::getLiteral(
+              ctx, SmallVector<Type>(f->count(), fragment));
+        }
         Type element = converter.convertType(type.getElementType());
         if (!element)
           return std::nullopt;
@@ -125,6 +167,22 @@ static LogicalResult lowerSplatConstant(arith::ConstantOp op,
     return rewriter.notifyMatchFailure(op, "not a register splat");
   RankedTensorType type = t->getType();
   Location loc = op.getLoc();
+  if (isPackedFp8(type)) {
+    // Four copies of the byte in each word.
+    uint64_t byte =
+        dense.getSplatValue<APFloat>().bitcastToAPInt().getZExtValue();
+    Value word =
+        i32Const(rewriter, loc, static_cast<int32_t>(byte * 0x01010101u));
+    std::optional<Fragments> f = getFragments(type);
+    Value result =
+        LLVM::UndefOp::create(rewriter, loc, converter.convertType(type));
+    for (int64_t frag = 0; frag < f->count(); ++frag)
+      for (int64_t w = 0; w < f->values / 4; ++w)
+        result = LLVM::InsertValueOp::create(rewriter, loc, result, word,
+                                             ArrayRef<int64_t>{frag, w});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
   Value scalar = LLVM::ConstantOp::create(
       rewriter, loc, converter.convertType(type.getElementType()),
       dense.getSplatValue<Attribute>());
@@ -133,64 +191,43 @@ static LogicalResult lowerSplatConstant(arith::ConstantOp op,
   return success();
 }
 
-/// Whether `t` (fragments `f`) holds its values as packAccumulatorFp8
-/// expects: fragment after fragment, and in each, per 8 columns, the pair
-/// of adjacent columns of row r, then of row r + 8.
-static bool packsByRowPairs(const RegisterTensor &t, const Fragments &f) {
-  if (f.instrN % 16 || t.getNumValues() != f.count() * f.values)
-    return false;
-  for (int64_t v = 0; v + 8 <= t.getNumValues(); v += 8) {
-    for (int64_t h = 0; h < 2; ++h) {
-      ArrayRef<int64_t> first = t.getOffsets(v + 2 * h);
-      int64_t columns[] = {0, 1, 8, 9}, at[] = {0, 1, 4, 5};
-      for (auto [c, a] : llvm::zip(columns, at)) {
-        ArrayRef<int64_t> o = t.getOffsets(v + 2 * h + a);
-        if (o.size() != 2 || o[0] != first[0] || o[1] != first[1] + c)
-          return false;
-      }
-    }
-  }
-  return true;
-}
-
-/// The bytes of an fp8 `#tile.wgmma_acc` tensor (fragments `f`, f32
-/// values from `input`) packed as an 8-bit wgmma A operand reads them
-/// (registerAOperandFp8): per fragment, 16 columns and row (r or r + 8),
-/// one 32-bit value holding the row's pair of the first 8 columns (two
-/// bytes of one cvt) and its pair of the next 8. Each byte is taken back
-/// out of that value (a shift and a truncation) and the A operand puts the
-/// four together again (shifts and ors); LLVM folds most of that back into
-/// the packed value (where the bytes cross the loop's phis a few shifts
-/// and ors remain). Moving the bytes one at a time cost several shifts,
-/// moves and prmt per register: the fp8 attention kernels ran 2-10%
-/// faster packed (bench/RESULTS.md, 2026-11-29).
-static void packAccumulatorFp8(OpBuilder &b, Location loc, const Fragments &f,
-                               Type element, function_ref<Value(int64_t)> input,
-                               MutableArrayRef<Value> bytes) {
+/// An fp8 `#tile.wgmma_acc` tensor (fragments `f`, f32 values from
+/// `input`) packed as isPackedFp8 lays it out, the struct of i32 words an
+/// 8-bit wgmma A operand reads (registerAOperandFp8): per fragment, 16
+/// columns and row (r or r + 8), one word holding the row's pair of the
+/// first 8 columns (two bytes of one cvt) and its pair of the next 8.
+/// Carried packed through the main loop, P needs no byte moves at all:
+/// moving the bytes one at a time cost several shifts, moves and prmt per
+/// register, and bytes crossing the loop's phis a few shifts and ors.
+static Value packAccumulatorFp8(OpBuilder &b, Location loc, const Fragments &f,
+                                Type element, Type structType,
+                                function_ref<Value(int64_t)> input) {
   Type i16 = b.getI16Type(), i32 = b.getI32Type();
+  auto halves = VectorType::get({2}, i16);
   auto convert = [&](int64_t v) -> Value {
     // The second operand's value is the low byte.
-    Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
+    return NVVM::ConvertF32x2ToF8x2Op::create(
         b, loc, i16, input(v + 1), input(v), NVVM::FPRoundingMode::RN,
         NVVM::SaturationMode::SATFINITE, /*relu=*/false, element);
-    return LLVM::ZExtOp::create(b, loc, i32, pair);
   };
+  Value result = LLVM::UndefOp::create(b, loc, structType);
   for (int64_t frag = 0; frag < f.count(); ++frag) {
     for (int64_t group = 0; group < f.values; group += 8) {
       for (int64_t h = 0; h < 2; ++h) {
         int64_t first = frag * f.values + group + 2 * h;
-        Value packed =
-            LLVM::OrOp::create(b, loc, convert(first),
-                               LLVM::ShlOp::create(b, loc, convert(first + 4),
-                                                   i32Const(b, loc, 16)));
-        int64_t at[] = {first, first + 1, first + 4, first + 5};
-        for (auto [k, v] : llvm::enumerate(at))
-          bytes[v] = LLVM::TruncOp::create(
-              b, loc, b.getI8Type(),
-              LLVM::LShrOp::create(b, loc, packed, i32Const(b, loc, 8 * k)));
+        // The two pairs as the halves of one word (a `mov.b32 {lo, hi}`).
+        Value pairs = LLVM::UndefOp::create(b, loc, halves);
+        pairs = LLVM::InsertElementOp::create(b, loc, pairs, convert(first),
+                                              i32Const(b, loc, 0));
+        pairs = LLVM::InsertElementOp::create(b, loc, pairs, convert(first + 4),
+                                              i32Const(b, loc, 1));
+        Value word = LLVM::BitcastOp::create(b, loc, i32, pairs);
+        result = LLVM::InsertValueOp::create(
+            b, loc, result, word, ArrayRef<int64_t>{frag, group / 4 + h});
       }
     }
   }
+  return result;
 }
 
 /// arith.truncf of f32 register tensors to f8E4M3FN / f8E5M2 ->
@@ -199,7 +236,8 @@ static void packAccumulatorFp8(OpBuilder &b, Location loc, const Fragments &f,
 /// accumulator layout holds its values so), a lone value with 0 beside it.
 /// Values beyond the fp8 range saturate to its largest finite value (as
 /// FlashAttention-3 and torch's e4m3 conversions with saturation do) rather
-/// than becoming NaN. Each result is an i8, the lowered fp8 element.
+/// than becoming NaN. Each result is an i8, the lowered fp8 element, or,
+/// for the tensors isPackedFp8 holds packed, four of them in an i32.
 static LogicalResult lowerTruncToFp8(arith::TruncFOp op,
                                      arith::TruncFOp::Adaptor adaptor,
                                      ConversionPatternRewriter &rewriter,
@@ -214,14 +252,14 @@ static LogicalResult lowerTruncToFp8(arith::TruncFOp op,
     return LLVM::ExtractValueOp::create(rewriter, loc, adaptor.getIn(),
                                         t->getPosition(v));
   };
-  SmallVector<Value> bytes(t->getNumValues());
-  if (std::optional<Fragments> f = getFragments(t->getType());
-      f && packsByRowPairs(*t, *f)) {
-    packAccumulatorFp8(rewriter, loc, *f, element, input, bytes);
-    rewriter.replaceOp(op, t->buildStruct(rewriter, loc, converter,
-                                          [&](int64_t v) { return bytes[v]; }));
+  if (isPackedFp8(t->getType())) {
+    rewriter.replaceOp(
+        op,
+        packAccumulatorFp8(rewriter, loc, *getFragments(t->getType()), element,
+                           converter.convertType(op.getType()), input));
     return success();
   }
+  SmallVector<Value> bytes(t->getNumValues());
   auto pairType = VectorType::get({2}, rewriter.getI8Type());
   auto convert = [&](Value high, Value low) {
     return NVVM::ConvertF32x2ToF8x2Op::create(
@@ -399,7 +437,8 @@ static SmallVector<Value, 4> registerAOperand(OpBuilder &b, Location loc,
 /// h, 16-group j of the step) packs those four values in that order.
 static SmallVector<Value, 4> registerAOperandFp8(OpBuilder &b, Location loc,
                                                  Value a, const Fragments &fa,
-                                                 int64_t mr, int64_t kk) {
+                                                 bool packed, int64_t mr,
+                                                 int64_t kk) {
   Type i32 = b.getI32Type();
   SmallVector<Value, 4> regs(4);
   for (int64_t j = 0; j < 2; ++j) {
@@ -407,6 +446,12 @@ static SmallVector<Value, 4> registerAOperandFp8(OpBuilder &b, Location loc,
     int64_t fragment = mr * fa.colReps + col / fa.instrN;
     int64_t base = 4 * ((col % fa.instrN) / 8);
     for (int64_t h = 0; h < 2; ++h) {
+      if (packed) {
+        // The word isPackedFp8 keeps them in.
+        regs[2 * j + h] = LLVM::ExtractValueOp::create(
+            b, loc, a, ArrayRef<int64_t>{fragment, base / 4 + h});
+        continue;
+      }
       Value reg;
       int64_t values[] = {0, 1, 4, 5};
       for (auto [e, offset] : llvm::enumerate(values)) {
@@ -657,12 +702,13 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
   if (aRegs) {
     for (int64_t kk = 0; kk < k / instrK; ++kk)
       for (int64_t mr = 0; mr < f->rowReps; ++mr)
-        llvm::append_range(
-            aRegisters, elementBytes == 1
-                            ? registerAOperandFp8(rewriter, loc, adaptor.getA(),
-                                                  *aRegs, mr, kk)
-                            : registerAOperand(rewriter, loc, adaptor.getA(),
-                                               *aRegs, mr, kk, element));
+        llvm::append_range(aRegisters,
+                           elementBytes == 1
+                               ? registerAOperandFp8(rewriter, loc,
+                                                     adaptor.getA(), *aRegs,
+                                                     isPackedFp8(aType), mr, kk)
+                               : registerAOperand(rewriter, loc, adaptor.getA(),
+                                                  *aRegs, mr, kk, element));
     aRegisters = pinRegisters(rewriter, loc, aRegisters, "r");
     acc = pinAccumulator(rewriter, loc, acc, *f);
   }

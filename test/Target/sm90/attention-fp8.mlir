@@ -24,6 +24,13 @@
 // RUN: fmha-opt %t/d128.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/d128.ptx
 // RUN: FileCheck %s --check-prefixes=CHECK,D128 < %t/d128.ptx
+// P stays packed four bytes to a register from its conversion to the P V
+// wgmma, across the main loop: each word is two cvt results as its two
+// halves, and no byte is moved on its own (no zero-extension of a 16-bit
+// value, no byte permutation). It is converted after the previous P V is
+// waited for, so ptxas does not serialize the wgmmas (PTXAS-NOT: C7513).
+// RUN: FileCheck %s --check-prefix=PACKED --implicit-check-not=cvt.u32.u16 \
+// RUN:   --implicit-check-not=prmt < %t/d128.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128.ptx -o %t/d128.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 //
 // RUN: fmha-opt %t/d128-causal.mlir --fmha-sm90-pipeline \
@@ -69,6 +76,11 @@
 // RUN: fmha-opt %t/d128-heads.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=HEADS
 //
+// PACKED: cvt.rn.satfinite.e4m3x2.f32 [[LO:%rs[0-9]+]],
+// PACKED: cvt.rn.satfinite.e4m3x2.f32 [[HI:%rs[0-9]+]],
+// PACKED: mov.b32 %r{{[0-9]+}}, {[[LO]], [[HI]]};
+
+// PTXAS-NOT: C7513
 // PTXAS-NOT: bytes spill
 // PTXAS: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 

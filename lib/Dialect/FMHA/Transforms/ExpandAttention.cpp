@@ -1152,8 +1152,15 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
       Value s = tile::DotWaitOp::create(b, loc, ValueRange{scores[i]}, 1)
                     .getResult(0);
       SoftmaxStep step = softmaxStep(s, m0, n0, state[1], state[2]);
-      Value acc =
-          tile::DotWaitOp::create(b, loc, ValueRange{accs[i]}, 0).getResult(0);
+      auto wait = tile::DotWaitOp::create(b, loc, ValueRange{accs[i]}, 0);
+      // An 8-bit P is converted once the P V product that reads the
+      // previous one is done, as FlashAttention-3 orders it: the
+      // conversion writes the registers the next P V reads, four values
+      // to a register, and registers a wgmma reads must not be written
+      // while one runs (else ptxas serializes every wgmma, C7513).
+      if (getElementTypeOrSelf(step.p.getType()).getIntOrFloatBitWidth() == 8)
+        step.p.getDefiningOp()->moveAfter(wait);
+      Value acc = wait.getResult(0);
       acc = arith::MulFOp::create(
           b, loc, acc,
           tile::BroadcastOp::create(b, loc, oType, step.alpha,
