@@ -71,8 +71,9 @@ def key_span_specs(target="sm_90a"):
 def kernel_specs(target="sm_90a"):
     """Every fp8 AttentionSpec these tests select (defaults, each with and
     without lse, bf16 and f16 outputs) plus fmha.attention's fp8
-    candidates for bf16 output, causal and not (what the tuning table and
-    the autotuner can pick)."""
+    candidates for bf16 output, causal and not, with lse and without (what
+    the tuning table and the autotuner can pick: a call with lse takes the
+    table's tile too, and its o must be the same bits as without)."""
     specs = []
     for head_dim in HEAD_DIMS:
         for causal, window, scale in MASKS:
@@ -82,8 +83,9 @@ def kernel_specs(target="sm_90a"):
         specs.append(fp8_attention.spec(head_dim, "f16", False, None, None,
                                         False, target))
         for causal in (False, True):
-            specs.extend(fp8_attention.kernel_specs(head_dim, causal=causal,
-                                                    target=target))
+            for lse in (False, True):
+                specs.extend(fp8_attention.kernel_specs(
+                    head_dim, causal=causal, return_lse=lse, target=target))
         for causal, window, scale in HEAD_MASKS:
             for lse in (False, True):
                 specs.append(fp8_attention.spec(
