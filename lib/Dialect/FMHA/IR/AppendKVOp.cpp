@@ -8,7 +8,6 @@
 #include "VerifyUtils.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHAServingOps.h"
-#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -176,21 +175,8 @@ LogicalResult AppendKVOp::verify() {
     return failure();
   }
 
-  int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim))
-    return emitOpError() << "head_dim must be static (in k_new or k_cache)";
-  if (headDim % kVector != 0 || headDim > kMaxHeadDim)
-    return emitOpError() << "head_dim " << headDim
-                         << " is not supported: expected a multiple of "
-                         << kVector << " (rows move in 16-byte pieces) up to "
-                         << kMaxHeadDim;
-  for (auto [name, size] :
-       {std::pair<StringRef, int64_t>{"heads_kv", getNumHeads()},
-        {"batch", getBatch()}})
-    if (!ShapedType::isDynamic(size) && size > limits::kMaxGridYZ)
-      return emitOpError() << name << " " << size
-                           << " is too large: the grid has heads_kv CTAs "
-                              "along y and batch along z, at most "
-                           << limits::kMaxGridYZ;
-  return success();
+  if (failed(verifyRowHeadDim(*this, getHeadDim(), "in k_new or k_cache",
+                              kVector, kMaxHeadDim)))
+    return failure();
+  return verifyHeadsBatchGrid(*this, "heads_kv", getNumHeads(), getBatch());
 }

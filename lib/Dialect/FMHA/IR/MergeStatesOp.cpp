@@ -8,7 +8,6 @@
 #include "VerifyUtils.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
-#include "fmha/Target/TargetLimits.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -146,21 +145,8 @@ LogicalResult MergeStatesOp::verify() {
           verifySameSize(*this, "seq", "lse", lse[2], "o_states", states[2])))
     return failure();
 
-  int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim))
-    return emitOpError() << "head_dim must be static (in o_states or o)";
-  if (headDim % kVector != 0 || headDim > kMaxHeadDim)
-    return emitOpError() << "head_dim " << headDim
-                         << " is not supported: expected a multiple of "
-                         << kVector << " (rows move in 16-byte pieces) up to "
-                         << kMaxHeadDim;
-  for (auto [name, size] :
-       {std::pair<StringRef, int64_t>{"heads", getNumHeads()},
-        {"batch", getBatch()}})
-    if (!ShapedType::isDynamic(size) && size > limits::kMaxGridYZ)
-      return emitOpError() << name << " " << size
-                           << " is too large: the grid has heads CTAs along "
-                              "y and batch along z, at most "
-                           << limits::kMaxGridYZ;
-  return success();
+  if (failed(verifyRowHeadDim(*this, getHeadDim(), "in o_states or o", kVector,
+                              kMaxHeadDim)))
+    return failure();
+  return verifyHeadsBatchGrid(*this, "heads", getNumHeads(), getBatch());
 }

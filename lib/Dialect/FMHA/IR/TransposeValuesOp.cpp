@@ -8,7 +8,6 @@
 #include "VerifyUtils.h"
 
 #include "fmha/Dialect/FMHA/IR/FMHAServingOps.h"
-#include "fmha/Target/TargetLimits.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -84,21 +83,8 @@ LogicalResult TransposeValuesOp::verify() {
     return emitOpError() << "vt keys " << keys << " must be a multiple of "
                          << kKeyGroup;
 
-  int64_t headDim = getHeadDim();
-  if (ShapedType::isDynamic(headDim))
-    return emitOpError() << "head_dim must be static (in v or vt)";
-  if (headDim % kRowPiece != 0 || headDim > kMaxHeadDim)
-    return emitOpError() << "head_dim " << headDim
-                         << " is not supported: expected a multiple of "
-                         << kRowPiece << " (rows move in 16-byte pieces) up to "
-                         << kMaxHeadDim;
-  for (auto [name, size] :
-       {std::pair<StringRef, int64_t>{"heads_kv", getNumHeads()},
-        {"batch", getBatch()}})
-    if (!ShapedType::isDynamic(size) && size > limits::kMaxGridYZ)
-      return emitOpError() << name << " " << size
-                           << " is too large: the grid has heads_kv CTAs "
-                              "along y and batch along z, at most "
-                           << limits::kMaxGridYZ;
-  return success();
+  if (failed(verifyRowHeadDim(*this, getHeadDim(), "in v or vt", kRowPiece,
+                              kMaxHeadDim)))
+    return failure();
+  return verifyHeadsBatchGrid(*this, "heads_kv", getNumHeads(), getBatch());
 }

@@ -117,6 +117,31 @@ LogicalResult checks::verifySameSize(Operation *op, StringRef dim,
                            << " " << expected;
 }
 
+LogicalResult checks::verifyRowHeadDim(Operation *op, int64_t headDim,
+                                       StringRef where, int64_t granule,
+                                       int64_t maxHeadDim) {
+  if (ShapedType::isDynamic(headDim))
+    return op->emitOpError() << "head_dim must be static (" << where << ")";
+  if (headDim % granule != 0 || headDim > maxHeadDim)
+    return op->emitOpError()
+           << "head_dim " << headDim
+           << " is not supported: expected a multiple of " << granule
+           << " (rows move in 16-byte pieces) up to " << maxHeadDim;
+  return success();
+}
+
+LogicalResult checks::verifyHeadsBatchGrid(Operation *op, StringRef headsName,
+                                           int64_t heads, int64_t batch) {
+  for (auto [name, size] :
+       {std::pair<StringRef, int64_t>{headsName, heads}, {"batch", batch}})
+    if (!ShapedType::isDynamic(size) && size > limits::kMaxGridYZ)
+      return op->emitOpError()
+             << name << " " << size << " is too large: the grid has "
+             << headsName << " CTAs along y and batch along z, at most "
+             << limits::kMaxGridYZ;
+  return success();
+}
+
 int64_t checks::mergeSizes(std::initializer_list<int64_t> sizes) {
   for (int64_t size : sizes)
     if (!ShapedType::isDynamic(size))

@@ -111,6 +111,16 @@ int64_t getBlockedLayoutRows(int64_t headDim);
 /// Prints `size`, or `?` when it is dynamic.
 std::string formatSize(int64_t size);
 
+/// Checks the head_dim of a kernel that moves rows in 16-byte pieces: static
+/// (`where` names the tensors that may give it: "in v or vt"), a multiple
+/// of `granule` elements and at most `maxHeadDim`.
+LogicalResult verifyRowHeadDim(Operation *op, int64_t headDim, StringRef where,
+                               int64_t granule, int64_t maxHeadDim);
+/// Checks the sizes of a grid of (blocks, `headsName`, batch): heads and
+/// batch, where static, at most the grid's y and z limit.
+LogicalResult verifyHeadsBatchGrid(Operation *op, StringRef headsName,
+                                   int64_t heads, int64_t batch);
+
 //===----------------------------------------------------------------------===//
 // Configuration
 //===----------------------------------------------------------------------===//
