@@ -300,7 +300,8 @@ static LogicalResult lowerMBarrierArrive(MBarrierArriveOp op,
 /// block, into the same offset of both CTAs (`.multicast::cluster`, CTA
 /// mask 0b11), completing the barrier at the same offset in both. A block
 /// moved as one box per row is split by rows (the tensor map's box holds
-/// half of them), one moved as several boxes by boxes.
+/// half of them), one moved as several boxes by boxes (of an odd number,
+/// rank 0 copies one more).
 static void lowerMulticast(TMALoadMBarrierOp op,
                            ConversionPatternRewriter &rewriter, Value desc,
                            Value dst, Value bar, ArrayRef<Value> coords,
@@ -338,12 +339,23 @@ static void lowerMulticast(TMALoadMBarrierOp op,
     copy(mul(rank, half * boxes.spanBytes), at);
     return;
   }
-  int64_t half = boxes.count / 2;
-  for (int64_t i = 0; i < half; ++i) {
-    Value box = add(mul(rank, half), i32Const(rewriter, loc, i));
-    SmallVector<Value> at(coords);
-    at.front() = add(at.front(), mul(box, boxes.spanBytes / elementBytes));
-    copy(mul(box, boxes.boxBytes), at);
+  // Rank r copies boxes [r * perRank, min((r + 1) * perRank, count)): with
+  // an odd count, rank 1 one box fewer than rank 0.
+  int64_t perRank = llvm::divideCeil(boxes.count, 2);
+  for (int64_t i = 0; i < perRank; ++i) {
+    auto copyBox = [&] {
+      Value box = add(mul(rank, perRank), i32Const(rewriter, loc, i));
+      SmallVector<Value> at(coords);
+      at.front() = add(at.front(), mul(box, boxes.spanBytes / elementBytes));
+      copy(mul(box, boxes.boxBytes), at);
+    };
+    if (perRank + i < boxes.count) {
+      copyBox();
+      continue;
+    }
+    Value first = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                       rank, i32Const(rewriter, loc, 0));
+    emitIf(rewriter, loc, first, copyBox);
   }
 }
 

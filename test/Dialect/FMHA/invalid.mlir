@@ -1150,13 +1150,6 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
     transpose_b tile [128, 24, 64] multicast 2 target sm_100a
 
-// -----
-
-// TMA multicast, B as [K, N]: rows of 192 elements move as three boxes.
-// expected-error @+1 {{block_n 192 is not supported with multicast 2: B's rows of 384 bytes move as 3 TMA boxes of 128 bytes, which two CTAs cannot share evenly; use transpose_b or an even number of boxes}}
-fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
-    -> tensor<?x?xbf16>
-    tile [128, 192, 64] consumers 1 multicast 2 target sm_100a
 
 // -----
 

@@ -844,16 +844,6 @@ func.func @tma_load_mbarrier_multicast_rows(%d: !tile.desc<tensor<24x64xbf16>>, 
   return
 }
 
-// -----
-
-// Rows of 384 bytes move as three 128-byte boxes.
-#sw = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
-func.func @tma_load_mbarrier_multicast_boxes(%d: !tile.desc<tensor<64x192xbf16, #sw>>, %i: i32,
-                                             %buf: memref<64x192xbf16, 3>, %bars: !ws.mbarrier<2>) attributes {ws.multicast} {
-  // expected-error @+1 {{'ws.tma_load_mbarrier' op multicast splits the 3 TMA boxes of block}}
-  ws.tma_load_mbarrier %d[%i, %i], %buf, %bars[%i] multicast : !tile.desc<tensor<64x192xbf16, #sw>>, memref<64x192xbf16, 3>, !ws.mbarrier<2>
-  return
-}
 
 // -----
 

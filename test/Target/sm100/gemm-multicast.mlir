@@ -18,6 +18,19 @@
 // RUN: FileCheck %s --check-prefix=NMAJOR < %t/nmajor.ptx
 // RUN: %if ptxas %{ %ptxas -v -arch=sm_100a %t/nmajor.ptx -o %t/nmajor.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 //
+// B as [K, N] with block_n 192: three TMA boxes per row, rank 0 copies two
+// of them, rank 1 one.
+// RUN: fmha-opt %t/odd.mlir --fmha-sm100-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/odd.ptx
+// RUN: FileCheck %s --check-prefix=ODD < %t/odd.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_100a %t/odd.ptx -o %t/odd.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+// ODD-LABEL: .entry gemm_multicast_odd(
+// ODD: mov.u32 [[RANK:%r[0-9]+]], %cluster_ctarank;
+// ODD: setp.ne.b32 [[NOTFIRST:%p[0-9]+]], [[RANK]], 0;
+// ODD: multicast::cluster
+// ODD-NEXT: @[[NOTFIRST]] bra
+// ODD: multicast::cluster
+//
 // NOSPILL: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 // bf16, C = A @ B^T, two consumers, tile [128, 128, 64]: a cluster of two
@@ -113,3 +126,7 @@ fmha.gemm @gemm_multicast_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?
 //--- nmajor.mlir
 fmha.gemm @gemm_multicast_nmajor (tensor<?x512xf16>, tensor<512x256xf16>) -> tensor<?x256xf32>
     tile [128, 128, 64] consumers 1 multicast 2 target sm_100a
+
+//--- odd.mlir
+fmha.gemm @gemm_multicast_odd (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    tile [128, 192, 64] consumers 1 multicast 2 target sm_100a

@@ -18,7 +18,26 @@
 // RUN: FileCheck %s --check-prefix=NMAJOR < %t/nmajor.ptx
 // RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/nmajor.ptx -o %t/nmajor.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 //
+// bf16 with B as [K, N] and tiles 64 x 192: rows of 384 bytes move as three
+// TMA boxes of 128; rank r copies boxes 2r and 2r + 1, the latter only on
+// rank 0 (box 3 does not exist).
+// RUN: fmha-opt %t/odd.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/odd.ptx
+// RUN: FileCheck %s --check-prefix=ODD < %t/odd.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/odd.ptx -o %t/odd.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
+//
 // NOSPILL: {{ }}0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+
+// ODD-LABEL: .entry gemm_multicast_odd(
+// ODD: .reqnctapercluster 2, 1, 1
+// ODD: mov.u32 [[RANK:%r[0-9]+]], %cluster_ctarank;
+// ODD: mul.wide.u32 %rd{{[0-9]+}}, [[RANK]], 16384;
+// ODD: setp.ne.b32 [[NOTFIRST:%p[0-9]+]], [[RANK]], 0;
+// ODD: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+// ODD-NEXT: @[[NOTFIRST]] bra
+// ODD: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+// ODD-NOT: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster
+// ODD: mbarrier.arrive.shared::cluster.b64
 
 // bf16, C = A @ B^T, two consumers of 64 x 256: a cluster computes 256 x
 // 256 of C per tile, each CTA 128 rows, both on the whole B tile.
@@ -109,3 +128,7 @@ fmha.gemm @gemm_multicast_sm90 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x
 //--- nmajor.mlir
 fmha.gemm @gemm_multicast_nmajor (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf32>
     tile [64, 128, 64] consumers 2 multicast 2 target sm_90a
+
+//--- odd.mlir
+fmha.gemm @gemm_multicast_odd (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16>
+    tile [64, 192, 64] consumers 2 multicast 2 target sm_90a

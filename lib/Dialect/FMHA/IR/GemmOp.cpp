@@ -413,22 +413,8 @@ static LogicalResult verifyMulticast(GemmOp op, Target target, int64_t blockN) {
     return success();
   }
   // B as [K, N]: a row of block_n elements moves in boxes one swizzle span
-  // wide; one box is split by its rows of K, several between the CTAs.
-  int64_t rowBytes = blockN * getElementBytes(op.getAType().getElementType());
-  int64_t span = rowBytes;
-  for (int64_t swizzle : {128, 64, 32})
-    if (rowBytes % swizzle == 0) {
-      span = swizzle;
-      break;
-    }
-  int64_t boxes = rowBytes / span;
-  if (boxes > 1 && boxes % 2 != 0)
-    return op.emitOpError()
-           << "block_n " << blockN << " is not supported with multicast 2: "
-           << "B's rows of " << rowBytes << " bytes move as " << boxes
-           << " TMA boxes of " << span
-           << " bytes, which two CTAs cannot share evenly; use transpose_b "
-              "or an even number of boxes";
+  // wide; one box is split by its rows of K, several between the CTAs (of
+  // an odd number, the even CTA loads one more).
   return success();
 }
 

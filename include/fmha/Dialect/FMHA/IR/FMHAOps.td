@@ -615,8 +615,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     `block_n` a multiple of 16; without it (B is `[K, N]`, whose rows of
     `block_n` elements move in boxes one swizzle span wide, the widest of
     128, 64 and 32 bytes that divides the row) one box (the halves are
-    `block_k / 2` rows of K) or an even number of boxes (each CTA loads
-    half of them).
+    `block_k / 2` rows of K) or several boxes (each CTA loads half of
+    them; of an odd number, the even CTA one more).
 
     **Split-K** (`splits n`, `sm_90a`): each CTA tile of `consumers *
     block_m` rows is `n` work items of the persistent grid, item `s` taking

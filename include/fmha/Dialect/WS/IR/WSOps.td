@@ -257,14 +257,15 @@ def WS_TMALoadOp : WS_Op<"tma_load", [WS_Synchronizes]> {
     into it. Elements outside the tensor read as zero.
 
     With `multicast` (a kernel marked `ws.multicast`: a cluster of two CTAs
-    along x running the same program), each CTA copies half of the block,
+    along x running the same program), each CTA copies part of the block,
     rank r the r-th half, into `buffer` in both CTAs
     (`cp.async.bulk.tensor...multicast::cluster`, CTA mask 0b11), so the
     buffer holds the whole block in both and the slot's barrier in each CTA
     receives the whole block's bytes. A block whose rows move as one TMA box
     is split by rows (the tensor map's box has half the rows), one whose
-    rows move as several boxes one swizzle span wide by boxes; a half must
-    start at a multiple of 8 rows (a swizzle pattern). The slots of the
+    rows move as several boxes one swizzle span wide by boxes (of an odd
+    number, rank 0 copies one more); a half by rows must start at a
+    multiple of 8 rows (a swizzle pattern). The slots of the
     channel are released by tcgen05 commits, multicast to both CTAs, so a
     slot is refilled only when both CTAs are done with it.
 
