@@ -427,7 +427,7 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
     return op.emitOpError("stores 2-d register tensors into strided memrefs "
                           "only, got ")
            << destType;
-  bool unitColumns = strides.back() == 1;
+  bool unitColumns = !op.storesByColumns();
   Location loc = op.getLoc();
   Type element = converter.convertType(t.getType().getElementType());
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;

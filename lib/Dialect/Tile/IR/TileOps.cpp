@@ -226,6 +226,13 @@ static LogicalResult verifyDirectAccess(Operation *op, MemRefType memref,
 // StoreDirectOp
 //===----------------------------------------------------------------------===//
 
+bool StoreDirectOp::storesByColumns() {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(getDest().getType().getStridesAndOffset(strides, offset)) &&
+         strides.back() != 1;
+}
+
 LogicalResult StoreDirectOp::verify() {
   MemRefType dest = getDest().getType();
   if (failed(verifyDirectAccess(*this, dest, getValue().getType(),

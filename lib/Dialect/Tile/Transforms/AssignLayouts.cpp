@@ -414,13 +414,7 @@ static bool onlyStoredByColumns(Value value) {
     return false;
   return llvm::all_of(value.getUsers(), [&](Operation *user) {
     auto store = dyn_cast<StoreDirectOp>(user);
-    if (!store || store.getValue() != value)
-      return false;
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    return succeeded(store.getDest().getType().getStridesAndOffset(strides,
-                                                                   offset)) &&
-           strides.back() != 1;
+    return store && store.getValue() == value && store.storesByColumns();
   });
 }
 

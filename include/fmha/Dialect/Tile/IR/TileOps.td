@@ -212,6 +212,10 @@ def Tile_StoreDirectOp : Tile_Op<"store_direct"> {
   let extraClassDeclaration = [{
     /// The dimensions of `dest` the value's rows run over (`row_dims`).
     int64_t getNumRowDims() { return getRowDims().value_or(1); }
+    /// Whether `dest`'s innermost stride is not 1 (another static stride,
+    /// or a dynamic one): the value's columns are stored value by value,
+    /// that stride apart.
+    bool storesByColumns();
   }];
   let hasVerifier = 1;
 }
