@@ -20,20 +20,15 @@ from .specs import AppendSpec
 _KERNELS: dict = {}
 # Bound launches by layout (shapes, strides, dtypes, device).
 _BOUND: dict = {}
-_BOUND_LIMIT = 256
 
 
 def _kernel(torch: Any, device: Any, dtype: str, head_dim: int,
             page_size: Optional[int]) -> Any:
-    key = (device, dtype, head_dim, page_size)
-    kernel = _KERNELS.get(key)
-    if kernel is None:
-        from .compiler import compile
-        from .torch_ops import _target
-        spec = AppendSpec(dtype=dtype, head_dim=head_dim, page_size=page_size,
-                          target=_target(torch, device))
-        kernel = _KERNELS[key] = compile(spec).kernel
-    return kernel
+    from .torch_ops import compiled_kernel
+    return compiled_kernel(
+        torch, _KERNELS, device, (dtype, head_dim, page_size),
+        lambda target: AppendSpec(dtype=dtype, head_dim=head_dim,
+                                  page_size=page_size, target=target))
 
 
 def _tensors(k_cache: Any, v_cache: Any, seqlens: Any, table: Optional[Any],
@@ -54,7 +49,7 @@ def append_kv_impl(k_cache: Any, v_cache: Any, seqlens: Any,
     ``table`` when paged (arguments checked by the caller; CUDA tensors,
     caches whose rows 16-byte loads and stores address)."""
     import torch
-    from .torch_ops import _fast_env, _on_device
+    from .torch_ops import BOUND_LIMIT, _fast_env, _on_device, remember
     if 0 in k_new.shape or 0 in k_cache.shape:
         return
     for name, cache in (("k_cache", k_cache), ("v_cache", v_cache)):
@@ -84,10 +79,9 @@ def append_kv_impl(k_cache: Any, v_cache: Any, seqlens: Any,
     bound = _BOUND.get(key)
     if bound is None:
         kernel = _launch_kernel(torch, tensors, table, launch=False)
-        bound = kernel.bind(tensors, order=tuple(tensors))
-        if len(_BOUND) >= _BOUND_LIMIT:
-            _BOUND.clear()
-        _BOUND[key] = bound
+        bound = remember(_BOUND, key,
+                         kernel.bind(tensors, order=tuple(tensors)),
+                         BOUND_LIMIT)
     bound.run(tuple(t.data_ptr() for t in tensors.values()),
               raw_stream(device.index))
 

@@ -287,9 +287,7 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
         bound = torch_ops.bind_with_scratch(
             torch, kernel, tensors, specs, _TENSORS, device,
             raw_stream(device.index))
-        if len(_BOUND) >= _BOUND_LIMIT:
-            _BOUND.clear()
-        _BOUND[key] = bound
+        torch_ops.remember(_BOUND, key, bound, _BOUND_LIMIT)
     else:
         if device.index != get_device():
             return None

@@ -37,7 +37,6 @@ OUT_DTYPES = ("bf16", "f16")
 _TRANSPOSE_KERNELS: dict = {}
 # Its bound launches by layout (shape, strides, dtype, device).
 _TRANSPOSE_BOUND: dict = {}
-_BOUND_LIMIT = 256
 
 
 def padded_keys(seq_k: Any) -> Any:
@@ -157,45 +156,36 @@ def transpose_spec(dtype: str, head_dim: int, target: str) -> Any:
     return TransposeSpec(dtype=dtype, head_dim=head_dim, target=target)
 
 
-def _transpose_kernel(torch: Any, device: Any, dtype: str,
-                      head_dim: int) -> Any:
-    key = (device, dtype, head_dim)
-    kernel = _TRANSPOSE_KERNELS.get(key)
-    if kernel is None:
-        from .compiler import compile
-        from .torch_ops import _target
-        spec = transpose_spec(dtype, head_dim, _target(torch, device))
-        kernel = _TRANSPOSE_KERNELS[key] = compile(spec).kernel
-    return kernel
-
-
 def transpose_impl(v: Any) -> Any:
     """permute_values by the compiled kernel (a CUDA ``v``, not empty): a
     launch bound once per layout; PyTorch's copy where 16-byte loads do
     not address v's rows."""
     import torch
-    from .torch_ops import _fast_env, _on_device
+    from . import torch_ops
     if not _ops.rows_aligned(v):
         return permute_values_torch(torch, v)
     batch, heads, seq_k, head_dim = v.shape
     vt = v.new_empty((batch, heads, head_dim, padded_keys(seq_k)))
     tensors = {"v": v, "vt": vt}
     device = v.device
-    _, _, _, get_device, raw_stream = _fast_env(torch)
+    dtype = fp8_name(v.dtype)
+
+    def kernel() -> Any:
+        return torch_ops.compiled_kernel(
+            torch, _TRANSPOSE_KERNELS, device, (dtype, int(head_dim)),
+            lambda target: transpose_spec(dtype, int(head_dim), target))
+
+    _, _, _, get_device, raw_stream = torch_ops._fast_env(torch)
     if device.index != get_device():
-        with _on_device(torch, device):
-            _transpose_kernel(torch, device, fp8_name(v.dtype),
-                              int(head_dim)).launch(tensors)
+        with torch_ops._on_device(torch, device):
+            kernel().launch(tensors)
         return vt
     key = (v.shape, v.stride(), v.dtype, device)
     bound = _TRANSPOSE_BOUND.get(key)
     if bound is None:
-        kernel = _transpose_kernel(torch, device, fp8_name(v.dtype),
-                                   int(head_dim))
-        bound = kernel.bind(tensors, order=("v", "vt"))
-        if len(_TRANSPOSE_BOUND) >= _BOUND_LIMIT:
-            _TRANSPOSE_BOUND.clear()
-        _TRANSPOSE_BOUND[key] = bound
+        bound = torch_ops.remember(
+            _TRANSPOSE_BOUND, key, kernel().bind(tensors, order=("v", "vt")),
+            torch_ops.BOUND_LIMIT)
     bound.run((v.data_ptr(), vt.data_ptr()), raw_stream(device.index))
     return vt
 

@@ -31,7 +31,6 @@ LAYOUTS = ("bhsd", "bshd")
 _KERNELS: dict = {}
 # The eager fast path's bound launches, by layout (_fast_key).
 _BOUND: dict = {}
-_BOUND_LIMIT = 256
 
 
 def _require(cond: Any, message: Callable[[], str]) -> None:
@@ -173,15 +172,11 @@ def _stack(torch: Any, tensors: Sequence) -> Any:
 
 
 def _kernel(torch: Any, device: Any, dtype: str, head_dim: int) -> Any:
-    key = (device, dtype, head_dim)
-    kernel = _KERNELS.get(key)
-    if kernel is None:
-        from .compiler import compile
-        from .torch_ops import _target
-        spec = MergeSpec(dtype=dtype, head_dim=head_dim,
-                         target=_target(torch, device))
-        kernel = _KERNELS[key] = compile(spec).kernel
-    return kernel
+    from .torch_ops import compiled_kernel
+    return compiled_kernel(
+        torch, _KERNELS, device, (dtype, head_dim),
+        lambda target: MergeSpec(dtype=dtype, head_dim=head_dim,
+                                 target=target))
 
 
 def _launch_tensors(torch: Any, o_list: Sequence, lse_list: Sequence,
@@ -296,11 +291,11 @@ def merge_states_fast(torch: Any, o_list: Sequence, lse_list: Sequence,
                    "o": o_kernel, "lse": lse_kernel}
         kernel = _kernel(torch, device, _ops.fmha_dtype(o0.dtype),
                          int(o0.shape[-1]))
-        bound = kernel.bind(tensors, order=tuple(tensors),
-                            strides=(("o_states", 0), ("lse_states", 0)))
-        if len(_BOUND) >= _BOUND_LIMIT:
-            _BOUND.clear()
-        _BOUND[key] = bound
+        bound = torch_ops.remember(
+            _BOUND, key,
+            kernel.bind(tensors, order=tuple(tensors),
+                        strides=(("o_states", 0), ("lse_states", 0))),
+            torch_ops.BOUND_LIMIT)
     bound.run((o_src[0], lse_src[0], o_out.data_ptr(), lse_out.data_ptr()),
               raw_stream(device.index), (o_src[1], lse_src[1]))
     return o_out, lse_out

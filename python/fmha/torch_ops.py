@@ -174,6 +174,33 @@ def _target(torch: Any, device: Any) -> str:
     return target
 
 
+# Bound launches a helper kernel (merge_states, append_kv, V^T) keeps per
+# layout before it forgets them all.
+BOUND_LIMIT = 256
+
+
+def remember(cache: dict, key: Any, value: Any, limit: int) -> Any:
+    """Keeps ``value`` under ``key`` in ``cache``, which is emptied first
+    when it holds ``limit`` entries; returns ``value``."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+def compiled_kernel(torch: Any, cache: dict, device: Any, key: tuple,
+                    make_spec: Any) -> Any:
+    """The runtime Kernel of ``make_spec(target)`` for ``device``'s target,
+    compiled (or found in the kernel cache) once per ``(device, *key)``
+    and kept in ``cache``."""
+    kernel = cache.get((device, *key))
+    if kernel is None:
+        from .compiler import compile
+        kernel = cache[(device, *key)] = compile(
+            make_spec(_target(torch, device))).kernel
+    return kernel
+
+
 # Scratch tensors of kernels (split-K's workspace and tile counters,
 # docs/KernelSelection.md), per (device, stream, dtype, role): one buffer
 # each, grown when a call needs more. A kernel's launches on one stream run
@@ -616,9 +643,7 @@ def _fast_env(torch: Any) -> tuple:
 
 
 def _remember(key: tuple, bound: Any) -> None:
-    if len(_FAST) >= _FAST_LIMIT:
-        _FAST.clear()
-    _FAST[key] = bound
+    remember(_FAST, key, bound, _FAST_LIMIT)
 
 
 def _tma_layout(t: Any) -> bool:

@@ -255,9 +255,7 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
         bound = torch_ops.bind_with_scratch(
             torch, kernel, tensors, scratch, _TENSORS, device,
             raw_stream(device.index), sizes)
-        if len(_BOUND) >= _BOUND_LIMIT:
-            _BOUND.clear()
-        _BOUND[key] = bound
+        torch_ops.remember(_BOUND, key, bound, _BOUND_LIMIT)
     elif device.index != get_device():
         return None
     if (q.data_ptr() | k.data_ptr() | v.data_ptr() | do.data_ptr()) & 15:
