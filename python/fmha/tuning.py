@@ -175,12 +175,18 @@ def promoted(config: dict) -> dict:
     return {**default, **config}
 
 
+# 16-bit attention. The longest key blocks the register model admits
+# (64 x 192 at head dim 64, 64 x 160 at 128, 64 x 80 at 256) take fewer
+# softmax steps per key (bench/tune.py sweep --only attention, two sweeps,
+# H200, 2026-11-29): 64 x 160 wins at head dim 128 without a mask from 8k
+# tokens (3-13%); 64 x 192 at head dim 64 won by 3-6% in one sweep only.
 ATTENTION_CANDIDATES: dict = {
     64: (
         {},
         {"schedule": "per_block"},
         {"consumers": 1},
         {"tile": (64, 128), "stages": 4, "schedule": "per_block"},
+        {"tile": (64, 192)},
     ),
     128: (
         {},
@@ -188,6 +194,7 @@ ATTENTION_CANDIDATES: dict = {
         {"tile": (64, 112)},
         {"tile": (64, 96)},
         {"consumers": 1},
+        {"tile": (64, 160)},
     ),
     256: (
         {},
@@ -205,17 +212,18 @@ def attention_candidates(head_dim: int) -> tuple:
 
 # fp8 attention (P V's K step is 32 keys: block_n a multiple of 32). The
 # table's ``attention_fp8`` rows (bench/tune.py sweep --only attention_fp8,
-# H200, 2026-11-29): the defaults win everywhere but at 16k tokens, where
-# longer key blocks (fewer softmax steps per key; the register model
-# counts fp8's P at a byte a value) are faster: 64 x 192 at head dim 64
-# without a mask (4%), 64 x 160 at 128 causal (8%). 128 x 64 at head dim
-# 64 and 64 x 96 at 128 won nowhere.
+# two sweeps, H200, 2026-11-29): longer key blocks than the defaults win
+# from 1k tokens (fewer softmax steps per key; the register model counts
+# fp8's P at a byte a value): 64 x 160 at head dim 64 without a mask
+# (9-24%), 64 x 192 causal from 8k (5-6%), 64 x 96 at head dim 256
+# (5-19%); at head dim 128 the default wins but causal at 16k (64 x 160,
+# 3-10%). 64 x 224 at head dim 64 admitted too, but spills without a mask.
 ATTENTION_FP8_CANDIDATES: dict = {
     64: ({}, {"schedule": "per_block"}, {"consumers": 1}, {"tile": (64, 160)},
          {"tile": (64, 192)}),
     128: ({}, {"schedule": "per_block"}, {"tile": (64, 64)},
-          {"consumers": 1}, {"tile": (64, 160)}),
-    256: ({}, {"schedule": "persistent"}, {"consumers": 1}),
+          {"consumers": 1}, {"tile": (64, 160)}, {"tile": (64, 192)}),
+    256: ({}, {"schedule": "persistent"}, {"consumers": 1}, {"tile": (64, 96)}),
 }
 
 

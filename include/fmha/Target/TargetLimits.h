@@ -67,14 +67,14 @@ constexpr int64_t kMaxRegistersPerThread = 255;
 constexpr int64_t kSm90GemmReservedRegisters = 8;
 
 /// Registers an attention consumer thread needs besides its S, P and O
-/// tiles and the softmax temporaries (as much as S): per 64 query rows of
+/// tiles and the softmax temporaries (a quarter of S): per 64 query rows of
 /// its tile (row max and sum, the rescale factor) and once (the loop's
 /// scalars, channel stages and phases). Calibrated with ptxas on the
 /// software-pipelined kernels of `--fmha-sm90-pipeline`, causal and with
-/// two-sided windows: accepted configurations at the limit (head dim 128
-/// with [64, 128], head dim 256 with [64, 64]) compile without spills; the
-/// smallest rejected ones (head dim 128 with [64, 160], head dim 64 with
-/// [64, 192], head dim 256 with [64, 80]) spill with a two-sided window.
+/// two-sided windows, 16-bit and fp8: the widest accepted tiles (head dim
+/// 64 with [64, 192], head dim 128 with [64, 160], head dim 256 with
+/// [64, 80]; fp8 [64, 224], [64, 192] and [64, 96]) compile without spills;
+/// the next K/V step at head dim 128 ([64, 176], bf16) spills.
 /// Conservative for 128-row tiles: head dim 64 with [128, 64] fits but is
 /// rejected.
 constexpr int64_t kSm90AttentionRowRegisters = 16;

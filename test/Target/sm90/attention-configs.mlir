@@ -45,6 +45,16 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/persistent.ptx -o %t/persistent.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: fmha-opt %t/persistent.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-PERSISTENT
+//
+// RUN: fmha-opt %t/wide-d128.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/wide-d128.ptx
+// RUN: FileCheck %s --check-prefix=WIDE-D128 < %t/wide-d128.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/wide-d128.ptx -o %t/wide-d128.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+//
+// RUN: fmha-opt %t/wide-d64.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/wide-d64.ptx
+// RUN: FileCheck %s --check-prefix=WIDE-D64 < %t/wide-d64.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/wide-d64.ptx -o %t/wide-d64.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
 // ptxas keeps every configuration in registers.
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -301,3 +311,33 @@ fmha.attention @attn_window (tensor<?x4x?x64xf16>, tensor<?x4x?x64xf16>,
 fmha.attention @attn_persistent (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
                                  tensor<?x?x?x128xbf16>)
     -> tensor<?x?x?x128xbf16> causal target sm_90a
+
+//--- wide-d128.mlir
+// The longest K/V step the register model admits at head dim 128 with
+// 64-row tiles (236 registers by its tight estimate), with a two-sided
+// window and 2 stages: the consumers get the widest split (the producer at
+// 24, each consumer at 240) and ptxas keeps it in registers. S = Q K^T is
+// one m64n160k16 wgmma per K step of 16; P V^T takes ten K steps.
+// WIDE-D128-LABEL: .entry attn_wide_d128(
+// WIDE-D128: setmaxnreg.dec.sync.aligned.u32 24;
+// WIDE-D128: setmaxnreg.inc.sync.aligned.u32 240;
+// WIDE-D128-COUNT-8: wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// WIDE-D128-COUNT-10: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, {%r
+fmha.attention @attn_wide_d128 (tensor<?x32x?x128xbf16>,
+                                tensor<?x8x?x128xbf16>,
+                                tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    window [37, 5] tile [64, 160] stages 2 target sm_90a
+
+//--- wide-d64.mlir
+// The longest K/V step the register model admits at head dim 64 (232 by
+// its tight estimate, 256 by the one that sizes the split: the widest
+// split), causal.
+// WIDE-D64-LABEL: .entry attn_wide_d64(
+// WIDE-D64: setmaxnreg.dec.sync.aligned.u32 24;
+// WIDE-D64: setmaxnreg.inc.sync.aligned.u32 240;
+// WIDE-D64-COUNT-4: wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}},
+// WIDE-D64-COUNT-12: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r
+fmha.attention @attn_wide_d64 (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
+                               tensor<?x?x?x64xbf16>)
+    -> tensor<?x?x?x64xbf16> causal tile [64, 192] target sm_90a

@@ -39,7 +39,9 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128c.ptx -o %t/d128c.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 //
 // The widest key blocks the register model gives fp8 (P counted at a
-// byte per value): 64 x 160 at head dim 128 (causal) and 64 x 192 at 64.
+// byte per value, the softmax's temporaries at a quarter of S): 64 x 192
+// at head dim 128 (with a two-sided window), 64 x 224 at 64 (causal) and
+// 64 x 96 at 256.
 // RUN: fmha-opt %t/d128-wide.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/d128w.ptx
 // RUN: FileCheck %s < %t/d128w.ptx
@@ -48,6 +50,10 @@
 // RUN: | fmha-translate --fmha-extract-object > %t/d64w.ptx
 // RUN: FileCheck %s < %t/d64w.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d64w.ptx -o %t/d64w.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: fmha-opt %t/d256-wide.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d256w.ptx
+// RUN: FileCheck %s < %t/d256w.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256w.ptx -o %t/d256w.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 //
 // RUN: fmha-opt %t/d256.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/d256.ptx
@@ -171,14 +177,21 @@ fmha.attention @attn_fp8_d128_wide (tensor<?x?x?x128xf8E4M3FN>,
                                     tensor<?x?x?x128xf8E4M3FN>,
                                     tensor<?x?x128x?xf8E4M3FN>, tensor<1xf32>,
                                     tensor<1xf32>, tensor<1xf32>)
-    -> tensor<?x?x?x128xbf16> causal tile [64, 160] target sm_90a
+    -> tensor<?x?x?x128xbf16> window [37, 5] tile [64, 192] target sm_90a
 
 //--- d64-wide.mlir
 fmha.attention @attn_fp8_d64_wide (tensor<?x?x?x64xf8E4M3FN>,
                                    tensor<?x?x?x64xf8E4M3FN>,
                                    tensor<?x?x64x?xf8E4M3FN>, tensor<1xf32>,
                                    tensor<1xf32>, tensor<1xf32>)
-    -> tensor<?x?x?x64xbf16> tile [64, 192] target sm_90a
+    -> tensor<?x?x?x64xbf16> causal tile [64, 224] target sm_90a
+
+//--- d256-wide.mlir
+fmha.attention @attn_fp8_d256_wide (tensor<?x?x?x256xf8E4M3FN>,
+                                    tensor<?x?x?x256xf8E4M3FN>,
+                                    tensor<?x?x256x?xf8E4M3FN>, tensor<1xf32>,
+                                    tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x?x?x256xbf16> tile [64, 96] target sm_90a
 
 //--- d128-causal.mlir
 fmha.attention @attn_fp8_d128_causal (tensor<?x?x?x128xf8E4M3FN>,

@@ -1350,9 +1350,13 @@ LogicalResult AttentionBuilder::build() {
   recordLaunchContract(func);
   fmha->getStagesAttrHelper().setAttr(
       func, b.getI64IntegerAttr(op.getStagesOrDefault()));
-  if (!getTargetInfo(op.getTarget()).accumulatesInTensorMemory())
+  // The estimate sizes the register split; past the widest split's budget
+  // (a tile the verifier admitted by its tight estimate) it asks for that.
+  const TargetInfo &info = getTargetInfo(op.getTarget());
+  if (!info.accumulatesInTensorMemory())
     fmha->getConsumerRegistersAttrHelper().setAttr(
-        func, b.getI64IntegerAttr(op.getConsumerRegisters()));
+        func, b.getI64IntegerAttr(std::min(op.getConsumerRegisters(),
+                                           info.getMaxConsumerRegisters())));
   if (persistent())
     fmha->getItemSlotsAttrHelper().setAttr(
         func, b.getI64IntegerAttr(op.getQuerySlots()));

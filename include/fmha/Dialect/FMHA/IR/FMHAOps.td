@@ -463,9 +463,11 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     }
     ::mlir::fmha::SharedMemoryUsage getSharedMemoryUsage(int64_t stages,
                                                          int64_t querySlots);
-    /// Registers per consumer thread (sm_90a): S, P and O, and the per-row
-    /// state.
-    int64_t getConsumerRegisters();
+    /// Registers per consumer thread (sm_90a): S, P and O, the softmax's
+    /// temporaries and the per-row state. The estimate sizes the register
+    /// split; `tight`, the least the tile is known to fit in, decides
+    /// whether it fits at all.
+    int64_t getConsumerRegisters(bool tight = false);
     /// Split-KV: rows of a chunk of the last arrival's merge (whole packed
     /// groups), and the registers per thread the merge needs.
     int64_t getSplitMergeChunkRows();
