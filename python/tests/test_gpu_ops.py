@@ -405,6 +405,38 @@ class AttentionTest(unittest.TestCase):
                         v = torch.randn_like(k)
                         self.check(q, k, v, causal=causal)
 
+    def test_growing_scores(self):
+        """Scores that rise along the keys, so that the row max grows from
+        key block to key block: by less than the conditional rescaling's
+        threshold per block (the reference stays behind the max and P
+        reaches 2^8), by more, and in one jump past the middle; causal and
+        not, odd lengths. Head dim 256 rescales conditionally, 64 does
+        not."""
+        for dtype, head_dim in ((torch.bfloat16, 256), (torch.float16, 64)):
+            for causal in (False, True):
+                attention_or_skip(self, ops.fmha_dtype(dtype), head_dim,
+                                  causal=causal)
+                attention_or_skip(self, ops.fmha_dtype(dtype), head_dim,
+                                  causal=causal, return_lse=True)
+            for rise, sk, jump in ((40.0, 1000, 0.0), (300.0, 777, 0.0),
+                                   (12.0, 2001, 0.0), (0.0, 900, 30.0)):
+                # s[i, j] = rise * j / sk (+ jump past the middle), in
+                # natural-log units after the 1/sqrt(head_dim) scale.
+                keys = torch.arange(sk, device="cuda", dtype=torch.float64)
+                level = rise * keys / sk + jump * (keys >= sk // 2)
+                k = torch.randn(2, 2, sk, head_dim, device="cuda",
+                                dtype=torch.float64) * 0.1
+                k[..., 0] += level * head_dim ** 0.5
+                q = torch.randn(2, 4, 333, head_dim, device="cuda",
+                                dtype=torch.float64) * 0.1
+                q[..., 0] = 1.0
+                v = torch.randn(2, 2, sk, head_dim, device="cuda")
+                q, k, v = (t.to(dtype) for t in (q, k, v))
+                for causal in (False, True):
+                    with self.subTest(dtype=dtype, rise=rise, sk=sk,
+                                      jump=jump, causal=causal):
+                        self.check(q, k, v, causal=causal)
+
     def test_many_single_tile_items(self):
         """A persistent CTA walking several work items of one key tile each
         (the pipelined loop runs no iteration), the two consumers' masks

@@ -914,6 +914,46 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// tile.scale_rows of a wgmma accumulator (64x16: each thread holds rows
+// r and r + 8, 4 values each) by its row factors: a compare of each of the
+// thread's two factors with 1, and a branch around the 8 multiplies that
+// threads whose factors are both 1 skip; the result is a block argument,
+// the input on the skipping edge.
+#acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
+#row = #tile.slice<dim = 1, parent = #acc>
+// CHECK-LABEL: gpu.module @scale_rows
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK: %[[F0:.*]] = llvm.extractvalue %[[ROWS:.*]][0] : !llvm.struct<(f32, f32)>
+// CHECK: %[[NE0:.*]] = llvm.fcmp "une" %[[F0]], %[[ONE]] : f32
+// CHECK: %[[F1:.*]] = llvm.extractvalue %[[ROWS]][1] : !llvm.struct<(f32, f32)>
+// CHECK: %[[NE1:.*]] = llvm.fcmp "une" %[[F1]], %[[ONE]] : f32
+// CHECK: %[[ANY:.*]] = llvm.or %[[NE0]], %[[NE1]] : i1
+// CHECK: llvm.cond_br %[[ANY]], ^[[SCALE:.*]], ^[[DONE:.*]](%[[IN:.*]] : !llvm.struct
+// CHECK: ^[[SCALE]]:
+// CHECK-COUNT-8: llvm.fmul
+// CHECK: llvm.br ^[[DONE]](%{{.*}} : !llvm.struct
+// CHECK: ^[[DONE]](%[[OUT:.*]]: !llvm.struct
+// CHECK: llvm.extractvalue %[[OUT]][0, 0]
+module attributes {gpu.container_module} {
+  gpu.module @scale_rows {
+    gpu.func @k(%c: f32, %p: !llvm.ptr) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %cols = tile.iota axis 1 : tensor<64x16xi32, #acc>
+          %x = arith.sitofp %cols : tensor<64x16xi32, #acc> to tensor<64x16xf32, #acc>
+          %r = tile.iota axis 0 : tensor<64xi32, #row>
+          %f = arith.sitofp %r : tensor<64xi32, #row> to tensor<64xf32, #row>
+          %y = tile.scale_rows %x, %f : tensor<64x16xf32, #acc>, tensor<64xf32, #row>
+          %e = math.exp2 %y : tensor<64x16xf32, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // tile.store_direct of a 2-d register tensor into a memref whose innermost
 // stride is not 1 (here a static 2) stores value by value: the 8 f32
 // values of a thread (pairs of contiguous columns in the accumulator) are 8

@@ -265,6 +265,41 @@ gpu.module @m [#nvvm.target<chip = "sm_90a">] {
 
 // -----
 
+// tile.scale_rows (O rescaled by the online softmax's factors): its result
+// takes its input's layout, the accumulator of P @ V (instr_n 32), and its
+// factors, a row reduction of S (instr_n 64), are converted to the row
+// slice of O's layout (the same registers).
+// CHECK-DAG: #[[S:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-DAG: #[[O:[a-z0-9_]+]] = #tile.wgmma_acc<instr_n = 32, warpgroups = 1>
+// CHECK-DAG: #[[SROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[S]]>
+// CHECK-DAG: #[[OROW:[a-z0-9_]+]] = #tile.slice<dim = 1, parent = #[[O]]>
+// CHECK-LABEL: gpu.func @scale_rows
+// CHECK: %[[M:.*]] = tile.reduce max %{{.*}} axis 1 : tensor<64x64xf32, #[[S]]> -> tensor<64xf32, #[[SROW]]>
+// CHECK: %[[ACC:.*]] = tile.dot %{{.*}} : tensor<64x64xbf16, #[[S]]>, tensor<64x32xbf16, #{{.*}}>, tensor<64x32xf32, #[[O]]>
+// CHECK: %[[F:.*]] = tile.convert_layout %[[M]] : tensor<64xf32, #[[SROW]]> -> tensor<64xf32, #[[OROW]]>
+// CHECK: tile.scale_rows %[[ACC]], %[[F]] : tensor<64x32xf32, #[[O]]>, tensor<64xf32, #[[OROW]]>
+gpu.module @m [#nvvm.target<chip = "sm_90a">] {
+  gpu.func @scale_rows(%q: !tile.desc<tensor<64x64xbf16>>,
+                       %k: !tile.desc<tensor<64x64xbf16>>,
+                       %v: !tile.desc<tensor<64x32xbf16>>,
+                       %o: !tile.desc<tensor<64x32xf32>>, %i: i32) kernel {
+    %x = tile.load %q[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+    %y = tile.load %k[%i, %i] : !tile.desc<tensor<64x64xbf16>>
+    %z = tile.load %v[%i, %i] : !tile.desc<tensor<64x32xbf16>>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+    %zero32 = arith.constant dense<0.0> : tensor<64x32xf32>
+    %s = tile.dot %x, %y, %zero {transpose_b} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+    %m = tile.reduce max %s axis 1 : tensor<64x64xf32> -> tensor<64xf32>
+    %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+    %acc = tile.dot %p, %z, %zero32 : tensor<64x64xbf16>, tensor<64x32xbf16>, tensor<64x32xf32>
+    %r = tile.scale_rows %acc, %m : tensor<64x32xf32>, tensor<64xf32>
+    tile.store %o[%i, %i], %r : !tile.desc<tensor<64x32xf32>>
+    gpu.return
+  }
+}
+
+// -----
+
 // An asynchronous dot's result, its tile.dot_wait and the scf.if that masks
 // it share the accumulator layout: through the wait, and through both
 // branches' yields and the if's result.

@@ -5,7 +5,7 @@
 // their row and column vectors, `#tile.slice`), through the layout interface
 // (see RegisterTensor.h): row reductions (a thread's values of a row, then
 // butterfly shuffles across the lanes that share the row), row and column
-// broadcasts,
+// broadcasts, row scalings (skipped by threads whose factors are all 1),
 // iota, scalar splats and changes between layouts that give every thread
 // the same elements.
 //
@@ -23,6 +23,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -144,6 +145,58 @@ static LogicalResult lowerBroadcast(tile::BroadcastOp op,
   return success();
 }
 
+/// tile.scale_rows of a register tile by its row vector of factors -> each
+/// value times its row's factor, in a block that only threads with a factor
+/// other than 1 (or NaN) among their rows run: a compare per row and a
+/// branch. A multiply by 1 leaves a value as it is.
+static LogicalResult lowerScaleRows(tile::ScaleRowsOp op,
+                                    tile::ScaleRowsOp::Adaptor adaptor,
+                                    ConversionPatternRewriter &rewriter,
+                                    const LLVMTypeConverter &converter) {
+  std::optional<RegisterTensor> t = RegisterTensor::get(op.getResult());
+  std::optional<RegisterTensor> rows = RegisterTensor::get(op.getFactors());
+  if (!t || !rows || !rows->isRowSliceOf(*t) ||
+      !t->getType().getElementType().isF32())
+    return op.emitOpError("lowers an f32 register tile scaled by a "
+                          "#tile.slice<dim = 1> row vector of it only");
+  Location loc = op.getLoc();
+  Value data = adaptor.getInput(), factors = adaptor.getFactors();
+  // The thread's factors, by row offset.
+  DenseMap<int64_t, Value> factorAt;
+  Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getF32Type(),
+                                       rewriter.getF32FloatAttr(1.0));
+  Value scales;
+  for (int64_t r = 0; r < rows->getNumValues(); ++r) {
+    Value factor = LLVM::ExtractValueOp::create(rewriter, loc, factors,
+                                                rows->getPosition(r));
+    factorAt[rows->getOffsets(r)[0]] = factor;
+    Value differs = LLVM::FCmpOp::create(rewriter, loc,
+                                         LLVM::FCmpPredicate::une, factor, one);
+    scales =
+        scales ? LLVM::OrOp::create(rewriter, loc, scales, differs).getResult()
+               : differs;
+  }
+  // head: cond_br scales, scale, done(data); scale: br done(data * factors);
+  // done(result): br rest, which begins with the op.
+  Block *head = rewriter.getInsertionBlock();
+  Block *rest = rewriter.splitBlock(head, rewriter.getInsertionPoint());
+  Block *done = rewriter.createBlock(rest, {data.getType()}, {loc});
+  LLVM::BrOp::create(rewriter, loc, ValueRange{}, rest);
+  Block *scale = rewriter.createBlock(done);
+  Value product = t->buildStruct(rewriter, loc, converter, [&](int64_t v) {
+    Value value =
+        LLVM::ExtractValueOp::create(rewriter, loc, data, t->getPosition(v));
+    return LLVM::FMulOp::create(rewriter, loc, value,
+                                factorAt.lookup(t->getOffsets(v)[0]));
+  });
+  LLVM::BrOp::create(rewriter, loc, ValueRange{product}, done);
+  rewriter.setInsertionPointToEnd(head);
+  LLVM::CondBrOp::create(rewriter, loc, scales, scale, ValueRange{}, done,
+                         ValueRange{data});
+  rewriter.replaceOp(op, done->getArgument(0));
+  return success();
+}
+
 /// tile.iota in a register layout -> each value's index along the axis: the
 /// thread's origin plus the value's offset (for a row vector, its row).
 static LogicalResult lowerIota(tile::IotaOp op, tile::IotaOp::Adaptor,
@@ -249,6 +302,6 @@ static LogicalResult lowerTranspose(tile::TransposeOp op,
 void ws::populateRegisterOpPatterns(const LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) {
   addLowerings(patterns, converter, lowerReduce, lowerBroadcast, lowerIota,
-               lowerSplat, lowerConvertLayout, lowerTranspose);
+               lowerSplat, lowerConvertLayout, lowerTranspose, lowerScaleRows);
   populateRegisterMemoryOpPatterns(converter, patterns);
 }

@@ -721,6 +721,62 @@ func.func @broadcast_input_layout(%x: tensor<128xf32, #row>) {
 }
 
 //===----------------------------------------------------------------------===//
+// tile.scale_rows
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @scale_rows_rank(%x: tensor<4x64x128xf32>, %f: tensor<4xf32>) {
+  // expected-error @+1 {{'tile.scale_rows' op scales the rows of a 2-d tensor, got 'tensor<4x64x128xf32>'}}
+  %0 = tile.scale_rows %x, %f : tensor<4x64x128xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scale_rows_factors(%x: tensor<64x128xf32>, %f: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.scale_rows' op takes one factor per row of 'tensor<64x128xf32>', got 'tensor<128xf32>'}}
+  %0 = tile.scale_rows %x, %f : tensor<64x128xf32>, tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @scale_rows_element_type(%x: tensor<64x128xf32>, %f: tensor<64xf16>) {
+  // expected-error @+1 {{'tile.scale_rows' op factors element type 'f16' differs from the input's 'f32'}}
+  %0 = tile.scale_rows %x, %f : tensor<64x128xf32>, tensor<64xf16>
+  return
+}
+
+// -----
+
+#acc1 = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+#acc2 = #tile.wgmma_acc<instr_n = 128, warpgroups = 2>
+#row = #tile.slice<dim = 1, parent = #acc1>
+func.func @scale_rows_layout(%x: tensor<128x128xf32, #acc2>, %f: tensor<128xf32, #row>) {
+  // expected-error @+1 {{'tile.scale_rows' op the factors must be laid out by #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 128, warpgroups = 2>> (or have no encoding), got #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>>}}
+  %0 = tile.scale_rows %x, %f : tensor<128x128xf32, #acc2>, tensor<128xf32, #row>
+  return
+}
+
+// -----
+
+#row = #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>>
+func.func @scale_rows_layout_without_input_layout(%x: tensor<64x128xf32>, %f: tensor<64xf32, #row>) {
+  // expected-error @+1 {{'tile.scale_rows' op the factors has encoding #tile.slice<dim = 1, parent = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>> but the input has none}}
+  %0 = tile.scale_rows %x, %f : tensor<64x128xf32>, tensor<64xf32, #row>
+  return
+}
+
+// -----
+
+func.func @scale_rows_result_type(%x: tensor<64x128xf32>, %f: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.scale_rows' op failed to verify that all of {input, result} have same type}}
+  %0 = "tile.scale_rows"(%x, %f) : (tensor<64x128xf32>, tensor<64xf32>) -> tensor<64x128xf16>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // tile.iota
 //===----------------------------------------------------------------------===//
 

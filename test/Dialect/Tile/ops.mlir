@@ -265,6 +265,14 @@ func.func @reduce_broadcast_iota(%x: tensor<4x8x16xf16>, %r: tensor<8xi1>)
   return %0, %1, %2, %3 : tensor<8x16xf16>, tensor<4x8xf16>, tensor<8x3xi1>, tensor<2x8x4xi32>
 }
 
+// CHECK-LABEL: func.func @scale_rows
+func.func @scale_rows(%o: tensor<64x128xf32>, %alpha: tensor<64xf32>)
+    -> tensor<64x128xf32> {
+  // CHECK: tile.scale_rows %{{.+}}, %{{.+}} : tensor<64x128xf32>, tensor<64xf32>
+  %0 = tile.scale_rows %o, %alpha : tensor<64x128xf32>, tensor<64xf32>
+  return %0 : tensor<64x128xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Layouts
 //===----------------------------------------------------------------------===//
@@ -308,6 +316,15 @@ func.func @hopper_layouts(%q: tensor<128x64xbf16, #smem>,
   %o = tile.dot %p16, %v, %o_init : tensor<128x128xbf16, #acc>, tensor<128x64xbf16, #smem>, tensor<128x64xf32, #acc64>
   %c = tile.iota axis 0 : tensor<128xi32, #col>
   return %o, %c : tensor<128x64xf32, #acc64>, tensor<128xi32, #col>
+}
+
+// CHECK-LABEL: func.func @scale_rows_layouts
+func.func @scale_rows_layouts(%o: tensor<128x128xf32, #acc>,
+                              %alpha: tensor<128xf32, #row>)
+    -> tensor<128x128xf32, #acc> {
+  // CHECK: tile.scale_rows %{{.+}}, %{{.+}} : tensor<128x128xf32, #[[ACC]]>, tensor<128xf32, #[[ROW]]>
+  %0 = tile.scale_rows %o, %alpha : tensor<128x128xf32, #acc>, tensor<128xf32, #row>
+  return %0 : tensor<128x128xf32, #acc>
 }
 
 // Blackwell: accumulators in tensor memory, softmax in tcgen05.ld registers,

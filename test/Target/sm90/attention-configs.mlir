@@ -24,6 +24,7 @@
 // RUN: | fmha-translate --fmha-extract-object > %t/d256.ptx
 // RUN: FileCheck %s < %t/d256.ptx
 // RUN: FileCheck %s --check-prefix=D256 < %t/d256.ptx
+// RUN: FileCheck %s --check-prefix=RESCALE < %t/d256.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256.ptx -o %t/d256.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: fmha-opt %t/d256.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=MANIFEST-D256
@@ -49,6 +50,7 @@
 // RUN: fmha-opt %t/wide-d128.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/wide-d128.ptx
 // RUN: FileCheck %s --check-prefix=WIDE-D128 < %t/wide-d128.ptx
+// RUN: FileCheck %s --check-prefix=NO-RESCALE < %t/wide-d128.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/wide-d128.ptx -o %t/wide-d128.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 //
 // RUN: fmha-opt %t/wide-d64.mlir --fmha-sm90-pipeline \
@@ -195,6 +197,14 @@ fmha.attention @attn_d128_causal_gqa (tensor<?x?x?x128xbf16>,
 // rings), and the Q slot is released (its empty barrier at 196616, after
 // the buffers and the Q ring's full barrier) once the TMA store has read
 // it.
+// Conditional rescaling (head dim 256): after the P V wait a thread
+// multiplies O by its rows' factors only if one of the two differs from 1
+// (tile.scale_rows).
+// RESCALE: setp.eq.f32 [[ROW0:%p[0-9]+]], %r{{[0-9]+}}, 0f3F800000;
+// RESCALE-NEXT: setp.eq.f32 [[ROW1:%p[0-9]+]], %r{{[0-9]+}}, 0f3F800000;
+// RESCALE-NEXT: and.pred [[BOTH:%p[0-9]+]], [[ROW0]], [[ROW1]];
+// RESCALE-NEXT: @[[BOTH]] bra
+// RESCALE-NEXT: mul.rn.f32
 // D256-LABEL: .entry attn_d256(
 // D256-COUNT-8: cp.async.bulk.tensor.4d.shared::cta.global.tile.mbarrier::complete_tx::bytes [__fmha_smem{{(\+[0-9]+)?}}]
 // D256-NOT: cp.async.bulk.tensor
@@ -318,6 +328,8 @@ fmha.attention @attn_persistent (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
 // window and 2 stages: the consumers get the widest split (the producer at
 // 24, each consumer at 240) and ptxas keeps it in registers. S = Q K^T is
 // one m64n160k16 wgmma per K step of 16; P V^T takes ten K steps.
+// Below head dim 256 O is rescaled unconditionally: no compare with 1.
+// NO-RESCALE-NOT: setp.eq.f32 {{.*}}, 0f3F800000;
 // WIDE-D128-LABEL: .entry attn_wide_d128(
 // WIDE-D128: setmaxnreg.dec.sync.aligned.u32 24;
 // WIDE-D128: setmaxnreg.inc.sync.aligned.u32 240;

@@ -436,6 +436,26 @@ LogicalResult BroadcastOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ScaleRowsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScaleRowsOp::verify() {
+  RankedTensorType type = getInput().getType();
+  RankedTensorType factors = getFactors().getType();
+  if (type.getRank() != 2)
+    return emitOpError() << "scales the rows of a 2-d tensor, got " << type;
+  if (factors.getRank() != 1 || factors.getDimSize(0) != type.getDimSize(0))
+    return emitOpError() << "takes one factor per row of " << type << ", got "
+                         << factors;
+  if (factors.getElementType() != type.getElementType())
+    return emitOpError() << "factors element type " << factors.getElementType()
+                         << " differs from the input's "
+                         << type.getElementType();
+  return verifySliceLayouts(*this, type, factors, /*axis=*/1, "input",
+                            "factors");
+}
+
+//===----------------------------------------------------------------------===//
 // IotaOp
 //===----------------------------------------------------------------------===//
 

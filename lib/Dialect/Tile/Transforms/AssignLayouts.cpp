@@ -139,6 +139,8 @@ void LayoutMap::collectRelated(
       addAll(def);
     else if (auto dot = dyn_cast<DotOp>(def))
       out.push_back({dot.getAcc(), dot});
+    else if (auto scale = dyn_cast<ScaleRowsOp>(def))
+      out.push_back({scale.getInput(), scale});
     else if (auto wait = dyn_cast<DotWaitOp>(def))
       out.push_back(
           {wait.getValues()[cast<OpResult>(value).getResultNumber()], wait});
@@ -158,6 +160,9 @@ void LayoutMap::collectRelated(
     } else if (auto dot = dyn_cast<DotOp>(user)) {
       if (use.get() == dot.getAcc())
         out.push_back({dot.getResult(), dot});
+    } else if (auto scale = dyn_cast<ScaleRowsOp>(user)) {
+      if (use.get() == scale.getInput())
+        out.push_back({scale.getResult(), scale});
     } else if (auto wait = dyn_cast<DotWaitOp>(user)) {
       out.push_back({wait.getResult(use.getOperandNumber()), wait});
     } else if (auto yield = dyn_cast<scf::YieldOp>(user)) {
@@ -207,6 +212,14 @@ LogicalResult LayoutMap::propagateSlices(Operation *root) {
         else if (full && fallback)
           result =
               setIfNew(broadcast.getInput(), SliceAttr::get(axis, full), op);
+      } else if (auto scale = dyn_cast<ScaleRowsOp>(op)) {
+        // Like a row broadcast: the factors' own slice, else the input's.
+        Attribute full = lookup(scale.getInput());
+        if (auto slice =
+                dyn_cast_or_null<SliceAttr>(lookup(scale.getFactors())))
+          result = setIfNew(scale.getInput(), slice.getParent(), op);
+        else if (full && fallback)
+          result = setIfNew(scale.getFactors(), SliceAttr::get(1, full), op);
       }
       return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
     });
@@ -216,25 +229,36 @@ LogicalResult LayoutMap::propagateSlices(Operation *root) {
   return success();
 }
 
-/// A broadcast whose row vector has the slice layout of another tensor (the
-/// row max of S, broadcast into O's layout) gets a tile.convert_layout: the
-/// rows a thread holds are the same in every wgmma layout of one warpgroup,
-/// so the conversion moves no data.
+/// Gives the vector `operand` of `op` the slice along `axis` of `full`'s
+/// layout, through a tile.convert_layout where it has another.
+static void convertToSliceOf(Operation *op, OpOperand &operand,
+                             RankedTensorType full, unsigned axis) {
+  auto vector = cast<RankedTensorType>(operand.get().getType());
+  if (!full.getEncoding())
+    return;
+  auto wanted = SliceAttr::get(axis, full.getEncoding());
+  if (vector.getEncoding() == wanted)
+    return;
+  OpBuilder b(op);
+  operand.set(ConvertLayoutOp::create(
+      b, op->getLoc(),
+      RankedTensorType::get(vector.getShape(), vector.getElementType(), wanted),
+      operand.get()));
+}
+
+/// A broadcast (or tile.scale_rows) whose row vector has the slice layout of
+/// another tensor (the row max of S, broadcast into O's layout; the factors
+/// that rescale O) gets a tile.convert_layout: the rows a thread holds are
+/// the same in every wgmma layout of one warpgroup, so the conversion moves
+/// no data.
 static void insertSliceConversions(Operation *root) {
   root->walk([](BroadcastOp broadcast) {
-    auto input = cast<RankedTensorType>(broadcast.getInput().getType());
-    auto full = cast<RankedTensorType>(broadcast.getResult().getType());
-    if (!full.getEncoding())
-      return;
-    auto wanted = SliceAttr::get(broadcast.getAxis(), full.getEncoding());
-    if (input.getEncoding() == wanted)
-      return;
-    OpBuilder b(broadcast);
-    Value converted = ConvertLayoutOp::create(
-        b, broadcast.getLoc(),
-        RankedTensorType::get(input.getShape(), input.getElementType(), wanted),
-        broadcast.getInput());
-    broadcast.getInputMutable().assign(converted);
+    convertToSliceOf(broadcast, broadcast.getInputMutable(),
+                     broadcast.getResult().getType(), broadcast.getAxis());
+  });
+  root->walk([](ScaleRowsOp scale) {
+    convertToSliceOf(scale, scale.getFactorsMutable(),
+                     scale.getInput().getType(), /*axis=*/1);
   });
 }
 

@@ -302,13 +302,18 @@ static FailureOr<unsigned> ownerOfBodyStore(tile::StoreOp store,
 }
 
 /// The dot that computes `value`, seen through the waits and the
-/// elementwise ops (a rescale) applied to its result, or null.
+/// elementwise ops or tile.scale_rows (a rescale) applied to its result, or
+/// null.
 static tile::DotOp producingDot(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (auto dot = dyn_cast<tile::DotOp>(def))
       return dot;
     if (auto wait = dyn_cast<tile::DotWaitOp>(def)) {
       value = wait.getValues()[cast<OpResult>(value).getResultNumber()];
+      continue;
+    }
+    if (auto scale = dyn_cast<tile::ScaleRowsOp>(def)) {
+      value = scale.getInput();
       continue;
     }
     if (!def->hasTrait<OpTrait::Elementwise>())

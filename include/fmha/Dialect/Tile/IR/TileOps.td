@@ -438,6 +438,35 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ScaleRowsOp : Tile_Op<"scale_rows",
+                                [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "multiply each row of a 2-d tensor by its factor";
+  let description = [{
+    `result[i, j] = input[i, j] * factors[i]`: what `tile.broadcast` of
+    `factors` along axis 1 and `arith.mulf` compute, as one op whose factors
+    are expected to be exactly 1 most of the time. The online softmax
+    rescales its accumulator O this way; with conditional rescaling a row's
+    factor is 1 unless its running max grew past a threshold. In registers
+    the lowering skips the multiplies of every thread whose rows' factors
+    are all 1 (a compare per row and a branch): a multiply by 1 leaves a
+    value as it is, so the result is the same either way.
+
+    `factors` has the input's rows and element type; if the input is in a
+    register layout, the factors are laid out by
+    `#tile.slice<dim = 1, parent = ...>` of it, or have no encoding yet.
+
+    ```mlir
+    %o1 = tile.scale_rows %o, %alpha : tensor<64x128xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatTensor:$input, Tile_FloatTensor:$factors);
+  let results = (outs Tile_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $factors attr-dict `:` type($input) `,` type($factors)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_IotaOp : Tile_Op<"iota", [Pure]> {
   let summary = "a tensor whose elements are their index along one axis";
   let description = [{
