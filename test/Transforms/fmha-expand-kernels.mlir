@@ -306,6 +306,8 @@ fmha.gemm @gemm_sm100 (tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xf32>
 // CHECK:   scf.if
 // CHECK:   math.exp2
 // CHECK:   tile.dot_wait %[[PV0]] pending 0
+// Below head dim 256 O is rescaled by a plain row-broadcast multiply.
+// CHECK-NOT: tile.scale_rows
 // CHECK:   tile.broadcast
 // CHECK:   arith.mulf
 // CHECK: tile.load %[[V]][%[[BATCH]], %[[KVH]], %{{.*}}, %{{.*}}]
@@ -390,11 +392,21 @@ fmha.attention @attn_persistent_d256 (tensor<?x?x?x256xbf16>,
 
 // -----
 
+// Head dim 256 rescales conditionally: in the loop a row's reference max
+// moves only when the max grew by more than 8 (base 2), and O is rescaled
+// by tile.scale_rows (whose lowering skips factors of 1).
 // CHECK-LABEL: gpu.module @attn_d256_default_module
 // CHECK: gpu.func @attn_d256_default(
 // CHECK-SAME: fmha.grid = [{ceildiv = ["SQ", 128]}, "H", "B"]
 // CHECK-NOT: fmha.item_slots
 // CHECK-SAME: fmha.params
+// CHECK: scf.for
+// CHECK:   %[[MAX:.*]] = arith.maximumf %[[OLD:[^,]*]], %{{.*}} : tensor<64xf32>
+// CHECK:   %[[GROWTH:.*]] = arith.subf %[[MAX]], %[[OLD]] : tensor<64xf32>
+// CHECK:   %[[MOVES:.*]] = arith.cmpf ogt, %[[GROWTH]], %{{.*}} : tensor<64xf32>
+// CHECK:   arith.select %[[MOVES]], %[[MAX]], %[[OLD]] : tensor<64xi1>, tensor<64xf32>
+// CHECK:   tile.dot_wait
+// CHECK:   tile.scale_rows %{{.*}}, %{{.*}} : tensor<64x256xf32>, tensor<64xf32>
 fmha.attention @attn_d256_default (tensor<?x?x?x256xbf16>,
                                    tensor<?x?x?x256xbf16>,
                                    tensor<?x?x?x256xbf16>)
