@@ -191,6 +191,19 @@ LogicalResult LayoutMap::propagateSlices(Operation *root) {
       changed = true;
       return set(value, encoding, where);
     };
+    // A vector spread along `axis` of `full` (tile.broadcast's input,
+    // tile.scale_rows' factors): its slice layout gives `full` the parent;
+    // it takes the slice of `full` only when nothing else decides (a
+    // reduction usually does); different slices meet through a
+    // tile.convert_layout.
+    auto spreadVector = [&](Value full, Value vector, unsigned axis,
+                            Operation *where) -> LogicalResult {
+      if (auto slice = dyn_cast_or_null<SliceAttr>(lookup(vector)))
+        return setIfNew(full, slice.getParent(), where);
+      if (Attribute parent = lookup(full); parent && fallback)
+        return setIfNew(vector, SliceAttr::get(axis, parent), where);
+      return success();
+    };
     WalkResult walk = root->walk([&](Operation *op) {
       LogicalResult result = success();
       if (auto reduce = dyn_cast<ReduceOp>(op)) {
@@ -201,25 +214,11 @@ LogicalResult LayoutMap::propagateSlices(Operation *root) {
                      dyn_cast_or_null<SliceAttr>(lookup(reduce.getResult())))
           result = setIfNew(reduce.getInput(), slice.getParent(), op);
       } else if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
-        unsigned axis = broadcast.getAxis();
-        Attribute full = lookup(broadcast.getResult());
-        if (auto slice =
-                dyn_cast_or_null<SliceAttr>(lookup(broadcast.getInput())))
-          result = setIfNew(broadcast.getResult(), slice.getParent(), op);
-        // A row vector takes the slice of what it is broadcast into only
-        // when nothing else decides (a reduction usually does); different
-        // slices meet through a tile.convert_layout.
-        else if (full && fallback)
-          result =
-              setIfNew(broadcast.getInput(), SliceAttr::get(axis, full), op);
+        result = spreadVector(broadcast.getResult(), broadcast.getInput(),
+                              broadcast.getAxis(), op);
       } else if (auto scale = dyn_cast<ScaleRowsOp>(op)) {
-        // Like a row broadcast: the factors' own slice, else the input's.
-        Attribute full = lookup(scale.getInput());
-        if (auto slice =
-                dyn_cast_or_null<SliceAttr>(lookup(scale.getFactors())))
-          result = setIfNew(scale.getInput(), slice.getParent(), op);
-        else if (full && fallback)
-          result = setIfNew(scale.getFactors(), SliceAttr::get(1, full), op);
+        // The factors are a row vector spread over the input's rows.
+        result = spreadVector(scale.getInput(), scale.getFactors(), 1, op);
       }
       return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
     });
