@@ -40,9 +40,11 @@
 // consumers' 64 keys loaded once; a loop over the query blocks of the
 // group's heads (causal: from the first block whose diagonal reaches the
 // CTA's keys) carrying dV and dK of each consumer; Q, dO, D and lse2 per
-// step; S^T = K Q^T, P^T = 2^(c S^T - lse2) (masked where the tile needs
-// it), dP^T = V dO^T, dS^T = P^T (dP^T - D), dV += P^T dO, dK += dS^T Q,
-// the dots asynchronous, dV and dK issued together.
+// step. At head dim 128 the products are query-major (keyGradsQueryMajor):
+// S = Q K^T and dP = dO V^T of each consumer issued together, P = 2^(c S -
+// lse2) with lse2 a row vector (masked where the tile needs it), dS = P (dP
+// - D), then dV += P^T dO and dK += dS^T Q with P and dS read transposed
+// (transpose_a), issued together.
 // CHECK: gpu.func @bwd_dkdv(%[[Q:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[K:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[V:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DOD:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DL:.+]]: memref<?x?x2x?xf32>, %[[DK:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[DV:.+]]: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}: i32, %[[H:.+]]: i32, %[[HKV:.+]]: i32, %[[SQ:.+]]: i32, %[[SK:.+]]: i32) kernel
 // CHECK-SAME: fmha.consumer_registers = 240 : i64
 // CHECK-SAME: fmha.grid = [{ceildiv = ["SK", 128]}, "HKV", "B"]
@@ -61,30 +63,32 @@
 // CHECK:   %[[DOT:.+]] = tile.load %[[DOD]][%[[B]], %[[HEAD]], %[[M0]], %{{.+}}]
 // CHECK:   %[[DROW:.+]] = tile.load_direct %[[DL]][%[[B]], %[[HEAD]], %c0_i32, %[[M0]]] : memref<?x?x2x?xf32> -> tensor<64xf32>
 // CHECK:   %[[LROW:.+]] = tile.load_direct %[[DL]][%[[B]], %[[HEAD]], %c1_i32, %[[M0]]] : memref<?x?x2x?xf32> -> tensor<64xf32>
-// CHECK:   %[[ST:.+]] = tile.dot %[[K0]], %[[QT]], %{{.+}} {async, transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
-// CHECK:   %[[ST1:.+]] = tile.dot %[[K1]], %[[QT]], %{{.+}} {async, transpose_b}
-// CHECK:   %[[STW:.+]] = tile.dot_wait %[[ST]] pending 0
-// CHECK:   tile.broadcast %{{.+}} axis 0 : tensor<64xf32> -> tensor<64x64xf32>
-// CHECK:   math.fma %[[STW]]
+// CHECK:   %[[S0:.+]] = tile.dot %[[QT]], %[[K0]], %{{.+}} {async, transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+// CHECK:   %[[DP0:.+]] = tile.dot %[[DOT]], %[[V0]], %{{.+}} {async, transpose_b} : tensor<64x128xbf16>, tensor<64x128xbf16>, tensor<64x64xf32>
+// CHECK:   %[[S1:.+]] = tile.dot %[[QT]], %[[K1]], %{{.+}} {async, transpose_b}
+// CHECK:   %[[DP1:.+]] = tile.dot %[[DOT]], %[[V1]], %{{.+}} {async, transpose_b}
+// CHECK:   %[[SW:.+]] = tile.dot_wait %[[S0]] pending 1
+// CHECK:   %[[NL:.+]] = arith.negf %[[LROW]]
+// CHECK:   tile.broadcast %[[NL]] axis 1 : tensor<64xf32> -> tensor<64x64xf32>
+// CHECK:   math.fma %[[SW]]
 // CHECK:   %[[E:.+]] = math.exp2
-// CHECK:   %[[PT:.+]] = scf.if %{{.+}} -> (tensor<64x64xf32>) {
-// CHECK:     tile.iota axis 1 : tensor<64x64xi32>
+// CHECK:   %[[P:.+]] = scf.if %{{.+}} -> (tensor<64x64xf32>) {
 // CHECK:     tile.iota axis 0 : tensor<64x64xi32>
+// CHECK:     tile.iota axis 1 : tensor<64x64xi32>
 // CHECK:     arith.select %{{.+}}, %[[E]], %{{.+}} : tensor<64x64xi1>, tensor<64x64xf32>
 // CHECK:   } else {
 // CHECK:     scf.yield %[[E]]
-// At head dim 128, dP^T is issued once P^T is computed (registers).
-// CHECK:   %[[DPT:.+]] = tile.dot %[[V0]], %[[DOT]], %{{.+}} {async, transpose_b}
-// CHECK:   tile.dot_wait %[[DPT]] pending 0
-// CHECK:   tile.broadcast %[[DROW]] axis 0
-// CHECK:   %[[DST:.+]] = arith.mulf %[[PT]], %{{.+}} : tensor<64x64xf32>
-// CHECK:   %[[PB:.+]] = arith.truncf %[[PT]] : tensor<64x64xf32> to tensor<64x64xbf16>
-// CHECK:   %[[NDV0:.+]] = tile.dot %[[PB]], %[[DOT]], %[[DV0]] {async} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
-// CHECK:   %[[DSB:.+]] = arith.truncf %[[DST]]
-// CHECK:   %[[NDK0:.+]] = tile.dot %[[DSB]], %[[QT]], %[[DK0]] {async} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+// CHECK:   %[[DPW:.+]] = tile.dot_wait %[[DP0]] pending 0
+// CHECK:   tile.broadcast %[[DROW]] axis 1
+// CHECK:   arith.subf %[[DPW]]
+// CHECK:   %[[DS:.+]] = arith.mulf %[[P]], %{{.+}} : tensor<64x64xf32>
+// CHECK:   %[[DSB:.+]] = arith.truncf %[[DS]] : tensor<64x64xf32> to tensor<64x64xbf16>
+// CHECK:   %[[PB:.+]] = arith.truncf %[[P]] : tensor<64x64xf32> to tensor<64x64xbf16>
+// CHECK:   %[[NDV0:.+]] = tile.dot %[[PB]], %[[DOT]], %[[DV0]] {async, transpose_a} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
+// CHECK:   %[[NDK0:.+]] = tile.dot %[[DSB]], %[[QT]], %[[DK0]] {async, transpose_a} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
 // CHECK:   %[[W0:.+]]:2 = tile.dot_wait %[[NDV0]], %[[NDK0]] pending 0
-// CHECK:   tile.dot_wait %[[ST1]] pending 0
-// CHECK:   tile.dot %[[V1]], %[[DOT]], %{{.+}} {async, transpose_b}
+// CHECK:   tile.dot_wait %[[S1]] pending 1
+// CHECK:   tile.dot_wait %[[DP1]] pending 0
 // CHECK:   scf.yield %[[W0]]#0, %[[W0]]#1, %{{.+}}, %{{.+}}
 // dK = c dS^T Q (the default scale 1/sqrt(128)) and dV, rounded, by TMA.
 // CHECK: %[[SK0:.+]] = arith.mulf %[[R]]#1, %{{.+}} : tensor<64x128xf32>

@@ -53,18 +53,22 @@
 // The lse rows; D and lse2 stored.
 // CHECK: @p ld.global.b32
 // CHECK: st.global.b32
-// The dK/dV kernel: S^T and dP^T (64 keys x 64 queries, A and B from
-// shared memory), dV and dK (64 keys x 128, A = P^T and dS^T from
-// registers, issued together), dK and dV out by TMA. At head dim 128
-// dP^T does not overlap P^T (registers): every wait is for all dots.
+// The dK/dV kernel at head dim 128, query-major: S and dP (64 queries x
+// 64 keys, A and B from shared memory) issued back to back, S waited for
+// with dP still running; P and dS staged in shared memory (stores, a proxy
+// fence, the consumer's named barrier) for dV and dK (64 keys x 128, A =
+// P^T and dS^T read from shared memory MN-major); dK and dV out by TMA.
 // CHECK-LABEL: .entry bwd_dkdv(
 // CHECK: setmaxnreg.dec.sync.aligned.u32
 // CHECK: setmaxnreg.inc.sync.aligned.u32 {{.*}}240
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}
+// CHECK-DAG: wgmma.wait_group.sync.aligned {{.*}}1
 // CHECK-DAG: ex2.approx
-// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{].*[}]}}, {{[{]}}%r{{.*[}]}}, %rd{{[0-9]+}}
-// CHECK-DAG: wgmma.wait_group.sync.aligned {{.*}}0
-// CHECK: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
+// CHECK-DAG: st.shared.b32
+// CHECK-DAG: fence.proxy.async.shared::cta
+// CHECK-DAG: bar.sync {{.*}}, 128
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}
+// CHECK-DAG: cp.async.bulk.tensor.4d.global.shared::cta.bulk_group
 // The dQ kernel: S and dP (64 queries x 64 keys), dQ (64 x 128, A = dS
 // from registers, B = K read MN-major), dQ out by TMA.
 // CHECK-LABEL: .entry bwd_dq(

@@ -215,6 +215,10 @@ SharedMemoryUsage AttentionBackwardOp::getKeyGradSharedMemory() {
   usage.addPart("Q/dO", 2 * kStages, blockM * headDim * bytes);
   // dK and dV of each consumer are staged for their TMA stores in its K
   // and V tiles (ws-stage-in-held-slots).
+  // Query-major products: P and dS of each consumer, staged for dV += P^T
+  // dO and dK += dS^T Q (read transposed).
+  if (keyGradsQueryMajor())
+    usage.addPart("P/dS", 2 * kConsumers, kConsumerRows * blockM * bytes);
   if (getFusedDq()) {
     // dS^T of each consumer, staged for dQ = dS K, and its part of dQ,
     // staged in f32 for the TMA reduce-add.
@@ -271,6 +275,19 @@ bool AttentionBackwardOp::overlapsKeyGradProducts() {
   // One more 64 x block_m fp32 product in flight.
   int64_t extra = kConsumerRows * getBlockM() / limits::kWarpgroupThreads;
   return getKeyGradRegisters() + extra <= limits::kSm90MaxConsumerRegisters;
+}
+
+bool AttentionBackwardOp::keyGradsQueryMajor() {
+  // The transposed form leaves P^T and dS^T where a register A operand
+  // reads them, but holds lse2 and D as column vectors (16 values a thread
+  // each) and, without the overlap, waits for S^T and dP^T in turn. The
+  // query-major form holds two values a row vector, issues S and dP
+  // together, and pays two staged 64 x block_m tiles a step (1.03-1.12x
+  // faster at head dim 128 on an H200, bench/RESULTS.md, 2026-11-29).
+  // S has block_m rows: a multiple of wgmma's M (varlen at head dim 128,
+  // block_m 48, keeps the transposed form).
+  return !getFusedDq() && !overlapsKeyGradProducts() &&
+         getBlockM() % limits::kWgmmaM == 0;
 }
 
 int64_t AttentionBackwardOp::getQueryGradRegisters() {

@@ -184,6 +184,16 @@ private:
   Value probabilities(Value s, Value lse2, unsigned lseAxis);
   /// dS = P * (dP - D), D broadcast along `axis`.
   Value scoreGrads(Value p, Value dp, Value d, unsigned axis);
+  /// One step of the dK/dV kernel in the query-major form
+  /// (keyGradsQueryMajor): each consumer's S = Q K_c^T and dP = dO V_c^T
+  /// issued together, P and dS with the queries as rows, then dV_c += P^T
+  /// dO and dK_c += dS^T Q (P and dS read transposed); the accumulators
+  /// (dV, dK per consumer, as `accs` holds them) after the step.
+  SmallVector<Value> queryMajorKeyGrads(ValueRange accs, ArrayRef<Value> kTiles,
+                                        ArrayRef<Value> vTiles,
+                                        ArrayRef<Value> keyStarts, Value qTile,
+                                        Value doTile, Value m0, Value lse2,
+                                        Value d);
   /// An asynchronous `a @ b + acc` (`transposeB`: b is [N, K]).
   Value issueDot(Value a, Value bTile, Value acc, bool transposeB) {
     UnitAttr unit = b.getUnitAttr();
@@ -645,12 +655,43 @@ Value BackwardBuilder::scoreGrads(Value p, Value dp, Value d, unsigned axis) {
                                arith::SubFOp::create(b, loc, dp, rowD));
 }
 
+SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(
+    ValueRange accs, ArrayRef<Value> kTiles, ArrayRef<Value> vTiles,
+    ArrayRef<Value> keyStarts, Value qTile, Value doTile, Value m0, Value lse2,
+    Value d) {
+  int64_t keyRows = cast<RankedTensorType>(kTiles[0].getType()).getDimSize(0);
+  RankedTensorType sType = tensorType({op.getBlockM(), keyRows}, f32);
+  SmallVector<Value> scores, gradDots;
+  for (auto [kTile, vTile] : llvm::zip(kTiles, vTiles)) {
+    scores.push_back(issueDot(qTile, kTile, zeros(sType), true));
+    gradDots.push_back(issueDot(doTile, vTile, zeros(sType), true));
+  }
+  UnitAttr unit = b.getUnitAttr();
+  SmallVector<Value> results;
+  for (auto [c, keys] : llvm::enumerate(keyStarts)) {
+    Value p = maskProbabilities(
+        probabilities(waitFor(scores[c], 1), lse2, /*lseAxis=*/1), keys, m0,
+        /*keyAxis=*/1);
+    Value ds = narrow(scoreGrads(p, waitFor(gradDots[c], 0), d, /*axis=*/1));
+    // [queries, keys] read transposed: the keys are the products' rows.
+    Value dv = tile::DotOp::create(b, loc, narrow(p), doTile, accs[2 * c], unit,
+                                   UnitAttr(), unit);
+    Value dk = tile::DotOp::create(b, loc, ds, qTile, accs[2 * c + 1], unit,
+                                   UnitAttr(), unit);
+    llvm::append_range(
+        results,
+        tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
+  }
+  return results;
+}
+
 /// The dK/dV kernel: a CTA per block_n keys of one K/V head, two consumer
 /// warpgroups of 64 keys each. Each holds its K and V rows and walks the
 /// query blocks of every query head of the group that its keys are visible
 /// to, accumulating dV += P^T dO and dK += dS^T Q from the transposed
 /// products S^T = K Q^T and dP^T = V dO^T (which leave P^T and dS^T in the
-/// accumulator layout that a register A operand takes).
+/// accumulator layout that a register A operand takes), or, query-major,
+/// from S = Q K^T and dP = dO V^T (queryMajorKeyGrads).
 void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   int64_t blockM = op.getBlockM(), keyRows = op.getConsumerRows(),
           consumers = op.getBlockN() / keyRows;
@@ -745,51 +786,60 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
                                          ValueRange{batch, head, zero, m0});
     Value lse2 = tile::LoadDirectOp::create(b, loc, vecType, dLse,
                                             ValueRange{batch, head, one, m0});
-    // Each consumer computes P^T from S^T and dS^T from dP^T, then issues
-    // dV += P^T dO and dK += dS^T Q together. Where the registers allow
-    // (op.overlapsKeyGradProducts()), dP^T is issued right after S^T and
-    // runs while P^T is computed; at head dim 128 that keeps dP^T live
-    // beside both accumulators, more registers than a consumer has.
-    bool overlap = op.overlapsKeyGradProducts();
-    SmallVector<Value> scores, gradDots;
-    for (int64_t c = 0; c < consumers; ++c) {
-      scores.push_back(issueDot(kTiles[c], qTile, zeros(sType), true));
-      if (overlap)
-        gradDots.push_back(issueDot(vTiles[c], doTile, zeros(sType), true));
-    }
-    SmallVector<Value> yields;
-    for (int64_t c = 0; c < consumers; ++c) {
-      Value dvAcc = loop.getRegionIterArgs()[2 * c],
-            dkAcc = loop.getRegionIterArgs()[2 * c + 1];
-      Value sT = waitFor(scores[c], overlap ? 1 : 0);
-      Value pT = maskProbabilities(probabilities(sT, lse2, /*lseAxis=*/0),
-                                   keyStarts[c], m0, /*keyAxis=*/0);
-      Value dpT =
-          waitFor(overlap ? gradDots[c]
-                          : issueDot(vTiles[c], doTile, zeros(sType), true),
-                  0);
-      Value dsT = scoreGrads(pT, dpT, d, /*axis=*/0);
-      Value dv = issueDot(narrow(pT), doTile, dvAcc, false);
-      dsT = narrow(dsT);
-      Value dk = issueDot(dsT, qTile, dkAcc, false);
-      if (!fused) {
-        auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0);
-        yields.append({done.getResult(0), done.getResult(1)});
-        continue;
+    // Query-major products where the transposed ones cannot overlap
+    // (op.keyGradsQueryMajor()). Otherwise each consumer computes P^T from
+    // S^T and dS^T from dP^T, then issues dV += P^T dO and dK += dS^T Q
+    // together. Where the registers allow (op.overlapsKeyGradProducts()),
+    // dP^T is issued right after S^T and runs while P^T is computed; at
+    // head dim 128 that keeps dP^T live beside both accumulators, more
+    // registers than a consumer has.
+    if (op.keyGradsQueryMajor()) {
+      scf::YieldOp::create(b, loc,
+                           queryMajorKeyGrads(loop.getRegionIterArgs(), kTiles,
+                                              vTiles, keyStarts, qTile, doTile,
+                                              m0, lse2, d));
+    } else {
+      bool overlap = op.overlapsKeyGradProducts();
+      SmallVector<Value> scores, gradDots;
+      for (int64_t c = 0; c < consumers; ++c) {
+        scores.push_back(issueDot(kTiles[c], qTile, zeros(sType), true));
+        if (overlap)
+          gradDots.push_back(issueDot(vTiles[c], doTile, zeros(sType), true));
       }
-      // This consumer's keys' part of dQ = dS K (dS^T read transposed),
-      // added into dq_acc.
-      Value dq =
-          tile::DotOp::create(b, loc, dsT, kTiles[c], zeros(dqType),
-                              b.getUnitAttr(), UnitAttr(), b.getUnitAttr());
-      auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
-      yields.append({done.getResult(0), done.getResult(1)});
-      tile::StoreOp::create(b, loc, dqAcc, ValueRange{batch, head, m0, zero},
-                            done.getResult(2),
-                            tile::StoreReduceKindAttr::get(
-                                b.getContext(), tile::StoreReduceKind::add));
+      SmallVector<Value> yields;
+      for (int64_t c = 0; c < consumers; ++c) {
+        Value dvAcc = loop.getRegionIterArgs()[2 * c],
+              dkAcc = loop.getRegionIterArgs()[2 * c + 1];
+        Value sT = waitFor(scores[c], overlap ? 1 : 0);
+        Value pT = maskProbabilities(probabilities(sT, lse2, /*lseAxis=*/0),
+                                     keyStarts[c], m0, /*keyAxis=*/0);
+        Value dpT =
+            waitFor(overlap ? gradDots[c]
+                            : issueDot(vTiles[c], doTile, zeros(sType), true),
+                    0);
+        Value dsT = scoreGrads(pT, dpT, d, /*axis=*/0);
+        Value dv = issueDot(narrow(pT), doTile, dvAcc, false);
+        dsT = narrow(dsT);
+        Value dk = issueDot(dsT, qTile, dkAcc, false);
+        if (!fused) {
+          auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0);
+          yields.append({done.getResult(0), done.getResult(1)});
+          continue;
+        }
+        // This consumer's keys' part of dQ = dS K (dS^T read transposed),
+        // added into dq_acc.
+        Value dq =
+            tile::DotOp::create(b, loc, dsT, kTiles[c], zeros(dqType),
+                                b.getUnitAttr(), UnitAttr(), b.getUnitAttr());
+        auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
+        yields.append({done.getResult(0), done.getResult(1)});
+        tile::StoreOp::create(b, loc, dqAcc, ValueRange{batch, head, m0, zero},
+                              done.getResult(2),
+                              tile::StoreReduceKindAttr::get(
+                                  b.getContext(), tile::StoreReduceKind::add));
+      }
+      scf::YieldOp::create(b, loc, yields);
     }
-    scf::YieldOp::create(b, loc, yields);
   }
   Value scale = splat(constF32(op.getScaleOrDefault()), accType);
   if (varlen()) {

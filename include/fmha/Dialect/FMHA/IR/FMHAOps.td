@@ -1110,6 +1110,12 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     /// Whether a dK/dV consumer's registers hold dP^T beside S^T and both
     /// accumulators, so that dP^T can run while P^T is computed.
     bool overlapsKeyGradProducts();
+    /// Whether the dK/dV kernel computes S = Q K^T and dP = dO V^T with the
+    /// queries as rows (lse2 and D then row vectors, P and dS staged in
+    /// shared memory for dV and dK) rather than their transposes: where
+    /// the transposed products cannot overlap (overlapsKeyGradProducts),
+    /// dQ is not fused and block_m is a multiple of 64 (S's rows).
+    bool keyGradsQueryMajor();
   }];
 }
 
