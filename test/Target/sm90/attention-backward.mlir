@@ -111,10 +111,13 @@
 // D64-LABEL: .entry bwd_d64_prep(
 // D64: @p ld.global.v4.b32
 // D64: shfl.sync.bfly.b32
-// At head dim 64 dP^T runs while P^T is computed.
+// At head dim 64 too the two-kernel form's dK/dV products are query-major:
+// S and dP issued back to back, P and dS staged for dV and dK.
 // D64-LABEL: .entry bwd_d64_dkdv(
 // D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.{{b?f16}}.{{b?f16}}
 // D64-DAG: wgmma.wait_group.sync.aligned {{.*}}1
+// D64-DAG: fence.proxy.async.shared::cta
+// D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.{{b?f16}}.{{b?f16}} {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 1, 1;
 // D64-LABEL: .entry bwd_d64_dq(
 // D64: wgmma.mma_async.sync.aligned.m64n64k16.f32.{{b?f16}}.{{b?f16}}
 
@@ -194,6 +197,7 @@
 // VARLEN-D64-LABEL: .entry bwd_varlen_f16_dkdv(
 // VARLEN-D64-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // VARLEN-D64-DAG: wgmma.wait_group.sync.aligned {{.*}}1
+// VARLEN-D64-DAG: fence.proxy.async.shared::cta
 // VARLEN-D64-LABEL: .entry bwd_varlen_f16_dq(
 //--- bf16-d128.mlir
 fmha.attention_backward @bwd (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,

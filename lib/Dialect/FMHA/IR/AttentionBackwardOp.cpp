@@ -280,14 +280,14 @@ bool AttentionBackwardOp::overlapsKeyGradProducts() {
 bool AttentionBackwardOp::keyGradsQueryMajor() {
   // The transposed form leaves P^T and dS^T where a register A operand
   // reads them, but holds lse2 and D as column vectors (16 values a thread
-  // each) and, without the overlap, waits for S^T and dP^T in turn. The
-  // query-major form holds two values a row vector, issues S and dP
-  // together, and pays two staged 64 x block_m tiles a step (1.03-1.12x
-  // faster at head dim 128 on an H200, bench/RESULTS.md, 2026-11-29).
-  // S has block_m rows: a multiple of wgmma's M (varlen at head dim 128,
-  // block_m 48, keeps the transposed form).
-  return !getFusedDq() && !overlapsKeyGradProducts() &&
-         getBlockM() % limits::kWgmmaM == 0;
+  // each, 32 predicated loads a step) and, at head dim 128, waits for S^T
+  // and dP^T in turn. The query-major form holds two values a row vector,
+  // issues S and dP together, and pays two staged 64 x block_m tiles a
+  // step: on an H200 1.03-1.12x faster at head dim 128 and 1.05-1.11x at
+  // 64 (bench/RESULTS.md, 2026-11-29). The fused dQ keeps the transposed
+  // form (its dS^T staging), and so does a block_m that is not a multiple
+  // of wgmma's M, S's rows (varlen at head dim 128: 48).
+  return !getFusedDq() && getBlockM() % limits::kWgmmaM == 0;
 }
 
 int64_t AttentionBackwardOp::getQueryGradRegisters() {

@@ -786,8 +786,8 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
                                          ValueRange{batch, head, zero, m0});
     Value lse2 = tile::LoadDirectOp::create(b, loc, vecType, dLse,
                                             ValueRange{batch, head, one, m0});
-    // Query-major products where the transposed ones cannot overlap
-    // (op.keyGradsQueryMajor()). Otherwise each consumer computes P^T from
+    // Query-major products unless dQ is fused (op.keyGradsQueryMajor()).
+    // Otherwise each consumer computes P^T from
     // S^T and dS^T from dP^T, then issues dV += P^T dO and dK += dS^T Q
     // together. Where the registers allow (op.overlapsKeyGradProducts()),
     // dP^T is issued right after S^T and runs while P^T is computed; at

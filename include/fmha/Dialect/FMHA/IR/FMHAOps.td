@@ -1112,9 +1112,8 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     bool overlapsKeyGradProducts();
     /// Whether the dK/dV kernel computes S = Q K^T and dP = dO V^T with the
     /// queries as rows (lse2 and D then row vectors, P and dS staged in
-    /// shared memory for dV and dK) rather than their transposes: where
-    /// the transposed products cannot overlap (overlapsKeyGradProducts),
-    /// dQ is not fused and block_m is a multiple of 64 (S's rows).
+    /// shared memory for dV and dK) rather than their transposes: unless
+    /// dQ is fused, where block_m is a multiple of 64 (S's rows).
     bool keyGradsQueryMajor();
   }];
 }
