@@ -184,16 +184,26 @@ private:
   Value probabilities(Value s, Value lse2, unsigned lseAxis);
   /// dS = P * (dP - D), D broadcast along `axis`.
   Value scoreGrads(Value p, Value dp, Value d, unsigned axis);
-  /// One step of the dK/dV kernel in the query-major form
-  /// (keyGradsQueryMajor): each consumer's S = Q K_c^T and dP = dO V_c^T
-  /// issued together, P and dS with the queries as rows, then dV_c += P^T
-  /// dO and dK_c += dS^T Q (P and dS read transposed); the accumulators
-  /// (dV, dK per consumer, as `accs` holds them) after the step.
-  SmallVector<Value> queryMajorKeyGrads(ValueRange accs, ArrayRef<Value> kTiles,
-                                        ArrayRef<Value> vTiles,
-                                        ArrayRef<Value> keyStarts, Value qTile,
-                                        Value doTile, Value m0, Value lse2,
-                                        Value d);
+  /// What one step of the dK/dV kernel's loop works on: the accumulators
+  /// (dV and dK of each consumer, in that order), each consumer's K and V
+  /// tiles and first key, the step's Q and dO tiles, its first query row,
+  /// and its lse2 and D vectors.
+  struct KeyGradStep {
+    ValueRange accs;
+    ArrayRef<Value> kTiles, vTiles, keyStarts;
+    Value qTile, doTile, m0, lse2, d;
+  };
+  /// One step in the query-major form (keyGradsQueryMajor): each
+  /// consumer's S = Q K_c^T and dP = dO V_c^T issued together, P and dS
+  /// with the queries as rows, then dV_c += P^T dO and dK_c += dS^T Q (P
+  /// and dS read transposed). Returns the accumulators after the step.
+  SmallVector<Value> queryMajorKeyGrads(const KeyGradStep &step);
+  /// One step in the transposed form: S^T = K_c Q^T and dP^T = V_c dO^T
+  /// (dP^T issued with S^T where op.overlapsKeyGradProducts()), P^T and
+  /// dS^T as register A operands of dV_c += P^T dO and dK_c += dS^T Q;
+  /// with `dqAcc` (fused_dq) each consumer's part of dQ = dS K too, added
+  /// into it. Returns the accumulators after the step.
+  SmallVector<Value> transposedKeyGrads(const KeyGradStep &step, Value dqAcc);
   /// An asynchronous `a @ b + acc` (`transposeB`: b is [N, K]).
   Value issueDot(Value a, Value bTile, Value acc, bool transposeB) {
     UnitAttr unit = b.getUnitAttr();
@@ -655,32 +665,80 @@ Value BackwardBuilder::scoreGrads(Value p, Value dp, Value d, unsigned axis) {
                                arith::SubFOp::create(b, loc, dp, rowD));
 }
 
-SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(
-    ValueRange accs, ArrayRef<Value> kTiles, ArrayRef<Value> vTiles,
-    ArrayRef<Value> keyStarts, Value qTile, Value doTile, Value m0, Value lse2,
-    Value d) {
-  int64_t keyRows = cast<RankedTensorType>(kTiles[0].getType()).getDimSize(0);
+SmallVector<Value>
+BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step) {
+  int64_t keyRows =
+      cast<RankedTensorType>(step.kTiles[0].getType()).getDimSize(0);
   RankedTensorType sType = tensorType({op.getBlockM(), keyRows}, f32);
   SmallVector<Value> scores, gradDots;
-  for (auto [kTile, vTile] : llvm::zip(kTiles, vTiles)) {
-    scores.push_back(issueDot(qTile, kTile, zeros(sType), true));
-    gradDots.push_back(issueDot(doTile, vTile, zeros(sType), true));
+  for (auto [kTile, vTile] : llvm::zip(step.kTiles, step.vTiles)) {
+    scores.push_back(issueDot(step.qTile, kTile, zeros(sType), true));
+    gradDots.push_back(issueDot(step.doTile, vTile, zeros(sType), true));
   }
   UnitAttr unit = b.getUnitAttr();
   SmallVector<Value> results;
-  for (auto [c, keys] : llvm::enumerate(keyStarts)) {
+  for (auto [c, keys] : llvm::enumerate(step.keyStarts)) {
     Value p = maskProbabilities(
-        probabilities(waitFor(scores[c], 1), lse2, /*lseAxis=*/1), keys, m0,
-        /*keyAxis=*/1);
-    Value ds = narrow(scoreGrads(p, waitFor(gradDots[c], 0), d, /*axis=*/1));
+        probabilities(waitFor(scores[c], 1), step.lse2, /*lseAxis=*/1), keys,
+        step.m0, /*keyAxis=*/1);
+    Value ds =
+        narrow(scoreGrads(p, waitFor(gradDots[c], 0), step.d, /*axis=*/1));
     // [queries, keys] read transposed: the keys are the products' rows.
-    Value dv = tile::DotOp::create(b, loc, narrow(p), doTile, accs[2 * c], unit,
-                                   UnitAttr(), unit);
-    Value dk = tile::DotOp::create(b, loc, ds, qTile, accs[2 * c + 1], unit,
-                                   UnitAttr(), unit);
+    Value dv = tile::DotOp::create(b, loc, narrow(p), step.doTile,
+                                   step.accs[2 * c], unit, UnitAttr(), unit);
+    Value dk = tile::DotOp::create(b, loc, ds, step.qTile, step.accs[2 * c + 1],
+                                   unit, UnitAttr(), unit);
     llvm::append_range(
         results,
         tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
+  }
+  return results;
+}
+
+SmallVector<Value> BackwardBuilder::transposedKeyGrads(const KeyGradStep &step,
+                                                       Value dqAcc) {
+  int64_t keyRows =
+      cast<RankedTensorType>(step.kTiles[0].getType()).getDimSize(0);
+  RankedTensorType sType = tensorType({keyRows, op.getBlockM()}, f32);
+  bool overlap = op.overlapsKeyGradProducts();
+  SmallVector<Value> scores, gradDots;
+  for (auto [kTile, vTile] : llvm::zip(step.kTiles, step.vTiles)) {
+    scores.push_back(issueDot(kTile, step.qTile, zeros(sType), true));
+    if (overlap)
+      gradDots.push_back(issueDot(vTile, step.doTile, zeros(sType), true));
+  }
+  SmallVector<Value> results;
+  for (auto [c, keys] : llvm::enumerate(step.keyStarts)) {
+    Value sT = waitFor(scores[c], overlap ? 1 : 0);
+    Value pT = maskProbabilities(probabilities(sT, step.lse2, /*lseAxis=*/0),
+                                 keys, step.m0, /*keyAxis=*/0);
+    Value dpT = waitFor(
+        overlap ? gradDots[c]
+                : issueDot(step.vTiles[c], step.doTile, zeros(sType), true),
+        0);
+    Value dsT = scoreGrads(pT, dpT, step.d, /*axis=*/0);
+    Value dv = issueDot(narrow(pT), step.doTile, step.accs[2 * c], false);
+    dsT = narrow(dsT);
+    Value dk = issueDot(dsT, step.qTile, step.accs[2 * c + 1], false);
+    if (!dqAcc) {
+      llvm::append_range(
+          results,
+          tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
+      continue;
+    }
+    // This consumer's keys' part of dQ = dS K (dS^T read transposed),
+    // added into dq_acc.
+    Value dq =
+        tile::DotOp::create(b, loc, dsT, step.kTiles[c],
+                            zeros(tensorType({op.getBlockM(), headDim}, f32)),
+                            b.getUnitAttr(), UnitAttr(), b.getUnitAttr());
+    auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
+    results.append({done.getResult(0), done.getResult(1)});
+    tile::StoreOp::create(b, loc, dqAcc,
+                          ValueRange{batch, head, step.m0, constI32(0)},
+                          done.getResult(2),
+                          tile::StoreReduceKindAttr::get(
+                              b.getContext(), tile::StoreReduceKind::add));
   }
   return results;
 }
@@ -762,7 +820,6 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   Value steps = arith::MulIOp::create(b, loc, group, blocks);
 
   RankedTensorType accType = tensorType({keyRows, headDim}, f32);
-  RankedTensorType sType = tensorType({keyRows, blockM}, f32);
   RankedTensorType vecType = tensorType({blockM}, f32);
   SmallVector<Value> inits;
   for (int64_t c = 0; c < consumers; ++c)
@@ -787,59 +844,19 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
     Value lse2 = tile::LoadDirectOp::create(b, loc, vecType, dLse,
                                             ValueRange{batch, head, one, m0});
     // Query-major products unless dQ is fused (op.keyGradsQueryMajor()).
-    // Otherwise each consumer computes P^T from
-    // S^T and dS^T from dP^T, then issues dV += P^T dO and dK += dS^T Q
-    // together. Where the registers allow (op.overlapsKeyGradProducts()),
-    // dP^T is issued right after S^T and runs while P^T is computed; at
-    // head dim 128 that keeps dP^T live beside both accumulators, more
-    // registers than a consumer has.
-    if (op.keyGradsQueryMajor()) {
-      scf::YieldOp::create(b, loc,
-                           queryMajorKeyGrads(loop.getRegionIterArgs(), kTiles,
-                                              vTiles, keyStarts, qTile, doTile,
-                                              m0, lse2, d));
-    } else {
-      bool overlap = op.overlapsKeyGradProducts();
-      SmallVector<Value> scores, gradDots;
-      for (int64_t c = 0; c < consumers; ++c) {
-        scores.push_back(issueDot(kTiles[c], qTile, zeros(sType), true));
-        if (overlap)
-          gradDots.push_back(issueDot(vTiles[c], doTile, zeros(sType), true));
-      }
-      SmallVector<Value> yields;
-      for (int64_t c = 0; c < consumers; ++c) {
-        Value dvAcc = loop.getRegionIterArgs()[2 * c],
-              dkAcc = loop.getRegionIterArgs()[2 * c + 1];
-        Value sT = waitFor(scores[c], overlap ? 1 : 0);
-        Value pT = maskProbabilities(probabilities(sT, lse2, /*lseAxis=*/0),
-                                     keyStarts[c], m0, /*keyAxis=*/0);
-        Value dpT =
-            waitFor(overlap ? gradDots[c]
-                            : issueDot(vTiles[c], doTile, zeros(sType), true),
-                    0);
-        Value dsT = scoreGrads(pT, dpT, d, /*axis=*/0);
-        Value dv = issueDot(narrow(pT), doTile, dvAcc, false);
-        dsT = narrow(dsT);
-        Value dk = issueDot(dsT, qTile, dkAcc, false);
-        if (!fused) {
-          auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0);
-          yields.append({done.getResult(0), done.getResult(1)});
-          continue;
-        }
-        // This consumer's keys' part of dQ = dS K (dS^T read transposed),
-        // added into dq_acc.
-        Value dq =
-            tile::DotOp::create(b, loc, dsT, kTiles[c], zeros(dqType),
-                                b.getUnitAttr(), UnitAttr(), b.getUnitAttr());
-        auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
-        yields.append({done.getResult(0), done.getResult(1)});
-        tile::StoreOp::create(b, loc, dqAcc, ValueRange{batch, head, m0, zero},
-                              done.getResult(2),
-                              tile::StoreReduceKindAttr::get(
-                                  b.getContext(), tile::StoreReduceKind::add));
-      }
-      scf::YieldOp::create(b, loc, yields);
-    }
+    KeyGradStep step{loop.getRegionIterArgs(),
+                     kTiles,
+                     vTiles,
+                     keyStarts,
+                     qTile,
+                     doTile,
+                     m0,
+                     lse2,
+                     d};
+    scf::YieldOp::create(b, loc,
+                         op.keyGradsQueryMajor()
+                             ? queryMajorKeyGrads(step)
+                             : transposedKeyGrads(step, dqAcc));
   }
   Value scale = splat(constF32(op.getScaleOrDefault()), accType);
   if (varlen()) {
