@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fmha  # noqa: E402
 from fmha import fp8_attention  # noqa: E402
-from flush import FLUSHES, median_ms  # noqa: E402
+from flush import FLUSHES, copy_bandwidth, median_ms  # noqa: E402
 
 FLUSH = "zero"
 # Programs of the one-range-per-program read (bench "read").
@@ -44,14 +44,6 @@ RANGE_PROGRAMS = (128, 264, 528, 1056)
 
 def bench(fn):
     return median_ms(fn, FLUSH)
-
-
-def copy_bandwidth():
-    """Bytes read plus written per second by a 1 GiB copy, GB/s."""
-    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    ms = bench(lambda: dst.copy_(src))
-    return 2 * (1 << 30) / (ms * 1e-3) / 1e9
 
 
 @triton.jit
@@ -225,7 +217,7 @@ def main():
     FLUSH = args.flush
     torch.manual_seed(0)
     print(f"{torch.cuda.get_device_name()}, flush {FLUSH}", flush=True)
-    copy_gbs = copy_bandwidth()
+    copy_gbs = copy_bandwidth(FLUSH)
     print(f"copy bandwidth (read + write): {copy_gbs:.0f} GB/s", flush=True)
     if args.only in (None, "read"):
         run_read([int(x) for x in args.lengths.split(",")], copy_gbs)

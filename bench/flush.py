@@ -54,3 +54,13 @@ def median_ms(fn, flush="zero"):
     torch.cuda.synchronize()
     times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
     return times[len(times) // 2]
+
+
+def copy_bandwidth(flush="zero"):
+    """The device's copy bandwidth in GB/s: bytes read plus bytes written
+    per second by a 1 GiB device-to-device copy, timed as ``flush`` says
+    (issue 17's reference for decode's K+V read bandwidth)."""
+    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    ms = median_ms(lambda: dst.copy_(src), flush)
+    return 2 * (1 << 30) / (ms * 1e-3) / 1e9

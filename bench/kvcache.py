@@ -45,7 +45,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
 from fmha.kvcache import decode_plan  # noqa: E402
-from flush import FLUSHES, median_ms  # noqa: E402
+from flush import FLUSHES, copy_bandwidth, median_ms  # noqa: E402
 
 HEADS, HEADS_KV, HEAD_DIM = 32, 8, 128
 APPEND = False
@@ -93,17 +93,6 @@ def sdpa(q, k, v):
         vr = v.repeat_interleave(HEADS // HEADS_KV, dim=1)
         return (lambda: torch.nn.functional.scaled_dot_product_attention(
             q, kr, vr)), True
-
-
-def copy_bandwidth():
-    """The device's copy bandwidth in GB/s: bytes read plus bytes written
-    per second by a 1 GiB device-to-device copy (issue 17's reference for
-    decode's K+V read bandwidth)."""
-    src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
-    dst = torch.empty_like(src)
-    ms = bench(lambda: dst.copy_(src))
-    del src, dst
-    return 2 * (1 << 30) / (ms * 1e-3) / 1e9
 
 
 def plan(batch, length, page, splits):
@@ -224,7 +213,7 @@ def main():
           f"decode bf16, head dim {HEAD_DIM}, GQA {HEADS}:{HEADS_KV}, "
           f"seq_q 1; GB/s of K+V cache read; L2 flushed by "
           f"{FLUSH}", flush=True)
-    copy = copy_bandwidth()
+    copy = copy_bandwidth(FLUSH)
     print(f"copy bandwidth (read + write): {copy:.0f} GB/s", flush=True)
     pages = [int(x) for x in args.pages.split(",") if x]
     results = []
