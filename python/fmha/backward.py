@@ -15,7 +15,9 @@ fmha.gemm's split-K workspace).
 forward saves q, k, v, o and lse (fmha.attention asks the kernel for lse
 when a gradient is needed), its backward calls the fast path or the custom
 op. ``lse`` is a non-differentiable output, as the log-sum-exp of PyTorch's
-own SDPA kernels.
+own SDPA kernels. Eager calls that autograd records take a
+torch.autograd.Function over the bound launches instead
+(:func:`attention_recorded`), with the same backward (:func:`gradients`).
 
 Imports PyTorch only inside functions.
 """
@@ -39,9 +41,10 @@ _TENSORS = ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv")
 
 # The head dims whose backward computes dq in the dK/dV kernel
 # (``fused_dq``) unless the call is deterministic: where that measured
-# faster than dq by a kernel of its own (bench/RESULTS.md, 2026-11-28: 1.02-
-# 1.08x at head dim 64; 0.87-0.94x at 128, whose fused consumers hold dK,
-# dV and dQ's part at once and add two partial dQ tiles a step).
+# faster than dq by a kernel of its own (bench/RESULTS.md, 2026-11-29: 1.01-
+# 1.07x at head dim 64; at 128, where the verifier rejects it, a build
+# with the check lifted spilled and ran 0.88-1.04x: its consumers hold
+# dK, dV and dQ's part at once and add two partial dQ tiles a step).
 FUSED_DQ_HEAD_DIMS = (64,)
 
 
@@ -415,6 +418,28 @@ def check_grad_supported(torch: Any, q: Any, k: Any, v: Any) -> None:
     check_head_dim_grad(torch, "fmha.attention", 4, q, k, v)
 
 
+def gradients(torch: Any, saved: tuple, options: tuple, grad_o: Any,
+              needs: tuple) -> tuple:
+    """The gradients of ``fmha::attention`` for autograd: ``(dq, dk, dv)``
+    (None where ``needs`` says the input needs none) from the forward's
+    saved ``(q, k, v, o, lse)`` and ``options`` ``(causal, window,
+    scale)``. The fast path when it takes the call, else the custom op;
+    PyTorch's deterministic setting when the backward runs decides, as
+    for its own kernels."""
+    q, k, v, o, lse = saved
+    causal, window, scale = options
+    grad_o = grad_o.to(q.dtype)
+    deterministic = resolve_deterministic(torch, None)
+    grads = backward_fast(torch, q, k, v, o, grad_o, lse, causal,
+                          None if window is None else tuple(window), scale,
+                          deterministic)
+    if grads is None:
+        grads = torch.ops.fmha.attention_backward(
+            q, k, v, o, grad_o, lse, causal,
+            None if window is None else list(window), scale, deterministic)
+    return tuple(g if need else None for g, need in zip(grads, needs))
+
+
 def register_autograd(torch: Any, attention_op: Any) -> None:
     """The autograd formula of the custom op ``fmha::attention``."""
 
@@ -437,21 +462,74 @@ def register_autograd(torch: Any, attention_op: Any) -> None:
         if not ctx.has_lse:
             o, lse = torch.ops.fmha.attention(q, k, v, causal, window,
                                               scale, True)
-        grad_o = grad_o.to(q.dtype)
-        wtuple = None if window is None else tuple(window)
-        # PyTorch's setting when the backward runs decides, as for its
-        # own kernels.
-        deterministic = resolve_deterministic(torch, None)
-        grads = backward_fast(torch, q, k, v, o, grad_o, lse, causal, wtuple,
-                              scale, deterministic)
-        if grads is None:
-            grads = torch.ops.fmha.attention_backward(
-                q, k, v, o, grad_o, lse, causal, window, scale,
-                deterministic)
-        dq, dk, dv = grads
-        return (dq if ctx.needs_input_grad[0] else None,
-                dk if ctx.needs_input_grad[1] else None,
-                dv if ctx.needs_input_grad[2] else None,
-                None, None, None, None)
+        return gradients(torch, (q, k, v, o, lse), ctx.options, grad_o,
+                         ctx.needs_input_grad[:3]) + (None,) * 4
 
     attention_op.register_autograd(backward, setup_context=setup_context)
+
+
+# -- the eager path of a recorded call ----------------------------------------
+#
+# A call autograd records in eager mode skips the custom op's dispatch: a
+# torch.autograd.Function runs the forward's bound launch (fmha.torch_ops.
+# attention_fast, lse kept) and, in its backward, the backward's
+# (backward_fast). The custom op's dispatch and full per-call checks cost
+# 50-200 us of host time a call, more than the forward's kernel at 512
+# tokens (bench/RESULTS.md, 2026-11-29). Under torch.compile, functorch
+# transforms or tensor subclasses the custom op and its registered formula
+# run as before; both share `gradients`.
+
+_FUNCTION: dict = {}
+
+
+def _function(torch: Any) -> Any:
+    """The torch.autograd.Function of recorded eager calls, made once."""
+    function = _FUNCTION.get("attention")
+    if function is not None:
+        return function
+    from torch.autograd.function import once_differentiable
+
+    from . import torch_ops
+
+    class Attention(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v, causal, window, scale):
+            # Grad mode is off here: the fast path takes the call.
+            out = torch_ops.attention_fast(torch, q, k, v, causal, window,
+                                           scale, True)
+            if out is None:
+                out = torch.ops.fmha.attention(
+                    q, k, v, causal, None if window is None else list(window),
+                    scale, True)
+            o, lse = out
+            ctx.mark_non_differentiable(lse)
+            ctx.set_materialize_grads(False)
+            ctx.options = (causal, window, scale)
+            ctx.save_for_backward(q, k, v, o, lse)
+            return o, lse
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad_o, grad_lse):
+            if grad_o is None:
+                return (None,) * 6
+            return gradients(torch, ctx.saved_tensors, ctx.options, grad_o,
+                             ctx.needs_input_grad[:3]) + (None,) * 3
+
+    _FUNCTION["attention"] = Attention
+    return Attention
+
+
+def attention_recorded(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+                       window: Optional[tuple],
+                       scale: Optional[float]) -> Optional[tuple]:
+    """``(o, lse)`` of an eager call autograd records, through the
+    autograd.Function above, or None when the call must take the custom
+    op (tracing, functorch transforms, tensor subclasses)."""
+    from . import torch_ops
+    tensor, compiling = torch_ops._fast_env(torch)[:2]
+    if (type(q) is not tensor or type(k) is not tensor
+            or type(v) is not tensor or compiling()
+            or torch._C._are_functorch_transforms_active()):
+        return None
+    return _function(torch).apply(q, k, v, causal, window, scale)

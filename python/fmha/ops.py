@@ -578,8 +578,15 @@ def attention(q: Any, k: Any, v: Any, causal: bool = False,
         if fast is not None:
             return fast if return_lse else fast[0]
     # A call autograd records keeps lse for the backward (the op's
-    # autograd formula, fmha.backward); lse is not differentiable.
+    # autograd formula, fmha.backward); lse is not differentiable. Eager,
+    # it skips the custom op's dispatch (backward.attention_recorded).
     backward.check_grad_supported(torch, q, k, v)
+    if (window is None or type(window) is tuple) and \
+            backward.needs_grad(torch, q, k, v):
+        recorded = backward.attention_recorded(torch, q, k, v, causal,
+                                               window, scale)
+        if recorded is not None:
+            return recorded if return_lse else recorded[0]
     o, lse = torch.ops.fmha.attention(
         q, k, v, causal, None if window is None else list(window), scale,
         return_lse or backward.needs_grad(torch, q, k, v))

@@ -386,6 +386,39 @@ class BackwardTest(unittest.TestCase):
         self.assertFalse(lse.requires_grad)
         self.assertTrue(o.requires_grad)
 
+    def test_eager_path_matches_custom_op(self):
+        """An eager call autograd records takes the autograd.Function over
+        the bound launches (fmha.backward.attention_recorded); its outputs
+        and gradients are the custom op's, bit for bit, and
+        only the inputs that require a gradient get one."""
+        backward_or_skip(self, causal=True)
+        q = torch.randn(2, 4, 300, 128, device="cuda", dtype=torch.bfloat16,
+                        requires_grad=True)
+        k = torch.randn(2, 2, 301, 128, device="cuda", dtype=torch.bfloat16,
+                        requires_grad=True)
+        v = torch.randn(2, 2, 301, 128, device="cuda", dtype=torch.bfloat16)
+        do = torch.randn(2, 4, 300, 128, device="cuda", dtype=torch.bfloat16)
+        # Head dim 128: dq by a kernel of its own, the same bits every run.
+        o, lse = fmha.attention(q, k, v, causal=True, return_lse=True)
+        self.assertIn("Attention", type(o.grad_fn).__name__)
+        self.assertFalse(lse.requires_grad)
+        got = torch.autograd.grad(o, (q, k), do)
+        ref_o, ref_lse = torch.ops.fmha.attention(q, k, v, True, None, None,
+                                                  True)
+        self.assertIn("fmha_attention", type(ref_o.grad_fn).__name__)
+        ref = torch.autograd.grad(ref_o, (q, k), do)
+        self.assertTrue(torch.equal(o, ref_o))
+        self.assertTrue(torch.equal(lse, ref_lse))
+        for a, b in zip(got, ref):
+            self.assertTrue(torch.equal(a, b))
+        # Only v needs a gradient: q and k get none.
+        q2, k2 = q.detach(), k.detach()
+        v2 = v.detach().clone().requires_grad_()
+        (dv,) = torch.autograd.grad(fmha.attention(q2, k2, v2, causal=True),
+                                    (v2,), do)
+        self.assertTrue(torch.isfinite(dv).all())
+        self.assertIsNone(q2.grad)
+
     def test_fullgraph(self):
         """torch.compile(fullgraph=True) of a forward and backward, against
         the eager gradients; head dim 64 takes the fused dQ (a scratch
