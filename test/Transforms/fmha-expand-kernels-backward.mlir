@@ -174,8 +174,10 @@ fmha.attention_backward @bwd_static (tensor<2x4x300x64xf16>,
 // -----
 
 // fused_dq: the prep kernel also zeroes the scratch dq_acc; each consumer
-// of the dK/dV kernel computes its keys' part of dQ = dS K (dS^T read
-// transposed) and adds it into dq_acc by a TMA reduce-add in the loop;
+// of the dK/dV kernel computes its keys' part of dQ = dS K (dS, the
+// queries as rows, read as it is: no transpose_a) after dV and dK (P and
+// dS read transposed) and adds it into dq_acc by a TMA reduce-add in the
+// loop;
 // the last launch, _post, writes dq = scale * dq_acc, rounded. No dQ
 // kernel.
 // CHECK-LABEL: gpu.module @bwd_fdq_module
@@ -187,9 +189,13 @@ fmha.attention_backward @bwd_static (tensor<2x4x300x64xf16>,
 // CHECK-SAME: %[[ACC:arg[0-9]+]]: !tile.desc<tensor<64x64xf32>, rank = 4>
 // CHECK: scf.for
 // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+// CHECK: tile.dot %[[DS0:[0-9a-z_]+]], %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
+// CHECK: tile.dot %[[DS0]], %{{.+}}, %{{.+}} {async} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
 // CHECK: %[[W0:.+]]:3 = tile.dot_wait
 // CHECK: tile.store %[[ACC]][{{.+}}], %[[W0]]#2 reduce add : !tile.desc<tensor<64x64xf32>, rank = 4>
 // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_a}
+// CHECK: tile.dot %[[DS1:[0-9a-z_]+]], %{{.+}}, %{{.+}} {async, transpose_a}
+// CHECK: tile.dot %[[DS1]], %{{.+}}, %{{.+}} {async} :
 // CHECK: %[[W1:.+]]:3 = tile.dot_wait
 // CHECK: tile.store %[[ACC]][{{.+}}], %[[W1]]#2 reduce add
 // CHECK: gpu.func @bwd_fdq_post(%[[SRC:.+]]: memref<?x?x?x64xf32>, %[[DQO:.+]]: memref<?x?x?x64xbf16>) kernel

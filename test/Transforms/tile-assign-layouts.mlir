@@ -477,7 +477,7 @@ module attributes {gpu.container_module} {
 // -----
 
 // Operands computed in registers that wgmma cannot read there (A given
-// transposed, as the attention backward's dS^T for dQ = dS K, and any B)
+// transposed, as the attention backward's dS for dK += dS^T Q, and any B)
 // are staged: a tile.convert_layout into the NVMMA layout a load of their
 // shape gets, right before the dot; the K-major register A of the first
 // dot stays in registers.

@@ -3,7 +3,7 @@
 // ws-assign-roles on the fused attention backward's dK/dV kernel: a TMA
 // store inside the main loop (each consumer's part of dQ, added into
 // dq_acc) goes to the consumer whose accumulators (dK, dV) come from the
-// dots its value comes from (the dS^T of its own 64 keys): consumer 1
+// dots its value comes from (the dS of its own 64 keys): consumer 1
 // stores the first part, consumer 2 the second.
 // CHECK-LABEL: gpu.func @bwd_fdq_dkdv(
 // CHECK: scf.for

@@ -877,7 +877,7 @@ gpu.module @m [#nvvm.target<chip = "sm_100a">] {
 // -----
 
 // A register tile staged for a dot that reads it from shared memory (the
-// attention backward's dS^T, read transposed for dQ = dS K): the consumer
+// attention backward's dS, read transposed for dK += dS^T Q): the consumer
 // stores it into a buffer of its own in the NVMMA layout, between two
 // waits at its named barrier with a proxy fence before the second, and the
 // dot reads the buffer in place. The consumer's TMA store takes the same

@@ -226,7 +226,7 @@ fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
 
 // fused_dq at head dim 128: dQ's part beside dK and dV takes more
 // registers than a consumer has.
-// expected-error @+1 {{consumer warpgroup needs 304 registers per thread (dK and dV 64x128 fp32 + S^T and dP^T 64x64 fp32 + P^T and dS^T 64x64 bf16 + 16 for the loop's state + dQ's part 64x128 fp32), sm_90a consumer warpgroups get at most 240}}
+// expected-error @+1 {{consumer warpgroup needs 304 registers per thread (dK and dV 64x128 fp32 + S and dP 64x64 fp32 + P and dS 64x64 bf16 + 16 for the loop's state + dQ's part 64x128 fp32), sm_90a consumer warpgroups get at most 240}}
 fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
     tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
     tensor<?x8x?xf32>)
@@ -256,9 +256,9 @@ fmha.attention_backward @bwd (tensor<?x70000x?x64xbf16>, tensor<?x1x?x64xbf16>,
 // -----
 
 // fused_dq with block_m 128 at head dim 128: two slots each of 128-row Q
-// and dO tiles, dS^T and the f32 dQ parts staged per consumer take more
-// shared memory than sm_90a has.
-// expected-error @+1 {{needs 360496 bytes of shared memory (K/V 65536, Q/dO 131072, dS^T 32768, dQ 131072, barriers 48), sm_90a has 232448}}
+// and dO tiles, P and dS and the f32 dQ parts staged per consumer take
+// more shared memory than sm_90a has.
+// expected-error @+1 {{needs 393264 bytes of shared memory (K/V 65536, Q/dO 131072, P/dS 65536, dQ 131072, barriers 48), sm_90a has 232448}}
 fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
     tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
     tensor<?x8x?xf32>)
@@ -267,14 +267,25 @@ fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
 
 // -----
 
-// block_m 128 at head dim 64 fits in shared memory, but S^T and dP^T of
-// 64 x 128 beside dK and dV take too many registers.
-// expected-error @+1 {{consumer warpgroup needs 272 registers per thread (dK and dV 64x64 fp32 + S^T and dP^T 64x128 fp32 + P^T and dS^T 64x128 bf16 + 16 for the loop's state), sm_90a consumer warpgroups get at most 240}}
+// block_m 128 at head dim 64 fits in shared memory, but S and dP of
+// 128 x 64 beside dK and dV take too many registers.
+// expected-error @+1 {{consumer warpgroup needs 272 registers per thread (dK and dV 64x64 fp32 + S and dP 128x64 fp32 + P and dS 128x64 bf16 + 16 for the loop's state), sm_90a consumer warpgroups get at most 240}}
 fmha.attention_backward @bwd (tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
     tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>,
     tensor<?x8x?xf32>)
     -> (tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>, tensor<?x8x?x64xbf16>)
     tile [128, 128] target sm_90a
+
+// -----
+
+// block_m 112 (not a multiple of 64: the transposed products S^T and dP^T,
+// 64 x 112) at head dim 128.
+// expected-error @+1 {{consumer warpgroup needs 312 registers per thread (dK and dV 64x128 fp32 + S^T and dP^T 64x112 fp32 + P^T and dS^T 64x112 bf16 + 16 for the loop's state), sm_90a consumer warpgroups get at most 240}}
+fmha.attention_backward @bwd (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
+    tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>,
+    tensor<?x8x?xf32>)
+    -> (tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>)
+    tile [112, 128] target sm_90a
 
 // -----
 
@@ -337,8 +348,8 @@ fmha.attention_backward @bwd (tensor<?x8x64xbf16>, tensor<?x2x64xbf16>, tensor<?
 // -----
 
 // block_m 64 at head dim 128: the sequence's bounds do not fit beside dK,
-// dV, S^T and dP^T.
-// expected-error @+1 {{consumer warpgroup needs 248 registers per thread (dK and dV 64x128 fp32 + S^T and dP^T 64x64 fp32 + P^T and dS^T 64x64 bf16 + 16 for the loop's state + 8 for the sequence's bounds), sm_90a consumer warpgroups get at most 240}}
+// dV, S and dP.
+// expected-error @+1 {{consumer warpgroup needs 248 registers per thread (dK and dV 64x128 fp32 + S and dP 64x64 fp32 + P and dS 64x64 bf16 + 16 for the loop's state + 8 for the sequence's bounds), sm_90a consumer warpgroups get at most 240}}
 fmha.attention_backward @bwd (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>, tensor<?x8x128xbf16>, tensor<?x8x128xbf16>, tensor<8x?xf32>, tensor<?xi32>, tensor<?xi32>)
     -> (tensor<?x8x128xbf16>, tensor<?x2x128xbf16>, tensor<?x2x128xbf16>)
     varlen tile [64, 128] target sm_90a

@@ -127,11 +127,12 @@
 // F16-LABEL: .entry bwd_f16_dq(
 // F16: cvt.rn.f16x2.f32
 
-// fused_dq (head dim 64): the dK/dV kernel stages each consumer's dS^T
-// into shared memory in the swizzled layout wgmma reads (stores, a proxy
-// fence and the consumer's named barrier), computes dQ's part from it
-// read transposed, stages that in f32 and adds it into dq_acc by TMA, box
-// by box (two boxes of 32 f32 columns); _post rounds dq_acc into dq.
+// fused_dq (head dim 64): the dK/dV kernel stages each consumer's P and
+// dS into shared memory in the swizzled layout wgmma reads (stores, a
+// proxy fence and the consumer's named barrier) for dV and dK, computes
+// dQ's part with dS as a register A operand, stages that in f32 and adds
+// it into dq_acc by TMA, box by box (two boxes of 32 f32 columns); _post
+// rounds dq_acc into dq.
 // FUSED-LABEL: .entry bwd_fdq_prep(
 // FUSED: st.global
 // FUSED-LABEL: .entry bwd_fdq_dkdv(
@@ -139,8 +140,8 @@
 // FUSED: st.shared.b32
 // FUSED: fence.proxy.async.shared::cta;
 // FUSED-NEXT: bar.sync
-// dQ's part: A (dS^T) and B (K) from shared memory, both transposed.
-// FUSED-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 1, 1;
+// dQ's part: A (dS) from registers, B (K) from shared memory, MN-major.
+// FUSED-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{[{].*[}]}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // FUSED: cp.async.bulk.wait_group.read 0;
 // FUSED: st.shared.v2.b32
 // FUSED: fence.proxy.async.shared::cta;

@@ -13,6 +13,7 @@
 #include "fmha/Dialect/FMHA/IR/FMHADialect.h"
 #include "fmha/Target/TargetLimits.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -219,12 +220,10 @@ SharedMemoryUsage AttentionBackwardOp::getKeyGradSharedMemory() {
   // dO and dK += dS^T Q (read transposed).
   if (keyGradsQueryMajor())
     usage.addPart("P/dS", 2 * kConsumers, kConsumerRows * blockM * bytes);
-  if (getFusedDq()) {
-    // dS^T of each consumer, staged for dQ = dS K, and its part of dQ,
-    // staged in f32 for the TMA reduce-add.
-    usage.addPart("dS^T", kConsumers, kConsumerRows * blockM * bytes);
+  // With fused_dq, each consumer's part of dQ, staged in f32 for the TMA
+  // reduce-add (dS, its A operand, is in registers).
+  if (getFusedDq())
     usage.addPart("dQ", kConsumers, blockM * headDim * 4);
-  }
   // K/V's barriers; a full and an empty one per slot of the Q/dO ring.
   usage.mbarriers = 2 + 2 * kStages;
   return usage;
@@ -261,9 +260,9 @@ int64_t AttentionBackwardOp::getKeyGradRegisters() {
   int64_t headDim = knownHeadDim(*this);
   int64_t registers = consumerRegisters(headDim, 2, getBlockM());
   // With fused_dq, dQ's block_m x head_dim fp32 part too. It is live once
-  // S^T and dP^T are gone, but beside dK, dV, P^T, dS^T and the staging's
-  // addresses: counted in full, as ptxas spills at head dim 128 (where
-  // the count without it is the limit).
+  // S and dP are gone, but beside dK, dV, dS (its A operand) and the
+  // staging's addresses: counted in full, as ptxas spills 44-48 bytes at
+  // head dim 128 (where the count without it is the limit).
   if (getFusedDq())
     registers += getBlockM() * headDim / limits::kWarpgroupThreads;
   if (getVarlen())
@@ -284,10 +283,11 @@ bool AttentionBackwardOp::keyGradsQueryMajor() {
   // and dP^T in turn. The query-major form holds two values a row vector,
   // issues S and dP together, and pays two staged 64 x block_m tiles a
   // step: on an H200 1.03-1.12x faster at head dim 128 and 1.05-1.11x at
-  // 64 (bench/RESULTS.md, 2026-11-29). The fused dQ keeps the transposed
-  // form (its dS^T staging), and so does a block_m that is not a multiple
-  // of wgmma's M, S's rows (varlen at head dim 128: 48).
-  return !getFusedDq() && getBlockM() % limits::kWgmmaM == 0;
+  // 64 (bench/RESULTS.md, 2026-11-29). The fused dQ takes dS from
+  // registers as the A operand of dQ = dS K. A block_m that is not a
+  // multiple of wgmma's M, S's rows, keeps the transposed form (varlen at
+  // head dim 128: 48; fused_dq requires the multiple).
+  return getBlockM() % limits::kWgmmaM == 0;
 }
 
 int64_t AttentionBackwardOp::getQueryGradRegisters() {
@@ -420,9 +420,14 @@ static LogicalResult verifyConfig(AttentionBackwardOp op) {
   int64_t headDim = op.getHeadDim();
   std::string parts;
   llvm::raw_string_ostream os(parts);
-  os << "dK and dV " << kConsumerRows << "x" << headDim
-     << " fp32 + S^T and dP^T " << kConsumerRows << "x" << blockM
-     << " fp32 + P^T and dS^T " << kConsumerRows << "x" << blockM << " "
+  // The products' shapes in the form the kernel computes them.
+  bool queryMajor = op.keyGradsQueryMajor();
+  std::string products =
+      queryMajor ? llvm::formatv("{0}x{1}", blockM, kConsumerRows).str()
+                 : llvm::formatv("{0}x{1}", kConsumerRows, blockM).str();
+  os << "dK and dV " << kConsumerRows << "x" << headDim << " fp32 + "
+     << (queryMajor ? "S and dP " : "S^T and dP^T ") << products << " fp32 + "
+     << (queryMajor ? "P and dS " : "P^T and dS^T ") << products << " "
      << op.getElementType() << " + " << limits::kSm90AttentionLoopRegisters
      << " for the loop's state";
   if (op.getFusedDq())

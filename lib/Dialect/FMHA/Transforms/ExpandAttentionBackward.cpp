@@ -196,14 +196,15 @@ private:
   /// One step in the query-major form (keyGradsQueryMajor): each
   /// consumer's S = Q K_c^T and dP = dO V_c^T issued together, P and dS
   /// with the queries as rows, then dV_c += P^T dO and dK_c += dS^T Q (P
-  /// and dS read transposed). Returns the accumulators after the step.
-  SmallVector<Value> queryMajorKeyGrads(const KeyGradStep &step);
+  /// and dS read transposed); with `dqAcc` (fused_dq) each consumer's part
+  /// of dQ = dS K_c too (dS from registers), added into it. Returns the
+  /// accumulators after the step.
+  SmallVector<Value> queryMajorKeyGrads(const KeyGradStep &step, Value dqAcc);
   /// One step in the transposed form: S^T = K_c Q^T and dP^T = V_c dO^T
   /// (dP^T issued with S^T where op.overlapsKeyGradProducts()), P^T and
-  /// dS^T as register A operands of dV_c += P^T dO and dK_c += dS^T Q;
-  /// with `dqAcc` (fused_dq) each consumer's part of dQ = dS K too, added
-  /// into it. Returns the accumulators after the step.
-  SmallVector<Value> transposedKeyGrads(const KeyGradStep &step, Value dqAcc);
+  /// dS^T as register A operands of dV_c += P^T dO and dK_c += dS^T Q.
+  /// Returns the accumulators after the step.
+  SmallVector<Value> transposedKeyGrads(const KeyGradStep &step);
   /// An asynchronous `a @ b + acc` (`transposeB`: b is [N, K]).
   Value issueDot(Value a, Value bTile, Value acc, bool transposeB) {
     UnitAttr unit = b.getUnitAttr();
@@ -665,8 +666,8 @@ Value BackwardBuilder::scoreGrads(Value p, Value dp, Value d, unsigned axis) {
                                arith::SubFOp::create(b, loc, dp, rowD));
 }
 
-SmallVector<Value>
-BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step) {
+SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step,
+                                                       Value dqAcc) {
   int64_t keyRows =
       cast<RankedTensorType>(step.kTiles[0].getType()).getDimSize(0);
   RankedTensorType sType = tensorType({op.getBlockM(), keyRows}, f32);
@@ -688,15 +689,30 @@ BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step) {
                                    step.accs[2 * c], unit, UnitAttr(), unit);
     Value dk = tile::DotOp::create(b, loc, ds, step.qTile, step.accs[2 * c + 1],
                                    unit, UnitAttr(), unit);
-    llvm::append_range(
-        results,
-        tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
+    if (!dqAcc) {
+      llvm::append_range(
+          results,
+          tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
+      continue;
+    }
+    // This consumer's keys' part of dQ = dS K (dS a register A operand, K
+    // read MN-major), added into dq_acc.
+    Value dq =
+        issueDot(ds, step.kTiles[c],
+                 zeros(tensorType({op.getBlockM(), headDim}, f32)), false);
+    auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
+    results.append({done.getResult(0), done.getResult(1)});
+    tile::StoreOp::create(b, loc, dqAcc,
+                          ValueRange{batch, head, step.m0, constI32(0)},
+                          done.getResult(2),
+                          tile::StoreReduceKindAttr::get(
+                              b.getContext(), tile::StoreReduceKind::add));
   }
   return results;
 }
 
-SmallVector<Value> BackwardBuilder::transposedKeyGrads(const KeyGradStep &step,
-                                                       Value dqAcc) {
+SmallVector<Value>
+BackwardBuilder::transposedKeyGrads(const KeyGradStep &step) {
   int64_t keyRows =
       cast<RankedTensorType>(step.kTiles[0].getType()).getDimSize(0);
   RankedTensorType sType = tensorType({keyRows, op.getBlockM()}, f32);
@@ -718,27 +734,10 @@ SmallVector<Value> BackwardBuilder::transposedKeyGrads(const KeyGradStep &step,
         0);
     Value dsT = scoreGrads(pT, dpT, step.d, /*axis=*/0);
     Value dv = issueDot(narrow(pT), step.doTile, step.accs[2 * c], false);
-    dsT = narrow(dsT);
-    Value dk = issueDot(dsT, step.qTile, step.accs[2 * c + 1], false);
-    if (!dqAcc) {
-      llvm::append_range(
-          results,
-          tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
-      continue;
-    }
-    // This consumer's keys' part of dQ = dS K (dS^T read transposed),
-    // added into dq_acc.
-    Value dq =
-        tile::DotOp::create(b, loc, dsT, step.kTiles[c],
-                            zeros(tensorType({op.getBlockM(), headDim}, f32)),
-                            b.getUnitAttr(), UnitAttr(), b.getUnitAttr());
-    auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
-    results.append({done.getResult(0), done.getResult(1)});
-    tile::StoreOp::create(b, loc, dqAcc,
-                          ValueRange{batch, head, step.m0, constI32(0)},
-                          done.getResult(2),
-                          tile::StoreReduceKindAttr::get(
-                              b.getContext(), tile::StoreReduceKind::add));
+    Value dk = issueDot(narrow(dsT), step.qTile, step.accs[2 * c + 1], false);
+    llvm::append_range(
+        results,
+        tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
   }
   return results;
 }
@@ -843,7 +842,7 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
                                          ValueRange{batch, head, zero, m0});
     Value lse2 = tile::LoadDirectOp::create(b, loc, vecType, dLse,
                                             ValueRange{batch, head, one, m0});
-    // Query-major products unless dQ is fused (op.keyGradsQueryMajor()).
+    // Query-major products where block_m allows (op.keyGradsQueryMajor()).
     KeyGradStep step{loop.getRegionIterArgs(),
                      kTiles,
                      vTiles,
@@ -855,8 +854,8 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
                      d};
     scf::YieldOp::create(b, loc,
                          op.keyGradsQueryMajor()
-                             ? queryMajorKeyGrads(step)
-                             : transposedKeyGrads(step, dqAcc));
+                             ? queryMajorKeyGrads(step, dqAcc)
+                             : transposedKeyGrads(step));
   }
   Value scale = splat(constF32(op.getScaleOrDefault()), accType);
   if (varlen()) {

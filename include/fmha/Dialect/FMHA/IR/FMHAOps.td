@@ -930,13 +930,14 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     * shared memory: `block_n * head_dim * 2 * 2` (K and V of the CTA's
       keys, where dK and dV are staged for their TMA stores at the end)
       `+ 2 * 2 * block_m * head_dim * 2` (two slots each of Q and dO)
-      `+ 8 * 6` (the rings' barriers), with `fused_dq` `+ 2 * 64 *
-      block_m * 2` (each consumer's dS^T) `+ 2 * block_m * head_dim * 4`
-      (each consumer's part of dQ, staged for the reduce-add), `<= 232448`
+      `+ 8 * 6` (the rings' barriers), where `block_m` is a multiple of 64
+      `+ 2 * 2 * 64 * block_m * 2` (each consumer's P and dS, staged for
+      dV and dK), with `fused_dq` `+ 2 * block_m * head_dim * 4` (each
+      consumer's part of dQ, staged for the reduce-add), `<= 232448`
       bytes;
     * registers per consumer thread (64 keys of the CTA's block): dK and dV
-      (`2 * 64 * head_dim / 128` fp32), S^T and dP^T (`2 * 64 * block_m /
-      128` fp32), P^T and dS^T as 16-bit operands (`64 * block_m / 128`),
+      (`2 * 64 * head_dim / 128` fp32), S and dP (`2 * 64 * block_m / 128`
+      fp32), P and dS as 16-bit operands (`64 * block_m / 128`),
       and 16 for the loop's state, with `fused_dq` `+ block_m * head_dim /
       128` (dQ's part), with `varlen` `+ 8` (the sequence's bounds, which
       the dense kernels read from parameters), `<= 240`: `fused_dq` fits at
@@ -955,9 +956,11 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     * `<name>_prep`: `D = rowsum(dO * O)` and `lse2 = lse * log2(e)` (`+inf`
       where `lse` is `-inf`, so that such a row's P is 0) into `d_lse`;
     * `<name>_dkdv`: one CTA per `block_n` keys of one K/V head, walking
-      the query blocks of the group's query heads that see them: S^T = K
-      Q^T and dP^T = V dO^T, P^T and dS^T from them, dV += P^T dO and dK
-      += dS^T Q; `dk` and `dv`;
+      the query blocks of the group's query heads that see them: S = Q K^T
+      and dP = dO V^T, P and dS from them, dV += P^T dO and dK += dS^T Q
+      (P and dS staged in shared memory, read transposed; with a `block_m`
+      that is not a multiple of 64 the transposes S^T and dP^T instead,
+      whose P^T and dS^T are register operands); `dk` and `dv`;
     * `<name>_dq`: one CTA per 128 query rows of one head, walking the key
       blocks they see: S, P, dP and dS again, dQ += dS K; `dq`.
 
@@ -967,8 +970,8 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     five, for no atomics and no fp32 workspace.
 
     With `fused_dq` the dK/dV kernel computes dQ too, five products per
-    pair of blocks: each consumer stages its dS^T in shared memory and
-    computes its keys' part of dQ = dS K for the query block, which TMA
+    pair of blocks: each consumer computes its keys' part of dQ = dS K for
+    the query block (dS from registers), which TMA
     adds into a second scratch tensor, `dq_acc` (`[batch, heads_q, seq_q,
     head_dim]` f32, zeroed by the prep kernel); `<name>_post` then writes
     `dq = c * dq_acc`, rounded (the launches: `_prep`, `_dkdv`, `_post`).
