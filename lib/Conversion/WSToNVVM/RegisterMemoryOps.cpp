@@ -236,6 +236,26 @@ static OpFoldResult opaqueCoordinate(OpBuilder &b, Location loc,
       .getRes();
 }
 
+/// For a swizzled store of 8-byte runs of a wgmma accumulator into
+/// 128-byte swizzled rows (f32 staged for a TMA reduce-add): the column
+/// distance by which every other quad of lanes swaps its runs, or 0.
+/// Shared memory serves 8-byte stores a half-warp at a time: its 16 lanes
+/// hold rows r to r + 3 of the pattern (four lanes a row), and the swizzle
+/// (16-byte chunk c of row r at c ^ (r % 8)) puts rows 2k and 2k + 1 into
+/// the same 32 bytes of banks: two wavefronts where one suffices. With the
+/// odd rows storing the run half a span away (the same row's, which their
+/// lanes also hold) in the same instruction, the four rows' runs land in
+/// four distinct 32-byte groups of banks.
+static int64_t conflictFreeSwap(const RegisterTensor &t,
+                                tile::NvmmaSharedAttr layout,
+                                int64_t vectorBytes) {
+  if (!isa<tile::WgmmaAccAttr>(t.getLayout()) || vectorBytes != 8 ||
+      layout.getSwizzle() != 128)
+    return 0;
+  int64_t span = 128 * 8 / layout.getElementBits();
+  return t.getType().getShape()[1] % span == 0 ? span / 2 : 0;
+}
+
 /// ws.store_shared with a `layout` -> each thread stores its runs of
 /// contiguous values, as vectors of up to 16 bytes (which never cross a
 /// 16-byte chunk, the swizzle's unit), at their swizzled offsets. The
@@ -268,9 +288,7 @@ static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
           span = swizzle / elementBytes;
   constexpr int64_t kPatternRows = 8;
   DenseMap<std::pair<int64_t, int64_t>, Value> bases;
-  for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
-    ArrayRef<int64_t> at = t.getOffsets(v);
-    std::pair<int64_t, int64_t> key = {at[0] % kPatternRows, at[1] % span};
+  auto threadBase = [&](std::pair<int64_t, int64_t> key) {
     Value &threadBase = bases[key];
     if (!threadBase)
       threadBase = elementAddress(
@@ -278,12 +296,45 @@ static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
           swizzledByteOffset(
               b, loc, buildCoordinate(b, loc, origin[0], key.first),
               buildCoordinate(b, loc, origin[1], key.second), layout, rows));
+    return threadBase;
+  };
+  // Odd quads store the run `swap` columns away instead (conflictFreeSwap):
+  // the same constant offset from the other key's base.
+  int64_t swap = conflictFreeSwap(t, layout, perVector * elementBytes);
+  DenseMap<std::pair<int64_t, int64_t>, int64_t> valueAt;
+  for (int64_t v = 0; v < t.getNumValues(); v += perVector)
+    valueAt[{t.getOffsets(v)[0], t.getOffsets(v)[1]}] = v;
+  Value odd;
+  if (swap) {
+    Value quad = LLVM::LShrOp::create(b, loc, t.buildThreadIndex(b, loc),
+                                      i32Const(b, loc, 2));
+    odd = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::ne,
+        LLVM::AndOp::create(b, loc, quad, i32Const(b, loc, 1)),
+        i32Const(b, loc, 0));
+  }
+  for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
+    ArrayRef<int64_t> at = t.getOffsets(v);
+    std::pair<int64_t, int64_t> key = {at[0] % kPatternRows, at[1] % span};
+    Value rowBase = threadBase(key);
+    Value vector = buildVector(b, loc, t, values, v, vectorType);
+    if (swap) {
+      auto partner = valueAt.find({at[0], at[1] ^ swap});
+      if (partner == valueAt.end())
+        return op.emitOpError("has no run ")
+               << swap << " columns from the one at (" << at[0] << ", " << at[1]
+               << ") to swap with";
+      rowBase = LLVM::SelectOp::create(
+          b, loc, odd, threadBase({key.first, key.second ^ swap}), rowBase);
+      vector = LLVM::SelectOp::create(
+          b, loc, odd,
+          buildVector(b, loc, t, values, partner->second, vectorType), vector);
+    }
     int64_t bytes = (at[0] - key.first) * swizzle +
                     (at[1] - key.second) / span * rows * swizzle;
-    Value addr = LLVM::GEPOp::create(b, loc, base.getType(), i8, threadBase,
+    Value addr = LLVM::GEPOp::create(b, loc, base.getType(), i8, rowBase,
                                      ArrayRef<LLVM::GEPArg>{int32_t(bytes)});
-    LLVM::StoreOp::create(b, loc, buildVector(b, loc, t, values, v, vectorType),
-                          addr,
+    LLVM::StoreOp::create(b, loc, vector, addr,
                           /*alignment=*/perVector * elementBytes);
   }
   b.eraseOp(op);
