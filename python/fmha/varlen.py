@@ -409,6 +409,15 @@ def attention_varlen(q: Any, k: Any, v: Any, cu_seqlens_q: Any,
             return fast if return_lse else fast[0]
     # A call autograd records keeps lse for the backward (the op's
     # autograd formula, fmha.varlen_backward); lse is not differentiable.
+    # Eager, it skips the custom op's dispatch.
+    if (window is None or type(window) is tuple) and \
+            isinstance(check_values, bool) and needs_grad(torch, q, k, v):
+        from .varlen_backward import attention_varlen_recorded
+        recorded = attention_varlen_recorded(
+            torch, q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+            max_seqlen_k, causal, window, scale, check_values)
+        if recorded is not None:
+            return recorded if return_lse else recorded[0]
     o, lse = torch.ops.fmha.attention_varlen(
         q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k,
         causal, None if window is None else list(window), scale,

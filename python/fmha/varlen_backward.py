@@ -359,6 +359,30 @@ def check_grad_supported(torch: Any, q: Any, k: Any, v: Any) -> None:
     check_head_dim_grad(torch, _varlen.WHAT, 3, q, k, v)
 
 
+def gradients(torch: Any, saved: tuple, options: tuple, grad_o: Any,
+              needs: tuple) -> tuple:
+    """The gradients of ``fmha::attention_varlen`` for autograd: ``(dq,
+    dk, dv)`` (None where ``needs`` says the input needs none) from the
+    forward's saved ``(q, k, v, cu_q, cu_k, o, lse)`` and ``options``
+    ``(max_seqlen_q, max_seqlen_k, causal, window, scale, checked)``
+    (``checked``: the forward checked the cu_seqlens' values, which hold
+    for the backward: autograd refuses saved tensors changed in place). The
+    fast path when it takes the call, else the custom op."""
+    q, k, v, cu_q, cu_k, o, lse = saved
+    max_seqlen_q, max_seqlen_k, causal, window, scale, checked = options
+    grad_o = grad_o.to(q.dtype).contiguous()
+    grads = backward_fast(torch, q, k, v, o, grad_o, lse, cu_q, cu_k,
+                          max_seqlen_q, max_seqlen_k, causal,
+                          None if window is None else tuple(window), scale,
+                          False, checked)
+    if grads is None:
+        grads = torch.ops.fmha.attention_varlen_backward(
+            q, k, v, o, grad_o, lse, cu_q, cu_k, max_seqlen_q, max_seqlen_k,
+            causal, None if window is None else list(window), scale, False,
+            checked)
+    return tuple(g if need else None for g, need in zip(grads, needs))
+
+
 def register_autograd(torch: Any, varlen_op: Any) -> None:
     """The autograd formula of the custom op ``fmha::attention_varlen``
     (``varlen_op``, what fmha.varlen.define returns)."""
@@ -370,8 +394,6 @@ def register_autograd(torch: Any, varlen_op: Any) -> None:
         ctx.mark_non_differentiable(lse)
         # At forward time: autograd records this call.
         reject_head_dim(_varlen.WHAT, q.shape[2])
-        # The forward's check of the cu_seqlens' values holds for the
-        # backward: autograd refuses saved tensors changed in place.
         ctx.options = (max_seqlen_q, max_seqlen_k, causal, window, scale,
                        check_values)
         # Without return_lse the forward kept no lse (fmha.attention_varlen
@@ -383,25 +405,84 @@ def register_autograd(torch: Any, varlen_op: Any) -> None:
 
     def backward(ctx: Any, grad_o: Any, grad_lse: Any) -> tuple:
         q, k, v, cu_q, cu_k, o, lse = ctx.saved_tensors
-        max_seqlen_q, max_seqlen_k, causal, window, scale, checked = \
-            ctx.options
+        max_seqlen_q, max_seqlen_k, causal, window, scale, _ = ctx.options
         if not ctx.has_lse:
             o, lse = torch.ops.fmha.attention_varlen(
                 q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
                 window, scale, True, False)
-        grad_o = grad_o.to(q.dtype).contiguous()
-        wtuple = None if window is None else tuple(window)
-        grads = backward_fast(torch, q, k, v, o, grad_o, lse, cu_q, cu_k,
-                              max_seqlen_q, max_seqlen_k, causal, wtuple,
-                              scale, False, checked)
-        if grads is None:
-            grads = torch.ops.fmha.attention_varlen_backward(
-                q, k, v, o, grad_o, lse, cu_q, cu_k, max_seqlen_q,
-                max_seqlen_k, causal, window, scale, False, checked)
-        dq, dk, dv = grads
-        return (dq if ctx.needs_input_grad[0] else None,
-                dk if ctx.needs_input_grad[1] else None,
-                dv if ctx.needs_input_grad[2] else None,
-                None, None, None, None, None, None, None, None, None)
+        return gradients(torch, (q, k, v, cu_q, cu_k, o, lse), ctx.options,
+                         grad_o, ctx.needs_input_grad[:3]) + (None,) * 9
 
     varlen_op.register_autograd(backward, setup_context=setup_context)
+
+
+# -- the eager path of a recorded call ----------------------------------------
+#
+# As fmha.attention's (fmha.backward.attention_recorded): an eager call
+# autograd records runs the forward's bound launch (fmha.varlen.
+# attention_varlen_fast, lse kept) through a torch.autograd.Function whose
+# backward is `gradients`, instead of the custom op's dispatch.
+
+_FUNCTION: dict = {}
+
+
+def _function(torch: Any) -> Any:
+    """The torch.autograd.Function of recorded eager calls, made once."""
+    function = _FUNCTION.get("varlen")
+    if function is not None:
+        return function
+    from torch.autograd.function import once_differentiable
+
+    class AttentionVarlen(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k,
+                    causal, window, scale, check_values):
+            # Grad mode is off here: the fast path takes the call.
+            out = _varlen.attention_varlen_fast(
+                torch, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k,
+                causal, window, scale, True, check_values)
+            if out is None:
+                out = torch.ops.fmha.attention_varlen(
+                    q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
+                    None if window is None else list(window), scale, True,
+                    check_values)
+            o, lse = out
+            ctx.mark_non_differentiable(lse)
+            ctx.set_materialize_grads(False)
+            ctx.options = (max_seqlen_q, max_seqlen_k, causal, window,
+                           scale, check_values)
+            ctx.save_for_backward(q, k, v, cu_q, cu_k, o, lse)
+            return o, lse
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad_o, grad_lse):
+            if grad_o is None:
+                return (None,) * 11
+            return gradients(torch, ctx.saved_tensors, ctx.options, grad_o,
+                             ctx.needs_input_grad[:3]) + (None,) * 8
+
+    _FUNCTION["varlen"] = AttentionVarlen
+    return AttentionVarlen
+
+
+def attention_varlen_recorded(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
+                              cu_k: Any, max_seqlen_q: Any,
+                              max_seqlen_k: Any, causal: bool,
+                              window: Optional[tuple],
+                              scale: Optional[float],
+                              check_values: bool) -> Optional[tuple]:
+    """``(o, lse)`` of an eager call autograd records, through the
+    autograd.Function above, or None when the call must take the custom
+    op (tracing, functorch transforms, tensor subclasses, maxima that are
+    not ints)."""
+    from . import torch_ops
+    tensor, compiling = torch_ops._fast_env(torch)[:2]
+    if (any(type(t) is not tensor for t in (q, k, v, cu_q, cu_k))
+            or type(max_seqlen_q) is not int
+            or type(max_seqlen_k) is not int or compiling()
+            or torch._C._are_functorch_transforms_active()):
+        return None
+    return _function(torch).apply(q, k, v, cu_q, cu_k, max_seqlen_q,
+                                  max_seqlen_k, causal, window, scale,
+                                  check_values)
