@@ -479,45 +479,61 @@ def register_autograd(torch: Any, attention_op: Any) -> None:
 # transforms or tensor subclasses the custom op and its registered formula
 # run as before; both share `gradients`.
 
-_FUNCTION: dict = {}
+_FUNCTIONS: dict = {}
 
 
-def _function(torch: Any) -> Any:
-    """The torch.autograd.Function of recorded eager calls, made once."""
-    function = _FUNCTION.get("attention")
+def recorded_function(torch: Any, name: str, forward: Any, gradients: Any,
+                      tensors: int) -> Any:
+    """The torch.autograd.Function ``name`` (made once) of an entry
+    point's recorded eager calls: its forward runs ``forward(*args) -> (o,
+    lse)`` (grad mode off: the entry point's fast path takes the call),
+    saves the first ``tensors`` arguments with o and lse and keeps the
+    others as the options; its backward is ``gradients(torch, saved,
+    options, grad_o, needs)`` for the first three inputs (q, k, v). lse is
+    not differentiable."""
+    function = _FUNCTIONS.get(name)
     if function is not None:
         return function
     from torch.autograd.function import once_differentiable
 
+    def run(ctx, *args):
+        o, lse = forward(*args)
+        ctx.mark_non_differentiable(lse)
+        ctx.set_materialize_grads(False)
+        ctx.options = args[tensors:]
+        ctx.save_for_backward(*args[:tensors], o, lse)
+        return o, lse
+
+    @once_differentiable
+    def grads(ctx, grad_o, grad_lse):
+        unused = (None,) * (len(ctx.needs_input_grad) - 3)
+        if grad_o is None:
+            return (None,) * 3 + unused
+        return gradients(torch, ctx.saved_tensors, ctx.options, grad_o,
+                         ctx.needs_input_grad[:3]) + unused
+
+    # Made by its metaclass under `name`: autograd names the nodes
+    # `<name>Backward`.
+    function = _FUNCTIONS[name] = type(
+        name, (torch.autograd.Function,),
+        {"forward": staticmethod(run), "backward": staticmethod(grads)})
+    return function
+
+
+def _attention_forward(torch: Any) -> Any:
+    """fmha.attention's forward of a recorded call: the fast path, else
+    the custom op; lse kept."""
     from . import torch_ops
 
-    class Attention(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, q, k, v, causal, window, scale):
-            # Grad mode is off here: the fast path takes the call.
-            out = torch_ops.attention_fast(torch, q, k, v, causal, window,
-                                           scale, True)
-            if out is None:
-                out = torch.ops.fmha.attention(
-                    q, k, v, causal, None if window is None else list(window),
-                    scale, True)
-            o, lse = out
-            ctx.mark_non_differentiable(lse)
-            ctx.set_materialize_grads(False)
-            ctx.options = (causal, window, scale)
-            ctx.save_for_backward(q, k, v, o, lse)
-            return o, lse
-
-        @staticmethod
-        @once_differentiable
-        def backward(ctx, grad_o, grad_lse):
-            if grad_o is None:
-                return (None,) * 6
-            return gradients(torch, ctx.saved_tensors, ctx.options, grad_o,
-                             ctx.needs_input_grad[:3]) + (None,) * 3
-
-    _FUNCTION["attention"] = Attention
-    return Attention
+    def forward(q, k, v, causal, window, scale):
+        out = torch_ops.attention_fast(torch, q, k, v, causal, window,
+                                       scale, True)
+        if out is None:
+            out = torch.ops.fmha.attention(
+                q, k, v, causal, None if window is None else list(window),
+                scale, True)
+        return out
+    return forward
 
 
 def attention_recorded(torch: Any, q: Any, k: Any, v: Any, causal: bool,
@@ -532,4 +548,6 @@ def attention_recorded(torch: Any, q: Any, k: Any, v: Any, causal: bool,
             or type(v) is not tensor or compiling()
             or torch._C._are_functorch_transforms_active()):
         return None
-    return _function(torch).apply(q, k, v, causal, window, scale)
+    function = recorded_function(torch, "Attention",
+                                 _attention_forward(torch), gradients, 3)
+    return function.apply(q, k, v, causal, window, scale)

@@ -28,7 +28,7 @@ from . import ops as _ops
 from . import varlen as _varlen
 from .backward import (backward_spec, check_backward_input,
                        check_head_dim_grad, check_like_q,
-                       reject_head_dim)
+                       recorded_function, reject_head_dim)
 
 WHAT = "fmha.attention_varlen_backward"
 # (device, dtype, head dim, causal, window, scale) -> fmha.runtime.Kernel.
@@ -420,50 +420,26 @@ def register_autograd(torch: Any, varlen_op: Any) -> None:
 #
 # As fmha.attention's (fmha.backward.attention_recorded): an eager call
 # autograd records runs the forward's bound launch (fmha.varlen.
-# attention_varlen_fast, lse kept) through a torch.autograd.Function whose
-# backward is `gradients`, instead of the custom op's dispatch.
+# attention_varlen_fast, lse kept) through a torch.autograd.Function
+# (fmha.backward.recorded_function) whose backward is `gradients`, instead
+# of the custom op's dispatch.
 
-_FUNCTION: dict = {}
+def _varlen_forward(torch: Any) -> Any:
+    """fmha.attention_varlen's forward of a recorded call: the fast path,
+    else the custom op; lse kept."""
 
-
-def _function(torch: Any) -> Any:
-    """The torch.autograd.Function of recorded eager calls, made once."""
-    function = _FUNCTION.get("varlen")
-    if function is not None:
-        return function
-    from torch.autograd.function import once_differentiable
-
-    class AttentionVarlen(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k,
-                    causal, window, scale, check_values):
-            # Grad mode is off here: the fast path takes the call.
-            out = _varlen.attention_varlen_fast(
-                torch, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k,
-                causal, window, scale, True, check_values)
-            if out is None:
-                out = torch.ops.fmha.attention_varlen(
-                    q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
-                    None if window is None else list(window), scale, True,
-                    check_values)
-            o, lse = out
-            ctx.mark_non_differentiable(lse)
-            ctx.set_materialize_grads(False)
-            ctx.options = (max_seqlen_q, max_seqlen_k, causal, window,
-                           scale, check_values)
-            ctx.save_for_backward(q, k, v, cu_q, cu_k, o, lse)
-            return o, lse
-
-        @staticmethod
-        @once_differentiable
-        def backward(ctx, grad_o, grad_lse):
-            if grad_o is None:
-                return (None,) * 11
-            return gradients(torch, ctx.saved_tensors, ctx.options, grad_o,
-                             ctx.needs_input_grad[:3]) + (None,) * 8
-
-    _FUNCTION["varlen"] = AttentionVarlen
-    return AttentionVarlen
+    def forward(q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
+                window, scale, check_values):
+        out = _varlen.attention_varlen_fast(
+            torch, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
+            window, scale, True, check_values)
+        if out is None:
+            out = torch.ops.fmha.attention_varlen(
+                q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
+                None if window is None else list(window), scale, True,
+                check_values)
+        return out
+    return forward
 
 
 def attention_varlen_recorded(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
@@ -483,6 +459,7 @@ def attention_varlen_recorded(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
             or type(max_seqlen_k) is not int or compiling()
             or torch._C._are_functorch_transforms_active()):
         return None
-    return _function(torch).apply(q, k, v, cu_q, cu_k, max_seqlen_q,
-                                  max_seqlen_k, causal, window, scale,
-                                  check_values)
+    function = recorded_function(torch, "AttentionVarlen",
+                                 _varlen_forward(torch), gradients, 5)
+    return function.apply(q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k,
+                          causal, window, scale, check_values)
