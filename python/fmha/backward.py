@@ -40,12 +40,23 @@ _TENSORS = ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv")
 
 
 # The head dims whose backward computes dq in the dK/dV kernel
-# (``fused_dq``) unless the call is deterministic: where that measured
-# faster than dq by a kernel of its own (bench/RESULTS.md, 2026-11-29: 1.01-
-# 1.07x at head dim 64; at 128, where the verifier rejects it, a build
-# with the check lifted spilled and ran 0.88-1.04x: its consumers hold
-# dK, dV and dQ's part at once and add two partial dQ tiles a step).
-FUSED_DQ_HEAD_DIMS = (64,)
+# (``fused_dq``) unless the call is deterministic, and the fewest keys from
+# which it does: where that measured faster than dq by a kernel of its own
+# (bench/RESULTS.md, 2026-11-29: 1.01-1.07x at head dim 64; at head dim
+# 128 1.01-1.07x from 2k keys, 0.89-1.0x at 512 and 1k, where the
+# zeroing of dq_acc and the _post launch weigh more).
+FUSED_DQ_MIN_KEYS = {64: 0, 128: 2048}
+
+
+def fuses_dq(head_dim: int, seq_k: Optional[int], deterministic: bool,
+             varlen: bool) -> bool:
+    """Whether the backward of these options computes dq in the dK/dV
+    kernel (FUSED_DQ_MIN_KEYS; ``seq_k`` None: unknown, only where the
+    head dim fuses at any length). Never when deterministic or varlen."""
+    least = FUSED_DQ_MIN_KEYS.get(head_dim)
+    if deterministic or varlen or least is None:
+        return False
+    return least == 0 if seq_k is None else seq_k >= least
 
 
 def backward_spec(dtype: str, head_dim: int, causal: bool = False,
@@ -53,23 +64,23 @@ def backward_spec(dtype: str, head_dim: int, causal: bool = False,
                   scale: Optional[float] = None,
                   target: str = "sm_90a",
                   deterministic: bool = False,
-                  varlen: bool = False) -> AttentionBackwardSpec:
+                  varlen: bool = False,
+                  seq_k: Optional[int] = None) -> AttentionBackwardSpec:
     """The spec fmha.attention_backward compiles: batch, heads and
     sequence lengths dynamic, the compiler's tile; dQ computed in the
-    dK/dV kernel and added into an f32 scratch (``fused_dq``) at the head
-    dims of FUSED_DQ_HEAD_DIMS, otherwise or when ``deterministic`` by a
-    kernel of its own (the same bits from run to run). A scale that rounds
-    to the default ``1/sqrt(head_dim)`` in float32 is the default (one
-    kernel, whoever spells it). ``varlen``:
-    fmha.attention_varlen_backward's, whose dQ always has a kernel of its
-    own."""
+    dK/dV kernel and added into an f32 scratch (``fused_dq``) where
+    FUSED_DQ_MIN_KEYS says (by head dim and ``seq_k``, the keys of the
+    call), otherwise or when ``deterministic`` by a kernel of its own (the
+    same bits from run to run). A scale that rounds to the default
+    ``1/sqrt(head_dim)`` in float32 is the default (one kernel, whoever
+    spells it). ``varlen``: fmha.attention_varlen_backward's, whose dQ
+    always has a kernel of its own."""
     if scale is not None and _ops._same_f32(scale, head_dim ** -0.5):
         scale = None
     return AttentionBackwardSpec(
         dtype=dtype, head_dim=head_dim, causal=causal,
         window=None if window is None else tuple(window), scale=scale,
-        fused_dq=(not deterministic and not varlen
-                  and head_dim in FUSED_DQ_HEAD_DIMS),
+        fused_dq=fuses_dq(head_dim, seq_k, deterministic, varlen),
         target=target, varlen=varlen)
 
 
@@ -95,8 +106,8 @@ def backward_kernel_specs(dtype: str, head_dim: int, causal: bool = False,
     compiler."""
     return list(dict.fromkeys(
         backward_spec(dtype, head_dim, causal, window, scale, target,
-                      deterministic, varlen)
-        for deterministic in (False, True)))
+                      deterministic, varlen, seq_k)
+        for deterministic in (False, True) for seq_k in (1, 1 << 30)))
 
 
 def check_like_q(what: str, shapes: dict, dtypes: dict, layout: str,
@@ -189,20 +200,23 @@ def outputs(torch: Any, q: Any, k: Any) -> tuple:
     return dq, dk, dv
 
 
-def _kernel(torch: Any, q: Any, causal: bool, window: Optional[list],
-            scale: Optional[float], deterministic: bool) -> Any:
+def _kernel(torch: Any, q: Any, k: Any, causal: bool,
+            window: Optional[list], scale: Optional[float],
+            deterministic: bool) -> Any:
     """The runtime Kernel of a call, compiled or found in the cache once
-    per options."""
+    per options (and whether dQ is fused, which the keys decide)."""
     wkey = None if window is None else tuple(window)
-    key = (q.device, q.dtype, int(q.shape[3]), causal, wkey, scale,
-           deterministic)
+    head_dim, seq_k = int(q.shape[3]), int(k.shape[2])
+    fused = fuses_dq(head_dim, seq_k, deterministic, False)
+    key = (q.device, q.dtype, head_dim, causal, wkey, scale, deterministic,
+           fused)
     kernel = _KERNELS.get(key)
     if kernel is None:
         from .compiler import compile
         from .torch_ops import _target
-        spec = backward_spec(_ops.fmha_dtype(q.dtype), int(q.shape[3]),
-                             causal, wkey, scale, _target(torch, q.device),
-                             deterministic)
+        spec = backward_spec(_ops.fmha_dtype(q.dtype), head_dim, causal,
+                             wkey, scale, _target(torch, q.device),
+                             deterministic, seq_k=seq_k)
         kernel = _KERNELS[key] = compile(spec).kernel
     return kernel
 
@@ -235,7 +249,7 @@ def backward_impl(q: Any, k: Any, v: Any, o: Any, do: Any, lse: Any,
     tensors.update(o=o.contiguous(), do=do.contiguous(),
                    lse=lse.contiguous(), dq=dq, dk=dk, dv=dv)
     with _on_device(torch, q.device):
-        kernel = _kernel(torch, q, causal, window, scale, deterministic)
+        kernel = _kernel(torch, q, k, causal, window, scale, deterministic)
         tensors = _launch_tensors(kernel, tensors)
         specs = kernel.scratch_shapes({n: t.shape
                                        for n, t in tensors.items()})
@@ -281,7 +295,7 @@ def backward_fast(torch: Any, q: Any, k: Any, v: Any, o: Any, do: Any,
             return None
         dq, dk, dv = outputs(torch, q, k)
         given.update(dq=dq, dk=dk, dv=dv)
-        kernel = _kernel(torch, q, causal,
+        kernel = _kernel(torch, q, k, causal,
                          None if window is None else list(window), scale,
                          deterministic)
         tensors = _launch_tensors(kernel, given)

@@ -144,7 +144,8 @@ class SpecTest(unittest.TestCase):
 
     def test_front_door_spec(self):
         # The default scale, however spelled, is the default kernel; dq is
-        # fused at head dim 64 unless the call is deterministic.
+        # fused at head dim 64, and at 128 from 2048 keys, unless the call
+        # is deterministic.
         self.assertEqual(backward.backward_spec("bf16", 128, scale=128**-0.5),
                          AttentionBackwardSpec())
         self.assertEqual(backward.backward_spec("bf16", 64),
@@ -159,7 +160,15 @@ class SpecTest(unittest.TestCase):
             [True, False])
         self.assertEqual(
             [s.fused_dq for s in backward.backward_kernel_specs("bf16", 128)],
-            [False])
+            [False, True])
+        # Head dim 128 fuses dq from 2048 keys (FUSED_DQ_MIN_KEYS).
+        self.assertTrue(backward.backward_spec("bf16", 128,
+                                               seq_k=2048).fused_dq)
+        self.assertFalse(backward.backward_spec("bf16", 128,
+                                                seq_k=2047).fused_dq)
+        self.assertFalse(backward.backward_spec(
+            "bf16", 128, deterministic=True, seq_k=4096).fused_dq)
+        self.assertTrue(backward.backward_spec("bf16", 64, seq_k=1).fused_dq)
         # varlen: dQ by its own kernel, deterministic or not.
         self.assertEqual(backward.backward_spec("bf16", 64, True,
                                                 varlen=True),

@@ -258,8 +258,8 @@ class BackwardTest(unittest.TestCase):
     def test_shapes(self):
         """Odd lengths (1, 17, 300, 1000, 4097), seq_q above and below
         seq_k, GQA 4:1 and MQA, causal and not, both dtypes and head
-        dims, dq fused (the default) and by its own kernel
-        (deterministic)."""
+        dims, dq fused (the default at head dim 64, and at 128 on 4097
+        keys) and by its own kernel (deterministic)."""
         cases = [(1, 2, 2, 1, 1), (2, 4, 4, 17, 17), (1, 8, 2, 300, 1000),
                  (1, 4, 1, 1000, 300), (1, 2, 2, 4097, 4097),
                  (1, 4, 1, 17, 4097), (2, 8, 2, 1000, 1000)]
@@ -282,10 +282,11 @@ class BackwardTest(unittest.TestCase):
             torch_dtype = getattr(torch, {"bf16": "bfloat16",
                                           "f16": "float16"}[dtype])
             # seq_q 500 on 300 keys: the first rows see no key (their
-            # window ends before key 0).
+            # window ends before key 0); 2100 keys: head dim 128 fuses dq.
             for case, det in itertools.product(
                     ((2, 4, 2, 500, 300), (1, 4, 1, 1000, 1000),
-                     (1, 2, 2, 17, 300)), (False, True)):
+                     (1, 2, 2, 17, 300), (1, 4, 2, 300, 2100)),
+                    (False, True)):
                 with self.subTest(dtype=dtype, window=window, shape=case,
                                   deterministic=det):
                     self.run_case(*case, torch_dtype, head_dim, causal,

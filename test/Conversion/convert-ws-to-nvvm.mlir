@@ -754,6 +754,39 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// With fmha.descriptors_at_use on the kernel, each wgmma descriptor's
+// address goes through an opaque move where the descriptor is built, so
+// LLVM cannot hoist it out of a loop.
+#wide = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc64 = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-LABEL: gpu.module @descriptors_at_use
+// CHECK: llvm.ptrtoint
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "mov.b64 $0, $1;", "=l,l"
+// CHECK: nvvm.wgmma.mma_async
+module attributes {gpu.container_module} {
+  gpu.module @descriptors_at_use {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64, ws.smem_bytes = 32768 : i64, fmha.descriptors_at_use} {
+      %a = ws.buffer_alloc offset 0 : memref<64x128xbf16, 3>
+      %b = ws.buffer_alloc offset 16384 : memref<64x128xbf16, 3>
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %x = ws.as_tensor %a : memref<64x128xbf16, 3> -> tensor<64x128xbf16, #wide>
+          %y = ws.as_tensor %b : memref<64x128xbf16, 3> -> tensor<64x128xbf16, #wide>
+          %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc64>
+          %d = tile.dot %x, %y, %zero {transpose_b}
+              : tensor<64x128xbf16, #wide>, tensor<64x128xbf16, #wide>, tensor<64x64xf32, #acc64>
+          %t = arith.truncf %d : tensor<64x64xf32, #acc64> to tensor<64x64xbf16, #acc64>
+          %s = ws.buffer_alloc offset 0 : memref<64x64xbf16, 3>
+          ws.store_shared %t, %s : tensor<64x64xbf16, #acc64>, memref<64x64xbf16, 3>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // tile.store_direct of a row vector (128 rows: the thread's rows +0, +8,
 // +64, +72) into the innermost dimension of a memref<?x?x?xf32> (the
 // expanded descriptor: pointers, offset, 3 sizes, 3 strides). Only the

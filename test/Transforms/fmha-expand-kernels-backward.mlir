@@ -187,6 +187,8 @@ fmha.attention_backward @bwd_static (tensor<2x4x300x64xf16>,
 // CHECK: tile.store_direct %[[ACC0]][{{.+}}], %{{.+}} : memref<?x?x?x64xf32>, tensor<64x64xf32>
 // CHECK: gpu.func @bwd_fdq_dkdv(
 // CHECK-SAME: %[[ACC:arg[0-9]+]]: !tile.desc<tensor<64x64xf32>, rank = 4>
+// Head dim 64: dQ's part, dK, dV and hoisted descriptors fit together.
+// CHECK-NOT: fmha.descriptors_at_use
 // CHECK: scf.for
 // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
 // CHECK: tile.dot %[[DS0:[0-9a-z_]+]], %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
@@ -209,6 +211,21 @@ fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
     tensor<?x?x?xf32>)
     -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
     causal fused_dq target sm_90a
+
+// -----
+
+// fused_dq at head dim 128: dQ's part, dK, dV and the descriptors hoisted
+// out of the loop do not fit a consumer's registers together, so the
+// dK/dV kernel asks the lowering for the descriptors at their use.
+// CHECK-LABEL: gpu.module @bwd_fdq128_module
+// CHECK: gpu.func @bwd_fdq128_dkdv(
+// CHECK-SAME: fmha.consumer_registers = 240 : i64
+// CHECK-SAME: fmha.descriptors_at_use
+fmha.attention_backward @bwd_fdq128 (tensor<?x?x?x128xbf16>,
+    tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
+    tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>)
+    fused_dq target sm_90a
 
 // -----
 

@@ -2,8 +2,10 @@
 //
 // Part of fmha. `fmha-expand-kernels` hands an fmha op's configuration to the
 // later passes as discardable attributes of the kernel it builds: the
-// pipeline depth (`fmha.stages`), the Q ring's slots (`fmha.item_slots`) and
-// the consumers' register need (`fmha.consumer_registers`), declared in
+// pipeline depth (`fmha.stages`), the Q ring's slots (`fmha.item_slots`),
+// the consumers' register need (`fmha.consumer_registers`) and whether
+// wgmma descriptors are computed at their use (`fmha.descriptors_at_use`),
+// declared in
 // FMHADialect.td
 // (`discardableAttrs`, whose generated helpers the fmha side uses; ws, which
 // includes no fmha header, reads the names below). The fmha dialect verifies
@@ -36,12 +38,19 @@ constexpr StringLiteral kItemSlotsAttrName = "fmha.item_slots";
 /// register split that covers it (fmha::TargetInfo::getConsumerRegisters).
 constexpr StringLiteral kConsumerRegistersAttrName = "fmha.consumer_registers";
 
+/// Whether the lowering computes each wgmma descriptor where its wgmma is
+/// issued (a unit attribute): LLVM otherwise hoists the loop-invariant
+/// ones out of the main loop and keeps them in registers across it, which
+/// a kernel whose registers are at the limit cannot afford (the attention
+/// backward's dK/dV kernel with the fused dQ at head dim 128).
+constexpr StringLiteral kDescriptorsAtUseAttrName = "fmha.descriptors_at_use";
+
 /// Most slots of a ring filled once per work item (a persistent kernel's Q
 /// tiles: this item's and the next one's).
 constexpr int64_t kMaxItemSlots = 2;
 
 /// Checks `attr` when it is one of the kernel attributes above: an integer
-/// within its range. Other attributes pass.
+/// within its range, or a unit attribute. Other attributes pass.
 inline LogicalResult
 verifyKernelAttr(NamedAttribute attr,
                  function_ref<InFlightDiagnostic()> emitError) {
@@ -68,6 +77,11 @@ verifyKernelAttr(NamedAttribute attr,
   if (name == kConsumerRegistersAttrName)
     return checkInteger("registers per consumer thread",
                         limits::kMaxRegistersPerThread);
+  if (name == kDescriptorsAtUseAttrName && !isa<UnitAttr>(attr.getValue()))
+    return emitError() << "'" << name
+                       << "' (wgmma descriptors computed at their use) must "
+                          "be a unit attribute, got "
+                       << attr.getValue();
   return success();
 }
 

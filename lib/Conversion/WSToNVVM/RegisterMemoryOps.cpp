@@ -218,24 +218,6 @@ static Value swizzledByteOffset(OpBuilder &b, Location loc, Value row,
                              LLVM::ShlOp::create(b, loc, line, c(4)));
 }
 
-/// `value` through an opaque move: what is computed from the result is
-/// computed where the move is (in a loop's body) rather than hoisted out of
-/// the loop by LLVM and kept in registers across it.
-static OpFoldResult opaqueCoordinate(OpBuilder &b, Location loc,
-                                     OpFoldResult value) {
-  auto v = dyn_cast<Value>(value);
-  if (!v)
-    return value;
-  return LLVM::InlineAsmOp::create(
-             b, loc, b.getI32Type(), ValueRange{v}, "mov.b32 $0, $1;", "=r,r",
-             /*has_side_effects=*/true, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(),
-                                       LLVM::AsmDialect::AD_ATT),
-             /*operand_attrs=*/ArrayAttr())
-      .getRes();
-}
-
 /// For a swizzled store of 8-byte runs of a wgmma accumulator into
 /// 128-byte swizzled rows (f32 staged for a TMA reduce-add): the column
 /// distance by which every other quad of lanes swaps its runs, or 0.
@@ -280,7 +262,8 @@ static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
            << run << " values in vectors of " << perVector;
   SmallVector<OpFoldResult, 2> origin = t.buildThreadOrigin(b, loc);
   for (OpFoldResult &coordinate : origin)
-    coordinate = opaqueCoordinate(b, loc, coordinate);
+    if (auto value = dyn_cast<Value>(coordinate))
+      coordinate = opaqueMove(b, loc, value);
   auto vectorType = VectorType::get({perVector}, element);
   Type i8 = b.getI8Type();
   tile::NvmmaSharedAttr layout = *op.getLayout();

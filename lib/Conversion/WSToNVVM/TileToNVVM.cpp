@@ -14,6 +14,7 @@
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Target/KernelAttrs.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -368,11 +369,14 @@ struct ElementwiseLowering : ConversionPattern {
 /// (fmha/Conversion/WGMMADescriptors.h) a constant. K-major operands (rows
 /// along K) step 8 rows of one swizzle span along M/N. MN-major operands
 /// step `leadingBytes` between column blocks one swizzle span wide along
-/// M/N, and 8 rows of one span along K.
+/// M/N, and 8 rows of one span along K. `atUse`: computed here from the
+/// address through an opaque move (fmha.descriptors_at_use), not hoisted.
 static Value wgmmaDescriptor(OpBuilder &b, Location loc, Value base,
                              int64_t byteOffset, tile::NvmmaSharedAttr layout,
-                             int64_t leadingBytes) {
+                             int64_t leadingBytes, bool atUse) {
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
+  if (atUse)
+    addr = opaqueMove(b, loc, addr);
   addr = LLVM::AddOp::create(b, loc, addr, i64Const(b, loc, byteOffset));
   // matrix-descriptor-encode(addr) = (addr & 0x3FFFF) >> 4.
   Value start = LLVM::AndOp::create(
@@ -694,6 +698,8 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
   auto col = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
 
   Value acc = adaptor.getAcc();
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  bool atUse = func && func->hasAttr(fmha::kDescriptorsAtUseAttrName);
   // With A in registers, its registers and the accumulator's are computed
   // (and pinned) before the wgmma.fence: registers a wgmma reads must not
   // be written between the fence and the wgmma, or ptxas inserts fences
@@ -721,12 +727,12 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
       if (aLayout && !aKMajor)
         descA = wgmmaDescriptor(rewriter, loc, adaptor.getA(),
                                 aMN->offset(mr * kWgmmaM, kk), aLayout,
-                                /*leadingBytes=*/aMN->blockBytes);
+                                /*leadingBytes=*/aMN->blockBytes, atUse);
       else if (aLayout)
         descA = wgmmaDescriptor(
             rewriter, loc, adaptor.getA(),
             kMajorOffset(mr * kWgmmaM, kBytes, aType.getShape()[0], aLayout),
-            aLayout, /*leadingBytes=*/16);
+            aLayout, /*leadingBytes=*/16, atUse);
       else
         aOperand =
             ArrayRef<Value>(aRegisters).slice(4 * (kk * f->rowReps + mr), 4);
@@ -736,11 +742,11 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
                 ? wgmmaDescriptor(rewriter, loc, adaptor.getB(),
                                   kMajorOffset(nr * f->instrN, kBytes,
                                                bType.getShape()[0], bLayout),
-                                  bLayout, /*leadingBytes=*/16)
+                                  bLayout, /*leadingBytes=*/16, atUse)
                 : wgmmaDescriptor(rewriter, loc, adaptor.getB(),
                                   nr * (f->instrN / bSpanElems) * bBlockBytes +
                                       kk * kWgmmaK * bLayout.getSwizzle(),
-                                  bLayout, /*leadingBytes=*/bBlockBytes);
+                                  bLayout, /*leadingBytes=*/bBlockBytes, atUse);
         int64_t i = mr * f->colReps + nr;
         Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
         Value result =

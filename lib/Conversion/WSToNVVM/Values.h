@@ -19,6 +19,12 @@ Value i32Const(OpBuilder &b, Location loc, int64_t value);
 /// An i64 constant.
 Value i64Const(OpBuilder &b, Location loc, int64_t value);
 
+/// `value` (an i32 or i64) through an opaque move (`mov` inline asm with
+/// side effects): what is computed from the result is computed where the
+/// move is, in a loop's body, rather than hoisted out of the loop by LLVM
+/// and kept in a register across it.
+Value opaqueMove(OpBuilder &b, Location loc, Value value);
+
 /// The address of barrier `index` of the mbarrier array at `barriers`.
 Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index);
 

@@ -31,6 +31,13 @@ func.func @consumer_registers() attributes {fmha.consumer_registers = 256 : i64}
 
 // -----
 
+// expected-error @+1 {{'fmha.descriptors_at_use' (wgmma descriptors computed at their use) must be a unit attribute, got 1 : i64}}
+func.func @descriptors_at_use() attributes {fmha.descriptors_at_use = 1 : i64} {
+  return
+}
+
+// -----
+
 // The launch contract (fmha.tensors, fmha.params, fmha.grid): each entry
 // in the form of docs/Manifest.md.
 

@@ -29,6 +29,10 @@
 // RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/bf16-d64-fused.ptx -o %t/bf16-d64-fused.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 // RUN: fmha-opt %t/bf16-d64-fused.mlir --fmha-sm90-pipeline=binary=none \
 // RUN: | fmha-translate --fmha-manifest | FileCheck %s --check-prefix=FUSED-MANIFEST
+// RUN: fmha-opt %t/bf16-d128-fused.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/bf16-d128-fused.ptx
+// RUN: FileCheck %s --check-prefix=FUSED128 < %t/bf16-d128-fused.ptx
+// RUN: %if ptxas %{ %ptxas -v -arch=sm_90a %t/bf16-d128-fused.ptx -o %t/bf16-d128-fused.cubin 2>&1 | FileCheck %s --check-prefix=NOSPILL %}
 // RUN: fmha-opt %t/varlen-d128.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/varlen-d128.ptx
 // RUN: FileCheck %s --check-prefix=VARLEN < %t/varlen-d128.ptx
@@ -163,6 +167,18 @@
 // FUSED-MANIFEST-NEXT: "role": "scratch",
 
 
+// fused_dq at head dim 128: dQ's 64 x 128 part lives once S and dP are
+// gone, which ptxas keeps apart only with the wgmma descriptors computed
+// at their use (fmha.descriptors_at_use, set by the op): each address goes
+// through an opaque move in the loop (and the three kernels compile
+// without spills, NOSPILL).
+// FUSED128-LABEL: .entry bwd_fdq128_dkdv(
+// FUSED128: setmaxnreg.inc.sync.aligned.u32
+// FUSED128: mov.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}};
+// FUSED128: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// FUSED128: cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// FUSED128-LABEL: .entry bwd_fdq128_post(
+
 // varlen (head dim 128, causal, block_m 48): every kernel reads its
 // sequence's bounds from the cu_seqlens; Q, dO, K and V come by 3-d TMA
 // boxes of the packed tensors, and dK, dV and dQ leave by plain stores
@@ -233,6 +249,13 @@ fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
     tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
     tensor<?x?x?xf32>)
     -> (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>)
+    causal fused_dq target sm_90a
+
+//--- bf16-d128-fused.mlir
+fmha.attention_backward @bwd_fdq128 (tensor<?x?x?x128xbf16>,
+    tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
+    tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>)
     causal fused_dq target sm_90a
 
 //--- varlen-d128.mlir

@@ -256,18 +256,37 @@ static int64_t consumerRegisters(int64_t headDim, int64_t accumulators,
          limits::kSm90AttentionLoopRegisters;
 }
 
+/// Registers of a dK/dV consumer thread once S and dP are gone, with the
+/// fused dQ: dK and dV, dQ's block_m x head_dim fp32 part, dS (its 16-bit
+/// A operand) and the loop's state.
+static int64_t fusedDqPhaseRegisters(int64_t headDim, int64_t blockM) {
+  int64_t rows = kConsumerRows, threads = limits::kWarpgroupThreads;
+  return 2 * rows * headDim / threads + blockM * headDim / threads +
+         rows * blockM / (2 * threads) + limits::kSm90AttentionLoopRegisters;
+}
+
 int64_t AttentionBackwardOp::getKeyGradRegisters() {
   int64_t headDim = knownHeadDim(*this);
   int64_t registers = consumerRegisters(headDim, 2, getBlockM());
-  // With fused_dq, dQ's block_m x head_dim fp32 part too. It is live once
-  // S and dP are gone, but beside dK, dV, dS (its A operand) and the
-  // staging's addresses: counted in full, as ptxas spills 44-48 bytes at
-  // head dim 128 (where the count without it is the limit).
+  // With fused_dq, dQ's part lives once S and dP are gone: the larger of
+  // the two phases. ptxas keeps them apart only with the descriptors
+  // computed at their use where the two together do not fit
+  // (keyGradDescriptorsAtUse: at head dim 128 the hoisted descriptors
+  // spilled 56-64 bytes, at their use none).
   if (getFusedDq())
-    registers += getBlockM() * headDim / limits::kWarpgroupThreads;
+    registers =
+        std::max(registers, fusedDqPhaseRegisters(headDim, getBlockM()));
   if (getVarlen())
     registers += kVarlenSequenceRegisters;
   return registers;
+}
+
+bool AttentionBackwardOp::keyGradDescriptorsAtUse() {
+  int64_t headDim = knownHeadDim(*this);
+  return getFusedDq() &&
+         consumerRegisters(headDim, 2, getBlockM()) +
+                 getBlockM() * headDim / limits::kWarpgroupThreads >
+             limits::kSm90MaxConsumerRegisters;
 }
 
 bool AttentionBackwardOp::overlapsKeyGradProducts() {
@@ -431,7 +450,8 @@ static LogicalResult verifyConfig(AttentionBackwardOp op) {
      << op.getElementType() << " + " << limits::kSm90AttentionLoopRegisters
      << " for the loop's state";
   if (op.getFusedDq())
-    os << " + dQ's part " << blockM << "x" << headDim << " fp32";
+    os << "; then, with the fused dQ, dK, dV, dS and dQ's part " << blockM
+       << "x" << headDim << " fp32: " << fusedDqPhaseRegisters(headDim, blockM);
   if (op.getVarlen())
     os << " + " << kVarlenSequenceRegisters << " for the sequence's bounds";
   return verifyConsumerRegisters(op, target, op.getKeyGradRegisters(), parts);

@@ -79,6 +79,7 @@ LogicalResult FMHADialect::verifyOperationAttribute(Operation *op,
   if (!llvm::is_contained(
           {StagesAttrHelper::getNameStr(), ItemSlotsAttrHelper::getNameStr(),
            ConsumerRegistersAttrHelper::getNameStr(),
+           DescriptorsAtUseAttrHelper::getNameStr(),
            TensorsAttrHelper::getNameStr(), ParamsAttrHelper::getNameStr(),
            GridAttrHelper::getNameStr(), SizesAttrHelper::getNameStr()},
           name))

@@ -790,6 +790,11 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
       func, {contract.ceildiv(sizes.rowsK, contract.integer(op.getBlockN())),
              sizes.headsKV, sizes.batch});
   configure(func, op.getKeyGradRegisters());
+  if (op.keyGradDescriptorsAtUse())
+    op->getContext()
+        ->getLoadedDialect<FMHADialect>()
+        ->getDescriptorsAtUseAttrHelper()
+        .setAttr(func, b.getUnitAttr());
 
   Value q = func.getArgument(0), k = func.getArgument(1),
         v = func.getArgument(2), dO = func.getArgument(3),

@@ -41,6 +41,7 @@ def FMHA_Dialect : Dialect {
     | `fmha.stages` | integer from 1 to 32 | the pipeline stages of the kernel's streamed operands |
     | `fmha.item_slots` | integer from 1 to 2 | the slots of a ring filled once per work item (a persistent kernel's Q tiles: this item's and the next one's) |
     | `fmha.consumer_registers` | integer from 1 to 255 | the registers per thread the kernel's register-computing warpgroups need (the op's estimate); `ws-assign-roles` gives the roles the target's register split for it |
+    | `fmha.descriptors_at_use` | unit | the lowering computes each wgmma descriptor where its wgmma is issued, rather than letting LLVM hoist the loop-invariant ones out of the main loop (registers a kernel at its register limit cannot spare) |
     | `fmha.tensors` | dictionary | the tensors the caller passes, by name: `{shape = [sizes: integers or symbols], dtype = "bf16" (or "i32", ...), role = "input" or "output"}` |
     | `fmha.params` | array | the kernel's parameters in order: `{kind = "tensor_map", tensor, box, swizzle}` (optionally `dims`, the tensor's dimensions in the map's order), `{kind = "scalar", dtype, value}`, `{kind = "memref" or "pointer", tensor}` |
     | `fmha.grid` | array of 3 | the grid: integers, symbols, `"num_sms"` or `{ceildiv, mul or min = [x, y]}` |
@@ -71,6 +72,7 @@ def FMHA_Dialect : Dialect {
     "::mlir::IntegerAttr":$stages,
     "::mlir::IntegerAttr":$item_slots,
     "::mlir::IntegerAttr":$consumer_registers,
+    "::mlir::UnitAttr":$descriptors_at_use,
     "::mlir::DictionaryAttr":$tensors,
     "::mlir::ArrayAttr":$params,
     "::mlir::ArrayAttr":$grid,

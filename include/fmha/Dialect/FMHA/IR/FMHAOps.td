@@ -938,10 +938,15 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     * registers per consumer thread (64 keys of the CTA's block): dK and dV
       (`2 * 64 * head_dim / 128` fp32), S and dP (`2 * 64 * block_m / 128`
       fp32), P and dS as 16-bit operands (`64 * block_m / 128`),
-      and 16 for the loop's state, with `fused_dq` `+ block_m * head_dim /
-      128` (dQ's part), with `varlen` `+ 8` (the sequence's bounds, which
-      the dense kernels read from parameters), `<= 240`: `fused_dq` fits at
-      head dim 64 only, and `varlen` at head dim 128 needs `block_m <= 48`;
+      and 16 for the loop's state; with `fused_dq` at least dK and dV,
+      dQ's part (`block_m * head_dim / 128` fp32), dS (`64 * block_m /
+      256`) and 16, the phase once S and dP are gone; with `varlen` `+ 8`
+      (the sequence's bounds, which the dense kernels read from
+      parameters); `<= 240`: `varlen` at head dim 128 needs `block_m <=
+      48`. Where the fused dQ's part and the first phase together exceed
+      240 (head dim 128) the dK/dV kernel gets `fmha.descriptors_at_use`:
+      its wgmma descriptors are computed at their use, not kept in
+      registers across the loop;
     * with `fused_dq`, `block_m` a multiple of 64 (dQ's part is a wgmma
       accumulator of `block_m` rows).
 
@@ -1115,9 +1120,13 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     bool overlapsKeyGradProducts();
     /// Whether the dK/dV kernel computes S = Q K^T and dP = dO V^T with the
     /// queries as rows (lse2 and D then row vectors, P and dS staged in
-    /// shared memory for dV and dK) rather than their transposes: unless
-    /// dQ is fused, where block_m is a multiple of 64 (S's rows).
+    /// shared memory for dV and dK) rather than their transposes: where
+    /// block_m is a multiple of 64 (S's rows).
     bool keyGradsQueryMajor();
+    /// Whether the dK/dV kernel needs its wgmma descriptors computed at
+    /// their use (`fmha.descriptors_at_use`): with the fused dQ where its
+    /// part, dK, dV and the loop-invariant descriptors do not all fit.
+    bool keyGradDescriptorsAtUse();
   }];
 }
 
