@@ -499,8 +499,8 @@ _FUNCTIONS: dict = {}
 def recorded_function(torch: Any, name: str, forward: Any, gradients: Any,
                       tensors: int) -> Any:
     """The torch.autograd.Function ``name`` (made once) of an entry
-    point's recorded eager calls: its forward runs ``forward(*args) -> (o,
-    lse)`` (grad mode off: the entry point's fast path takes the call),
+    point's recorded eager calls: its forward runs ``forward(torch, *args)
+    -> (o, lse)`` (grad mode off: the entry point's fast path takes it),
     saves the first ``tensors`` arguments with o and lse and keeps the
     others as the options; its backward is ``gradients(torch, saved,
     options, grad_o, needs)`` for the first three inputs (q, k, v). lse is
@@ -511,7 +511,7 @@ def recorded_function(torch: Any, name: str, forward: Any, gradients: Any,
     from torch.autograd.function import once_differentiable
 
     def run(ctx, *args):
-        o, lse = forward(*args)
+        o, lse = forward(torch, *args)
         ctx.mark_non_differentiable(lse)
         ctx.set_materialize_grads(False)
         ctx.options = args[tensors:]
@@ -534,20 +534,19 @@ def recorded_function(torch: Any, name: str, forward: Any, gradients: Any,
     return function
 
 
-def _attention_forward(torch: Any) -> Any:
+def _attention_forward(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+                       window: Optional[tuple],
+                       scale: Optional[float]) -> tuple:
     """fmha.attention's forward of a recorded call: the fast path, else
     the custom op; lse kept."""
     from . import torch_ops
-
-    def forward(q, k, v, causal, window, scale):
-        out = torch_ops.attention_fast(torch, q, k, v, causal, window,
-                                       scale, True)
-        if out is None:
-            out = torch.ops.fmha.attention(
-                q, k, v, causal, None if window is None else list(window),
-                scale, True)
-        return out
-    return forward
+    out = torch_ops.attention_fast(torch, q, k, v, causal, window, scale,
+                                   True)
+    if out is None:
+        out = torch.ops.fmha.attention(
+            q, k, v, causal, None if window is None else list(window), scale,
+            True)
+    return out
 
 
 def attention_recorded(torch: Any, q: Any, k: Any, v: Any, causal: bool,
@@ -562,6 +561,6 @@ def attention_recorded(torch: Any, q: Any, k: Any, v: Any, causal: bool,
             or type(v) is not tensor or compiling()
             or torch._C._are_functorch_transforms_active()):
         return None
-    function = recorded_function(torch, "Attention",
-                                 _attention_forward(torch), gradients, 3)
+    function = recorded_function(torch, "Attention", _attention_forward,
+                                 gradients, 3)
     return function.apply(q, k, v, causal, window, scale)

@@ -424,22 +424,21 @@ def register_autograd(torch: Any, varlen_op: Any) -> None:
 # (fmha.backward.recorded_function) whose backward is `gradients`, instead
 # of the custom op's dispatch.
 
-def _varlen_forward(torch: Any) -> Any:
+def _varlen_forward(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
+                    cu_k: Any, max_seqlen_q: int, max_seqlen_k: int,
+                    causal: bool, window: Optional[tuple],
+                    scale: Optional[float], check_values: bool) -> tuple:
     """fmha.attention_varlen's forward of a recorded call: the fast path,
     else the custom op; lse kept."""
-
-    def forward(q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
-                window, scale, check_values):
-        out = _varlen.attention_varlen_fast(
-            torch, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
-            window, scale, True, check_values)
-        if out is None:
-            out = torch.ops.fmha.attention_varlen(
-                q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
-                None if window is None else list(window), scale, True,
-                check_values)
-        return out
-    return forward
+    out = _varlen.attention_varlen_fast(
+        torch, q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
+        window, scale, True, check_values)
+    if out is None:
+        out = torch.ops.fmha.attention_varlen(
+            q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k, causal,
+            None if window is None else list(window), scale, True,
+            check_values)
+    return out
 
 
 def attention_varlen_recorded(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
@@ -459,7 +458,7 @@ def attention_varlen_recorded(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
             or type(max_seqlen_k) is not int or compiling()
             or torch._C._are_functorch_transforms_active()):
         return None
-    function = recorded_function(torch, "AttentionVarlen",
-                                 _varlen_forward(torch), gradients, 5)
+    function = recorded_function(torch, "AttentionVarlen", _varlen_forward,
+                                 gradients, 5)
     return function.apply(q, k, v, cu_q, cu_k, max_seqlen_q, max_seqlen_k,
                           causal, window, scale, check_values)

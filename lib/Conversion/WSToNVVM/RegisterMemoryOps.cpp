@@ -285,10 +285,10 @@ static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
   // the same constant offset from the other key's base.
   int64_t swap = conflictFreeSwap(t, layout, perVector * elementBytes);
   DenseMap<std::pair<int64_t, int64_t>, int64_t> valueAt;
-  for (int64_t v = 0; v < t.getNumValues(); v += perVector)
-    valueAt[{t.getOffsets(v)[0], t.getOffsets(v)[1]}] = v;
   Value odd;
   if (swap) {
+    for (int64_t v = 0; v < t.getNumValues(); v += perVector)
+      valueAt[{t.getOffsets(v)[0], t.getOffsets(v)[1]}] = v;
     Value quad = LLVM::LShrOp::create(b, loc, t.buildThreadIndex(b, loc),
                                       i32Const(b, loc, 2));
     odd = LLVM::ICmpOp::create(

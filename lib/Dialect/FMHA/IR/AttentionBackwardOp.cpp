@@ -256,12 +256,17 @@ static int64_t consumerRegisters(int64_t headDim, int64_t accumulators,
          limits::kSm90AttentionLoopRegisters;
 }
 
+/// Registers of the fused dQ's block_m x head_dim fp32 part.
+static int64_t dqPartRegisters(int64_t headDim, int64_t blockM) {
+  return blockM * headDim / limits::kWarpgroupThreads;
+}
+
 /// Registers of a dK/dV consumer thread once S and dP are gone, with the
-/// fused dQ: dK and dV, dQ's block_m x head_dim fp32 part, dS (its 16-bit
-/// A operand) and the loop's state.
+/// fused dQ: dK and dV, dQ's part, dS (its 16-bit A operand) and the
+/// loop's state.
 static int64_t fusedDqPhaseRegisters(int64_t headDim, int64_t blockM) {
   int64_t rows = kConsumerRows, threads = limits::kWarpgroupThreads;
-  return 2 * rows * headDim / threads + blockM * headDim / threads +
+  return 2 * rows * headDim / threads + dqPartRegisters(headDim, blockM) +
          rows * blockM / (2 * threads) + limits::kSm90AttentionLoopRegisters;
 }
 
@@ -283,10 +288,9 @@ int64_t AttentionBackwardOp::getKeyGradRegisters() {
 
 bool AttentionBackwardOp::keyGradDescriptorsAtUse() {
   int64_t headDim = knownHeadDim(*this);
-  return getFusedDq() &&
-         consumerRegisters(headDim, 2, getBlockM()) +
-                 getBlockM() * headDim / limits::kWarpgroupThreads >
-             limits::kSm90MaxConsumerRegisters;
+  return getFusedDq() && consumerRegisters(headDim, 2, getBlockM()) +
+                                 dqPartRegisters(headDim, getBlockM()) >
+                             limits::kSm90MaxConsumerRegisters;
 }
 
 bool AttentionBackwardOp::overlapsKeyGradProducts() {

@@ -146,13 +146,17 @@ private:
   /// Declares and passes the trailing arguments.
   void passSizes(LaunchContract &contract, const Sizes &sizes);
   /// Records a main kernel's ring slots and its consumers' registers on
-  /// `func`, for ws-assign-roles.
-  void configure(gpu::GPUFuncOp func, int64_t registers) {
+  /// `func`, for ws-assign-roles, and (`descriptorsAtUse`) that the
+  /// lowering computes its wgmma descriptors at their use.
+  void configure(gpu::GPUFuncOp func, int64_t registers,
+                 bool descriptorsAtUse = false) {
     auto *fmha = op->getContext()->getLoadedDialect<FMHADialect>();
     fmha->getStagesAttrHelper().setAttr(func,
                                         b.getI64IntegerAttr(op.getStages()));
     fmha->getConsumerRegistersAttrHelper().setAttr(
         func, b.getI64IntegerAttr(registers));
+    if (descriptorsAtUse)
+      fmha->getDescriptorsAtUseAttrHelper().setAttr(func, b.getUnitAttr());
   }
 
   /// fmha::windowSize at this builder.
@@ -689,24 +693,21 @@ SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step,
                                    step.accs[2 * c], unit, UnitAttr(), unit);
     Value dk = tile::DotOp::create(b, loc, ds, step.qTile, step.accs[2 * c + 1],
                                    unit, UnitAttr(), unit);
-    if (!dqAcc) {
-      llvm::append_range(
-          results,
-          tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
-      continue;
-    }
-    // This consumer's keys' part of dQ = dS K (dS a register A operand, K
-    // read MN-major), added into dq_acc.
-    Value dq =
-        issueDot(ds, step.kTiles[c],
-                 zeros(tensorType({op.getBlockM(), headDim}, f32)), false);
-    auto done = tile::DotWaitOp::create(b, loc, ValueRange{dv, dk, dq}, 0);
+    // With dqAcc, this consumer's keys' part of dQ = dS K too (dS a
+    // register A operand, K read MN-major), added into dq_acc.
+    SmallVector<Value, 3> dots = {dv, dk};
+    if (dqAcc)
+      dots.push_back(issueDot(ds, step.kTiles[c],
+                              zeros(tensorType({op.getBlockM(), headDim}, f32)),
+                              false));
+    auto done = tile::DotWaitOp::create(b, loc, dots, 0);
     results.append({done.getResult(0), done.getResult(1)});
-    tile::StoreOp::create(b, loc, dqAcc,
-                          ValueRange{batch, head, step.m0, constI32(0)},
-                          done.getResult(2),
-                          tile::StoreReduceKindAttr::get(
-                              b.getContext(), tile::StoreReduceKind::add));
+    if (dqAcc)
+      tile::StoreOp::create(b, loc, dqAcc,
+                            ValueRange{batch, head, step.m0, constI32(0)},
+                            done.getResult(2),
+                            tile::StoreReduceKindAttr::get(
+                                b.getContext(), tile::StoreReduceKind::add));
   }
   return results;
 }
@@ -789,12 +790,7 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   contract.record(
       func, {contract.ceildiv(sizes.rowsK, contract.integer(op.getBlockN())),
              sizes.headsKV, sizes.batch});
-  configure(func, op.getKeyGradRegisters());
-  if (op.keyGradDescriptorsAtUse())
-    op->getContext()
-        ->getLoadedDialect<FMHADialect>()
-        ->getDescriptorsAtUseAttrHelper()
-        .setAttr(func, b.getUnitAttr());
+  configure(func, op.getKeyGradRegisters(), op.keyGradDescriptorsAtUse());
 
   Value q = func.getArgument(0), k = func.getArgument(1),
         v = func.getArgument(2), dO = func.getArgument(3),
