@@ -33,3 +33,23 @@ fmha.attention_backward @bwd_varlen (tensor<?x?x64xbf16>, tensor<?x?x64xbf16>,
     tensor<?x?xf32>, tensor<?xi32>, tensor<?xi32>)
     -> (tensor<?x?x64xbf16>, tensor<?x?x64xbf16>, tensor<?x?x64xbf16>)
     varlen target sm_90a
+
+// -----
+
+// At head dim 128 (FlashAttention-3's split) each in-loop store of dQ's
+// column part reads both consumers' dS: the stores go to the consumers in
+// turn, and each consumer hands its dS to the other through a channel of
+// one slot (after the loads' two channels; the first store's comes
+// first).
+// CHECK-LABEL: gpu.func @bwd_fdq128_dkdv(
+// CHECK-SAME: ws.channel_stages = array<i32: 1, 2, 1, 1>
+// CHECK: scf.for
+// CHECK: arith.truncf {{.+}} {ws.partition = array<i32: 1>, ws.result_channel = 3 : i32}
+// CHECK: arith.truncf {{.+}} {ws.partition = array<i32: 2>, ws.result_channel = 2 : i32}
+// CHECK: tile.store {{.+}} reduce add {ws.partition = array<i32: 1>}
+// CHECK: tile.store {{.+}} reduce add {ws.partition = array<i32: 2>}
+fmha.attention_backward @bwd_fdq128 (tensor<?x?x?x128xbf16>,
+    tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>,
+    tensor<?x?x?x128xbf16>, tensor<?x?x?xf32>)
+    -> (tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>)
+    fused_dq target sm_90a

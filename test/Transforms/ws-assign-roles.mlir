@@ -880,8 +880,9 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// An in-loop store of a value computed from the dots of two consumers (two
-// accumulators from separate dots): no one consumer can store it.
+// An in-loop store of a value computed from the dots of two consumers goes
+// to one of them, which the other hands what it computes; but not an
+// accumulator: a wgmma accumulator lives in its consumer's registers.
 #smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
 module attributes {gpu.container_module} {
@@ -898,9 +899,9 @@ module attributes {gpu.container_module} {
         %x = tile.load %a[%s, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
         %y = tile.load %a[%s, %c1] : !tile.desc<tensor<128x64xbf16, #smem>>
         %d0 = tile.dot %x, %x, %acc0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        // expected-error @+1 {{'tile.dot' op ws-assign-roles: its result, another consumer's accumulator, is read by a store of consumer 0: hand over a value computed from it instead (a wgmma accumulator lives in its consumer's registers)}}
         %d1 = tile.dot %y, %y, %acc1 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
         %sum = arith.addf %d0, %d1 : tensor<128x128xf32, #acc>
-        // expected-error @+1 {{'tile.store' op stores in the main loop a value computed from the dots of several consumers: no one consumer role can store it}}
         tile.store %c[%s, %c0], %sum reduce add : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
         scf.yield %d0, %d1 : tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>
       }

@@ -1080,3 +1080,65 @@ module attributes {gpu.container_module} {
   }
 }
 
+// -----
+
+// A store in the main loop computed from two consumers' dots (the
+// attention backward's column part of dQ, sum_c dS_c K_c) goes to the
+// first consumer; the second hands it its value (%t1) through a channel
+// of one slot: it stores the value in the NVMMA layout, fences it for the
+// async proxy and commits by threads; the first waits for the slot where
+// its dot reads it, reads it in place as the dot's A operand and releases
+// it once the dot is waited for.
+// CHECK-LABEL: gpu.func @handed
+// CHECK: %[[HANDED:.+]] = ws.channel : !ws.channel<[memref<64x64xbf16, 3>], stages = 1>
+// CHECK: ws.role "consumer0"
+// CHECK: scf.for
+// CHECK: %[[A:.+]] = tile.dot {{.+}} {async}
+// CHECK: %[[TOKEN:.+]], %[[SLOT:.+]] = ws.consumer_wait %[[HANDED]]
+// CHECK: %[[T1:.+]] = ws.as_tensor %[[SLOT]] : memref<64x64xbf16, 3> -> tensor<64x64xbf16, #nvmma_shared>
+// CHECK: %[[B:.+]] = tile.dot %[[T1]], %{{.+}}, %[[A]] {async}
+// CHECK: tile.dot_wait %[[B]] pending 0
+// CHECK-NEXT: ws.consumer_release %[[HANDED]], %[[TOKEN]] by threads
+// CHECK: ws.tma_store {{.+}} reduce add
+// CHECK: ws.role "consumer1"
+// CHECK: scf.for
+// CHECK: %[[PTOKEN:.+]], %[[PSLOT:.+]] = ws.producer_acquire %[[HANDED]]
+// CHECK: ws.store_shared %{{.+}}, %[[PSLOT]] {layout = #nvmma_shared} : tensor<64x64xbf16, #wgmma_acc>
+// CHECK-NEXT: ws.fence_async_shared
+// CHECK-NEXT: ws.producer_commit %[[HANDED]], %[[PTOKEN]] by threads
+// CHECK-NOT: ws.tma_store {{.+}} reduce add
+
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @handed_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @handed(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                     %b: !tile.desc<tensor<64x64xbf16, #smem>>,
+                     %c: !tile.desc<tensor<64x64xf32>>, %steps: i32) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %k0 = tile.load %b[%c0, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %k1 = tile.load %b[%c64, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+      %r:2 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc0 = %zero, %acc1 = %zero)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+        %x = tile.load %a[%s, %c0] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %s0 = tile.dot %x, %k0, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t0 = arith.truncf %s0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+        %s1 = tile.dot %x, %k1, %zero {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %t1 = arith.truncf %s1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+        %d0 = tile.dot %t0, %x, %acc0 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d1 = tile.dot %t1, %x, %acc1 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %p0 = tile.dot %t0, %k0, %zero {async} : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %p1 = tile.dot %t1, %k1, %p0 {async} : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %p = tile.dot_wait %p1 pending 0 : tensor<64x64xf32, #acc>
+        tile.store %c[%s, %c0], %p reduce add : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+        scf.yield %d0, %d1 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+      }
+      tile.store %c[%c0, %c0], %r#0 : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+      tile.store %c[%c64, %c0], %r#1 : !tile.desc<tensor<64x64xf32>>, tensor<64x64xf32, #acc>
+      gpu.return
+    }
+  }
+}

@@ -215,15 +215,22 @@ SharedMemoryUsage AttentionBackwardOp::getKeyGradSharedMemory() {
   // The ring of Q and dO tiles.
   usage.addPart("Q/dO", 2 * kStages, blockM * headDim * bytes);
   // dK and dV of each consumer are staged for their TMA stores in its K
-  // and V tiles (ws-stage-in-held-slots).
+  // and V tiles (ws-stage-in-held-slots); split, only dK's first column
+  // part: the others' K tiles are read by the other consumers too.
+  if (splitsQueryGrads())
+    usage.addPart("dK staged", kConsumers * (getQueryGradParts() - 1),
+                  kConsumerRows * headDim / getQueryGradParts() * bytes);
   // Query-major products: P and dS of each consumer, staged for dV += P^T
   // dO and dK += dS^T Q (read transposed).
   if (keyGradsQueryMajor())
     usage.addPart("P/dS", 2 * kConsumers, kConsumerRows * blockM * bytes);
   // With fused_dq, each consumer's part of dQ, staged in f32 for the TMA
-  // reduce-add (dS, its A operand, is in registers).
+  // reduce-add (dS, its A operand, is in registers); split, its column
+  // part, and each consumer's dS handed to the others in one slot.
   if (getFusedDq())
-    usage.addPart("dQ", kConsumers, blockM * headDim * 4);
+    usage.addPart("dQ", kConsumers, blockM * headDim / getQueryGradParts() * 4);
+  if (splitsQueryGrads())
+    usage.addPart("dS handed", kConsumers, blockM * kConsumerRows * bytes);
   // K/V's barriers; a full and an empty one per slot of the Q/dO ring.
   usage.mbarriers = 2 + 2 * kStages;
   return usage;
@@ -256,17 +263,20 @@ static int64_t consumerRegisters(int64_t headDim, int64_t accumulators,
          limits::kSm90AttentionLoopRegisters;
 }
 
-/// Registers of the fused dQ's block_m x head_dim fp32 part.
-static int64_t dqPartRegisters(int64_t headDim, int64_t blockM) {
-  return blockM * headDim / limits::kWarpgroupThreads;
+/// Registers of the fused dQ's fp32 part: block_m x head_dim, split
+/// (`parts` column parts) block_m x head_dim / parts.
+static int64_t dqPartRegisters(int64_t headDim, int64_t blockM, int64_t parts) {
+  return blockM * headDim / parts / limits::kWarpgroupThreads;
 }
 
 /// Registers of a dK/dV consumer thread once S and dP are gone, with the
 /// fused dQ: dK and dV, dQ's part, dS (its 16-bit A operand) and the
 /// loop's state.
-static int64_t fusedDqPhaseRegisters(int64_t headDim, int64_t blockM) {
+static int64_t fusedDqPhaseRegisters(int64_t headDim, int64_t blockM,
+                                     int64_t parts) {
   int64_t rows = kConsumerRows, threads = limits::kWarpgroupThreads;
-  return 2 * rows * headDim / threads + dqPartRegisters(headDim, blockM) +
+  return 2 * rows * headDim / threads +
+         dqPartRegisters(headDim, blockM, parts) +
          rows * blockM / (2 * threads) + limits::kSm90AttentionLoopRegisters;
 }
 
@@ -279,8 +289,8 @@ int64_t AttentionBackwardOp::getKeyGradRegisters() {
   // (keyGradDescriptorsAtUse: at head dim 128 the hoisted descriptors
   // spilled 56-64 bytes, at their use none).
   if (getFusedDq())
-    registers =
-        std::max(registers, fusedDqPhaseRegisters(headDim, getBlockM()));
+    registers = std::max(registers, fusedDqPhaseRegisters(headDim, getBlockM(),
+                                                          getQueryGradParts()));
   if (getVarlen())
     registers += kVarlenSequenceRegisters;
   return registers;
@@ -288,9 +298,20 @@ int64_t AttentionBackwardOp::getKeyGradRegisters() {
 
 bool AttentionBackwardOp::keyGradDescriptorsAtUse() {
   int64_t headDim = knownHeadDim(*this);
-  return getFusedDq() && consumerRegisters(headDim, 2, getBlockM()) +
-                                 dqPartRegisters(headDim, getBlockM()) >
-                             limits::kSm90MaxConsumerRegisters;
+  return getFusedDq() &&
+         consumerRegisters(headDim, 2, getBlockM()) +
+                 dqPartRegisters(headDim, getBlockM(), getQueryGradParts()) >
+             limits::kSm90MaxConsumerRegisters;
+}
+
+bool AttentionBackwardOp::splitsQueryGrads() {
+  // One 128-byte span of 16-bit columns per consumer: each part is one
+  // TMA box of Q, K and dK, read by wgmma in place.
+  return getFusedDq() && knownHeadDim(*this) == kConsumers * 64;
+}
+
+int64_t AttentionBackwardOp::getQueryGradParts() {
+  return splitsQueryGrads() ? kConsumers : 1;
 }
 
 bool AttentionBackwardOp::overlapsKeyGradProducts() {
@@ -453,9 +474,13 @@ static LogicalResult verifyConfig(AttentionBackwardOp op) {
      << (queryMajor ? "P and dS " : "P^T and dS^T ") << products << " "
      << op.getElementType() << " + " << limits::kSm90AttentionLoopRegisters
      << " for the loop's state";
-  if (op.getFusedDq())
-    os << "; then, with the fused dQ, dK, dV, dS and dQ's part " << blockM
-       << "x" << headDim << " fp32: " << fusedDqPhaseRegisters(headDim, blockM);
+  if (op.getFusedDq()) {
+    int64_t parts = op.getQueryGradParts();
+    os << "; then, with the fused dQ, dK, dV, dS and dQ's "
+       << (parts > 1 ? "column part " : "part ") << blockM << "x"
+       << headDim / parts
+       << " fp32: " << fusedDqPhaseRegisters(headDim, blockM, parts);
+  }
   if (op.getVarlen())
     os << " + " << kVarlenSequenceRegisters << " for the sequence's bounds";
   return verifyConsumerRegisters(op, target, op.getKeyGradRegisters(), parts);

@@ -119,8 +119,10 @@ private:
   }
   /// The tensor map of `rows` rows of a [batch, heads, seq, head_dim]
   /// tensor (varlen: [total, heads, head_dim]), as a kernel argument type.
-  Type rowsDesc(int64_t tileRows) {
-    return tile::TensorDescType::get(tensorType({tileRows, headDim}, element),
+  Type rowsDesc(int64_t tileRows) { return rowsDesc(tileRows, headDim); }
+  /// The same of tiles of `columns` of each row's head_dim.
+  Type rowsDesc(int64_t tileRows, int64_t columns) {
+    return tile::TensorDescType::get(tensorType({tileRows, columns}, element),
                                      op.getTokenRank());
   }
   /// The main kernels' first argument types: the tensor maps of q, k, v
@@ -189,20 +191,30 @@ private:
   /// dS = P * (dP - D), D broadcast along `axis`.
   Value scoreGrads(Value p, Value dp, Value d, unsigned axis);
   /// What one step of the dK/dV kernel's loop works on: the accumulators
-  /// (dV and dK of each consumer, in that order), each consumer's K and V
-  /// tiles and first key, the step's Q and dO tiles, its first query row,
-  /// and its lse2 and D vectors.
+  /// (dV and dK of each consumer, in that order; split, dV and dK's column
+  /// parts), each consumer's K tiles (one per column part) and V tile and
+  /// first key, the step's Q tiles (one per column part) and dO tile, its
+  /// first query row, and its lse2 and D vectors.
   struct KeyGradStep {
     ValueRange accs;
-    ArrayRef<Value> kTiles, vTiles, keyStarts;
-    Value qTile, doTile, m0, lse2, d;
+    ArrayRef<SmallVector<Value>> kTiles;
+    ArrayRef<Value> vTiles, keyStarts;
+    ArrayRef<Value> qTiles;
+    Value doTile, m0, lse2, d;
   };
+  /// The loop-carried accumulators of each consumer: dV and dK's column
+  /// parts.
+  int64_t accsPerConsumer() { return 1 + op.getQueryGradParts(); }
   /// One step in the query-major form (keyGradsQueryMajor): each
-  /// consumer's S = Q K_c^T and dP = dO V_c^T issued together, P and dS
-  /// with the queries as rows, then dV_c += P^T dO and dK_c += dS^T Q (P
-  /// and dS read transposed); with `dqAcc` (fused_dq) each consumer's part
-  /// of dQ = dS K_c too (dS from registers), added into it. Returns the
-  /// accumulators after the step.
+  /// consumer's S = Q K_c^T (summed over the column parts) and dP = dO
+  /// V_c^T issued together, P and dS with the queries as rows, then dV_c
+  /// += P^T dO and dK_c += dS^T Q (per column part; P and dS read
+  /// transposed); with `dqAcc` (fused_dq) each consumer's part of dQ = dS
+  /// K_c too (dS from registers), added into it, or, split
+  /// (splitsQueryGrads), column part h of dQ = sum_c dS_c K_c[:, h] for
+  /// each h, which reads every consumer's dS (ws-assign-roles gives part h
+  /// to consumer h and hands it the others' dS). Returns the accumulators
+  /// after the step.
   SmallVector<Value> queryMajorKeyGrads(const KeyGradStep &step, Value dqAcc);
   /// One step in the transposed form: S^T = K_c Q^T and dP^T = V_c dO^T
   /// (dP^T issued with S^T where op.overlapsKeyGradProducts()), P^T and
@@ -673,41 +685,74 @@ Value BackwardBuilder::scoreGrads(Value p, Value dp, Value d, unsigned axis) {
 SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step,
                                                        Value dqAcc) {
   int64_t keyRows =
-      cast<RankedTensorType>(step.kTiles[0].getType()).getDimSize(0);
-  RankedTensorType sType = tensorType({op.getBlockM(), keyRows}, f32);
+      cast<RankedTensorType>(step.kTiles[0][0].getType()).getDimSize(0);
+  int64_t parts = op.getQueryGradParts(), blockM = op.getBlockM();
+  RankedTensorType sType = tensorType({blockM, keyRows}, f32);
   SmallVector<Value> scores, gradDots;
-  for (auto [kTile, vTile] : llvm::zip(step.kTiles, step.vTiles)) {
-    scores.push_back(issueDot(step.qTile, kTile, zeros(sType), true));
+  for (auto [kParts, vTile] : llvm::zip(step.kTiles, step.vTiles)) {
+    // S = sum_h Q[:, h] K_c[:, h]^T.
+    Value s = zeros(sType);
+    for (auto [qPart, kPart] : llvm::zip(step.qTiles, kParts))
+      s = issueDot(qPart, kPart, s, true);
+    scores.push_back(s);
     gradDots.push_back(issueDot(step.doTile, vTile, zeros(sType), true));
   }
   UnitAttr unit = b.getUnitAttr();
-  SmallVector<Value> results;
+  auto addInto = [&](Value column, Value part) {
+    tile::StoreOp::create(b, loc, dqAcc,
+                          ValueRange{batch, head, step.m0, column}, part,
+                          tile::StoreReduceKindAttr::get(
+                              b.getContext(), tile::StoreReduceKind::add));
+  };
+  RankedTensorType dqType = tensorType({blockM, headDim / parts}, f32);
+  int64_t accs = accsPerConsumer();
+  SmallVector<Value> results, dsTiles;
+  SmallVector<SmallVector<Value>> keyGradDots;
   for (auto [c, keys] : llvm::enumerate(step.keyStarts)) {
     Value p = maskProbabilities(
         probabilities(waitFor(scores[c], 1), step.lse2, /*lseAxis=*/1), keys,
         step.m0, /*keyAxis=*/1);
     Value ds =
         narrow(scoreGrads(p, waitFor(gradDots[c], 0), step.d, /*axis=*/1));
+    dsTiles.push_back(ds);
     // [queries, keys] read transposed: the keys are the products' rows.
-    Value dv = tile::DotOp::create(b, loc, narrow(p), step.doTile,
-                                   step.accs[2 * c], unit, UnitAttr(), unit);
-    Value dk = tile::DotOp::create(b, loc, ds, step.qTile, step.accs[2 * c + 1],
-                                   unit, UnitAttr(), unit);
+    SmallVector<Value> dots = {
+        tile::DotOp::create(b, loc, narrow(p), step.doTile, step.accs[accs * c],
+                            unit, UnitAttr(), unit)};
+    for (auto [h, qPart] : llvm::enumerate(step.qTiles))
+      dots.push_back(tile::DotOp::create(b, loc, ds, qPart,
+                                         step.accs[accs * c + 1 + h], unit,
+                                         UnitAttr(), unit));
+    if (parts > 1) {
+      keyGradDots.push_back(dots);
+      continue;
+    }
+    if (!dqAcc) {
+      llvm::append_range(results,
+                         tile::DotWaitOp::create(b, loc, dots, 0).getResults());
+      continue;
+    }
     // With dqAcc, this consumer's keys' part of dQ = dS K too (dS a
     // register A operand, K read MN-major), added into dq_acc.
-    SmallVector<Value, 3> dots = {dv, dk};
-    if (dqAcc)
-      dots.push_back(issueDot(ds, step.kTiles[c],
-                              zeros(tensorType({op.getBlockM(), headDim}, f32)),
-                              false));
+    dots.push_back(issueDot(ds, step.kTiles[c][0], zeros(dqType), false));
     auto done = tile::DotWaitOp::create(b, loc, dots, 0);
-    results.append({done.getResult(0), done.getResult(1)});
-    if (dqAcc)
-      tile::StoreOp::create(b, loc, dqAcc,
-                            ValueRange{batch, head, step.m0, constI32(0)},
-                            done.getResult(2),
-                            tile::StoreReduceKindAttr::get(
-                                b.getContext(), tile::StoreReduceKind::add));
+    llvm::append_range(results, done.getResults().drop_back());
+    addInto(constI32(0), done.getResults().back());
+  }
+  if (keyGradDots.empty())
+    return results;
+  // Split: column part h of dQ over every consumer's keys, then consumer
+  // h's dV and dK. The waits are apart: a wait that listed dQ's part with
+  // dV and dK would tie one consumer's accumulators to the others' dS.
+  for (auto [h, dots] : llvm::enumerate(keyGradDots)) {
+    if (dqAcc) {
+      Value dq = zeros(dqType);
+      for (auto [ds, kParts] : llvm::zip(dsTiles, step.kTiles))
+        dq = issueDot(ds, kParts[h], dq, false);
+      addInto(constI32(h * headDim / parts), waitFor(dq, 0));
+    }
+    llvm::append_range(results,
+                       tile::DotWaitOp::create(b, loc, dots, 0).getResults());
   }
   return results;
 }
@@ -715,12 +760,13 @@ SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step,
 SmallVector<Value>
 BackwardBuilder::transposedKeyGrads(const KeyGradStep &step) {
   int64_t keyRows =
-      cast<RankedTensorType>(step.kTiles[0].getType()).getDimSize(0);
+      cast<RankedTensorType>(step.kTiles[0][0].getType()).getDimSize(0);
   RankedTensorType sType = tensorType({keyRows, op.getBlockM()}, f32);
   bool overlap = op.overlapsKeyGradProducts();
+  Value qTile = step.qTiles[0];
   SmallVector<Value> scores, gradDots;
-  for (auto [kTile, vTile] : llvm::zip(step.kTiles, step.vTiles)) {
-    scores.push_back(issueDot(kTile, step.qTile, zeros(sType), true));
+  for (auto [kParts, vTile] : llvm::zip(step.kTiles, step.vTiles)) {
+    scores.push_back(issueDot(kParts[0], qTile, zeros(sType), true));
     if (overlap)
       gradDots.push_back(issueDot(vTile, step.doTile, zeros(sType), true));
   }
@@ -735,7 +781,7 @@ BackwardBuilder::transposedKeyGrads(const KeyGradStep &step) {
         0);
     Value dsT = scoreGrads(pT, dpT, step.d, /*axis=*/0);
     Value dv = issueDot(narrow(pT), step.doTile, step.accs[2 * c], false);
-    Value dk = issueDot(narrow(dsT), step.qTile, step.accs[2 * c + 1], false);
+    Value dk = issueDot(narrow(dsT), qTile, step.accs[2 * c + 1], false);
     llvm::append_range(
         results,
         tile::DotWaitOp::create(b, loc, ValueRange{dv, dk}, 0).getResults());
@@ -752,15 +798,20 @@ BackwardBuilder::transposedKeyGrads(const KeyGradStep &step) {
 /// from S = Q K^T and dP = dO V^T (queryMajorKeyGrads).
 void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   int64_t blockM = op.getBlockM(), keyRows = op.getConsumerRows(),
-          consumers = op.getBlockN() / keyRows;
+          consumers = op.getBlockN() / keyRows, parts = op.getQueryGradParts(),
+          partCols = headDim / parts;
   bool fused = op.getFusedDq();
   SmallVector<Type> args = mainInputTypes(blockM, keyRows);
+  // Split (splitsQueryGrads): Q, K and dK in column parts, one TMA box
+  // each.
+  args[0] = rowsDesc(blockM, partCols);
+  args[1] = rowsDesc(keyRows, partCols);
   // dk and dv by TMA, varlen by plain stores bounded by the sequence.
   if (varlen())
     args.append(2, tokenMemref(/*queries=*/false));
   else
-    args.append({rowsDesc(keyRows), rowsDesc(keyRows)});
-  RankedTensorType dqType = tensorType({blockM, headDim}, f32);
+    args.append({rowsDesc(keyRows, partCols), rowsDesc(keyRows)});
+  RankedTensorType dqType = tensorType({blockM, partCols}, f32);
   if (fused)
     args.push_back(tile::TensorDescType::get(dqType, 4));
   unsigned sizesArg = args.size();
@@ -777,8 +828,9 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
     if (varlen())
       contract.memref(name);
     else
-      contract.storeTensorMap(name, {keyRows, headDim}, element,
-                              op.getTarget());
+      contract.storeTensorMap(name,
+                              {keyRows, name == "dk" ? partCols : headDim},
+                              element, op.getTarget());
   }
   if (fused) {
     declareDqAcc(contract, sizes);
@@ -807,12 +859,22 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   std::optional<OpBuilder::InsertionGuard> guard;
   if (varlen())
     skipPastSequence(n0, /*keys=*/true, guard);
-  SmallVector<Value> keyStarts, kTiles, vTiles;
+  // The coordinates `at` with the column of part `h`.
+  auto atPart = [&](SmallVector<Value> at, int64_t h) {
+    at.back() = constI32(h * partCols);
+    return at;
+  };
+  SmallVector<Value> keyStarts, vTiles;
+  SmallVector<SmallVector<Value>> kTiles;
   for (int64_t c = 0; c < consumers; ++c) {
     Value start = arith::AddIOp::create(b, loc, n0, constI32(c * keyRows));
     keyStarts.push_back(start);
-    kTiles.push_back(tile::LoadOp::create(b, loc, k, keyCoords(kvHead, start)));
-    vTiles.push_back(tile::LoadOp::create(b, loc, v, keyCoords(kvHead, start)));
+    SmallVector<Value> at = keyCoords(kvHead, start);
+    kTiles.push_back(llvm::map_to_vector(
+        llvm::seq<int64_t>(0, parts), [&](int64_t h) -> Value {
+          return tile::LoadOp::create(b, loc, k, atPart(at, h));
+        }));
+    vTiles.push_back(tile::LoadOp::create(b, loc, v, at));
   }
 
   auto [begin, blocks] = queryBlocks(n0, blockM);
@@ -821,9 +883,12 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
 
   RankedTensorType accType = tensorType({keyRows, headDim}, f32);
   RankedTensorType vecType = tensorType({blockM}, f32);
+  RankedTensorType partType = tensorType({keyRows, partCols}, f32);
   SmallVector<Value> inits;
-  for (int64_t c = 0; c < consumers; ++c)
-    inits.append({zeros(accType), zeros(accType)});
+  for (int64_t c = 0; c < consumers; ++c) {
+    inits.push_back(zeros(accType));
+    inits.append(parts, zeros(partType));
+  }
   auto loop = scf::ForOp::create(b, loc, zero, steps, one, inits);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -837,8 +902,12 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
         b, loc, begin,
         arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, t, blocks),
                               constI32(blockM)));
-    Value qTile = tile::LoadOp::create(b, loc, q, queryCoords(head, m0));
-    Value doTile = tile::LoadOp::create(b, loc, dO, queryCoords(head, m0));
+    SmallVector<Value> at = queryCoords(head, m0);
+    SmallVector<Value> qTiles = llvm::map_to_vector(
+        llvm::seq<int64_t>(0, parts), [&](int64_t h) -> Value {
+          return tile::LoadOp::create(b, loc, q, atPart(at, h));
+        });
+    Value doTile = tile::LoadOp::create(b, loc, dO, at);
     Value d = tile::LoadDirectOp::create(b, loc, vecType, dLse,
                                          ValueRange{batch, head, zero, m0});
     Value lse2 = tile::LoadDirectOp::create(b, loc, vecType, dLse,
@@ -848,7 +917,7 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
                      kTiles,
                      vTiles,
                      keyStarts,
-                     qTile,
+                     qTiles,
                      doTile,
                      m0,
                      lse2,
@@ -858,23 +927,26 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
                              ? queryMajorKeyGrads(step, dqAcc)
                              : transposedKeyGrads(step));
   }
-  Value scale = splat(constF32(op.getScaleOrDefault()), accType);
+  Value scale = splat(constF32(op.getScaleOrDefault()), partType);
   if (varlen()) {
     dk = keyView(dk);
     dv = keyView(dv);
   }
-  auto store = [&](Value buffer, Value keys, Value tile) {
+  auto store = [&](Value buffer, Value keys, int64_t h, Value tile) {
+    Value column = constI32(h * partCols);
     if (varlen())
-      tile::StoreDirectOp::create(b, loc, buffer, {kvHead, keys, zero}, tile);
+      tile::StoreDirectOp::create(b, loc, buffer, {kvHead, keys, column}, tile);
     else
       tile::StoreOp::create(b, loc, buffer,
-                            ValueRange{batch, kvHead, keys, zero}, tile);
+                            ValueRange{batch, kvHead, keys, column}, tile);
   };
+  int64_t accs = accsPerConsumer();
   for (int64_t c = 0; c < consumers; ++c) {
-    store(dk, keyStarts[c],
-          narrow(
-              arith::MulFOp::create(b, loc, loop.getResult(2 * c + 1), scale)));
-    store(dv, keyStarts[c], narrow(loop.getResult(2 * c)));
+    for (int64_t h = 0; h < parts; ++h)
+      store(dk, keyStarts[c], h,
+            narrow(arith::MulFOp::create(
+                b, loc, loop.getResult(accs * c + 1 + h), scale)));
+    store(dv, keyStarts[c], 0, narrow(loop.getResult(accs * c)));
   }
   guard.reset();
   gpu::ReturnOp::create(b, loc);

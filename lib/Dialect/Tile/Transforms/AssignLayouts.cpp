@@ -702,9 +702,12 @@ assignTensorMemoryAccumulators(Operation *root,
 
 /// Stages each operand of `staged`, computed in registers, for its dot: a
 /// tile.convert_layout into shared memory (the NVMMA layout a load of its
-/// shape would get) right before the dot, which reads the conversion.
+/// shape would get) right before the dot, which reads the conversion. The
+/// dots of a block that read one value (the attention backward's dS^T, for
+/// dK's column parts) read one conversion, before the first of them.
 static LogicalResult stageOperands(ArrayRef<OpOperand *> staged,
                                    const LayoutMap &layouts) {
+  DenseMap<std::pair<Value, Block *>, ConvertLayoutOp> conversions;
   for (OpOperand *use : staged) {
     auto dot = cast<DotOp>(use->getOwner());
     Value operand = use->get();
@@ -719,10 +722,14 @@ static LogicalResult stageOperands(ArrayRef<OpOperand *> staged,
         sharedLayoutFor(cast<RankedTensorType>(operand.getType()), dot);
     if (failed(layout))
       return failure();
-    OpBuilder b(dot);
-    use->set(ConvertLayoutOp::create(b, operand.getLoc(),
-                                     withEncoding(operand.getType(), *layout),
-                                     operand));
+    ConvertLayoutOp &convert = conversions[{operand, dot->getBlock()}];
+    if (!convert) {
+      OpBuilder b(dot);
+      convert = ConvertLayoutOp::create(
+          b, operand.getLoc(), withEncoding(operand.getType(), *layout),
+          operand);
+    }
+    use->set(convert);
   }
   return success();
 }

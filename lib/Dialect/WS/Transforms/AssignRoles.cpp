@@ -8,7 +8,10 @@
 // per descriptor and place; one consumer warpgroup per accumulator chain of
 // the main loop computes it and stores what is computed from it (with
 // split-K, also the arrival that publishes its partial sum and the
-// reduction done on the last arrival). A program
+// reduction done on the last arrival). A store in the main loop computed
+// from several consumers' dots (the attention backward's dQ in column
+// parts) goes to them in turn, and what it reads of another consumer's
+// work is handed over through a channel (ws.result_channel). A program
 // with several main loops side by side (a ping-pong GEMM's work items) gets
 // a consumer per loop, the loops sharing one channel and taking turns.
 // A program without TMA loads and MMAs runs in one role (AssignRolesPlain).
@@ -43,6 +46,10 @@ using namespace mlir::ws;
 
 /// Warps of a producer role: one warp issues all TMA copies.
 static constexpr int64_t kProducerWarps = 1;
+
+/// Slots of a channel through which a consumer hands a value to another:
+/// the consumers work in step, each waiting for the other's value.
+static constexpr int32_t kHandedSlots = 1;
 
 namespace {
 
@@ -86,8 +93,14 @@ struct TileProgram {
   /// TMA stores in the main loop's body (the attention backward's dQ parts,
   /// added into a workspace each step), and the chain of the consumer that
   /// computes each: the one whose accumulator is computed from a dot the
-  /// stored value is computed from.
+  /// stored value is computed from; of several such consumers, the i-th
+  /// store computed from several consumers' dots goes to the (i mod n)-th.
   SmallVector<std::pair<tile::StoreOp, unsigned>> bodyStores;
+  /// Ops of the main loop's body whose result a consumer computes and
+  /// another consumer's body store reads (the attention backward's dS, for
+  /// the other consumers' column parts of dQ), and the chain of the
+  /// consumer that computes each: handed over through a channel each.
+  SmallVector<std::pair<Operation *, unsigned>> handed;
   /// Plain stores from registers (tile.store_direct): they stay where they
   /// are, in the consumer that computes their value, and the chain of that
   /// consumer, one per store.
@@ -276,13 +289,13 @@ static FailureOr<unsigned> ownerOf(tile::StoreDirectOp store,
   return owners.front();
 }
 
-/// The chain whose consumer computes the value of a TMA store in the main
-/// loop's body: the consumer's chains are computed from a dot the value is
-/// computed from (dQ's part from the dS^T that dK accumulates).
-static FailureOr<unsigned> ownerOfBodyStore(tile::StoreOp store,
-                                            const TileProgram &program) {
+/// The consumers that could compute the value of a TMA store in the main
+/// loop's body, each with its first chain: those whose chains are computed
+/// from a dot the value is computed from (dQ's part from the dS that dK
+/// accumulates).
+static FailureOr<llvm::SmallMapVector<unsigned, unsigned, 2>>
+ownersOfBodyStore(tile::StoreOp store, const TileProgram &program) {
   DenseSet<Operation *> dots = bodyDotsOf(store.getValue(), program.loop);
-  // The first chain of each consumer that shares a dot with the value.
   llvm::SmallMapVector<unsigned, unsigned, 2> owners;
   for (auto [chain, consumer] : llvm::zip(program.chains, program.consumers)) {
     DenseSet<Operation *> chainDots = bodyDotsOf(chain, program.loop);
@@ -294,11 +307,78 @@ static FailureOr<unsigned> ownerOfBodyStore(tile::StoreOp store,
     return store.emitOpError("stores in the main loop a value computed from "
                              "no dot that an accumulator is computed from: "
                              "no consumer role computes it");
-  if (owners.size() > 1)
-    return store.emitOpError("stores in the main loop a value computed from "
-                             "the dots of several consumers: no one consumer "
-                             "role can store it");
-  return owners.front().second;
+  return owners;
+}
+
+/// The ops of the main loop's body that each consumer computes for its
+/// chains within one iteration (the backward slices of their yielded
+/// values).
+static SmallVector<DenseSet<Operation *>>
+consumerSlices(const TileProgram &program) {
+  scf::ForOp loop = program.loop;
+  SmallVector<DenseSet<Operation *>> slices(program.numConsumers);
+  for (auto [chain, consumer] : llvm::zip(program.chains, program.consumers)) {
+    DenseSet<Operation *> &slice = slices[consumer];
+    SmallVector<Value> worklist{loop.getYieldedValues()[chain]};
+    while (!worklist.empty()) {
+      Operation *def = worklist.pop_back_val().getDefiningOp();
+      if (!def || !loop->isProperAncestor(def) || !slice.insert(def).second)
+        continue;
+      def->walk([&](Operation *nested) {
+        llvm::append_range(worklist, nested->getOperands());
+      });
+    }
+  }
+  return slices;
+}
+
+/// Records in `program.handed` what consumer `owner` reads, for the body
+/// store `store`, of what other consumers compute: the first ops, walking
+/// back from the stored value, that another consumer computes for its
+/// chains and `owner` does not, whose results come from a dot (values
+/// computed from the loop's state alone are recomputed; loaded tiles come
+/// through their channels).
+static LogicalResult findHanded(tile::StoreOp store, unsigned owner,
+                                ArrayRef<DenseSet<Operation *>> slices,
+                                TileProgram &program) {
+  scf::ForOp loop = program.loop;
+  SmallVector<Value> worklist{store.getValue()};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (!seen.insert(value).second || !def || !loop->isProperAncestor(def) ||
+        isa<tile::LoadOp>(def) || slices[owner].contains(def))
+      continue;
+    std::optional<unsigned> other;
+    for (auto [consumer, slice] : llvm::enumerate(slices))
+      if (!other && slice.contains(def))
+        other = consumer;
+    if (other && !bodyDotsOf(value, loop).empty()) {
+      if (def->getNumResults() != 1)
+        return def->emitOpError("ws-assign-roles: computes a value that "
+                                "another consumer's store reads, but has ")
+               << def->getNumResults()
+               << " results: only an op's one result can be handed over";
+      if (isa<tile::DotOp, tile::DotWaitOp>(def))
+        return def->emitOpError("ws-assign-roles: its result, another "
+                                "consumer's accumulator, "
+                                "is read by a store of consumer ")
+               << owner
+               << ": hand over a value computed from it instead (a "
+                  "wgmma accumulator lives in its consumer's registers)";
+      unsigned chain = program.chains[llvm::find(program.consumers, *other) -
+                                      program.consumers.begin()];
+      if (llvm::none_of(program.handed,
+                        [&](auto &entry) { return entry.first == def; }))
+        program.handed.push_back({def, chain});
+      continue;
+    }
+    def->walk([&](Operation *nested) {
+      llvm::append_range(worklist, nested->getOperands());
+    });
+  }
+  return success();
 }
 
 /// The dot that computes `value`, seen through the waits and the
@@ -479,14 +559,27 @@ static FailureOr<TileProgram> analyze(FunctionOpInterface func) {
   });
   if (arrivals.wasInterrupted())
     return failure();
+  SmallVector<DenseSet<Operation *>> slices;
+  unsigned shared = 0;
   for (tile::StoreOp store : program.stores) {
     if (program.isOnLast(store))
       continue;
     if (store->getParentOp() == program.loop) {
-      FailureOr<unsigned> owner = ownerOfBodyStore(store, program);
-      if (failed(owner))
+      auto owners = ownersOfBodyStore(store, program);
+      if (failed(owners))
         return failure();
-      program.bodyStores.push_back({store, *owner});
+      if (owners->size() == 1) {
+        program.bodyStores.push_back({store, owners->front().second});
+        continue;
+      }
+      // Computed from several consumers' dots: theirs in turn.
+      auto [consumer, chain] =
+          *std::next(owners->begin(), shared++ % owners->size());
+      if (slices.empty())
+        slices = consumerSlices(program);
+      if (failed(findHanded(store, consumer, slices, program)))
+        return failure();
+      program.bodyStores.push_back({store, chain});
       continue;
     }
     llvm::SmallSetVector<unsigned, 4> positions =
@@ -594,13 +687,20 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
           load->setAttr(kMulticastLoadAttrName, b.getUnitAttr());
       }
   }
-  func->setAttr(kChannelStagesAttrName, b.getDenseI32ArrayAttr(depths));
-
   auto consumerOf = [&](unsigned chain) {
     return static_cast<int32_t>(
         1 + program.consumers[llvm::find(program.chains, chain) -
                               program.chains.begin()]);
   };
+  // A channel of its own for each value handed between consumers.
+  for (auto [op, chain] : program.handed) {
+    op->setAttr(kResultChannelAttrName,
+                b.getI32IntegerAttr(static_cast<int32_t>(depths.size())));
+    depths.push_back(kHandedSlots);
+    setPartition(op, {consumerOf(chain)});
+  }
+  func->setAttr(kChannelStagesAttrName, b.getDenseI32ArrayAttr(depths));
+
   for (auto [store, chain] : program.bodyStores)
     setPartition(store, {consumerOf(chain)});
   for (tile::StoreOp store : program.stores) {

@@ -419,12 +419,22 @@ static bool containsLoop(scf::ForOp loop) {
 
 /// Where the data a slot's reader `user` took from shared memory is no
 /// longer needed, as an op of `block`: an asynchronous dot is done at the
-/// tile.dot_wait that returns its result, anything else when it is.
+/// tile.dot_wait that returns its result, or that of the asynchronous dots
+/// accumulating onto it, anything else when it is.
 static Operation *completionIn(Block *block, Operation *user) {
-  if (auto dot = dyn_cast<tile::DotOp>(user); dot && dot.getAsync())
-    for (Operation *wait : dot->getUsers())
-      if (isa<tile::DotWaitOp>(wait))
-        return ancestorIn(block, wait);
+  auto dot = dyn_cast<tile::DotOp>(user);
+  while (dot && dot.getAsync()) {
+    tile::DotOp next;
+    for (Operation *use : dot->getUsers()) {
+      if (isa<tile::DotWaitOp>(use))
+        return ancestorIn(block, use);
+      // Accumulated onto by a later asynchronous dot: done with it.
+      if (auto later = dyn_cast<tile::DotOp>(use);
+          later && later.getAcc() == dot.getResult())
+        next = later;
+    }
+    dot = next;
+  }
   return ancestorIn(block, user);
 }
 

@@ -12,12 +12,17 @@
 //   `ws.output_channels`) the producer reads the loop-carried value from
 //   the same slot, and after the loop takes the slot once more to read the
 //   loop's result;
+// - a 2-d register value that tile.dots read (the attention backward's dS,
+//   which a consumer hands to the other for its column part of dQ): the
+//   producer stores it into shared memory in the NVMMA layout, fences it
+//   for the async proxy and commits by threads;
 // - any other value: the producer stores it into shared memory.
 //
 // A reader waits for each slot where it first reads the value and reads in
-// place (`ws.as_tensor` of tensor memory, `ws.load_shared`, or a TMA store
-// straight from the slot) and releases the slot after its last read (by
-// tcgen05 after the MMAs that read it).
+// place (`ws.as_tensor` of tensor memory, or of shared memory as a wgmma
+// operand, `ws.load_shared`, or a TMA store straight from the slot) and
+// releases the slot after its last read (by tcgen05 after the MMAs that
+// read it; by threads after the wgmmas that read it are waited for).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +31,7 @@
 
 #include "fmha/Dialect/WS/IR/RoleAssignment.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -98,6 +104,17 @@ FailureOr<SmallVector<ValueChannel>> ws::collectValueChannels(
                       << ", computed by the same role";
       vc.loop = loop;
       vc.position = position;
+    }
+    // Read by dots: in the NVMMA layout they read in place.
+    if (!tmem && type.getRank() == 2 &&
+        llvm::any_of(op->getUsers(), llvm::IsaPred<tile::DotOp>)) {
+      unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+      int64_t swizzle =
+          fmha::limits::widestSwizzleBytes(type.getShape().back() * bits / 8);
+      if (!swizzle)
+        return fail() << "to tile.dots, but its rows fill no swizzle span";
+      vc.layout = tile::NvmmaSharedAttr::get(op->getContext(), swizzle,
+                                             /*transposed=*/false, bits);
     }
     vc.values.push_back(op);
     vc.producer = producer;
@@ -187,7 +204,10 @@ void ValueRole::produce(Value channel, Operation *value,
   }
   b.setInsertionPointAfter(value);
   auto acquire = ProducerAcquireOp::create(b, loc, channel);
-  StoreSharedOp::create(b, loc, result, acquire.getBuffers()[0]);
+  StoreSharedOp::create(b, loc, result, acquire.getBuffers()[0], vc.layout);
+  // The readers' wgmmas read the slot through the async proxy.
+  if (vc.layout)
+    FenceAsyncSharedOp::create(b, loc);
   ProducerCommitOp::create(b, loc, channel, acquire.getToken(),
                            AsyncUnit::Threads, IntegerAttr());
   if (cast<RankedTensorType>(result.getType()).getRank() == 2)
@@ -196,16 +216,35 @@ void ValueRole::produce(Value channel, Operation *value,
 
 /// A reader of `value`'s slot of `channel`: waits for it and, when `read`,
 /// reads the value from it.
-void ValueRole::consume(Value channel, Operation *value, bool read) {
+LogicalResult ValueRole::consume(Value channel, Operation *value, bool read,
+                                 const ValueChannel &vc) {
   Location loc = value->getLoc();
   Value result = value->getResult(0);
   b.setInsertionPoint(value);
+  if (read && vc.layout) {
+    // The dots read the slot in place as their A operand (released once
+    // they are waited for, placeReleases). Any other reader keeps the op,
+    // which pruning then keeps too: checkPruned reports it.
+    auto wait = ConsumerWaitOp::create(b, loc, channel);
+    auto type = cast<RankedTensorType>(result.getType());
+    Value slot = AsTensorOp::create(b, loc,
+                                    RankedTensorType::get(type.getShape(),
+                                                          type.getElementType(),
+                                                          vc.layout),
+                                    wait.getBuffers()[0]);
+    result.replaceUsesWithIf(slot, [](OpOperand &use) {
+      auto dot = dyn_cast<tile::DotOp>(use.getOwner());
+      return dot && use.getOperandNumber() == 0 && !dot.getTransposeA();
+    });
+    reads.push_back(wait);
+    return success();
+  }
   if (!read) {
     // The role keeps its place in the ring.
     auto wait = ConsumerWaitOp::create(b, loc, channel);
     ConsumerReleaseOp::create(b, loc, channel, wait.getToken(),
                               AsyncUnit::Threads);
-    return;
+    return success();
   }
   if (isTensorMemory(valueBuffer(result))) {
     auto wait = ConsumerWaitOp::create(b, loc, channel);
@@ -214,7 +253,7 @@ void ValueRole::consume(Value channel, Operation *value, bool read) {
     value->erase();
     reads.push_back(wait);
     waits.push_back(wait);
-    return;
+    return success();
   }
   // A value in shared memory that the role stores to global memory: a TMA
   // store straight from the slot.
@@ -230,7 +269,7 @@ void ValueRole::consume(Value channel, Operation *value, bool read) {
     ConsumerReleaseOp::create(b, loc, channel, wait.getToken(),
                               AsyncUnit::Threads);
     store.erase();
-    return;
+    return success();
   }
   auto wait = ConsumerWaitOp::create(b, loc, channel);
   Value row =
@@ -240,6 +279,7 @@ void ValueRole::consume(Value channel, Operation *value, bool read) {
   result.replaceAllUsesWith(row);
   value->erase();
   reads.push_back(wait);
+  return success();
 }
 
 /// The producer of a handed accumulator after its loop: takes the slot
@@ -316,7 +356,8 @@ LogicalResult ValueRole::hand() {
     if (llvm::none_of(vc.values, isNeeded))
       continue;
     for (Operation *value : vc.values)
-      consume(channel, copyOf(value), isNeeded(value));
+      if (failed(consume(channel, copyOf(value), isNeeded(value), vc)))
+        return failure();
     if (vc.loop && computesOutput(vc.loop, vc.position, role))
       accumulated.push_back({channel, &vc});
   }
@@ -327,8 +368,9 @@ LogicalResult ValueRole::hand() {
 }
 
 /// Moves the ops that compute the value each slot the role fills is filled
-/// with (those of its block that nothing else needs before the store) right
-/// before the store: ws-chunk-row-stores then streams the computation.
+/// with (those of its block that nothing else needs before the store, but
+/// for dots and their waits) right before the store: ws-chunk-row-stores
+/// then streams the computation.
 void ValueRole::sinkChains() {
   for (ProducerAcquireOp acquire : fills) {
     Operation *store = nullptr;
@@ -340,9 +382,12 @@ void ValueRole::sinkChains() {
     SmallVector<Value> worklist{store->getOperand(0)};
     while (!worklist.empty()) {
       Operation *def = worklist.pop_back_val().getDefiningOp();
+      // Dots and their waits stay in order: a wait counts the dots
+      // issued before it.
       if (!def || def->getBlock() != block ||
           isa<WSDialect>(def->getDialect()) || !isMemoryEffectFree(def) ||
-          def->getNumRegions() != 0 || !slice.insert(def))
+          isa<tile::DotOp, tile::DotWaitOp>(def) || def->getNumRegions() != 0 ||
+          !slice.insert(def))
         continue;
       llvm::append_range(worklist, def->getOperands());
     }

@@ -32,6 +32,10 @@ struct ValueChannel {
   /// rescales it, the role computing it accumulates onto it), or null.
   scf::ForOp loop;
   unsigned position = 0;
+  /// The NVMMA layout a shared-memory slot holds a 2-d register value in
+  /// where tile.dots read the value (as their A operand): the readers'
+  /// dots read the slot in place. Null: row-major.
+  tile::NvmmaSharedAttr layout;
 };
 
 /// The buffer of a slot that holds `value`: in tensor memory for a
@@ -83,7 +87,8 @@ public:
 private:
   Operation *copyOf(Operation *op) const { return map.lookup(op); }
   void produce(Value channel, Operation *value, const ValueChannel &vc);
-  void consume(Value channel, Operation *value, bool read);
+  LogicalResult consume(Value channel, Operation *value, bool read,
+                        const ValueChannel &vc);
   void readResult(Value channel, const ValueChannel &vc);
   LogicalResult accumulate(Value channel, const ValueChannel &vc);
   void sinkChains();

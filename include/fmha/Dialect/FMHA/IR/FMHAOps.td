@@ -1123,6 +1123,17 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     /// shared memory for dV and dK) rather than their transposes: where
     /// block_m is a multiple of 64 (S's rows).
     bool keyGradsQueryMajor();
+    /// With fused_dq, whether each consumer computes one column part of
+    /// dQ over the keys of every consumer of the CTA (FlashAttention-3's
+    /// split: consumer h adds dQ[:, h] = sum_c dS_c K_c[:, h], reading the
+    /// other consumers' dS from shared memory), rather than all of dQ's
+    /// columns over its own keys: where the head dim is one 128-byte span
+    /// of 16-bit elements per consumer (128). Half the reduce-adds, half
+    /// the part's registers; Q, K and dK in column parts.
+    bool splitsQueryGrads();
+    /// The column parts Q, K and dK are loaded and computed in: the
+    /// consumers with splitsQueryGrads(), else 1.
+    int64_t getQueryGradParts();
     /// Whether the dK/dV kernel needs its wgmma descriptors computed at
     /// their use (`fmha.descriptors_at_use`): with the fused dQ where its
     /// part, dK, dV and the loop-invariant descriptors do not all fit.

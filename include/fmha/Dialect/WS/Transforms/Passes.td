@@ -42,6 +42,13 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
       stores of values computed from it and the plain stores
       (`tile.store_direct`, attention's log-sum-exp) of values of its
       chain only, such as the row max (`ws.partition` on the stores).
+      A TMA store in the main loop computed from several consumers' dots
+      (the fused attention backward's column parts of dQ, each reading
+      every consumer's dS) goes to those consumers in turn; each value it
+      reads that another consumer computes for its chains (from a dot;
+      not an accumulator itself) is handed over through a channel of its
+      own, one slot (`ws.result_channel`, `ws.partition` of the computing
+      consumer).
     - a program whose loads all sit in several loops side by side in one
       block (a ping-pong GEMM, `fmha.gemm ... schedule pingpong`: one main
       loop per work item of a pair) gets one **consumer per loop**: role
