@@ -43,9 +43,9 @@ _TENSORS = ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv")
 # (``fused_dq``) unless the call is deterministic, and the fewest keys from
 # which it does: where that measured faster than dq by a kernel of its own
 # (bench/RESULTS.md, 2026-11-29: 1.01-1.07x at head dim 64; at head dim
-# 128 1.01-1.07x from 2k keys, 0.89-1.0x at 512 and 1k, where the
-# zeroing of dq_acc and the _post launch weigh more).
-FUSED_DQ_MIN_KEYS = {64: 0, 128: 2048}
+# 128, with FlashAttention-3's split of dQ's columns, 1.07-1.12x from 2k
+# keys, 1.03-1.10x at 1k and 0.98-1.02x at 512).
+FUSED_DQ_MIN_KEYS = {64: 0, 128: 0}
 
 
 def fuses_dq(head_dim: int, seq_k: Optional[int], deterministic: bool,

@@ -215,12 +215,14 @@ fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
 // -----
 
 // fused_dq at head dim 128, FlashAttention-3's split: Q, K and dK in
-// 64-column parts (one TMA box each); S = Q_0 K_c0^T + Q_1 K_c1^T; column
-// part h of dQ = dS_0 K_0h + dS_1 K_1h, added at column 64 h, waited for
-// apart from dV and dK (ws-assign-roles gives part h to consumer h and
-// hands it the other's dS). dQ's part, dK, dV and the descriptors hoisted
-// out of the loop do not fit a consumer's registers together, so the
-// dK/dV kernel asks the lowering for the descriptors at their use.
+// 64-column parts (one TMA box each); S = Q_0 K_c0^T + Q_1 K_c1^T; each
+// consumer issues dV, column part h of dQ = dS_0 K_0h + dS_1 K_1h, then
+// dK, and adds the part at column 64 h once it is done (dK still running),
+// waited for apart from dV and dK (ws-assign-roles gives part h to
+// consumer h and hands it the other's dS). dQ's part, dK, dV and the
+// descriptors hoisted out of the loop do not fit a consumer's registers
+// together, so the dK/dV kernel asks the lowering for the descriptors at
+// their use.
 // CHECK-LABEL: gpu.module @bwd_fdq128_module
 // CHECK: gpu.func @bwd_fdq128_dkdv(%[[Q:.+]]: !tile.desc<tensor<64x64xbf16>, rank = 4>, %[[K:.+]]: !tile.desc<tensor<64x64xbf16>, rank = 4>, %{{.+}}: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}, %[[DK:.+]]: !tile.desc<tensor<64x64xbf16>, rank = 4>, %{{.+}}: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[ACC:.+]]: !tile.desc<tensor<64x64xf32>, rank = 4>
 // CHECK-SAME: fmha.consumer_registers = 240 : i64
@@ -235,17 +237,23 @@ fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
 // CHECK: %[[S0:.+]] = tile.dot %[[Q0]], %[[K00]], %{{.+}} {async, transpose_b}
 // CHECK: tile.dot %[[Q1]], %[[K01]], %[[S0]] {async, transpose_b}
 // CHECK: %[[DS0:.+]] = arith.truncf
-// CHECK: tile.dot %[[DS0]], %[[Q0]], %{{.+}} {async, transpose_a}
-// CHECK: tile.dot %[[DS0]], %[[Q1]], %{{.+}} {async, transpose_a}
+// CHECK: arith.truncf
 // CHECK: %[[DS1:.+]] = arith.truncf
+// CHECK: arith.truncf
+// CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
 // CHECK: %[[P0:.+]] = tile.dot %[[DS0]], %[[K00]], %{{.+}} {async}
 // CHECK: %[[P1:.+]] = tile.dot %[[DS1]], %[[K10]], %[[P0]] {async}
-// CHECK: %[[W0:.+]] = tile.dot_wait %[[P1]] pending 0
+// CHECK: tile.dot %[[DS0]], %[[Q0]], %{{.+}} {async, transpose_a}
+// CHECK: tile.dot %[[DS0]], %[[Q1]], %{{.+}} {async, transpose_a}
+// CHECK: %[[W0:.+]] = tile.dot_wait %[[P1]] pending 2
 // CHECK: tile.store %[[ACC]][{{.+}}, %c0{{.*}}], %[[W0]] reduce add
 // CHECK: tile.dot_wait {{.+}} pending 0 : tensor<64x128xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+// CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x128xbf16>, tensor<64x128xf32>
 // CHECK: %[[R0:.+]] = tile.dot %[[DS0]], %[[K01]], %{{.+}} {async}
 // CHECK: %[[R1:.+]] = tile.dot %[[DS1]], %[[K11]], %[[R0]] {async}
-// CHECK: %[[W1:.+]] = tile.dot_wait %[[R1]] pending 0
+// CHECK: tile.dot %[[DS1]], %[[Q0]], %{{.+}} {async, transpose_a}
+// CHECK: tile.dot %[[DS1]], %[[Q1]], %{{.+}} {async, transpose_a}
+// CHECK: %[[W1:.+]] = tile.dot_wait %[[R1]] pending 2
 // CHECK: tile.store %[[ACC]][{{.+}}, %c64{{.*}}], %[[W1]] reduce add
 // CHECK: tile.store %[[DK]][{{.+}}, %c0{{.*}}], %{{.+}} : !tile.desc<tensor<64x64xbf16>, rank = 4>
 // CHECK: tile.store %[[DK]][{{.+}}, %c64{{.*}}], %{{.+}} : !tile.desc<tensor<64x64xbf16>, rank = 4>

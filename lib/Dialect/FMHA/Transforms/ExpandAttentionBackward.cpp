@@ -706,27 +706,33 @@ SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step,
   };
   RankedTensorType dqType = tensorType({blockM, headDim / parts}, f32);
   int64_t accs = accsPerConsumer();
-  SmallVector<Value> results, dsTiles;
-  SmallVector<SmallVector<Value>> keyGradDots;
+  // Consumer c's dV += P^T dO and dK += dS^T Q (per column part of Q), P
+  // and dS read transposed ([queries, keys]: the keys are the products'
+  // rows).
+  auto valueGradDot = [&](size_t c, Value p) -> Value {
+    return tile::DotOp::create(b, loc, p, step.doTile, step.accs[accs * c],
+                               unit, UnitAttr(), unit);
+  };
+  auto keyGradDots = [&](size_t c, Value ds, SmallVector<Value> &dots) {
+    for (auto [h, qPart] : llvm::enumerate(step.qTiles))
+      dots.push_back(tile::DotOp::create(b, loc, ds, qPart,
+                                         step.accs[accs * c + 1 + h], unit,
+                                         UnitAttr(), unit));
+  };
+  SmallVector<Value> results, pTiles, dsTiles;
   for (auto [c, keys] : llvm::enumerate(step.keyStarts)) {
     Value p = maskProbabilities(
         probabilities(waitFor(scores[c], 1), step.lse2, /*lseAxis=*/1), keys,
         step.m0, /*keyAxis=*/1);
     Value ds =
         narrow(scoreGrads(p, waitFor(gradDots[c], 0), step.d, /*axis=*/1));
-    dsTiles.push_back(ds);
-    // [queries, keys] read transposed: the keys are the products' rows.
-    SmallVector<Value> dots = {
-        tile::DotOp::create(b, loc, narrow(p), step.doTile, step.accs[accs * c],
-                            unit, UnitAttr(), unit)};
-    for (auto [h, qPart] : llvm::enumerate(step.qTiles))
-      dots.push_back(tile::DotOp::create(b, loc, ds, qPart,
-                                         step.accs[accs * c + 1 + h], unit,
-                                         UnitAttr(), unit));
     if (parts > 1) {
-      keyGradDots.push_back(dots);
+      pTiles.push_back(narrow(p));
+      dsTiles.push_back(ds);
       continue;
     }
+    SmallVector<Value> dots = {valueGradDot(c, narrow(p))};
+    keyGradDots(c, ds, dots);
     if (!dqAcc) {
       llvm::append_range(results,
                          tile::DotWaitOp::create(b, loc, dots, 0).getResults());
@@ -739,18 +745,21 @@ SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step,
     llvm::append_range(results, done.getResults().drop_back());
     addInto(constI32(0), done.getResults().back());
   }
-  if (keyGradDots.empty())
+  if (pTiles.empty())
     return results;
-  // Split: column part h of dQ over every consumer's keys, then consumer
-  // h's dV and dK. The waits are apart: a wait that listed dQ's part with
-  // dV and dK would tie one consumer's accumulators to the others' dS.
-  for (auto [h, dots] : llvm::enumerate(keyGradDots)) {
-    if (dqAcc) {
-      Value dq = zeros(dqType);
-      for (auto [ds, kParts] : llvm::zip(dsTiles, step.kTiles))
-        dq = issueDot(ds, kParts[h], dq, false);
-      addInto(constI32(h * headDim / parts), waitFor(dq, 0));
-    }
+  // Split: consumer h issues its dV, column part h of dQ over every
+  // consumer's keys, then its dK, and stages the part while dK runs. The
+  // waits are apart: a wait that listed dQ's part with dV and dK would tie
+  // one consumer's accumulators to the others' dS.
+  for (auto [h, p, ds] : llvm::enumerate(pTiles, dsTiles)) {
+    SmallVector<Value> dots = {valueGradDot(h, p)};
+    Value dq = zeros(dqType);
+    if (dqAcc)
+      for (auto [other, kParts] : llvm::zip(dsTiles, step.kTiles))
+        dq = issueDot(other, kParts[h], dq, false);
+    keyGradDots(h, ds, dots);
+    if (dqAcc)
+      addInto(constI32(h * headDim / parts), waitFor(dq, parts));
     llvm::append_range(results,
                        tile::DotWaitOp::create(b, loc, dots, 0).getResults());
   }
