@@ -4,14 +4,15 @@ from the same seed, and says whether the loss curves agree within bf16
 noise (issue 19, point 5).
 
     FMHA_CACHE_DIR=DIR python3 bench/train_llama.py [--steps 100]
-        [--heads 4] [--json FILE]
+        [--heads 4] [--seq 512] [--json FILE]
 
 The model is built from a config (random init, nothing downloaded): 4
 layers, hidden 512, 4 query heads on 2 KV heads (head dim 128, GQA;
 ``--heads 8``: 8 on 4, head dim 64, whose backward fuses dQ), vocab
 1000, in bf16 (parameters and AdamW states: a pure-bf16 run, as rotary
 embeddings under autocast would hand fmha float32 queries). The data are
-random tokens: 4 fixed batches of 8 sequences of 512 tokens, cycled, so
+random tokens: 4 fixed batches of 8 sequences of 512 tokens (``--seq``),
+cycled, so
 that the loss falls (the model memorizes them) and the curves have a
 shape to compare. Every run starts from torch.manual_seed(0): the same
 weights, the same data.
@@ -92,14 +93,16 @@ def max_diff(a, b):
 
 
 def main():
-    global HEADS
+    global HEADS, SEQ
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--heads", type=int, default=HEADS,
                    help="query heads (head dim 512 / heads; KV heads half)")
+    p.add_argument("--seq", type=int, default=SEQ,
+                   help="tokens per sequence")
     p.add_argument("--json", help="write the curves and figures here")
     args = p.parse_args()
-    HEADS = args.heads
+    HEADS, SEQ = args.heads, args.seq
     calls = integration.CALLS["fmha"]
     fallbacks = integration.FALLBACKS["masked"]
     runs = {"fmha": train("fmha", args.steps)}
@@ -133,7 +136,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"device": torch.cuda.get_device_name(),
                        "torch": torch.__version__, "steps": args.steps,
-                       "heads": HEADS,
+                       "heads": HEADS, "seq": SEQ,
                        "losses": runs, "max_diff": diff, "noise": noise,
                        "bound": bound, "agree": agree,
                        "fmha_calls": fmha_calls, "masked_fallbacks": masked},

@@ -44,8 +44,9 @@ _TENSORS = ("q", "k", "v", "o", "do", "lse", "dq", "dk", "dv")
 # which it does: where that measured faster than dq by a kernel of its own
 # (bench/RESULTS.md, 2026-11-29: 1.01-1.07x at head dim 64; at head dim
 # 128, with FlashAttention-3's split of dQ's columns, 1.07-1.12x from 2k
-# keys, 1.03-1.10x at 1k and 0.98-1.02x at 512).
-FUSED_DQ_MIN_KEYS = {64: 0, 128: 0}
+# keys and 1.03-1.10x at 1k; at 512 the two forms are within 2%, the
+# fused one the slower with a causal mask).
+FUSED_DQ_MIN_KEYS = {64: 0, 128: 1024}
 
 
 def fuses_dq(head_dim: int, seq_k: Optional[int], deterministic: bool,

@@ -7,7 +7,6 @@ provides)."""
 import subprocess
 import tempfile
 import unittest
-from unittest import mock
 from pathlib import Path
 
 import fmha
@@ -145,9 +144,10 @@ class SpecTest(unittest.TestCase):
 
     def test_front_door_spec(self):
         # The default scale, however spelled, is the default kernel; dq is
-        # fused at head dims 64 and 128 unless the call is deterministic.
+        # fused at head dim 64, and at 128 from 1024 keys, unless the call
+        # is deterministic.
         self.assertEqual(backward.backward_spec("bf16", 128, scale=128**-0.5),
-                         AttentionBackwardSpec(fused_dq=True))
+                         AttentionBackwardSpec())
         self.assertEqual(backward.backward_spec("bf16", 64),
                          AttentionBackwardSpec(head_dim=64, fused_dq=True))
         self.assertEqual(backward.backward_spec("f16", 64, True, [4, 0],
@@ -160,15 +160,12 @@ class SpecTest(unittest.TestCase):
             [True, False])
         self.assertEqual(
             [s.fused_dq for s in backward.backward_kernel_specs("bf16", 128)],
-            [True, False])
-        # A head dim fuses dq from FUSED_DQ_MIN_KEYS keys (head dim 128
-        # from 1 key since FlashAttention-3's split).
-        self.assertTrue(backward.backward_spec("bf16", 128, seq_k=1).fused_dq)
-        with mock.patch.dict(backward.FUSED_DQ_MIN_KEYS, {128: 2048}):
-            self.assertTrue(backward.backward_spec("bf16", 128,
-                                                   seq_k=2048).fused_dq)
-            self.assertFalse(backward.backward_spec("bf16", 128,
-                                                    seq_k=2047).fused_dq)
+            [False, True])
+        # Head dim 128 fuses dq from 1024 keys (FUSED_DQ_MIN_KEYS).
+        self.assertTrue(backward.backward_spec("bf16", 128,
+                                               seq_k=1024).fused_dq)
+        self.assertFalse(backward.backward_spec("bf16", 128,
+                                                seq_k=1023).fused_dq)
         self.assertFalse(backward.backward_spec(
             "bf16", 128, deterministic=True, seq_k=4096).fused_dq)
         self.assertTrue(backward.backward_spec("bf16", 64, seq_k=1).fused_dq)

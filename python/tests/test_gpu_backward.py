@@ -258,8 +258,8 @@ class BackwardTest(unittest.TestCase):
     def test_shapes(self):
         """Odd lengths (1, 17, 300, 1000, 4097), seq_q above and below
         seq_k, GQA 4:1 and MQA, causal and not, both dtypes and head
-        dims, dq fused (the default; at head dim 128 FlashAttention-3's
-        split of its columns) and by its own kernel (deterministic)."""
+        dims, dq fused (the default at head dim 64, and at 128 on 4097
+        keys) and by its own kernel (deterministic)."""
         cases = [(1, 2, 2, 1, 1), (2, 4, 4, 17, 17), (1, 8, 2, 300, 1000),
                  (1, 4, 1, 1000, 300), (1, 2, 2, 4097, 4097),
                  (1, 4, 1, 17, 4097), (2, 8, 2, 1000, 1000)]
@@ -282,7 +282,7 @@ class BackwardTest(unittest.TestCase):
             torch_dtype = getattr(torch, {"bf16": "bfloat16",
                                           "f16": "float16"}[dtype])
             # seq_q 500 on 300 keys: the first rows see no key (their
-            # window ends before key 0); 2100 keys: many key blocks.
+            # window ends before key 0); 2100 keys: head dim 128 fuses dq.
             for case, det in itertools.product(
                     ((2, 4, 2, 500, 300), (1, 4, 1, 1000, 1000),
                      (1, 2, 2, 17, 300), (1, 4, 2, 300, 2100)),
@@ -382,8 +382,8 @@ class BackwardTest(unittest.TestCase):
     def test_cuda_graph(self):
         """A training step's attention (forward and autograd backward)
         captured in a CUDA graph and replayed on new inputs gives the
-        gradients an eager step gives on them; both head dims take the
-        fused dQ (its f32 scratch; at 128 in column parts)."""
+        gradients an eager step gives on them; head dim 64 takes the fused
+        dQ (its f32 scratch), 128 the two kernels."""
         for head_dim in (128, 64):
             with self.subTest(head_dim=head_dim):
                 self.cuda_graph_case(head_dim)
@@ -465,8 +465,8 @@ class BackwardTest(unittest.TestCase):
 
     def test_fullgraph(self):
         """torch.compile(fullgraph=True) of a forward and backward, against
-        the eager gradients; both head dims take the fused dQ (a scratch
-        allocated per call)."""
+        the eager gradients; head dim 64 takes the fused dQ (a scratch
+        allocated per call), 128 the two kernels."""
         for head_dim in (128, 64):
             with self.subTest(head_dim=head_dim):
                 self.fullgraph_case(head_dim)
@@ -501,8 +501,7 @@ class BackwardTest(unittest.TestCase):
         kv = torch.randn(1, 2, 130, 128, device="cuda", dtype=torch.bfloat16)
         o, lse = fmha.attention(q, kv, kv, causal=True, return_lse=True)
         do = torch.randn_like(o)
-        # Not deterministic: the fused dQ (dq_acc); deterministic: the two
-        # kernels.
+        # Head dim 64 not deterministic: the fused dQ (dq_acc).
         q64, kv64 = q[..., :64].contiguous(), kv[..., :64].contiguous()
         o64, lse64 = fmha.attention(q64, kv64, kv64, causal=True,
                                     return_lse=True)
