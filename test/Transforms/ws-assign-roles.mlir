@@ -911,3 +911,45 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A value another consumer computes is handed over as one op's one
+// result: an scf.if with two results (both read by the store) is not.
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @body_store_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @body_store_two_results(%a: !tile.desc<tensor<128x64xbf16, #smem>>,
+                                     %c: !tile.desc<tensor<128x128xf32>>,
+                                     %steps: i32, %flag: i1) kernel {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c128 = arith.constant 128 : i32
+      %zero = arith.constant dense<0.0> : tensor<128x128xf32, #acc>
+      %r:2 = scf.for %s = %c0 to %steps step %c1 iter_args(%acc0 = %zero, %acc1 = %zero)
+          -> (tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>) : i32 {
+        %x = tile.load %a[%s, %c0] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %y = tile.load %a[%s, %c1] : !tile.desc<tensor<128x64xbf16, #smem>>
+        %p0 = tile.dot %x, %x, %zero {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        %p1 = tile.dot %y, %y, %zero {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        // expected-error @+1 {{'scf.if' op ws-assign-roles: computes a value that another consumer's store reads, but has 2 results: only an op's one result can be handed over}}
+        %u:2 = scf.if %flag -> (tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>) {
+          scf.yield %p1, %p1 : tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>
+        } else {
+          scf.yield %zero, %p1 : tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>
+        }
+        %a0 = arith.addf %acc0, %p0 : tensor<128x128xf32, #acc>
+        %d0 = tile.dot %x, %x, %a0 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        %a1 = arith.addf %acc1, %u#0 : tensor<128x128xf32, #acc>
+        %d1 = tile.dot %y, %y, %a1 {transpose_b} : tensor<128x64xbf16, #smem>, tensor<128x64xbf16, #smem>, tensor<128x128xf32, #acc>
+        %sum = arith.addf %p0, %u#1 : tensor<128x128xf32, #acc>
+        tile.store %c[%s, %c0], %sum reduce add : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+        scf.yield %d0, %d1 : tensor<128x128xf32, #acc>, tensor<128x128xf32, #acc>
+      }
+      tile.store %c[%c0, %c0], %r#0 : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      tile.store %c[%c128, %c0], %r#1 : !tile.desc<tensor<128x128xf32>>, tensor<128x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
