@@ -18,7 +18,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts"> {
       cannot read there (an A given transposed, any B: the attention
       backward's dS^T for dQ = dS K) keeps its register layout and is
       staged: a `tile.convert_layout` into the `#tile.nvmma_shared` a load
-      of its shape would get, right before the dot (`ws-partition-roles`
+      of its shape would get, right before the first dot of its block
+      that reads it (the block's dots share it; `ws-partition-roles`
       turns it into a buffer of the computing role). A K-major register A
       (attention's P) is read from registers.
     - On sm_90a, the descriptor of a `tile.store` (a TMA store) gets the
