@@ -535,6 +535,16 @@ def recorded_function(torch: Any, name: str, forward: Any, gradients: Any,
     return function
 
 
+def eager_plain(torch: Any, *tensors: Any) -> bool:
+    """Whether a recorded call on ``tensors`` may run through
+    recorded_function: plain tensors, eager (no tracing), no functorch
+    transforms; otherwise it takes the custom op."""
+    from . import torch_ops
+    tensor, compiling = torch_ops._fast_env(torch)[:2]
+    return (all(type(t) is tensor for t in tensors) and not compiling()
+            and not torch._C._are_functorch_transforms_active())
+
+
 def _attention_forward(torch: Any, q: Any, k: Any, v: Any, causal: bool,
                        window: Optional[tuple],
                        scale: Optional[float]) -> tuple:
@@ -556,11 +566,7 @@ def attention_recorded(torch: Any, q: Any, k: Any, v: Any, causal: bool,
     """``(o, lse)`` of an eager call autograd records, through the
     autograd.Function above, or None when the call must take the custom
     op (tracing, functorch transforms, tensor subclasses)."""
-    from . import torch_ops
-    tensor, compiling = torch_ops._fast_env(torch)[:2]
-    if (type(q) is not tensor or type(k) is not tensor
-            or type(v) is not tensor or compiling()
-            or torch._C._are_functorch_transforms_active()):
+    if not eager_plain(torch, q, k, v):
         return None
     function = recorded_function(torch, "Attention", _attention_forward,
                                  gradients, 3)

@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional
 from . import ops as _ops
 from . import varlen as _varlen
 from .backward import (backward_spec, check_backward_input,
-                       check_head_dim_grad, check_like_q,
+                       check_head_dim_grad, check_like_q, eager_plain,
                        recorded_function, reject_head_dim)
 
 WHAT = "fmha.attention_varlen_backward"
@@ -451,12 +451,8 @@ def attention_varlen_recorded(torch: Any, q: Any, k: Any, v: Any, cu_q: Any,
     autograd.Function above, or None when the call must take the custom
     op (tracing, functorch transforms, tensor subclasses, maxima that are
     not ints)."""
-    from . import torch_ops
-    tensor, compiling = torch_ops._fast_env(torch)[:2]
-    if (any(type(t) is not tensor for t in (q, k, v, cu_q, cu_k))
-            or type(max_seqlen_q) is not int
-            or type(max_seqlen_k) is not int or compiling()
-            or torch._C._are_functorch_transforms_active()):
+    if (type(max_seqlen_q) is not int or type(max_seqlen_k) is not int
+            or not eager_plain(torch, q, k, v, cu_q, cu_k)):
         return None
     function = recorded_function(torch, "AttentionVarlen", _varlen_forward,
                                  gradients, 5)

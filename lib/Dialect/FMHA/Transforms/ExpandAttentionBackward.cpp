@@ -747,19 +747,17 @@ SmallVector<Value> BackwardBuilder::queryMajorKeyGrads(const KeyGradStep &step,
   }
   if (pTiles.empty())
     return results;
-  // Split: consumer h issues its dV, column part h of dQ over every
-  // consumer's keys, then its dK, and stages the part while dK runs. The
-  // waits are apart: a wait that listed dQ's part with dV and dK would tie
-  // one consumer's accumulators to the others' dS.
+  // Split (fused_dq only): consumer h issues its dV, column part h of dQ
+  // over every consumer's keys, then its dK, and stages the part while dK
+  // runs. The waits are apart: a wait that listed dQ's part with dV and dK
+  // would tie one consumer's accumulators to the others' dS.
   for (auto [h, p, ds] : llvm::enumerate(pTiles, dsTiles)) {
     SmallVector<Value> dots = {valueGradDot(h, p)};
     Value dq = zeros(dqType);
-    if (dqAcc)
-      for (auto [other, kParts] : llvm::zip(dsTiles, step.kTiles))
-        dq = issueDot(other, kParts[h], dq, false);
+    for (auto [other, kParts] : llvm::zip(dsTiles, step.kTiles))
+      dq = issueDot(other, kParts[h], dq, false);
     keyGradDots(h, ds, dots);
-    if (dqAcc)
-      addInto(constI32(h * headDim / parts), waitFor(dq, parts));
+    addInto(constI32(h * headDim / parts), waitFor(dq, parts));
     llvm::append_range(results,
                        tile::DotWaitOp::create(b, loc, dots, 0).getResults());
   }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -265,6 +266,15 @@ LogicalResult TransposedAttr::verifyEncoding(
 //===----------------------------------------------------------------------===//
 // NvmmaSharedAttr
 //===----------------------------------------------------------------------===//
+
+NvmmaSharedAttr NvmmaSharedAttr::getRowMajor(RankedTensorType type) {
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t swizzle =
+      fmha::limits::widestSwizzleBytes(type.getShape().back() * bits / 8);
+  if (!swizzle)
+    return {};
+  return get(type.getContext(), swizzle, /*transposed=*/false, bits);
+}
 
 LogicalResult
 NvmmaSharedAttr::verify(function_ref<InFlightDiagnostic()> emitError,

@@ -281,13 +281,12 @@ void LayoutMap::apply() {
 /// `rowBytes` bytes: the widest swizzle the rows fill.
 static FailureOr<NvmmaSharedAttr> sharedLayoutFor(RankedTensorType type,
                                                   Operation *where) {
-  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-  int64_t rowBytes = type.getShape().back() * bits / 8;
-  if (int64_t swizzle = fmha::limits::widestSwizzleBytes(rowBytes))
-    return NvmmaSharedAttr::get(type.getContext(), swizzle,
-                                /*transposed=*/false, bits);
+  if (NvmmaSharedAttr layout = NvmmaSharedAttr::getRowMajor(type))
+    return layout;
   return where->emitOpError("operand rows of ")
-         << rowBytes << " bytes fill no swizzle span (32, 64 or 128 bytes)";
+         << type.getShape().back() *
+                type.getElementType().getIntOrFloatBitWidth() / 8
+         << " bytes fill no swizzle span (32, 64 or 128 bytes)";
 }
 
 /// Gives descriptor `desc` the shared layout `layout` in `descLayouts`, or
@@ -562,9 +561,7 @@ static LogicalResult
 assignStoreLayouts(Operation *root, DenseMap<Value, Attribute> &descLayouts) {
   WalkResult walk = root->walk([&](StoreOp store) {
     auto block = cast<RankedTensorType>(store.getDesc().getType().getBlock());
-    int64_t rowBytes =
-        block.getShape().back() * block.getElementTypeBitWidth() / 8;
-    if (!store.getReduce() && !fmha::limits::widestSwizzleBytes(rowBytes))
+    if (!store.getReduce() && !NvmmaSharedAttr::getRowMajor(block))
       return WalkResult::advance();
     FailureOr<NvmmaSharedAttr> layout = sharedLayoutFor(block, store);
     if (failed(layout) || failed(setDescLayout(descLayouts, store.getDesc(),

@@ -31,7 +31,6 @@
 
 #include "fmha/Dialect/WS/IR/RoleAssignment.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
-#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -108,13 +107,9 @@ FailureOr<SmallVector<ValueChannel>> ws::collectValueChannels(
     // Read by dots: in the NVMMA layout they read in place.
     if (!tmem && type.getRank() == 2 &&
         llvm::any_of(op->getUsers(), llvm::IsaPred<tile::DotOp>)) {
-      unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-      int64_t swizzle =
-          fmha::limits::widestSwizzleBytes(type.getShape().back() * bits / 8);
-      if (!swizzle)
+      vc.layout = tile::NvmmaSharedAttr::getRowMajor(type);
+      if (!vc.layout)
         return fail() << "to tile.dots, but its rows fill no swizzle span";
-      vc.layout = tile::NvmmaSharedAttr::get(op->getContext(), swizzle,
-                                             /*transposed=*/false, bits);
     }
     vc.values.push_back(op);
     vc.producer = producer;

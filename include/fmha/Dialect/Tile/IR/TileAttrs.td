@@ -354,6 +354,10 @@ def Tile_NvmmaSharedAttr : Tile_LayoutAttr<"NvmmaShared", "nvmma_shared"> {
     unsigned getContiguousDim(unsigned rank) const {
       return getTransposed() ? rank - 2 : rank - 1;
     }
+    /// The layout of a row-major `type` with the widest swizzle its rows
+    /// fill (what a TMA load of its shape gets); null where they fill no
+    /// swizzle span.
+    static NvmmaSharedAttr getRowMajor(::mlir::RankedTensorType type);
   }];
 }
 
