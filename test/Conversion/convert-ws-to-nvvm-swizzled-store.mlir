@@ -63,3 +63,34 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// The same store: the thread's origin column (2 (l % 4), below 16 bytes)
+// leaves the chunk bits of its offset clear, so the swizzled offsets of its
+// columns 8, 16, ..., 56 are that of column 0 with the chunk bits flipped:
+// one xor each, not the whole swizzle again.
+#bf16 = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc64 = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+// CHECK-LABEL: gpu.module @bf16_column_keys
+// CHECK: %[[SWIZZLED:.+]] = llvm.xor %{{.+}}, %{{.+}} : i32
+// CHECK: llvm.getelementptr %{{.+}}[%[[SWIZZLED]]]
+// CHECK: %[[C16:.+]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT: %[[COL8:.+]] = llvm.xor %[[SWIZZLED]], %[[C16]] : i32
+// CHECK-NEXT: llvm.getelementptr %{{.+}}[%[[COL8]]]
+// CHECK: %[[C112:.+]] = llvm.mlir.constant(112 : i32) : i32
+// CHECK-NEXT: %[[COL56:.+]] = llvm.xor %[[SWIZZLED]], %[[C112]] : i32
+module attributes {gpu.container_module} {
+  gpu.module @bf16_column_keys {
+    gpu.func @k() kernel attributes {ws.num_threads = 128 : i64, ws.smem_bytes = 8192 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %t = arith.constant dense<1.0> : tensor<64x64xbf16, #acc64>
+          %s = ws.buffer_alloc offset 0 : memref<64x64xbf16, 3>
+          ws.store_shared %t, %s {layout = #bf16} : tensor<64x64xbf16, #acc64>, memref<64x64xbf16, 3>
+        }
+      }
+      gpu.return
+    }
+  }
+}

@@ -70,7 +70,10 @@ module attributes {gpu.container_module} {
 // CHECK: nvvm.setmaxregister  decrease 40
 // CHECK: nvvm.setmaxregister  decrease 232
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK-COUNT-8: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// The accumulator starts at zero: the first k-step's wgmmas (one per 64
+// rows) ignore D (scale-d false), the other six add to it.
+// CHECK-COUNT-2: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <zero>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-COUNT-6: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
@@ -462,8 +465,9 @@ module attributes {gpu.container_module} {
 // shared memory only, so each m64nNk16 is inline PTX with A as four 32-bit
 // registers: for k-step kk, the thread's 8 values of columns 16kk..16kk+15
 // in P's accumulator layout (with instr_n = 32, values 0..7 then 8..15 of
-// the fragment), in pairs, the lower column in the low half. The A and
-// accumulator registers are pinned (empty asm) before wgmma.fence. B as
+// the fragment), in pairs, the lower column in the low half. The A
+// registers (and a nonzero accumulator's) are pinned (empty asm) before
+// wgmma.fence. B as
 // [K, N] is transposed (imm-trans-b 1), as [N, K] not; an f16 A with
 // instr_n = 8 takes a k-step's second 8 columns from its next fragment.
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>
@@ -498,14 +502,16 @@ module attributes {gpu.container_module} {
 // CHECK-NEXT: %[[K0R2:.*]] = llvm.extractvalue %[[PIN]][2]
 // CHECK-NEXT: %[[K0R3:.*]] = llvm.extractvalue %[[PIN]][3]
 // CHECK-NEXT: %[[K1R0:.*]] = llvm.extractvalue %[[PIN]][4]
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7"
+// The accumulator starts at zero: it is not pinned, and the first k-step
+// ignores it (scale-d false: `setp.ne.b32 p, 0, 0`).
+// CHECK-NOT: asm_dialect = att "", "=f
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: %[[DESC0:.*]] = llvm.or %{{.*}}, %{{.*}} : i64
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {$0, $1, $2, $3, $4, $5, $6, $7}, {$16, $17, $18, $19}, $20, p, 1, 1, 1;\0A}\0A", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,r,r,r,r,l" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[K0R0]], %[[K0R1]], %[[K0R2]], %[[K0R3]], %[[DESC0]] : (f32, f32, f32, f32, f32, f32, f32, f32, i32, i32, i32, i32, i64) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, 0, 0;\0Awgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {$0, $1, $2, $3, $4, $5, $6, $7}, {$16, $17, $18, $19}, $20, p, 1, 1, 1;\0A}\0A", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,r,r,r,r,l" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[K0R0]], %[[K0R1]], %[[K0R2]], %[[K0R3]], %[[DESC0]] : (f32, f32, f32, f32, f32, f32, f32, f32, i32, i32, i32, i32, i64) -> !llvm.struct<(f32, f32, f32, f32, f32, f32, f32, f32)>
 // The second k-step: B 16 rows (of 32 bytes) further.
 // CHECK: llvm.mlir.constant(512 : i64) : i64
 // CHECK: %[[DESC1:.*]] = llvm.or %{{.*}}, %{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {{.*}} %[[K1R0]], %{{.*}}, %{{.*}}, %{{.*}}, %[[DESC1]] :
+// CHECK: llvm.inline_asm {{.*}}setp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {{.*}} %[[K1R0]], %{{.*}}, %{{.*}}, %{{.*}}, %[[DESC1]] :
 // CHECK-NEXT: llvm.insertvalue
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
@@ -754,14 +760,26 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// With fmha.descriptors_at_use on the kernel, each wgmma descriptor's
-// address goes through an opaque move where the descriptor is built, so
-// LLVM cannot hoist it out of a loop.
+// With fmha.descriptors_at_use on the kernel, each operand's address goes
+// through an opaque move where the dot is, so LLVM cannot hoist its
+// descriptors out of a loop; the low word (start address and constant
+// fields) is encoded once, and each k-step adds its offset in 16-byte
+// units to it (A's second k-step: 32 bytes, 2 units; its fifth, in the
+// second column block of 64 x 128 bytes: 8192 bytes, 512 units).
 #wide = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
 #acc64 = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
 // CHECK-LABEL: gpu.module @descriptors_at_use
+// CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.ptrtoint
-// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "mov.b64 $0, $1;", "=l,l"
+// CHECK-NEXT: %[[ADDR:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b64 $0, $1;", "=l,l"
+// CHECK: %[[LOW:.*]] = llvm.trunc %{{.*}} : i64 to i32
+// CHECK: %[[WIDE0:.*]] = llvm.zext %[[LOW]] : i32 to i64
+// CHECK: %[[DESC0:.*]] = llvm.or %[[WIDE0]], %{{.*}} : i64
+// CHECK: nvvm.wgmma.mma_async %[[DESC0]], %{{.*}}, %{{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>]
+// CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[LOW1:.*]] = llvm.add %[[LOW]], %[[TWO]] : i32
+// CHECK: %[[C512:.*]] = llvm.mlir.constant(512 : i32) : i32
+// CHECK-NEXT: llvm.add %[[LOW]], %[[C512]] : i32
 // CHECK: nvvm.wgmma.mma_async
 module attributes {gpu.container_module} {
   gpu.module @descriptors_at_use {

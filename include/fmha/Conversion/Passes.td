@@ -32,7 +32,19 @@ def ConvertWSToNVVM : Pass<"convert-ws-to-nvvm"> {
     - in a TMA multicast kernel (`ws.multicast`, whose clusters
       `ws-lower-roles` set up), a multicast copy loads this CTA's half of
       the block (`%cluster_ctarank`) into both CTAs (`.multicast::cluster`,
-      mask 0b11), and a multicast commit arrives in both.
+      mask 0b11), and a multicast commit arrives in both;
+    - `tile.dot` on sm_90a: a wgmma per k-step and repetition, with a
+      descriptor each from its operand's address. In a kernel with
+      `fmha.descriptors_at_use` the address goes through an opaque move
+      (so that LLVM does not hoist the descriptors out of a loop, a
+      register pair each), is encoded once per dot, and the k-steps'
+      descriptors add their offset to its low word (one 32-bit add a
+      wgmma). A zero accumulator (a constant) is never put into registers:
+      the first k-step of each fragment runs with scale-d false;
+    - `ws.store_shared` into a swizzled layout: a thread's swizzled offset
+      once per row of the pattern, and the other columns' by one xor where
+      the register layout bounds the thread's first column (a wgmma
+      accumulator's is below 8).
 
     ```mlir
     gpu.func @k(%a: !tile.desc<tensor<128x64xbf16>>) kernel attributes {nvvm.maxntid = array<i32: 256, 1, 1>, nvvm.minctasm = 1 : i32, ws.num_threads = 256 : i64, ws.smem_bytes = 32800 : i64} {

@@ -238,13 +238,23 @@ static int64_t conflictFreeSwap(const RegisterTensor &t,
   return t.getType().getShape()[1] % span == 0 ? span / 2 : 0;
 }
 
+/// A power of two of bytes above every thread's origin column in `t`'s
+/// layout, or 0 where the layout does not bound it: a wgmma accumulator's
+/// fragments start at column 2 (l % 4), below 8.
+static int64_t originColumnBytes(const RegisterTensor &t,
+                                 int64_t elementBytes) {
+  return isa<tile::WgmmaAccAttr>(t.getLayout()) ? 8 * elementBytes : 0;
+}
+
 /// ws.store_shared with a `layout` -> each thread stores its runs of
 /// contiguous values, as vectors of up to 16 bytes (which never cross a
 /// 16-byte chunk, the swizzle's unit), at their swizzled offsets. The
 /// pattern repeats every 8 rows and every span of columns, so the thread
 /// computes the swizzled offset once per value offset modulo those (a few)
 /// and reaches the others by constants (a multiple of 8 rows, whole
-/// pieces), which ptxas folds into the stores. The offsets are computed at
+/// pieces), which ptxas folds into the stores; where the layout bounds the
+/// thread's origin column (originColumnBytes), the offsets of a row's other
+/// column keys are its first key's with one xor. The offsets are computed at
 /// the store, from the thread's origin passed through an opaque move: in a
 /// loop, hoisted, they would hold a register each across it.
 static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
@@ -270,15 +280,40 @@ static LogicalResult lowerSwizzledStoreShared(StoreSharedOp op, Value values,
   int64_t rows = type.getShape()[0], swizzle = layout.getSwizzle(),
           span = swizzle / elementBytes;
   constexpr int64_t kPatternRows = 8;
-  DenseMap<std::pair<int64_t, int64_t>, Value> bases;
+  int64_t originBytes = originColumnBytes(t, elementBytes);
+  if (originBytes && swizzle % originBytes != 0)
+    originBytes = 0;
+  auto swizzledAt = [&](std::pair<int64_t, int64_t> key) {
+    return swizzledByteOffset(
+        b, loc, buildCoordinate(b, loc, origin[0], key.first),
+        buildCoordinate(b, loc, origin[1], key.second), layout, rows);
+  };
+  DenseMap<std::pair<int64_t, int64_t>, Value> offsets, bases;
+  auto threadOffset = [&](std::pair<int64_t, int64_t> key) -> Value {
+    if (Value offset = offsets.lookup(key))
+      return offset;
+    // A column offset whose bytes are a multiple of originBytes (and inside
+    // the span) sets only bits the thread's origin column leaves clear,
+    // below the bits the swizzle reads: its swizzled offset is that of
+    // the row's first key with those bits flipped.
+    int64_t keyBytes = key.second * elementBytes;
+    Value offset;
+    if (key.second && originBytes && keyBytes % originBytes == 0) {
+      std::pair<int64_t, int64_t> first = {key.first, 0};
+      if (!offsets.count(first))
+        offsets[first] = swizzledAt(first);
+      offset = LLVM::XOrOp::create(b, loc, offsets[first],
+                                   i32Const(b, loc, keyBytes));
+    } else {
+      offset = swizzledAt(key);
+    }
+    offsets[key] = offset;
+    return offset;
+  };
   auto threadBase = [&](std::pair<int64_t, int64_t> key) {
     Value &threadBase = bases[key];
     if (!threadBase)
-      threadBase = elementAddress(
-          b, loc, base, i8,
-          swizzledByteOffset(
-              b, loc, buildCoordinate(b, loc, origin[0], key.first),
-              buildCoordinate(b, loc, origin[1], key.second), layout, rows));
+      threadBase = elementAddress(b, loc, base, i8, threadOffset(key));
     return threadBase;
   };
   // Odd quads store the run `swap` columns away instead (conflictFreeSwap):

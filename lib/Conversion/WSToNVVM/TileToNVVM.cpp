@@ -22,6 +22,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::ws;
@@ -364,28 +365,68 @@ struct ElementwiseLowering : ConversionPattern {
 
 } // namespace
 
-/// The 64-bit wgmma matrix descriptor of an operand in swizzled shared
-/// memory at `base` + `byteOffset`: the start address at run time, the rest
+/// The wgmma matrix descriptors of an operand in swizzled shared memory at
+/// `base`: the start address at run time, the rest
 /// (fmha/Conversion/WGMMADescriptors.h) a constant. K-major operands (rows
 /// along K) step 8 rows of one swizzle span along M/N. MN-major operands
 /// step `leadingBytes` between column blocks one swizzle span wide along
-/// M/N, and 8 rows of one span along K. `atUse`: computed here from the
-/// address through an opaque move (fmha.descriptors_at_use), not hoisted.
-static Value wgmmaDescriptor(OpBuilder &b, Location loc, Value base,
-                             int64_t byteOffset, tile::NvmmaSharedAttr layout,
-                             int64_t leadingBytes, bool atUse) {
-  Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
-  if (atUse)
-    addr = opaqueMove(b, loc, addr);
-  addr = LLVM::AddOp::create(b, loc, addr, i64Const(b, loc, byteOffset));
-  // matrix-descriptor-encode(addr) = (addr & 0x3FFFF) >> 4.
-  Value start = LLVM::AndOp::create(
-      b, loc, LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4)),
-      i64Const(b, loc, 0x3FFF));
-  uint64_t fixed = wgmma::encode(
-      wgmma::canonicalDescriptor(layout.getSwizzle(), leadingBytes));
-  return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, int64_t(fixed)));
-}
+/// M/N, and 8 rows of one span along K.
+///
+/// By default each k-step's descriptor is encoded from its own address,
+/// which LLVM folds and hoists as it sees fit. `atUse`
+/// (fmha.descriptors_at_use) keeps them out of registers across a loop:
+/// the base's address goes through an opaque move and is encoded once per
+/// dot, and each k-step and repetition adds its offset (in 16-byte units)
+/// to the low word only, one 32-bit add a wgmma rather than an add, a
+/// shift, a mask and an or on 64 bits. The field cannot carry: it is bits
+/// 4..17 of a shared-memory address, and an operand and all its offsets lie
+/// inside the CTA's shared memory (below 2^18 bytes).
+class WgmmaDescriptors {
+public:
+  WgmmaDescriptors(OpBuilder &b, Location loc, Value base,
+                   tile::NvmmaSharedAttr layout, int64_t leadingBytes,
+                   bool atUse)
+      : fixed(wgmma::encode(
+            wgmma::canonicalDescriptor(layout.getSwizzle(), leadingBytes))) {
+    address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
+    if (!atUse)
+      return;
+    low = LLVM::TruncOp::create(
+        b, loc, b.getI32Type(),
+        encode(b, loc, opaqueMove(b, loc, address), fixed & 0xFFFFFFFFu));
+  }
+
+  /// The descriptor of the operand's bytes from `byteOffset` on.
+  Value at(OpBuilder &b, Location loc, int64_t byteOffset) const {
+    assert(byteOffset % 16 == 0 && byteOffset < (1 << 18) &&
+           "a wgmma operand starts on 16 bytes inside shared memory");
+    if (!low)
+      return encode(
+          b, loc,
+          LLVM::AddOp::create(b, loc, address, i64Const(b, loc, byteOffset)),
+          fixed);
+    Value word = low;
+    if (byteOffset)
+      word =
+          LLVM::AddOp::create(b, loc, word, i32Const(b, loc, byteOffset >> 4));
+    return LLVM::OrOp::create(
+        b, loc, LLVM::ZExtOp::create(b, loc, b.getI64Type(), word),
+        i64Const(b, loc, int64_t(fixed & ~uint64_t(0xFFFFFFFFu))));
+  }
+
+private:
+  /// matrix-descriptor-encode(addr) = (addr & 0x3FFFF) >> 4, or'ed with
+  /// `fields`.
+  static Value encode(OpBuilder &b, Location loc, Value addr, uint64_t fields) {
+    Value start = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4)),
+        i64Const(b, loc, 0x3FFF));
+    return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, int64_t(fields)));
+  }
+
+  uint64_t fixed;
+  Value address, low;
+};
 
 /// The A operand of the k-step `kk` (columns 16kk..16kk+15) for the m64 row
 /// repetition `mr` of a 16-bit tensor in registers laid out by
@@ -531,15 +572,15 @@ static Value pinAccumulator(OpBuilder &b, Location loc, Value acc,
 /// imm-trans-b`, without imm-trans-b for fp8, whose B is K-major only (PTX
 /// ISA 9.7.15.5.2, wgmma.mma_async). The accumulator registers are read and
 /// written ("=f" outputs tied to the inputs, what "+f" means in CUDA);
-/// scale-d is true (D += A * B).
+/// scale-d is `accumulate` (D += A * B, or D = A * B).
 static Value wgmmaRegisterA(OpBuilder &b, Location loc, Value fragment,
                             ArrayRef<Value> a, Value descB, int64_t n,
                             int64_t instrK, StringRef aType, StringRef bType,
-                            bool transposeB) {
+                            bool transposeB, bool accumulate) {
   int64_t d = n / 2;
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (accumulate ? 1 : 0) << ", 0;\n"
      << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << instrK << ".f32."
      << aType << "." << bType << " {";
   for (int64_t i = 0; i < d; ++i)
@@ -682,22 +723,31 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
     return op.emitOpError("an MN-major B needs wgmma N (")
            << f->instrN << ") to be a multiple of its swizzle span ("
            << bSpanElems << " elements)";
-  FailureOr<MNMajorOperand> aMN;
+  MNMajorOperand aMN{};
   if (!aKMajor) {
-    aMN = getMNMajorOperand(op, "A", aLayout, kWgmmaM, k, elementBytes);
-    if (failed(aMN))
+    FailureOr<MNMajorOperand> mn =
+        getMNMajorOperand(op, "A", aLayout, kWgmmaM, k, elementBytes);
+    if (failed(mn))
       return failure();
+    aMN = *mn;
   }
   auto shape = NVVM::MMAShapeAttr::get(ctx, kWgmmaM, f->instrN, instrK);
   auto type = NVVM::WGMMATypesAttr::get(ctx, *wgmmaType);
   auto typeB = NVVM::WGMMATypesAttr::get(ctx, *wgmmaTypeB);
   auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
   auto scaleOut = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one);
+  auto scaleZero = NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero);
   auto scaleIn = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
   auto row = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row);
   auto col = NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col);
 
   Value acc = adaptor.getAcc();
+  // A zero accumulator is not put into registers: the first k-step of each
+  // fragment runs with scale-d false (D = A * B) on undefined registers, so
+  // that a loop does not zero the fragment's registers before every dot.
+  bool fromZero = matchPattern(op.getAcc(), m_AnyZeroFloat());
+  if (fromZero)
+    acc = LLVM::UndefOp::create(rewriter, loc, acc.getType());
   auto func = op->getParentOfType<FunctionOpInterface>();
   bool atUse = func && func->hasAttr(fmha::kDescriptorsAtUseAttrName);
   // With A in registers, its registers and the accumulator's are computed
@@ -716,50 +766,52 @@ static LogicalResult lowerDot(tile::DotOp op, tile::DotOp::Adaptor adaptor,
                                : registerAOperand(rewriter, loc, adaptor.getA(),
                                                   *aRegs, mr, kk, element));
     aRegisters = pinRegisters(rewriter, loc, aRegisters, "r");
-    acc = pinAccumulator(rewriter, loc, acc, *f);
+    if (!fromZero)
+      acc = pinAccumulator(rewriter, loc, acc, *f);
   }
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+  std::optional<WgmmaDescriptors> descriptorsA, descriptorsB;
+  if (aLayout)
+    descriptorsA.emplace(rewriter, loc, adaptor.getA(), aLayout,
+                         /*leadingBytes=*/aKMajor ? 16 : aMN.blockBytes, atUse);
+  descriptorsB.emplace(rewriter, loc, adaptor.getB(), bLayout,
+                       /*leadingBytes=*/bKMajor ? 16 : bBlockBytes, atUse);
   for (int64_t kk = 0; kk < k / instrK; ++kk) {
     int64_t kBytes = kk * kWgmmaKBytes;
     for (int64_t mr = 0; mr < f->rowReps; ++mr) {
       Value descA;
       ArrayRef<Value> aOperand;
       if (aLayout && !aKMajor)
-        descA = wgmmaDescriptor(rewriter, loc, adaptor.getA(),
-                                aMN->offset(mr * kWgmmaM, kk), aLayout,
-                                /*leadingBytes=*/aMN->blockBytes, atUse);
+        descA = descriptorsA->at(rewriter, loc, aMN.offset(mr * kWgmmaM, kk));
       else if (aLayout)
-        descA = wgmmaDescriptor(
-            rewriter, loc, adaptor.getA(),
-            kMajorOffset(mr * kWgmmaM, kBytes, aType.getShape()[0], aLayout),
-            aLayout, /*leadingBytes=*/16, atUse);
+        descA = descriptorsA->at(
+            rewriter, loc,
+            kMajorOffset(mr * kWgmmaM, kBytes, aType.getShape()[0], aLayout));
       else
         aOperand =
             ArrayRef<Value>(aRegisters).slice(4 * (kk * f->rowReps + mr), 4);
       for (int64_t nr = 0; nr < f->colReps; ++nr) {
-        Value descB =
-            bKMajor
-                ? wgmmaDescriptor(rewriter, loc, adaptor.getB(),
-                                  kMajorOffset(nr * f->instrN, kBytes,
-                                               bType.getShape()[0], bLayout),
-                                  bLayout, /*leadingBytes=*/16, atUse)
-                : wgmmaDescriptor(rewriter, loc, adaptor.getB(),
-                                  nr * (f->instrN / bSpanElems) * bBlockBytes +
-                                      kk * kWgmmaK * bLayout.getSwizzle(),
-                                  bLayout, /*leadingBytes=*/bBlockBytes, atUse);
+        Value descB = descriptorsB->at(
+            rewriter, loc,
+            bKMajor ? kMajorOffset(nr * f->instrN, kBytes, bType.getShape()[0],
+                                   bLayout)
+                    : nr * (f->instrN / bSpanElems) * bBlockBytes +
+                          kk * kWgmmaK * bLayout.getSwizzle());
         int64_t i = mr * f->colReps + nr;
         Value fragment = LLVM::ExtractValueOp::create(rewriter, loc, acc, i);
+        bool accumulate = kk > 0 || !fromZero;
         Value result =
             aLayout ? NVVM::WgmmaMmaAsyncOp::create(
                           rewriter, loc, fragment.getType(), fragment, descA,
-                          descB, shape, type, typeB, f32Type, scaleOut, scaleIn,
-                          scaleIn, aKMajor ? row : col, bKMajor ? col : row,
+                          descB, shape, type, typeB, f32Type,
+                          accumulate ? scaleOut : scaleZero, scaleIn, scaleIn,
+                          aKMajor ? row : col, bKMajor ? col : row,
                           NVVM::MMAIntOverflowAttr())
                     : wgmmaRegisterA(rewriter, loc, fragment, aOperand, descB,
                                      f->instrN, instrK,
                                      NVVM::stringifyWGMMATypes(*wgmmaType),
                                      NVVM::stringifyWGMMATypes(*wgmmaTypeB),
-                                     /*transposeB=*/!bKMajor);
+                                     /*transposeB=*/!bKMajor, accumulate);
         acc = LLVM::InsertValueOp::create(rewriter, loc, acc, result, i);
       }
     }
