@@ -187,8 +187,8 @@ fmha.attention_backward @bwd_static (tensor<2x4x300x64xf16>,
 // CHECK: tile.store_direct %[[ACC0]][{{.+}}], %{{.+}} : memref<?x?x?x64xf32>, tensor<64x64xf32>
 // CHECK: gpu.func @bwd_fdq_dkdv(
 // CHECK-SAME: %[[ACC:arg[0-9]+]]: !tile.desc<tensor<64x64xf32>, rank = 4>
-// Head dim 64: dQ's part, dK, dV and hoisted descriptors fit together.
-// CHECK-NOT: fmha.descriptors_at_use
+// The backward's kernels compute their wgmma descriptors at their use.
+// CHECK-SAME: fmha.descriptors_at_use
 // CHECK: scf.for
 // CHECK: tile.dot %{{.+}}, %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
 // CHECK: tile.dot %[[DS0:[0-9a-z_]+]], %{{.+}}, %{{.+}} {async, transpose_a} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>
@@ -220,9 +220,8 @@ fmha.attention_backward @bwd_fdq (tensor<?x?x?x64xbf16>, tensor<?x?x?x64xbf16>,
 // dK, and adds the part at column 64 h once it is done (dK still running),
 // waited for apart from dV and dK (ws-assign-roles gives part h to
 // consumer h and hands it the other's dS). dQ's part, dK, dV and the
-// descriptors hoisted out of the loop do not fit a consumer's registers
-// together, so the dK/dV kernel asks the lowering for the descriptors at
-// their use.
+// descriptors hoisted out of the loop would not fit a consumer's
+// registers together; the kernel has them at their use.
 // CHECK-LABEL: gpu.module @bwd_fdq128_module
 // CHECK: gpu.func @bwd_fdq128_dkdv(%[[Q:.+]]: !tile.desc<tensor<64x64xbf16>, rank = 4>, %[[K:.+]]: !tile.desc<tensor<64x64xbf16>, rank = 4>, %{{.+}}: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}: !tile.desc<tensor<64x128xbf16>, rank = 4>, %{{.+}}, %[[DK:.+]]: !tile.desc<tensor<64x64xbf16>, rank = 4>, %{{.+}}: !tile.desc<tensor<64x128xbf16>, rank = 4>, %[[ACC:.+]]: !tile.desc<tensor<64x64xf32>, rank = 4>
 // CHECK-SAME: fmha.consumer_registers = 240 : i64

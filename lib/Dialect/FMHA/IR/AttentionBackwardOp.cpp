@@ -285,23 +285,15 @@ int64_t AttentionBackwardOp::getKeyGradRegisters() {
   int64_t registers = consumerRegisters(headDim, 2, getBlockM());
   // With fused_dq, dQ's part lives once S and dP are gone: the larger of
   // the two phases. ptxas keeps them apart only with the descriptors
-  // computed at their use where the two together do not fit
-  // (keyGradDescriptorsAtUse: at head dim 128 the hoisted descriptors
-  // spilled 56-64 bytes, at their use none).
+  // computed at their use, as the backward's kernels have them (at head
+  // dim 128 the hoisted descriptors spilled 56-64 bytes, at their use
+  // none).
   if (getFusedDq())
     registers = std::max(registers, fusedDqPhaseRegisters(headDim, getBlockM(),
                                                           getQueryGradParts()));
   if (getVarlen())
     registers += kVarlenSequenceRegisters;
   return registers;
-}
-
-bool AttentionBackwardOp::keyGradDescriptorsAtUse() {
-  int64_t headDim = knownHeadDim(*this);
-  return getFusedDq() &&
-         consumerRegisters(headDim, 2, getBlockM()) +
-                 dqPartRegisters(headDim, getBlockM(), getQueryGradParts()) >
-             limits::kSm90MaxConsumerRegisters;
 }
 
 bool AttentionBackwardOp::splitsQueryGrads() {

@@ -148,17 +148,18 @@ private:
   /// Declares and passes the trailing arguments.
   void passSizes(LaunchContract &contract, const Sizes &sizes);
   /// Records a main kernel's ring slots and its consumers' registers on
-  /// `func`, for ws-assign-roles, and (`descriptorsAtUse`) that the
-  /// lowering computes its wgmma descriptors at their use.
-  void configure(gpu::GPUFuncOp func, int64_t registers,
-                 bool descriptorsAtUse = false) {
+  /// `func`, for ws-assign-roles, and that the lowering computes its wgmma
+  /// descriptors at their use (`fmha.descriptors_at_use`): the backward's
+  /// kernels issue five or three dots a step, and descriptors encoded once
+  /// per dot cost less than hoisted ones held across the loop (measured:
+  /// docs/Backward.md).
+  void configure(gpu::GPUFuncOp func, int64_t registers) {
     auto *fmha = op->getContext()->getLoadedDialect<FMHADialect>();
     fmha->getStagesAttrHelper().setAttr(func,
                                         b.getI64IntegerAttr(op.getStages()));
     fmha->getConsumerRegistersAttrHelper().setAttr(
         func, b.getI64IntegerAttr(registers));
-    if (descriptorsAtUse)
-      fmha->getDescriptorsAtUseAttrHelper().setAttr(func, b.getUnitAttr());
+    fmha->getDescriptorsAtUseAttrHelper().setAttr(func, b.getUnitAttr());
   }
 
   /// fmha::windowSize at this builder.
@@ -305,8 +306,9 @@ SmallVector<int64_t> BackwardBuilder::getDLseShape() {
   if (varlen())
     return {ShapedType::kDynamic, op.getNumHeadsQ(), 2, ShapedType::kDynamic};
   return {op.getBatch(), op.getNumHeadsQ(), 2,
-          ShapedType::isDynamic(seqQ) ? ShapedType::kDynamic
-                                      : llvm::divideCeil(seqQ, pad) * pad};
+          ShapedType::isDynamic(seqQ)
+              ? ShapedType::kDynamic
+              : static_cast<int64_t>(llvm::divideCeil(seqQ, pad)) * pad};
 }
 
 Value BackwardBuilder::loadSequence() {
@@ -849,7 +851,7 @@ void BackwardBuilder::buildKeyGrads(gpu::GPUModuleOp module) {
   contract.record(
       func, {contract.ceildiv(sizes.rowsK, contract.integer(op.getBlockN())),
              sizes.headsKV, sizes.batch});
-  configure(func, op.getKeyGradRegisters(), op.keyGradDescriptorsAtUse());
+  configure(func, op.getKeyGradRegisters());
 
   Value q = func.getArgument(0), k = func.getArgument(1),
         v = func.getArgument(2), dO = func.getArgument(3),

@@ -943,10 +943,9 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
       256`) and 16, the phase once S and dP are gone; with `varlen` `+ 8`
       (the sequence's bounds, which the dense kernels read from
       parameters); `<= 240`: `varlen` at head dim 128 needs `block_m <=
-      48`. Where the fused dQ's part and the first phase together exceed
-      240 (head dim 128) the dK/dV kernel gets `fmha.descriptors_at_use`:
-      its wgmma descriptors are computed at their use, not kept in
-      registers across the loop;
+      48`. The two phases fit apart only with the wgmma descriptors
+      computed at their use, not kept in registers across the loop: the
+      dK/dV and dQ kernels get `fmha.descriptors_at_use`;
     * with `fused_dq`, `block_m` a multiple of 64 (dQ's part is a wgmma
       accumulator of `block_m` rows).
 
@@ -1134,10 +1133,6 @@ def FMHA_AttentionBackwardOp : FMHA_KernelOp<"attention_backward"> {
     /// The column parts Q, K and dK are loaded and computed in: the
     /// consumers with splitsQueryGrads(), else 1.
     int64_t getQueryGradParts();
-    /// Whether the dK/dV kernel needs its wgmma descriptors computed at
-    /// their use (`fmha.descriptors_at_use`): with the fused dQ where its
-    /// part, dK, dV and the loop-invariant descriptors do not all fit.
-    bool keyGradDescriptorsAtUse();
   }];
 }
 
