@@ -316,11 +316,7 @@ static Value smemDescriptor(OpBuilder &b, Location loc, Value base,
                             const umma::SmemDescriptor &fields) {
   Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), base);
   addr = LLVM::AddOp::create(b, loc, addr, i64Const(b, loc, byteOffset));
-  // matrix-descriptor-encode(x) = (x & 0x3FFFF) >> 4.
-  Value start = LLVM::LShrOp::create(
-      b, loc, LLVM::AndOp::create(b, loc, addr, i64Const(b, loc, 0x3FFFF)),
-      i64Const(b, loc, 4));
-  return LLVM::OrOp::create(b, loc, start,
+  return LLVM::OrOp::create(b, loc, buildStartAddress(b, loc, addr),
                             i64Const(b, loc, int64_t(umma::encode(fields))));
 }
 

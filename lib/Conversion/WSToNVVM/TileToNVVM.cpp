@@ -415,13 +415,10 @@ public:
   }
 
 private:
-  /// matrix-descriptor-encode(addr) = (addr & 0x3FFFF) >> 4, or'ed with
-  /// `fields`.
+  /// The start address of `addr` or'ed with `fields`.
   static Value encode(OpBuilder &b, Location loc, Value addr, uint64_t fields) {
-    Value start = LLVM::AndOp::create(
-        b, loc, LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4)),
-        i64Const(b, loc, 0x3FFF));
-    return LLVM::OrOp::create(b, loc, start, i64Const(b, loc, int64_t(fields)));
+    return LLVM::OrOp::create(b, loc, buildStartAddress(b, loc, addr),
+                              i64Const(b, loc, int64_t(fields)));
   }
 
   uint64_t fixed;

@@ -33,6 +33,12 @@ Value ws::opaqueMove(OpBuilder &b, Location loc, Value value) {
       .getRes();
 }
 
+Value ws::buildStartAddress(OpBuilder &b, Location loc, Value address) {
+  return LLVM::AndOp::create(
+      b, loc, LLVM::LShrOp::create(b, loc, address, i64Const(b, loc, 4)),
+      i64Const(b, loc, 0x3FFF));
+}
+
 Value ws::barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
   return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(),
                              barriers, ValueRange{index});

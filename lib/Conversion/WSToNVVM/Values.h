@@ -25,6 +25,12 @@ Value i64Const(OpBuilder &b, Location loc, int64_t value);
 /// and kept in a register across it.
 Value opaqueMove(OpBuilder &b, Location loc, Value value);
 
+/// The start-address field of an MMA shared-memory descriptor (wgmma or
+/// tcgen05.mma) for the i64 shared-memory address `address`, at run time:
+/// matrix-descriptor-encode(address) = (address & 0x3FFFF) >> 4, the
+/// counterpart of fmha::encodeStartAddress (MMADescriptorAddress.h).
+Value buildStartAddress(OpBuilder &b, Location loc, Value address);
+
 /// The address of barrier `index` of the mbarrier array at `barriers`.
 Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index);
 

@@ -458,12 +458,11 @@ static LogicalResult verifySplits(GemmOp op, Target target) {
                                "K ranges of each tile)";
   int64_t k = op.getK();
   int64_t blockK = op.getBlockK();
-  if (!ShapedType::isDynamic(k) &&
-      splits > static_cast<int64_t>(llvm::divideCeil(k, blockK)))
+  if (!ShapedType::isDynamic(k) && splits > llvm::divideCeilSigned(k, blockK))
     return op.emitOpError()
            << "splits " << splits << " exceeds the "
-           << llvm::divideCeil(k, blockK) << " K steps of block_k " << blockK
-           << " (K = " << k << "): every K range needs a step";
+           << llvm::divideCeilSigned(k, blockK) << " K steps of block_k "
+           << blockK << " (K = " << k << "): every K range needs a step";
   if (splits == 1)
     return success();
   if (getTargetInfo(target).hasTensorMemory())

@@ -308,7 +308,7 @@ SmallVector<int64_t> BackwardBuilder::getDLseShape() {
   return {op.getBatch(), op.getNumHeadsQ(), 2,
           ShapedType::isDynamic(seqQ)
               ? ShapedType::kDynamic
-              : static_cast<int64_t>(llvm::divideCeil(seqQ, pad)) * pad};
+              : llvm::divideCeilSigned(seqQ, pad) * pad};
 }
 
 Value BackwardBuilder::loadSequence() {
