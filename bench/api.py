@@ -12,7 +12,9 @@ causal=...)`` against ``torch.nn.functional.scaled_dot_product_attention``
 ``attn_implementation="fmha"`` against ``"sdpa"``. Device times are
 medians (L2 flushed before each run: ``--flush``, bench/flush.py; the
 default is ``triton.testing.do_bench``'s) of the whole call, so host work
-that the GPU waits for is counted; host time is
+that the GPU waits for is counted, taken in ``--rounds`` rounds whose
+order rotates among the libraries (the median of the rounds' figures is
+reported); host time is
 the wall clock per call over 1000 calls on a tiny shape (best of 5). The
 kernel cache (FMHA_CACHE_DIR) must hold the kernels the API selects
 (test/GPU/prepare_cache.py).
@@ -34,6 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
 from flush import FLUSHES, median_ms  # noqa: E402
+from flush import compare as flush_compare  # noqa: E402
 
 SEQLENS = [512, 1024, 2048, 4096, 8192, 16384]
 GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000),
@@ -45,6 +48,8 @@ GEMM_SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (3000, 3000, 3000),
 RESULTS = {}
 # Rounds of the model comparison (--model-rounds).
 MODEL_ROUNDS = 5
+# Rounds of every other comparison (--rounds).
+ROUNDS = 3
 
 
 FLUSH = "zero"
@@ -52,6 +57,21 @@ FLUSH = "zero"
 
 def bench(fn):
     return median_ms(fn, FLUSH) * 1e3
+
+
+def compare(fns):
+    """{name: median time in us} of each function of ``fns`` over ROUNDS
+    rounds of rotating order (flush.compare); each round's figure is kept
+    for the next row() (RESULTS' "rounds_us")."""
+    medians, per_round = flush_compare(fns, FLUSH, ROUNDS)
+    LAST_ROUNDS.clear()
+    LAST_ROUNDS.update({n: [round(t * 1e3, 2) for t in ts]
+                        for n, ts in per_round.items()})
+    return {n: t * 1e3 for n, t in medians.items()}
+
+
+# The rounds of the last compare(), which row() records.
+LAST_ROUNDS: dict = {}
 
 
 def host_us(fn, n=1000):
@@ -67,7 +87,10 @@ def host_us(fn, n=1000):
 
 
 def row(kind, what, **values):
-    RESULTS.setdefault(kind, []).append({"what": what, **values})
+    RESULTS.setdefault(kind, []).append(
+        {"what": what, **values,
+         **({"rounds_us": dict(LAST_ROUNDS)} if LAST_ROUNDS else {})})
+    LAST_ROUNDS.clear()
     text = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
                      for k, v in values.items())
     print(f"{kind} {what}: {text}", flush=True)
@@ -115,11 +138,14 @@ def gemm(quick):
         err = ((fmha.gemm(a, w).float() - a.float() @ w.float().t()).norm()
                / (a.float() @ w.float().t()).norm()).item()
         assert err < 1e-2, (m, n, k, err)
-        ref = bench(lambda: torch.matmul(a, w.t()))
-        ours = bench(lambda: fmha.gemm(a, w))
         wt = w.t().contiguous()
-        ours_kn = bench(lambda: fmha.gemm(a, wt, b_transposed=False))
-        ref_kn = bench(lambda: torch.matmul(a, wt))
+        t = compare({
+            "fmha": lambda: fmha.gemm(a, w),
+            "cublas": lambda: torch.matmul(a, w.t()),
+            "fmha_b_kn": lambda: fmha.gemm(a, wt, b_transposed=False),
+            "cublas_b_kn": lambda: torch.matmul(a, wt)})
+        ours, ref, ours_kn, ref_kn = (t[n] for n in (
+            "fmha", "cublas", "fmha_b_kn", "cublas_b_kn"))
         tf = 2 * m * n * k / 1e6
         row("gemm", f"{m}x{n}x{k}", fmha=tf / ours, cublas=tf / ref,
             ratio=ref / ours, fmha_b_kn=tf / ours_kn,
@@ -136,18 +162,27 @@ def attention(quick):
                 k = torch.randn_like(q)
                 v = torch.randn_like(q)
                 flop = 4 * b * h * s * s * hd / (2 if causal else 1) / 1e6
-                ours = bench(lambda: fmha.attention(q, k, v, causal=causal))
-                times = {}
-                for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
-                                      ("fa2", SDPBackend.FLASH_ATTENTION)):
-                    with sdpa_kernel([backend]):
-                        times[name] = bench(
-                            lambda: F.scaled_dot_product_attention(
-                                q, k, v, is_causal=causal))
+                times = compare({
+                    "fmha": lambda: fmha.attention(q, k, v, causal=causal),
+                    **{name: sdpa(backend, q, k, v, is_causal=causal)
+                       for name, backend in SDPA_BACKENDS}})
+                ours = times["fmha"]
                 row("attention", f"d{hd} {'causal' if causal else 'full'} "
                     f"{s}", fmha=flop / ours, cudnn=flop / times["cudnn"],
                     fa2=flop / times["fa2"], x_cudnn=times["cudnn"] / ours,
                     x_fa2=times["fa2"] / ours)
+
+
+SDPA_BACKENDS = (("cudnn", SDPBackend.CUDNN_ATTENTION),
+                 ("fa2", SDPBackend.FLASH_ATTENTION))
+
+
+def sdpa(backend, *args, **kwargs):
+    """SDPA's call and, for compare(), the context that restricts it to
+    ``backend`` (entered once around the timing: entering it costs host
+    time a call of SDPA does not pay)."""
+    return (lambda: F.scaled_dot_product_attention(*args, **kwargs),
+            lambda: sdpa_kernel([backend]))
 
 
 def decode(quick):
@@ -162,17 +197,11 @@ def decode(quick):
                             dtype=torch.bfloat16)
             v = torch.randn_like(k)
             nbytes = 2 * k.numel() * k.element_size()
-            ours = bench(lambda: fmha.attention(q, k, v))
-            times = {}
-            for name, backend in (("cudnn", SDPBackend.CUDNN_ATTENTION),
-                                  ("fa2", SDPBackend.FLASH_ATTENTION)):
-                try:
-                    with sdpa_kernel([backend]):
-                        times[name] = bench(
-                            lambda: F.scaled_dot_product_attention(
-                                q, k, v, enable_gqa=True))
-                except RuntimeError:
-                    times[name] = math.nan
+            times = compare({
+                "fmha": lambda: fmha.attention(q, k, v),
+                **{name: sdpa(backend, q, k, v, enable_gqa=True)
+                   for name, backend in SDPA_BACKENDS}})
+            ours = times["fmha"]
             row("decode", f"batch {batch} keys {keys} GQA 32:8 d128",
                 fmha_tbs=nbytes / ours / 1e6,
                 cudnn_tbs=nbytes / times["cudnn"] / 1e6,
@@ -249,8 +278,12 @@ def main():
                         "buffer (do_bench's way) or by reading it")
     p.add_argument("--model-rounds", type=int, default=MODEL_ROUNDS,
                    help="alternating rounds of the model comparison")
+    p.add_argument("--rounds", type=int, default=ROUNDS,
+                   help="rounds of every other comparison, each starting "
+                        "with another library")
     args = p.parse_args()
     globals()["MODEL_ROUNDS"] = args.model_rounds
+    globals()["ROUNDS"] = args.rounds
     globals()["FLUSH"] = args.flush
     torch.zeros(1, device="cuda")
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}, "

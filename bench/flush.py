@@ -15,6 +15,9 @@ Both are medians over about 100 ms of timed runs, as ``do_bench``'s
 ``rep=100``.
 """
 
+import contextlib
+import math
+
 import torch
 from triton.testing import do_bench
 
@@ -54,6 +57,34 @@ def median_ms(fn, flush="zero"):
     torch.cuda.synchronize()
     times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
     return times[len(times) // 2]
+
+
+def compare(fns, flush="zero", rounds=3):
+    """``(medians, per_round)``: each function of ``fns`` (a dict name ->
+    function, or -> ``(function, context)`` with ``context()`` a context
+    manager entered around that function's timing, not around each call:
+    SDPA's backend choice) timed by median_ms in ``rounds`` rounds whose
+    order rotates (round r starts with the r-th function), in
+    milliseconds; ``medians`` the median of each one's rounds. The first library timed at a new
+    shape tends to measure slow (bench/RESULTS.md, 2026-11-29, "the order
+    of the timings"): with a rotating order no library is always first, and
+    the median drops a round that was. A function that raises RuntimeError
+    (a backend that does not take the shape) gets NaN."""
+    names = list(fns)
+    per_round = {name: [] for name in names}
+    for r in range(rounds):
+        shift = r % len(names)
+        for name in names[shift:] + names[:shift]:
+            fn, context = fns[name] if isinstance(fns[name], tuple) else \
+                (fns[name], contextlib.nullcontext)
+            try:
+                with context():
+                    per_round[name].append(median_ms(fn, flush))
+            except RuntimeError:
+                per_round[name].append(math.nan)
+    medians = {name: sorted(ts)[len(ts) // 2]
+               for name, ts in per_round.items()}
+    return medians, per_round
 
 
 def copy_bandwidth(flush="zero"):

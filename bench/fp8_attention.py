@@ -2,7 +2,7 @@
 """fp8 fmha.attention against fmha bf16 and SDPA's cuDNN bf16, in one run.
 
     FMHA_CACHE_DIR=DIR python3 bench/fp8_attention.py [--json FILE]
-        [--head-dims 128 256] [--seqlens 2048 4096 8192 16384]
+        [--head-dims 128 256] [--seqlens 2048 4096 8192 16384] [--rounds 3]
 
 For each head dim, sequence length (batch x heads holding 16k tokens x
 2048 / head_dim columns: FlashAttention-3's grid) and mask (none, causal):
@@ -19,12 +19,15 @@ kernel is also timed without the copy (``fp8_kernel``: the custom op
 ``fmha::attention_fp8`` on a V permuted beforehand): what V transposed
 inside the kernel could at most give. Every fp8 output is checked against bf16 attention of
 the dequantized inputs first (relative RMSE printed). Times are
-``triton.testing.do_bench`` medians (L2 flushed before each run); TFLOP/s
+``triton.testing.do_bench`` medians (L2 flushed before each run), the four
+calls timed in ``--rounds`` rounds of rotating order and the median of
+the rounds reported (bench/flush.py's compare); TFLOP/s
 count ``4 * b * h * s^2 * d`` (halved when causal).
 """
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -35,9 +38,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
 from fmha import fp8_attention  # noqa: E402
+from flush import compare  # noqa: E402
 
 TOKENS = 16384
 HIDDEN = 2048
+# Rounds of rotating order of each point's comparison (--rounds).
+ROUNDS = 3
 
 
 def bench(fn):
@@ -80,24 +86,30 @@ def time_point(d, s, causal):
         return fmha.attention(*bf, causal)
 
     def cudnn():
-        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
-            return torch.nn.functional.scaled_dot_product_attention(
-                *bf, is_causal=causal)
+        return torch.nn.functional.scaled_dot_product_attention(
+            *bf, is_causal=causal)
 
+    # SDPA restricted to cuDNN by a context entered around its timing, not
+    # each call (entering it costs host time a call does not pay).
+    cudnn_context = (lambda: sdpa_kernel(SDPBackend.CUDNN_ATTENTION))
     ref = bf16().float()
     out = fp8().float()
     err = ((out - ref).norm() / ref.norm()).item()
     row = {"head_dim": d, "seqlen": s, "batch": b, "heads": h,
            "causal": causal, "rmse_vs_bf16": err}
-    for name, fn in (("fp8", fp8), ("fp8_kernel", fp8_kernel),
-                     ("bf16", bf16), ("cudnn", cudnn)):
-        try:
-            row[name] = tflops(b, h, s, d, causal, bench(fn))
-        except RuntimeError as e:  # cuDNN may not take a shape
-            print(f"{name} d{d} s{s}: {e}", file=sys.stderr)
-            row[name] = None
+    # In rounds of rotating order (bench/flush.py's compare); a library that
+    # does not take the shape (cuDNN may not) gets None.
+    medians, per_round = compare({"fp8": fp8, "fp8_kernel": fp8_kernel,
+                                  "bf16": bf16,
+                                  "cudnn": (cudnn, cudnn_context)},
+                                 "zero", ROUNDS)
+    for name, ms in medians.items():
+        row[name] = None if math.isnan(ms) else tflops(b, h, s, d, causal,
+                                                       ms)
+    row["rounds_us"] = {n: [round(t * 1e3, 2) for t in ts]
+                        for n, ts in per_round.items()}
     copy_ms = bench(lambda: fp8_attention.permute_values(torch, v))
-    row["v_copy_share"] = copy_ms / bench(fp8)
+    row["v_copy_share"] = copy_ms / medians["fp8"]
     row["v_copy_us"] = copy_ms * 1e3
     row["v_copy_torch_us"] = 1e3 * bench(
         lambda: fp8_attention.permute_values_torch(torch, v))
@@ -115,7 +127,9 @@ def main():
                         default=[128, 256])
     parser.add_argument("--seqlens", type=int, nargs="+",
                         default=[2048, 4096, 8192, 16384])
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
     args = parser.parse_args()
+    globals()["ROUNDS"] = args.rounds
     torch.manual_seed(0)
     rows = []
     print(f"device: {torch.cuda.get_device_name()}")

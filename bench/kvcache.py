@@ -6,7 +6,7 @@ figure of merit).
 
     FMHA_CACHE_DIR=DIR python3 bench/kvcache.py [--batches 1,8,64]
         [--lengths 1024,...,131072] [--pages 64,256] [--splits 0]
-        [--max-gib 24] [--flush zero|read] [--json FILE]
+        [--max-gib 24] [--flush zero|read] [--rounds 3] [--json FILE]
 
 Each point: bf16, head dim 128, 32 query heads on 8 KV heads, one query
 token per sequence (seq_q 1), every sequence's cache ``L`` keys long.
@@ -16,7 +16,9 @@ fmha reads the cache as flash_attn_with_kvcache takes it (``[batch, L, 8,
 32 heads: it then reads 4x the bytes, and the figure still counts the
 cache's). Points whose tensors would exceed ``--max-gib`` are skipped. Times
 are medians (L2 flushed before each run, bench/flush.py) of the whole
-call, host path included; fmha runs with ``check_values=False`` (the
+call, host path included; fmha's dense cache, the read ceiling and SDPA
+are timed in ``--rounds`` rounds of rotating order (the median of the
+rounds; bench/flush.py's compare); fmha runs with ``check_values=False`` (the
 value check is a device-to-host copy, timed separately as "+check").
 Outputs are checked against each other before timing. "read ceiling" is
 one PyTorch reduction (``sum``) over the K and V bytes: what reading them
@@ -45,7 +47,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
 from fmha.kvcache import decode_plan  # noqa: E402
-from flush import FLUSHES, copy_bandwidth, median_ms  # noqa: E402
+from flush import FLUSHES, compare, copy_bandwidth, median_ms  # noqa: E402
 
 HEADS, HEADS_KV, HEAD_DIM = 32, 8, 128
 APPEND = False
@@ -55,6 +57,8 @@ BACKENDS = (("sdpa cudnn", SDPBackend.CUDNN_ATTENTION),
 
 
 FLUSH = "zero"
+# Rounds of rotating order of the dense comparison (--rounds).
+ROUNDS = 3
 
 
 def bench(fn):
@@ -122,9 +126,12 @@ def point(batch, length, pages, max_bytes, splits=0):
                                       num_splits=splits, check_values=check)
 
     ref = run(k, v, check=True)
-    times["fmha dense"] = bench(lambda: run(k, v))
-    times["read ceiling"] = bench(lambda: kv.sum(dtype=torch.float32))
-    times["fmha dense+check"] = bench(lambda: run(k, v, check=True))
+    # fmha's dense cache, the reduction and the SDPA backends are timed
+    # together in rounds of rotating order (flush.compare), after the
+    # rest.
+    compared = {"fmha dense": lambda: run(k, v),
+                "read ceiling": lambda: kv.sum(dtype=torch.float32),
+                "fmha dense+check": lambda: run(k, v, check=True)}
     if APPEND:
         # The last token's k and v written by the call (k_new, v_new: the
         # fmha.append_kv kernel, then the attention), and the same write
@@ -173,9 +180,12 @@ def point(batch, length, pages, max_bytes, splits=0):
                     print(f"  {name} differs from fmha: {err:.3g}",
                           flush=True)
                 label = name + (" (K/V repeated)" if repeated else "")
-                times[label] = bench(fn)
+                # The backend's context around the timing, not each call.
+                compared[label] = (fn, lambda backend=backend:
+                                   sdpa_kernel(backend))
         except RuntimeError as e:
             print(f"  {name}: {str(e).splitlines()[0][:100]}", flush=True)
+    times.update(compare(compared, FLUSH, ROUNDS)[0])
     plans = {"fmha dense": plan(batch, length, None, splits)}
     for page in pages:
         if not length % page:
@@ -187,7 +197,7 @@ def point(batch, length, pages, max_bytes, splits=0):
 
 
 def main():
-    global HEAD_DIM, APPEND, FLUSH
+    global HEAD_DIM, APPEND, FLUSH, ROUNDS
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--batches", default="1,8,64")
     p.add_argument("--lengths", default=",".join(map(str, LENGTHS)))
@@ -203,11 +213,15 @@ def main():
     p.add_argument("--flush", choices=FLUSHES, default="zero",
                    help="empty L2 before each run by writing a 256 MiB "
                         "buffer (zero, as do_bench) or by reading it")
+    p.add_argument("--rounds", type=int, default=ROUNDS,
+                   help="rounds of rotating order in which fmha's dense "
+                        "cache, the read ceiling and SDPA are timed")
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args()
     HEAD_DIM = args.head_dim
     APPEND = args.append
     FLUSH = args.flush
+    ROUNDS = args.rounds
     torch.zeros(1, device="cuda")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; "
           f"decode bf16, head dim {HEAD_DIM}, GQA {HEADS}:{HEADS_KV}, "
