@@ -9,8 +9,10 @@ The outputs come from fresh torch.empty buffers: the caching allocator's
 memory is filled with NaN first, so an unwritten element shows. The caches
 are poisoned too: pages no sequence uses hold NaN (a read of a wrong page
 shows), keys past a sequence's length hold NaN (they must be masked), and
-values past it hold a large finite number (they are multiplied by a zero
-probability; NaN there would poison the row, see docs/Serving.md). Pages
+values past it NaN or Inf in dense caches (whose last tile the kernel moves
+back to end at the length) but a large finite number in paged ones (they
+are multiplied by a zero probability; NaN there would poison the row, see
+docs/Serving.md). Pages
 are shuffled, and the block-table entries a sequence does not use point
 anywhere: at NaN pages, outside the pool, or at -1.
 
@@ -144,9 +146,11 @@ def make_cache(lengths, heads_kv, head_dim, dtype, page_size=None,
         k = torch.randn(batch, max_len, heads_kv, head_dim, device="cuda",
                         dtype=dtype)
         v = torch.randn_like(k)
+        # Past each length anything, NaN and Inf included: a dense cache's
+        # last tile is moved back to end at the length.
         for b, n in enumerate(lengths):
             k[b, n:] = float("nan")
-            v[b, n:] = V_PAST_END
+            v[b, n:] = float("nan") if b % 2 else float("inf")
         return k, v, seqlens, None
     used = [-(-n // page_size) for n in lengths]
     spare = 3

@@ -62,7 +62,10 @@ fmha.attention @attn_paged_pb (tensor<?x?x32x128xbf16>,
 
 // A dense cache, persistent: K and V by the dense coordinates of the
 // [batch, heads_kv, max_len, head_dim] view, the cache length clamped to
-// max_len (the last scalar). block_n keeps its default (128).
+// max_len (the last scalar). block_n keeps its default (128). A tile that
+// reaches past the length starts 128 rows before it instead (no row past
+// a length, which may hold NaN, reaches P V; a negative start reads
+// zeros), and its mask hides the keys before n0 that it repeats.
 // CHECK-LABEL: gpu.func @attn_kvcache_dense(
 // CHECK-SAME: %{{[^:]*}}: !tile.desc<tensor<64x64xf16>, rank = 4>, %[[K:[^:]*]]: !tile.desc<tensor<128x64xf16>, rank = 4>,
 // CHECK-SAME: %[[LENS:[^:]*]]: memref<?xi32>,
@@ -72,8 +75,17 @@ fmha.attention @attn_paged_pb (tensor<?x?x32x128xbf16>,
 // CHECK-NOT: block_table
 // CHECK: scf.for
 // CHECK: %[[LEN:.*]] = memref.load %[[LENS]][%{{.*}}] : memref<?xi32>
-// CHECK: arith.minsi %[[LEN]], %[[MAXLEN]] : i32
-// CHECK: tile.load %[[K]][%[[B:.*]], %{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: %[[LENC:.*]] = arith.minsi %[[LEN]], %[[MAXLEN]] : i32
+// CHECK: %[[SEQK:.*]] = arith.maxsi %[[LENC]], %{{.*}} : i32
+// CHECK: %[[END:.*]] = arith.addi %[[N0:.*]], %c128_i32{{.*}} : i32
+// CHECK: %[[PAST:.*]] = arith.cmpi sgt, %[[END]], %[[SEQK]] : i32
+// CHECK: %[[BACK:.*]] = arith.subi %[[SEQK]], %c128_i32{{.*}} : i32
+// CHECK: %[[START:.*]] = arith.select %[[PAST]], %[[BACK]], %[[N0]] : i32
+// CHECK: tile.load %[[K]][%[[B:.*]], %{{.*}}, %[[START]], %{{.*}}]
+// CHECK: scf.if
+// CHECK: arith.cmpi slt
+// CHECK: %[[REPEATS:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : tensor<64x128xi32>
+// CHECK: arith.andi %{{.*}}, %[[REPEATS]] : tensor<64x128xi1>
 fmha.attention @attn_kvcache_dense (tensor<?x?x8x64xf16>, tensor<?x?x1x64xf16>,
                                     tensor<?x?x1x64xf16>, tensor<?xi32>)
     -> tensor<?x?x8x64xf16> kvcache target sm_90a

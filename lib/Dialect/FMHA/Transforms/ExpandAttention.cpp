@@ -131,7 +131,8 @@ private:
   /// the block table (its indices clamped to the table).
   Value loadPage(Value batch, Value row);
   /// The coordinates of query row `row` of `head` (batch `batch`) in q, or
-  /// of key row `row` of `kvHead` in k and v: [batch, head, row, 0], or with
+  /// of the K/V tile of keys `row`.. of `kvHead` in k and v: [batch, head,
+  /// row, 0] (a dense cache's: [batch, head, tileStart(row), 0]), or with
   /// varlen [head, first row of the sequence + row, 0].
   SmallVector<Value> queryCoords(Value batch, Value head, Value row);
   SmallVector<Value> keyCoords(Value batch, Value kvHead, Value row,
@@ -152,8 +153,17 @@ private:
   /// bounded by its end, or (varlenTmaStores) by TMA when the block ends
   /// inside the sequence.
   void storeSequenceRows(Value head, Value m0, Value out);
-  /// The mask of one S tile: true where key `n0 + col` is visible to query
-  /// row `m0 + row` (position(m0 + row)), keys at keyLimit and after hidden.
+  /// The first row a K/V tile of keys `n0`.. is loaded from: `n0`, except
+  /// in a dense cache, whose tile reaching past the sequence's length is
+  /// moved back to end at it (rows before the cache's first read as
+  /// zeros): rows past a length may hold anything, NaN or Inf included,
+  /// and P V would turn their zero probabilities into NaN (0 * Inf). The
+  /// keys the moved tile repeats are hidden by visible(). A paged cache's
+  /// tile cannot move (its box lies in one page).
+  Value tileStart(Value n0);
+  /// The mask of one S tile: true where key `tileStart(n0) + col` is
+  /// visible to query row `m0 + row` (position(m0 + row)); keys at keyLimit
+  /// and after, and keys before `n0` (a moved tile's repeats), hidden.
   Value visible(Value m0, Value n0);
   /// Whether the S tile of queries `m0`.. and keys `n0`.. has any element
   /// `visible` hides (an i1 scalar).
@@ -562,7 +572,17 @@ SmallVector<Value> AttentionBuilder::keyCoords(Value batch, Value kvHead,
   }
   if (varlen())
     return {kvHead, arith::AddIOp::create(b, loc, kRow0, row), zero};
-  return {batch, kvHead, row, zero};
+  return {batch, kvHead, tileStart(row), zero};
+}
+
+Value AttentionBuilder::tileStart(Value n0) {
+  if (!kvcache() || paged())
+    return n0;
+  Value end = arith::AddIOp::create(b, loc, n0, constI32(blockN));
+  Value past =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end, seqK);
+  return arith::SelectOp::create(
+      b, loc, past, arith::SubIOp::create(b, loc, seqK, constI32(blockN)), n0);
 }
 
 /// The entry `at` of `table` (an i32 memref), each index clamped to
@@ -644,12 +664,19 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
   Value rows = position(arith::AddIOp::create(
       b, loc, splat(m0, idxType),
       tile::IotaOp::create(b, loc, idxType, b.getI64IntegerAttr(0))));
+  Value start = tileStart(n0);
   Value cols = arith::AddIOp::create(
-      b, loc, splat(n0, idxType),
+      b, loc, splat(start, idxType),
       tile::IotaOp::create(b, loc, idxType, b.getI64IntegerAttr(1)));
   // The sequence-length tail (or the end of the split's keys).
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols,
                                      splat(keyLimit, idxType));
+  // A moved tile's keys before n0, which the tile before it had.
+  if (start != n0)
+    mask = arith::AndIOp::create(
+        b, loc, mask,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, cols,
+                              splat(n0, idxType)));
   return maskWindow(b, loc, mask, cols, rows, seqQ, seqK, op.getLeftWindow(),
                     op.getRightWindow());
 }
