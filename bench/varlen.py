@@ -6,14 +6,16 @@ PyTorch has one (``torch.nn.attention.varlen.varlen_attn``) and
 FlashAttention's ``flash_attn_varlen_func`` where it is installed.
 
     FMHA_CACHE_DIR=DIR python3 bench/varlen.py [--head-dims 64,128,256]
-        [--tokens 16384] [--json FILE]
+        [--tokens 16384] [--rounds 3] [--json FILE]
 
 Each point packs ``--tokens`` query tokens (hidden 2048: heads = 2048 /
 head dim, GQA 4) as sequences of equal length S (512 to 8192), for which
 dense attention is ``[tokens / S, heads, S, head_dim]`` (the same work),
 and as a mix of lengths with the same total (varlen only: the dense
 equivalent would pad). Times are ``triton.testing.do_bench`` medians (L2
-flushed before each run) of the whole call, host path included; varlen
+flushed before each run) of the whole call, host path included, each
+call timed in ``--rounds`` rounds of rotating order and the median of the
+rounds reported (bench/flush.py's compare); varlen
 runs with ``check_values=False`` (the value check is a device-to-host copy,
 timed separately as "varlen+check"). TFLOP/s count 4 * S_q * S_k * D per
 head and sequence, halved for causal. Outputs are checked against each
@@ -28,19 +30,19 @@ import random
 import sys
 
 import torch
-from triton.testing import do_bench
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
+from flush import compare  # noqa: E402
 
 HIDDEN = 2048
 GROUP = 4
+# Rounds of rotating order of each point's comparison (--rounds).
+ROUNDS = 3
 SEQLENS = (512, 1024, 2048, 4096, 8192)
 
 
-def bench(fn):
-    return do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
 def torch_varlen():
@@ -123,15 +125,15 @@ def point(lengths, d, causal, dense_batch=None):
     cu = torch.tensor([0, *itertools.accumulate(lengths)],
                       dtype=torch.int32, device="cuda")
     longest = max(lengths)
-    times = {}
 
     def varlen(check=False):
         return fmha.attention_varlen(q, k, v, cu, cu, longest, longest,
                                      causal=causal, check_values=check)
 
     out = varlen(check=True)
-    times["varlen"] = bench(varlen)
-    times["varlen+check"] = bench(lambda: varlen(True))
+    # Timed together in rounds of rotating order (bench/flush.py's
+    # compare), after the outputs are checked.
+    fns = {"varlen": varlen, "varlen+check": lambda: varlen(True)}
     if dense_batch is not None:
         s = lengths[0]
         # The packed tensors as [B, S, H, D] viewed [B, H, S, D]: the same
@@ -143,8 +145,7 @@ def point(lengths, d, causal, dense_batch=None):
         err = rel_err(out, dense.transpose(1, 2).reshape(total, heads, d))
         if err > 1e-2:
             print(f"  varlen differs from dense: {err:.3g}", flush=True)
-        times["dense"] = bench(lambda: fmha.attention(qd, kd, vd,
-                                                      causal=causal))
+        fns["dense"] = lambda: fmha.attention(qd, kd, vd, causal=causal)
     tv = torch_varlen()
     if tv is not None:
         try:
@@ -152,7 +153,7 @@ def point(lengths, d, causal, dense_batch=None):
             ref = call()
             print(f"  torch varlen_attn vs fmha: {rel_err(out, ref):.3g}",
                   flush=True)
-            times["torch varlen_attn"] = bench(call)
+            fns["torch varlen_attn"] = call
         except Exception as e:  # noqa: BLE001 - reported, not fatal
             print(f"  torch varlen_attn: {type(e).__name__}: {e}",
                   flush=True)
@@ -161,8 +162,9 @@ def point(lengths, d, causal, dense_batch=None):
         ref = fa(q, k, v, cu, cu, longest, longest, causal=causal)
         print(f"  flash_attn_varlen_func vs fmha: {rel_err(out, ref):.3g}",
               flush=True)
-        times["flash_attn_varlen_func"] = bench(
-            lambda: fa(q, k, v, cu, cu, longest, longest, causal=causal))
+        fns["flash_attn_varlen_func"] = \
+            lambda: fa(q, k, v, cu, cu, longest, longest, causal=causal)
+    times = compare(fns, "zero", ROUNDS)[0]
     work = flops(lengths, heads, d, causal)
     return {name: {"ms": ms, "tflops": work / (ms * 1e-3) / 1e12}
             for name, ms in times.items()}
@@ -173,8 +175,10 @@ def main():
     p.add_argument("--head-dims", default="64,128,256")
     p.add_argument("--tokens", type=int, default=16384)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rounds", type=int, default=ROUNDS)
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args()
+    globals()["ROUNDS"] = args.rounds
     torch.zeros(1, device="cuda")
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
           f"{args.tokens} tokens, hidden {HIDDEN}, GQA {GROUP}; "
