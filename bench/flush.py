@@ -65,11 +65,12 @@ def compare(fns, flush="zero", rounds=3):
     manager entered around that function's timing, not around each call:
     SDPA's backend choice) timed by median_ms in ``rounds`` rounds whose
     order rotates (round r starts with the r-th function), in
-    milliseconds; ``medians`` the median of each one's rounds. The first library timed at a new
-    shape tends to measure slow (bench/RESULTS.md, 2026-11-29, "the order
-    of the timings"): with a rotating order no library is always first, and
-    the median drops a round that was. A function that raises RuntimeError
-    (a backend that does not take the shape) gets NaN."""
+    milliseconds; ``medians`` the median of each one's rounds. A timing
+    next to a change of shape can be off by up to 12%, whichever library
+    it is of (bench/RESULTS.md, 2026-11-29, "the order of the timings"):
+    with a rotating order no library always sits there, and the median
+    drops a round that was off. A function that raises RuntimeError (a
+    backend that does not take the shape) gets NaN."""
     names = list(fns)
     per_round = {name: [] for name in names}
     for r in range(rounds):

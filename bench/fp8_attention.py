@@ -17,12 +17,12 @@ reported, and PyTorch's strided copy of the same bytes
 rows) timed beside it. For diagnosis (not a figure of the API), the fp8
 kernel is also timed without the copy (``fp8_kernel``: the custom op
 ``fmha::attention_fp8`` on a V permuted beforehand): what V transposed
-inside the kernel could at most give. Every fp8 output is checked against bf16 attention of
-the dequantized inputs first (relative RMSE printed). Times are
-``triton.testing.do_bench`` medians (L2 flushed before each run), the four
-calls timed in ``--rounds`` rounds of rotating order and the median of
-the rounds reported (bench/flush.py's compare); TFLOP/s
-count ``4 * b * h * s^2 * d`` (halved when causal).
+inside the kernel could at most give. Every fp8 output is checked
+against bf16 attention of the dequantized inputs first (relative RMSE
+printed). Times are ``triton.testing.do_bench`` medians (L2 flushed
+before each run), the four calls timed in ``--rounds`` rounds of
+rotating order and the median of the rounds reported (bench/flush.py's
+compare); TFLOP/s count ``4 * b * h * s^2 * d`` (halved when causal).
 """
 
 import argparse
