@@ -917,11 +917,9 @@ def attention_kvcache(q: Any, k_cache: Any, v_cache: Any,
     int32 (or an int for every sequence), the keys of each sequence (0 is
     allowed). ``causal``, ``window=(left, right)`` and ``scale`` as in
     fmha.attention, the queries aligned to the end of the cache (query
-    ``i`` is key position ``cache_seqlens[b] - seq_q + i``). A dense
-    cache's rows past a sequence's length may hold anything (NaN and Inf
-    included: ``torch.empty`` caches work); a paged cache's unused rows
-    of a sequence's last page must hold finite values (zeroed pools, or
-    rows of earlier sequences), else the sequence's o is NaN.
+    ``i`` is key position ``cache_seqlens[b] - seq_q + i``). The caches'
+    rows past a sequence's length may hold anything, NaN and Inf
+    included (``torch.empty`` caches and pools work).
 
     Returns ``o`` (``[batch, seq_q, heads_q, head_dim]``) and, with
     ``return_lse``, ``(o, lse)`` with ``lse`` ``[batch, heads_q, seq_q]``

@@ -9,9 +9,8 @@ The outputs come from fresh torch.empty buffers: the caching allocator's
 memory is filled with NaN first, so an unwritten element shows. The caches
 are poisoned too: pages no sequence uses hold NaN (a read of a wrong page
 shows), keys past a sequence's length hold NaN (they must be masked), and
-values past it NaN or Inf in dense caches (whose last tile the kernel moves
-back to end at the length) but a large finite number in paged ones (they
-are multiplied by a zero probability; NaN there would poison the row, see
+values past it NaN or Inf (a zero probability times either is NaN: the
+kernel moves a sequence's last tile back to end at its length, see
 docs/Serving.md). Pages
 are shuffled, and the block-table entries a sequence does not use point
 anywhere: at NaN pages, outside the pool, or at -1.
@@ -46,9 +45,6 @@ NEEDS_HOPPER = unittest.skipUnless(
 # Cache lengths: 0, 1, shorter than a page, not a multiple of the page
 # size, several pages, and long.
 LENGTHS = (0, 1, 17, 64, 100, 257, 1000, 3001)
-# The value past a sequence's end in v (finite, large: it shows if it is
-# given a weight).
-V_PAST_END = 1000.0
 # Cache lengths of the decode tests: empty, one key, less than a tile, and
 # long ones that are not multiples of a page.
 DECODE_LENGTHS = (0, 1, 17, 1000, 4097)
@@ -132,6 +128,12 @@ def planned_or_skip(test, q, k, table, num_splits=0, causal=False,
     return pack, splits
 
 
+def past_end(seq):
+    """What v holds past sequence ``seq``'s length: NaN or Inf (either
+    would make o NaN if a row there reached P V)."""
+    return float("nan") if seq % 2 else float("inf")
+
+
 def make_cache(lengths, heads_kv, head_dim, dtype, page_size=None,
                max_len=None, seed=0):
     """(k_cache, v_cache, cache_seqlens, block_table) holding random keys
@@ -146,11 +148,11 @@ def make_cache(lengths, heads_kv, head_dim, dtype, page_size=None,
         k = torch.randn(batch, max_len, heads_kv, head_dim, device="cuda",
                         dtype=dtype)
         v = torch.randn_like(k)
-        # Past each length anything, NaN and Inf included: a dense cache's
-        # last tile is moved back to end at the length.
+        # Past each length anything, NaN and Inf included: a cache's last
+        # tile is moved back to end at the length.
         for b, n in enumerate(lengths):
             k[b, n:] = float("nan")
-            v[b, n:] = float("nan") if b % 2 else float("inf")
+            v[b, n:] = past_end(b)
         return k, v, seqlens, None
     used = [-(-n // page_size) for n in lengths]
     spare = 3
@@ -172,7 +174,7 @@ def make_cache(lengths, heads_kv, head_dim, dtype, page_size=None,
         if pages and n % page_size:
             last = row[-1]
             k[last, n % page_size:] = float("nan")
-            v[last, n % page_size:] = V_PAST_END
+            v[last, n % page_size:] = past_end(len(table))
         # Entries the sequence does not use: anything.
         junk = [gen.choice(nan_pages), -1, num_pages + 7,
                 2 ** 31 - 1]

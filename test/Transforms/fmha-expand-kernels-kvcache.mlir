@@ -31,8 +31,15 @@
 // Q by the dense coordinates of the view.
 // CHECK: tile.load %[[Q]][%[[SEQ]], %[[HEAD]], %{{.*}}, %{{.*}}]
 // The first K tile: row n0 % 64 of page block_table[seq][n0 / 64], both
-// indices clamped to the table.
-// CHECK: %[[OFF:.*]] = arith.remsi %[[N0:.*]], %c64_i32{{.*}} : i32
+// indices clamped to the table; a tile reaching past the length moves back
+// to end at it, inside its page (rows before the page's first, a negative
+// offset, read as zeros).
+// CHECK: %[[PAST:.*]] = arith.cmpi sgt, %{{.*}}, %[[SEQK]] : i32
+// CHECK: %[[BACK:.*]] = arith.subi %[[SEQK]], %c64_i32{{.*}} : i32
+// CHECK: %[[START:.*]] = arith.select %[[PAST]], %[[BACK]], %[[N0:.*]] : i32
+// CHECK: %[[MOVE:.*]] = arith.subi %[[START]], %[[N0]] : i32
+// CHECK: %[[IN:.*]] = arith.remsi %[[N0]], %c64_i32{{.*}} : i32
+// CHECK: %[[OFF:.*]] = arith.addi %[[IN]], %[[MOVE]] : i32
 // CHECK: %[[SLOT:.*]] = arith.divsi %[[N0]], %c64_i32{{.*}} : i32
 // CHECK: %[[ROWS:.*]] = memref.dim %[[TABLE]], %{{.*}} : memref<?x?xi32>
 // CHECK: arith.minsi

@@ -132,8 +132,9 @@ private:
   Value loadPage(Value batch, Value row);
   /// The coordinates of query row `row` of `head` (batch `batch`) in q, or
   /// of the K/V tile of keys `row`.. of `kvHead` in k and v: [batch, head,
-  /// row, 0] (a dense cache's: [batch, head, tileStart(row), 0]), or with
-  /// varlen [head, first row of the sequence + row, 0].
+  /// row, 0] (a dense cache's: [batch, head, tileStart(row), 0]; a paged
+  /// one's: [page, head, offset in the page, 0]), or with varlen [head,
+  /// first row of the sequence + row, 0].
   SmallVector<Value> queryCoords(Value batch, Value head, Value row);
   SmallVector<Value> keyCoords(Value batch, Value kvHead, Value row,
                                Value zero);
@@ -153,13 +154,13 @@ private:
   /// bounded by its end, or (varlenTmaStores) by TMA when the block ends
   /// inside the sequence.
   void storeSequenceRows(Value head, Value m0, Value out);
-  /// The first row a K/V tile of keys `n0`.. is loaded from: `n0`, except
-  /// in a dense cache, whose tile reaching past the sequence's length is
-  /// moved back to end at it (rows before the cache's first read as
-  /// zeros): rows past a length may hold anything, NaN or Inf included,
-  /// and P V would turn their zero probabilities into NaN (0 * Inf). The
-  /// keys the moved tile repeats are hidden by visible(). A paged cache's
-  /// tile cannot move (its box lies in one page).
+  /// The first key a K/V tile of keys `n0`.. is loaded from: `n0`, except
+  /// in a KV cache, whose tile reaching past the sequence's length is
+  /// moved back to end at it: rows past a length may hold anything, NaN
+  /// or Inf included, and P V would turn their zero probabilities into NaN
+  /// (0 * Inf). Rows the moved box finds before the cache's first, or
+  /// before its page's first (a paged box stays in the page of `n0`), read
+  /// as zeros; the keys it repeats are hidden by visible().
   Value tileStart(Value n0);
   /// The mask of one S tile: true where key `tileStart(n0) + col` is
   /// visible to query row `m0 + row` (position(m0 + row)); keys at keyLimit
@@ -565,9 +566,12 @@ void AttentionBuilder::loadDescales(Value batch, Value kvHead) {
 SmallVector<Value> AttentionBuilder::keyCoords(Value batch, Value kvHead,
                                                Value row, Value zero) {
   if (paged()) {
-    // Row `row % page_size` of its page; `row` is never negative.
-    Value offset =
-        arith::RemSIOp::create(b, loc, row, constI32(op.getPageSize()));
+    // Row `row % page_size` of its page (`row` is never negative), moved
+    // back as tileStart says: the box stays in the page, and rows before
+    // the page's first (a negative row) read as zeros.
+    Value offset = arith::AddIOp::create(
+        b, loc, arith::RemSIOp::create(b, loc, row, constI32(op.getPageSize())),
+        arith::SubIOp::create(b, loc, tileStart(row), row));
     return {loadPage(batch, row), kvHead, offset, zero};
   }
   if (varlen())
@@ -576,7 +580,7 @@ SmallVector<Value> AttentionBuilder::keyCoords(Value batch, Value kvHead,
 }
 
 Value AttentionBuilder::tileStart(Value n0) {
-  if (!kvcache() || paged())
+  if (!kvcache())
     return n0;
   Value end = arith::AddIOp::create(b, loc, n0, constI32(blockN));
   Value past =
