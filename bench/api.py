@@ -60,18 +60,13 @@ def bench(fn):
 
 
 def compare(fns):
-    """{name: median time in us} of each function of ``fns`` over ROUNDS
-    rounds of rotating order (flush.compare); each round's figure is kept
-    for the next row() (RESULTS' "rounds_us")."""
+    """``(times, rounds)``: each function of ``fns``'s median time in us
+    over ROUNDS rounds of rotating order (flush.compare), and each round's
+    (for row()'s ``rounds_us``)."""
     medians, per_round = flush_compare(fns, FLUSH, ROUNDS)
-    LAST_ROUNDS.clear()
-    LAST_ROUNDS.update({n: [round(t * 1e3, 2) for t in ts]
-                        for n, ts in per_round.items()})
-    return {n: t * 1e3 for n, t in medians.items()}
-
-
-# The rounds of the last compare(), which row() records.
-LAST_ROUNDS: dict = {}
+    return ({n: t * 1e3 for n, t in medians.items()},
+            {n: [round(t * 1e3, 2) for t in ts]
+             for n, ts in per_round.items()})
 
 
 def host_us(fn, n=1000):
@@ -86,11 +81,11 @@ def host_us(fn, n=1000):
     return best * 1e6
 
 
-def row(kind, what, **values):
+def row(kind, what, rounds=None, **values):
+    """Records and prints one result; ``rounds``: compare()'s per-round
+    times, kept in the JSON only."""
     RESULTS.setdefault(kind, []).append(
-        {"what": what, **values,
-         **({"rounds_us": dict(LAST_ROUNDS)} if LAST_ROUNDS else {})})
-    LAST_ROUNDS.clear()
+        {"what": what, **values, **({"rounds_us": rounds} if rounds else {})})
     text = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}"
                      for k, v in values.items())
     print(f"{kind} {what}: {text}", flush=True)
@@ -139,7 +134,7 @@ def gemm(quick):
                / (a.float() @ w.float().t()).norm()).item()
         assert err < 1e-2, (m, n, k, err)
         wt = w.t().contiguous()
-        t = compare({
+        t, rounds = compare({
             "fmha": lambda: fmha.gemm(a, w),
             "cublas": lambda: torch.matmul(a, w.t()),
             "fmha_b_kn": lambda: fmha.gemm(a, wt, b_transposed=False),
@@ -147,7 +142,7 @@ def gemm(quick):
         ours, ref, ours_kn, ref_kn = (t[n] for n in (
             "fmha", "cublas", "fmha_b_kn", "cublas_b_kn"))
         tf = 2 * m * n * k / 1e6
-        row("gemm", f"{m}x{n}x{k}", fmha=tf / ours, cublas=tf / ref,
+        row("gemm", f"{m}x{n}x{k}", rounds, fmha=tf / ours, cublas=tf / ref,
             ratio=ref / ours, fmha_b_kn=tf / ours_kn,
             cublas_b_kn=tf / ref_kn, ratio_b_kn=ref_kn / ours_kn)
 
@@ -162,13 +157,14 @@ def attention(quick):
                 k = torch.randn_like(q)
                 v = torch.randn_like(q)
                 flop = 4 * b * h * s * s * hd / (2 if causal else 1) / 1e6
-                times = compare({
+                times, rounds = compare({
                     "fmha": lambda: fmha.attention(q, k, v, causal=causal),
                     **{name: sdpa(backend, q, k, v, is_causal=causal)
                        for name, backend in SDPA_BACKENDS}})
                 ours = times["fmha"]
                 row("attention", f"d{hd} {'causal' if causal else 'full'} "
-                    f"{s}", fmha=flop / ours, cudnn=flop / times["cudnn"],
+                    f"{s}", rounds, fmha=flop / ours,
+                    cudnn=flop / times["cudnn"],
                     fa2=flop / times["fa2"], x_cudnn=times["cudnn"] / ours,
                     x_fa2=times["fa2"] / ours)
 
@@ -197,12 +193,12 @@ def decode(quick):
                             dtype=torch.bfloat16)
             v = torch.randn_like(k)
             nbytes = 2 * k.numel() * k.element_size()
-            times = compare({
+            times, rounds = compare({
                 "fmha": lambda: fmha.attention(q, k, v),
                 **{name: sdpa(backend, q, k, v, enable_gqa=True)
                    for name, backend in SDPA_BACKENDS}})
             ours = times["fmha"]
-            row("decode", f"batch {batch} keys {keys} GQA 32:8 d128",
+            row("decode", f"batch {batch} keys {keys} GQA 32:8 d128", rounds,
                 fmha_tbs=nbytes / ours / 1e6,
                 cudnn_tbs=nbytes / times["cudnn"] / 1e6,
                 fa2_tbs=nbytes / times["fa2"] / 1e6)
