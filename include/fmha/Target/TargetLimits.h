@@ -67,14 +67,16 @@ constexpr int64_t kMaxRegistersPerThread = 255;
 constexpr int64_t kSm90GemmReservedRegisters = 8;
 
 /// Registers an attention consumer thread needs besides its S, P and O
-/// tiles and the softmax temporaries (a quarter of S): per 64 query rows of
-/// its tile (row max and sum, the rescale factor) and once (the loop's
-/// scalars, channel stages and phases). Calibrated with ptxas on the
-/// software-pipelined kernels of `--fmha-sm90-pipeline`, causal and with
-/// two-sided windows, 16-bit and fp8: the widest accepted tiles (head dim
-/// 64 with [64, 192], head dim 128 with [64, 160], head dim 256 with
-/// [64, 80]; fp8 [64, 224], [64, 192] and [64, 96]) compile without spills;
-/// the next K/V step at head dim 128 ([64, 176], bf16) spills.
+/// tiles and the softmax temporaries (a quarter of S for 16-bit P, none
+/// for fp8): per 64 query rows of its tile (row max and sum, the rescale
+/// factor) and once (the loop's scalars, channel stages and phases).
+/// Calibrated with ptxas on the software-pipelined kernels of
+/// `--fmha-sm90-pipeline`, causal and with two-sided windows, 16-bit and
+/// fp8: the widest accepted 16-bit tiles (head dim 64 with [64, 192], head
+/// dim 128 with [64, 160], head dim 256 with [64, 80]) and fp8 [64, 192]
+/// at head dim 128 and [64, 128] at 256 compile without spills; the next
+/// K/V step at head dim 128 ([64, 176], bf16) spills, and so does fp8
+/// [64, 224] (12 bytes without a mask; admitted at head dims 64 and 128).
 /// Conservative for 128-row tiles: head dim 64 with [128, 64] fits but is
 /// rejected.
 constexpr int64_t kSm90AttentionRowRegisters = 16;

@@ -38,10 +38,10 @@
 // RUN: FileCheck %s < %t/d128c.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d128c.ptx -o %t/d128c.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 //
-// The widest key blocks the register model gives fp8 (P counted at a
-// byte per value, the softmax's temporaries at a quarter of S): 64 x 192
-// at head dim 128 (with a two-sided window), 64 x 224 at 64 (causal) and
-// 64 x 96 at 256.
+// Wide key blocks the register model gives fp8 (P counted at a byte per
+// value, no softmax temporaries): 64 x 192 at head dim 128 (with a
+// two-sided window), 64 x 224 at 64 (causal) and 64 x 128 at 256, causal
+// and not (the widest there).
 // RUN: fmha-opt %t/d128-wide.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/d128w.ptx
 // RUN: FileCheck %s < %t/d128w.ptx
@@ -54,6 +54,10 @@
 // RUN: | fmha-translate --fmha-extract-object > %t/d256w.ptx
 // RUN: FileCheck %s < %t/d256w.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256w.ptx -o %t/d256w.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: fmha-opt %t/d256-wide-causal.mlir --fmha-sm90-pipeline \
+// RUN: | fmha-translate --fmha-extract-object > %t/d256wc.ptx
+// RUN: FileCheck %s < %t/d256wc.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t/d256wc.ptx -o %t/d256wc.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 //
 // RUN: fmha-opt %t/d256.mlir --fmha-sm90-pipeline \
 // RUN: | fmha-translate --fmha-extract-object > %t/d256.ptx
@@ -191,7 +195,15 @@ fmha.attention @attn_fp8_d256_wide (tensor<?x?x?x256xf8E4M3FN>,
                                     tensor<?x?x?x256xf8E4M3FN>,
                                     tensor<?x?x256x?xf8E4M3FN>, tensor<1xf32>,
                                     tensor<1xf32>, tensor<1xf32>)
-    -> tensor<?x?x?x256xbf16> tile [64, 96] target sm_90a
+    -> tensor<?x?x?x256xbf16> tile [64, 128] target sm_90a
+
+//--- d256-wide-causal.mlir
+fmha.attention @attn_fp8_d256_wide_causal (tensor<?x?x?x256xf8E4M3FN>,
+                                           tensor<?x?x?x256xf8E4M3FN>,
+                                           tensor<?x?x256x?xf8E4M3FN>,
+                                           tensor<1xf32>, tensor<1xf32>,
+                                           tensor<1xf32>)
+    -> tensor<?x?x?x256xbf16> causal tile [64, 128] target sm_90a
 
 //--- d128-causal.mlir
 fmha.attention @attn_fp8_d128_causal (tensor<?x?x?x128xf8E4M3FN>,

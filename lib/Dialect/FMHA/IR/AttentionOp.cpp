@@ -332,18 +332,22 @@ int64_t AttentionOp::getSplitMergeRegisters() {
 /// previous step's P (S rounded to the input type: 16 bits two to a
 /// register, fp8 four), still read by its P V wgmma while the softmax of S
 /// runs, and of the softmax's temporaries: half of S in the estimate that
-/// sizes the register split, a quarter in the `tight` one that decides
-/// whether a tile fits at all. Both measured with ptxas: head dim 256 with
-/// [64, 80] (230 tight) spills 60 bytes under the default split, 4 under
-/// the widest, which the half-S estimate (240) asks for; the widest tiles the
-/// quarter admits (head dim 64 with [64, 192], 128 with [64, 160]; fp8 [64,
-/// 224], [64, 192], [64, 96]) compile without spills under the widest split,
-/// causal or with two-sided windows, lse, varlen or a KV cache, but for fp8
-/// head dim 64 with [64, 224] and no mask (12 bytes); head dim 128 with [64,
-/// 176] spills.
+/// sizes the register split; in the `tight` one that decides whether a
+/// tile fits at all, a quarter of S for 16-bit P and none for fp8, whose
+/// conversion packs P into its registers as it goes. Measured with ptxas
+/// under the widest split: 16-bit head dim 256 with [64, 80] (230 tight)
+/// spills 60 bytes under the default split, 4 under the widest, which the
+/// half-S estimate (240) asks for; the widest 16-bit tiles the quarter
+/// admits (head dim 64 with [64, 192], 128 with [64, 160]) compile without
+/// spills, causal or with two-sided windows, lse, varlen or a KV cache;
+/// head dim 128 with [64, 176] spills. fp8 [64, 192] at head dim 128 and
+/// [64, 128] at 256 (240 tight) compile without spills; fp8 [64, 224] at
+/// head dims 64 and 128 spills 12 bytes without a mask (72 causal at 128),
+/// admitted but left out of the candidates.
 static int64_t softmaxRegisters(AttentionOp op, int64_t s, bool tight) {
-  return s + s * getElementBytes(op.getElementType()) / 4 +
-         (tight ? s / 4 : s / 2);
+  int64_t bytes = getElementBytes(op.getElementType());
+  int64_t temporaries = !tight ? s / 2 : bytes == 1 ? 0 : s / 4;
+  return s + s * bytes / 4 + temporaries;
 }
 
 int64_t AttentionOp::getConsumerRegisters(bool tight) {
@@ -778,8 +782,9 @@ static LogicalResult verifyConfig(AttentionOp op) {
           return;
         }
         os << blockM << "x" << blockN << " fp32 S + " << blockM << "x" << blockN
-           << " " << op.getElementType() << " P and softmax temporaries + "
-           << blockM << "x" << headDim << " fp32 O tiles + " << rowState
+           << " " << op.getElementType()
+           << (op.isFp8() ? " P + " : " P and softmax temporaries + ") << blockM
+           << "x" << headDim << " fp32 O tiles + " << rowState
            << " for the row and loop state";
       },
       op.getTmemColumns(),
