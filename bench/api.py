@@ -14,7 +14,9 @@ medians (L2 flushed before each run: ``--flush``, bench/flush.py; the
 default is ``triton.testing.do_bench``'s) of the whole call, so host work
 that the GPU waits for is counted, taken in ``--rounds`` rounds whose
 order rotates among the libraries (the median of the rounds' figures is
-reported); host time is
+reported); the model's forwards, whose activations fill the L2 anyway,
+are timed unflushed, about a second of forwards per round, in
+alternating rounds (``--model-rounds``). Host time is
 the wall clock per call over 1000 calls on a tiny shape (best of 5). The
 kernel cache (FMHA_CACHE_DIR) must hold the kernels the API selects
 (test/GPU/prepare_cache.py).
@@ -31,6 +33,7 @@ import time
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+from triton.testing import do_bench
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
@@ -57,6 +60,13 @@ FLUSH = "zero"
 
 def bench(fn):
     return median_ms(fn, FLUSH) * 1e3
+
+
+def bench_forward(fn):
+    """The median time of a model forward in us over about a second of
+    runs (do_bench's 100 ms would give a forward of 40 ms two or three
+    runs a round); a forward's own activations fill the L2, so no flush."""
+    return do_bench(fn, warmup=200, rep=1000, return_mode="median") * 1e3
 
 
 def compare(fns):
@@ -234,7 +244,7 @@ def model(quick):
             for _ in range(MODEL_ROUNDS):
                 for attn, m in models.items():
                     times[attn].append(
-                        bench(lambda: m(ids, use_cache=False)))
+                        bench_forward(lambda: m(ids, use_cache=False)))
             # Host time to issue one forward (no synchronisation inside):
             # when it exceeds the GPU time, the forward is host-bound.
             for attn, m in models.items():
