@@ -193,7 +193,8 @@ class GemmSpec(_Spec):
     default). ``tile``: ``(block_m, block_n, block_k)``; ``stages``: A/B
     shared-memory buffers (1 to 32; None: the most, up to 4, that fit, the
     compiler's default, as fmha.gemm and ``fmha compile gemm`` use);
-    ``consumers``: consumer warpgroups per CTA (1 or 2); ``multicast``: 2
+    ``consumers``: consumer warpgroups per CTA (1 or 2; 3 on sm_90a, whose
+    consumers then keep within 128 registers); ``multicast``: 2
     launches clusters of two CTAs along M that share each B tile by TMA
     multicast (each loads half of it into both), 1 does not.
     ``schedule``: ``"pingpong"`` gives each consumer whole tiles of its
@@ -275,7 +276,9 @@ class GemmSpec(_Spec):
         _int_tuple(self, "tile", 3)
         if self.stages is not None:
             _check_int("stages", self.stages, 1, 32)
-        _check_int("consumers", self.consumers, 1, 2)
+        # Three consumer warpgroups (a 192-row CTA tile): sm_90a only, which
+        # the compiler checks.
+        _check_int("consumers", self.consumers, 1, 3)
         _check_int("multicast", self.multicast, 1, 2)
         _check_int("splits", self.splits, 1, 1 << 16)
         _check_int("promote_every", self.promote_every, 0, 1 << 16)

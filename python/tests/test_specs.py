@@ -110,7 +110,7 @@ class GemmSpecTest(unittest.TestCase):
                 ({"stages": 0}, ValueError, r"stages must be in \[1, 32\]"),
                 ({"stages": 33}, ValueError, "stages"),
                 ({"stages": 2.0}, TypeError, "stages must be an int"),
-                ({"consumers": 3}, ValueError, "consumers"),
+                ({"consumers": 4}, ValueError, "consumers"),
                 ({"target": "sm_80"}, ValueError, "target"),
                 ({"m": 0}, ValueError, "m must be"),
                 ({"k": 2**32 + 1}, ValueError, "k must be"),

@@ -68,6 +68,51 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// Three consumers (a GEMM's `consumers 3`) share the register file at
+// less: the producer at 40 and each consumer at (65536 / 128 - 40) / 3
+// rounded down to 152.
+// CHECK-LABEL: gpu.func @gemm3(
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 152>, #ws.role_spec<"consumer1", warps = 4, regs = 152>, #ws.role_spec<"consumer2", warps = 4, regs = 152>]
+// CHECK: } {ws.partition_outputs = [array<i32: 1>, array<i32: 2>, array<i32: 3>]}
+#smem = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+#acc = #tile.wgmma_acc<instr_n = 64, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @gemm3_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @gemm3(%a: !tile.desc<tensor<64x64xbf16, #smem>>,
+                    %b: !tile.desc<tensor<64x64xbf16, #smem>>,
+                    %c: !tile.desc<tensor<64x64xbf16>>,
+                    %k: i32) kernel attributes {fmha.stages = 3 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %c128 = arith.constant 128 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %r:3 = scf.for %kt = %c0 to %k step %c1
+          iter_args(%acc0 = %zero, %acc1 = %zero, %acc2 = %zero)
+          -> (tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>) : i32 {
+        %ko = arith.muli %kt, %c64 : i32
+        %x0 = tile.load %a[%c0, %ko] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %x1 = tile.load %a[%c64, %ko] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %x2 = tile.load %a[%c128, %ko] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %y = tile.load %b[%c0, %ko] : !tile.desc<tensor<64x64xbf16, #smem>>
+        %d0 = tile.dot %x0, %y, %acc0 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d1 = tile.dot %x1, %y, %acc1 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        %d2 = tile.dot %x2, %y, %acc2 {transpose_b} : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>, tensor<64x64xf32, #acc>
+        scf.yield %d0, %d1, %d2 : tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>, tensor<64x64xf32, #acc>
+      }
+      %t0 = arith.truncf %r#0 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %c[%c0, %c0], %t0 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      %t1 = arith.truncf %r#1 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %c[%c64, %c0], %t1 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      %t2 = arith.truncf %r#2 : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      tile.store %c[%c128, %c0], %t2 : !tile.desc<tensor<64x64xbf16>>, tensor<64x64xbf16, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Accumulate promotion (an fp8 GEMM's promote_every): the main loop (the
 // innermost loop with loads) runs a group of K steps onto zeros, and a loop
 // around it adds each group's accumulators into its sums. The stores read

@@ -20,6 +20,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace mlir {
@@ -78,28 +79,42 @@ public:
 
   /// Registers per thread that `ws-assign-roles` gives a role that only
   /// issues loads or MMAs (the producer warp; sm_100a's load and MMA warps),
-  /// applied with `setmaxnreg`, in a kernel whose register-computing
-  /// warpgroups need `consumerNeed` per thread (0: not known): the least
-  /// the target allows when they need more than the default split gives.
-  int64_t getProducerRegisters(int64_t consumerNeed = 0) const {
-    return consumerNeed > limits::kSm90ConsumerRegisters
+  /// applied with `setmaxnreg`, in a kernel whose `consumers`
+  /// register-computing warpgroups need `consumerNeed` per thread (0: not
+  /// known): the least the target allows when they need more than the
+  /// default split gives.
+  int64_t getProducerRegisters(int64_t consumerNeed = 0,
+                               int64_t consumers = 2) const {
+    return consumerNeed > getConsumerRegisters(0, consumers)
                ? limits::kSm90MinProducerRegisters
                : limits::kSm90ProducerRegisters;
   }
-  /// Registers per thread that `ws-assign-roles` gives a warpgroup that
-  /// computes in registers (sm_90a's consumers, which hold the
-  /// accumulators; sm_100a's epilogues), applied with `setmaxnreg`, when it
-  /// needs `need` per thread (0: not known): the default split's budget,
-  /// or the widest split's when the need exceeds it.
-  int64_t getConsumerRegisters(int64_t need = 0) const {
-    return need > limits::kSm90ConsumerRegisters
-               ? getMaxConsumerRegisters()
-               : limits::kSm90ConsumerRegisters;
+  /// Registers per thread that `ws-assign-roles` gives each of `consumers`
+  /// warpgroups that compute in registers (sm_90a's consumers, which hold
+  /// the accumulators; sm_100a's epilogues), applied with `setmaxnreg`,
+  /// when they need `need` per thread (0: not known): the default split's
+  /// budget, or the widest split's when the need exceeds it. Three
+  /// consumers share the register file at less than two.
+  int64_t getConsumerRegisters(int64_t need = 0, int64_t consumers = 2) const {
+    int64_t budget =
+        std::min(limits::kSm90ConsumerRegisters,
+                 registerShare(limits::kSm90ProducerRegisters, consumers));
+    return need > budget ? std::max(budget, getMaxConsumerRegisters(consumers))
+                         : budget;
   }
-  /// The most registers per thread a register-computing warpgroup can get
-  /// (the producer at its least): what a kernel's consumers may need.
-  int64_t getMaxConsumerRegisters() const {
-    return limits::kSm90MaxConsumerRegisters;
+  /// The most registers per thread each of `consumers` register-computing
+  /// warpgroups can get (the producer at its least): what a kernel's
+  /// consumers may need.
+  int64_t getMaxConsumerRegisters(int64_t consumers = 2) const {
+    int64_t most =
+        std::min(limits::kSm90MaxConsumerRegisters,
+                 registerShare(limits::kSm90MinProducerRegisters, consumers));
+    // Beyond two consumers ptxas keeps them within the registers a thread
+    // starts with (limits::kMaxGemmConsumerGroups).
+    if (consumers > 2)
+      most = std::min(most, limits::kRegistersPerSM /
+                                ((consumers + 1) * limits::kWarpgroupThreads));
+    return most;
   }
 
   /// Dynamic shared memory one CTA may use, in bytes.
@@ -117,6 +132,15 @@ public:
 
 private:
   explicit TargetInfo(Arch arch) : arch(arch) {}
+  /// Registers per thread of each of `consumers` warpgroups that share an
+  /// SM's register file with a producer warpgroup at `producer`, as a
+  /// `setmaxnreg` budget.
+  static int64_t registerShare(int64_t producer, int64_t consumers) {
+    int64_t share =
+        (limits::kRegistersPerSM / limits::kWarpgroupThreads - producer) /
+        std::max<int64_t>(consumers, 1);
+    return share / limits::kRegisterBudgetStep * limits::kRegisterBudgetStep;
+  }
   Arch arch;
 };
 

@@ -42,6 +42,11 @@ constexpr int64_t kMBarrierBytes = 8;
 /// consumer tile.
 constexpr int64_t kWarpgroupThreads = 128;
 
+/// Registers of an SM, shared by the warpgroups of its CTA; `setmaxnreg`
+/// budgets are multiples of 8.
+constexpr int64_t kRegistersPerSM = 65536;
+constexpr int64_t kRegisterBudgetStep = 8;
+
 /// Registers per thread of the producer warpgroup on sm_90a: `setmaxnreg`
 /// lowers it to this, so that the consumers can have more
 /// (`ws-assign-roles` gives every role its budget).
@@ -182,6 +187,13 @@ constexpr int64_t kSm90MinStages = 2;
 /// Most consumer warpgroups per CTA (with one producer warpgroup, 3
 /// warpgroups = 384 threads).
 constexpr int64_t kMaxConsumerGroups = 2;
+/// Most consumer warpgroups of a GEMM CTA on sm_90a: three 64-row tiles
+/// (a 192-row CTA tile, 512 threads with the producer), each consumer at
+/// (65536 / 128 - 40) / 3 registers rounded down to 152. ptxas compiles
+/// their wgmmas within the 128 registers a thread of a 512-thread CTA
+/// starts with, whatever setmaxnreg gives them (a 64 x 256 tile: C7602,
+/// "insufficient registers (128)"), so that is what they may need.
+constexpr int64_t kMaxGemmConsumerGroups = 3;
 
 } // namespace limits
 } // namespace fmha

@@ -1056,11 +1056,28 @@ fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
 
 // -----
 
-// Three consumer warpgroups.
+// Four consumer warpgroups (a GEMM has at most three on sm_90a).
+// expected-error @+1 {{consumers 4 is not supported: expected 1 to 3 consumer warpgroups}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    tile [64, 128, 64] consumers 4 target sm_90a
+
+// -----
+
+// Three consumer warpgroups on sm_100a (two at most there).
 // expected-error @+1 {{consumers 3 is not supported: expected 1 or 2 consumer warpgroups}}
 fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
     -> tensor<?x?xbf16>
-    consumers 3 target sm_90a
+    tile [128, 128, 64] consumers 3 target sm_100a
+
+// -----
+
+// Three consumers keep within the 128 registers a thread of a 512-thread
+// CTA starts with: a 64 x 256 tile needs more.
+// expected-error @+1 {{consumer warpgroup needs 136 registers per thread (64x256 fp32 tile + 8 for addresses and loop state), sm_90a consumer warpgroups get at most 128 with 3 of them}}
+fmha.gemm @gemm (tensor<?x?xbf16>, tensor<?x?xbf16>)
+    -> tensor<?x?xbf16>
+    transpose_b tile [64, 256, 64] consumers 3 target sm_90a
 
 // -----
 

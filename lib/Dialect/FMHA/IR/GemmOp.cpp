@@ -596,7 +596,10 @@ static LogicalResult verifyConfig(GemmOp op) {
       failed(verifyMulticast(op, target, blockN)))
     return failure();
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
-      failed(verifyConsumers(op, op.getConsumersAttr())) ||
+      failed(verifyConsumers(op, op.getConsumersAttr(),
+                             getTargetInfo(target).hasWgmma()
+                                 ? limits::kMaxGemmConsumerGroups
+                                 : limits::kMaxConsumerGroups)) ||
       failed(verifySchedule(op, target)) || failed(verifySplits(op, target)) ||
       failed(verifyPromotion(op, target)))
     return failure();
@@ -619,7 +622,8 @@ static LogicalResult verifyConfig(GemmOp op) {
       [&](raw_ostream &os) {
         os << op.getNumConsumerGroups() << " consumer tiles x 2 x " << blockN
            << " double-buffered fp32 accumulator columns";
-      });
+      },
+      op.getNumConsumerGroups());
 }
 
 LogicalResult GemmOp::verify() {

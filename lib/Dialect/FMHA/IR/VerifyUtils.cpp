@@ -269,15 +269,16 @@ LogicalResult checks::verifyStages(Operation *op, IntegerAttr stages,
   return success();
 }
 
-LogicalResult checks::verifyConsumers(Operation *op, IntegerAttr consumers) {
+LogicalResult checks::verifyConsumers(Operation *op, IntegerAttr consumers,
+                                      int64_t most) {
   if (!consumers)
     return success();
   int64_t value = consumers.getInt();
-  if (value >= 1 && value <= limits::kMaxConsumerGroups)
+  if (value >= 1 && value <= most)
     return success();
   return op->emitOpError() << "consumers " << value
-                           << " is not supported: expected 1 or "
-                           << limits::kMaxConsumerGroups
+                           << " is not supported: expected 1"
+                           << (most == 2 ? " or " : " to ") << most
                            << " consumer warpgroups";
 }
 
@@ -297,17 +298,21 @@ LogicalResult checks::verifySharedMemory(Operation *op, Target target,
 
 LogicalResult checks::verifyConsumerRegisters(Operation *op, Target target,
                                               int64_t registers,
-                                              StringRef parts) {
+                                              StringRef parts,
+                                              int64_t consumers) {
   const TargetInfo &info = getTargetInfo(target);
-  int64_t budget = info.getMaxConsumerRegisters();
+  int64_t budget = info.getMaxConsumerRegisters(consumers);
   if (registers <= budget)
     return success();
-  return op->emitOpError() << "consumer warpgroup needs " << registers
-                           << " registers per thread (" << parts << "), "
-                           << stringifyTarget(target)
-                           << " consumer warpgroups get at most " << budget
-                           << " (setmaxnreg, the producer at "
-                           << info.getProducerRegisters(budget) << ")";
+  InFlightDiagnostic diag = op->emitOpError();
+  diag << "consumer warpgroup needs " << registers << " registers per thread ("
+       << parts << "), " << stringifyTarget(target)
+       << " consumer warpgroups get at most " << budget;
+  // Beyond two, the registers a thread starts with bound them.
+  if (consumers > 2)
+    return diag << " with " << consumers << " of them";
+  return diag << " (setmaxnreg, the producer at "
+              << info.getProducerRegisters(budget, consumers) << ")";
 }
 
 LogicalResult checks::verifyTmemColumns(Operation *op, Target target,
@@ -320,11 +325,10 @@ LogicalResult checks::verifyTmemColumns(Operation *op, Target target,
                            << " has " << available;
 }
 
-LogicalResult
-checks::verifyAccumulators(Operation *op, Target target, int64_t registers,
-                           function_ref<void(raw_ostream &)> describeRegisters,
-                           int64_t columns,
-                           function_ref<void(raw_ostream &)> describeColumns) {
+LogicalResult checks::verifyAccumulators(
+    Operation *op, Target target, int64_t registers,
+    function_ref<void(raw_ostream &)> describeRegisters, int64_t columns,
+    function_ref<void(raw_ostream &)> describeColumns, int64_t consumers) {
   std::string parts;
   llvm::raw_string_ostream os(parts);
   if (getTargetInfo(target).accumulatesInTensorMemory()) {
@@ -332,7 +336,7 @@ checks::verifyAccumulators(Operation *op, Target target, int64_t registers,
     return verifyTmemColumns(op, target, columns, parts);
   }
   describeRegisters(os);
-  return verifyConsumerRegisters(op, target, registers, parts);
+  return verifyConsumerRegisters(op, target, registers, parts, consumers);
 }
 
 int64_t checks::pickStages(int64_t maxStages, int64_t minStages,

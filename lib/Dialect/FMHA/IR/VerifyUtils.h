@@ -151,8 +151,9 @@ LogicalResult verifyStages(Operation *op, IntegerAttr stages, Target target);
 /// The fewest stages a kernel for `target` may have.
 int64_t getMinStages(Target target);
 
-/// Checks that `consumers` (when given) is 1 or 2.
-LogicalResult verifyConsumers(Operation *op, IntegerAttr consumers);
+/// Checks that `consumers` (when given) is from 1 to `most`.
+LogicalResult verifyConsumers(Operation *op, IntegerAttr consumers,
+                              int64_t most = limits::kMaxConsumerGroups);
 
 /// Checks that `usage` fits in the shared memory of `target`:
 /// "needs N bytes of shared memory (A .., B .., ...), sm_90a has 232448".
@@ -160,11 +161,12 @@ LogicalResult verifySharedMemory(Operation *op, Target target,
                                  const SharedMemoryUsage &usage);
 
 /// Checks that the `registers` a consumer thread needs fit in the most
-/// registers `target` can give a consumer warpgroup
+/// registers `target` can give each of `consumers` consumer warpgroups
 /// (fmha::TargetInfo::getMaxConsumerRegisters); `parts` says what they hold,
 /// e.g. "128x256 fp32 tile + 8 for addresses and loop state".
 LogicalResult verifyConsumerRegisters(Operation *op, Target target,
-                                      int64_t registers, StringRef parts);
+                                      int64_t registers, StringRef parts,
+                                      int64_t consumers = 2);
 
 /// Checks that `columns` tensor memory columns fit in the tensor memory of
 /// `target`; `parts` describes where they come from.
@@ -172,14 +174,13 @@ LogicalResult verifyTmemColumns(Operation *op, Target target, int64_t columns,
                                 StringRef parts);
 
 /// Checks what the consumers' accumulators need of `target`: on sm_90a the
-/// `registers` of a consumer thread (verifyConsumerRegisters), on sm_100a the
-/// tensor memory `columns` (verifyTmemColumns); `describeRegisters` and
-/// `describeColumns` write what they hold.
-LogicalResult
-verifyAccumulators(Operation *op, Target target, int64_t registers,
-                   function_ref<void(raw_ostream &)> describeRegisters,
-                   int64_t columns,
-                   function_ref<void(raw_ostream &)> describeColumns);
+/// `registers` of a consumer thread of `consumers` (verifyConsumerRegisters),
+/// on sm_100a the tensor memory `columns` (verifyTmemColumns);
+/// `describeRegisters` and `describeColumns` write what they hold.
+LogicalResult verifyAccumulators(
+    Operation *op, Target target, int64_t registers,
+    function_ref<void(raw_ostream &)> describeRegisters, int64_t columns,
+    function_ref<void(raw_ostream &)> describeColumns, int64_t consumers = 2);
 
 /// The most stages, from `maxStages` down to `minStages`, whose shared memory
 /// (`bytesFor(stages)`) fits; `minStages` when none does.

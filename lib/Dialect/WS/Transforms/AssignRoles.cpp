@@ -883,6 +883,11 @@ struct WSAssignRolesPass
     FailureOr<TileProgram> program = analyze(func);
     if (failed(program))
       return failure();
+    // More than two consumer warpgroups share the register file at less.
+    if (!producerRegs)
+      producer = info->getProducerRegisters(need, program->numConsumers);
+    if (!consumerRegs)
+      consumer = info->getConsumerRegisters(need, program->numConsumers);
     if (!program->channels.empty())
       assignSM90(func, *program, numStages, producer, consumer);
     return success();

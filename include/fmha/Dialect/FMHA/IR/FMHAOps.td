@@ -34,7 +34,7 @@ def FMHA_TileAttr : FMHA_SizesAttr<
 def FMHA_StagesAttr : FMHA_CountAttr<
     "pipeline stages (shared-memory buffers of the streamed operands), 1 to 32">;
 def FMHA_ConsumersAttr : FMHA_CountAttr<
-    "consumer warpgroups per CTA, 1 or 2">;
+    "consumer warpgroups per CTA, 1 or 2 (a GEMM on sm_90a: 1 to 3)">;
 def FMHA_CtasAttr : FMHA_CountAttr<
     "CTAs of a cluster that issue one MMA together (cta_group), 1 or 2">;
 def FMHA_MulticastAttr : FMHA_CountAttr<
@@ -556,7 +556,7 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     | `swap_ab`        | each tile is computed turned around, `C^T = B A^T` (see below) | `A B` |
     | `tile [m, n, k]` | `block_m` rows of `c` per consumer warpgroup, `block_n` columns, `block_k` elements of K per main-loop step | `[128, 128, 64]` (`block_k` 128 for fp8) |
     | `stages`         | A/B shared-memory buffers, 1 to 32 (from 2 on `sm_90a`) | the most, up to 4, that fit in shared memory |
-    | `consumers`      | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
+    | `consumers`      | consumer warpgroups per CTA, 1 or 2, or 3 on `sm_90a` (512 threads; each consumer then gets at most 128 registers); each owns a whole `block_m x block_n` tile, so a CTA computes `consumers * block_m` rows | 2 |
     | `ctas`           | CTAs that issue each MMA together, 1 or 2 (`sm_100a` only): with 2, a cluster of two CTAs computes a `2 * block_m`-row tile pair with `tcgen05.mma.cta_group::2` | 1 |
     | `multicast`      | CTAs of a cluster, 1 or 2, that compute neighbouring tiles along M and share each B tile: with 2, each CTA loads half of it into both by TMA multicast | 1 |
     | `schedule`       | `cooperative`: the consumers split a CTA tile of `consumers * block_m` rows and share its B tile. `pingpong` (`sm_90a`, 2 consumers): each consumer computes whole `block_m x block_n` tiles, the CTA's work items alternating between them and loaded in order into one ring of `stages` slots of one A and one B block; their main loops take turns, one's epilogue overlapping the other's MMAs | `cooperative` |
@@ -649,7 +649,9 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     * `sm_90a`, registers: `block_m * block_n / 128` fp32 accumulator
       registers per consumer thread (twice that with `promote_every`) plus
       8 (addresses, loop state), plus `block_n / 4` with per-column scales,
-      `<= 232` (the consumers' `setmaxnreg` budget);
+      `<= 240` (the widest `setmaxnreg` split; `<= 128` with three
+      consumers, which ptxas keeps within the registers a thread of a
+      512-thread CTA starts with);
     * `sm_100a`, tensor memory: `consumers * 2 * block_n` fp32 columns (a
       double-buffered accumulator per consumer) `<= 512`.
 

@@ -81,7 +81,9 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
     and `getConsumerRegisters`): the default split, or, for a kernel whose
     `fmha.consumer_registers` (1 to 255, the op's estimate of its
     consumers' need) exceeds it, the widest one (sm_90a: 24 for the
-    producer, 240 for each of two consumer warpgroups).
+    producer, 240 for each of two consumer warpgroups). Three consumer
+    warpgroups share the register file at less: 40 and 152 each (160 in
+    the widest split).
     Functions without tile ops are left alone.
 
     ```mlir
