@@ -348,31 +348,114 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
                **dict(zip(DESCALES, descales))}
     if return_lse:
         tensors["lse"] = lse
+    with torch_ops._on_device(torch, q.device):
+        _kernel(torch, tensors, out_dtype, causal, window, scale, return_lse,
+                per_head).launch(tensors)
+    return o, lse
+
+
+def _kernel(torch: Any, tensors: dict, out_dtype: Any, causal: bool,
+            window: Optional[Sequence], scale: Optional[float],
+            return_lse: bool, per_head: bool) -> Any:
+    """The kernel of an fp8 call on ``tensors`` (the launch's: q, k, V^T,
+    o, the descales in the kernel's form, lse), selected per shape like
+    the other dtypes (the table, or the autotuner on fresh outputs)."""
+    from . import torch_ops
+    q = tensors["q"]
+    batch, heads, seq_q, head_dim = q.shape
+    seq_k = tensors["k"].shape[2]
     wkey = None if window is None else tuple(window)
     out_name = _ops.fmha_dtype(out_dtype)
-    with torch_ops._on_device(torch, q.device):
-        target = torch_ops._target(torch, q.device)
-        category, sizes = tuning.attention_problem(
-            head_dim, causal or window is not None, batch * heads, seq_q,
-            seq_k, fp8=True)
+    target = torch_ops._target(torch, q.device)
+    category, sizes = tuning.attention_problem(
+        head_dim, causal or window is not None, batch * heads, seq_q, seq_k,
+        fp8=True)
 
-        def make_spec(config: dict) -> Any:
-            return spec(int(head_dim), out_name, causal, wkey, scale,
-                        return_lse, target, config, per_head)
+    def make_spec(config: dict) -> Any:
+        return spec(int(head_dim), out_name, causal, wkey, scale, return_lse,
+                    target, config, per_head)
 
-        def run(kernel: Any) -> Any:
-            fresh = dict(tensors)
-            fresh["o"], fresh_lse = outputs(torch, q, out_dtype, return_lse)
-            if return_lse:
-                fresh["lse"] = fresh_lse
-            return lambda: kernel.launch(fresh)
+    def run(kernel: Any) -> Any:
+        fresh = dict(tensors)
+        fresh["o"], fresh_lse = outputs(torch, q, out_dtype, return_lse)
+        if return_lse:
+            fresh["lse"] = fresh_lse
+        return lambda: kernel.launch(fresh)
 
-        key = (q.device, "fp8", out_dtype, int(head_dim), causal, wkey,
-               scale, return_lse, per_head)
-        kernel = torch_ops._select(
-            torch, q.device, key, category, sizes, make_spec,
-            tuning.attention_fp8_candidates(int(head_dim)), run)
-        kernel.launch(tensors)
+    key = (q.device, "fp8", out_dtype, int(head_dim), causal, wkey, scale,
+           return_lse, per_head)
+    return torch_ops._select(torch, q.device, key, category, sizes, make_spec,
+                             tuning.attention_fp8_candidates(int(head_dim)),
+                             run)
+
+
+def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
+                   window: Optional[tuple], scale: Optional[float],
+                   return_lse: bool, descales: Sequence,
+                   out_dtype: Any) -> Any:
+    """The fp8 call's eager fast path (as fmha.attention's for bf16): the
+    first call of a layout (shapes, strides, dtypes, devices, descales'
+    shapes, options) checks everything and binds the attention launch;
+    later ones check the addresses' alignment and the current device,
+    make V^T (transpose_impl, itself a bound launch), allocate o (and lse)
+    and launch. ``(o, lse)``, or None when the call must take the custom
+    op: under torch.compile or a CUDA graph capture, with contiguous q or
+    k missing, descales that need broadcasting (per tensor mixed with
+    per head), or a V that 16-byte loads cannot address."""
+    from . import torch_ops
+    tensor, compiling, _, get_device, raw_stream = torch_ops._fast_env(torch)
+    if (type(q) is not tensor or type(k) is not tensor
+            or type(v) is not tensor or compiling()
+            or any(type(d) is not tensor for d in descales)
+            or not (window is None or type(window) is tuple)):
+        return None
+    device = q.device
+    key = ("attention_fp8", q.shape, q.stride(), k.shape, k.stride(),
+           v.shape, v.stride(), q.dtype, k.dtype, v.dtype, device, k.device,
+           v.device, tuple((d.shape, d.stride(), d.dtype, d.device)
+                           for d in descales),
+           out_dtype, causal, window, scale, return_lse)
+    bound = torch_ops._FAST.get(key)
+    if bound is None:
+        if (device.type != "cuda" or device.index != get_device()
+                or torch.cuda.is_current_stream_capturing()):
+            return None
+        check(torch, q, k, v, descales, out_dtype, causal, window, scale)
+        per_head = per_head_descales(descales)
+        if (0 in q.shape or 0 in k.shape or not q.is_contiguous()
+                or not k.is_contiguous() or not _ops.rows_aligned(v)
+                or (per_head and any(d.dim() != 2 or not d.is_contiguous()
+                                     for d in descales))):
+            return None
+        out = torch.bfloat16 if out_dtype is None else out_dtype
+        o, lse = outputs(torch, q, out, return_lse)
+        tensors = {"q": q, "k": k, "v": transpose_impl(v), "o": o,
+                   **dict(zip(DESCALES, kernel_descales(
+                       descales, q.shape[0], k.shape[1])))}
+        if return_lse:
+            tensors["lse"] = lse
+        with torch_ops._on_device(torch, device):
+            kernel = _kernel(torch, tensors, out, causal, window, scale,
+                             return_lse, per_head)
+            bound = kernel.bind(tensors, order=tuple(tensors))
+        bound.out_dtype = out
+        torch_ops._remember(key, bound)
+    elif device.index != get_device() or \
+            torch.cuda.is_current_stream_capturing():
+        return None
+    pq, pk = q.data_ptr(), k.data_ptr()
+    if (pq | pk | v.data_ptr()) & 15:
+        return None
+    vt = transpose_impl(v)
+    o = torch.empty(q.shape, dtype=bound.out_dtype, device=device)
+    ptrs = [pq, pk, vt.data_ptr(), o.data_ptr(),
+            *(d.data_ptr() for d in descales)]
+    lse = None
+    if return_lse:
+        lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32,
+                          device=device)
+        ptrs.append(lse.data_ptr())
+    bound.run(tuple(ptrs), raw_stream(device.index))
     return o, lse
 
 
@@ -414,6 +497,10 @@ def attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
     """fmha.attention's fp8 path: checks, V permuted and transposed, the
     descales in the kernel's form, the custom op."""
     descales = (descale_q, descale_k, descale_v)
+    fast = attention_fast(torch, q, k, v, causal, window, scale, return_lse,
+                          descales, out_dtype)
+    if fast is not None:
+        return fast if return_lse else fast[0]
     check(torch, q, k, v, descales, out_dtype, causal, window, scale)
     vt = permute_values(torch, v)
     dq, dk, dv = kernel_descales(descales, q.shape[0], k.shape[1])

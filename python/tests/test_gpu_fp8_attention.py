@@ -271,6 +271,56 @@ class Fp8AttentionTest(unittest.TestCase):
                   f"{fp8:.4f} (bf16 attention on the same inputs: "
                   f"{bf16:.4f})", end="")
 
+    def test_fast_path(self):
+        """The eager fast path (a launch bound per layout): repeated calls
+        of one layout with fresh values, lse, f16 o, descales per tensor
+        and per head, each equal to the custom op's result on the same
+        inputs; a q it declines (not contiguous) takes the custom op."""
+        from fmha import torch_ops
+        gen = torch.Generator(device="cuda").manual_seed(4)
+
+        def custom_op(q, k, v, descales, causal, lse, out_dtype):
+            dq, dk, dv = fp8_attention.kernel_descales(descales, q.shape[0],
+                                                       k.shape[1])
+            return torch.ops.fmha.attention_fp8(
+                q.contiguous(), k.contiguous(),
+                fp8_attention.permute_values(torch, v), dq, dk, dv,
+                out_dtype, causal, None, None, lse)
+
+        for d, causal, lse, out_dtype, heads in (
+                (128, True, False, None, False),
+                (64, False, False, torch.float16, False),
+                (256, True, True, None, True)):
+            compile_or_skip(self, fp8_attention.spec(
+                d, "f16" if out_dtype else "bf16", causal, None, None, lse,
+                "sm_90a", head_descales=heads))
+            for _ in range(3):
+                if heads:
+                    inputs = make_head_inputs(2, 4, 2, 300, 333, d, gen)
+                else:
+                    inputs = make_inputs(2, 4, 2, 300, 333, d, False, gen)
+                (q, dq), (k, dk), (v, dv) = inputs
+                with self.subTest(d=d, lse=lse, out_dtype=out_dtype):
+                    fast = fmha.attention(q, k, v, causal, return_lse=lse,
+                                          descale_q=dq, descale_k=dk,
+                                          descale_v=dv, out_dtype=out_dtype)
+                    o, ref_lse = custom_op(q, k, v, (dq, dk, dv), causal,
+                                           lse, out_dtype)
+                    if lse:
+                        fast, fast_lse = fast
+                        self.assertTrue(torch.equal(fast_lse, ref_lse))
+                    self.assertTrue(torch.equal(fast, o))
+        self.assertTrue(any(key[0] == "attention_fp8"
+                            for key in torch_ops._FAST))
+        # A q that is a transposed view: declined, the custom op's result.
+        (q, dq), (k, dk), (v, dv) = make_inputs(2, 4, 2, 300, 333, 128,
+                                                False, gen)
+        qt = q.transpose(1, 2).contiguous().transpose(1, 2)
+        out = fmha.attention(qt, k, v, True, descale_q=dq, descale_k=dk,
+                             descale_v=dv)
+        o, _ = custom_op(q, k, v, (dq, dk, dv), True, False, None)
+        self.assertTrue(torch.equal(out, o))
+
     def check_launches(self, specs, cases, gen):
         """Each spec's kernel launched directly on each case (batch,
         heads_q, heads_kv, seq_q, seq_k), o poisoned, against the float64
