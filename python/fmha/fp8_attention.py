@@ -344,14 +344,23 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
     descales = (descale_q, descale_k, descale_v)
     if not per_head:
         descales = tuple(d.reshape(1) for d in descales)
-    tensors = {"q": q.contiguous(), "k": k.contiguous(), "v": vt, "o": o,
-               **dict(zip(DESCALES, descales))}
-    if return_lse:
-        tensors["lse"] = lse
+    tensors = _launch_tensors(q.contiguous(), k.contiguous(), vt, o, descales,
+                              lse if return_lse else None)
     with torch_ops._on_device(torch, q.device):
         _kernel(torch, tensors, out_dtype, causal, window, scale, return_lse,
                 per_head).launch(tensors)
     return o, lse
+
+
+def _launch_tensors(q: Any, k: Any, vt: Any, o: Any, descales: Sequence,
+                    lse: Any) -> dict:
+    """The fp8 kernel's tensors, in its parameters' order (``descales`` in
+    the kernel's form, ``lse`` None without it)."""
+    tensors = {"q": q, "k": k, "v": vt, "o": o,
+               **dict(zip(DESCALES, descales))}
+    if lse is not None:
+        tensors["lse"] = lse
+    return tensors
 
 
 def _kernel(torch: Any, tensors: dict, out_dtype: Any, causal: bool,
@@ -396,12 +405,14 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
     """The fp8 call's eager fast path (as fmha.attention's for bf16): the
     first call of a layout (shapes, strides, dtypes, devices, descales'
     shapes, options) checks everything and binds the attention launch;
-    later ones check the addresses' alignment and the current device,
-    make V^T (transpose_impl, itself a bound launch), allocate o (and lse)
+    later ones (every call checks the addresses' alignment and the
+    current device first) make V^T (transpose_impl, itself a bound launch), allocate o (and lse)
     and launch. ``(o, lse)``, or None when the call must take the custom
     op: under torch.compile or a CUDA graph capture, with contiguous q or
     k missing, descales that need broadcasting (per tensor mixed with
-    per head), or a V that 16-byte loads cannot address."""
+    per head), or a q, k or V that 16-byte loads cannot address (checked
+    before anything is bound). The first call launches on the V^T and o it
+    bound with."""
     from . import torch_ops
     tensor, compiling, _, get_device, raw_stream = torch_ops._fast_env(torch)
     if (type(q) is not tensor or type(k) is not tensor
@@ -410,6 +421,10 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
             or not (window is None or type(window) is tuple)):
         return None
     device = q.device
+    if (device.type != "cuda" or device.index != get_device()
+            or torch.cuda.is_current_stream_capturing()
+            or (q.data_ptr() | k.data_ptr() | v.data_ptr()) & 15):
+        return None
     key = ("attention_fp8", q.shape, q.stride(), k.shape, k.stride(),
            v.shape, v.stride(), q.dtype, k.dtype, v.dtype, device, k.device,
            v.device, tuple((d.shape, d.stride(), d.dtype, d.device)
@@ -417,9 +432,6 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
            out_dtype, causal, window, scale, return_lse)
     bound = torch_ops._FAST.get(key)
     if bound is None:
-        if (device.type != "cuda" or device.index != get_device()
-                or torch.cuda.is_current_stream_capturing()):
-            return None
         check(torch, q, k, v, descales, out_dtype, causal, window, scale)
         per_head = per_head_descales(descales)
         if (0 in q.shape or 0 in k.shape or not q.is_contiguous()
@@ -428,35 +440,28 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
                                      for d in descales))):
             return None
         out = torch.bfloat16 if out_dtype is None else out_dtype
+        vt = transpose_impl(v)
         o, lse = outputs(torch, q, out, return_lse)
-        tensors = {"q": q, "k": k, "v": transpose_impl(v), "o": o,
-                   **dict(zip(DESCALES, kernel_descales(
-                       descales, q.shape[0], k.shape[1])))}
-        if return_lse:
-            tensors["lse"] = lse
+        tensors = _launch_tensors(
+            q, k, vt, o, kernel_descales(descales, q.shape[0], k.shape[1]),
+            lse if return_lse else None)
         with torch_ops._on_device(torch, device):
             kernel = _kernel(torch, tensors, out, causal, window, scale,
                              return_lse, per_head)
             bound = kernel.bind(tensors, order=tuple(tensors))
         bound.out_dtype = out
         torch_ops._remember(key, bound)
-    elif device.index != get_device() or \
-            torch.cuda.is_current_stream_capturing():
-        return None
-    pq, pk = q.data_ptr(), k.data_ptr()
-    if (pq | pk | v.data_ptr()) & 15:
-        return None
-    vt = transpose_impl(v)
-    o = torch.empty(q.shape, dtype=bound.out_dtype, device=device)
-    ptrs = [pq, pk, vt.data_ptr(), o.data_ptr(),
-            *(d.data_ptr() for d in descales)]
-    lse = None
-    if return_lse:
+    else:
+        vt = transpose_impl(v)
+        o = torch.empty(q.shape, dtype=bound.out_dtype, device=device)
         lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32,
-                          device=device)
+                          device=device) if return_lse else None
+    ptrs = [q.data_ptr(), k.data_ptr(), vt.data_ptr(), o.data_ptr(),
+            *(d.data_ptr() for d in descales)]
+    if return_lse:
         ptrs.append(lse.data_ptr())
     bound.run(tuple(ptrs), raw_stream(device.index))
-    return o, lse
+    return o, (lse if return_lse else None)
 
 
 def define(torch: Any) -> None:

@@ -676,7 +676,7 @@ Value AttentionBuilder::visible(Value m0, Value n0) {
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, cols,
                                      splat(keyLimit, idxType));
   // A moved tile's keys before n0, which the tile before it had.
-  if (start != n0)
+  if (kvcache())
     mask = arith::AndIOp::create(
         b, loc, mask,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, cols,

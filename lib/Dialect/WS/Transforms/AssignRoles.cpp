@@ -868,28 +868,33 @@ struct WSAssignRolesPass
     if (isPlainProgram(func))
       return assignPlainRoles(func);
     unsigned numStages = stagesOf(func, stages);
-    // The register budgets are the target's for what the consumers need
-    // (fmha.consumer_registers) unless the options set them.
+    // The register budgets (producer, consumer) are the target's for what
+    // `consumers` register-computing warpgroups need
+    // (fmha.consumer_registers) unless the options set them; more than two
+    // share the register file at less.
     int64_t need = consumerRegistersOf(func);
-    unsigned producer =
-        producerRegs ? producerRegs : info->getProducerRegisters(need);
-    unsigned consumer =
-        consumerRegs ? consumerRegs : info->getConsumerRegisters(need);
-    if (info->hasTensorMemory())
+    auto budgets = [&](int64_t consumers) -> std::pair<unsigned, unsigned> {
+      return {producerRegs ? producerRegs
+                           : info->getProducerRegisters(need, consumers),
+              consumerRegs ? consumerRegs
+                           : info->getConsumerRegisters(need, consumers)};
+    };
+    if (info->hasTensorMemory()) {
+      auto [producer, consumer] = budgets(2);
       return assignRolesSM100(func, {numStages, producer, consumer});
+    }
     SmallVector<scf::ForOp> turns = turnLoops(func);
-    if (!turns.empty())
+    if (!turns.empty()) {
+      auto [producer, consumer] = budgets(2);
       return assignTurnsSM90(func, turns, numStages, producer, consumer);
+    }
     FailureOr<TileProgram> program = analyze(func);
     if (failed(program))
       return failure();
-    // More than two consumer warpgroups share the register file at less.
-    if (!producerRegs)
-      producer = info->getProducerRegisters(need, program->numConsumers);
-    if (!consumerRegs)
-      consumer = info->getConsumerRegisters(need, program->numConsumers);
-    if (!program->channels.empty())
+    if (!program->channels.empty()) {
+      auto [producer, consumer] = budgets(program->numConsumers);
       assignSM90(func, *program, numStages, producer, consumer);
+    }
     return success();
   }
 };
