@@ -21,6 +21,55 @@ func.func @gemm_roles() {
 
 // -----
 
+// A small role after the consumers goes back into the producer's
+// warpgroup, which has room and the same budget (fp8 attention's three
+// transposer warps), rather than opening a fourth warpgroup.
+// CHECK-LABEL: func.func @transposer_roles
+// CHECK-SAME: ws.num_threads = 384 : i64
+// CHECK: ws.role "producer" warps 1 regs 40 first_warp 0
+// CHECK: ws.role "consumer0" warps 4 regs 232 first_warp 4
+// CHECK: ws.role "consumer1" warps 4 regs 232 first_warp 8
+// CHECK: ws.role "transposer" warps 3 regs 40 first_warp 1
+func.func @transposer_roles() {
+  ws.warp_specialize {
+    ws.role "producer" warps 1 regs 40 {
+    }
+    ws.role "consumer0" warps 4 regs 232 {
+    }
+    ws.role "consumer1" warps 4 regs 232 {
+    }
+    ws.role "transposer" warps 3 regs 40 {
+    }
+  }
+  return
+}
+
+// -----
+
+// A small role whose budget differs from the small roles' warpgroup gets
+// a warpgroup of its own.
+// CHECK-LABEL: func.func @other_budget
+// CHECK-SAME: ws.num_threads = 512 : i64
+// CHECK: ws.role "producer" warps 1 regs 40 first_warp 0
+// CHECK: ws.role "consumer0" warps 4 regs 152 first_warp 4
+// CHECK: ws.role "consumer1" warps 4 regs 152 first_warp 8
+// CHECK: ws.role "helper" warps 2 regs 24 first_warp 12
+func.func @other_budget() {
+  ws.warp_specialize {
+    ws.role "producer" warps 1 regs 40 {
+    }
+    ws.role "consumer0" warps 4 regs 152 {
+    }
+    ws.role "consumer1" warps 4 regs 152 {
+    }
+    ws.role "helper" warps 2 regs 24 {
+    }
+  }
+  return
+}
+
+// -----
+
 // Without budgets, small roles pack into one warpgroup and the CTA is not
 // rounded up.
 // CHECK-LABEL: func.func @packed

@@ -3,10 +3,10 @@
 // Part of fmha. The type conversions and patterns convert-ws-to-nvvm
 // assembles, one set per file: the compute ops of sm90 kernels (tensors in
 // registers and shared memory, wgmma, epilogue stores; TileToNVVM.cpp,
-// RegisterOps.cpp, RegisterMemoryOps.cpp) and the sm100 ops (tensor-memory
-// allocation and buffers, tcgen05.mma with its descriptors, tcgen05.commit
-// arrivals, and tcgen05.ld and tcgen05.st of the 32x32b register layout;
-// TCGen05ToNVVM.cpp).
+// RegisterOps.cpp, RegisterMemoryOps.cpp, TransposeShared.cpp) and the sm100
+// ops (tensor-memory allocation and buffers, tcgen05.mma with its descriptors,
+// tcgen05.commit arrivals, and tcgen05.ld and tcgen05.st of the 32x32b register
+// layout; TCGen05ToNVVM.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +47,9 @@ void populateRegisterOpPatterns(const LLVMTypeConverter &converter,
 /// tile.store_direct of register tensors.
 void populateRegisterMemoryOpPatterns(const LLVMTypeConverter &converter,
                                       RewritePatternSet &patterns);
+/// Patterns of TransposeShared.cpp: ws.transpose_shared.
+void populateTransposeSharedPatterns(const LLVMTypeConverter &converter,
+                                     RewritePatternSet &patterns);
 
 //===----------------------------------------------------------------------===//
 // Tensor memory and tcgen05 (sm100)

@@ -191,33 +191,6 @@ private:
 };
 } // namespace
 
-/// The byte offset, in a buffer of `rows` rows laid out as `layout` (row
-/// major, swizzled), of the element at `row`, `col` (i32 values): the
-/// S-byte piece of the row holding the column, the row within that piece's
-/// [rows x S bytes] sub-tile, then the 16-byte chunk permuted within its
-/// 128-byte line (#tile.nvmma_shared).
-static Value swizzledByteOffset(OpBuilder &b, Location loc, Value row,
-                                Value col, tile::NvmmaSharedAttr layout,
-                                int64_t rows) {
-  int64_t swizzle = layout.getSwizzle(),
-          elementBytes = layout.getElementBits() / 8;
-  auto c = [&](int64_t value) { return i32Const(b, loc, value); };
-  Value colBytes = LLVM::MulOp::create(b, loc, col, c(elementBytes));
-  Value piece = LLVM::UDivOp::create(b, loc, colBytes, c(swizzle));
-  Value inPiece = LLVM::URemOp::create(b, loc, colBytes, c(swizzle));
-  Value offset = LLVM::AddOp::create(
-      b, loc,
-      LLVM::AddOp::create(b, loc,
-                          LLVM::MulOp::create(b, loc, piece, c(rows * swizzle)),
-                          LLVM::MulOp::create(b, loc, row, c(swizzle))),
-      inPiece);
-  // o xor (((o / 128) % (S / 16)) * 16).
-  Value line = LLVM::AndOp::create(
-      b, loc, LLVM::LShrOp::create(b, loc, offset, c(7)), c(swizzle / 16 - 1));
-  return LLVM::XOrOp::create(b, loc, offset,
-                             LLVM::ShlOp::create(b, loc, line, c(4)));
-}
-
 /// For a swizzled store of 8-byte runs of a wgmma accumulator into
 /// 128-byte swizzled rows (f32 staged for a TMA reduce-add): the column
 /// distance by which every other quad of lanes swaps its runs, or 0.

@@ -908,4 +908,5 @@ void ws::populateTileToNVVMPatterns(const LLVMTypeConverter &converter,
   addLowering(patterns, converter, lowerTruncToFp8, /*benefit=*/3);
   patterns.add<ElementwiseLowering>(converter, patterns.getContext());
   populateRegisterOpPatterns(converter, patterns);
+  populateTransposeSharedPatterns(converter, patterns);
 }

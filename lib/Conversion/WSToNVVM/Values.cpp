@@ -6,6 +6,7 @@
 
 #include "Values.h"
 
+#include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSUtils.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -55,4 +56,30 @@ void ws::tmaBox(OpBuilder &b, Location loc, const TMABoxes &boxes,
   smem = LLVM::GEPOp::create(
       b, loc, smem.getType(), b.getI8Type(), smem,
       ArrayRef<LLVM::GEPArg>{int32_t(box * boxes.boxBytes)});
+}
+
+/// The byte offset, in a buffer of `rows` rows laid out as `layout` (row
+/// major, swizzled), of the element at `row`, `col` (i32 values): the
+/// S-byte piece of the row holding the column, the row within that piece's
+/// [rows x S bytes] sub-tile, then the 16-byte chunk permuted within its
+/// 128-byte line (#tile.nvmma_shared).
+Value ws::swizzledByteOffset(OpBuilder &b, Location loc, Value row, Value col,
+                             tile::NvmmaSharedAttr layout, int64_t rows) {
+  int64_t swizzle = layout.getSwizzle(),
+          elementBytes = layout.getElementBits() / 8;
+  auto c = [&](int64_t value) { return i32Const(b, loc, value); };
+  Value colBytes = LLVM::MulOp::create(b, loc, col, c(elementBytes));
+  Value piece = LLVM::UDivOp::create(b, loc, colBytes, c(swizzle));
+  Value inPiece = LLVM::URemOp::create(b, loc, colBytes, c(swizzle));
+  Value offset = LLVM::AddOp::create(
+      b, loc,
+      LLVM::AddOp::create(b, loc,
+                          LLVM::MulOp::create(b, loc, piece, c(rows * swizzle)),
+                          LLVM::MulOp::create(b, loc, row, c(swizzle))),
+      inPiece);
+  // o xor (((o / 128) % (S / 16)) * 16).
+  Value line = LLVM::AndOp::create(
+      b, loc, LLVM::LShrOp::create(b, loc, offset, c(7)), c(swizzle / 16 - 1));
+  return LLVM::XOrOp::create(b, loc, offset,
+                             LLVM::ShlOp::create(b, loc, line, c(4)));
 }

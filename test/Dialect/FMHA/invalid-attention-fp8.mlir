@@ -6,7 +6,7 @@
 // sm_90a.
 
 // Descales missing.
-// expected-error @+1 {{fp8 q, k and v need descale factors: expected 6 inputs (q, k, v transposed, descale_q, descale_k, descale_v), got 3}}
+// expected-error @+1 {{fp8 q, k and v need descale factors: expected 6 inputs (q, k, v, descale_q, descale_k, descale_v), got 3}}
 fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x?x128xf8E4M3FN>,
                       tensor<?x8x128x?xf8E4M3FN>)
     -> tensor<?x32x?x128xbf16>
@@ -131,6 +131,25 @@ fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x256x128xf8E4M3FN>,
                       tensor<1xf32>, tensor<1xf32>)
     -> tensor<?x32x?x128xbf16>
     target sm_90a
+
+// -----
+
+// transpose_v: v is shaped as k.
+// expected-error @+1 {{v seq_k 32 does not match k seq_k 17}}
+fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x17x128xf8E4M3FN>,
+                      tensor<?x8x32x128xf8E4M3FN>, tensor<1xf32>,
+                      tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x32x?x128xbf16>
+    transpose_v target sm_90a
+
+// -----
+
+// transpose_v is for fp8 inputs.
+// expected-error @+1 {{transpose_v transposes fp8 V tiles in shared memory; with 'bf16' inputs wgmma reads V as it is}}
+fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
+                      tensor<?x8x?x128xbf16>)
+    -> tensor<?x32x?x128xbf16>
+    transpose_v target sm_90a
 
 // -----
 

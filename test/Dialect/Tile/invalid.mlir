@@ -930,3 +930,46 @@ func.func @transpose_layout(%x: tensor<128x8xf32, #acc>) {
   return
 }
 
+// -----
+
+#v = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>
+func.func @transpose_shared_bytes(%x: tensor<64x64xbf16, #v>) {
+  // expected-error @+1 {{'tile.transpose' op transposes one-byte elements in shared memory, got 'bf16'}}
+  %0 = tile.transpose %x : tensor<64x64xbf16, #v> -> tensor<64x64xbf16, #v>
+  return
+}
+
+// -----
+
+func.func @transpose_shared_rows(%x: tensor<40x64xf8E4M3FN>) {
+  // expected-error @+1 {{'tile.transpose' op transposes in shared memory a tile of rows in groups of 16 and columns in groups of 32, got 'tensor<40x64xf8E4M3FN>'}}
+  %0 = tile.transpose %x {k_quad16} : tensor<40x64xf8E4M3FN> -> tensor<64x40xf8E4M3FN>
+  return
+}
+
+// -----
+
+#v = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>
+func.func @transpose_shared_one_side(%x: tensor<64x64xf8E4M3FN, #v>) {
+  // expected-error @+1 {{'tile.transpose' op transposes in shared memory with input and result both #tile.nvmma_shared}}
+  %0 = tile.transpose %x : tensor<64x64xf8E4M3FN, #v> -> tensor<64x64xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @transpose_quad16_bytes(%x: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tile.transpose' op transposes one-byte elements in shared memory, got 'f32'}}
+  %0 = tile.transpose %x {k_quad16} : tensor<64x64xf32> -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+#v = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>
+#vt = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+func.func @transpose_shared_plain(%x: tensor<128x64xf8E4M3FN, #v>) {
+  // expected-error @+1 {{'tile.transpose' op transposes in shared memory into the k_quad16 order only (the one fp8 attention's P V reads); the plain order is not built}}
+  %0 = tile.transpose %x : tensor<128x64xf8E4M3FN, #v> -> tensor<64x128xf8E4M3FN, #vt>
+  return
+}

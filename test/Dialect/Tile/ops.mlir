@@ -400,9 +400,11 @@ func.func @blocked(%states: memref<?x?x128xbf16, strided<[?, ?, 1]>>,
 }
 
 // A swapped GEMM's accumulator turned into C's tile, and back: the
-// transposed layout of a wgmma accumulator, and the accumulator's again.
+// transposed layout of a wgmma accumulator, and the accumulator's again;
+// an fp8 V tile transposed in shared memory, its keys permuted.
 // CHECK-LABEL: func.func @transpose_layouts
-func.func @transpose_layouts(%acc: tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>, %x: tensor<64x16xf32>)
+func.func @transpose_layouts(%acc: tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>, %x: tensor<64x16xf32>,
+    %v: tensor<128x64xf8E4M3FN, #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>>)
     -> (tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>, tensor<16x64xf32>) {
   // CHECK: tile.transpose %{{.+}} : tensor<64x8xf32, #[[ACC8]]> -> tensor<8x64xf32, #[[ACC8T]]>
   // CHECK: tile.transpose %{{.+}} : tensor<8x64xf32, #[[ACC8T]]> -> tensor<64x8xf32, #[[ACC8]]>
@@ -410,6 +412,8 @@ func.func @transpose_layouts(%acc: tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8,
   %t = tile.transpose %acc : tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>> -> tensor<8x64xf32, #tile.transposed<parent = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>>
   %b = tile.transpose %t : tensor<8x64xf32, #tile.transposed<parent = #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>> -> tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>
   %u = tile.transpose %x : tensor<64x16xf32> -> tensor<16x64xf32>
+  // CHECK: tile.transpose %{{.+}} {k_quad16} : tensor<128x64xf8E4M3FN, #[[SMEM_F8_64:[a-z0-9_]+]]> -> tensor<64x128xf8E4M3FN, #[[SMEM_F8_128:[a-z0-9_]+]]>
+  %vt = tile.transpose %v {k_quad16} : tensor<128x64xf8E4M3FN, #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>> -> tensor<64x128xf8E4M3FN, #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>>
   return %b, %u : tensor<64x8xf32, #tile.wgmma_acc<instr_n = 8, warpgroups = 1>>, tensor<16x64xf32>
 }
 

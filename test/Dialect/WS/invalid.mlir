@@ -950,6 +950,75 @@ func.func @store_shared_global(%t: tensor<128x64xbf16>, %buf: memref<128x64xbf16
 
 // -----
 
+#v = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>
+#vt = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+func.func @transpose_shared_shape(%t: tensor<128x64xf8E4M3FN, #v>, %buf: memref<128x64xf8E4M3FN, 3>, %tid: i32) {
+  // expected-error @+1 {{'ws.transpose_shared' op writes the transpose of a 2-d tile of one-byte elements: expected a buffer of 'memref<64x128xf8E4M3FN, 3>', got 'memref<128x64xf8E4M3FN, 3>'}}
+  ws.transpose_shared %t, %buf, %tid warps 3 {layout = #vt} : tensor<128x64xf8E4M3FN, #v>, memref<128x64xf8E4M3FN, 3>
+  return
+}
+
+// -----
+
+#vt = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+func.func @transpose_shared_registers(%t: tensor<128x64xf8E4M3FN>, %buf: memref<64x128xf8E4M3FN, 3>, %tid: i32) {
+  // expected-error @+1 {{'ws.transpose_shared' op reads a row-major swizzled #tile.nvmma_shared tensor, got 'tensor<128x64xf8E4M3FN>'}}
+  ws.transpose_shared %t, %buf, %tid warps 3 {layout = #vt} : tensor<128x64xf8E4M3FN>, memref<64x128xf8E4M3FN, 3>
+  return
+}
+
+// -----
+
+#v = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>
+#vt = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+func.func @transpose_shared_global(%t: tensor<128x64xf8E4M3FN, #v>, %buf: memref<64x128xf8E4M3FN>, %tid: i32) {
+  // expected-error @+1 {{'ws.transpose_shared' op writes shared memory, got 'memref<64x128xf8E4M3FN>'}}
+  ws.transpose_shared %t, %buf, %tid warps 3 {layout = #vt} : tensor<128x64xf8E4M3FN, #v>, memref<64x128xf8E4M3FN>
+  return
+}
+
+// -----
+
+#v = #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 8>
+#vt = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+func.func @transpose_shared_runs(%t: tensor<48x32xf8E4M3FN, #v>, %buf: memref<32x48xf8E4M3FN, 3>, %tid: i32) {
+  // expected-error @+1 {{'ws.transpose_shared' op writes a row-major swizzled layout whose span the rows fill}}
+  ws.transpose_shared %t, %buf, %tid warps 3 {layout = #vt} : tensor<48x32xf8E4M3FN, #v>, memref<32x48xf8E4M3FN, 3>
+  return
+}
+
+// -----
+
+#v = #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 8>
+#vt = #tile.nvmma_shared<swizzle = 32, transposed = false, element_bits = 8>
+func.func @transpose_shared_groups(%t: tensor<40x32xf8E4M3FN, #v>, %buf: memref<32x40xf8E4M3FN, 3>, %tid: i32) {
+  // expected-error @+1 {{'ws.transpose_shared' op moves rows in groups of 16 and columns in runs of 32}}
+  ws.transpose_shared %t, %buf, %tid warps 3 {layout = #vt} : tensor<40x32xf8E4M3FN, #v>, memref<32x40xf8E4M3FN, 3>
+  return
+}
+
+// -----
+
+#v = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>
+#vt = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+func.func @transpose_shared_warps(%t: tensor<128x64xf8E4M3FN, #v>, %buf: memref<64x128xf8E4M3FN, 3>, %tid: i32) {
+  // expected-error @+1 {{'ws.transpose_shared' op runs on at least one warp, got 0}}
+  ws.transpose_shared %t, %buf, %tid warps 0 {k_quad16, layout = #vt} : tensor<128x64xf8E4M3FN, #v>, memref<64x128xf8E4M3FN, 3>
+  return
+}
+
+// -----
+
+#v = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>
+#vt = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+func.func @transpose_shared_plain(%t: tensor<128x64xf8E4M3FN, #v>, %buf: memref<64x128xf8E4M3FN, 3>, %tid: i32) {
+  // expected-error @+1 {{'ws.transpose_shared' op writes the k_quad16 order (the one fp8 attention's P V reads); the plain order is not built}}
+  ws.transpose_shared %t, %buf, %tid warps 3 {layout = #vt} : tensor<128x64xf8E4M3FN, #v>, memref<64x128xf8E4M3FN, 3>
+  return
+}
+
+// -----
+
 // A swizzled store's rows must fill the swizzle span: 32 bf16 are 64
 // bytes, half of a 128-byte span.
 func.func @store_shared_swizzle_span(%t: tensor<64x32xbf16>, %buf: memref<64x32xbf16, 3>) {

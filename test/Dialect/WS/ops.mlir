@@ -203,6 +203,13 @@ func.func @epilogue(%desc: !tile.desc<tensor<128x64xbf16>>, %buf: memref<128x64x
       ws.store_shared %t, %buf : tensor<128x64xbf16>, memref<128x64xbf16, 3>
       // CHECK: ws.store_shared %{{.*}}, %{{.*}} {layout = #{{.*}}} : tensor<128x64xbf16>, memref<128x64xbf16, 3>
       ws.store_shared %t, %buf {layout = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 16>} : tensor<128x64xbf16>, memref<128x64xbf16, 3>
+      // An fp8 V tile transposed into a slot by the role's threads.
+      // CHECK: ws.transpose_shared %{{.*}}, %{{.*}}, %{{.*}} warps 3 {k_quad16, layout = #{{.*}}} : tensor<128x64xf8E4M3FN, #{{.*}}>, memref<64x128xf8E4M3FN, 3>
+      %vbuf = memref.alloca() : memref<128x64xf8E4M3FN, 3>
+      %vtbuf = memref.alloca() : memref<64x128xf8E4M3FN, 3>
+      %vtile = ws.as_tensor %vbuf : memref<128x64xf8E4M3FN, 3> -> tensor<128x64xf8E4M3FN, #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>>
+      %tid = ws.thread_id : i32
+      ws.transpose_shared %vtile, %vtbuf, %tid warps 3 {k_quad16, layout = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>} : tensor<128x64xf8E4M3FN, #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>>, memref<64x128xf8E4M3FN, 3>
       // CHECK: ws.tma_store %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
       ws.tma_store %desc[%i, %i], %buf : !tile.desc<tensor<128x64xbf16>>, memref<128x64xbf16, 3>
       // Issued only where the predicate holds (the role's leader).

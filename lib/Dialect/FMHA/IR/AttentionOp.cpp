@@ -186,8 +186,8 @@ int64_t AttentionOp::getSeqLenQ() {
 }
 
 int64_t AttentionOp::getSeqLenK() {
-  // An fp8 kernel's v is transposed, its keys padded: k alone has seq_k.
-  if (isFp8())
+  // A transposed v has its keys padded: k alone has seq_k.
+  if (takesTransposedValues())
     return getDimOrDynamic(getKeyType(), getVarlen() ? 0 : 2);
   return mergeDims(getVarlen()    ? 0
                    : getKvcache() ? 1
@@ -197,7 +197,7 @@ int64_t AttentionOp::getSeqLenK() {
 
 int64_t AttentionOp::getHeadDim() {
   int64_t last = getTokenRank() - 1;
-  if (isFp8())
+  if (takesTransposedValues())
     return mergeSizes(
         {mergeDims(last, {getQueryType(), getKeyType(), getOutputType()}),
          getDimOrDynamic(getValueType(), 2)});
@@ -308,10 +308,13 @@ SharedMemoryUsage AttentionOp::getSharedMemoryUsage(int64_t stages,
                   blockM * headDim * getElementBytes(getOutputElementType()));
   // The K ring and the V ring, `stages` slots each.
   usage.addPart("K/V", 2, stages * getBlockN() * headDim * elementBytes);
+  // transpose_v: the V^T tiles made in shared memory, a ring of their own.
+  if (getTransposeV())
+    usage.addPart("V^T", 1, stages * getBlockN() * headDim * elementBytes);
   // The lse rows go to global memory straight from registers
   // (tile.store_direct): they need no shared memory.
   // A full and an empty barrier per slot of each ring.
-  usage.mbarriers = 2 * (2 * stages + querySlots);
+  usage.mbarriers = 2 * ((getTransposeV() ? 3 : 2) * stages + querySlots);
   return usage;
 }
 
@@ -427,7 +430,7 @@ static LogicalResult verifyFp8Structure(AttentionOp op) {
   if (type.getNumInputs() != 6)
     return op.emitOpError()
            << "fp8 q, k and v need descale factors: expected 6 inputs (q, k, "
-              "v transposed, descale_q, descale_k, descale_v), got "
+              "v, descale_q, descale_k, descale_v), got "
            << type.getNumInputs();
   if (type.getNumResults() != 1 && type.getNumResults() != 2)
     return op.emitOpError()
@@ -435,7 +438,10 @@ static LogicalResult verifyFp8Structure(AttentionOp op) {
            << type.getNumResults();
   SmallVector<NamedTensor> tensors = {{"q", type.getInput(0), kQDims},
                                       {"k", type.getInput(1), kKVDims},
-                                      {"v", type.getInput(2), kVTDims}};
+                                      {"v", type.getInput(2),
+                                       op.getTransposeV()
+                                           ? ArrayRef<StringRef>(kKVDims)
+                                           : ArrayRef<StringRef>(kVTDims)}};
   // The descales take q's form: per head if descale_q is rank 2.
   auto descaleRank = [&](unsigned i) -> int64_t {
     auto tensor = dyn_cast<RankedTensorType>(type.getInput(3 + i));
@@ -467,6 +473,10 @@ static LogicalResult verifyFp8Structure(AttentionOp op) {
 }
 
 static LogicalResult verifyStructure(AttentionOp op) {
+  if (op.getTransposeV() && !op.isFp8())
+    return op.emitOpError("transpose_v transposes fp8 V tiles in shared "
+                          "memory; with ")
+           << op.getElementType() << " inputs wgmma reads V as it is";
   if (op.isFp8())
     return verifyFp8Structure(op);
   if (op.getKvcache())
@@ -617,13 +627,18 @@ static LogicalResult verifyDenseSizes(AttentionOp op) {
   if (failed(verifySameSize(op, "batch", "k", k[0], "q", q[0])) ||
       failed(verifySameSize(op, "head_dim", "k", k[3], "q", q[3])))
     return failure();
-  // fp8 v is transposed, its keys padded to whole groups of the key
-  // permutation; o has q's shape.
-  if (failed(verifySameSize(op, "batch", "v", v[0], "k", k[0])) ||
-      failed(verifySameSize(op, "heads_kv", "v", v[1], "k", k[1])) ||
-      failed(verifySameSize(op, "head_dim", "v", v[2], "k", k[3])))
+  // fp8 v is k's shape with transpose_v; else transposed, its keys padded
+  // to whole groups of the key permutation. o has q's shape.
+  if (op.getTransposeV()) {
+    for (unsigned dim = 0; dim < 4; ++dim)
+      if (failed(verifySameSize(op, kKVDims[dim], "v", v[dim], "k", k[dim])))
+        return failure();
+  } else if (failed(verifySameSize(op, "batch", "v", v[0], "k", k[0])) ||
+             failed(verifySameSize(op, "heads_kv", "v", v[1], "k", k[1])) ||
+             failed(verifySameSize(op, "head_dim", "v", v[2], "k", k[3])))
     return failure();
-  if (!ShapedType::isDynamic(k[2]) && !ShapedType::isDynamic(v[3]) &&
+  if (!op.getTransposeV() && !ShapedType::isDynamic(k[2]) &&
+      !ShapedType::isDynamic(v[3]) &&
       v[3] != static_cast<int64_t>(llvm::alignTo(k[2], kKeyGroup)))
     return op.emitOpError()
            << "v has " << v[3] << " keys (dim 3) but k has seq_k " << k[2]

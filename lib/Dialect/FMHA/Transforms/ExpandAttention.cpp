@@ -142,6 +142,10 @@ private:
   /// with fp8's transposed v [batch, kvHead, 0, row].
   SmallVector<Value> valueCoords(Value batch, Value kvHead, Value row,
                                  Value zero);
+  /// The V tile at `coords` as P V reads it: loaded, and with fp8's
+  /// `transpose_v` transposed in shared memory, its keys permuted
+  /// (`tile.transpose {k_quad16}`).
+  Value loadValues(Value v, ArrayRef<Value> coords);
   /// Varlen: sets the bounds of sequence `seq` (qRow0, kRow0, seqQ, seqK),
   /// read from cu_seqlens and clamped to the tensors, and returns whether
   /// the sequence exists and has query rows from `first` on (an i1).
@@ -304,7 +308,10 @@ void AttentionBuilder::mapInputs(LaunchContract &contract,
     int64_t keySpan = fmha::limits::widestSwizzleBytes(blockN);
     contract.tensorMap("q", {blockM, span}, span, dims);
     contract.tensorMap("k", {blockN, span}, span, dims);
-    contract.tensorMap("v", {headDim, keySpan}, keySpan, dims);
+    if (op.takesTransposedValues())
+      contract.tensorMap("v", {headDim, keySpan}, keySpan, dims);
+    else
+      contract.tensorMap("v", {blockN, span}, span, dims);
     return;
   }
   int64_t span = std::min<int64_t>(128, headDim * 2) / 2;
@@ -355,9 +362,15 @@ void AttentionBuilder::recordLaunchContract(Operation *kernel) {
   contract.tensor("q", {batch, headsQ, sq, d}, dtype, /*output=*/false);
   contract.tensor("k", {batch, headsKV, sk, d}, dtype, /*output=*/false);
   if (fp8()) {
-    // v transposed, its keys padded to whole groups of 16 (SKV).
-    Attribute keys = contract.size(op.getValueType().getDimSize(3), "SKV");
-    contract.tensor("v", {batch, headsKV, d, keys}, dtype, /*output=*/false);
+    // v transposed, its keys padded to whole groups of 16 (SKV); or with
+    // transpose_v as k.
+    if (op.takesTransposedValues())
+      contract.tensor("v",
+                      {batch, headsKV, d,
+                       contract.size(op.getValueType().getDimSize(3), "SKV")},
+                      dtype, /*output=*/false);
+    else
+      contract.tensor("v", {batch, headsKV, sk, d}, dtype, /*output=*/false);
     // The descales: [1], or [batch, heads_kv] per sequence and KV head.
     SmallVector<Attribute> descale = {contract.integer(1)};
     if (op.hasHeadDescales())
@@ -534,9 +547,21 @@ Value AttentionBuilder::position(Value row) {
 SmallVector<Value> AttentionBuilder::valueCoords(Value batch, Value kvHead,
                                                  Value row, Value zero) {
   // fp8: v is transposed, [batch, heads_kv, head_dim, keys].
-  if (fp8())
+  if (op.takesTransposedValues())
     return {batch, kvHead, zero, row};
   return keyCoords(batch, kvHead, row, zero);
+}
+
+Value AttentionBuilder::loadValues(Value v, ArrayRef<Value> coords) {
+  Value tile = tile::LoadOp::create(b, loc, v, coords);
+  if (!fp8() || op.takesTransposedValues())
+    return tile;
+  auto type = cast<RankedTensorType>(tile.getType());
+  return tile::TransposeOp::create(
+      b, loc,
+      RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                            type.getElementType()),
+      tile, b.getUnitAttr());
 }
 
 void AttentionBuilder::loadDescales(Value batch, Value kvHead) {
@@ -1197,8 +1222,7 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
       scores.push_back(tile::DotOp::create(b, loc, qTile, kTile, zeros(sType),
                                            UnitAttr(), b.getUnitAttr(),
                                            b.getUnitAttr()));
-    Value vTile = tile::LoadOp::create(
-        b, loc, v, valueCoords(batch, kvHead, previous, zero));
+    Value vTile = loadValues(v, valueCoords(batch, kvHead, previous, zero));
     for (size_t i = 0; i < rows.size(); ++i) {
       auto state = loop.getRegionIterArgs().slice(4 * i, 4);
       accs.push_back(valueProduct(state[3], vTile, state[0], /*async=*/true));
@@ -1234,8 +1258,7 @@ void AttentionBuilder::buildQueryTiles(Value batch, Value head, Value kvHead,
   }
 
   Value last = keyStart(arith::SubIOp::create(b, loc, tiles, constI32(1)));
-  Value vLast =
-      tile::LoadOp::create(b, loc, v, valueCoords(batch, kvHead, last, zero));
+  Value vLast = loadValues(v, valueCoords(batch, kvHead, last, zero));
   for (auto [i, m0] : llvm::enumerate(rows)) {
     Value acc = valueProduct(loop.getResult(4 * i + 3), vLast,
                              loop.getResult(4 * i), /*async=*/false);
@@ -1386,12 +1409,15 @@ LogicalResult AttentionBuilder::build() {
                    MemRefType::get(SmallVector<int64_t>(4, dyn), f32),
                    MemRefType::get({dyn}, i32), i32});
   } else if (fp8()) {
-    // Q, K, V^T ([head_dim, block_n] tiles) and O through tensor maps, the
-    // descales as 1-d buffers.
-    args = {
-        desc(blockM, element, 4), desc(blockN, element, 4),
-        tile::TensorDescType::get(tensorType({headDim, blockN}, element), 4),
-        desc(blockM, op.getOutputElementType(), 4)};
+    // Q, K, V^T ([head_dim, block_n] tiles; with transpose_v V's
+    // [block_n, head_dim], as K's) and O through tensor maps, the descales
+    // as 1-d buffers.
+    args = {desc(blockM, element, 4), desc(blockN, element, 4),
+            op.takesTransposedValues()
+                ? tile::TensorDescType::get(
+                      tensorType({headDim, blockN}, element), 4)
+                : desc(blockN, element, 4),
+            desc(blockM, op.getOutputElementType(), 4)};
     if (op.hasLse())
       args.push_back(MemRefType::get(SmallVector<int64_t>(3, dyn), f32));
     args.append(3, MemRefType::get(op.hasHeadDescales()

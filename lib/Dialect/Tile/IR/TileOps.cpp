@@ -522,6 +522,30 @@ LogicalResult TransposeOp::verify() {
     return emitOpError() << "changes the element type: " << inType << " -> "
                          << outType;
   Attribute inEnc = inType.getEncoding(), outEnc = outType.getEncoding();
+  bool shared = isa_and_nonnull<NvmmaSharedAttr>(inEnc) ||
+                isa_and_nonnull<NvmmaSharedAttr>(outEnc);
+  if (shared || getKQuad16()) {
+    if (shared && (!isa_and_nonnull<NvmmaSharedAttr>(inEnc) ||
+                   !isa_and_nonnull<NvmmaSharedAttr>(outEnc)))
+      return emitOpError() << "transposes in shared memory with input and "
+                              "result both #tile.nvmma_shared, got "
+                           << inType << " -> " << outType;
+    if (inType.getElementTypeBitWidth() != 8)
+      return emitOpError() << "transposes one-byte elements in shared memory, "
+                              "got "
+                           << inType.getElementType();
+    if (shared && !getKQuad16())
+      return emitOpError() << "transposes in shared memory into the k_quad16 "
+                              "order only (the one fp8 attention's P V "
+                              "reads); the plain order is not built";
+    if (inType.getDimSize(0) % kTransposeRowGroup != 0 ||
+        inType.getDimSize(1) % kTransposeColumnBytes != 0)
+      return emitOpError() << "transposes in shared memory a tile of rows in "
+                              "groups of "
+                           << kTransposeRowGroup << " and columns in groups of "
+                           << kTransposeColumnBytes << ", got " << inType;
+    return success();
+  }
   if (!inEnc && !outEnc)
     return success();
   Attribute expected = getTransposedLayout(inEnc);

@@ -59,9 +59,14 @@ public:
   }
 
   /// Gives the other side of each tile.transpose that defines or uses
-  /// `value` the transposed layout of `encoding`.
+  /// `value` the transposed layout of `encoding`. A transpose in shared
+  /// memory moves its bytes: each side has a layout of its own, both set
+  /// before propagation (assignOperand).
   LogicalResult propagateTransposes(Value value, Attribute encoding) {
     auto setTransposed = [&](Value other, Operation *where) -> LogicalResult {
+      if (isa<NvmmaSharedAttr>(encoding) &&
+          isa_and_nonnull<NvmmaSharedAttr>(lookup(other)))
+        return success();
       Attribute transposed = getTransposedLayout(encoding);
       if (!transposed)
         return where->emitOpError("transposes a tensor in layout ")
@@ -311,6 +316,22 @@ static LogicalResult assignOperand(Value operand, LayoutMap &layouts,
                                    DenseMap<Value, Attribute> &descLayouts,
                                    DotOp dot,
                                    SmallVectorImpl<OpOperand *> &staged) {
+  // A loaded tile transposed in shared memory (fp8 attention's V^T): the
+  // load and the transpose each row-major in the widest swizzle its rows
+  // fill.
+  auto transpose = operand.getDefiningOp<TransposeOp>();
+  if (transpose && transpose.getInput().getDefiningOp<LoadOp>()) {
+    auto load = transpose.getInput().getDefiningOp<LoadOp>();
+    FailureOr<NvmmaSharedAttr> from =
+        sharedLayoutFor(load.getType(), transpose);
+    FailureOr<NvmmaSharedAttr> to = sharedLayoutFor(transpose.getType(), dot);
+    if (failed(from) || failed(to) ||
+        failed(
+            setDescLayout(descLayouts, load.getDesc(), *from, load, "read")) ||
+        failed(layouts.set(load.getResult(), *from, transpose)))
+      return failure();
+    return layouts.set(operand, *to, dot);
+  }
   auto load = operand.getDefiningOp<LoadOp>();
   if (!load && operand == dot.getA() && !dot.getTransposeA())
     return success();

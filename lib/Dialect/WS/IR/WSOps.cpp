@@ -394,6 +394,47 @@ LogicalResult StoreSharedOp::verify() {
   return success();
 }
 
+LogicalResult TransposeSharedOp::verify() {
+  RankedTensorType source = getSource().getType();
+  MemRefType buffer = getBuffer().getType();
+  auto from = dyn_cast_or_null<tile::NvmmaSharedAttr>(source.getEncoding());
+  tile::NvmmaSharedAttr to = getLayout();
+  if (!from || from.getTransposed() || from.getSwizzle() == 0)
+    return emitOpError("reads a row-major swizzled #tile.nvmma_shared "
+                       "tensor, got ")
+           << source;
+  if (!isSharedMemory(buffer))
+    return emitOpError("writes shared memory, got ") << buffer;
+  if (source.getRank() != 2 || buffer.getRank() != 2 ||
+      source.getShape()[0] != buffer.getShape()[1] ||
+      source.getShape()[1] != buffer.getShape()[0] ||
+      source.getElementType() != buffer.getElementType() ||
+      source.getElementTypeBitWidth() != 8)
+    return emitOpError("writes the transpose of a 2-d tile of one-byte "
+                       "elements: expected a buffer of ")
+           << MemRefType::get(
+                  {source.getShape().back(), source.getShape().front()},
+                  source.getElementType(), MemRefLayoutAttrInterface(),
+                  buffer.getMemorySpace())
+           << ", got " << buffer;
+  if (source.getShape()[0] % tile::kTransposeRowGroup != 0 ||
+      source.getShape()[1] % tile::kTransposeColumnBytes != 0)
+    return emitOpError("moves rows in groups of ")
+           << tile::kTransposeRowGroup << " and columns in runs of "
+           << tile::kTransposeColumnBytes << ", got " << source;
+  if (to.getTransposed() || to.getSwizzle() == 0 || to.getElementBits() != 8 ||
+      buffer.getShape()[1] % to.getSwizzle() != 0)
+    return emitOpError("writes a row-major swizzled layout whose span the "
+                       "rows fill, got ")
+           << to << " for " << buffer;
+  if (!getKQuad16())
+    return emitOpError("writes the k_quad16 order (the one fp8 attention's "
+                       "P V reads); the plain order is not built");
+  if (getWarps() < 1)
+    return emitOpError("runs on at least one warp, got ") << getWarps();
+  return success();
+}
+
 LogicalResult TMAStoreOp::verify() {
   if (failed(verifyTMACopy(*this, getDesc().getType(), getCoords(),
                            getBuffer().getType())))

@@ -31,17 +31,44 @@ static LogicalResult allocate(WarpSpecializeOp op) {
     if (std::optional<uint32_t> first = role.getFirstWarp())
       cursor = std::max<int64_t>(cursor, *first + role.getWarps());
   bool anyBudget = false;
+  // Warpgroups that small roles share: the next free warp of each and the
+  // budget of its roles. A small role goes into the first with room and
+  // the same budget (the transposer beside the producer's warp).
+  struct Shared {
+    int64_t group, next;
+    std::optional<uint32_t> regs;
+  };
+  SmallVector<Shared> shared;
   for (RoleOp role : op.getRoles()) {
     anyBudget |= role.getRegs().has_value();
     if (role.getFirstWarp())
       continue;
     int64_t warps = role.getWarps();
     bool wholeGroups = warps % kWarpsPerGroup == 0;
+    if (!wholeGroups) {
+      auto room = llvm::find_if(shared, [&](const Shared &g) {
+        return g.regs == role.getRegs() && g.next + warps <= kWarpsPerGroup;
+      });
+      if (room != shared.end()) {
+        role.setFirstWarpAttr(
+            b.getI32IntegerAttr(room->group * kWarpsPerGroup + room->next));
+        room->next += warps;
+        continue;
+      }
+    }
     // Whole warpgroups start on a boundary; a small role must not straddle
     // one.
     if (wholeGroups || cursor % kWarpsPerGroup + warps > kWarpsPerGroup)
       cursor = llvm::alignTo(cursor, kWarpsPerGroup);
     role.setFirstWarpAttr(b.getI32IntegerAttr(cursor));
+    if (!wholeGroups) {
+      int64_t group = cursor / kWarpsPerGroup;
+      auto entry = llvm::find_if(
+          shared, [&](const Shared &g) { return g.group == group; });
+      if (entry == shared.end())
+        entry = shared.insert(shared.end(), {group, 0, role.getRegs()});
+      entry->next = cursor % kWarpsPerGroup + warps;
+    }
     cursor += warps;
   }
   int64_t totalWarps = 0;

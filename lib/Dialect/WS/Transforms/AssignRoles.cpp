@@ -47,6 +47,11 @@ using namespace mlir::ws;
 /// Warps of a producer role: one warp issues all TMA copies.
 static constexpr int64_t kProducerWarps = 1;
 
+/// Warps of the role that transposes tiles in shared memory (fp8 attention's
+/// V^T): the rest of the producer's warpgroup, whose register budget it
+/// shares.
+static constexpr int64_t kTransposerWarps = 3;
+
 /// Slots of a channel through which a consumer hands a value to another:
 /// the consumers work in step, each waiting for the other's value.
 static constexpr int32_t kHandedSlots = 1;
@@ -653,8 +658,24 @@ static void setEnclosingOutputs(FunctionOpInterface func,
   }
 }
 
+/// The tile.transposes of `func` in shared memory: loaded tiles turned
+/// K-major for a dot (fp8 attention's V^T).
+static SmallVector<tile::TransposeOp>
+sharedTransposes(FunctionOpInterface func) {
+  SmallVector<tile::TransposeOp> transposes;
+  func->walk([&](tile::TransposeOp transpose) {
+    if (isa_and_nonnull<tile::NvmmaSharedAttr>(
+            transpose.getType().getEncoding()))
+      transposes.push_back(transpose);
+  });
+  return transposes;
+}
+
 /// Writes the sm_90a roles of `func`'s tile program: role 0 the producer,
-/// role 1 + i consumer i, which computes the chains grouped into it.
+/// role 1 + i consumer i, which computes the chains grouped into it, and,
+/// when tiles are transposed in shared memory, a transposer last, in the
+/// producer's warpgroup: it reads each loaded tile from its slot and hands
+/// the transpose to the consumers through a channel of `stages` slots.
 static void assignSM90(FunctionOpInterface func, TileProgram &program,
                        unsigned stages, unsigned producerRegs,
                        unsigned consumerRegs) {
@@ -665,6 +686,11 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
   for (unsigned i = 0; i < program.numConsumers; ++i)
     roles.push_back(RoleSpecAttr::get(ctx, ("consumer" + Twine(i)).str(),
                                       kWarpsPerGroup, consumerRegs));
+  SmallVector<tile::TransposeOp> transposes = sharedTransposes(func);
+  auto transposer = static_cast<int32_t>(roles.size());
+  if (!transposes.empty())
+    roles.push_back(
+        RoleSpecAttr::get(ctx, "transposer", kTransposerWarps, producerRegs));
   func->setAttr(kRolesAttrName, b.getArrayAttr(roles));
 
   // The loads of the dots' B operands are multicast in a ws.multicast
@@ -698,6 +724,13 @@ static void assignSM90(FunctionOpInterface func, TileProgram &program,
                 b.getI32IntegerAttr(static_cast<int32_t>(depths.size())));
     depths.push_back(kHandedSlots);
     setPartition(op, {consumerOf(chain)});
+  }
+  if (!transposes.empty())
+    depths.push_back(stages);
+  for (tile::TransposeOp transpose : transposes) {
+    transpose->setAttr(kResultChannelAttrName,
+                       b.getI32IntegerAttr(int32_t(depths.size() - 1)));
+    setPartition(transpose, {transposer});
   }
   func->setAttr(kChannelStagesAttrName, b.getDenseI32ArrayAttr(depths));
 

@@ -199,7 +199,17 @@ void ValueRole::produce(Value channel, Operation *value,
   }
   b.setInsertionPointAfter(value);
   auto acquire = ProducerAcquireOp::create(b, loc, channel);
-  StoreSharedOp::create(b, loc, result, acquire.getBuffers()[0], vc.layout);
+  if (auto transpose = dyn_cast<tile::TransposeOp>(value)) {
+    // A tile transposed in shared memory: the role's threads write the
+    // transpose of the tile they read in place into the slot.
+    Value thread = ThreadIdOp::create(b, loc, b.getI32Type());
+    TransposeSharedOp::create(b, loc, transpose.getInput(),
+                              acquire.getBuffers()[0], thread,
+                              b.getI32IntegerAttr(int32_t(warps)), vc.layout,
+                              transpose.getKQuad16Attr());
+  } else {
+    StoreSharedOp::create(b, loc, result, acquire.getBuffers()[0], vc.layout);
+  }
   // The readers' wgmmas read the slot through the async proxy.
   if (vc.layout)
     FenceAsyncSharedOp::create(b, loc);
@@ -227,9 +237,14 @@ LogicalResult ValueRole::consume(Value channel, Operation *value, bool read,
                                                           type.getElementType(),
                                                           vc.layout),
                                     wait.getBuffers()[0]);
-    result.replaceUsesWithIf(slot, [](OpOperand &use) {
+    // As A (read K-major) or, a tile transposed in shared memory, as B.
+    bool asB = isa<tile::TransposeOp>(value);
+    result.replaceUsesWithIf(slot, [&](OpOperand &use) {
       auto dot = dyn_cast<tile::DotOp>(use.getOwner());
-      return dot && use.getOperandNumber() == 0 && !dot.getTransposeA();
+      if (!dot)
+        return false;
+      return asB ? use.getOperandNumber() == 1
+                 : use.getOperandNumber() == 0 && !dot.getTransposeA();
     });
     reads.push_back(wait);
     return success();
@@ -370,7 +385,7 @@ void ValueRole::sinkChains() {
   for (ProducerAcquireOp acquire : fills) {
     Operation *store = nullptr;
     for (Operation *user : acquire.getBuffers()[0].getUsers())
-      if (isa<StoreTMEMOp, StoreSharedOp>(user))
+      if (isa<StoreTMEMOp, StoreSharedOp, TransposeSharedOp>(user))
         store = user;
     Block *block = store->getBlock();
     llvm::SetVector<Operation *> slice;
@@ -554,7 +569,7 @@ void ValueRole::place() {
     }
     Operation *store = nullptr;
     for (Operation *user : acquire.getBuffers()[0].getUsers())
-      if (isa<StoreTMEMOp, StoreSharedOp>(user))
+      if (isa<StoreTMEMOp, StoreSharedOp, TransposeSharedOp>(user))
         store = user;
     moveTakeBefore(acquire, chainStart(store));
   }

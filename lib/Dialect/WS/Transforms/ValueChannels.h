@@ -59,13 +59,13 @@ bool storesHandedValue(tile::StoreOp store);
 class ValueRole {
 public:
   /// `map` maps the program's ops to their copies in the role (index
-  /// `role`); `needed` holds the program's values the role needs
-  /// (neededValues); `channels` are the kernel's channels.
-  ValueRole(OpBuilder &b, int32_t role, const IRMapping &map,
+  /// `role`, of `warps` warps); `needed` holds the program's values the
+  /// role needs (neededValues); `channels` are the kernel's channels.
+  ValueRole(OpBuilder &b, int32_t role, int64_t warps, const IRMapping &map,
             const DenseSet<Value> &needed, ArrayRef<Value> channels,
             ArrayRef<ValueChannel> valueChannels)
-      : b(b), role(role), map(map), needed(needed), channels(channels),
-        valueChannels(valueChannels) {}
+      : b(b), role(role), warps(warps), map(map), needed(needed),
+        channels(channels), valueChannels(valueChannels) {}
 
   /// Before the role is pruned: the producer's slot acquires, stores and
   /// commits; the readers' waits and reads; a handed accumulator's MMAs.
@@ -98,6 +98,7 @@ private:
 
   OpBuilder &b;
   int32_t role;
+  int64_t warps;
   const IRMapping &map;
   const DenseSet<Value> &needed;
   ArrayRef<Value> channels;

@@ -198,7 +198,12 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     column `16 g + p` of v holds key `16 g + order[p]`, `order` = (0, 1, 8,
     9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15) (keys past `seq_k` are
     zeros): the order in which an 8-bit wgmma A fragment reads P from the
-    accumulator's registers (`tile.dot`'s `k_quad16`). `block_n` must be a
+    accumulator's registers (`tile.dot`'s `k_quad16`). With `transpose_v`,
+    v is `[batch, heads_kv, seq_k, head_dim]` as k is (no copy before the
+    call): TMA brings each V tile as it lies, and three warps beside the
+    producer's transpose it in shared memory into the permuted V^T tile
+    (`tile.transpose {k_quad16}`, handed to the consumers through a ring
+    of `stages` slots of its own). `block_n` must be a
     multiple of 32. Each consumer stages its O tile in a buffer of its own
     (O is wider than the Q buffer).
 
@@ -335,7 +340,8 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     UnitAttr:$varlen,
     UnitAttr:$kvcache,
     UnitAttr:$pack_gqa,
-    UnitAttr:$split_kv
+    UnitAttr:$split_kv,
+    UnitAttr:$transpose_v
   );
 
   let assemblyFormat = [{
@@ -344,6 +350,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     (`kvcache` $kvcache^)?
     (`pack_gqa` $pack_gqa^)?
     (`split_kv` $split_kv^)?
+    (`transpose_v` $transpose_v^)?
     (`causal` $causal^)?
     (`window` $window^)?
     (`scale` $scale^)?
@@ -395,12 +402,15 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     ::mlir::Type getElementType();
     /// The element type of o.
     ::mlir::Type getOutputElementType();
-    /// Whether q, k and v are fp8: v is then given transposed, and the
-    /// descale factors follow it (inputs 3 to 5).
+    /// Whether q, k and v are fp8: the descale factors follow v (inputs 3
+    /// to 5).
     bool isFp8() {
       return ::llvm::isa_and_nonnull<::mlir::Float8E4M3FNType,
                                      ::mlir::Float8E5M2Type>(getElementType());
     }
+    /// Whether v is given transposed and permuted (fp8 without
+    /// `transpose_v`): `[batch, heads_kv, head_dim, seq_k16]`.
+    bool takesTransposedValues() { return isFp8() && !getTransposeV(); }
     /// The types of `descale_q`, `descale_k` and `descale_v` (inputs 3 to 5
     /// of an fp8 kernel, rank 1 or 2), null otherwise.
     ::mlir::RankedTensorType getDescaleType(unsigned index);

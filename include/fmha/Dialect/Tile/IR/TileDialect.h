@@ -48,6 +48,12 @@ Attribute getTransposedLayout(Attribute encoding);
 /// covers (see isRegisterParentLayout); empty for other encodings.
 SmallVector<int64_t, 2> getRegisterLayoutTileShape(Attribute encoding);
 
+/// A tile.transpose in shared memory moves the input's rows in groups of
+/// kTransposeRowGroup (the k_quad16 permutation's) and its columns in runs
+/// of kTransposeColumnBytes (a warp's step: eight lanes of four bytes).
+constexpr int64_t kTransposeRowGroup = 16;
+constexpr int64_t kTransposeColumnBytes = 32;
+
 /// Whether `root` holds an op of the tile dialect (a tile program to lay out
 /// or partition).
 bool containsTileOps(Operation *root);

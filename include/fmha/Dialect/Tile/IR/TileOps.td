@@ -530,11 +530,27 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
     its values and reads them with swapped coordinates. Before layouts are
     assigned, neither has an encoding.
 
+    In shared memory (input and result both `#tile.nvmma_shared`, each
+    row-major in its own swizzle) the transpose moves the bytes: FP8
+    attention's V tile `[keys, head_dim]`, loaded as it lies in global
+    memory, becomes the K-major `[head_dim, keys]` tile that an 8-bit
+    wgmma's B must be. A role of the kernel makes it
+    (`ws.transpose_shared`, from `ws-partition-roles`: the op's result is
+    handed over through a channel, `ws.result_channel`); elements of one
+    byte only, the input's rows a multiple of 16 and its columns of 32,
+    and `k_quad16` (the only order built in shared memory): the result's
+    columns run in `tile.dot`'s `k_quad16` order in each group of 16
+    (`result[i, 16 g + p]` is `input[16 g + q, i]`, `q` the `p`-th of 0, 1,
+    8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15), so that a dot reading
+    it with `k_quad16` gets the plain product.
+
     ```mlir
     %ct = tile.transpose %acc : tensor<64x8xf32> -> tensor<8x64xf32>
+    %vt = tile.transpose %v {k_quad16}
+        : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
     ```
   }];
-  let arguments = (ins Tile_Tensor:$input);
+  let arguments = (ins Tile_Tensor:$input, UnitAttr:$k_quad16);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $input attr-dict `:` type($input) `->` type($result)

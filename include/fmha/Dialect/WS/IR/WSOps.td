@@ -357,6 +357,38 @@ def WS_LoadSharedOp : WS_Op<"load_shared"> {
   let hasVerifier = 1;
 }
 
+def WS_TransposeSharedOp : WS_Op<"transpose_shared", [WS_Synchronizes]> {
+  let summary = "transpose a tile of bytes from one shared-memory buffer into another";
+  let description = [{
+    The threads of a role of `warps` warps (`thread`: each one's
+    `ws.thread_id`) write the transpose of `source` (a `#tile.nvmma_shared`
+    tensor read in place, `[rows, columns]` of one-byte elements) into
+    `buffer` in `layout` (row-major, swizzled: `[columns, rows]`), as
+    `tile.transpose` in shared memory says: with `k_quad16` (required) the
+    rows of each group of 16 in `tile.dot`'s `k_quad16` order. Each warp step moves
+    16 rows x 32 bytes: a lane loads four rows' 4-byte words, permutes their
+    bytes into four columns' words (prmt) and stores them, its lanes' loads
+    and stores spread over all 32 banks. Other threads, and wgmma through a
+    `ws.fence_async_shared`, see the bytes after a barrier (the channel
+    commit). FP8 attention's V^T is made so, from V as TMA brings it.
+
+    ```mlir
+    %tid = ws.thread_id : i32
+    ws.transpose_shared %v, %slot, %tid warps 3
+        {k_quad16, layout = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>}
+        : tensor<128x128xf8E4M3FN, #nvmma>, memref<128x128xf8E4M3FN, 3>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, WS_SharedMemRef:$buffer,
+                       I32:$thread, I32Attr:$warps,
+                       WS_NvmmaSharedLayoutAttr:$layout, UnitAttr:$k_quad16);
+  let assemblyFormat = [{
+    $source `,` $buffer `,` $thread `warps` $warps attr-dict `:` type($source)
+    `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 def WS_StoreTMEMOp : WS_Op<"store_tmem"> {
   let summary = "write a register tensor into a tensor-memory buffer (sm100)";
   let description = [{

@@ -500,7 +500,9 @@ def WSAllocateRegisters : Pass<"ws-allocate-registers"> {
   let description = [{
     Gives each `ws.role` without one a `first_warp`: roles of whole
     warpgroups start on a warpgroup boundary, smaller roles are packed into
-    the warpgroup in hand. When any role has a register budget, the CTA is
+    the first warpgroup of small roles with room for them and the same
+    register budget (fp8 attention's three transposer warps beside the
+    producer's one), else into the warpgroup in hand. When any role has a register budget, the CTA is
     rounded up to whole warpgroups (setmaxnreg acts on a warpgroup), and
     roles sharing a warpgroup must share the budget. Records the CTA size
     as `ws.num_threads` on the function and checks that the budgets fit the
