@@ -8,16 +8,17 @@ For each head dim, sequence length (batch x heads holding 16k tokens x
 2048 / head_dim columns: FlashAttention-3's grid) and mask (none, causal):
 ``fmha.attention`` on float8_e4m3fn q, k, v with per-tensor descales
 (bf16 output), ``fmha.attention`` on bf16 and SDPA with the cuDNN backend
-on bf16, all through their public APIs. The fp8 call includes the
-transposed, permuted copy of V that fmha.attention makes before each
-launch (fmha.fp8_attention.permute_values, the compiled
-fmha.transpose_values kernel); it is also timed alone, its share
-reported, and PyTorch's strided copy of the same bytes
-(permute_values_torch, what V takes when 16-byte loads cannot address its
-rows) timed beside it. For diagnosis (not a figure of the API), the fp8
-kernel is also timed without the copy (``fp8_kernel``: the custom op
-``fmha::attention_fp8`` on a V permuted beforehand): what V transposed
-inside the kernel could at most give. Every fp8 output is checked
+on bf16, all through their public APIs. Where the selected fp8 kernel
+takes V transposed, the fp8 call includes the transposed, permuted copy
+of V that fmha.attention makes before each launch
+(fmha.fp8_attention.permute_values, the compiled fmha.transpose_values
+kernel); it is also timed alone, its share reported, and PyTorch's
+strided copy of the same bytes (permute_values_torch, what V takes when
+16-byte loads cannot address its rows) timed beside it. Where the
+selected kernel transposes V's tiles itself (``transpose_v``, column
+``tv``) there is no copy. For diagnosis (not a figure of the API), the
+selected kernel is also timed launched directly on V as it takes it,
+made beforehand (``fp8_kernel``). Every fp8 output is checked
 against bf16 attention of the dequantized inputs first (relative RMSE
 printed). Times are ``triton.testing.do_bench`` medians (L2 flushed
 before each run), the four calls timed in ``--rounds`` rounds of
@@ -75,12 +76,18 @@ def time_point(d, s, causal):
         return fmha.attention(q, k, v, causal, descale_q=dq, descale_k=dk,
                               descale_v=dv)
 
-    vt = fp8_attention.permute_values(torch, v)
-    kernel_descales = fp8_attention.kernel_descales((dq, dk, dv), b, h)
+    # The kernel fmha.attention selects, on V as it takes it.
+    o_kernel, _ = fp8_attention.outputs(torch, q, torch.bfloat16, False)
+    tensors = fp8_attention._launch_tensors(
+        q, k, v, o_kernel, fp8_attention.kernel_descales((dq, dk, dv), b, h),
+        None)
+    kernel = fp8_attention._kernel(torch, tensors, torch.bfloat16, causal,
+                                   None, None, False, False)
+    tensors["v"] = fp8_attention.kernel_values(torch, kernel, v)
+    transpose_v = fp8_attention.takes_values_as_is(kernel)
 
     def fp8_kernel():
-        return torch.ops.fmha.attention_fp8(q, k, vt, *kernel_descales, None,
-                                            causal, None, None, False)
+        kernel.launch(tensors)
 
     def bf16():
         return fmha.attention(*bf, causal)
@@ -96,7 +103,7 @@ def time_point(d, s, causal):
     out = fp8().float()
     err = ((out - ref).norm() / ref.norm()).item()
     row = {"head_dim": d, "seqlen": s, "batch": b, "heads": h,
-           "causal": causal, "rmse_vs_bf16": err}
+           "causal": causal, "rmse_vs_bf16": err, "transpose_v": transpose_v}
     # In rounds of rotating order (bench/flush.py's compare); a library that
     # does not take the shape (cuDNN may not) gets None.
     medians, per_round = compare({"fp8": fp8, "fp8_kernel": fp8_kernel,
@@ -109,7 +116,7 @@ def time_point(d, s, causal):
     row["rounds_us"] = {n: [round(t * 1e3, 2) for t in ts]
                         for n, ts in per_round.items()}
     copy_ms = bench(lambda: fp8_attention.permute_values(torch, v))
-    row["v_copy_share"] = copy_ms / medians["fp8"]
+    row["v_copy_share"] = 0.0 if transpose_v else copy_ms / medians["fp8"]
     row["v_copy_us"] = copy_ms * 1e3
     row["v_copy_torch_us"] = 1e3 * bench(
         lambda: fp8_attention.permute_values_torch(torch, v))
@@ -134,9 +141,9 @@ def main():
     rows = []
     print(f"device: {torch.cuda.get_device_name()}")
     print("| head dim | seqlen | causal | fp8 TFLOP/s | bf16 TFLOP/s | "
-          "cuDNN bf16 TFLOP/s | fp8 / bf16 | V copy share | V copy us | "
+          "cuDNN bf16 TFLOP/s | fp8 / bf16 | tv | V copy share | V copy us | "
           "PyTorch's copy us | RMSE vs bf16 | fp8 kernel alone / bf16 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for d in args.head_dims:
         for s in args.seqlens:
             for causal in (False, True):
@@ -146,6 +153,7 @@ def main():
                          if r["fp8"] and r["bf16"] else "-")
                 print(f"| {d} | {s} | {causal} | {fmt(r['fp8'])} | "
                       f"{fmt(r['bf16'])} | {fmt(r['cudnn'])} | {ratio} | "
+                      f"{'yes' if r['transpose_v'] else 'no'} | "
                       f"{100 * r['v_copy_share']:.1f}% | "
                       f"{r['v_copy_us']:.0f} | {r['v_copy_torch_us']:.0f} | "
                       f"{r['rmse_vs_bf16']:.4f} | "

@@ -10,6 +10,11 @@ for choosing the table's configurations, not for claims.
     FMHA_CACHE_DIR=DIR python3 bench/fp8_configs.py --head-dim 256 \\
         --config '{}' --config '{"tile": [64, 96]}' \\
         --config '{"tile": [64, 128]}' [--rounds 8] [--seqlens 2048,4096]
+        [--with-copy]
+
+A configuration with ``"transpose_v": true`` takes V as k is laid out
+(the kernel transposes its tiles in shared memory); with ``--with-copy``
+the others are timed with the V^T copy they need.
 
 Before timing, each configuration's output on an odd shape is compared
 with the first one's (max abs difference printed: the kernels differ
@@ -32,14 +37,34 @@ from flush import compare  # noqa: E402
 FP8 = torch.float8_e4m3fn
 
 
-def inputs(b, h, sq, sk, d):
+def inputs(b, h, sq, sk, d, transpose_v=False):
+    """The launch tensors: V as the kernel takes it (transposed and
+    permuted, or with ``transpose_v`` as k), and the raw V as ``raw_v``."""
     q, k, v = (torch.randn(b, h, n, d, device="cuda").to(FP8)
                for n in (sq, sk, sk))
     one = torch.ones(1, device="cuda")
-    return {"q": q, "k": k, "v": fp8_attention.permute_values(torch, v),
+    return {"q": q, "k": k,
+            "v": v if transpose_v else fp8_attention.permute_values(torch, v),
+            "raw_v": v,
             "o": torch.full(q.shape, float("nan"), device="cuda",
                             dtype=torch.bfloat16),
             "descale_q": one, "descale_k": one, "descale_v": one}
+
+
+def launcher(kernel, tensors, config, with_copy):
+    """A launch of ``kernel`` on ``tensors`` (V taken as the config takes
+    it); ``with_copy``: a kernel that takes V transposed also makes V^T
+    from the raw V first, as fmha.attention does."""
+    own = {name: t for name, t in tensors.items() if name != "raw_v"}
+    if config.get("transpose_v"):
+        own["v"] = tensors["raw_v"]
+        return lambda: kernel.launch(own)
+    if with_copy:
+        def run():
+            own["v"] = fp8_attention.permute_values(torch, tensors["raw_v"])
+            kernel.launch(own)
+        return run
+    return lambda: kernel.launch(own)
 
 
 def main():
@@ -50,6 +75,10 @@ def main():
                         "the reference of the output check)")
     p.add_argument("--seqlens", default="2048,4096,8192,16384")
     p.add_argument("--rounds", type=int, default=8)
+    p.add_argument("--with-copy", action="store_true",
+                   help="time the kernels that take V transposed with "
+                        "the V^T copy fmha.attention makes (against "
+                        "transpose_v kernels, which take V as it is)")
     args = p.parse_args()
     configs = [json.loads(c) for c in args.config or ["{}"]]
     d = args.head_dim
@@ -62,8 +91,9 @@ def main():
             kernels[spec.name] = fmha.compile(spec).kernel
         check = inputs(2, 4, 1000, 1033, d)
         reference = None
-        for name, kernel in kernels.items():
-            kernel.launch(check)
+        for (name, kernel), config in zip(kernels.items(), configs):
+            check["o"].fill_(float("nan"))
+            launcher(kernel, check, config, True)()
             o = check["o"].float()
             reference = o if reference is None else reference
             print(f"{name}: NaN {int(torch.isnan(o).sum())}, max abs "
@@ -72,8 +102,9 @@ def main():
         for s in (int(x) for x in args.seqlens.split(",")):
             b, h = 16384 // s, 2048 // d
             tensors = inputs(b, h, s, s, d)
-            fns = {name: (lambda k=kernel: k.launch(tensors))
-                   for name, kernel in kernels.items()}
+            fns = {name: launcher(kernel, tensors, config, args.with_copy)
+                   for (name, kernel), config in zip(kernels.items(),
+                                                     configs)}
             medians, rounds = compare(fns, "zero", args.rounds)
             flop = 4 * b * h * s * s * d / (2 if causal else 1)
             print(f"head dim {d} {'causal' if causal else 'full'} {s}: " +

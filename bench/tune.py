@@ -123,17 +123,18 @@ def prepare(args):
           f"{time.time() - start:.0f} s")
 
 
-def time_candidates(cands, tensors, torch):
+def time_candidates(cands, tensors, torch, launcher=None):
     """{spec name: (us, config)} of each (config, spec) that compiles,
-    launched on ``tensors``."""
+    launched on ``tensors`` (or by ``launcher(kernel)``, a callable)."""
     times = {}
     for config, spec in cands:
         try:
             kern = fmha.compile(spec).kernel
         except fmha.CompileError:
             continue
-        times[spec.name] = (tuning.time_cuda(
-            lambda: kern.launch(tensors), torch), config)
+        run = launcher(kern) if launcher else (
+            lambda: kern.launch(tensors))
+        times[spec.name] = (tuning.time_cuda(run, torch), config)
     return times
 
 
@@ -259,9 +260,10 @@ def sweep(args):
 
 def sweep_attention_fp8(args, out, torch):
     """fp8 attention (e4m3 q, k, v, descales 1, o bf16) on the grid,
-    every candidate launched directly on a V permuted beforehand (the
-    choice is between kernels; fmha.attention's V copy is the same for
-    all), next to SDPA's cuDNN on the same inputs in bf16."""
+    every candidate launched directly, with the V^T copy fmha.attention
+    makes for a kernel that takes V transposed (a transpose_v kernel
+    takes V as it is), next to SDPA's cuDNN on the same inputs in
+    bf16."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
     F = torch.nn.functional
     fp8 = torch.float8_e4m3fn
@@ -273,18 +275,25 @@ def sweep_attention_fp8(args, out, torch):
                 q, k, v = (torch.randn(b, h, n, hd, device="cuda").to(fp8)
                            for n in (sq, sk, sk))
                 one = torch.ones(1, device="cuda")
-                tensors = {"q": q, "k": k,
-                           "v": fp8_attention.permute_values(torch, v),
+                tensors = {"q": q, "k": k, "v": v,
                            "o": torch.empty(q.shape, device="cuda",
                                             dtype=torch.bfloat16),
                            "descale_q": one, "descale_k": one,
                            "descale_v": one}
+
+                def launcher(kern, tensors=tensors, v=v):
+                    own = dict(tensors)
+
+                    def run():
+                        own["v"] = fp8_attention.kernel_values(torch, kern, v)
+                        kern.launch(own)
+                    return run
                 bf = [t.to(torch.bfloat16) for t in (q, k, v)]
                 with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
                     ref = tuning.time_cuda(
                         lambda: F.scaled_dot_product_attention(
                             *bf, is_causal=causal), torch)
-                times = time_candidates(cands, tensors, torch)
+                times = time_candidates(cands, tensors, torch, launcher)
                 name, (us, config) = min(times.items(),
                                          key=lambda x: x[1][0])
                 flop = 4 * b * h * sq * sk * hd // (2 if causal else 1)

@@ -320,12 +320,28 @@ def kernel_specs(head_dim: int, out_dtype: str = "bf16",
     return out
 
 
-def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
+def takes_values_as_is(kernel: Any) -> bool:
+    """Whether an fp8 attention kernel (a runtime Kernel) takes V as k is
+    laid out (``transpose_v``: it transposes V's tiles in shared memory),
+    rather than transposed and permuted (permute_values)."""
+    return isinstance(kernel.manifest.tensors["v"].shape[-1], int)
+
+
+def kernel_values(torch: Any, kernel: Any, v: Any) -> Any:
+    """V as ``kernel`` takes it: ``v`` itself (contiguous, as k), or its
+    permuted transpose."""
+    if takes_values_as_is(kernel):
+        return v.contiguous()
+    return permute_values(torch, v)
+
+
+def impl(q: Any, k: Any, v: Any, descale_q: Any, descale_k: Any,
          descale_v: Any, out_dtype: Any, causal: bool,
          window: Optional[list], scale: Optional[float],
          return_lse: bool) -> tuple:
-    """The real implementation of fmha::attention_fp8 (CUDA tensors; ``vt``
-    made by permute_values; the descales as kernel_descales makes them)."""
+    """The real implementation of fmha::attention_fp8 (CUDA tensors; the
+    descales as kernel_descales makes them): the kernel selected for the
+    shape, and V^T made first when the kernel takes V transposed."""
     import torch
     from . import torch_ops
     out_dtype = torch.bfloat16 if out_dtype is None else out_dtype
@@ -334,6 +350,9 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
         raise ValueError(f"{WHAT} needs CUDA tensors, got {q.device}")
     batch, heads, seq_q, head_dim = q.shape
     seq_k = k.shape[2]
+    if v.shape != k.shape:
+        raise ValueError(f"{WHAT}: v must have k's shape {tuple(k.shape)}, "
+                         f"got {tuple(v.shape)}")
     if batch == 0 or heads == 0 or seq_q == 0:
         return o, lse
     if seq_k == 0:
@@ -344,19 +363,22 @@ def impl(q: Any, k: Any, vt: Any, descale_q: Any, descale_k: Any,
     descales = (descale_q, descale_k, descale_v)
     if not per_head:
         descales = tuple(d.reshape(1) for d in descales)
-    tensors = _launch_tensors(q.contiguous(), k.contiguous(), vt, o, descales,
+    tensors = _launch_tensors(q.contiguous(), k.contiguous(), v, o, descales,
                               lse if return_lse else None)
     with torch_ops._on_device(torch, q.device):
-        _kernel(torch, tensors, out_dtype, causal, window, scale, return_lse,
-                per_head).launch(tensors)
+        kernel = _kernel(torch, tensors, out_dtype, causal, window, scale,
+                         return_lse, per_head)
+        tensors["v"] = kernel_values(torch, kernel, v)
+        kernel.launch(tensors)
     return o, lse
 
 
-def _launch_tensors(q: Any, k: Any, vt: Any, o: Any, descales: Sequence,
+def _launch_tensors(q: Any, k: Any, v: Any, o: Any, descales: Sequence,
                     lse: Any) -> dict:
-    """The fp8 kernel's tensors, in its parameters' order (``descales`` in
-    the kernel's form, ``lse`` None without it)."""
-    tensors = {"q": q, "k": k, "v": vt, "o": o,
+    """The fp8 kernel's tensors, in its parameters' order (``v`` as the
+    kernel takes it, ``descales`` in the kernel's form, ``lse`` None
+    without it)."""
+    tensors = {"q": q, "k": k, "v": v, "o": o,
                **dict(zip(DESCALES, descales))}
     if lse is not None:
         tensors["lse"] = lse
@@ -366,9 +388,11 @@ def _launch_tensors(q: Any, k: Any, vt: Any, o: Any, descales: Sequence,
 def _kernel(torch: Any, tensors: dict, out_dtype: Any, causal: bool,
             window: Optional[Sequence], scale: Optional[float],
             return_lse: bool, per_head: bool) -> Any:
-    """The kernel of an fp8 call on ``tensors`` (the launch's: q, k, V^T,
-    o, the descales in the kernel's form, lse), selected per shape like
-    the other dtypes (the table, or the autotuner on fresh outputs)."""
+    """The kernel of an fp8 call on ``tensors`` (the launch's: q, k, V as
+    the call has it, o, the descales in the kernel's form, lse), selected
+    per shape like the other dtypes (the table, or the autotuner on fresh
+    outputs, each candidate timed with V^T made first where it takes V
+    transposed)."""
     from . import torch_ops
     q = tensors["q"]
     batch, heads, seq_q, head_dim = q.shape
@@ -389,7 +413,13 @@ def _kernel(torch: Any, tensors: dict, out_dtype: Any, causal: bool,
         fresh["o"], fresh_lse = outputs(torch, q, out_dtype, return_lse)
         if return_lse:
             fresh["lse"] = fresh_lse
-        return lambda: kernel.launch(fresh)
+        if takes_values_as_is(kernel):
+            return lambda: kernel.launch(fresh)
+
+        def launch():
+            fresh["v"] = permute_values(torch, tensors["v"])
+            kernel.launch(fresh)
+        return launch
 
     key = (q.device, "fp8", out_dtype, int(head_dim), causal, wkey, scale,
            return_lse, per_head)
@@ -406,12 +436,14 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
     first call of a layout (shapes, strides, dtypes, devices, descales'
     shapes, options) checks everything and binds the attention launch;
     later ones (every call checks the addresses' alignment and the
-    current device first) make V^T (transpose_impl, itself a bound launch), allocate o (and lse)
-    and launch. ``(o, lse)``, or None when the call must take the custom
+    current device first) make V^T where the kernel takes V transposed
+    (transpose_impl, itself a bound launch), allocate o (and lse) and
+    launch. ``(o, lse)``, or None when the call must take the custom
     op: under torch.compile or a CUDA graph capture, with contiguous q or
     k missing, descales that need broadcasting (per tensor mixed with
-    per head), or a q, k or V that 16-byte loads cannot address (checked
-    before anything is bound). The first call launches on the V^T and o it
+    per head), a q, k or V that 16-byte loads cannot address (checked
+    before anything is bound), or a V not contiguous for a kernel that
+    takes it as it is. The first call launches on the V (or V^T) and o it
     bound with."""
     from . import torch_ops
     tensor, compiling, _, get_device, raw_stream = torch_ops._fast_env(torch)
@@ -440,19 +472,23 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
                                      for d in descales))):
             return None
         out = torch.bfloat16 if out_dtype is None else out_dtype
-        vt = transpose_impl(v)
         o, lse = outputs(torch, q, out, return_lse)
         tensors = _launch_tensors(
-            q, k, vt, o, kernel_descales(descales, q.shape[0], k.shape[1]),
+            q, k, v, o, kernel_descales(descales, q.shape[0], k.shape[1]),
             lse if return_lse else None)
         with torch_ops._on_device(torch, device):
             kernel = _kernel(torch, tensors, out, causal, window, scale,
                              return_lse, per_head)
+            transposes = not takes_values_as_is(kernel)
+            if not transposes and not v.is_contiguous():
+                return None
+            vt = tensors["v"] = transpose_impl(v) if transposes else v
             bound = kernel.bind(tensors, order=tuple(tensors))
         bound.out_dtype = out
+        bound.transposes = transposes
         torch_ops._remember(key, bound)
     else:
-        vt = transpose_impl(v)
+        vt = transpose_impl(v) if bound.transposes else v
         o = torch.empty(q.shape, dtype=bound.out_dtype, device=device)
         lse = torch.empty(tuple(q.shape[:3]), dtype=torch.float32,
                           device=device) if return_lse else None
@@ -465,22 +501,22 @@ def attention_fast(torch: Any, q: Any, k: Any, v: Any, causal: bool,
 
 
 def define(torch: Any) -> None:
-    """Defines the custom ops ``fmha::attention_fp8`` (q, k, V permuted by
-    permute_values, the descales) and ``fmha::transpose_values`` (V
-    permuted by the compiled kernel) and their fake implementations."""
+    """Defines the custom ops ``fmha::attention_fp8`` (q, k, v, the
+    descales) and ``fmha::transpose_values`` (V permuted by the compiled
+    kernel) and their fake implementations."""
     Tensor = torch.Tensor
 
     @torch.library.custom_op("fmha::attention_fp8", mutates_args=())
-    def attention_fp8(q: Tensor, k: Tensor, vt: Tensor, descale_q: Tensor,
+    def attention_fp8(q: Tensor, k: Tensor, v: Tensor, descale_q: Tensor,
                       descale_k: Tensor, descale_v: Tensor,
                       out_dtype: Optional[torch.dtype], causal: bool,
                       window: Optional[list[int]], scale: Optional[float],
                       return_lse: bool) -> tuple[Tensor, Tensor]:
-        return impl(q, k, vt, descale_q, descale_k, descale_v, out_dtype,
+        return impl(q, k, v, descale_q, descale_k, descale_v, out_dtype,
                     causal, window, scale, return_lse)
 
     @attention_fp8.register_fake
-    def _(q, k, vt, descale_q, descale_k, descale_v, out_dtype, causal,
+    def _(q, k, v, descale_q, descale_k, descale_v, out_dtype, causal,
           window, scale, return_lse):
         out = torch.bfloat16 if out_dtype is None else out_dtype
         return outputs(torch, q, out, return_lse)
@@ -499,17 +535,16 @@ def attention(torch: Any, q: Any, k: Any, v: Any, causal: bool,
               window: Optional[tuple], scale: Optional[float],
               return_lse: bool, descale_q: Any, descale_k: Any,
               descale_v: Any, out_dtype: Any) -> Any:
-    """fmha.attention's fp8 path: checks, V permuted and transposed, the
-    descales in the kernel's form, the custom op."""
+    """fmha.attention's fp8 path: checks, the descales in the kernel's
+    form, the custom op (which makes V^T where its kernel needs it)."""
     descales = (descale_q, descale_k, descale_v)
     fast = attention_fast(torch, q, k, v, causal, window, scale, return_lse,
                           descales, out_dtype)
     if fast is not None:
         return fast if return_lse else fast[0]
     check(torch, q, k, v, descales, out_dtype, causal, window, scale)
-    vt = permute_values(torch, v)
     dq, dk, dv = kernel_descales(descales, q.shape[0], k.shape[1])
     o, lse = torch.ops.fmha.attention_fp8(
-        q, k, vt, dq, dk, dv, out_dtype, causal,
+        q, k, v, dq, dk, dv, out_dtype, causal,
         None if window is None else list(window), scale, return_lse)
     return (o, lse) if return_lse else o

@@ -430,7 +430,9 @@ class AttentionSpec(_Spec):
     inputs ``descale_q``, ``descale_k``, ``descale_v`` (``[1]`` f32 each,
     or with ``head_descales=True`` ``[batch, heads_kv]``: one factor per
     sequence and KV head, FlashAttention-3's convention), and ``o`` in
-    ``out_dtype`` (``"bf16"``, the default, or ``"f16"``).
+    ``out_dtype`` (``"bf16"``, the default, or ``"f16"``). With
+    ``transpose_v=True`` ``v`` is ``[batch, heads_kv, seq_k, head_dim]``
+    like ``k`` and the kernel transposes its tiles in shared memory.
     """
 
     dtype: str = "bf16"
@@ -456,11 +458,12 @@ class AttentionSpec(_Spec):
     split_kv: bool = False
     out_dtype: Optional[str] = None
     head_descales: bool = False
+    transpose_v: bool = False
 
     kind = "attention"
     _later_fields = {"kvcache": False, "page_size": None, "pack_gqa": False,
                      "split_kv": False, "out_dtype": None,
-                     "head_descales": False}
+                     "head_descales": False, "transpose_v": False}
 
     @property
     def fp8(self) -> bool:
@@ -490,7 +493,7 @@ class AttentionSpec(_Spec):
                 raise ValueError(f"page_size must be a power of two from 16 "
                                  f"to 256, got {self.page_size}")
         for flag in ("return_lse", "causal", "varlen", "kvcache", "pack_gqa",
-                     "split_kv", "head_descales"):
+                     "split_kv", "head_descales", "transpose_v"):
             if not isinstance(getattr(self, flag), bool):
                 raise TypeError(f"{flag} must be a bool, got "
                                 f"{getattr(self, flag)!r}")
@@ -515,9 +518,10 @@ class AttentionSpec(_Spec):
                 raise ValueError(f"out_dtype is for fp8 attention only, got "
                                  f"out_dtype={self.out_dtype!r} with dtype "
                                  f"{self.dtype!r}")
-            if self.head_descales is True:
-                raise ValueError(f"head_descales is for fp8 attention only, "
-                                 f"got dtype {self.dtype!r}")
+            for flag in ("head_descales", "transpose_v"):
+                if getattr(self, flag) is True:
+                    raise ValueError(f"{flag} is for fp8 attention only, "
+                                     f"got dtype {self.dtype!r}")
             return
         if self.varlen is True or self.kvcache is True:
             raise ValueError("fp8 attention supports the dense layout only "
@@ -580,6 +584,8 @@ class AttentionSpec(_Spec):
             name += "_skv"
         if self.head_descales:
             name += "_hdesc"
+        if self.transpose_v:
+            name += "_tv"
         if self.page_size is not None:
             name += f"_p{self.page_size}"
         return name
@@ -626,11 +632,12 @@ class AttentionSpec(_Spec):
         return f"({q}, {kv}, {kv}) -> {result}"
 
     def _fp8_signature(self, q: str, k: str) -> str:
-        """q, k, v transposed (keys padded to 16), the three descales ([1],
-        or [batch, heads_kv]) -> o in out_dtype (and lse)."""
+        """q, k, v transposed (keys padded to 16; with transpose_v as k),
+        the three descales ([1], or [batch, heads_kv]) -> o in out_dtype
+        (and lse)."""
         keys = None if self.seq_k is None else -(-self.seq_k // 16) * 16
-        v = tensor_type((self.batch, self.heads_kv, self.head_dim, keys),
-                        self.dtype)
+        v = k if self.transpose_v else tensor_type(
+            (self.batch, self.heads_kv, self.head_dim, keys), self.dtype)
         descale = tensor_type((self.batch, self.heads_kv)
                               if self.head_descales else (1,), "f32")
         o = tensor_type((self.batch, self.heads_q, self.seq_q,
@@ -653,6 +660,8 @@ class AttentionSpec(_Spec):
             config.append("pack_gqa")
         if self.split_kv:
             config.append("split_kv")
+        if self.transpose_v:
+            config.append("transpose_v")
         config += _mask_config(self)
         if self.stages is not None:
             config.append(f"stages {self.stages}")

@@ -224,11 +224,24 @@ def attention_candidates(head_dim: int) -> tuple:
 # fp8 without softmax temporaries) beat 64 x 96 by 4-8% without a mask
 # from 2k tokens and by 12% causal at 16k (bench/fp8_configs.py, 8 rounds
 # of rotating order, H200, 2026-11-29): the table's pick there.
+#
+# ``transpose_v`` (V's tiles transposed in shared memory by the kernel, no
+# V^T copy before it; docs/FP8Attention.md): at head dims 64 and 128,
+# where the extra V^T ring fits beside the tiles above. At 256 it leaves
+# room for 64 x 64 only, 20-30% slower than 64 x 128 with the copy (H200,
+# 2026-11-30), so it is no candidate there. Two sweeps that timed every
+# candidate with the V^T copy its kernel needs (H200, 2026-11-30) moved 12
+# rows to it: head dim 64 up to 1k tokens and causal throughout, 128 up to
+# 1k (4-24% faster).
 ATTENTION_FP8_CANDIDATES: dict = {
     64: ({}, {"schedule": "per_block"}, {"consumers": 1}, {"tile": (64, 160)},
-         {"tile": (64, 192)}),
+         {"tile": (64, 192)}, {"transpose_v": True},
+         {"tile": (64, 160), "transpose_v": True},
+         {"tile": (64, 192), "transpose_v": True}),
     128: ({}, {"schedule": "per_block"}, {"tile": (64, 64)},
-          {"consumers": 1}, {"tile": (64, 160)}, {"tile": (64, 192)}),
+          {"consumers": 1}, {"tile": (64, 160)}, {"tile": (64, 192)},
+          {"transpose_v": True}, {"tile": (64, 160), "transpose_v": True},
+          {"tile": (64, 192), "transpose_v": True}),
     256: ({}, {"schedule": "persistent"}, {"consumers": 1}, {"tile": (64, 96)},
           {"tile": (64, 128)}),
 }

@@ -187,6 +187,44 @@ class SpecTest(unittest.TestCase):
         specs = fp8_attention.kernel_specs(128, head_descales=True)
         self.assertTrue(specs and all(s.head_descales for s in specs))
 
+    def test_transpose_v(self):
+        """transpose_v: v as k in the signature, the op's keyword, `_tv`
+        in the name; the other kernels keep their names and cache keys;
+        fp8 only; which V a compiled kernel takes, from its manifest."""
+        spec = fp8_attention.spec(128, "bf16", True, None, None, False,
+                                  "sm_90a", {"transpose_v": True})
+        self.assertEqual(spec.name, "attention_f8e4m3_d128_bf16_causal_tv")
+        self.assertIn("(tensor<?x?x?x128xf8E4M3FN>, tensor<?x?x?x128xf8E4M3FN>, "
+                      "tensor<?x?x?x128xf8E4M3FN>, tensor<1xf32>",
+                      spec.to_mlir())
+        self.assertIn("transpose_v causal", spec.to_mlir())
+        self.assertTrue(spec.to_dict()["transpose_v"])
+        self.assertEqual(spec_from_dict(spec.to_dict()), spec)
+        plain = fp8_attention.spec(128, "bf16", True, None, None, False,
+                                   "sm_90a")
+        self.assertNotIn("transpose_v", plain.to_dict())
+        with self.assertRaisesRegex(ValueError, "transpose_v is for fp8"):
+            AttentionSpec(transpose_v=True)
+        with self.assertRaisesRegex(TypeError, "transpose_v must be a bool"):
+            AttentionSpec(dtype="f8e4m3", transpose_v=1)
+
+        class Tensor:
+            def __init__(self, shape):
+                self.shape = shape
+
+        class Manifest:
+            def __init__(self, v_shape):
+                self.tensors = {"v": Tensor(v_shape)}
+
+        class Kernel:
+            def __init__(self, v_shape):
+                self.manifest = Manifest(v_shape)
+
+        self.assertTrue(fp8_attention.takes_values_as_is(
+            Kernel(["B", "HKV", "SK", 128])))
+        self.assertFalse(fp8_attention.takes_values_as_is(
+            Kernel(["B", "HKV", 128, "SKV"])))
+
     def test_16_bit_keys_unchanged(self):
         self.assertNotIn("out_dtype", AttentionSpec().to_dict())
         self.assertNotIn("head_descales", AttentionSpec().to_dict())

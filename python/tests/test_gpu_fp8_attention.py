@@ -62,6 +62,19 @@ HEAD_MASKS = [(False, None, None), (True, None, None)]
 KEY_SPAN_TILES = [(128, (64, 96)), (64, (64, 160))]
 
 
+# transpose_v kernels (V as k is laid out, transposed in shared memory by
+# the kernel): (head dim, tile or None for the default), launched directly
+# by test_transpose_v, causal and not.
+TRANSPOSE_V_TILES = [(64, None), (64, (64, 160)), (128, None),
+                     (128, (64, 192)), (256, None)]
+
+
+def transpose_v_specs(target="sm_90a"):
+    return [fp8_attention.spec(d, "bf16", causal, None, None, False, target,
+                               {"tile": tile, "transpose_v": True})
+            for d, tile in TRANSPOSE_V_TILES for causal in (False, True)]
+
+
 def key_span_specs(target="sm_90a"):
     return [fp8_attention.spec(d, "bf16", causal, None, None, False, target,
                                {"tile": tile})
@@ -92,6 +105,7 @@ def kernel_specs(target="sm_90a"):
                     head_dim, "bf16", causal, window, scale, lse, target,
                     head_descales=True))
     specs.extend(key_span_specs(target))
+    specs.extend(transpose_v_specs(target))
     specs.extend(transpose_specs(target))
     return list(dict.fromkeys(specs))
 
@@ -283,8 +297,7 @@ class Fp8AttentionTest(unittest.TestCase):
             dq, dk, dv = fp8_attention.kernel_descales(descales, q.shape[0],
                                                        k.shape[1])
             return torch.ops.fmha.attention_fp8(
-                q.contiguous(), k.contiguous(),
-                fp8_attention.permute_values(torch, v), dq, dk, dv,
+                q.contiguous(), k.contiguous(), v, dq, dk, dv,
                 out_dtype, causal, None, None, lse)
 
         for d, causal, lse, out_dtype, heads in (
@@ -336,9 +349,10 @@ class Fp8AttentionTest(unittest.TestCase):
                                    dtype=torch.bfloat16)
                     descales = fp8_attention.kernel_descales(
                         (dq, dk, dv), q.shape[0], k.shape[1])
+                    if not spec.transpose_v:
+                        v = fp8_attention.permute_values(torch, v)
                     kernel.launch({
-                        "q": q, "k": k,
-                        "v": fp8_attention.permute_values(torch, v), "o": o,
+                        "q": q, "k": k, "v": v, "o": o,
                         **dict(zip(fp8_attention.DESCALES, descales))})
                     torch.cuda.synchronize()
                     ref, _ = attention_reference(
@@ -356,6 +370,18 @@ class Fp8AttentionTest(unittest.TestCase):
             key_span_specs(),
             ((2, 4, 2, 300, 333), (1, 2, 1, 17, 1000), (1, 4, 4, 1000, 1000)),
             torch.Generator(device="cuda").manual_seed(1))
+
+    def test_transpose_v(self):
+        """transpose_v: V as k is laid out, each tile transposed in shared
+        memory by three warps beside the producer (tile.transpose with
+        k_quad16). Lengths that end inside a group of 16 keys and inside a
+        tile, GQA and MQA; each kernel launched directly, o poisoned,
+        against the float64 reference."""
+        self.check_launches(
+            transpose_v_specs(),
+            ((2, 4, 2, 300, 333), (1, 2, 1, 17, 1000), (1, 4, 4, 1000, 1033),
+             (1, 2, 2, 1, 1)),
+            torch.Generator(device="cuda").manual_seed(3))
 
     def test_every_candidate(self):
         """Each configuration fmha.attention's fp8 selection can pick (the
