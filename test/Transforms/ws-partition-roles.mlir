@@ -1085,8 +1085,9 @@ module attributes {gpu.container_module} {
 // A store in the main loop computed from two consumers' dots (the
 // attention backward's column part of dQ, sum_c dS_c K_c) goes to the
 // first consumer; the second hands it its value (%t1) through a channel
-// of one slot: it stores the value in the NVMMA layout, fences it for the
-// async proxy and commits by threads; the first waits for the slot where
+// of one slot: it stores the value in the NVMMA layout and commits by
+// threads (ws-insert-mbarriers fences that commit for the async proxy,
+// which the reader's wgmma goes through); the first waits for the slot where
 // its dot reads it, reads it in place as the dot's A operand and releases
 // it once the dot is waited for.
 // CHECK-LABEL: gpu.func @handed
@@ -1104,7 +1105,6 @@ module attributes {gpu.container_module} {
 // CHECK: scf.for
 // CHECK: %[[PTOKEN:.+]], %[[PSLOT:.+]] = ws.producer_acquire %[[HANDED]]
 // CHECK: ws.store_shared %{{.+}}, %[[PSLOT]] {layout = #nvmma_shared} : tensor<64x64xbf16, #wgmma_acc>
-// CHECK-NEXT: ws.fence_async_shared
 // CHECK-NEXT: ws.producer_commit %[[HANDED]], %[[PTOKEN]] by threads
 // CHECK-NOT: ws.tma_store {{.+}} reduce add
 

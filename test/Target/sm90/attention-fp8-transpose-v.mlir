@@ -2,8 +2,8 @@
 // as k is, TMA brings each V tile as it lies, and a transposer role of
 // three warps beside the producer's (the producer's warpgroup and register
 // budget) turns it into the permuted V^T tile the P V wgmma reads K-major:
-// ldmatrix.trans, prmt and stmatrix, a fence for the async proxy, a ring of
-// its own to the consumers. Compiled by the whole sm_90a pipeline to PTX
+// ldmatrix.trans, prmt and stmatrix, a commit by threads (fenced for the
+// async proxy) into a ring of its own to the consumers. Compiled by the whole sm_90a pipeline to PTX
 // that ptxas accepts without spills: head dims 64, 128 (the default tile
 // and 64 x 192, where the producer's warpgroup runs at 24 registers) and
 // 256 (64 x 64: the V^T ring leaves room for no more), causal and not.
@@ -57,7 +57,6 @@
 // ROLES: ws.producer_acquire
 // ROLES: ws.transpose_shared %{{.*}}, %{{.*}}, %{{.*}} warps 3 {k_quad16, layout = #[[NVMMA]]}
 // ROLES: ws.consumer_release
-// ROLES: ws.fence_async_shared
 // ROLES: ws.producer_commit {{.*}} by  threads
 
 // The manifest: v as k ([B, HKV, SK, 128]) in boxes of 128 keys of

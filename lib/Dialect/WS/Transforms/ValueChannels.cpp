@@ -14,8 +14,12 @@
 //   loop's result;
 // - a 2-d register value that tile.dots read (the attention backward's dS,
 //   which a consumer hands to the other for its column part of dQ): the
-//   producer stores it into shared memory in the NVMMA layout, fences it
-//   for the async proxy and commits by threads;
+//   producer stores it into shared memory in the NVMMA layout and commits
+//   by threads (a commit that ws-insert-mbarriers fences for the async
+//   proxy);
+// - a tile.transpose in shared memory (fp8 attention's V^T): the producer
+//   writes the transpose of the tile it reads in place into the slot
+//   (ws.transpose_shared) and commits the same way;
 // - any other value: the producer stores it into shared memory.
 //
 // A reader waits for each slot where it first reads the value and reads in
@@ -210,9 +214,8 @@ void ValueRole::produce(Value channel, Operation *value,
   } else {
     StoreSharedOp::create(b, loc, result, acquire.getBuffers()[0], vc.layout);
   }
-  // The readers' wgmmas read the slot through the async proxy.
-  if (vc.layout)
-    FenceAsyncSharedOp::create(b, loc);
+  // The readers' wgmmas read the slot through the async proxy: the commit
+  // by threads fences the role's stores for it (ws-insert-mbarriers).
   ProducerCommitOp::create(b, loc, channel, acquire.getToken(),
                            AsyncUnit::Threads, IntegerAttr());
   if (cast<RankedTensorType>(result.getType()).getRank() == 2)
