@@ -6,6 +6,8 @@
     fmha compile attention --kvcache [--page-size 64] ...  # attention_kvcache's
     fmha compile attention --kvcache --pack-gqa --heads-q 32 --heads-kv 8 \
         [--split-kv] ...                          # its decode kernels
+    fmha compile attention --dtype f8e4m3 [--out-dtype f16] \
+        [--head-descales] [--transpose-v] ...     # fp8 attention's
     fmha compile attention-backward --dtype bf16 --head-dim 128 [--causal ...]
     fmha compile attention-backward --varlen ...  # attention_varlen_backward's
     fmha cache list | fmha cache clear | fmha cache dir
@@ -129,7 +131,17 @@ def _parser() -> argparse.ArgumentParser:
         description="o = softmax(scale * q k^T + mask) v, q [B, H, SQ, D], "
         "k and v [B, HKV, SK, D]. Sizes left out are dynamic. Without "
         "--tile and --stages, the configuration fmha.attention uses.")
-    a.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+    a.add_argument("--dtype", default="bf16",
+                   choices=["bf16", "f16", "f8e4m3"],
+                   help="f8e4m3: fp8 attention (descales after v; v "
+                   "transposed [B, HKV, D, SK16] unless --transpose-v)")
+    a.add_argument("--out-dtype", choices=["bf16", "f16"],
+                   help="fp8 attention's o (default bf16)")
+    a.add_argument("--head-descales", action="store_true",
+                   help="fp8: descales per sequence and KV head ([B, HKV])")
+    a.add_argument("--transpose-v", action="store_true",
+                   help="fp8: v as k ([B, HKV, SK, D]); the kernel "
+                   "transposes its tiles in shared memory")
     a.add_argument("--head-dim", type=int, default=128)
     for size in ("batch", "heads-q", "heads-kv", "seq-q", "seq-k"):
         a.add_argument(f"--{size}", type=_size,
@@ -221,10 +233,11 @@ def _spec(args: argparse.Namespace):
     return AttentionSpec(
         return_lse=args.lse, causal=args.causal, varlen=args.varlen,
         kvcache=args.kvcache, pack_gqa=args.pack_gqa,
-        split_kv=args.split_kv, **_given(args, (
+        split_kv=args.split_kv, head_descales=args.head_descales,
+        transpose_v=args.transpose_v, **_given(args, (
             "dtype", "head_dim", "batch", "heads_q", "heads_kv", "seq_q",
             "seq_k", "window", "scale", "tile", "stages", "consumers",
-            "target", "page_size")))
+            "target", "page_size", "out_dtype")))
 
 
 def _compile(args: argparse.Namespace) -> int:

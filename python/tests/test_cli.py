@@ -159,6 +159,23 @@ class CliTest(unittest.TestCase):
         self.assertIn("attention_backward_bf16_d128_varlen_causal (sm_90a) "
                       "is not in the cache", r.stderr)
 
+    def test_attention_fp8(self):
+        # fp8 attention's fields: without a compiler the miss names the
+        # kernel (exit 1); fp8-only options on bf16 are usage errors (2).
+        r = self.fmha("compile", "attention", "--dtype", "f8e4m3",
+                      "--causal", "--transpose-v", "--out-dtype", "f16",
+                      env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("attention_f8e4m3_d128_f16_causal_tv (sm_90a) is not "
+                      "in the cache", r.stderr)
+        r = self.fmha("compile", "attention", "--dtype", "f8e4m3",
+                      "--head-descales", env={"FMHA_OPT": "/nonexistent"})
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("attention_f8e4m3_d128_bf16_hdesc (sm_90a)", r.stderr)
+        r = self.fmha("compile", "attention", "--transpose-v")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("transpose_v is for fp8 attention only", r.stderr)
+
     def test_miss_without_compiler(self):
         r = self.fmha("compile", "gemm", env={"FMHA_OPT": "/nonexistent"})
         self.assertEqual(r.returncode, 1)
