@@ -68,6 +68,49 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// A tile transposed in shared memory (fp8 attention's V^T with
+// transpose_v): a transposer role of three warps at the producer's budget
+// comes last; the transpose hands its result through a channel of its own
+// (fmha.stages deep) from the transposer; the load it reads stays the
+// producer's.
+// CHECK-LABEL: gpu.func @transposed_operand(
+// CHECK-SAME: ws.channel_stages = array<i32: 3, 3>
+// CHECK-SAME: ws.roles = [#ws.role_spec<"producer", warps = 1, regs = 40>, #ws.role_spec<"consumer0", warps = 4, regs = 232>, #ws.role_spec<"transposer", warps = 3, regs = 40>]
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.load {{.*}} {ws.load_channel = 0 : i32, ws.partition = array<i32: 0>}
+// CHECK: tile.transpose {{.*}} {k_quad16, ws.partition = array<i32: 2>, ws.result_channel = 1 : i32}
+// CHECK: } {ws.partition_outputs = [array<i32: 1>]}
+// CHECK: tile.store {{.*}} {ws.partition = array<i32: 1>}
+#s64 = #tile.nvmma_shared<swizzle = 64, transposed = false, element_bits = 8>
+#s128 = #tile.nvmma_shared<swizzle = 128, transposed = false, element_bits = 8>
+#acc = #tile.wgmma_acc<instr_n = 128, warpgroups = 1>
+module attributes {gpu.container_module} {
+  gpu.module @transposed_module [#nvvm.target<O = 3, chip = "sm_90a", features = "+ptx86">] {
+    gpu.func @transposed_operand(%a: !tile.desc<tensor<64x64xf8E4M3FN, #s64>>,
+                                 %b: !tile.desc<tensor<64x128xf8E4M3FN, #s128>>,
+                                 %c: !tile.desc<tensor<64x128xf32>>,
+                                 %k: i32) kernel attributes {fmha.stages = 3 : i64} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c64 = arith.constant 64 : i32
+      %zero = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+      %r = scf.for %kt = %c0 to %k step %c1 iter_args(%acc = %zero)
+          -> (tensor<64x128xf32, #acc>) : i32 {
+        %ko = arith.muli %kt, %c64 : i32
+        %x = tile.load %a[%c0, %ko] : !tile.desc<tensor<64x64xf8E4M3FN, #s64>>
+        %y = tile.load %b[%ko, %c0] : !tile.desc<tensor<64x128xf8E4M3FN, #s128>>
+        %yt = tile.transpose %y {k_quad16} : tensor<64x128xf8E4M3FN, #s128> -> tensor<128x64xf8E4M3FN, #s64>
+        %d = tile.dot %x, %yt, %acc {transpose_b} : tensor<64x64xf8E4M3FN, #s64>, tensor<128x64xf8E4M3FN, #s64>, tensor<64x128xf32, #acc>
+        scf.yield %d : tensor<64x128xf32, #acc>
+      }
+      tile.store %c[%c0, %c0], %r : !tile.desc<tensor<64x128xf32>>, tensor<64x128xf32, #acc>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // Three consumers (a GEMM's `consumers 3`) share the register file at
 // less: the producer at 40 and each consumer at (65536 / 128 - 40) / 3
 // rounded down to 152.

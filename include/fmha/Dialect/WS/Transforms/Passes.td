@@ -49,6 +49,12 @@ def WSAssignRoles : Pass<"ws-assign-roles"> {
       not an accumulator itself) is handed over through a channel of its
       own, one slot (`ws.result_channel`, `ws.partition` of the computing
       consumer).
+    - the last role, the **transposer** (three warps, the producer's
+      budget; `ws-allocate-registers` packs it beside the producer's
+      warp), when the program transposes loaded tiles in shared memory
+      (`tile.transpose` with `#tile.nvmma_shared` tensors: fp8 attention's
+      V^T with `transpose_v`): it runs every such transpose, handed to the
+      consumers through a channel of `stages` slots (`ws.result_channel`).
     - a program whose loads all sit in several loops side by side in one
       block (a ping-pong GEMM, `fmha.gemm ... schedule pingpong`: one main
       loop per work item of a pair) gets one **consumer per loop**: role
