@@ -101,13 +101,7 @@ static Value loadIfInside(OpBuilder &b, Location loc, Type type, Value addr,
                               b.getContext(), SmallVector<Type>(words, i32));
   Value flag = LLVM::ZExtOp::create(b, loc, i32, inside);
   Value loaded =
-      LLVM::InlineAsmOp::create(
-          b, loc, resultType, ValueRange{flag, addr}, text, constraints,
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-          /*operand_attrs=*/ArrayAttr())
-          .getRes();
+      inlinePtx(b, loc, resultType, ValueRange{flag, addr}, text, constraints);
   Value word = loaded;
   if (words > 1) {
     auto wordVector = VectorType::get({words}, i32);

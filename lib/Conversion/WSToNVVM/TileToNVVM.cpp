@@ -530,14 +530,7 @@ static SmallVector<Value> pinRegisters(OpBuilder &b, Location loc,
   Type resultType =
       count == 1 ? types.front()
                  : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  Value pinned =
-      LLVM::InlineAsmOp::create(
-          b, loc, resultType, values, "", constraints,
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::tailcallkind::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-          /*operand_attrs=*/ArrayAttr())
-          .getRes();
+  Value pinned = inlinePtx(b, loc, resultType, values, "", constraints);
   if (count == 1)
     return {pinned};
   SmallVector<Value> result;
@@ -599,14 +592,7 @@ static Value wgmmaRegisterA(OpBuilder &b, Location loc, Value fragment,
     operands.push_back(LLVM::ExtractValueOp::create(b, loc, fragment, i));
   llvm::append_range(operands, a);
   operands.push_back(descB);
-  return LLVM::InlineAsmOp::create(
-             b, loc, fragment.getType(), operands, text, constraints,
-             /*has_side_effects=*/true, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(),
-                                       LLVM::AsmDialect::AD_ATT),
-             /*operand_attrs=*/ArrayAttr())
-      .getRes();
+  return inlinePtx(b, loc, fragment.getType(), operands, text, constraints);
 }
 
 /// The wgmma operand type of `element`, if wgmma takes it.

@@ -44,15 +44,9 @@ static constexpr int64_t kMatrices = 4;
 /// eight bytes of {b, a}.
 static Value permuteBytes(OpBuilder &b, Location loc, Value lo, Value hi,
                           Value selector) {
-  return LLVM::InlineAsmOp::create(
-             b, loc, b.getI32Type(), ValueRange{lo, hi, selector},
-             "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r",
-             /*has_side_effects=*/false, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(),
-                                       LLVM::AsmDialect::AD_ATT),
-             /*operand_attrs=*/ArrayAttr())
-      .getRes();
+  return inlinePtx(b, loc, b.getI32Type(), ValueRange{lo, hi, selector},
+                   "prmt.b32 $0, $1, $2, $3;", "=r,r,r,r",
+                   /*sideEffects=*/false);
 }
 
 /// ws.transpose_shared -> per warp step one ldmatrix.x4.trans, four prmt

@@ -21,17 +21,22 @@ Value ws::i64Const(OpBuilder &b, Location loc, int64_t value) {
   return LLVM::ConstantOp::create(b, loc, b.getI64Type(), value);
 }
 
+Value ws::inlinePtx(OpBuilder &b, Location loc, Type result,
+                    ValueRange operands, StringRef text, StringRef constraints,
+                    bool sideEffects) {
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, result, operands, text, constraints, sideEffects,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return result ? asmOp.getRes() : Value();
+}
+
 Value ws::opaqueMove(OpBuilder &b, Location loc, Value value) {
   bool wide = value.getType().isInteger(64);
-  return LLVM::InlineAsmOp::create(
-             b, loc, value.getType(), ValueRange{value},
-             wide ? "mov.b64 $0, $1;" : "mov.b32 $0, $1;",
-             wide ? "=l,l" : "=r,r", /*has_side_effects=*/true,
-             /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(),
-                                       LLVM::AsmDialect::AD_ATT),
-             /*operand_attrs=*/ArrayAttr())
-      .getRes();
+  return inlinePtx(b, loc, value.getType(), ValueRange{value},
+                   wide ? "mov.b64 $0, $1;" : "mov.b32 $0, $1;",
+                   wide ? "=l,l" : "=r,r");
 }
 
 Value ws::buildStartAddress(OpBuilder &b, Location loc, Value address) {

@@ -28,6 +28,12 @@ Value swizzledByteOffset(OpBuilder &b, Location loc, Value row, Value col,
 /// An i64 constant.
 Value i64Const(OpBuilder &b, Location loc, int64_t value);
 
+/// Inline PTX `text` with `operands` under `constraints`, returning
+/// `result` (null: none); with `sideEffects` LLVM neither drops, merges nor
+/// moves it across other side effects.
+Value inlinePtx(OpBuilder &b, Location loc, Type result, ValueRange operands,
+                StringRef text, StringRef constraints, bool sideEffects = true);
+
 /// `value` (an i32 or i64) through an opaque move (`mov` inline asm with
 /// side effects): what is computed from the result is computed where the
 /// move is, in a loop's body, rather than hoisted out of the loop by LLVM

@@ -448,19 +448,6 @@ static LogicalResult lowerNamedBarrier(OpT op, typename OpT::Adaptor,
   return success();
 }
 
-/// Inline PTX `text` with `operands` under `constraints`, returning
-/// `result` (null: none).
-static Value inlinePtx(OpBuilder &b, Location loc, Type result,
-                       ValueRange operands, StringRef text,
-                       StringRef constraints) {
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  return result ? asmOp.getRes() : Value();
-}
-
 /// ws.counter_arrive -> `fence.acq_rel.gpu` and `bar.sync id, threads` in
 /// every thread; in the leader (`pred`) `atom.relaxed.gpu.global.add.u32`
 /// and, when it read `count - 1`, a store of 0; `bar.red.or.pred` on the

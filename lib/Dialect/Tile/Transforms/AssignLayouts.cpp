@@ -320,8 +320,8 @@ static LogicalResult assignOperand(Value operand, LayoutMap &layouts,
   // load and the transpose each row-major in the widest swizzle its rows
   // fill.
   auto transpose = operand.getDefiningOp<TransposeOp>();
-  if (transpose && transpose.getInput().getDefiningOp<LoadOp>()) {
-    auto load = transpose.getInput().getDefiningOp<LoadOp>();
+  if (auto load =
+          transpose ? transpose.getInput().getDefiningOp<LoadOp>() : LoadOp()) {
     FailureOr<NvmmaSharedAttr> from =
         sharedLayoutFor(load.getType(), transpose);
     FailureOr<NvmmaSharedAttr> to = sharedLayoutFor(transpose.getType(), dot);

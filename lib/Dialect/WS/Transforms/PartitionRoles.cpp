@@ -705,8 +705,7 @@ static LogicalResult materialise(FunctionOpInterface func) {
       });
       reads = true;
     }
-    ValueRole valueRole(b, role, spec.getWarps(), copy.map, needed[index],
-                        channels, *values);
+    ValueRole valueRole(b, role, copy.map, needed[index], channels, *values);
     if (failed(valueRole.hand()))
       return failure();
     for (tile::StoreOp store : handedStores)

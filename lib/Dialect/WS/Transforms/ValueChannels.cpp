@@ -207,10 +207,11 @@ void ValueRole::produce(Value channel, Operation *value,
     // A tile transposed in shared memory: the role's threads write the
     // transpose of the tile they read in place into the slot.
     Value thread = ThreadIdOp::create(b, loc, b.getI32Type());
-    TransposeSharedOp::create(b, loc, transpose.getInput(),
-                              acquire.getBuffers()[0], thread,
-                              b.getI32IntegerAttr(int32_t(warps)), vc.layout,
-                              transpose.getKQuad16Attr());
+    auto warps =
+        static_cast<int32_t>(transpose->getParentOfType<RoleOp>().getWarps());
+    TransposeSharedOp::create(
+        b, loc, transpose.getInput(), acquire.getBuffers()[0], thread,
+        b.getI32IntegerAttr(warps), vc.layout, transpose.getKQuad16Attr());
   } else {
     StoreSharedOp::create(b, loc, result, acquire.getBuffers()[0], vc.layout);
   }
@@ -230,8 +231,8 @@ LogicalResult ValueRole::consume(Value channel, Operation *value, bool read,
   Value result = value->getResult(0);
   b.setInsertionPoint(value);
   if (read && vc.layout) {
-    // The dots read the slot in place as their A operand (released once
-    // they are waited for, placeReleases). Any other reader keeps the op,
+    // The dots read the slot in place as their K-major operand (released
+    // once they are waited for, placeReleases). Any other reader keeps the op,
     // which pruning then keeps too: checkPruned reports it.
     auto wait = ConsumerWaitOp::create(b, loc, channel);
     auto type = cast<RankedTensorType>(result.getType());
@@ -240,14 +241,15 @@ LogicalResult ValueRole::consume(Value channel, Operation *value, bool read,
                                                           type.getElementType(),
                                                           vc.layout),
                                     wait.getBuffers()[0]);
-    // As A (read K-major) or, a tile transposed in shared memory, as B.
-    bool asB = isa<tile::TransposeOp>(value);
-    result.replaceUsesWithIf(slot, [&](OpOperand &use) {
+    // The slot is row-major: the operands read K-major (A as it is, B
+    // transposed) read it in place.
+    result.replaceUsesWithIf(slot, [](OpOperand &use) {
       auto dot = dyn_cast<tile::DotOp>(use.getOwner());
       if (!dot)
         return false;
-      return asB ? use.getOperandNumber() == 1
-                 : use.getOperandNumber() == 0 && !dot.getTransposeA();
+      return use.getOperandNumber() == 0
+                 ? !dot.getTransposeA()
+                 : use.getOperandNumber() == 1 && dot.getTransposeB();
     });
     reads.push_back(wait);
     return success();

@@ -32,9 +32,10 @@ struct ValueChannel {
   /// rescales it, the role computing it accumulates onto it), or null.
   scf::ForOp loop;
   unsigned position = 0;
-  /// The NVMMA layout a shared-memory slot holds a 2-d register value in
-  /// where tile.dots read the value (as their A operand): the readers'
-  /// dots read the slot in place. Null: row-major.
+  /// The NVMMA layout a shared-memory slot holds a 2-d value in where
+  /// tile.dots read the value (the backward's dS as A, fp8 attention's V^T
+  /// as B): the readers' dots read the slot in place where they read it
+  /// K-major. Null: row-major.
   tile::NvmmaSharedAttr layout;
 };
 
@@ -59,13 +60,13 @@ bool storesHandedValue(tile::StoreOp store);
 class ValueRole {
 public:
   /// `map` maps the program's ops to their copies in the role (index
-  /// `role`, of `warps` warps); `needed` holds the program's values the
-  /// role needs (neededValues); `channels` are the kernel's channels.
-  ValueRole(OpBuilder &b, int32_t role, int64_t warps, const IRMapping &map,
+  /// `role`); `needed` holds the program's values the role needs
+  /// (neededValues); `channels` are the kernel's channels.
+  ValueRole(OpBuilder &b, int32_t role, const IRMapping &map,
             const DenseSet<Value> &needed, ArrayRef<Value> channels,
             ArrayRef<ValueChannel> valueChannels)
-      : b(b), role(role), warps(warps), map(map), needed(needed),
-        channels(channels), valueChannels(valueChannels) {}
+      : b(b), role(role), map(map), needed(needed), channels(channels),
+        valueChannels(valueChannels) {}
 
   /// Before the role is pruned: the producer's slot acquires, stores and
   /// commits; the readers' waits and reads; a handed accumulator's MMAs.
@@ -98,7 +99,6 @@ private:
 
   OpBuilder &b;
   int32_t role;
-  int64_t warps;
   const IRMapping &map;
   const DenseSet<Value> &needed;
   ArrayRef<Value> channels;
