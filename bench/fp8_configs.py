@@ -37,33 +37,29 @@ from flush import compare  # noqa: E402
 FP8 = torch.float8_e4m3fn
 
 
-def inputs(b, h, sq, sk, d, transpose_v=False):
-    """The launch tensors: V as the kernel takes it (transposed and
-    permuted, or with ``transpose_v`` as k), and the raw V as ``raw_v``."""
+def inputs(b, h, sq, sk, d):
+    """The launch tensors, V as the caller has it ([B, HKV, SK, D])."""
     q, k, v = (torch.randn(b, h, n, d, device="cuda").to(FP8)
                for n in (sq, sk, sk))
     one = torch.ones(1, device="cuda")
-    return {"q": q, "k": k,
-            "v": v if transpose_v else fp8_attention.permute_values(torch, v),
-            "raw_v": v,
+    return {"q": q, "k": k, "v": v,
             "o": torch.full(q.shape, float("nan"), device="cuda",
                             dtype=torch.bfloat16),
             "descale_q": one, "descale_k": one, "descale_v": one}
 
 
-def launcher(kernel, tensors, config, with_copy):
-    """A launch of ``kernel`` on ``tensors`` (V taken as the config takes
-    it); ``with_copy``: a kernel that takes V transposed also makes V^T
-    from the raw V first, as fmha.attention does."""
-    own = {name: t for name, t in tensors.items() if name != "raw_v"}
-    if config.get("transpose_v"):
-        own["v"] = tensors["raw_v"]
-        return lambda: kernel.launch(own)
+def launcher(kernel, tensors, with_copy):
+    """A launch of ``kernel`` on ``tensors``, V as the kernel takes it
+    (fp8_attention.kernel_values): made once beforehand, or with
+    ``with_copy`` at each launch, as fmha.attention makes it."""
+    own = dict(tensors)
     if with_copy:
         def run():
-            own["v"] = fp8_attention.permute_values(torch, tensors["raw_v"])
+            own["v"] = fp8_attention.kernel_values(torch, kernel,
+                                                   tensors["v"])
             kernel.launch(own)
         return run
+    own["v"] = fp8_attention.kernel_values(torch, kernel, tensors["v"])
     return lambda: kernel.launch(own)
 
 
@@ -91,9 +87,9 @@ def main():
             kernels[spec.name] = fmha.compile(spec).kernel
         check = inputs(2, 4, 1000, 1033, d)
         reference = None
-        for (name, kernel), config in zip(kernels.items(), configs):
+        for name, kernel in kernels.items():
             check["o"].fill_(float("nan"))
-            launcher(kernel, check, config, True)()
+            launcher(kernel, check, True)()
             o = check["o"].float()
             reference = o if reference is None else reference
             print(f"{name}: NaN {int(torch.isnan(o).sum())}, max abs "
@@ -102,9 +98,8 @@ def main():
         for s in (int(x) for x in args.seqlens.split(",")):
             b, h = 16384 // s, 2048 // d
             tensors = inputs(b, h, s, s, d)
-            fns = {name: launcher(kernel, tensors, config, args.with_copy)
-                   for (name, kernel), config in zip(kernels.items(),
-                                                     configs)}
+            fns = {name: launcher(kernel, tensors, args.with_copy)
+                   for name, kernel in kernels.items()}
             medians, rounds = compare(fns, "zero", args.rounds)
             flop = 4 * b * h * s * s * d / (2 if causal else 1)
             print(f"head dim {d} {'causal' if causal else 'full'} {s}: " +

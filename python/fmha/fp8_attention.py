@@ -413,11 +413,9 @@ def _kernel(torch: Any, tensors: dict, out_dtype: Any, causal: bool,
         fresh["o"], fresh_lse = outputs(torch, q, out_dtype, return_lse)
         if return_lse:
             fresh["lse"] = fresh_lse
-        if takes_values_as_is(kernel):
-            return lambda: kernel.launch(fresh)
 
         def launch():
-            fresh["v"] = permute_values(torch, tensors["v"])
+            fresh["v"] = kernel_values(torch, kernel, tensors["v"])
             kernel.launch(fresh)
         return launch
 
