@@ -106,15 +106,16 @@ public:
   /// warpgroups can get (the producer at its least): what a kernel's
   /// consumers may need.
   int64_t getMaxConsumerRegisters(int64_t consumers = 2) const {
-    int64_t most =
-        std::min(limits::kSm90MaxConsumerRegisters,
-                 registerShare(limits::kSm90MinProducerRegisters, consumers));
-    // Beyond two consumers ptxas keeps them within the registers a thread
-    // starts with (limits::kMaxGemmConsumerGroups).
-    if (consumers > 2)
-      most = std::min(most, limits::kRegistersPerSM /
-                                ((consumers + 1) * limits::kWarpgroupThreads));
-    return most;
+    return std::min(
+        limits::kSm90MaxConsumerRegisters,
+        registerShare(limits::kSm90MinProducerRegisters, consumers));
+  }
+  /// Registers per thread of a kernel with `consumers` consumer warpgroups
+  /// and a producer warpgroup when it starts, before setmaxnreg: the
+  /// register file over its threads (128 with three consumers).
+  int64_t getStartRegisters(int64_t consumers) const {
+    return limits::kRegistersPerSM /
+           ((consumers + 1) * limits::kWarpgroupThreads);
   }
 
   /// Dynamic shared memory one CTA may use, in bytes.

@@ -187,13 +187,16 @@ constexpr int64_t kSm90MinStages = 2;
 /// Most consumer warpgroups per CTA (with one producer warpgroup, 3
 /// warpgroups = 384 threads).
 constexpr int64_t kMaxConsumerGroups = 2;
-/// Most consumer warpgroups of a GEMM CTA on sm_90a: three 64-row tiles
-/// (a 192-row CTA tile, 512 threads with the producer), each consumer at
-/// (65536 / 128 - 40) / 3 registers rounded down to 152. ptxas compiles
-/// their wgmmas within the 128 registers a thread of a 512-thread CTA
-/// starts with, whatever setmaxnreg gives them (a 64 x 256 tile: C7602,
-/// "insufficient registers (128)"), so that is what they may need.
-constexpr int64_t kMaxGemmConsumerGroups = 3;
+/// Most consumer warpgroups per CTA on sm_90a: three 64-row tiles (a
+/// 192-row CTA tile, 512 threads with the producer). setmaxnreg gives each
+/// (65536 / 128 - 40) / 3 registers rounded down to 152, or 160 with the
+/// producer at 24, and ptxas allocates their code within that (attention
+/// at head dim 64 with [64, 128] tiles: no spills at 160, 272 bytes at
+/// 128). A GEMM consumer's wgmma accumulator is held to the 128 registers
+/// a thread of a 512-thread CTA starts with (TargetInfo::
+/// getStartRegisters): a 64 x 256 tile fails with C7602, "insufficient
+/// registers (128)".
+constexpr int64_t kMaxSm90ConsumerGroups = 3;
 
 } // namespace limits
 } // namespace fmha

@@ -144,6 +144,16 @@ fmha.attention @attn (tensor<?x32x?x128xf8E4M3FN>, tensor<?x8x17x128xf8E4M3FN>,
 
 // -----
 
+// transpose_v: the transposer's warps beside three consumers.
+// expected-error @+1 {{transpose_v needs at most 2 consumers: beside 3 the transposer's warps get the producer's 24 registers, too few}}
+fmha.attention @attn (tensor<?x32x?x64xf8E4M3FN>, tensor<?x8x?x64xf8E4M3FN>,
+                      tensor<?x8x?x64xf8E4M3FN>, tensor<1xf32>,
+                      tensor<1xf32>, tensor<1xf32>)
+    -> tensor<?x32x?x64xbf16>
+    transpose_v consumers 3 target sm_90a
+
+// -----
+
 // transpose_v is for fp8 inputs.
 // expected-error @+1 {{transpose_v transposes fp8 V tiles in shared memory; with 'bf16' inputs wgmma reads V as it is}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,

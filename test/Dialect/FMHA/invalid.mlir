@@ -539,21 +539,49 @@ fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
 
 // -----
 
-// Three consumer warpgroups.
-// expected-error @+1 {{consumers 3 is not supported: expected 1 or 2 consumer warpgroups}}
-fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
-                      tensor<?x8x?x128xbf16>)
-    -> tensor<?x32x?x128xbf16>
-    consumers 3 target sm_90a
+// Four consumer warpgroups.
+// expected-error @+1 {{consumers 4 is not supported: expected 1 to 3 consumer warpgroups}}
+fmha.attention @attn (tensor<?x32x?x64xbf16>, tensor<?x8x?x64xbf16>,
+                      tensor<?x8x?x64xbf16>)
+    -> tensor<?x32x?x64xbf16>
+    consumers 4 target sm_90a
 
 // -----
 
 // No consumer warpgroup.
-// expected-error @+1 {{consumers 0 is not supported: expected 1 or 2 consumer warpgroups}}
+// expected-error @+1 {{consumers 0 is not supported: expected 1 to 3 consumer warpgroups}}
 fmha.attention @attn (tensor<?x32x?x128xbf16>, tensor<?x8x?x128xbf16>,
                       tensor<?x8x?x128xbf16>)
     -> tensor<?x32x?x128xbf16>
     consumers 0 target sm_90a
+
+// -----
+
+// Three consumer warpgroups are for wgmma (sm_90a).
+// expected-error @+1 {{consumers 3 is not supported: expected 1 or 2 consumer warpgroups}}
+fmha.attention @attn (tensor<?x32x?x64xbf16>, tensor<?x8x?x64xbf16>,
+                      tensor<?x8x?x64xbf16>)
+    -> tensor<?x32x?x64xbf16>
+    consumers 3 target sm_100a
+
+// -----
+
+// Three consumers: not for KV caches.
+// expected-error @+1 {{consumers 3 is for the dense and varlen layouts; kvcache kernels take 1 or 2 consumer warpgroups}}
+fmha.attention @attn (tensor<?x1x32x64xbf16>, tensor<?x?x8x64xbf16>,
+                      tensor<?x?x8x64xbf16>, tensor<?xi32>)
+    -> tensor<?x1x32x64xbf16>
+    kvcache consumers 3 target sm_90a
+
+// -----
+
+// Three consumers share the register file at 160 a thread: 64 x 160 at
+// head dim 64 needs more (64 x 128 fits).
+// expected-error @+1 {{consumer warpgroup needs 184 registers per thread (64x160 fp32 S + 64x160 bf16 P and softmax temporaries + 64x64 fp32 O tiles + 32 for the row and loop state), sm_90a consumer warpgroups get at most 160 with 3 of them}}
+fmha.attention @attn (tensor<?x32x?x64xbf16>, tensor<?x8x?x64xbf16>,
+                      tensor<?x8x?x64xbf16>)
+    -> tensor<?x32x?x64xbf16>
+    tile [64, 160] consumers 3 target sm_90a
 
 // -----
 

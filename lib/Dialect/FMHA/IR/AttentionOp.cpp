@@ -337,7 +337,12 @@ int64_t AttentionOp::getSplitMergeRegisters() {
 /// runs, and of the softmax's temporaries: half of S in the estimate that
 /// sizes the register split; in the `tight` one that decides whether a
 /// tile fits at all, a quarter of S for 16-bit P and none for fp8, whose
-/// conversion packs P into its registers as it goes. Measured with ptxas
+/// conversion packs P into its registers as it goes, nor with three
+/// consumers (their split's 160 registers hold exactly S, P, O and the row
+/// state of 16-bit head dim 64 with [64, 128] and [64, 96], the least
+/// setmaxnreg without spills being 160 and 136; [64, 160] needs 184 and is
+/// rejected, head dim 128 with [64, 80] is admitted and spills 4 bytes
+/// without a mask, [64, 96] is rejected). Measured with ptxas
 /// under the widest split: 16-bit head dim 256 with [64, 80] (230 tight)
 /// spills 60 bytes under the default split, 4 under the widest, which the
 /// half-S estimate (240) asks for; the widest 16-bit tiles the quarter
@@ -349,7 +354,9 @@ int64_t AttentionOp::getSplitMergeRegisters() {
 /// admitted but left out of the candidates.
 static int64_t softmaxRegisters(AttentionOp op, int64_t s, bool tight) {
   int64_t bytes = getElementBytes(op.getElementType());
-  int64_t temporaries = !tight ? s / 2 : bytes == 1 ? 0 : s / 4;
+  int64_t temporaries = !tight                                        ? s / 2
+                        : bytes == 1 || op.getNumConsumerGroups() > 2 ? 0
+                                                                      : s / 4;
   return s + s * bytes / 4 + temporaries;
 }
 
@@ -769,8 +776,26 @@ static LogicalResult verifyConfig(AttentionOp op) {
       !getTargetInfo(target).hasWgmma())
     return op.emitOpError("schedule persistent is supported on sm_90a only");
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
-      failed(verifyConsumers(op, op.getConsumersAttr())))
+      failed(verifyConsumers(op, op.getConsumersAttr(),
+                             getTargetInfo(target).hasWgmma()
+                                 ? limits::kMaxSm90ConsumerGroups
+                                 : limits::kMaxConsumerGroups)))
     return failure();
+  // KV-cache kernels (prefill against a cache, decode) are selected and
+  // tested with one or two consumers.
+  if (op.getKvcache() && op.getNumConsumerGroups() > 2)
+    return op.emitOpError()
+           << "consumers " << op.getNumConsumerGroups()
+           << " is for the dense and varlen layouts; kvcache kernels take "
+              "1 or 2 consumer warpgroups";
+  // The transposer's warps share the producer's warpgroup and its
+  // registers, 24 a thread beside three consumers: ptxas spills them.
+  if (op.getTransposeV() && op.getNumConsumerGroups() > 2)
+    return op.emitOpError()
+           << "transpose_v needs at most 2 consumers: beside "
+           << op.getNumConsumerGroups()
+           << " the transposer's warps get the producer's "
+           << limits::kSm90MinProducerRegisters << " registers, too few";
 
   if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())) ||
       failed(verifyGrid(op)))
@@ -806,7 +831,8 @@ static LogicalResult verifyConfig(AttentionOp op) {
       [&](raw_ostream &os) {
         os << op.getNumConsumerGroups() << " consumer tiles x (" << blockN
            << " S/P + " << headDim << " O) fp32 columns";
-      });
+      },
+      op.getNumConsumerGroups());
 }
 
 LogicalResult AttentionOp::verify() {

@@ -598,7 +598,7 @@ static LogicalResult verifyConfig(GemmOp op) {
   if (failed(verifyStages(op, op.getStagesAttr(), target)) ||
       failed(verifyConsumers(op, op.getConsumersAttr(),
                              getTargetInfo(target).hasWgmma()
-                                 ? limits::kMaxGemmConsumerGroups
+                                 ? limits::kMaxSm90ConsumerGroups
                                  : limits::kMaxConsumerGroups)) ||
       failed(verifySchedule(op, target)) || failed(verifySplits(op, target)) ||
       failed(verifyPromotion(op, target)))
@@ -607,6 +607,11 @@ static LogicalResult verifyConfig(GemmOp op) {
   if (failed(verifySharedMemory(op, target, op.getSharedMemoryUsage())))
     return failure();
 
+  // Beyond two consumers ptxas holds a wgmma's accumulator to the registers
+  // a thread starts with (limits::kMaxSm90ConsumerGroups).
+  int64_t consumers = op.getNumConsumerGroups();
+  int64_t ceiling =
+      consumers > 2 ? getTargetInfo(target).getStartRegisters(consumers) : 0;
   return verifyAccumulators(
       op, target, op.getConsumerRegisters(),
       [&](raw_ostream &os) {
@@ -620,10 +625,10 @@ static LogicalResult verifyConfig(GemmOp op) {
       },
       op.getTmemColumns(),
       [&](raw_ostream &os) {
-        os << op.getNumConsumerGroups() << " consumer tiles x 2 x " << blockN
+        os << consumers << " consumer tiles x 2 x " << blockN
            << " double-buffered fp32 accumulator columns";
       },
-      op.getNumConsumerGroups());
+      consumers, ceiling);
 }
 
 LogicalResult GemmOp::verify() {

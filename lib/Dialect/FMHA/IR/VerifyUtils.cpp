@@ -299,16 +299,18 @@ LogicalResult checks::verifySharedMemory(Operation *op, Target target,
 LogicalResult checks::verifyConsumerRegisters(Operation *op, Target target,
                                               int64_t registers,
                                               StringRef parts,
-                                              int64_t consumers) {
+                                              int64_t consumers,
+                                              int64_t ceiling) {
   const TargetInfo &info = getTargetInfo(target);
   int64_t budget = info.getMaxConsumerRegisters(consumers);
+  if (ceiling)
+    budget = std::min(budget, ceiling);
   if (registers <= budget)
     return success();
   InFlightDiagnostic diag = op->emitOpError();
   diag << "consumer warpgroup needs " << registers << " registers per thread ("
        << parts << "), " << stringifyTarget(target)
        << " consumer warpgroups get at most " << budget;
-  // Beyond two, the registers a thread starts with bound them.
   if (consumers > 2)
     return diag << " with " << consumers << " of them";
   return diag << " (setmaxnreg, the producer at "
@@ -325,10 +327,12 @@ LogicalResult checks::verifyTmemColumns(Operation *op, Target target,
                            << " has " << available;
 }
 
-LogicalResult checks::verifyAccumulators(
-    Operation *op, Target target, int64_t registers,
-    function_ref<void(raw_ostream &)> describeRegisters, int64_t columns,
-    function_ref<void(raw_ostream &)> describeColumns, int64_t consumers) {
+LogicalResult
+checks::verifyAccumulators(Operation *op, Target target, int64_t registers,
+                           function_ref<void(raw_ostream &)> describeRegisters,
+                           int64_t columns,
+                           function_ref<void(raw_ostream &)> describeColumns,
+                           int64_t consumers, int64_t ceiling) {
   std::string parts;
   llvm::raw_string_ostream os(parts);
   if (getTargetInfo(target).accumulatesInTensorMemory()) {
@@ -336,7 +340,8 @@ LogicalResult checks::verifyAccumulators(
     return verifyTmemColumns(op, target, columns, parts);
   }
   describeRegisters(os);
-  return verifyConsumerRegisters(op, target, registers, parts, consumers);
+  return verifyConsumerRegisters(op, target, registers, parts, consumers,
+                                 ceiling);
 }
 
 int64_t checks::pickStages(int64_t maxStages, int64_t minStages,

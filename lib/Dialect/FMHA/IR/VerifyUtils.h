@@ -162,11 +162,13 @@ LogicalResult verifySharedMemory(Operation *op, Target target,
 
 /// Checks that the `registers` a consumer thread needs fit in the most
 /// registers `target` can give each of `consumers` consumer warpgroups
-/// (fmha::TargetInfo::getMaxConsumerRegisters); `parts` says what they hold,
-/// e.g. "128x256 fp32 tile + 8 for addresses and loop state".
+/// (fmha::TargetInfo::getMaxConsumerRegisters), and in `ceiling` when it is
+/// not 0; `parts` says what they hold, e.g. "128x256 fp32 tile + 8 for
+/// addresses and loop state".
 LogicalResult verifyConsumerRegisters(Operation *op, Target target,
                                       int64_t registers, StringRef parts,
-                                      int64_t consumers = 2);
+                                      int64_t consumers = 2,
+                                      int64_t ceiling = 0);
 
 /// Checks that `columns` tensor memory columns fit in the tensor memory of
 /// `target`; `parts` describes where they come from.
@@ -174,13 +176,16 @@ LogicalResult verifyTmemColumns(Operation *op, Target target, int64_t columns,
                                 StringRef parts);
 
 /// Checks what the consumers' accumulators need of `target`: on sm_90a the
-/// `registers` of a consumer thread of `consumers` (verifyConsumerRegisters),
-/// on sm_100a the tensor memory `columns` (verifyTmemColumns);
-/// `describeRegisters` and `describeColumns` write what they hold.
-LogicalResult verifyAccumulators(
-    Operation *op, Target target, int64_t registers,
-    function_ref<void(raw_ostream &)> describeRegisters, int64_t columns,
-    function_ref<void(raw_ostream &)> describeColumns, int64_t consumers = 2);
+/// `registers` of a consumer thread of `consumers`, within `ceiling` when it
+/// is not 0 (verifyConsumerRegisters), on sm_100a the tensor memory
+/// `columns` (verifyTmemColumns); `describeRegisters` and `describeColumns`
+/// write what they hold.
+LogicalResult
+verifyAccumulators(Operation *op, Target target, int64_t registers,
+                   function_ref<void(raw_ostream &)> describeRegisters,
+                   int64_t columns,
+                   function_ref<void(raw_ostream &)> describeColumns,
+                   int64_t consumers = 2, int64_t ceiling = 0);
 
 /// The most stages, from `maxStages` down to `minStages`, whose shared memory
 /// (`bytesFor(stages)`) fits; `minStages` when none does.

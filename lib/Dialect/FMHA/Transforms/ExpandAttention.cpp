@@ -1444,8 +1444,9 @@ LogicalResult AttentionBuilder::build() {
   const TargetInfo &info = getTargetInfo(op.getTarget());
   if (!info.accumulatesInTensorMemory())
     fmha->getConsumerRegistersAttrHelper().setAttr(
-        func, b.getI64IntegerAttr(std::min(op.getConsumerRegisters(),
-                                           info.getMaxConsumerRegisters())));
+        func, b.getI64IntegerAttr(std::min(
+                  op.getConsumerRegisters(),
+                  info.getMaxConsumerRegisters(op.getNumConsumerGroups()))));
   if (persistent())
     fmha->getItemSlotsAttrHelper().setAttr(
         func, b.getI64IntegerAttr(op.getQuerySlots()));

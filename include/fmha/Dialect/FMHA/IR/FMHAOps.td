@@ -226,7 +226,7 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     | `scale`       | softmax scale, `> 0` and finite (a float literal: `0.125`, `1.0`); the kernel computes in f32 with `scale * log2(e)`, which must be a normal f32 (about `8.1e-39` to `2.3e38`) | `1/sqrt(head_dim)` |
     | `tile [m, n]` | `block_m` query rows per consumer warpgroup, `block_n` keys per main-loop step | `block_m`: 64 on `sm_90a`, 128 on `sm_100a`; `block_n`: 128, or 64 for `head_dim` 256 |
     | `stages`      | K/V shared-memory buffers, 1 to 32 (from 2 on `sm_90a`) | the most, up to 3, that fit in shared memory |
-    | `consumers`   | consumer warpgroups per CTA, 1 or 2; each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows | 2; 1 for `head_dim` 256 on `sm_100a` |
+    | `consumers`   | consumer warpgroups per CTA, 1 or 2, or 3 on `sm_90a` (not with `kvcache` or `transpose_v`); each owns a whole `block_m`-row tile, so a CTA computes `consumers * block_m` query rows and its softmax turns go round all of them | 2; 1 for `head_dim` 256 on `sm_100a` |
     | `schedule`    | `per_block`: a CTA per query block. `persistent` (`sm_90a` only): a CTA per SM (at most) walks the work items, a query block each, or with masks a pair of them (the longest with the shortest, longest first); its producer loads the next item's Q and first K tiles while the consumers finish the last one (the Q tiles get two slots when they fit beside the K/V stages asked for, or beside 2 without `stages`; the default stages are then the most that fit beside them) | `persistent` on `sm_90a` when two Q slots fit that way (head dims up to 128 with the default tiles), else `per_block` |
     | `target`      | `sm_90a` or `sm_100a`                | none: required              |
 
@@ -263,7 +263,8 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     * `sm_90a`, registers per consumer thread: S and O in fp32 and P in 16
       bits, `block_m * (block_n + block_n / 2 + head_dim) / 128`, plus 12
       per 64 rows of row state, `<= 232` (the consumers' `setmaxnreg`
-      budget; the producer keeps 40);
+      budget; the producer keeps 40), `<= 160` with three consumers (the
+      producer at 24; head dim 64 with [64, 128] fits);
     * `sm_100a`, tensor memory: `consumers * (block_n + head_dim)` fp32
       columns (S aliased with P, and O) `<= 512`.
 
