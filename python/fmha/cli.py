@@ -175,7 +175,8 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--scale", type=float)
     a.add_argument("--tile", type=_ints, metavar="M,N")
     a.add_argument("--stages", type=int)
-    a.add_argument("--consumers", type=int)
+    a.add_argument("--consumers", type=int,
+                   help="consumer warpgroups, 1 or 2 (3 on sm_90a)")
 
     b = kinds.add_parser(
         "attention-backward", parents=[kernel_opts],

@@ -109,13 +109,17 @@ def attention_spec(dtype: str, head_dim: int, causal: bool = False,
     fields: ``tile``, ``stages``, ``consumers``, ``schedule``) or the
     compiler's defaults. ``kvcache`` (fmha.attention_kvcache): caches with a
     length per sequence, paged with ``page_size``; a configured block_n
-    larger than the page is cut to it (a K/V tile lies in one page)."""
+    larger than the page is cut to it (a K/V tile lies in one page), and
+    three consumers (a dense row of the table) to the default two, which
+    KV-cache kernels take at most."""
     if scale is not None and _same_f32(scale, 1.0 / math.sqrt(head_dim)):
         scale = None  # the default: one kernel, whoever spells it
     config = tuning.normalize_config(config)
     tile = config.get("tile")
     if page_size is not None and tile is not None and tile[1] > page_size:
         config["tile"] = (tile[0], page_size)
+    if kvcache and config.get("consumers", 0) > 2:
+        del config["consumers"]
     return AttentionSpec(
         dtype=dtype, head_dim=head_dim, return_lse=return_lse,
         causal=causal, window=None if window is None else tuple(window),

@@ -394,8 +394,10 @@ class AttentionSpec(_Spec):
     in f32. Sizes left None are dynamic; ``head_dim`` must be static (64,
     128 or 256). ``causal``, ``window=(left, right)``, ``scale`` (default
     ``1/sqrt(head_dim)``), ``tile=(block_m, block_n)``, ``stages``,
-    ``consumers`` and ``schedule`` (``"per_block"`` or ``"persistent"``)
-    are the op's optional configuration (None: the compiler's default).
+    ``consumers`` (1 or 2; 3 on sm_90a, where their tiles fit in 160
+    registers a thread) and ``schedule`` (``"per_block"`` or
+    ``"persistent"``) are the op's optional configuration (None: the
+    compiler's default).
 
     ``varlen=True``: variable-length sequences packed as FlashAttention's
     varlen API takes them: ``q``, ``o`` ``[total_q, heads_q, head_dim]``,
@@ -505,7 +507,7 @@ class AttentionSpec(_Spec):
         if self.stages is not None:
             _check_int("stages", self.stages, 1, 32)
         if self.consumers is not None:
-            _check_int("consumers", self.consumers, 1, 2)
+            _check_int("consumers", self.consumers, 1, 3)
         if self.schedule is not None:
             _check_choice("schedule", self.schedule, ATTENTION_SCHEDULES)
         _check_choice("target", self.target, TARGETS)

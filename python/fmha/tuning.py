@@ -182,6 +182,10 @@ def promoted(config: dict) -> dict:
 # softmax steps per key (bench/tune.py sweep --only attention, two sweeps,
 # H200, 2026-11-29): 64 x 160 wins at head dim 128 without a mask from 8k
 # tokens (3-13%); 64 x 192 at head dim 64 won by 3-6% in one sweep only.
+# Three consumer warpgroups (192-row query blocks, FlashAttention-3's
+# choice at head dim 64) at head dim 64: 8-11% faster than the default
+# without a mask from 2k tokens, kernel level (bench/attention_configs.py,
+# H200, 2026-11-30); slower causal below 4k.
 ATTENTION_CANDIDATES: dict = {
     64: (
         {},
@@ -189,6 +193,7 @@ ATTENTION_CANDIDATES: dict = {
         {"consumers": 1},
         {"tile": (64, 128), "stages": 4, "schedule": "per_block"},
         {"tile": (64, 192)},
+        {"consumers": 3},
     ),
     128: (
         {},
@@ -232,12 +237,15 @@ def attention_candidates(head_dim: int) -> tuple:
 # 2026-11-30), so it is no candidate there. Two sweeps that timed every
 # candidate with the V^T copy its kernel needs (H200, 2026-11-30) moved 12
 # rows to it: head dim 64 up to 1k tokens and causal throughout, 128 up to
-# 1k (4-24% faster).
+# 1k (4-24% faster). Three consumers at head dim 64 (not with transpose_v,
+# whose transposer would get the producer's 24 registers): 4-10% faster
+# than 64 x 160 without a mask, 13-24% than the default causal from 4k
+# (bench/fp8_configs.py, H200, 2026-11-30).
 ATTENTION_FP8_CANDIDATES: dict = {
     64: ({}, {"schedule": "per_block"}, {"consumers": 1}, {"tile": (64, 160)},
          {"tile": (64, 192)}, {"transpose_v": True},
          {"tile": (64, 160), "transpose_v": True},
-         {"tile": (64, 192), "transpose_v": True}),
+         {"tile": (64, 192), "transpose_v": True}, {"consumers": 3}),
     128: ({}, {"schedule": "per_block"}, {"tile": (64, 64)},
           {"consumers": 1}, {"tile": (64, 160)}, {"tile": (64, 192)},
           {"transpose_v": True}, {"tile": (64, 160), "transpose_v": True},

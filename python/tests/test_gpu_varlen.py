@@ -19,7 +19,7 @@ except ImportError:
     torch = None
 
 import fmha
-from fmha import ops
+from fmha import ops, tuning
 
 from .test_gpu_ops import attention_reference, compile_or_skip
 
@@ -131,6 +131,40 @@ class VarlenTest(unittest.TestCase):
             with self.subTest(causal=causal, lengths="cross"):
                 self.run_case([a for a, _ in CROSS], [b for _, b in CROSS],
                               8, 2, causal=causal)
+
+    def test_every_candidate(self):
+        """Each configuration the table may pick at head dim 64 (three
+        consumer warpgroups among them), built as a varlen kernel and
+        launched directly on lengths 0 to 4097, causal and not, lse
+        returned; o and lse poisoned."""
+        lengths = LENGTHS + (300, 64)
+        cu = cu_seqlens(lengths)
+        total = sum(lengths)
+        q = torch.randn(total, 8, 64, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(total, 2, 64, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn_like(k)
+        for causal in (False, True):
+            ref, ref_lse = reference(q, k, v, cu, cu, causal=causal)
+            empty = torch.isinf(ref_lse)
+            for config in tuning.attention_candidates(64):
+                spec = ops.attention_spec("bf16", 64, causal, None, None,
+                                          True, "sm_90a", config,
+                                          varlen=True)
+                kernel = compile_or_skip(self, spec).kernel
+                o = torch.full_like(q, float("nan"))
+                lse = torch.full((8, total), float("nan"), device="cuda")
+                kernel.launch({"q": q, "k": k, "v": v, "cu_seqlens_q": cu,
+                               "cu_seqlens_k": cu, "o": o, "lse": lse,
+                               "B": len(lengths), "MAXQ": max(lengths)})
+                torch.cuda.synchronize()
+                with self.subTest(spec=spec.name):
+                    self.assertEqual(int(torch.isnan(o).sum()), 0)
+                    err = ((o.double() - ref).norm() / ref.norm()).item()
+                    self.assertLess(err, 2e-2)
+                    self.assertTrue(bool(torch.isneginf(lse[empty]).all()))
+                    self.assertLess(
+                        (lse.double() - ref_lse)[~empty].abs().max().item(),
+                        1e-3)
 
     def test_gqa(self):
         """GQA groups of 1, 4 and 8 and MQA, f16, head dim 64."""

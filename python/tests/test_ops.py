@@ -90,6 +90,14 @@ class TargetTest(unittest.TestCase):
         self.assertIn("-> tensor<?x?x?x256xbf16>\n", spec.to_mlir())
         with self.assertRaisesRegex(ValueError, "head_dim"):
             ops.attention_spec("bf16", 96)
+        # Three consumers (a dense row of the table at head dim 64): the
+        # dense and varlen kernels take them, KV-cache kernels the default.
+        three = {"consumers": 3, "tile": [64, 128]}
+        self.assertEqual(ops.attention_spec("bf16", 64, config=three,
+                                            varlen=True).consumers, 3)
+        spec = ops.attention_spec("bf16", 64, config=three, kvcache=True)
+        self.assertEqual((spec.consumers, spec.tile), (None, (64, 128)))
+        self.assertEqual(three["consumers"], 3)
 
     def test_fmha_dtype(self):
         self.assertEqual(ops.fmha_dtype("torch.bfloat16"), "bf16")

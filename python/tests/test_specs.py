@@ -286,7 +286,7 @@ class AttentionSpecTest(unittest.TestCase):
                 ({"seq_k": 2**31}, ValueError, r"seq_k must be in \[1, "
                  r"2147483647\]"),
                 ({"tile": (64, 2**31)}, ValueError, r"tile\[1\]"),
-                ({"consumers": 3}, ValueError, "consumers"),
+                ({"consumers": 4}, ValueError, r"consumers must be in \[1, 3\]"),
                 ({"stages": 33}, ValueError, r"stages must be in \[1, 32\]"),
                 ({"tile": (64,)}, ValueError, "tile must have 2"),
                 ({"causal": 1}, TypeError, "causal must be a bool"),
