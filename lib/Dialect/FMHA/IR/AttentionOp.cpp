@@ -354,9 +354,9 @@ int64_t AttentionOp::getSplitMergeRegisters() {
 /// admitted but left out of the candidates.
 static int64_t softmaxRegisters(AttentionOp op, int64_t s, bool tight) {
   int64_t bytes = getElementBytes(op.getElementType());
-  int64_t temporaries = !tight                                        ? s / 2
-                        : bytes == 1 || op.getNumConsumerGroups() > 2 ? 0
-                                                                      : s / 4;
+  int64_t temporaries = s / 2;
+  if (tight)
+    temporaries = bytes == 1 || op.getNumConsumerGroups() > 2 ? 0 : s / 4;
   return s + s * bytes / 4 + temporaries;
 }
 
