@@ -764,8 +764,7 @@ class Counter:
                 print(f"FAIL case {index}: {failure}\n  {describe(case)}",
                       flush=True)
                 # A CUDA error poisons the context: later cases mean nothing.
-                if "CUDA" in failure and ("illegal" in failure or
-                                          "launch failure" in failure):
+                if "CUDA error" in failure or "launch failure" in failure:
                     self.fatal = True
 
 

@@ -493,7 +493,8 @@ fmha.gemm @gemm_multicast_nmajor (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x
 
 // -----
 
-// Split-K (`splits 3`): the kernel also takes the workspace ([3, M, N] f32)
+// Split-K (`splits 3`): the kernel also takes the workspace ([3, M, N4] f32,
+// N4 = N rounded up to whole 16-byte vectors)
 // and the counters (one per consumer tile), scratch tensors of the
 // contract. Work item w is K range w mod 3 of CTA tile w / 3; range s runs
 // steps [s * steps / 3, (s + 1) * steps / 3). Each consumer stores its
@@ -503,7 +504,7 @@ fmha.gemm @gemm_multicast_nmajor (tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x
 // CHECK: gpu.func @gemm_splitk(%[[A:.*]]: !tile.desc<tensor<64x64xbf16>>, %[[B:.*]]: !tile.desc<tensor<128x64xbf16>>, %[[C:.*]]: !tile.desc<tensor<64x128xbf16>>, %{{.*}}: i32, %{{.*}}: i32, %[[K:.*]]: i32, %[[WS:.*]]: memref<?x?x?xf32>, %[[CNT:.*]]: memref<?xi32>) kernel
 // CHECK-SAME: {dtype = "i32", kind = "scalar", value = "K"}, {kind = "memref", tensor = "workspace"}, {kind = "memref", tensor = "counters"}]
 // CHECK-SAME: counters = {dtype = "i32", role = "zeroed", shape = [{mul = [{mul = [{ceildiv = ["M", 128]}, 2]}, {ceildiv = ["N", 128]}]}]}
-// CHECK-SAME: workspace = {dtype = "f32", role = "scratch", shape = [3, "M", "N"]}
+// CHECK-SAME: workspace = {dtype = "f32", role = "scratch", shape = [3, "M", {mul = [{ceildiv = ["N", 4]}, 4]}]}
 // CHECK: %[[TILES:.*]] = arith.muli
 // CHECK: %[[ITEMS:.*]] = arith.muli %[[TILES]], %c3_i32{{.*}} : i32
 // CHECK: %[[PID:.*]] = tile.program_id x : i32

@@ -148,6 +148,11 @@ constexpr int64_t kTmaStrideAlignmentBytes = 16;
 /// (cuTensorMapEncodeTiled's globalDim limit, 2^32).
 constexpr int64_t kTmaMaxDimSize = int64_t(1) << 32;
 
+/// Widest vector of a thread's plain global load or store
+/// (tile.load_direct, tile.store_direct), aligned to its size: rows those
+/// move whole vectors of must start on this many bytes.
+constexpr int64_t kMaxDirectVectorBytes = 16;
+
 /// Longest shared-memory swizzle span (128B swizzle): the innermost extent of
 /// a TMA box feeding an MMA must be 32, 64 or 128 bytes.
 constexpr int64_t kMaxSwizzleBytes = 128;

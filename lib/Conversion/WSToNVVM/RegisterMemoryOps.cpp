@@ -17,6 +17,7 @@
 
 #include "fmha/Dialect/Tile/IR/TileDialect.h"
 #include "fmha/Dialect/WS/IR/WSDialect.h"
+#include "fmha/Target/TargetLimits.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -25,8 +26,8 @@
 using namespace mlir;
 using namespace mlir::ws;
 
-/// The widest vector a thread stores at once, in bytes.
-static constexpr int64_t kMaxVectorBytes = 16;
+/// The widest vector a thread loads or stores at once, in bytes.
+static constexpr int64_t kMaxVectorBytes = fmha::limits::kMaxDirectVectorBytes;
 
 /// The static strides and offset of `type`, or failure.
 static FailureOr<std::pair<SmallVector<int64_t>, int64_t>>

@@ -66,7 +66,12 @@
 // MANIFEST-NEXT: "shape": [
 // MANIFEST-NEXT: 2,
 // MANIFEST-NEXT: "M",
-// MANIFEST-NEXT: "N"
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "mul": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "ceildiv": [
+// MANIFEST-NEXT: "N",
+// MANIFEST-NEXT: 4
 
 // One consumer, f32 C: the sum is stored as is.
 // ONE-LABEL: .entry gemm_splitk1(

@@ -82,12 +82,17 @@ static void recordGemmContract(GemmOp op, Operation *kernel, Builder &b) {
     contract.memref("scale_a");
     contract.memref("scale_b");
   }
-  // Split-K: the partial sums ([splits, M, N] f32) and a counter per
-  // consumer tile, both provided by the runtime; the counters start zeroed
-  // and every launch leaves them so.
+  // Split-K: the partial sums ([splits, M, N4] f32, N4 = N rounded up to
+  // whole 16-byte vectors: the partial tiles go out and come back as
+  // vectors, which must not straddle a row's end or start off their
+  // alignment) and a counter per consumer tile, both provided by the
+  // runtime; the counters start zeroed and every launch leaves them so.
   if (int64_t splits = op.getNumSplits(); splits > 1) {
     int64_t consumers = op.getNumConsumerGroups();
-    contract.scratch("workspace", {contract.integer(splits), m, n},
+    Attribute rowFloats =
+        contract.integer(limits::kMaxDirectVectorBytes / sizeof(float));
+    Attribute paddedN = contract.mul(contract.ceildiv(n, rowFloats), rowFloats);
+    contract.scratch("workspace", {contract.integer(splits), m, paddedN},
                      b.getF32Type(), /*zeroed=*/false);
     contract.scratch(
         "counters",

@@ -238,7 +238,8 @@ def FMHA_AttentionOp : FMHA_KernelOp<"attention"> {
     K steps `[s * steps / n, (s + 1) * steps / n)` of the `steps =
     ceildiv(K, block_k)` (balanced: the ranges differ by one step at most).
     Each consumer stores its f32 partial tile with plain stores into the
-    kernel's workspace (`[n, M, N]` f32, which the runtime provides), then
+    kernel's workspace (`[n, M, N4]` f32, `N4` N rounded up to a multiple
+    of 4: rows of whole 16-byte vectors; the runtime provides it), then
     adds 1 to its tile's counter (an i32 array the runtime provides zeroed,
     one per consumer tile: `ceildiv(M, consumers * block_m) * consumers *
     ceildiv(N, block_n)`); the consumer that reads back `n - 1` came last:
@@ -636,7 +637,8 @@ def FMHA_GemmOp : FMHA_KernelOp<"gemm"> {
     K steps `[s * steps / n, (s + 1) * steps / n)` of the `steps =
     ceildiv(K, block_k)` (balanced: the ranges differ by one step at most).
     Each consumer stores its f32 partial tile with plain stores into the
-    kernel's workspace (`[n, M, N]` f32, which the runtime provides), then
+    kernel's workspace (`[n, M, N4]` f32, `N4` N rounded up to a multiple
+    of 4: rows of whole 16-byte vectors; the runtime provides it), then
     adds 1 to its tile's counter (an i32 array the runtime provides zeroed,
     one per consumer tile: `ceildiv(M, consumers * block_m) * consumers *
     ceildiv(N, block_n)`); the consumer that reads back `n - 1` came last:

@@ -183,7 +183,12 @@ def Tile_StoreDirectOp : Tile_Op<"store_direct"> {
     With layouts assigned, `value` is in a register layout; the sm90
     lowering handles row vectors (`#tile.slice<dim = 1>` of a
     `#tile.wgmma_acc`), each row written once, by one of the four threads
-    of the quad that holds it.
+    of the quad that holds it, and 2-d tensors: into a `dest` whose
+    innermost stride is 1 each thread writes its runs of contiguous values
+    as vectors of up to 16 bytes, aligned to their size, so `dest`'s rows
+    must start on that alignment and hold whole vectors (a vector that
+    would run past a row's end is not written); the buffers fmha's runtime
+    provides and the tensors its Python API passes are laid out so.
 
     ```mlir
     tile.store_direct %lse[%batch, %head, %row], %lse_rows
@@ -235,8 +240,11 @@ def Tile_LoadDirectOp : Tile_Op<"load_direct"> {
     descriptor are involved. What other CTAs of the same launch wrote is
     visible after a `tile.counter_arrive` that counted their arrivals
     (split-K's partial sums). The sm90 lowering handles 2-d register
-    tensors and row vectors (`#tile.slice<dim = 1>`, as split-KV attention
-    reads its partial log-sum-exps).
+    tensors, a thread's runs of contiguous values loaded as vectors of up
+    to 16 bytes under the alignment `tile.store_direct` needs (a vector that
+    would run past a row's end reads zeros), and row vectors
+    (`#tile.slice<dim = 1>`, as split-KV attention reads its partial
+    log-sum-exps).
 
     ```mlir
     %p = tile.load_direct %ws[%split, %row, %col]
