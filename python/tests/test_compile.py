@@ -162,6 +162,19 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(kinds["lse"], "memref")
         self.assertEqual(kinds["o"], "tensor_map")
 
+    def test_split_k_workspace_rows(self):
+        """Split-K's workspace rows hold whole 16-byte vectors: N rounded up
+        to a multiple of 4 floats (its partial tiles move as vectors)."""
+        spec = GemmSpec(dtype="f16", out_dtype="f32", tile=(8, 64, 128),
+                        stages=12, consumers=1, splits=2, swap_ab=True)
+        kernel = fmha.compile(spec, cache_dir=self.root,
+                              progress=lambda m: None).kernel
+        for n, padded in ((2, 4), (62, 64), (64, 64), (4001, 4004)):
+            with self.subTest(n=n):
+                shapes = kernel.scratch_shapes(
+                    {"a": (2, 4096), "b": (n, 4096), "c": (2, n)})
+                self.assertEqual(shapes["workspace"][0], (2, 2, padded))
+
     def test_compile_error(self):
         with self.assertRaises(fmha.CompileError) as cm:
             fmha.compile(AttentionSpec(head_dim=256, stages=8),
