@@ -19,14 +19,14 @@ namespace ws {
 /// An i32 constant.
 Value i32Const(OpBuilder &b, Location loc, int64_t value);
 
+/// An i64 constant.
+Value i64Const(OpBuilder &b, Location loc, int64_t value);
+
 /// The byte offset, in a buffer of `rows` rows laid out as `layout` (row
 /// major, swizzled: #tile.nvmma_shared), of the element at `row`, `col`
 /// (i32 values).
 Value swizzledByteOffset(OpBuilder &b, Location loc, Value row, Value col,
                          tile::NvmmaSharedAttr layout, int64_t rows);
-
-/// An i64 constant.
-Value i64Const(OpBuilder &b, Location loc, int64_t value);
 
 /// Inline PTX `text` with `operands` under `constraints`, returning
 /// `result` (null: none); with `sideEffects` LLVM neither drops, merges nor

@@ -154,6 +154,16 @@ static Operation *firstUserIn(Block *block, Value value) {
   return first;
 }
 
+/// The op that fills the slot `acquire` takes (a store of the value into
+/// it, or the transpose written into it).
+static Operation *slotWrite(ProducerAcquireOp acquire) {
+  Operation *write = nullptr;
+  for (Operation *user : acquire.getBuffers()[0].getUsers())
+    if (isa<StoreTMEMOp, StoreSharedOp, TransposeSharedOp>(user))
+      write = user;
+  return write;
+}
+
 /// `value`'s producer: takes a slot of `channel` and fills it.
 void ValueRole::produce(Value channel, Operation *value,
                         const ValueChannel &vc) {
@@ -388,10 +398,7 @@ LogicalResult ValueRole::hand() {
 /// then streams the computation.
 void ValueRole::sinkChains() {
   for (ProducerAcquireOp acquire : fills) {
-    Operation *store = nullptr;
-    for (Operation *user : acquire.getBuffers()[0].getUsers())
-      if (isa<StoreTMEMOp, StoreSharedOp, TransposeSharedOp>(user))
-        store = user;
+    Operation *store = slotWrite(acquire);
     Block *block = store->getBlock();
     llvm::SetVector<Operation *> slice;
     SmallVector<Value> worklist{store->getOperand(0)};
@@ -572,11 +579,7 @@ void ValueRole::place() {
       moveTakeBefore(acquire, &acquire->getBlock()->front());
       continue;
     }
-    Operation *store = nullptr;
-    for (Operation *user : acquire.getBuffers()[0].getUsers())
-      if (isa<StoreTMEMOp, StoreSharedOp, TransposeSharedOp>(user))
-        store = user;
-    moveTakeBefore(acquire, chainStart(store));
+    moveTakeBefore(acquire, chainStart(slotWrite(acquire)));
   }
   releaseReads();
   commitResultReads();
