@@ -12,6 +12,10 @@ for choosing the table's configurations, not for claims.
         --config '{"tile": [64, 128]}' [--rounds 8] [--seqlens 2048,4096]
         [--with-copy]
 
+A configuration may name a kernel cache of its own, ``NAME=CACHE_DIR:JSON``
+(as in bench/attention_configs.py), so that kernels of two compilers run
+side by side; a plain ``JSON`` takes the default cache (FMHA_CACHE_DIR).
+
 A configuration with ``"transpose_v": true`` takes V as k is laid out
 (the kernel transposes its tiles in shared memory); with ``--with-copy``
 the others are timed with the V^T copy they need.
@@ -63,12 +67,23 @@ def launcher(kernel, tensors, with_copy):
     return lambda: kernel.launch(own)
 
 
+def parse_config(text):
+    """``(label, cache_dir, config)`` of a --config argument: ``JSON`` or
+    ``NAME=CACHE_DIR:JSON`` (label and cache None for the first form)."""
+    if text.lstrip().startswith("{"):
+        return None, None, json.loads(text)
+    name, rest = text.split("=", 1)
+    cache, config = rest.split(":", 1)
+    return name, cache, json.loads(config)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--head-dim", type=int, default=256)
     p.add_argument("--config", action="append", default=[],
-                   help="a configuration as JSON (repeat; the first is "
-                        "the reference of the output check)")
+                   help="a configuration as JSON or NAME=CACHE_DIR:JSON "
+                        "(repeat; the first is the reference of the "
+                        "output check)")
     p.add_argument("--seqlens", default="2048,4096,8192,16384")
     p.add_argument("--rounds", type=int, default=8)
     p.add_argument("--with-copy", action="store_true",
@@ -76,15 +91,16 @@ def main():
                         "the V^T copy fmha.attention makes (against "
                         "transpose_v kernels, which take V as it is)")
     args = p.parse_args()
-    configs = [json.loads(c) for c in args.config or ["{}"]]
+    configs = [parse_config(c) for c in args.config or ["{}"]]
     d = args.head_dim
     torch.manual_seed(0)
     for causal in (False, True):
         kernels = {}
-        for config in configs:
+        for label, cache, config in configs:
             spec = fp8_attention.spec(d, "bf16", causal, None, None, False,
                                       "sm_90a", config)
-            kernels[spec.name] = fmha.compile(spec).kernel
+            kernels[label or spec.name] = fmha.compile(
+                spec, cache_dir=cache).kernel
         check = inputs(2, 4, 1000, 1033, d)
         reference = None
         for name, kernel in kernels.items():
