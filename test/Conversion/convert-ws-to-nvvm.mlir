@@ -938,6 +938,41 @@ module attributes {gpu.container_module} {
 
 // -----
 
+// tile.store_direct of a 16-bit wgmma accumulator whose rows are whole
+// 32-column groups (64x32 bf16) into rows of a static size that is a
+// multiple of 8, at column 0: each group of a row is transposed across its
+// quad (three shfl.sync.idx rounds), thread q of the quad storing 8-column
+// block q as one 16-byte vector, branched around where its row or its
+// last column is outside: one store per row of the thread (rows +0 and +8).
+#acc = #tile.wgmma_acc<instr_n = 32, warpgroups = 1>
+// CHECK-LABEL: gpu.module @store_direct_quad
+// CHECK-COUNT-3: nvvm.shfl.sync idx
+// CHECK: llvm.cond_br
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-COUNT-3: nvvm.shfl.sync idx
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr
+// CHECK-NOT: llvm.store
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @store_direct_quad {
+    gpu.func @k(%o: memref<?x?x64xbf16>, %h: i32, %m: i32) kernel attributes {ws.num_threads = 128 : i64} {
+      ws.warp_specialize {
+        ws.role "consumer" warps 4 first_warp 0 {
+          %x = arith.constant dense<1.0> : tensor<64x32xf32, #acc>
+          %t = arith.truncf %x : tensor<64x32xf32, #acc> to tensor<64x32xbf16, #acc>
+          %c0 = arith.constant 0 : i32
+          tile.store_direct %o[%h, %m, %c0], %t
+              : memref<?x?x64xbf16>, tensor<64x32xbf16, #acc>
+        }
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
 // math.fma on register tensors becomes the fma instruction per register,
 // not a call to libdevice's __nv_fmaf (kernels do not depend on libdevice).
 #acc = #tile.wgmma_acc<instr_n = 16, warpgroups = 1>

@@ -22,12 +22,19 @@
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::ws;
 
 /// The widest vector a thread loads or stores at once, in bytes.
 static constexpr int64_t kMaxVectorBytes = fmha::limits::kMaxDirectVectorBytes;
+/// The columns of a wgmma accumulator's block that a quad holds (4-byte
+/// pairs of 16-bit values, one per thread): one 16-byte vector.
+static constexpr int64_t kQuadBlockColumns = 8;
 
 /// The static strides and offset of `type`, or failure.
 static FailureOr<std::pair<SmallVector<int64_t>, int64_t>>
@@ -440,12 +447,143 @@ static LogicalResult lowerLoadShared(LoadSharedOp op,
   return success();
 }
 
+/// Whether tile.store_direct of `t` writes 16-byte vectors made by a quad
+/// (transposeQuad): a 16-bit wgmma accumulator, whose four threads of a
+/// quad hold one 4-byte pair each of every 8-column block of a row, with
+/// rows of whole 32-column groups, into a memref whose rows hold whole
+/// 16-byte vectors (an innermost size, static, and column coordinate that
+/// are multiples of 8).
+static bool storesQuadVectors(tile::StoreDirectOp op, const RegisterTensor &t,
+                              int64_t elementBytes, int64_t run,
+                              bool unitColumns) {
+  if (!unitColumns || elementBytes != 2 || run != 2 ||
+      !isa<tile::WgmmaAccAttr>(t.getType().getEncoding()) ||
+      t.getType().getDimSize(1) % (4 * kQuadBlockColumns))
+    return false;
+  MemRefType destType = op.getDest().getType();
+  int64_t cols = destType.getDimSize(destType.getRank() - 1);
+  std::optional<int64_t> col = getConstantIntValue(op.getCoords().back());
+  return !ShapedType::isDynamic(cols) && cols % kQuadBlockColumns == 0 && col &&
+         *col % kQuadBlockColumns == 0;
+}
+
+/// One of `values` (i32), chosen by the i32 `index` (0 to 3).
+static Value pickWord(OpBuilder &b, Location loc, ArrayRef<Value> values,
+                      Value index) {
+  Value picked = values.back();
+  for (int64_t i = values.size() - 2; i >= 0; --i)
+    picked = LLVM::SelectOp::create(
+        b, loc,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, index,
+                             i32Const(b, loc, i)),
+        values[i], picked);
+  return picked;
+}
+
+/// The quad's 4 x 4 transpose of the 4-byte words `words` (word i: this
+/// thread's pair of 8-column block i of a 32-column group): thread q of the
+/// quad gets block q's 16 bytes, the pairs of threads 0 to 3 in order.
+/// Round k, thread q sends its word (q + k) % 4 to thread (q + k) % 4 and
+/// receives thread (q - k) % 4's word q.
+static Value transposeQuad(OpBuilder &b, Location loc, ArrayRef<Value> words,
+                           Value quad, Value quadLane0) {
+  Value three = i32Const(b, loc, 3);
+  auto mod4 = [&](Value x) { return LLVM::AndOp::create(b, loc, x, three); };
+  SmallVector<Value> received{pickWord(b, loc, words, quad)};
+  for (int64_t k = 1; k < 4; ++k) {
+    Value send =
+        pickWord(b, loc, words,
+                 mod4(LLVM::AddOp::create(b, loc, quad, i32Const(b, loc, k))));
+    Value from = LLVM::OrOp::create(
+        b, loc, quadLane0,
+        mod4(LLVM::AddOp::create(b, loc, quad, i32Const(b, loc, 4 - k))));
+    received.push_back(
+        NVVM::ShflOp::create(b, loc, b.getI32Type(), i32Const(b, loc, -1), send,
+                             from, i32Const(b, loc, kThreadsPerWarp - 1),
+                             NVVM::ShflKind::idx, UnitAttr()));
+  }
+  // Thread p's word arrived in round (q - p) % 4.
+  auto vectorType = VectorType::get({4}, b.getI32Type());
+  Value vector = LLVM::UndefOp::create(b, loc, vectorType);
+  for (int64_t p = 0; p < 4; ++p)
+    vector = LLVM::InsertElementOp::create(
+        b, loc, vector,
+        pickWord(
+            b, loc, received,
+            mod4(LLVM::AddOp::create(b, loc, quad, i32Const(b, loc, 4 - p)))),
+        i32Const(b, loc, p));
+  return vector;
+}
+
+/// The stores of storesQuadVectors: each 32-column group of a row
+/// transposed across its quad, thread q storing 8-column block q of it,
+/// branched around where its row (`row0` plus the row's offset, within
+/// `rowDims` dimensions from `firstRowDim`) or its last column (against
+/// `cols`) is outside, or `ok` is false; at `offset` plus the row's and the
+/// column's offsets.
+static void storeQuadVectors(ConversionPatternRewriter &rewriter, Location loc,
+                             const RegisterTensor &t,
+                             tile::StoreDirectOp::Adaptor adaptor,
+                             BoundedStores &s, Value ok, Value offset,
+                             Value row0, Value cols, unsigned firstRowDim,
+                             unsigned rowDims) {
+  Type element = t.getType().getElementType();
+  int64_t rank = adaptor.getCoords().size();
+  Value base = s.dest.alignedPtr(rewriter, loc);
+  Value lane = LLVM::AndOp::create(
+      rewriter, loc,
+      NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
+      i32Const(rewriter, loc, kThreadsPerWarp - 1));
+  Value quad =
+      LLVM::AndOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 3));
+  Value quadLane0 = LLVM::SubOp::create(rewriter, loc, lane, quad);
+  // Thread q's first column: the coordinate plus 8 q.
+  Value quadCol = s.add(
+      s.index(adaptor.getCoords()[rank - 1]),
+      s.index(LLVM::MulOp::create(rewriter, loc, quad,
+                                  i32Const(rewriter, loc, kQuadBlockColumns))));
+  // The thread's pairs by row and 8-column block.
+  std::map<std::pair<int64_t, int64_t>, int64_t> pairAt;
+  for (int64_t v = 0; v < t.getNumValues(); v += 2)
+    pairAt[{t.getOffsets(v)[0], t.getOffsets(v)[1] / kQuadBlockColumns}] = v;
+  auto pairType = VectorType::get({2}, element);
+  for (auto [key, v] : pairAt) {
+    auto [rowAt, block] = key;
+    if (block % 4)
+      continue;
+    SmallVector<Value> words;
+    for (int64_t i = 0; i < 4; ++i)
+      words.push_back(LLVM::BitcastOp::create(
+          rewriter, loc, rewriter.getI32Type(),
+          buildVector(rewriter, loc, t, adaptor.getValue(),
+                      pairAt.at({rowAt, block + i}), pairType)));
+    Value vector = transposeQuad(rewriter, loc, words, quad, quadLane0);
+    Value inside = ok;
+    Value rowOffset =
+        s.rowOffset(adaptor.getCoords(), firstRowDim, rowDims,
+                    s.add(row0, i64Const(rewriter, loc, rowAt)), inside);
+    Value col =
+        s.add(quadCol, i64Const(rewriter, loc, block * kQuadBlockColumns));
+    inside = s.both(inside, s.below(s.add(col, i64Const(rewriter, loc,
+                                                        kQuadBlockColumns - 1)),
+                                    cols));
+    Value addr =
+        LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base,
+                            ValueRange{s.add(offset, s.add(rowOffset, col))});
+    emitIf(rewriter, loc, inside, [&] {
+      LLVM::StoreOp::create(rewriter, loc, vector, addr,
+                            /*alignment=*/kMaxVectorBytes);
+    });
+  }
+}
+
 /// tile.store_direct of a 2-d register tensor (a wgmma accumulator, say)
 /// into the two innermost dimensions of a memref -> each thread stores its
 /// runs of contiguous values as vectors of up to 16 bytes (aligned to their
-/// size) when the innermost stride is 1, else value by value at the
-/// column's stride; each store branched around where its row, its last
-/// column or an outer coordinate is outside the memref (unsigned compares:
+/// size) when the innermost stride is 1 (16-bit wgmma accumulators in
+/// 16-byte vectors that their quads make, storesQuadVectors), else value by
+/// value at the column's stride; each store branched around where its row, its
+/// last column or an outer coordinate is outside the memref (unsigned compares:
 /// negative coordinates are outside too). Addresses come from the memref
 /// descriptor's offset, sizes and strides, so a view whose sizes end early
 /// (varlen attention's O, cut at its sequence's end) bounds the stores.
@@ -493,6 +631,12 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
   Value col0 = s.add(s.index(adaptor.getCoords()[rank - 1]),
                      s.index(buildCoordinate(rewriter, loc, origin[1], 0)));
   auto vectorType = VectorType::get({perVector}, element);
+  if (storesQuadVectors(op, t, elementBytes, run, unitColumns)) {
+    storeQuadVectors(rewriter, loc, t, adaptor, s, ok, offset, row0, cols,
+                     firstRowDim, rowDims);
+    rewriter.eraseOp(op);
+    return success();
+  }
   for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
     ArrayRef<int64_t> at = t.getOffsets(v);
     Value inside = ok;

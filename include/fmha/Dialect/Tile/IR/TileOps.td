@@ -188,7 +188,12 @@ def Tile_StoreDirectOp : Tile_Op<"store_direct"> {
     as vectors of up to 16 bytes, aligned to their size, so `dest`'s rows
     must start on that alignment and hold whole vectors (a vector that
     would run past a row's end is not written); the buffers fmha's runtime
-    provides and the tensors its Python API passes are laid out so.
+    provides and the tensors its Python API passes are laid out so. A
+    16-bit `#tile.wgmma_acc` tensor whose rows are whole 32-column groups,
+    stored from a static column that is a multiple of 8 into rows whose
+    static size is one, goes out in 16-byte vectors: the four threads of a
+    quad exchange their 4-byte pairs (shuffles) so that each writes one
+    8-column block whole, full 32-byte sectors where the pairs wrote half.
 
     ```mlir
     tile.store_direct %lse[%batch, %head, %row], %lse_rows
