@@ -515,33 +515,20 @@ static Value transposeQuad(OpBuilder &b, Location loc, ArrayRef<Value> words,
   return vector;
 }
 
-/// The stores of storesQuadVectors: each 32-column group of a row
-/// transposed across its quad, thread q storing 8-column block q of it,
-/// branched around where its row (`row0` plus the row's offset, within
-/// `rowDims` dimensions from `firstRowDim`) or its last column (against
-/// `cols`) is outside, or `ok` is false; at `offset` plus the row's and the
-/// column's offsets.
-static void storeQuadVectors(ConversionPatternRewriter &rewriter, Location loc,
-                             const RegisterTensor &t,
-                             tile::StoreDirectOp::Adaptor adaptor,
-                             BoundedStores &s, Value ok, Value offset,
-                             Value row0, Value cols, unsigned firstRowDim,
-                             unsigned rowDims) {
-  Type element = t.getType().getElementType();
-  int64_t rank = adaptor.getCoords().size();
-  Value base = s.dest.alignedPtr(rewriter, loc);
-  Value lane = LLVM::AndOp::create(
-      rewriter, loc,
-      NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
-      i32Const(rewriter, loc, kThreadsPerWarp - 1));
-  Value quad =
-      LLVM::AndOp::create(rewriter, loc, lane, i32Const(rewriter, loc, 3));
-  Value quadLane0 = LLVM::SubOp::create(rewriter, loc, lane, quad);
-  // Thread q's first column: the coordinate plus 8 q.
-  Value quadCol = s.add(
-      s.index(adaptor.getCoords()[rank - 1]),
-      s.index(LLVM::MulOp::create(rewriter, loc, quad,
-                                  i32Const(rewriter, loc, kQuadBlockColumns))));
+/// The vectors of storesQuadVectors: for each 32-column group of a row, the
+/// quad's transpose of its pairs, handed to `store` with the row's offset
+/// among the thread's rows and the group's first column (thread q's block
+/// is 8 q columns further).
+static void storeQuadVectors(
+    OpBuilder &b, Location loc, const RegisterTensor &t, Value values,
+    Type element, Value quad,
+    function_ref<void(int64_t rowAt, int64_t column, Value vector)> store) {
+  Value quadLane0 = LLVM::SubOp::create(
+      b, loc,
+      LLVM::AndOp::create(b, loc,
+                          NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()),
+                          i32Const(b, loc, kThreadsPerWarp - 1)),
+      quad);
   // The thread's pairs by row and 8-column block.
   std::map<std::pair<int64_t, int64_t>, int64_t> pairAt;
   for (int64_t v = 0; v < t.getNumValues(); v += 2)
@@ -554,26 +541,11 @@ static void storeQuadVectors(ConversionPatternRewriter &rewriter, Location loc,
     SmallVector<Value> words;
     for (int64_t i = 0; i < 4; ++i)
       words.push_back(LLVM::BitcastOp::create(
-          rewriter, loc, rewriter.getI32Type(),
-          buildVector(rewriter, loc, t, adaptor.getValue(),
-                      pairAt.at({rowAt, block + i}), pairType)));
-    Value vector = transposeQuad(rewriter, loc, words, quad, quadLane0);
-    Value inside = ok;
-    Value rowOffset =
-        s.rowOffset(adaptor.getCoords(), firstRowDim, rowDims,
-                    s.add(row0, i64Const(rewriter, loc, rowAt)), inside);
-    Value col =
-        s.add(quadCol, i64Const(rewriter, loc, block * kQuadBlockColumns));
-    inside = s.both(inside, s.below(s.add(col, i64Const(rewriter, loc,
-                                                        kQuadBlockColumns - 1)),
-                                    cols));
-    Value addr =
-        LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base,
-                            ValueRange{s.add(offset, s.add(rowOffset, col))});
-    emitIf(rewriter, loc, inside, [&] {
-      LLVM::StoreOp::create(rewriter, loc, vector, addr,
-                            /*alignment=*/kMaxVectorBytes);
-    });
+          b, loc, b.getI32Type(),
+          buildVector(b, loc, t, values, pairAt.at({rowAt, block + i}),
+                      pairType)));
+    store(rowAt, block * kQuadBlockColumns,
+          transposeQuad(b, loc, words, quad, quadLane0));
   }
 }
 
@@ -628,34 +600,53 @@ static LogicalResult lowerStoreDirectTile(tile::StoreDirectOp op,
   Value base = dest.alignedPtr(rewriter, loc);
   SmallVector<OpFoldResult, 2> origin = t.buildThreadOrigin(rewriter, loc);
   Value row0 = s.index(buildCoordinate(rewriter, loc, origin[0], 0));
-  Value col0 = s.add(s.index(adaptor.getCoords()[rank - 1]),
-                     s.index(buildCoordinate(rewriter, loc, origin[1], 0)));
-  auto vectorType = VectorType::get({perVector}, element);
-  if (storesQuadVectors(op, t, elementBytes, run, unitColumns)) {
-    storeQuadVectors(rewriter, loc, t, adaptor, s, ok, offset, row0, cols,
-                     firstRowDim, rowDims);
-    rewriter.eraseOp(op);
-    return success();
-  }
-  for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
-    ArrayRef<int64_t> at = t.getOffsets(v);
+  // One vector of `width` values at row `rowAt` of the thread's rows and
+  // column `first` + `colAt`, branched around where it is outside.
+  auto storeVector = [&](int64_t rowAt, Value first, int64_t colAt,
+                         int64_t width, function_ref<Value()> makeVector) {
     Value inside = ok;
     Value rowOffset =
         s.rowOffset(adaptor.getCoords(), firstRowDim, rowDims,
-                    s.add(row0, i64Const(rewriter, loc, at[0])), inside);
-    Value col = s.add(col0, i64Const(rewriter, loc, at[1]));
-    Value colInside =
-        s.below(s.add(col, i64Const(rewriter, loc, perVector - 1)), cols);
-    inside = s.both(inside, colInside);
+                    s.add(row0, i64Const(rewriter, loc, rowAt)), inside);
+    Value col = s.add(first, i64Const(rewriter, loc, colAt));
+    inside = s.both(
+        inside, s.below(s.add(col, i64Const(rewriter, loc, width - 1)), cols));
     Value colOffset = colStride ? s.mul(col, colStride) : col;
     Value addr = LLVM::GEPOp::create(
         rewriter, loc, base.getType(), element, base,
         ValueRange{s.add(offset, s.add(rowOffset, colOffset))});
-    Value vector =
-        buildVector(rewriter, loc, t, adaptor.getValue(), v, vectorType);
+    Value vector = makeVector();
     emitIf(rewriter, loc, inside, [&] {
       LLVM::StoreOp::create(rewriter, loc, vector, addr,
-                            /*alignment=*/perVector * elementBytes);
+                            /*alignment=*/width * elementBytes);
+    });
+  };
+  Value column = s.index(adaptor.getCoords()[rank - 1]);
+  if (storesQuadVectors(op, t, elementBytes, run, unitColumns)) {
+    // Thread q of a quad stores 8-column block q of each group.
+    Value quad = LLVM::AndOp::create(
+        rewriter, loc,
+        NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()),
+        i32Const(rewriter, loc, 3));
+    Value quadCol = s.add(
+        column,
+        s.index(LLVM::MulOp::create(
+            rewriter, loc, quad, i32Const(rewriter, loc, kQuadBlockColumns))));
+    storeQuadVectors(rewriter, loc, t, adaptor.getValue(), element, quad,
+                     [&](int64_t rowAt, int64_t groupColumn, Value vector) {
+                       storeVector(rowAt, quadCol, groupColumn,
+                                   kQuadBlockColumns, [&] { return vector; });
+                     });
+    rewriter.eraseOp(op);
+    return success();
+  }
+  Value col0 =
+      s.add(column, s.index(buildCoordinate(rewriter, loc, origin[1], 0)));
+  auto vectorType = VectorType::get({perVector}, element);
+  for (int64_t v = 0; v < t.getNumValues(); v += perVector) {
+    ArrayRef<int64_t> at = t.getOffsets(v);
+    storeVector(at[0], col0, at[1], perVector, [&] {
+      return buildVector(rewriter, loc, t, adaptor.getValue(), v, vectorType);
     });
   }
   rewriter.eraseOp(op);
