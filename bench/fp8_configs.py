@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "python"))
 import fmha  # noqa: E402
 from fmha import fp8_attention  # noqa: E402
+from attention_configs import parse_config as named_config  # noqa: E402
 from flush import compare  # noqa: E402
 
 FP8 = torch.float8_e4m3fn
@@ -69,12 +70,11 @@ def launcher(kernel, tensors, with_copy):
 
 def parse_config(text):
     """``(label, cache_dir, config)`` of a --config argument: ``JSON`` or
-    ``NAME=CACHE_DIR:JSON`` (label and cache None for the first form)."""
+    ``NAME=CACHE_DIR:JSON`` (attention_configs.py's form; label and cache
+    None for the first)."""
     if text.lstrip().startswith("{"):
         return None, None, json.loads(text)
-    name, rest = text.split("=", 1)
-    cache, config = rest.split(":", 1)
-    return name, cache, json.loads(config)
+    return named_config(text)
 
 
 def main():
